@@ -1,0 +1,1 @@
+"""The spvasm text syntax (spvasm.lark), shipped inside the wheel as spvcoop.grammar."""

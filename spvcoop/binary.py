@@ -1,0 +1,257 @@
+"""SPIR-V binary <-> Module. Operands are decoded by the grammar, never by hand."""
+from __future__ import annotations
+
+import struct
+import sys
+from array import array
+
+from .diagnostics import SpvError, Diagnostic
+from .module import MAGIC, Header, Instruction, Module, Operand, Span
+from .spirv_grammar import Grammar, OperandSpec, load as load_grammar
+
+
+def decode_string(words: list[int] | tuple[int, ...], start: int) -> tuple[str, int] | None:
+    """The NUL-terminated UTF-8 string at words[start:], and the word count it takes."""
+    out = bytearray()
+    i = start
+    while i < len(words):
+        w = words[i]
+        i += 1
+        for shift in (0, 8, 16, 24):
+            b = (w >> shift) & 0xFF
+            if b == 0:
+                return out.decode("utf-8", errors="surrogateescape"), i - start
+            out.append(b)
+    return None
+
+
+def encode_string(s: str) -> tuple[int, ...]:
+    data = s.encode("utf-8", errors="surrogateescape") + b"\0"
+    data += b"\0" * (-len(data) % 4)
+    return struct.unpack(f"<{len(data) // 4}I", data)
+
+
+class _NumericTypes:
+    """id -> ('int'|'float', width, signed) for OpTypeInt/OpTypeFloat seen so far."""
+
+    def __init__(self) -> None:
+        self.types: dict[int, tuple[str, int, bool]] = {}
+
+    def note(self, inst: Instruction) -> None:
+        if inst.opname == "OpTypeInt":
+            self.types[inst.result_id] = ("int", inst.operands[0].value, bool(inst.operands[1].value))
+        elif inst.opname == "OpTypeFloat":
+            self.types[inst.result_id] = ("float", inst.operands[0].value, True)
+
+
+def number_from_words(words, ntype: tuple[str, int, bool] | None):
+    """Decode a context-dependent literal number."""
+    if ntype is None:
+        return words[0] if len(words) == 1 else sum(w << (32 * i) for i, w in enumerate(words))
+    kind, width, signed = ntype
+    bits = 0
+    for i, w in enumerate(words):
+        bits |= w << (32 * i)
+    bits &= (1 << width) - 1 if width < 64 else (1 << 64) - 1
+    if kind == "int":
+        if signed and bits >> (width - 1):
+            bits -= 1 << width
+        return bits
+    return bits  # floats keep their bit pattern; the disassembler formats it
+
+
+class BinaryReader:
+    def __init__(self, words: list[int], source: str, grammar: Grammar):
+        self.w = words
+        self.source = source
+        self.g = grammar
+        self.types = _NumericTypes()
+        self.ext_sets: dict[int, str] = {}
+
+    def fail(self, message: str, word: int) -> SpvError:
+        return SpvError(Diagnostic("error", message, Span(0, 0, word=word), source=self.source))
+
+    def read(self) -> Module:
+        w = self.w
+        if len(w) < 5:
+            raise self.fail(f"truncated header: {len(w)} of 5 words", len(w))
+        header = Header(w[1], w[2], w[3], w[4])
+        insts: list[Instruction] = []
+        pos = 5
+        n = len(w)
+        while pos < n:
+            first = w[pos]
+            count, opcode = first >> 16, first & 0xFFFF
+            if count == 0:
+                raise self.fail(f"instruction word count is 0 (opcode {opcode})", pos)
+            if pos + count > n:
+                raise self.fail(f"instruction word count {count} runs past the end of the module "
+                                f"({n - pos} words left)", pos)
+            inst = self.instruction(opcode, w[pos + 1:pos + count], pos)
+            inst.index = len(insts)
+            insts.append(inst)
+            pos += count
+        return Module(header, insts, self.source)
+
+    def instruction(self, opcode: int, body: list[int], pos: int) -> Instruction:
+        spec = self.g.by_opcode.get(opcode)
+        if spec is None:
+            raise self.fail(f"invalid opcode {opcode}", pos)
+        inst = Instruction(spec.opname, opcode, span=Span(0, 0, word=pos))
+        self.pos0 = pos + 1
+        self.decode_operands(inst, spec.operands, body, 0, pos)
+        if inst.opname in ("OpTypeInt", "OpTypeFloat"):
+            self.types.note(inst)
+        elif inst.opname == "OpExtInstImport":
+            self.ext_sets[inst.result_id] = inst.operands[0].value
+        return inst
+
+    def decode_operands(self, inst: Instruction, specs, body: list[int], i: int, pos: int) -> int:
+        for spec in specs:
+            if spec.quantifier == "*":
+                while i < len(body):
+                    i = self.operand(inst, spec, body, i, pos)
+            elif spec.quantifier == "?":
+                if i < len(body):
+                    i = self.operand(inst, spec, body, i, pos)
+            else:
+                if i >= len(body):
+                    raise self.fail(f"{inst.opname}: missing operand '{spec.name or spec.kind}'"
+                                    f" ({spec.kind})", pos)
+                i = self.operand(inst, spec, body, i, pos)
+        if i < len(body):
+            raise self.fail(f"{inst.opname}: {len(body) - i} word(s) left over after the last operand",
+                            pos + 1 + i)
+        return i
+
+    def add(self, inst: Instruction, kind: str, value, words, pos: int) -> None:
+        inst.operands.append(Operand(kind, value, tuple(words), Span(0, 0, word=pos)))
+
+    def operand(self, inst: Instruction, spec: OperandSpec, body: list[int], i: int, pos: int) -> int:
+        kind = spec.kind
+        wpos = pos + 1 + i
+        if kind == "IdResultType":
+            inst.result_type = body[i]
+            return i + 1
+        if kind == "IdResult":
+            inst.result_id = body[i]
+            return i + 1
+        if kind.startswith("Id"):
+            self.add(inst, kind, body[i], body[i:i + 1], wpos)
+            return i + 1
+        if kind == "LiteralString":
+            r = decode_string(body, i)
+            if r is None:
+                raise self.fail(f"{inst.opname}: string operand is not NUL-terminated", wpos)
+            s, n = r
+            self.add(inst, kind, s, body[i:i + n], wpos)
+            return i + n
+        if kind == "LiteralContextDependentNumber":
+            ntype = None
+            if inst.opname in ("OpConstant", "OpSpecConstant"):
+                ntype = self.types.types.get(inst.result_type)
+            n = len(body) - i
+            if ntype is not None:
+                n = 2 if ntype[1] > 32 else 1
+            if n > len(body) - i or n <= 0:
+                raise self.fail(f"{inst.opname}: literal needs {n} word(s)", wpos)
+            self.add(inst, kind, number_from_words(body[i:i + n], ntype), body[i:i + n], wpos)
+            return i + n
+        if kind == "LiteralExtInstInteger":
+            self.add(inst, kind, body[i], body[i:i + 1], wpos)
+            set_name = self.ext_sets.get(inst.operands[0].value if inst.operands else -1)
+            ext = self.g.ext_set(set_name) if set_name else None
+            espec = ext.by_opcode.get(body[i]) if ext else None
+            rest = body[i + 1:]
+            if espec is None:
+                for j, word in enumerate(rest):
+                    self.add(inst, "IdRef", word, (word,), wpos + 1 + j)
+                return len(body)
+            self.ext_kinds = ext.operand_kinds
+            try:
+                self.decode_operands(inst, espec.operands, body, i + 1, pos)
+            finally:
+                self.ext_kinds = None
+            return len(body)
+        if kind == "LiteralSpecConstantOpInteger":
+            op = body[i]
+            self.add(inst, kind, op, body[i:i + 1], wpos)
+            target = self.g.by_opcode.get(op)
+            if target is None:
+                raise self.fail(f"OpSpecConstantOp: invalid opcode {op}", wpos)
+            specs = [s for s in target.operands if s.kind not in ("IdResultType", "IdResult")]
+            return self.decode_operands(inst, specs, body, i + 1, pos)
+        if kind in ("LiteralInteger", "LiteralFloat"):
+            self.add(inst, kind, body[i], body[i:i + 1], wpos)
+            return i + 1
+        okind = self.lookup_kind(kind)
+        if okind is None:
+            raise self.fail(f"{inst.opname}: unknown operand kind {kind}", wpos)
+        if okind.category == "Composite":
+            for base in okind.bases:
+                i = self.operand(inst, OperandSpec(base, "", ""), body, i, pos)
+            return i
+        if okind.category == "ValueEnum":
+            v = body[i]
+            self.add(inst, kind, v, body[i:i + 1], wpos)
+            e = okind.by_value.get(v)
+            i += 1
+            if e is not None:
+                for p in e.parameters:
+                    if i >= len(body):
+                        raise self.fail(f"{inst.opname}: {kind} {e.name} needs a {p.kind} parameter", wpos)
+                    i = self.operand(inst, p, body, i, pos)
+            return i
+        if okind.category == "BitEnum":
+            v = body[i]
+            self.add(inst, kind, v, body[i:i + 1], wpos)
+            i += 1
+            for bit in range(32):
+                if v >> bit & 1:
+                    e = okind.by_value.get(1 << bit)
+                    if e is None:
+                        continue
+                    for p in e.parameters:
+                        if i >= len(body):
+                            raise self.fail(f"{inst.opname}: {kind} {e.name} needs a {p.kind} parameter", wpos)
+                        i = self.operand(inst, p, body, i, pos)
+            return i
+        self.add(inst, kind, body[i], body[i:i + 1], wpos)
+        return i + 1
+
+    ext_kinds = None
+
+    def lookup_kind(self, kind: str):
+        if self.ext_kinds and kind in self.ext_kinds:
+            return self.ext_kinds[kind]
+        return self.g.operand_kinds.get(kind)
+
+
+def words_from_bytes(data: bytes, source: str = "<input>") -> list[int]:
+    if len(data) % 4:
+        raise SpvError(Diagnostic("error", f"binary size {len(data)} is not a multiple of 4 bytes",
+                                  Span(0, 0, word=len(data) // 4), source=source))
+    if len(data) < 4:
+        raise SpvError(Diagnostic("error", "file too short to hold a SPIR-V module",
+                                  Span(0, 0, word=0), source=source))
+    a = array("I")
+    a.frombytes(data)
+    magic = a[0]
+    if magic != MAGIC:
+        a.byteswap()
+        if a[0] != MAGIC:
+            raise SpvError(Diagnostic("error", f"invalid magic number 0x{magic:08x} (expected 0x{MAGIC:08x})",
+                                      Span(0, 0, word=0), source=source))
+    if sys.byteorder != "little" and a[0] == MAGIC:
+        pass
+    return a.tolist()
+
+
+def read_binary(data: bytes, source: str = "<input>") -> Module:
+    """Decode a SPIR-V binary into a Module (raises SpvError on malformed input)."""
+    words = words_from_bytes(data, source)
+    return BinaryReader(words, source, load_grammar()).read()
+
+
+def is_binary(data: bytes) -> bool:
+    return len(data) >= 4 and data[:4] in (b"\x03\x02\x23\x07", b"\x07\x23\x02\x03")

@@ -1,0 +1,1 @@
+"""Subcommands of the `spvcoop` command line, one module each (see spvcoop.cli)."""

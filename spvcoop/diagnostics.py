@@ -1,0 +1,61 @@
+"""Diagnostics: `file:line:col: error: message`, with notes, never a traceback."""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from .module import Span
+
+
+@dataclass(slots=True)
+class Note:
+    message: str
+    span: Span | None = None
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    severity: str            # "error", "warning" or "note"
+    message: str
+    span: Span | None = None
+    rule: str | None = None  # validator rule id, e.g. "coopmat.muladd.k"
+    notes: list[Note] = field(default_factory=list)
+    source: str = "<input>"
+    instruction_index: int | None = None  # for binaries: which instruction
+
+    def location(self) -> str:
+        if self.span is None:
+            return self.source
+        if self.span.line:
+            return f"{self.source}:{self.span.line}:{self.span.col}"
+        return f"{self.source}:word {self.span.word}"
+
+    def headline(self) -> str:
+        tag = f"{self.severity}[{self.rule}]" if self.rule else self.severity
+        return f"{self.location()}: {tag}: {self.message}"
+
+
+class SpvError(Exception):
+    """A user-facing error: bad input, not a bug. Carries one or more diagnostics."""
+
+    def __init__(self, diagnostics: Diagnostic | Iterable[Diagnostic]):
+        if isinstance(diagnostics, Diagnostic):
+            diagnostics = [diagnostics]
+        self.diagnostics = list(diagnostics)
+        super().__init__(self.diagnostics[0].headline() if self.diagnostics else "error")
+
+
+def error(message: str, span: Span | None = None, source: str = "<input>",
+          notes: list[Note] | None = None) -> SpvError:
+    return SpvError(Diagnostic("error", message, span, notes=notes or [], source=source))
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """' (did you mean 'X'?)' for the closest of choices, or ''."""
+    best = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    if not best:
+        lowered = {c.lower(): c for c in choices}
+        if word.lower() in lowered:
+            best = [lowered[word.lower()]]
+    return f" (did you mean '{best[0]}'?)" if best else ""

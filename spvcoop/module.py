@@ -1,0 +1,124 @@
+"""The one in-memory form of a SPIR-V module.
+
+The assembler (text), the binary reader, the disassembler, the validator and
+the interpreter all read and write this form. A Module is a header plus a list
+of Instructions; every Instruction keeps its opcode name, result type id,
+result id and typed operands, and, when it came from text, the source span of
+the instruction and of every operand (so diagnostics can point at a column).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Union
+
+from .spirv_grammar import InstructionSpec, load as load_grammar
+
+MAGIC = 0x07230203
+
+
+@dataclass(slots=True)
+class Span:
+    """Where something came from: 1-based line and column in a text file, or,
+    for a binary, the word offset (line = 0)."""
+    line: int
+    col: int
+    end_col: int = 0
+    word: int = -1
+
+    def __str__(self) -> str:
+        if self.line:
+            return f"{self.line}:{self.col}"
+        return f"word {self.word}"
+
+
+# Operand kinds as they appear in Operand.kind. Grammar kinds (IdRef, LiteralInteger,
+# MemoryAccess, ...) are kept verbatim; the literal context-dependent numbers are
+# resolved to what they turned out to be.
+OperandValue = Union[int, float, str, tuple]
+
+
+@dataclass(slots=True)
+class Operand:
+    kind: str                # grammar operand kind, e.g. "IdRef", "LiteralInteger", "MemoryAccess"
+    value: OperandValue      # id number, integer, enumerant/mask value, string, or decoded number
+    words: tuple[int, ...]   # the encoded words
+    span: Span | None = None
+    text: str | None = None  # the token as written, when it came from text
+
+    @property
+    def is_id(self) -> bool:
+        return self.kind.startswith("Id")
+
+
+@dataclass(slots=True)
+class Instruction:
+    opname: str
+    opcode: int
+    result_type: int | None = None
+    result_id: int | None = None
+    operands: list[Operand] = field(default_factory=list)  # everything after result type/id
+    span: Span | None = None
+    index: int = 0  # position in the module, 0-based
+
+    @property
+    def spec(self) -> InstructionSpec | None:
+        return load_grammar().by_opcode.get(self.opcode)
+
+    def words(self) -> list[int]:
+        body: list[int] = []
+        if self.result_type is not None:
+            body.append(self.result_type)
+        if self.result_id is not None:
+            body.append(self.result_id)
+        for o in self.operands:
+            body.extend(o.words)
+        return [((len(body) + 1) << 16) | self.opcode, *body]
+
+    def id_operands(self) -> Iterator[int]:
+        for o in self.operands:
+            if o.is_id:
+                yield o.value  # type: ignore[misc]
+
+    def operand(self, i: int) -> Operand | None:
+        return self.operands[i] if i < len(self.operands) else None
+
+
+@dataclass(slots=True)
+class Header:
+    version: int = 0x00010600
+    generator: int = 0x00070000
+    bound: int = 1
+    schema: int = 0
+
+    @property
+    def version_tuple(self) -> tuple[int, int]:
+        return (self.version >> 16) & 0xFF, (self.version >> 8) & 0xFF
+
+
+@dataclass(slots=True)
+class Module:
+    header: Header
+    instructions: list[Instruction]
+    source: str = "<input>"          # file name used in diagnostics
+    text: str | None = None          # the assembly text it came from, if any
+    id_names: dict[int, str] = field(default_factory=dict)  # id -> name written in the text
+
+    def to_words(self) -> list[int]:
+        out = [MAGIC, self.header.version, self.header.generator, self.header.bound, self.header.schema]
+        for inst in self.instructions:
+            out.extend(inst.words())
+        return out
+
+    def to_bytes(self) -> bytes:
+        from array import array
+        import sys
+        a = array("I", self.to_words())
+        if sys.byteorder != "little":
+            a.byteswap()
+        return a.tobytes()
+
+    def source_line(self, line: int) -> str | None:
+        if self.text is None or line <= 0:
+            return None
+        lines = self.text.split("\n")
+        return lines[line - 1].rstrip("\r") if line - 1 < len(lines) else None

