@@ -65,6 +65,9 @@ class Instruction:
         return load_grammar().by_opcode.get(self.opcode)
 
     def words(self) -> list[int]:
+        if self.operands and self.operands[0].kind == "RawHeader":
+            # a '!<word>' instruction whose header word is kept verbatim, even if inconsistent
+            return [self.operands[0].value, *(w for o in self.operands[1:] for w in o.words)]
         body: list[int] = []
         if self.result_type is not None:
             body.append(self.result_type)

@@ -1,0 +1,215 @@
+"""Numeric literals as spirv-as reads them and spirv-dis prints them.
+
+Integers: decimal, hex (0x), octal (leading 0), optional sign; width and
+signedness decide the range. Floats: C-like decimal or hex floats, rounded
+to nearest even into f16/f32/f64 (f16 goes through f32 first, as SPIRV-Tools
+does); infinities and NaNs only as hex floats with the maximal exponent.
+"""
+from __future__ import annotations
+
+import math
+import re
+import struct
+from fractions import Fraction
+
+_INT_RE = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)\Z")
+_DEC_FLOAT_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
+_HEX_FLOAT_RE = re.compile(r"([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?[pP]([+-]?[0-9]+)\Z")
+
+# (exponent bits, fraction bits) per float width
+FLOAT_FORMATS = {16: (5, 10), 32: (8, 23), 64: (11, 52)}
+
+
+class LiteralError(ValueError):
+    """A literal that does not parse or does not fit; the message is spirv-as-like."""
+
+
+def parse_int(text: str, width: int = 32, signed: bool = False) -> int:
+    """The integer `text` as a value of the given type (signed value for signed types)."""
+    if not _INT_RE.match(text):
+        kind = "signed" if signed else "unsigned"
+        raise LiteralError(f"Invalid {kind} integer literal: {text}")
+    negative = text.startswith("-")
+    body = text.lstrip("+-")
+    is_hex = body[:2] in ("0x", "0X")
+    value = int(body, 16) if is_hex else (int(body, 8) if len(body) > 1 and body[0] == "0" else int(body))
+    kind = "signed" if signed else "unsigned"
+    if negative and not signed:
+        raise LiteralError("Cannot put a negative number in an unsigned literal")
+    if is_hex and signed and not negative:
+        # a hex bit pattern in the type's width, sign-extended
+        if value >> width:
+            raise LiteralError(f"Integer {text} does not fit in a {width}-bit {kind} integer")
+        if value >> (width - 1):
+            value -= 1 << width
+        return value
+    if negative:
+        value = -value
+    lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
+    if not lo <= value <= hi:
+        raise LiteralError(f"Integer {text} does not fit in a {width}-bit {kind} integer")
+    return value
+
+
+def int_words(value: int, width: int) -> tuple[int, ...]:
+    """Words of an integer literal: one word (sign-extended to 32 bits) or two, low first."""
+    if width <= 32:
+        return (value & 0xFFFFFFFF,)
+    v = value & 0xFFFFFFFFFFFFFFFF
+    return (v & 0xFFFFFFFF, v >> 32)
+
+
+def _round_fraction(value: Fraction, width: int) -> int | None:
+    """Bits of |value| rounded to nearest even in the format; None on overflow."""
+    ebits, mbits = FLOAT_FORMATS[width]
+    bias = (1 << (ebits - 1)) - 1
+    if value == 0:
+        return 0
+    n, d = value.numerator, value.denominator
+    e = n.bit_length() - d.bit_length()
+    if Fraction(n, d) < Fraction(2) ** e:
+        e -= 1
+    e = max(e, 1 - bias)  # subnormals share the minimum exponent
+    scaled = value / (Fraction(2) ** (e - mbits))
+    q, r = divmod(scaled.numerator, scaled.denominator)
+    twice = 2 * r
+    if twice > scaled.denominator or (twice == scaled.denominator and q & 1):
+        q += 1
+    if q >> (mbits + 1):  # rounding carried into the next binade
+        q >>= 1
+        e += 1
+    if e > bias:
+        return None
+    if q >> mbits:  # normal
+        return ((e + bias) << mbits) | (q & ((1 << mbits) - 1))
+    return q  # subnormal
+
+
+def _decimal_to_f32_bits(text: str) -> int | None:
+    d = float(text)
+    if math.isinf(d):
+        return None
+    bits = struct.unpack("<I", struct.pack("<f", d))[0] if abs(d) < 3.5e38 else None
+    # A double exactly halfway between two floats may hide a double rounding: redo it exactly.
+    db = struct.unpack("<Q", struct.pack("<d", d))[0]
+    if bits is None or (db & 0x1FFFFFFF) == 0x10000000 or (bits & 0x7F800000) == 0x7F800000:
+        r = _round_fraction(abs(Fraction(text.lstrip("+-"))), 32)
+        if r is None:
+            return None
+        bits = r
+    return (bits & 0x7FFFFFFF) | (0x80000000 if text.startswith("-") else 0)
+
+
+def _f32_to_f16_bits(b: int) -> int:
+    sign = (b >> 16) & 0x8000
+    v = Fraction(struct.unpack("<f", struct.pack("<I", b & 0x7FFFFFFF))[0])
+    r = _round_fraction(v, 16)
+    return -1 if r is None else sign | r
+
+
+def parse_float(text: str, width: int) -> int:
+    """Bit pattern of the float literal `text` in a `width`-bit float."""
+    m = _HEX_FLOAT_RE.match(text)
+    if m:
+        return _parse_hex_float(m, text, width)
+    if not _DEC_FLOAT_RE.match(text):
+        raise LiteralError(f"Invalid {width}-bit float literal: {text}")
+    if width == 64:
+        d = float(text)
+        if math.isinf(d):
+            raise LiteralError(f"Invalid {width}-bit float literal: {text}")
+        return struct.unpack("<Q", struct.pack("<d", d))[0]
+    b32 = _decimal_to_f32_bits(text)
+    if b32 is None:
+        raise LiteralError(f"Invalid {width}-bit float literal: {text}")
+    if width == 32:
+        return b32
+    b16 = _f32_to_f16_bits(b32)
+    if b16 < 0:
+        raise LiteralError(f"Invalid {width}-bit float literal: {text}")
+    return b16
+
+
+def _parse_hex_float(m: re.Match, text: str, width: int) -> int:
+    ebits, mbits = FLOAT_FORMATS[width]
+    bias = (1 << (ebits - 1)) - 1
+    sign, whole, frac, exp = m.group(1), m.group(2) or "", m.group(3) or "", int(m.group(4))
+    if not whole and not frac:
+        raise LiteralError(f"Invalid {width}-bit float literal: {text}")
+    sign_bit = 1 << (width - 1) if sign == "-" else 0
+    mant = int(whole + frac, 16) if (whole + frac) else 0
+    value = Fraction(mant, 16 ** len(frac)) * Fraction(2) ** exp
+    if value == 0:
+        return sign_bit
+    if value >= Fraction(2) ** (bias + 1):
+        # infinity or NaN: the maximal exponent, the fraction bits taken from the mantissa
+        top = value / Fraction(2) ** (bias + 1)
+        if top >= 2:
+            raise LiteralError(f"Invalid {width}-bit float literal: {text}")
+        fraction = int((top - 1) * (1 << mbits))
+        return sign_bit | (((1 << ebits) - 1) << mbits) | fraction
+    r = _round_fraction(value, width)
+    if r is None:
+        raise LiteralError(f"Invalid {width}-bit float literal: {text}")
+    return sign_bit | r
+
+
+def float_words(bits: int, width: int) -> tuple[int, ...]:
+    if width == 64:
+        return (bits & 0xFFFFFFFF, bits >> 32)
+    return (bits,)
+
+
+# ---- printing (spirv-dis) ----
+
+def format_hex_float(bits: int, width: int) -> str:
+    """SPIRV-Tools' hex float: 0x1.8p+0, -0x0p+0, 0x1p+128 (inf), 0x1.8p+128 (NaN), subnormals normalised."""
+    ebits, mbits = FLOAT_FORMATS[width]
+    bias = (1 << (ebits - 1)) - 1
+    sign = "-" if bits >> (width - 1) & 1 else ""
+    exp_field = (bits >> mbits) & ((1 << ebits) - 1)
+    frac = bits & ((1 << mbits) - 1)
+    if exp_field == 0 and frac == 0:
+        return f"{sign}0x0p+0"
+    if exp_field == 0:
+        # subnormal: shift the fraction up until the leading 1 is implicit
+        e = 1 - bias
+        while not frac >> mbits:
+            frac <<= 1
+            e -= 1
+        frac &= (1 << mbits) - 1
+    else:
+        e = exp_field - bias
+    # fraction printed in hex digits, left aligned to a nibble boundary, trailing zeros dropped
+    nibbles = (mbits + 3) // 4
+    frac_aligned = frac << (nibbles * 4 - mbits)
+    digits = f"{frac_aligned:0{nibbles}x}".rstrip("0")
+    body = f"0x1.{digits}" if digits else "0x1"
+    return f"{sign}{body}p{'+' if e >= 0 else '-'}{abs(e)}"
+
+
+def format_float(bits: int, width: int) -> str:
+    """How spirv-dis prints a float constant of this width."""
+    if width == 16:
+        return format_hex_float(bits, 16)
+    ebits, mbits = FLOAT_FORMATS[width]
+    exp_field = (bits >> mbits) & ((1 << ebits) - 1)
+    frac = bits & ((1 << mbits) - 1)
+    if exp_field == (1 << ebits) - 1 or (exp_field == 0 and frac != 0):
+        return format_hex_float(bits, width)
+    if width == 32:
+        v = struct.unpack("<f", struct.pack("<I", bits))[0]
+        return _format_g(v, 9)
+    v = struct.unpack("<d", struct.pack("<Q", bits))[0]
+    return _format_g(v, 17)
+
+
+def _format_g(v: float, precision: int) -> str:
+    """C++ ostream with setprecision(p) (default floatfield, i.e. %g without trailing zeros)."""
+    s = f"{v:.{precision}g}"
+    if "e" in s:
+        mant, exp = s.split("e")
+        sign = exp[0]
+        digits = exp[1:].lstrip("0")
+        s = f"{mant}e{sign}{digits.rjust(2, '0')}"
+    return s

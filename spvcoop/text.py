@@ -1,0 +1,452 @@
+"""SPIR-V assembly text -> Module, byte-for-byte what spirv-as produces.
+
+The syntax (tokens, instruction boundaries) is grammar/spvasm.lark, implemented
+fast by spvcoop.tokenizer. Operand meaning comes from the SPIR-V grammar: each
+instruction's operand list (with `?` and `*` quantifiers), enumerants and their
+parameters, extended instruction sets, and, for literal numbers, the type of
+the result (OpConstant) or of the selector (OpSwitch).
+"""
+from __future__ import annotations
+
+from collections import deque
+
+from .binary import encode_string
+from .diagnostics import Diagnostic, Note, SpvError, did_you_mean
+from .literals import LiteralError, float_words, int_words, parse_float, parse_int
+from .module import Header, Instruction, Module, Operand, Span
+from .spirv_grammar import Grammar, InstructionSpec, OperandSpec, load as load_grammar
+from .tokenizer import Token, group_instructions, tokenize
+
+# --target-env -> version word (spirv-as 2025.5, measured)
+TARGET_ENVS = {
+    "universal1.0": 0x10000, "universal1.1": 0x10100, "universal1.2": 0x10200, "universal1.3": 0x10300,
+    "universal1.4": 0x10400, "universal1.5": 0x10500, "universal1.6": 0x10600,
+    "spv1.0": 0x10000, "spv1.1": 0x10100, "spv1.2": 0x10200, "spv1.3": 0x10300, "spv1.4": 0x10400,
+    "spv1.5": 0x10500, "spv1.6": 0x10600,
+    "vulkan1.0": 0x10000, "vulkan1.1": 0x10300, "vulkan1.1spv1.4": 0x10400, "vulkan1.2": 0x10500,
+    "vulkan1.3": 0x10600, "vulkan1.4": 0x10600,
+    "opencl1.2": 0x10000, "opencl1.2embedded": 0x10000, "opencl2.0": 0x10000, "opencl2.0embedded": 0x10000,
+    "opencl2.1": 0x10000, "opencl2.1embedded": 0x10000, "opencl2.2": 0x10200, "opencl2.2embedded": 0x10200,
+    "opengl4.0": 0x10000, "opengl4.1": 0x10000, "opengl4.2": 0x10000, "opengl4.3": 0x10000,
+    "opengl4.5": 0x10000,
+}
+
+GENERATOR_SPIRV_TOOLS_ASSEMBLER = 0x00070000
+
+_TYPE_OPCODES_PREFIX = "OpType"
+
+
+def _string_value(tok: Token) -> str:
+    """A quoted string: a backslash makes the next character literal and is dropped."""
+    body = tok.text[1:-1]
+    if "\\" not in body:
+        return body
+    out = []
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            out.append(body[i + 1])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+class _Ids:
+    """Id names -> numbers: first textual appearance, or kept if numeric and preserving."""
+
+    def __init__(self, preserve_numeric: bool, tokens: list[Token]):
+        self.numbers: dict[str, int] = {}
+        self.preserve = preserve_numeric
+        self.used: set[int] = set()
+        self.next = 1
+        if preserve_numeric:
+            for t in tokens:
+                if t.type in ("ID", "RESULT"):
+                    name = t.text[1:]
+                    if name.isdigit():
+                        self.numbers[name] = int(name)
+                        self.used.add(int(name))
+
+    def get(self, name: str) -> int | None:
+        n = self.numbers.get(name)
+        if n is None:
+            while self.next in self.used:
+                self.next += 1
+            n = self.next
+            self.next += 1
+            self.numbers[name] = n
+            self.used.add(n)
+        return n
+
+
+class Assembler:
+    def __init__(self, text: str, source: str, target_env: str, preserve_numeric_ids: bool,
+                 grammar: Grammar):
+        self.text = text
+        self.source = source
+        self.g = grammar
+        if target_env not in TARGET_ENVS:
+            raise SpvError(Diagnostic(
+                "error", f"unknown target environment '{target_env}'{did_you_mean(target_env, TARGET_ENVS)}",
+                source=source))
+        self.version = TARGET_ENVS[target_env]
+        self.preserve = preserve_numeric_ids
+        # id -> ('int'|'float', width, signed) for numeric types; set ids -> import name
+        self.numeric_types: dict[int, tuple[str, int, bool]] = {}
+        self.type_ids: dict[int, Token] = {}
+        self.ext_sets: dict[int, str] = {}
+        self.value_types: dict[int, int] = {}  # result id -> result type id (for OpSwitch selectors)
+
+    def fail(self, message: str, tok: Token | None, notes: list[Note] | None = None) -> SpvError:
+        span = tok.span() if tok is not None else None
+        return SpvError(Diagnostic("error", message, span, notes=notes or [], source=self.source))
+
+    # ---- driver ----
+    def assemble(self) -> Module:
+        tokens = tokenize(self.text, self.source)
+        self.ids = _Ids(self.preserve, tokens)
+        lead, groups = group_instructions(tokens)
+        instructions: list[Instruction] = []
+        pending = deque()
+        if lead:
+            pending.append(lead)
+        pending.extend(groups)
+        while pending:
+            group = pending.popleft()
+            self.last_group = not pending
+            inst, rest = self.instruction(group)
+            inst.index = len(instructions)
+            instructions.append(inst)
+            if rest:
+                if rest[0].type != "RAW":
+                    raise self.fail(f"Expected <opcode> or <result-id> at the beginning of an "
+                                    f"instruction, found '{rest[0].text}'.", rest[0])
+                pending.appendleft(rest)
+        bound = max(self.ids.used, default=0) + 1
+        names = {v: k for k, v in self.ids.numbers.items()}
+        header = Header(self.version, GENERATOR_SPIRV_TOOLS_ASSEMBLER, bound, 0)
+        return Module(header, instructions, self.source, self.text, names)
+
+    def id_of(self, tok: Token) -> int:
+        name = tok.text[1:]
+        if not name or not all(c.isalnum() or c == "_" for c in name) or not name.isascii():
+            raise self.fail(f"Invalid ID {name}", tok)
+        return self.ids.get(name)
+
+    # ---- one instruction ----
+    def instruction(self, group: list[Token]) -> tuple[Instruction, list[Token]]:
+        first = group[0]
+        if first.type == "RAW":
+            return self.raw_instruction(group), []
+        result_tok = None
+        i = 0
+        if first.type == "RESULT":
+            result_tok = first
+            if len(group) < 3 or group[2].type != "OPNAME":
+                found = f" but found '{group[2].text}'" if len(group) > 2 else ""
+                raise self.fail(f"Expected opcode after '=' following result id {first.text}{found}.",
+                                group[2] if len(group) > 2 else group[1])
+            i = 2
+        elif first.type != "OPNAME":
+            if first.type == "RESULT" or first.type == "ID":
+                raise self.fail(f"'=' expected after result id {first.text}.", first)
+            raise self.fail(f"Expected <opcode> or <result-id> at the beginning of an instruction, "
+                            f"found '{first.text}'.", first)
+        op_tok = group[i]
+        spec = self.g.instructions.get(op_tok.text)
+        if spec is None:
+            raise self.fail(f"Invalid Opcode name '{op_tok.text}'{did_you_mean(op_tok.text, self.g.instructions)}",
+                            op_tok)
+        inst = Instruction(spec.opname, spec.opcode, span=op_tok.span())
+        if result_tok is not None:
+            inst.span = Span(result_tok.line, result_tok.col, op_tok.col + len(op_tok.text)) \
+                if result_tok.line == op_tok.line else result_tok.span()
+        operands = group[i + 1:]
+        if spec.has_result:
+            if result_tok is None:
+                raise self.fail(f"Expected <result-id> at the beginning of an instruction, found '{op_tok.text}'.",
+                                op_tok)
+            inst.result_id = self.id_of(result_tok)
+            if spec.opname.startswith(_TYPE_OPCODES_PREFIX):
+                if inst.result_id in self.type_ids:
+                    prev = self.type_ids[inst.result_id]
+                    raise self.fail(f"Value {inst.result_id} has already been used to generate a type",
+                                    result_tok, [Note(f"{prev.text} first defined here", prev.span())])
+                self.type_ids[inst.result_id] = result_tok
+        elif result_tok is not None:
+            raise self.fail(f"Cannot set ID {result_tok.text} because {spec.opname} does not produce a result ID.",
+                            result_tok)
+        self.cur_tokens = operands or [op_tok]
+        rest = self.operands(inst, spec, operands, op_tok)
+        self.after(inst)
+        return inst, rest
+
+    def after(self, inst: Instruction) -> None:
+        """Remember what later instructions' literals depend on."""
+        op = inst.opname
+        if op == "OpTypeInt":
+            self.numeric_types[inst.result_id] = ("int", inst.operands[0].value, bool(inst.operands[1].value))
+        elif op == "OpTypeFloat":
+            self.numeric_types[inst.result_id] = ("float", inst.operands[0].value, True)
+        elif op == "OpExtInstImport":
+            name = inst.operands[0].value
+            if not self.g.ext_import_known(name):
+                raise self.fail(f"Invalid extended instruction import '{name}'", self.cur_tokens[0])
+            self.ext_sets[inst.result_id] = name
+        if inst.result_type is not None and inst.result_id is not None:
+            self.value_types[inst.result_id] = inst.result_type
+
+    def operands(self, inst: Instruction, spec: InstructionSpec, toks: list[Token], op_tok: Token) -> list[Token]:
+        expected: deque[OperandSpec] = deque(o for o in spec.operands if o.kind != "IdResult")
+        pos = 0
+        n = len(toks)
+        self.ext_kinds = None
+        while expected:
+            o = expected.popleft()
+            if pos >= n:
+                if o.quantifier:
+                    continue
+                raise self.fail(f"Expected operand for {inst.opname} instruction, but found the "
+                                f"{'end of the stream' if self.last_group else 'next instruction instead'}.",
+                                toks[-1] if toks else op_tok,
+                                [Note(f"missing operand '{o.name or o.kind}' ({o.kind})")])
+            tok = toks[pos]
+            if tok.type == "RAW":
+                # !<integer>: the word verbatim, then raw mode for the rest of the instruction
+                for t in toks[pos:]:
+                    self.raw_operand(inst, t)
+                return []
+            if o.quantifier == "*":
+                expected.appendleft(o)
+            pos = self.operand(inst, o, toks, pos, expected)
+        return toks[pos:]
+
+    # ---- operands ----
+    def operand(self, inst: Instruction, o: OperandSpec, toks: list[Token], pos: int,
+                expected: deque[OperandSpec]) -> int:
+        tok = toks[pos]
+        kind = o.kind
+        if kind == "IdResultType":
+            inst.result_type = self.expect_id(tok)
+            return pos + 1
+        if kind.startswith("Id"):
+            self.push(inst, kind, self.expect_id(tok), None, tok)
+            return pos + 1
+        if kind == "LiteralString":
+            if tok.type != "STRING":
+                raise self.fail(f"Expected string literal, found '{tok.text}'.", tok)
+            s = _string_value(tok)
+            self.push(inst, kind, s, encode_string(s), tok)
+            return pos + 1
+        if kind == "LiteralInteger":
+            v = self.literal(tok, lambda t: parse_int(t, 32, False))
+            self.push(inst, kind, v, (v,), tok)
+            return pos + 1
+        if kind == "LiteralFloat":
+            v = self.literal(tok, lambda t: parse_float(t, 32))
+            self.push(inst, kind, v, (v,), tok)
+            return pos + 1
+        if kind == "LiteralContextDependentNumber":
+            return self.context_number(inst, tok, pos)
+        if kind == "LiteralExtInstInteger":
+            return self.ext_inst(inst, tok, pos, expected)
+        if kind == "LiteralSpecConstantOpInteger":
+            target = self.g.instructions.get("Op" + tok.text) if tok.type == "WORD" else None
+            if target is None or tok.text.startswith("Op"):
+                hint = did_you_mean("Op" + tok.text, self.g.instructions) if tok.type == "WORD" else ""
+                raise self.fail(f"Invalid Opcode name '{tok.text}' (OpSpecConstantOp takes the opcode "
+                                f"name without 'Op'){hint.replace(' Op', ' ').replace(chr(39) + 'Op', chr(39))}", tok)
+            self.push(inst, kind, target.opcode, (target.opcode,), tok)
+            expected.extendleft(reversed([s for s in target.operands
+                                          if s.kind not in ("IdResultType", "IdResult")]))
+            return pos + 1
+        if kind == "PairLiteralIntegerIdRef":
+            if inst.opname == "OpSwitch":
+                return self.switch_case(inst, toks, pos)
+        okind = (self.ext_kinds or {}).get(kind) or self.g.operand_kinds.get(kind)
+        if okind is None:
+            raise self.fail(f"unknown operand kind {kind}", tok)
+        if okind.category == "Composite":
+            expected.extendleft(reversed([OperandSpec(b, "", "") for b in okind.bases]))
+            return pos
+        if okind.category == "ValueEnum":
+            if tok.type != "WORD":
+                raise self.fail(f"Invalid {_kind_words(kind)} '{tok.text}'.", tok)
+            e = okind.by_name.get(tok.text)
+            if e is None:
+                raise self.fail(f"Invalid {_kind_words(kind)} '{tok.text}'.{did_you_mean(tok.text, okind.by_name)}",
+                                tok)
+            self.push(inst, kind, e.value, (e.value,), tok)
+            expected.extendleft(reversed(e.parameters))
+            return pos + 1
+        if okind.category == "BitEnum":
+            if tok.type != "WORD":
+                raise self.fail(f"Invalid {_kind_words(kind)} operand '{tok.text}'.", tok)
+            value = 0
+            params = []
+            for part in tok.text.split("|"):
+                e = okind.by_name.get(part)
+                if e is None:
+                    raise self.fail(f"Invalid {_kind_words(kind)} operand '{tok.text}'."
+                                    f"{did_you_mean(part, okind.by_name)}", tok)
+                value |= e.value
+            for bit in range(32):
+                if value >> bit & 1:
+                    e = okind.by_value.get(1 << bit)
+                    if e is not None:
+                        params.extend(e.parameters)
+            self.push(inst, kind, value, (value,), tok)
+            expected.extendleft(reversed(params))
+            return pos + 1
+        raise self.fail(f"unsupported operand kind {kind}", tok)
+
+    def push(self, inst: Instruction, kind: str, value, words, tok: Token) -> None:
+        inst.operands.append(Operand(kind, value, tuple(words) if words is not None else (value,),
+                                     tok.span(), tok.text))
+
+    def expect_id(self, tok: Token) -> int:
+        if tok.type not in ("ID", "RESULT"):
+            raise self.fail(f"Expected id to start with %, found '{tok.text}'.", tok)
+        return self.id_of(tok)
+
+    def literal(self, tok: Token, parse):
+        if tok.type != "WORD":
+            what = "string" if tok.type == "STRING" else tok.text
+            raise self.fail(f"Expected a literal number, found {what!r}.", tok)
+        try:
+            return parse(tok.text)
+        except LiteralError as e:
+            raise self.fail(str(e), tok) from None
+
+    def number_of_type(self, tok: Token, ntype: tuple[str, int, bool]) -> tuple[int, tuple[int, ...]]:
+        kind, width, signed = ntype
+        if kind == "int":
+            v = self.literal(tok, lambda t: parse_int(t, width, signed))
+            return v, int_words(v, width)
+        bits = self.literal(tok, lambda t: parse_float(t, width))
+        return bits, float_words(bits, width)
+
+    def context_number(self, inst: Instruction, tok: Token, pos: int) -> int:
+        ntype = self.numeric_types.get(inst.result_type)
+        if ntype is None:
+            raise self.fail("Type for Constant must be a scalar floating point or integer type", tok)
+        v, words = self.number_of_type(tok, ntype)
+        self.push(inst, "LiteralContextDependentNumber", v, words, tok)
+        return pos + 1
+
+    def switch_case(self, inst: Instruction, toks: list[Token], pos: int) -> int:
+        selector = inst.operands[0].value
+        ntype = self.numeric_types.get(self.value_types.get(selector, -1))
+        if ntype is None or ntype[0] != "int":
+            raise self.fail("The selector operand for OpSwitch must be the result of an instruction that "
+                            "generates an integer scalar", toks[pos])
+        v, words = self.number_of_type(toks[pos], ntype)
+        self.push(inst, "LiteralInteger", v, words, toks[pos])
+        if pos + 1 >= len(toks):
+            raise self.fail("Expected operand for OpSwitch instruction, but found the next instruction instead.",
+                            toks[pos])
+        self.push(inst, "IdRef", self.expect_id(toks[pos + 1]), None, toks[pos + 1])
+        return pos + 2
+
+    def ext_inst(self, inst: Instruction, tok: Token, pos: int, expected: deque[OperandSpec]) -> int:
+        set_id = inst.operands[0].value if inst.operands else None
+        set_name = self.ext_sets.get(set_id)
+        ext = self.g.ext_set(set_name) if set_name else None
+        if ext is None:
+            # unknown (e.g. NonSemantic.*) set: numbers only, then ids
+            v = self.literal(tok, lambda t: parse_int(t, 32, False))
+            self.push(inst, "LiteralExtInstInteger", v, (v,), tok)
+            expected.clear()
+            expected.append(OperandSpec("IdRef", "*", ""))
+            return pos + 1
+        espec = ext.instructions.get(tok.text)
+        if espec is None:
+            if tok.type == "WORD" and tok.text[:1].isdigit() and set_name.startswith("NonSemantic."):
+                # NonSemantic sets also take instruction numbers
+                v = self.literal(tok, lambda t: parse_int(t, 32, False))
+                espec = ext.by_opcode.get(v)
+                self.push(inst, "LiteralExtInstInteger", v, (v,), tok)
+                expected.clear()
+                expected.extend(espec.operands if espec else [OperandSpec("IdRef", "*", "")])
+                self.ext_kinds = ext.operand_kinds
+                return pos + 1
+            raise self.fail(f"Invalid extended instruction name '{tok.text}'."
+                            f"{did_you_mean(tok.text, ext.instructions)}", tok)
+        self.push(inst, "LiteralExtInstInteger", espec.opcode, (espec.opcode,), tok)
+        expected.clear()
+        expected.extend(espec.operands)
+        self.ext_kinds = ext.operand_kinds
+        return pos + 1
+
+    # ---- raw words ----
+    def raw_operand(self, inst: Instruction, tok: Token) -> None:
+        if tok.type == "RAW":
+            v = self.raw_number(tok, tok.text[1:])
+            self.push(inst, "Raw", v, (v,), tok)
+        elif tok.type == "STRING":
+            s = _string_value(tok)
+            self.push(inst, "LiteralString", s, encode_string(s), tok)
+        elif tok.type in ("ID", "RESULT"):
+            self.push(inst, "IdRef", self.id_of(tok), None, tok)
+        elif tok.type == "WORD":
+            v = self.raw_number(tok, tok.text)
+            self.push(inst, "Raw", v, (v,), tok)
+        else:
+            raise self.fail(f"Expected a number, string or id, found '{tok.text}'.", tok)
+
+    def raw_number(self, tok: Token, text: str) -> int:
+        try:
+            v = int(text, 0) if not (len(text) > 1 and text[0] == "0" and text[1].isdigit()) else int(text, 8)
+        except ValueError:
+            raise self.fail(f"Invalid immediate integer: !{text}" if tok.type == "RAW"
+                            else f"Invalid immediate integer: {text}", tok) from None
+        if not 0 <= v <= 0xFFFFFFFF:
+            raise self.fail(f"Immediate {text} does not fit in a 32-bit word", tok)
+        return v
+
+    def raw_instruction(self, group: list[Token]) -> Instruction:
+        """`!<word> operands...`: a whole instruction as raw words; decoded afterwards."""
+        head = self.raw_number(group[0], group[0].text[1:])
+        words: list[int] = []
+        tmp = Instruction("OpNop", 0)
+        for t in group[1:]:
+            self.raw_operand(tmp, t)
+        for o in tmp.operands:
+            words.extend(o.words)
+        count, opcode = head >> 16, head & 0xFFFF
+        spec = self.g.by_opcode.get(opcode)
+        if spec is None or count != len(words) + 1:
+            inst = Instruction("OpUnknown", opcode, span=group[0].span())
+            inst.operands = [Operand("Raw", w, (w,), group[0].span()) for w in words]
+            # keep the header word exact
+            inst.operands.insert(0, Operand("RawHeader", head, (), group[0].span()))
+            return inst
+        from .binary import BinaryReader
+        reader = BinaryReader([], self.source, self.g)
+        reader.types.types = self.numeric_types
+        reader.ext_sets = self.ext_sets
+        inst = reader.instruction(opcode, words, 0)
+        inst.span = group[0].span()
+        for o in inst.operands:
+            o.span = group[0].span()
+        self.after(inst)
+        return inst
+
+
+def _kind_words(kind: str) -> str:
+    """'MemoryAccess' -> 'memory access', as spirv-as words its messages."""
+    out = []
+    for i, c in enumerate(kind):
+        if c.isupper() and i and not kind[i - 1].isupper():
+            out.append(" ")
+        out.append(c.lower())
+    return "".join(out)
+
+
+def assemble(text: str, source: str = "<input>", target_env: str = "spv1.6",
+             preserve_numeric_ids: bool = False) -> Module:
+    """Assemble SPIR-V text into a Module; raises SpvError with file:line:col on bad input."""
+    return Assembler(text, source, target_env, preserve_numeric_ids, load_grammar()).assemble()
