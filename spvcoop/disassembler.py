@@ -1,0 +1,305 @@
+"""Module -> SPIR-V assembly text, identical to what spirv-dis (SPIRV-Tools 2025.5) prints.
+
+Friendly names follow SPIRV-Tools' FriendlyNameMapper: OpName strings first, then
+built-in variables, then names derived from types and constants (`%uint`,
+`%_ptr_StorageBuffer_float`, `%uint_16`, ...), made unique with `_0`, `_1`, ...
+"""
+from __future__ import annotations
+
+import functools
+import re
+
+from .literals import format_float
+from .module import Instruction, Module, Operand
+from .spirv_grammar import grammar_dir, load as load_grammar
+
+_VALID_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789")
+
+# BuiltIn decoration -> friendly name (SPIRV-Tools' SaveBuiltInName); others get none from BuiltIn.
+_BUILTIN_NAMES = {
+    "Position": "gl_Position", "PointSize": "gl_PointSize", "ClipDistance": "gl_ClipDistance",
+    "CullDistance": "gl_CullDistance", "VertexId": "gl_VertexID", "InstanceId": "gl_InstanceID",
+    "PrimitiveId": "gl_PrimitiveID", "InvocationId": "gl_InvocationID", "Layer": "gl_Layer",
+    "ViewportIndex": "gl_ViewportIndex", "TessLevelOuter": "gl_TessLevelOuter",
+    "TessLevelInner": "gl_TessLevelInner", "TessCoord": "gl_TessCoord", "PatchVertices": "gl_PatchVertices",
+    "FragCoord": "gl_FragCoord", "PointCoord": "gl_PointCoord", "FrontFacing": "gl_FrontFacing",
+    "SampleId": "gl_SampleID", "SamplePosition": "gl_SamplePosition", "SampleMask": "gl_SampleMask",
+    "FragDepth": "gl_FragDepth", "HelperInvocation": "gl_HelperInvocation",
+    "NumWorkgroups": "gl_NumWorkGroups", "WorkgroupSize": "gl_WorkGroupSize", "WorkgroupId": "gl_WorkGroupID",
+    "LocalInvocationId": "gl_LocalInvocationID", "GlobalInvocationId": "gl_GlobalInvocationID",
+    "LocalInvocationIndex": "gl_LocalInvocationIndex", "WorkDim": "WorkDim", "GlobalSize": "GlobalSize",
+    "EnqueuedWorkgroupSize": "EnqueuedWorkgroupSize", "GlobalOffset": "GlobalOffset",
+    "GlobalLinearId": "GlobalLinearId", "SubgroupSize": "SubgroupSize", "SubgroupMaxSize": "SubgroupMaxSize",
+    "NumSubgroups": "NumSubgroups", "NumEnqueuedSubgroups": "NumEnqueuedSubgroups", "SubgroupId": "SubgroupId",
+    "SubgroupLocalInvocationId": "SubgroupLocalInvocationId", "VertexIndex": "gl_VertexIndex",
+    "InstanceIndex": "gl_InstanceIndex", "BaseInstance": "gl_BaseInstance",
+    "SubgroupEqMask": "SubgroupEqMaskKHR", "SubgroupGeMask": "SubgroupGeMaskKHR",
+    "SubgroupGtMask": "SubgroupGtMaskKHR", "SubgroupLeMask": "SubgroupLeMaskKHR",
+    "SubgroupLtMask": "SubgroupLtMaskKHR",
+}
+_INT_ROOTS = {8: "char", 16: "short", 32: "int", 64: "long"}
+_FLOAT_NAMES = {16: "half", 32: "float", 64: "double"}
+_FLOAT_ENCODING_NAMES = {"BFloat16KHR": "bfloat16", "Float8E4M3EXT": "fp8e4m3", "Float8E5M2EXT": "fp8e5m2"}
+_FIXED_TYPE_NAMES = {"OpTypeVoid": "void", "OpTypeBool": "bool", "OpTypeEvent": "Event",
+                     "OpTypeDeviceEvent": "DeviceEvent", "OpTypeReserveId": "ReserveId",
+                     "OpTypeQueue": "Queue", "OpTypePipeStorage": "PipeStorage",
+                     "OpTypeNamedBarrier": "NamedBarrier", "OpConstantTrue": "true",
+                     "OpConstantFalse": "false"}
+
+
+@functools.lru_cache(maxsize=1)
+def _generator_names() -> dict[int, str]:
+    """Tool ids -> 'Vendor Tool' from SPIRV-Headers' spir-v.xml (as SPIRV-Tools embeds it)."""
+    try:
+        xml = (grammar_dir().parent / "spir-v.xml").read_text()
+    except OSError:
+        return {}
+    # only ids that name a tool; reserved ones print as Unknown(N), as spirv-dis does
+    return {int(m.group(1)): f"{m.group(2)} {m.group(3)}"
+            for m in re.finditer(r'<id\s+value="(\d+)"\s+vendor="([^"]*)"\s+tool="([^"]*)"', xml)}
+
+
+def generator_name(word: int) -> str:
+    tool = word >> 16
+    return _generator_names().get(tool, f"Unknown({tool})")
+
+
+def _sanitize(name: str) -> str:
+    if not name:
+        return "_"
+    return "".join(c if c in _VALID_NAME_CHARS else "_" for c in name)
+
+
+class FriendlyNames:
+    """SPIRV-Tools' FriendlyNameMapper, instruction by instruction in binary order."""
+
+    def __init__(self, module: Module):
+        self.names: dict[int, str] = {}
+        self.used: set[str] = set()
+        g = load_grammar()
+        self.storage = g.operand_kinds["StorageClass"].by_value
+        self.access = g.operand_kinds["AccessQualifier"].by_value
+        self.builtins = g.operand_kinds["BuiltIn"].by_value
+        self.builtin_decoration = g.operand_kinds["Decoration"].by_name["BuiltIn"].value
+        self.encodings = g.operand_kinds.get("FPEncoding")
+        self.numeric: dict[int, tuple[str, int, bool]] = {}
+        for inst in module.instructions:
+            self.visit(inst)
+
+    def save(self, id_: int, suggested: str) -> None:
+        if id_ in self.names:
+            return
+        base = _sanitize(suggested)
+        name = base
+        if name in self.used:
+            index = 0
+            while f"{base}_{index}" in self.used:
+                index += 1
+            name = f"{base}_{index}"
+        self.used.add(name)
+        self.names[id_] = name
+
+    def name(self, id_: int) -> str:
+        return self.names.get(id_, str(id_))
+
+    def visit(self, inst: Instruction) -> None:
+        op = inst.opname
+        ops = inst.operands
+        rid = inst.result_id
+        if op == "OpName" and len(ops) >= 2:
+            self.save(ops[0].value, ops[1].value)
+            return
+        if op == "OpDecorate" and len(ops) >= 3 and ops[1].value == self.builtin_decoration:
+            e = self.builtins.get(ops[2].value)
+            if e is not None:
+                for n in (e.name, *e.aliases):
+                    if n in _BUILTIN_NAMES:
+                        self.save(ops[0].value, _BUILTIN_NAMES[n])
+                        break
+            return
+        if rid is None:
+            return
+        if op in _FIXED_TYPE_NAMES:
+            self.save(rid, _FIXED_TYPE_NAMES[op])
+        elif op == "OpTypeInt":
+            width, signed = ops[0].value, ops[1].value
+            self.numeric[rid] = ("int", width, bool(signed))
+            root = _INT_ROOTS.get(width)
+            sign = ""
+            if root is None:
+                root, sign = str(width), "i"
+            if signed == 0:
+                sign = "u"
+            self.save(rid, sign + root)
+        elif op == "OpTypeFloat":
+            width = ops[0].value
+            self.numeric[rid] = ("float", width, True)
+            enc = None
+            if len(ops) > 1 and self.encodings is not None:
+                e = self.encodings.by_value.get(ops[1].value)
+                enc = _FLOAT_ENCODING_NAMES.get(e.name) if e else None
+            self.save(rid, enc or _FLOAT_NAMES.get(width, f"fp{width}"))
+        elif op == "OpTypeVector":
+            self.save(rid, f"v{ops[1].value}{self.name(ops[0].value)}")
+        elif op == "OpTypeMatrix":
+            self.save(rid, f"mat{ops[1].value}{self.name(ops[0].value)}")
+        elif op == "OpTypeArray":
+            self.save(rid, f"_arr_{self.name(ops[0].value)}_{self.name(ops[1].value)}")
+        elif op == "OpTypeRuntimeArray":
+            self.save(rid, f"_runtimearr_{self.name(ops[0].value)}")
+        elif op == "OpTypePointer":
+            sc = self.storage.get(ops[0].value)
+            self.save(rid, f"_ptr_{sc.name if sc else ops[0].value}_{self.name(ops[1].value)}")
+        elif op == "OpTypeUntypedPointerKHR":
+            sc = self.storage.get(ops[0].value)
+            self.save(rid, f"_ptr_{sc.name if sc else ops[0].value}")
+        elif op == "OpTypePipe":
+            aq = self.access.get(ops[0].value)
+            self.save(rid, f"Pipe{aq.name if aq else ops[0].value}")
+        elif op == "OpTypeOpaque":
+            self.save(rid, "Opaque_" + _sanitize(ops[0].value))
+        elif op == "OpTypeStruct":
+            self.save(rid, f"_struct_{rid}")
+        elif op == "OpConstant" and ops:
+            text = format_number(ops[0], self.numeric.get(inst.result_type)).replace("-", "n")
+            self.save(rid, f"{self.name(inst.result_type)}_{text}")
+        else:
+            self.save(rid, str(rid))
+
+
+def format_number(o: Operand, ntype: tuple[str, int, bool] | None) -> str:
+    """A literal number as spirv-dis prints it, given the type it belongs to."""
+    if ntype is None:
+        return str(o.value)
+    kind, width, signed = ntype
+    if kind == "int":
+        bits = 0
+        for i, w in enumerate(o.words):
+            bits |= w << (32 * i)
+        bits &= (1 << width) - 1
+        if signed and bits >> (width - 1):
+            bits -= 1 << width
+        return str(bits)
+    bits = 0
+    for i, w in enumerate(o.words):
+        bits |= w << (32 * i)
+    if width in (16, 32, 64):
+        return format_float(bits & ((1 << width) - 1), width)
+    return str(bits)
+
+
+def _escape(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class Disassembler:
+    def __init__(self, module: Module, raw_ids: bool):
+        self.module = module
+        self.g = load_grammar()
+        self.names = None if raw_ids else FriendlyNames(module)
+        self.numeric: dict[int, tuple[str, int, bool]] = {}
+        self.value_types: dict[int, int] = {}
+        self.ext_sets: dict[int, str] = {}
+
+    def id(self, n: int) -> str:
+        if self.names is None:
+            return f"%{n}"
+        return "%" + self.names.name(n)
+
+    def operand(self, inst: Instruction, o: Operand) -> str:
+        kind = o.kind
+        if kind.startswith("Id"):
+            return self.id(o.value)
+        if kind == "LiteralString":
+            return _escape(o.value)
+        if kind == "LiteralContextDependentNumber":
+            return format_number(o, self.numeric.get(inst.result_type))
+        if kind == "LiteralExtInstInteger":
+            set_name = self.ext_sets.get(inst.operands[0].value)
+            ext = self.g.ext_set(set_name) if set_name else None
+            spec = ext.by_opcode.get(o.value) if ext else None
+            return spec.opname if spec else str(o.value)
+        if kind == "LiteralSpecConstantOpInteger":
+            spec = self.g.by_opcode.get(o.value)
+            return spec.opname[2:] if spec else str(o.value)
+        if kind in ("LiteralInteger", "LiteralFloat", "Raw"):
+            if kind == "LiteralInteger" and inst.opname == "OpSwitch" and len(o.words) >= 1:
+                sel_type = self.value_types.get(inst.operands[0].value)
+                return format_number(o, self.numeric.get(sel_type))
+            if kind == "LiteralFloat":
+                return format_float(o.value, 32)
+            return str(o.value)
+        okind = self.g.operand_kinds.get(kind)
+        if okind is None:
+            set_name = self.ext_sets.get(inst.operands[0].value) if inst.opname.startswith("OpExtInst") else None
+            ext = self.g.ext_set(set_name) if set_name else None
+            okind = ext.operand_kinds.get(kind) if ext else None
+        if okind is None:
+            return str(o.value)
+        if okind.category == "ValueEnum":
+            e = okind.by_value.get(o.value)
+            return e.name if e else str(o.value)
+        if okind.category == "BitEnum":
+            if o.value == 0:
+                e = okind.by_value.get(0)
+                return e.name if e else "0"
+            parts = []
+            rest = o.value
+            for bit in range(32):
+                if o.value >> bit & 1:
+                    e = okind.by_value.get(1 << bit)
+                    if e is not None:
+                        parts.append(e.name)
+                        rest &= ~(1 << bit)
+            if rest:
+                parts.append(f"0x{rest:x}")
+            return "|".join(parts)
+        return str(o.value)
+
+    def instruction(self, inst: Instruction, indent: bool) -> str:
+        parts = []
+        if inst.result_type is not None:
+            parts.append(self.id(inst.result_type))
+        parts.extend(self.operand(inst, o) for o in inst.operands)
+        body = inst.opname + ("" if not parts else " " + " ".join(parts))
+        self.note(inst)
+        if inst.result_id is not None:
+            head = self.id(inst.result_id)
+            if indent:
+                head = head.rjust(12)
+            return f"{head} = {body}"
+        return (" " * 15 + body) if indent else body
+
+    def note(self, inst: Instruction) -> None:
+        op = inst.opname
+        if op == "OpTypeInt":
+            self.numeric[inst.result_id] = ("int", inst.operands[0].value, bool(inst.operands[1].value))
+        elif op == "OpTypeFloat":
+            self.numeric[inst.result_id] = ("float", inst.operands[0].value, True)
+        elif op == "OpExtInstImport":
+            self.ext_sets[inst.result_id] = inst.operands[0].value
+        if inst.result_type is not None and inst.result_id is not None:
+            self.value_types[inst.result_id] = inst.result_type
+
+
+def disassemble(module: Module, raw_ids: bool = False, header: bool = True, indent: bool = True) -> str:
+    """The module as spirv-dis prints it (default flags), or with --raw-id/--no-header/--no-indent."""
+    d = Disassembler(module, raw_ids)
+    lines = []
+    if header:
+        h = module.header
+        major, minor = h.version_tuple
+        lines += ["; SPIR-V", f"; Version: {major}.{minor}",
+                  f"; Generator: {generator_name(h.generator)}; {h.generator & 0xFFFF}",
+                  f"; Bound: {h.bound}", f"; Schema: {h.schema}"]
+    for inst in module.instructions:
+        lines.append(d.instruction(inst, indent))
+    return "\n".join(lines) + "\n"
+
+
+def disassemble_instruction(module: Module, inst: Instruction, raw_ids: bool = False) -> str:
+    """One instruction, without indentation, with the module's friendly names (for diagnostics)."""
+    d = Disassembler(module, raw_ids)
+    for prior in module.instructions[:inst.index]:
+        d.note(prior)
+    return d.instruction(inst, indent=False)
