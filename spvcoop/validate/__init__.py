@@ -1,0 +1,58 @@
+"""Validator for SPIR-V cooperative matrices (SPV_NV_cooperative_matrix, SPV_KHR_cooperative_matrix).
+
+`validate(module)` returns every finding as a Diagnostic (errors and warnings), each
+with a stable rule id, pointing at the operand at fault, with notes at the related
+declarations. Rules live in small modules and register themselves by opcode name.
+"""
+from __future__ import annotations
+
+from ..diagnostics import Diagnostic
+from ..module import Module
+from . import coopmat_arith, coopmat_composite, coopmat_convert, coopmat_memory, coopmat_types  # noqa: F401
+from . import scopes, structure  # noqa: F401  (registers rules)
+from .index import ModuleIndex
+from .registry import BY_OPNAME, MODULE, RULES, Context, Rule
+
+__all__ = ["validate", "RULES", "Rule", "ModuleIndex", "TARGET_ENVS"]
+
+TARGET_ENVS = ("universal", "spv1.0", "spv1.1", "spv1.2", "spv1.3", "spv1.4", "spv1.5", "spv1.6",
+               "vulkan1.0", "vulkan1.1", "vulkan1.1spv1.4", "vulkan1.2", "vulkan1.3", "vulkan1.4")
+
+
+def validate(module: Module, target_env: str = "universal", spec_constants: dict[int, int] | None = None,
+             profile=None) -> list[Diagnostic]:
+    """All findings for `module`, in instruction order. `spec_constants` maps SpecId -> value
+    (overriding defaults); `profile` is a device profile name, path or loaded Profile."""
+    ix = ModuleIndex(module, target_env, spec_constants)
+    ctx = Context(ix)
+    has_coop = any(c in ix.capabilities for c in ("CooperativeMatrixNV", "CooperativeMatrixKHR"))
+    by_op = BY_OPNAME
+    for r in by_op.get(MODULE, ()):
+        ctx.current = r
+        r.func(ctx, None)
+    if not has_coop:
+        # without a cooperative-matrix capability only the opcode-gating rules can fire; keep the
+        # per-instruction loop to the coopmat opcodes (cheap for large non-coopmat modules)
+        relevant = {op: rs for op, rs in by_op.items() if op != MODULE and "CooperativeMatrix" in op
+                    or op == "OpCapability"}
+    else:
+        relevant = {op: rs for op, rs in by_op.items() if op != MODULE}
+    for inst in module.instructions:
+        rules = relevant.get(inst.opname)
+        if not rules:
+            continue
+        for r in rules:
+            ctx.current = r
+            try:
+                r.func(ctx, inst)
+            except (IndexError, AttributeError, TypeError) as e:  # malformed instruction: say so, keep going
+                ctx.report(inst, None, f"cannot check rule {r.id} on this malformed {inst.opname} ({e})",
+                           severity="error", rule_id="structure.malformed")
+    ctx.current = None
+    if profile is not None:
+        from .profiles import check_profile, load_profile
+        prof = load_profile(profile) if not hasattr(profile, "combos") else profile
+        check_profile(ctx, prof)
+    diags = ctx.diagnostics
+    diags.sort(key=lambda d: (d.instruction_index if d.instruction_index is not None else -1))
+    return diags

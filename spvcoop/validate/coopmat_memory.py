@@ -1,0 +1,510 @@
+"""OpCooperativeMatrixLoad/Store/Length (rules 1D, 1E, 1F; L7-L10, L15)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..diagnostics import Note
+from ..module import Instruction, Operand
+from .registry import Context, rule
+
+NV = "SPV_NV_cooperative_matrix"
+KHR = "SPV_KHR_cooperative_matrix"
+LOADS = ("OpCooperativeMatrixLoadNV", "OpCooperativeMatrixLoadKHR")
+STORES = ("OpCooperativeMatrixStoreNV", "OpCooperativeMatrixStoreKHR")
+LOAD_STORE = LOADS + STORES
+LENGTHS = ("OpCooperativeMatrixLengthNV", "OpCooperativeMatrixLengthKHR")
+
+LOGICAL_POINTER_OPS = frozenset({
+    "OpVariable", "OpAccessChain", "OpInBoundsAccessChain", "OpFunctionParameter", "OpImageTexelPointer",
+    "OpCopyObject", "OpUntypedVariableKHR", "OpUntypedAccessChainKHR", "OpUntypedInBoundsAccessChainKHR",
+    "OpRawAccessChainNV",
+})
+VARIABLE_POINTER_OPS = frozenset({"OpSelect", "OpPhi", "OpFunctionCall", "OpPtrAccessChain",
+                                  "OpUntypedPtrAccessChainKHR", "OpLoad", "OpConstantNull"})
+LOADSTORE_CLASSES = ("Workgroup", "StorageBuffer", "PhysicalStorageBuffer")
+
+
+@dataclass(slots=True)
+class Access:
+    """The operands of one coopmat load/store, by meaning."""
+    inst: Instruction
+    flavour: str
+    is_load: bool
+    pointer: Operand
+    obj: Operand | None          # store only
+    stride: Operand | None
+    layout: Operand | None       # NV: ColumnMajor; KHR: MemoryLayout
+    mask: Operand | None         # MemoryAccess mask
+    mask_params: list[Operand]
+
+
+def parse_access(inst: Instruction) -> Access | None:
+    ops = inst.operands
+    is_load = inst.opname in LOADS
+    flavour = "NV" if inst.opname.endswith("NV") else "KHR"
+    fixed = ops
+    mask_i = next((i for i, o in enumerate(ops) if o.kind == "MemoryAccess"), None)
+    if mask_i is not None:
+        fixed = ops[:mask_i]
+    mask = ops[mask_i] if mask_i is not None else None
+    params = list(ops[mask_i + 1:]) if mask_i is not None else []
+    i = 0
+    if not fixed:
+        return None
+    pointer = fixed[0]
+    i = 1
+    obj = None
+    if not is_load:
+        if len(fixed) < 2:
+            return None
+        obj = fixed[1]
+        i = 2
+    rest = fixed[i:]
+    if flavour == "NV":
+        stride = rest[0] if len(rest) > 0 else None
+        layout = rest[1] if len(rest) > 1 else None
+    else:
+        layout = rest[0] if len(rest) > 0 else None
+        stride = rest[1] if len(rest) > 1 else None
+    return Access(inst, flavour, is_load, pointer, obj, stride, layout, mask, params)
+
+
+def _pointer_type(ctx: Context, a: Access) -> Instruction | None:
+    d = ctx.ix.defs.get(a.pointer.value)
+    return ctx.ix.defs.get(d.result_type) if d is not None and d.result_type is not None else None
+
+
+def _storage_class(ctx: Context, ptype: Instruction | None) -> str | None:
+    if ptype is None or ptype.opname not in ("OpTypePointer", "OpTypeUntypedPointerKHR"):
+        return None
+    e = ctx.ix.grammar.operand_kinds["StorageClass"].by_value.get(ptype.operands[0].value)
+    return e.name if e else None
+
+
+@rule("coopmat.load.result_type", LOADS,
+      "Result Type is the type of the loaded object. It must be a cooperative matrix type.", source=f"{NV} / {KHR}")
+def load_result_type(ctx: Context, inst) -> None:
+    cm = ctx.ix.coopmat(inst.result_type)
+    want = "NV" if inst.opname.endswith("NV") else "KHR"
+    if cm is None or cm.flavour != want:
+        got = ctx.ix.type_text(inst.result_type)
+        ctx.report(inst, None, f"{inst.opname} result type {ctx.ix.name(inst.result_type)} ({got}) is not an "
+                   f"OpTypeCooperativeMatrix{want}", [ctx.note_def(inst.result_type, "type declared here")])
+
+
+@rule("coopmat.store.object_type", STORES,
+      "Object is the object to store. Its type must be a cooperative matrix type.", source=f"{NV} / {KHR}")
+def store_object_type(ctx: Context, inst) -> None:
+    a = parse_access(inst)
+    if a is None or a.obj is None:
+        return
+    d = ctx.ix.defs.get(a.obj.value)
+    if d is None:
+        return
+    cm = ctx.ix.coopmat(d.result_type)
+    if cm is None or cm.flavour != a.flavour:
+        ctx.report(inst, a.obj, f"object {ctx.ix.name(a.obj.value)} has type {ctx.ix.type_text(d.result_type)}, "
+                   f"not an OpTypeCooperativeMatrix{a.flavour}", [ctx.note_def(a.obj.value, "object defined here")])
+
+
+@rule("coopmat.pointer.type", LOAD_STORE,
+      "Pointer is a pointer (with Logical addressing: a logical pointer, from OpVariable, OpAccessChain, "
+      "OpFunctionParameter, ...; with VariablePointers also OpSelect, OpPhi, OpLoad, ...).", source=f"{NV} / {KHR}")
+def pointer_type(ctx: Context, inst) -> None:
+    ix = ctx.ix
+    a = parse_access(inst)
+    if a is None:
+        return
+    d = ix.defs.get(a.pointer.value)
+    if d is None:
+        return
+    pt = ix.defs.get(d.result_type) if d.result_type is not None else None
+    ok_types = ("OpTypePointer",) if a.flavour == "NV" else ("OpTypePointer", "OpTypeUntypedPointerKHR")
+    if pt is None or pt.opname not in ok_types:
+        ctx.report(inst, a.pointer, f"pointer {ix.name(a.pointer.value)} has type "
+                   f"{ix.type_text(d.result_type) if pt else d.opname}, not a pointer type",
+                   [ctx.note_def(a.pointer.value, "defined here")])
+        return
+    if ix.addressing == "Logical":
+        ok = d.opname in LOGICAL_POINTER_OPS or (
+            (ix.has_cap("VariablePointers") or ix.has_cap("VariablePointersStorageBuffer"))
+            and d.opname in VARIABLE_POINTER_OPS)
+        if not ok:
+            ctx.report(inst, a.pointer, f"pointer {ix.name(a.pointer.value)} comes from {d.opname}, which does not "
+                       "yield a logical pointer (Logical addressing model)",
+                       [ctx.note_def(a.pointer.value, "defined here")])
+
+
+@rule("coopmat.pointer.storage_class", LOAD_STORE,
+      "The storage class of Pointer must be Workgroup, StorageBuffer, or PhysicalStorageBuffer "
+      "(NV: always; KHR: VUID-StandaloneSpirv-Pointer-08973, Vulkan environments).", source=f"{NV} / Vulkan")
+def pointer_storage(ctx: Context, inst) -> None:
+    a = parse_access(inst)
+    if a is None or (a.flavour == "KHR" and not ctx.ix.vulkan):
+        return
+    pt = _pointer_type(ctx, a)
+    sc = _storage_class(ctx, pt)
+    if sc is not None and sc not in LOADSTORE_CLASSES:
+        ctx.report(inst, a.pointer, f"pointer {ctx.ix.name(a.pointer.value)} is in {sc} storage; cooperative "
+                   "matrix load/store needs Workgroup, StorageBuffer or PhysicalStorageBuffer",
+                   [ctx.note_def(pt.result_id, f"pointer type {ctx.ix.name(pt.result_id)} declared here")])
+
+
+@rule("coopmat.pointer.pointee", LOAD_STORE,
+      "The type of the pointee of Pointer must be a numerical scalar or vector type.", source=f"{NV} / {KHR}")
+def pointer_pointee(ctx: Context, inst) -> None:
+    ix = ctx.ix
+    a = parse_access(inst)
+    if a is None:
+        return
+    pt = _pointer_type(ctx, a)
+    if pt is None or pt.opname != "OpTypePointer":
+        return
+    pointee = pt.operands[1].value
+    t = ix.defs.get(pointee)
+    if t is None:
+        return
+    elem = t.operands[0].value if t.opname == "OpTypeVector" else pointee
+    if ix.scalar_kind(elem) is None or ix.scalar_kind(elem)[0] == "bool":  # type: ignore[index]
+        ctx.report(inst, a.pointer, f"pointer {ix.name(a.pointer.value)} points at {ix.type_text(pointee)}; "
+                   "it must point at a numerical scalar or vector (an element of the matrix data)",
+                   [ctx.note_def(pointee, "pointee type declared here")])
+
+
+@rule("coopmat.pointer.into_array", "OpCooperativeMatrixLoadKHR OpCooperativeMatrixStoreKHR".split(),
+      "If the Shader capability was declared, Pointer must point into an array and any ArrayStride "
+      "decoration on Pointer is ignored.", source=KHR)
+def pointer_into_array(ctx: Context, inst) -> None:
+    ix = ctx.ix
+    if not ix.has_cap("Shader"):
+        return
+    a = parse_access(inst)
+    if a is None:
+        return
+    d = ix.defs.get(a.pointer.value)
+    while d is not None and d.opname == "OpCopyObject":
+        d = ix.defs.get(d.operands[0].value)
+    if d is None:
+        return
+    if d.opname == "OpVariable":
+        bad = "a variable that is not an array element"
+    elif d.opname in ("OpAccessChain", "OpInBoundsAccessChain") and len(d.operands) >= 2:
+        container = _last_step_container(ctx, d)
+        if container is None or container in ("OpTypeArray", "OpTypeRuntimeArray"):
+            return
+        bad = f"a member of an {container[6:]} (the last access-chain index does not select an array element)"
+    else:
+        return  # parameters, phis, PtrAccessChain: cannot tell statically
+    ctx.report(inst, a.pointer, f"pointer {ix.name(a.pointer.value)} points at {bad}; with Shader it must "
+               "point into an array", [ctx.note_def(a.pointer.value, "pointer defined here")])
+
+
+def _last_step_container(ctx: Context, chain: Instruction) -> str | None:
+    """The opcode of the type that the last index of an access chain indexes into."""
+    ix = ctx.ix
+    base = ix.defs.get(chain.operands[0].value)
+    pt = ix.defs.get(base.result_type) if base is not None and base.result_type else None
+    if pt is None or pt.opname != "OpTypePointer":
+        return None
+    t = ix.defs.get(pt.operands[1].value)
+    indices = chain.operands[1:]
+    for n, idx in enumerate(indices):
+        if t is None:
+            return None
+        if n == len(indices) - 1:
+            return t.opname
+        if t.opname == "OpTypeStruct":
+            v = ix.int_value(idx.value)
+            if v is None or not (0 <= v.value < len(t.operands)):
+                return None
+            t = ix.defs.get(t.operands[v.value].value)
+        elif t.opname in ("OpTypeArray", "OpTypeRuntimeArray", "OpTypeVector", "OpTypeMatrix"):
+            t = ix.defs.get(t.operands[0].value)
+        else:
+            return None
+    return None
+
+
+@rule("coopmat.stride.type", LOAD_STORE,
+      "Stride must be a scalar integer type.", source=f"{NV} / {KHR}")
+def stride_type(ctx: Context, inst) -> None:
+    a = parse_access(inst)
+    if a is None or a.stride is None:
+        return
+    d = ctx.ix.defs.get(a.stride.value)
+    if d is not None and ctx.ix.int_type(d.result_type) is None:
+        ctx.report(inst, a.stride, f"stride {ctx.ix.name(a.stride.value)} has type "
+                   f"{ctx.ix.type_text(d.result_type)}; it must be a scalar integer",
+                   [ctx.note_def(a.stride.value, "defined here")])
+
+
+@rule("coopmat.stride.positive", LOAD_STORE,
+      "Stride must be greater than 0 when passed to OpCooperativeMatrixStoreKHR; a negative stride "
+      "(signed type) is ambiguous in the spec and reported as a warning.", source=KHR)
+def stride_positive(ctx: Context, inst) -> None:
+    a = parse_access(inst)
+    if a is None or a.stride is None:
+        return
+    v = ctx.ix.int_value(a.stride.value)
+    if v is None:
+        return
+    if v.value == 0 and inst.opname == "OpCooperativeMatrixStoreKHR":
+        ctx.report(inst, a.stride, "stride is 0; OpCooperativeMatrixStoreKHR needs a stride greater than 0",
+                   [ctx.note_def(a.stride.value, "value defined here")], spec_dependent=v.spec)
+    elif v.value < 0:
+        ctx.report(inst, a.stride, f"stride is negative ({v.value})", [ctx.note_def(a.stride.value, "value defined here")],
+                   severity="warning")
+
+
+@rule("coopmat.nv.column_major", "OpCooperativeMatrixLoadNV OpCooperativeMatrixStoreNV".split(),
+      "ColumnMajor indicates whether the values are arranged in column-major or row-major order. It must be "
+      "a boolean constant instruction.", source=NV)
+def column_major(ctx: Context, inst) -> None:
+    ix = ctx.ix
+    a = parse_access(inst)
+    if a is None or a.layout is None:
+        return
+    d = ix.defs.get(a.layout.value)
+    if d is None:
+        return
+    t = ix.defs.get(d.result_type) if d.result_type is not None else None
+    if t is None or t.opname != "OpTypeBool" or not ix.is_constant_inst(a.layout.value):
+        ctx.report(inst, a.layout, f"ColumnMajor {ix.name(a.layout.value)} ({d.opname} of type "
+                   f"{ix.type_text(d.result_type)}) must be a boolean constant instruction",
+                   [ctx.note_def(a.layout.value, "defined here")])
+
+
+@rule("coopmat.khr.layout", "OpCooperativeMatrixLoadKHR OpCooperativeMatrixStoreKHR".split(),
+      "MemoryLayout specifies how matrix elements are laid out in memory. It must come from a 32-bit integer "
+      "constant instruction whose value corresponds to a Cooperative Matrix Layout.", source=KHR)
+def khr_layout(ctx: Context, inst) -> None:
+    ix = ctx.ix
+    a = parse_access(inst)
+    if a is None or a.layout is None:
+        return
+    d = ix.defs.get(a.layout.value)
+    if d is None:
+        return
+    it = ix.int_type(d.result_type)
+    note = [ctx.note_def(a.layout.value, "defined here")]
+    if it is None or not ix.is_constant_inst(a.layout.value):
+        ctx.report(inst, a.layout, f"MemoryLayout {ix.name(a.layout.value)} ({d.opname} of type "
+                   f"{ix.type_text(d.result_type)}) must be an integer constant instruction", note)
+        return
+    if it[0] != 32:
+        ctx.report(inst, a.layout, f"MemoryLayout {ix.name(a.layout.value)} is a {it[0]}-bit integer; it must be "
+                   "32-bit", note)
+    v = ix.int_value(a.layout.value)
+    valid = ix.grammar.operand_kinds["CooperativeMatrixLayout"].by_value
+    if v is not None and v.value not in valid:
+        ctx.report(inst, a.layout, f"MemoryLayout value {v.value} is not a Cooperative Matrix Layout "
+                   f"(valid: {', '.join(f'{e.name}={k}' for k, e in sorted(valid.items()))})", note,
+                   spec_dependent=v.spec)
+
+
+@rule("coopmat.khr.layout_stride", "OpCooperativeMatrixLoadKHR OpCooperativeMatrixStoreKHR".split(),
+      "Stride is required for the RowMajorKHR and ColumnMajorKHR layouts (and the ARM blocked layouts).",
+      source=KHR)
+def khr_layout_needs_stride(ctx: Context, inst) -> None:
+    a = parse_access(inst)
+    if a is None or a.layout is None or a.stride is not None:
+        return
+    v = ctx.ix.int_value(a.layout.value)
+    if v is not None and v.value in (0, 1, 4202, 4203):
+        name = ctx.ix.grammar.operand_kinds["CooperativeMatrixLayout"].by_value[v.value].name
+        ctx.report(inst, a.layout, f"MemoryLayout {name} requires a Stride operand", spec_dependent=v.spec)
+
+
+@rule("coopmat.khr.layout_arm", "OpCooperativeMatrixLoadKHR OpCooperativeMatrixStoreKHR".split(),
+      "The RowBlockedInterleavedARM / ColumnBlockedInterleavedARM layouts need the CooperativeMatrixLayoutsARM "
+      "capability and a constant Stride of 1, 2 or 4.", source="SPV_ARM_cooperative_matrix_layouts")
+def khr_layout_arm(ctx: Context, inst) -> None:
+    ix = ctx.ix
+    a = parse_access(inst)
+    if a is None or a.layout is None:
+        return
+    v = ix.int_value(a.layout.value)
+    if v is None or v.value not in (4202, 4203):
+        return
+    if not ix.has_cap("CooperativeMatrixLayoutsARM"):
+        ctx.report(inst, a.layout, "the blocked-interleaved ARM layouts need the CooperativeMatrixLayoutsARM capability")
+    if a.stride is not None:
+        s = ix.int_value(a.stride.value)
+        if s is None or not ix.is_constant_inst(a.stride.value):
+            ctx.report(inst, a.stride, "with an ARM blocked layout, Stride must come from a constant instruction")
+        elif s.value not in (1, 2, 4):
+            ctx.report(inst, a.stride, f"with an ARM blocked layout, Stride must be 1, 2 or 4 (it is {s.value})")
+
+
+def _mask_names(ctx: Context, a: Access) -> set[str]:
+    if a.mask is None:
+        return set()
+    kind = ctx.ix.grammar.operand_kinds["MemoryAccess"]
+    return {e.name for e in kind.enumerants if e.value and a.mask.value & e.value}
+
+
+def _mask_param(ctx: Context, a: Access, bit_name: str) -> Operand | None:
+    """The parameter operand belonging to a mask bit (parameters follow in bit order)."""
+    kind = ctx.ix.grammar.operand_kinds["MemoryAccess"]
+    i = 0
+    for e in sorted(kind.enumerants, key=lambda e: e.value):
+        if e.value and a.mask is not None and a.mask.value & e.value and e.parameters:
+            for _p in e.parameters:
+                if e.name == bit_name:
+                    return a.mask_params[i] if i < len(a.mask_params) else None
+                i += 1
+    return None
+
+
+@rule("coopmat.memaccess.load_store_bits", LOAD_STORE,
+      "MakePointerAvailable cannot be used with a load; MakePointerVisible cannot be used with a store.",
+      source="SPIR-V core 3.26 (Memory Operands)")
+def memaccess_direction(ctx: Context, inst) -> None:
+    a = parse_access(inst)
+    if a is None:
+        return
+    names = _mask_names(ctx, a)
+    bad = "MakePointerAvailable" if a.is_load else "MakePointerVisible"
+    if bad in names:
+        ctx.report(inst, a.mask, f"{bad} cannot be used with {inst.opname} "
+                   f"(it is a {'load' if a.is_load else 'store'})")
+
+
+@rule("coopmat.memaccess.nonprivate", LOAD_STORE,
+      "NonPrivatePointer must be specified if MakePointerAvailable or MakePointerVisible is specified; "
+      "NonPrivatePointer needs a pointer in Uniform, Workgroup, CrossWorkgroup, Generic, Image, StorageBuffer "
+      "or PhysicalStorageBuffer storage.", source="SPIR-V core 3.26 (Memory Operands)")
+def memaccess_nonprivate(ctx: Context, inst) -> None:
+    a = parse_access(inst)
+    if a is None:
+        return
+    names = _mask_names(ctx, a)
+    for bit in ("MakePointerAvailable", "MakePointerVisible"):
+        if bit in names and "NonPrivatePointer" not in names:
+            ctx.report(inst, a.mask, f"{bit} requires NonPrivatePointer in the same memory operand")
+    if "NonPrivatePointer" in names:
+        sc = _storage_class(ctx, _pointer_type(ctx, a))
+        if sc is not None and sc not in ("Uniform", "Workgroup", "CrossWorkgroup", "Generic", "Image",
+                                         "StorageBuffer", "PhysicalStorageBuffer"):
+            ctx.report(inst, a.mask, f"NonPrivatePointer is not allowed for a pointer in {sc} storage")
+
+
+@rule("coopmat.memaccess.scope", LOAD_STORE,
+      "The Scope <id> after MakePointerAvailable/MakePointerVisible must be a 32-bit integer constant "
+      "(spec constant allowed with a cooperative-matrix capability) whose value is a valid Scope; Device scope "
+      "with the Vulkan memory model needs VulkanMemoryModelDeviceScope.", source="SPIR-V core / Vulkan")
+def memaccess_scope(ctx: Context, inst) -> None:
+    ix = ctx.ix
+    a = parse_access(inst)
+    if a is None:
+        return
+    for bit in ("MakePointerAvailable", "MakePointerVisible"):
+        o = _mask_param(ctx, a, bit)
+        if o is None:
+            continue
+        d = ix.defs.get(o.value)
+        if d is None:
+            continue
+        it = ix.int_type(d.result_type)
+        if it is None or it[0] != 32 or not ix.is_constant_inst(o.value):
+            ctx.report(inst, o, f"the {bit} scope {ix.name(o.value)} must be a 32-bit integer constant",
+                       [ctx.note_def(o.value, "defined here")])
+            continue
+        v = ix.int_value(o.value)
+        if v is None:
+            continue
+        scopes = ix.grammar.operand_kinds["Scope"].by_value
+        if v.value not in scopes:
+            ctx.report(inst, o, f"the {bit} scope value {v.value} is not a valid Scope",
+                       [ctx.note_def(o.value, "defined here")], spec_dependent=v.spec)
+        elif scopes[v.value].name == "Device" and ix.memory_model == "Vulkan" \
+                and not ix.has_cap("VulkanMemoryModelDeviceScope"):
+            ctx.report(inst, o, "Device scope with the Vulkan memory model requires the "
+                       "VulkanMemoryModelDeviceScope capability", [ctx.note_def(o.value, "defined here")])
+
+
+def _largest_scalar_bytes(ctx: Context, type_id: int) -> int:
+    ix = ctx.ix
+    t = ix.defs.get(type_id)
+    if t is None:
+        return 0
+    if t.opname in ("OpTypeInt", "OpTypeFloat"):
+        return max(1, t.operands[0].value // 8)
+    if t.opname in ("OpTypeVector", "OpTypeArray", "OpTypeRuntimeArray", "OpTypeMatrix"):
+        return _largest_scalar_bytes(ctx, t.operands[0].value)
+    if t.opname == "OpTypeStruct":
+        return max((_largest_scalar_bytes(ctx, o.value) for o in t.operands), default=0)
+    return 0
+
+
+@rule("coopmat.memaccess.aligned", LOAD_STORE,
+      "Aligned: the literal must be a power of two; for PhysicalStorageBuffer it must be at least the size "
+      "of the largest scalar in the pointee (VUID-StandaloneSpirv-PhysicalStorageBuffer64-04708).",
+      source="SPIR-V core / Vulkan")
+def memaccess_aligned(ctx: Context, inst) -> None:
+    a = parse_access(inst)
+    if a is None:
+        return
+    o = _mask_param(ctx, a, "Aligned")
+    if o is None:
+        return
+    n = o.value
+    if not isinstance(n, int) or n <= 0 or n & (n - 1):
+        ctx.report(inst, o, f"Aligned value {n} is not a power of two")
+        return
+    pt = _pointer_type(ctx, a)
+    if _storage_class(ctx, pt) == "PhysicalStorageBuffer" and pt is not None and pt.opname == "OpTypePointer":
+        size = _largest_scalar_bytes(ctx, pt.operands[1].value)
+        if n < size:
+            ctx.report(inst, o, f"Aligned value {n} is too small: the largest scalar in the pointee is {size} bytes")
+
+
+@rule("coopmat.memaccess.psb_aligned", LOAD_STORE,
+      "Memory accesses through a PhysicalStorageBuffer pointer must use Aligned "
+      "(VUID-StandaloneSpirv-PhysicalStorageBuffer64-04708), also when no memory operand is written.",
+      source="Vulkan / SPIR-V core")
+def memaccess_psb_aligned(ctx: Context, inst) -> None:
+    a = parse_access(inst)
+    if a is None:
+        return
+    if _storage_class(ctx, _pointer_type(ctx, a)) != "PhysicalStorageBuffer":
+        return
+    if "Aligned" not in _mask_names(ctx, a):
+        ctx.report(inst, a.mask if a.mask is not None else a.pointer,
+                   "access through a PhysicalStorageBuffer pointer without the Aligned memory operand",
+                   [Note("add a memory operand, e.g. 'Aligned 16'")])
+
+
+# ---- Length ------------------------------------------------------------------------------------
+
+def _check_length(ctx: Context, inst: Instruction, opname: str, type_op: Operand | None) -> None:
+    ix = ctx.ix
+    it = ix.int_type(inst.result_type)
+    if it != (32, False):
+        ctx.report(inst, None, f"result type of {opname} is {ix.type_text(inst.result_type)}; it must be a 32-bit "
+                   "unsigned integer (OpTypeInt 32 0)", [ctx.note_def(inst.result_type, "type declared here")])
+    if type_op is None:
+        return
+    want = "NV" if opname.endswith("NV") else "KHR"
+    cm = ix.coopmat(type_op.value)
+    if cm is None or cm.flavour != want:
+        d = ix.defs.get(type_op.value)
+        what = ("a value, not a type" if d is not None and not d.opname.startswith("OpType")
+                else ix.type_text(type_op.value))
+        ctx.report(inst, type_op, f"the Type operand {ix.name(type_op.value)} of {opname} is {what}; it must be an "
+                   f"OpTypeCooperativeMatrix{want}", [ctx.note_def(type_op.value, "defined here")])
+
+
+@rule("coopmat.length", LENGTHS + ("OpSpecConstantOp",),
+      "Result Type must be an OpTypeInt with 32-bit Width and 0 Signedness. Type is a cooperative matrix "
+      "type (of the instruction's flavour); also inside OpSpecConstantOp.", source=f"{NV} / {KHR}")
+def length(ctx: Context, inst) -> None:
+    if inst.opname == "OpSpecConstantOp":
+        if not inst.operands:
+            return
+        target = ctx.ix.grammar.by_opcode.get(inst.operands[0].value)
+        if target is None or target.opname not in LENGTHS:
+            return
+        _check_length(ctx, inst, target.opname, inst.operands[1] if len(inst.operands) > 1 else None)
+        return
+    _check_length(ctx, inst, inst.opname, inst.operands[0] if inst.operands else None)

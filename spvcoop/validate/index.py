@@ -1,0 +1,366 @@
+"""The module index the rules read: definitions, types, constants, decorations, capabilities.
+
+Built in one pass over the instructions (dicts only, nothing quadratic). Constant
+values are evaluated lazily and memoised, including spec constants (default value,
+or the value given with --spec-const) and OpSpecConstantOp where it folds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..module import Instruction, Module, Operand
+from ..spirv_grammar import load as load_grammar
+
+COOPMAT_TYPES = ("OpTypeCooperativeMatrixNV", "OpTypeCooperativeMatrixKHR")
+CONSTANT_OPS = frozenset({
+    "OpConstant", "OpConstantNull", "OpConstantTrue", "OpConstantFalse", "OpConstantComposite",
+    "OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse", "OpSpecConstantComposite",
+    "OpSpecConstantOp", "OpConstantCompositeReplicateEXT", "OpSpecConstantCompositeReplicateEXT",
+    "OpConstantSampler", "OpConstantFunctionPointerINTEL", "OpConstantSizeOfEXT",
+})
+SPEC_OPS = frozenset({"OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse",
+                      "OpSpecConstantComposite", "OpSpecConstantOp", "OpSpecConstantCompositeReplicateEXT"})
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """An evaluated constant. `spec` is True when it depends on a spec constant that
+    was not pinned with --spec-const (so it may change at specialization time)."""
+    value: int
+    spec: bool = False
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+@dataclass(slots=True)
+class CoopMat:
+    """A cooperative-matrix type, with its operands evaluated where possible."""
+    id: int
+    flavour: str             # "NV" or "KHR"
+    inst: Instruction
+    component: int           # component type id
+    scope: Value | None
+    rows: Value | None
+    cols: Value | None
+    use: Value | None        # None for NV
+
+    def shape(self) -> str:
+        r = self.rows.value if self.rows else "?"
+        c = self.cols.value if self.cols else "?"
+        return f"{r}x{c}"
+
+
+USE_NAMES = {0: "MatrixA", 1: "MatrixB", 2: "MatrixAccumulator"}
+
+
+def _fold_binary(op: str) -> Callable[[int, int, int, bool], int | None] | None:
+    """OpSpecConstantOp integer operations we can fold: (a, b, width, signed) -> result."""
+    def wrap(f):
+        return f
+    table: dict[str, Callable] = {
+        "IAdd": lambda a, b: a + b, "ISub": lambda a, b: a - b, "IMul": lambda a, b: a * b,
+        "UDiv": lambda a, b: a // b if b else None, "UMod": lambda a, b: a % b if b else None,
+        "SDiv": lambda a, b: int(a / b) if b else None,
+        "SRem": lambda a, b: a - b * int(a / b) if b else None,
+        "SMod": lambda a, b: a % b if b else None,
+        "ShiftLeftLogical": lambda a, b: a << b if 0 <= b < 64 else None,
+        "ShiftRightLogical": lambda a, b: a >> b if 0 <= b < 64 else None,
+        "ShiftRightArithmetic": lambda a, b: a >> b if 0 <= b < 64 else None,
+        "BitwiseOr": lambda a, b: a | b, "BitwiseAnd": lambda a, b: a & b, "BitwiseXor": lambda a, b: a ^ b,
+        "IEqual": lambda a, b: int(a == b), "INotEqual": lambda a, b: int(a != b),
+        "ULessThan": lambda a, b: int(a < b), "SLessThan": lambda a, b: int(a < b),
+        "UGreaterThan": lambda a, b: int(a > b), "SGreaterThan": lambda a, b: int(a > b),
+        "ULessThanEqual": lambda a, b: int(a <= b), "SLessThanEqual": lambda a, b: int(a <= b),
+        "UGreaterThanEqual": lambda a, b: int(a >= b), "SGreaterThanEqual": lambda a, b: int(a >= b),
+        "LogicalAnd": lambda a, b: int(bool(a) and bool(b)), "LogicalOr": lambda a, b: int(bool(a) or bool(b)),
+        "LogicalEqual": lambda a, b: int(bool(a) == bool(b)), "LogicalNotEqual": lambda a, b: int(bool(a) != bool(b)),
+    }
+    return wrap(table.get(op))
+
+
+class ModuleIndex:
+    """Everything the rules look up, keyed by id."""
+
+    def __init__(self, module: Module, target_env: str = "universal",
+                 spec_constants: dict[int, int] | None = None) -> None:
+        self.module = module
+        self.grammar = load_grammar()
+        self.target_env = target_env
+        self.vulkan = target_env.startswith("vulkan")
+        self.spec_overrides = dict(spec_constants or {})
+        self.defs: dict[int, Instruction] = {}
+        self.duplicates: list[tuple[Instruction, Instruction]] = []
+        self.capabilities: dict[str, Instruction] = {}
+        self.extensions: dict[str, Instruction] = {}
+        self.decorations: dict[int, list[Instruction]] = {}
+        self.spec_ids: dict[int, int] = {}          # result id -> SpecId
+        self.entry_points: list[Instruction] = []
+        self.exec_modes: dict[int, list[Instruction]] = {}
+        self.addressing = "Logical"
+        self.memory_model = None
+        self.memory_model_inst: Instruction | None = None
+        self.first_function_index: int | None = None
+        self.forward_pointers: set[int] = set()
+        self._values: dict[int, Value | None] = {}
+        self._coopmats: dict[int, CoopMat | None] = {}
+        self._names: dict[int, str] = dict(module.id_names)
+        self.version = module.header.version_tuple
+        cap_kind = self.grammar.operand_kinds["Capability"]
+        am_kind = self.grammar.operand_kinds["AddressingModel"]
+        mm_kind = self.grammar.operand_kinds["MemoryModel"]
+        defs = self.defs
+        for inst in module.instructions:
+            rid = inst.result_id
+            if rid is not None:
+                if rid in defs:
+                    self.duplicates.append((defs[rid], inst))
+                else:
+                    defs[rid] = inst
+            op = inst.opname
+            if op.startswith("OpType") or op.startswith("OpConstant") or op.startswith("OpSpec") \
+                    or op.startswith("OpVariable") or op.startswith("OpFunction"):
+                continue
+            if op == "OpCapability" and inst.operands:
+                e = cap_kind.by_value.get(inst.operands[0].value)
+                if e is not None:
+                    self.capabilities.setdefault(e.name, inst)
+                    for alias in e.aliases:
+                        self.capabilities.setdefault(alias, inst)
+            elif op == "OpExtension" and inst.operands:
+                self.extensions.setdefault(str(inst.operands[0].value), inst)
+            elif op in ("OpDecorate", "OpDecorateId", "OpMemberDecorate", "OpDecorateString") and inst.operands:
+                self.decorations.setdefault(inst.operands[0].value, []).append(inst)
+                if op == "OpDecorate" and len(inst.operands) > 2 and inst.operands[1].value == 1:  # SpecId
+                    self.spec_ids[inst.operands[0].value] = inst.operands[2].value
+            elif op == "OpEntryPoint":
+                self.entry_points.append(inst)
+            elif op in ("OpExecutionMode", "OpExecutionModeId") and inst.operands:
+                self.exec_modes.setdefault(inst.operands[0].value, []).append(inst)
+            elif op == "OpMemoryModel" and len(inst.operands) >= 2:
+                e = am_kind.by_value.get(inst.operands[0].value)
+                self.addressing = e.name if e else "Logical"
+                m = mm_kind.by_value.get(inst.operands[1].value)
+                self.memory_model = m.name if m else None
+                self.memory_model_inst = inst
+            elif op == "OpName" and inst.operands:
+                self._names.setdefault(inst.operands[0].value, str(inst.operands[1].value))
+            elif op == "OpTypeForwardPointer" and inst.operands:
+                self.forward_pointers.add(inst.operands[0].value)
+        self._implicit_caps()
+
+    # ---- capabilities -------------------------------------------------------------------------
+    def _implicit_caps(self) -> None:
+        """Declaring a capability implicitly declares the ones it depends on (grammar data)."""
+        kind = self.grammar.operand_kinds["Capability"]
+        self.declared_caps = set(self.capabilities)
+        stack = list(self.declared_caps)
+        while stack:
+            e = kind.by_name.get(stack.pop())
+            if e is None:
+                continue
+            for dep in e.capabilities:
+                if dep not in self.declared_caps:
+                    self.declared_caps.add(dep)
+                    stack.append(dep)
+
+    def has_cap(self, name: str) -> bool:
+        return name in self.declared_caps
+
+    # ---- names --------------------------------------------------------------------------------
+    def name(self, id_: int | None) -> str:
+        """`%name` as written in the text (or OpName), else `%<number>`."""
+        if id_ is None:
+            return "<none>"
+        n = self._names.get(id_)
+        return f"%{n}" if n else f"%{id_}"
+
+    # ---- types --------------------------------------------------------------------------------
+    def type_of(self, id_: int | None) -> Instruction | None:
+        """The type instruction of a value id (None if unknown)."""
+        inst = self.defs.get(id_) if id_ is not None else None
+        if inst is None or inst.result_type is None:
+            return None
+        return self.defs.get(inst.result_type)
+
+    def is_type(self, id_: int | None) -> bool:
+        inst = self.defs.get(id_) if id_ is not None else None
+        return inst is not None and inst.opname.startswith("OpType")
+
+    def int_type(self, type_id: int | None) -> tuple[int, bool] | None:
+        """(width, signed) of an OpTypeInt."""
+        t = self.defs.get(type_id) if type_id is not None else None
+        if t is None or t.opname != "OpTypeInt":
+            return None
+        return t.operands[0].value, bool(t.operands[1].value)
+
+    def scalar_kind(self, type_id: int | None) -> tuple[str, int] | None:
+        """('int'|'uint'|'float'|'bool', width) of a scalar type."""
+        t = self.defs.get(type_id) if type_id is not None else None
+        if t is None:
+            return None
+        if t.opname == "OpTypeInt":
+            return ("int" if t.operands[1].value else "uint"), t.operands[0].value
+        if t.opname == "OpTypeFloat":
+            return "float", t.operands[0].value
+        if t.opname == "OpTypeBool":
+            return "bool", 1
+        return None
+
+    def type_text(self, type_id: int | None) -> str:
+        """A short human description of a type, e.g. `f16 16x8 MatrixA (KHR)`, `u32`, `ptr StorageBuffer f32`."""
+        t = self.defs.get(type_id) if type_id is not None else None
+        if t is None:
+            return "?"
+        sk = self.scalar_kind(type_id)
+        if sk is not None:
+            kind, width = sk
+            if kind == "bool":
+                return "bool"
+            enc = ""
+            if kind == "float" and len(t.operands) > 1:
+                e = self.grammar.operand_kinds["FPEncoding"].by_value.get(t.operands[1].value)
+                enc = f" {e.name}" if e else ""
+            return {"int": "i", "uint": "u", "float": "f"}[kind] + str(width) + enc
+        cm = self.coopmat(type_id)
+        if cm is not None:
+            use = f" {USE_NAMES.get(cm.use.value, f'Use {cm.use.value}')}" if cm.use else (
+                " Use ?" if cm.flavour == "KHR" else "")
+            return f"{self.type_text(cm.component)} {cm.shape()}{use} coopmat{cm.flavour}"
+        if t.opname == "OpTypeVector":
+            return f"{self.type_text(t.operands[0].value)} vec{t.operands[1].value}"
+        if t.opname == "OpTypePointer":
+            sc = self.grammar.operand_kinds["StorageClass"].by_value.get(t.operands[0].value)
+            return f"ptr {sc.name if sc else t.operands[0].value} {self.type_text(t.operands[1].value)}"
+        return t.opname[6:].lower()
+
+    def coopmat(self, type_id: int | None) -> CoopMat | None:
+        """The cooperative-matrix type with that id (memoised), else None."""
+        if type_id is None:
+            return None
+        if type_id in self._coopmats:
+            return self._coopmats[type_id]
+        t = self.defs.get(type_id)
+        cm = None
+        if t is not None and t.opname in COOPMAT_TYPES and len(t.operands) >= 4:
+            ops = t.operands
+            cm = CoopMat(type_id, "NV" if t.opname.endswith("NV") else "KHR", t, ops[0].value,
+                         self.int_value(ops[1].value), self.int_value(ops[2].value),
+                         self.int_value(ops[3].value),
+                         self.int_value(ops[4].value) if len(ops) > 4 else None)
+        self._coopmats[type_id] = cm
+        return cm
+
+    def coopmat_of(self, value_id: int | None) -> CoopMat | None:
+        inst = self.defs.get(value_id) if value_id is not None else None
+        return self.coopmat(inst.result_type) if inst is not None else None
+
+    def contains_coopmat(self, type_id: int, _seen: set[int] | None = None) -> bool:
+        """Whether the type is or contains (arrays, structs, vectors) a cooperative matrix."""
+        seen = _seen or set()
+        if type_id in seen:
+            return False
+        seen.add(type_id)
+        t = self.defs.get(type_id)
+        if t is None:
+            return False
+        if t.opname in COOPMAT_TYPES:
+            return True
+        if t.opname in ("OpTypeArray", "OpTypeRuntimeArray", "OpTypeVector", "OpTypeMatrix"):
+            return self.contains_coopmat(t.operands[0].value, seen)
+        if t.opname == "OpTypeStruct":
+            return any(self.contains_coopmat(o.value, seen) for o in t.operands)
+        return False
+
+    # ---- constants ----------------------------------------------------------------------------
+    def is_constant_inst(self, id_: int | None) -> bool:
+        inst = self.defs.get(id_) if id_ is not None else None
+        return inst is not None and inst.opname in CONSTANT_OPS
+
+    def int_value(self, id_: int | None) -> Value | None:
+        """The integer (or bool as 0/1) value of a constant id, when it can be evaluated."""
+        if id_ is None:
+            return None
+        if id_ in self._values:
+            return self._values[id_]
+        self._values[id_] = None  # guards against cycles
+        v = self._eval(id_)
+        self._values[id_] = v
+        return v
+
+    def _eval(self, id_: int) -> Value | None:
+        inst = self.defs.get(id_)
+        if inst is None:
+            return None
+        op = inst.opname
+        it = self.int_type(inst.result_type)
+        if op == "OpConstant":
+            if it is None:
+                return None
+            return Value(_as_int(inst.operands[0], it))
+        if op == "OpConstantNull":
+            return Value(0) if self.scalar_kind(inst.result_type) else None
+        if op == "OpConstantTrue":
+            return Value(1)
+        if op == "OpConstantFalse":
+            return Value(0)
+        if op in ("OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse"):
+            sid = self.spec_ids.get(id_)
+            if sid is not None and sid in self.spec_overrides:
+                return Value(int(self.spec_overrides[sid]), spec=False)
+            if op == "OpSpecConstant":
+                if it is None:
+                    return None
+                return Value(_as_int(inst.operands[0], it), spec=True)
+            return Value(1 if op == "OpSpecConstantTrue" else 0, spec=True)
+        if op == "OpSpecConstantOp":
+            return self._fold(inst, it)
+        return None
+
+    def _fold(self, inst: Instruction, it: tuple[int, bool] | None) -> Value | None:
+        ops = inst.operands
+        if not ops:
+            return None
+        target = self.grammar.by_opcode.get(ops[0].value)
+        if target is None:
+            return None
+        name = target.opname[2:]
+        args = [self.int_value(o.value) if o.is_id else None for o in ops[1:]]
+        if any(a is None for a in args):
+            return None
+        spec = any(a.spec for a in args)  # type: ignore[union-attr]
+        vals = [a.value for a in args]    # type: ignore[union-attr]
+        width = it[0] if it else 32
+        signed = it[1] if it else False
+        res: int | None = None
+        if len(vals) == 2:
+            f = _fold_binary(name)
+            if f is not None:
+                a, b = vals
+                if name.startswith("U") or name.startswith("Shift") and name != "ShiftRightArithmetic":
+                    a, b = a % (1 << 64), b % (1 << 64)
+                res = f(a, b)
+        elif len(vals) == 1:
+            a = vals[0]
+            res = {"SNegate": -a, "Not": ~a, "LogicalNot": int(not a), "UConvert": a, "SConvert": a}.get(name)
+        elif len(vals) == 3 and name == "Select":
+            res = vals[1] if vals[0] else vals[2]
+        if res is None:
+            return None
+        if it is not None:
+            res &= (1 << width) - 1
+            if signed and res >> (width - 1):
+                res -= 1 << width
+        return Value(res, spec)
+
+
+def _as_int(o: Operand, it: tuple[int, bool]) -> int:
+    """The integer an OpConstant literal holds, from its words (authoritative)."""
+    width, signed = it
+    words = o.words
+    raw = words[0] | ((words[1] << 32) if len(words) > 1 and width > 32 else 0)
+    raw &= (1 << width) - 1
+    if signed and raw >> (width - 1):
+        raw -= 1 << width
+    return raw

@@ -1,0 +1,58 @@
+"""Scope and Memory Semantics <id>s of barriers, atomics, group ops (1K; S1).
+
+Both extensions relax 'must be OpConstant' to 'must be a constant instruction', so spec
+constants are accepted when either CooperativeMatrixNV or CooperativeMatrixKHR is declared
+(spirv-val only honours the NV capability: false positive S1)."""
+from __future__ import annotations
+
+from .coopmat_memory import LOAD_STORE
+from .index import COOPMAT_TYPES
+from .registry import MODULE, Context, rule
+
+SPEC_OK_CAPS = ("CooperativeMatrixNV", "CooperativeMatrixKHR")
+# The type's Scope is checked by coopmat.type.*, load/store scopes by coopmat.memaccess.scope;
+# OpSpecConstantOp operands are checked when the constant is used.
+SKIP = frozenset(COOPMAT_TYPES + LOAD_STORE + ("OpSpecConstantOp",))
+
+
+@rule("scope.constant", MODULE,
+      "All <id> used for Scope <id> and Memory Semantics <id> must be the result of a constant instruction "
+      "(SPV_NV/KHR_cooperative_matrix: specialization constants allowed); without those capabilities a Shader "
+      "module needs OpConstant; the value must be a valid Scope.",
+      source="SPV_NV_cooperative_matrix / SPV_KHR_cooperative_matrix / SPIR-V core")
+def scope_constant(ctx: Context, _inst) -> None:
+    ix = ctx.ix
+    spec_ok = any(ix.has_cap(c) for c in SPEC_OK_CAPS)
+    shader = ix.has_cap("Shader")
+    scopes = ix.grammar.operand_kinds["Scope"].by_value
+    defs = ix.defs
+    for inst in ix.module.instructions:
+        if inst.opname in SKIP:
+            continue  # the type's Scope is checked by coopmat.type.*; SpecConstantOp operands are IdRef
+        for o in inst.operands:
+            k = o.kind
+            if k != "IdScope" and k != "IdMemorySemantics":
+                continue
+            what = "Scope" if k == "IdScope" else "Memory Semantics"
+            d = defs.get(o.value)
+            if d is None:
+                continue
+            if not ix.is_constant_inst(o.value):
+                ctx.report(inst, o, f"{what} {ix.name(o.value)} is defined by {d.opname}; it must be a constant "
+                           "instruction", [ctx.note_def(o.value, "defined here")])
+                continue
+            if d.opname.startswith("OpSpec") and not spec_ok and shader:
+                ctx.report(inst, o, f"{what} {ix.name(o.value)} is a specialization constant; without a "
+                           "cooperative-matrix capability a Shader module needs OpConstant",
+                           [ctx.note_def(o.value, "defined here")])
+                continue
+            it = ix.int_type(d.result_type)
+            if it is None or it[0] != 32:
+                ctx.report(inst, o, f"{what} {ix.name(o.value)} must be a 32-bit integer "
+                           f"(it is {ix.type_text(d.result_type)})", [ctx.note_def(o.value, "defined here")])
+                continue
+            if k == "IdScope":
+                v = ix.int_value(o.value)
+                if v is not None and v.value not in scopes:
+                    ctx.report(inst, o, f"Scope value {v.value} is not a valid Scope",
+                               [ctx.note_def(o.value, "defined here")], spec_dependent=v.spec)
