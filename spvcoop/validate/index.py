@@ -106,6 +106,7 @@ class ModuleIndex:
         self._values: dict[int, Value | None] = {}
         self._coopmats: dict[int, CoopMat | None] = {}
         self._names: dict[int, str] = dict(module.id_names)
+        self._friendly_names: dict[int, str] | None = None
         self.version = module.header.version_tuple
         cap_kind = self.grammar.operand_kinds["Capability"]
         am_kind = self.grammar.operand_kinds["AddressingModel"]
@@ -174,7 +175,20 @@ class ModuleIndex:
         if id_ is None:
             return "<none>"
         n = self._names.get(id_)
+        if n is None and self.module.text is None:
+            n = self._friendly(id_)
         return f"%{n}" if n else f"%{id_}"
+
+    def _friendly(self, id_: int) -> str | None:
+        """For binaries: the name spirv-dis would print (built once, only when a finding needs it)."""
+        if self._friendly_names is None:
+            try:
+                from ..disassembler import FriendlyNames
+                self._friendly_names = FriendlyNames(self.module).names
+            except Exception:  # another area's code; plain numbers are fine
+                self._friendly_names = {}
+        n = self._friendly_names.get(id_)
+        return None if n is None or n == str(id_) else n
 
     # ---- types --------------------------------------------------------------------------------
     def type_of(self, id_: int | None) -> Instruction | None:

@@ -1,0 +1,186 @@
+"""`spvcoop val` (one module) and `spvcoop lint` (many files, in parallel, for CI).
+
+Exit status: 0 valid, 1 invalid (errors, or warnings with --werror; also text that does not
+assemble), 2 usage errors or unreadable input.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+FORMATS = ("human", "json", "sarif", "github")
+
+
+def _spec_const(text: str) -> tuple[int, int]:
+    key, sep, value = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"expected ID=VALUE (SpecId=value), got '{text}'")
+    try:
+        v = {"true": 1, "false": 0}.get(value.strip().lower())
+        return int(key, 0), v if v is not None else int(value, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected integers in ID=VALUE, got '{text}'") from None
+
+
+def _target_env(text: str) -> str:
+    from ..validate import TARGET_ENVS  # imported when parsing, so other commands start fast
+    if text not in TARGET_ENVS:
+        from ..diagnostics import did_you_mean
+        raise argparse.ArgumentTypeError(f"unknown target environment '{text}'{did_you_mean(text, TARGET_ENVS)}; "
+                                         f"one of: {', '.join(TARGET_ENVS)}")
+    return text
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--target-env", default="universal", type=_target_env, metavar="ENV",
+                   help="environment to validate for, like spirv-val: universal (default), spv1.0..spv1.6, "
+                        "vulkan1.0..vulkan1.4, vulkan1.1spv1.4")
+    p.add_argument("--spec-const", action="append", type=_spec_const, default=[], metavar="ID=VALUE",
+                   help="value of the specialization constant with SpecId ID (repeatable); otherwise "
+                        "defaults are used and findings that depend on them are warnings")
+    p.add_argument("--format", choices=FORMATS, default="human",
+                   help="human (default), json, sarif (SARIF 2.1.0), github (workflow annotations)")
+    p.add_argument("--werror", action="store_true", help="treat warnings as errors (exit 1)")
+    p.add_argument("--profile", metavar="NAME|FILE.yaml",
+                   help="also report coopmat types and MulAdds the device does not support "
+                        "(built-in: nvidia-h100)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "val", help="validate a module's cooperative-matrix use (.spv or .spvasm)",
+        description="Validate a SPIR-V module (binary or assembly text): every SPV_NV_cooperative_matrix and "
+                    "SPV_KHR_cooperative_matrix rule, plus the structural facts they rely on. Reports all "
+                    "findings, each with a rule id. Exit 0 valid, 1 invalid, 2 usage error or unreadable input.",
+        epilog="Example: spvcoop val shader.spvasm --target-env vulkan1.3 --profile nvidia-h100")
+    p.add_argument("input", help="module file (.spv binary or .spvasm text; '-' for standard input)")
+    _common(p)
+    p.set_defaults(func=run_val)
+
+    q = sub.add_parser(
+        "lint", help="validate many files or directories in parallel (for CI / pre-commit)",
+        description="Run 'val' on every .spv/.spvasm file given or found (recursively) under the given "
+                    "directories, in parallel across cores. Exit 1 if any file is invalid.",
+        epilog="Example: spvcoop lint shaders/ --format github")
+    q.add_argument("paths", nargs="+", help="files or directories")
+    q.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (default: number of cores)")
+    _common(q)
+    q.set_defaults(func=run_lint)
+
+
+def _asm_env(target_env: str) -> str:
+    """The assembler's --target-env for text input validated under `target_env`."""
+    return "spv1.6" if target_env == "universal" else target_env
+
+
+def check_file(path: str, target_env: str, spec: dict[int, int], profile, werror: bool,
+               want_human: bool) -> tuple[dict, str, int]:
+    """Validate one file: (json record, human text, exit status). Never raises for bad input."""
+    from ..diagnostics import SpvError
+    from ..loader import load_module_bytes
+    from ..validate import validate
+    from ..validate.report import file_result, format_human
+    from .common import read_input
+    try:
+        data = read_input(path)
+    except SpvError as e:
+        rec = file_result(path, e.diagnostics, None)
+        rec["valid"] = False
+        return rec, format_human(e.diagnostics, None), 2
+    try:
+        module = load_module_bytes(data, path, _asm_env(target_env))
+    except SpvError as e:
+        rec = file_result(path, e.diagnostics, None)
+        rec["valid"] = False
+        text = None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        from ..module import Header, Module
+        shown = Module(Header(), [], path, text) if text is not None else None
+        return rec, format_human(e.diagnostics, shown), 1
+    diags = validate(module, target_env, spec, profile)
+    rec = file_result(path, diags, module, werror)
+    human = format_human(diags, module) if want_human else ""
+    return rec, human, 0 if rec["valid"] else 1
+
+
+def _load_profile(args):
+    if not args.profile:
+        return None
+    from ..validate.profiles import load_profile
+    return load_profile(args.profile)
+
+
+def _emit(fmt: str, records: list[dict], human: list[str]) -> None:
+    from ..validate.report import format_github, format_json, format_sarif
+    if fmt == "human":
+        sys.stderr.write("".join(human))
+        return
+    text = {"json": format_json, "sarif": format_sarif, "github": format_github}[fmt](records)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def run_val(args: argparse.Namespace) -> int:
+    from ..diagnostics import SpvError
+    from ..validate.report import format_human
+    try:
+        profile = _load_profile(args)
+    except SpvError as e:
+        sys.stderr.write(format_human(e.diagnostics, None))
+        return 2
+    rec, human, status = check_file(args.input, args.target_env, dict(args.spec_const), profile, args.werror,
+                                    args.format == "human")
+    _emit(args.format, [rec], [human])
+    return status
+
+
+def find_files(paths: list[str]) -> tuple[list[str], list[str]]:
+    """(files to check, paths that do not exist), directories searched recursively, sorted."""
+    files, missing = [], []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, names in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                files += [os.path.join(root, n) for n in sorted(names) if n.endswith((".spv", ".spvasm"))]
+        elif os.path.exists(p) or p == "-":
+            files.append(p)
+        else:
+            missing.append(p)
+    return files, missing
+
+
+def _worker(job: tuple) -> tuple[dict, str, int]:
+    path, env, spec, profile, werror, human = job
+    return check_file(path, env, spec, profile, werror, human)
+
+
+def run_lint(args: argparse.Namespace) -> int:
+    from ..diagnostics import SpvError
+    from ..validate.report import format_human
+    try:
+        profile = _load_profile(args)
+    except SpvError as e:
+        sys.stderr.write(format_human(e.diagnostics, None))
+        return 2
+    files, missing = find_files(args.paths)
+    for m in missing:
+        sys.stderr.write(f"{m}: error: no such file or directory\n")
+    jobs = [(f, args.target_env, dict(args.spec_const), profile, args.werror, args.format == "human") for f in files]
+    workers = args.jobs or os.cpu_count() or 1
+    if workers > 1 and len(jobs) > 4:
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+            results = list(pool.map(_worker, jobs, chunksize=max(1, len(jobs) // (workers * 4))))
+    else:
+        results = [_worker(j) for j in jobs]
+    _emit(args.format, [r[0] for r in results], [r[1] for r in results])
+    bad = sum(1 for r in results if r[2] != 0)
+    if args.format == "human":
+        sys.stderr.write(f"spvcoop lint: {len(files)} file(s), {bad} invalid\n")
+    if missing or any(r[2] == 2 for r in results):
+        return 2
+    return 1 if bad else 0

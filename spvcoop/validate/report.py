@@ -1,0 +1,189 @@
+"""Rendering validator findings: human (source line + caret, or the disassembled instruction
+for binaries), JSON, SARIF 2.1.0 and GitHub workflow annotations."""
+from __future__ import annotations
+
+import json
+from typing import Iterable
+
+from ..diagnostics import Diagnostic
+from ..module import Instruction, Module, Span
+
+
+class InstructionText:
+    """Renders instructions of a binary module for diagnostics (built once per module: O(n))."""
+
+    def __init__(self, module: Module) -> None:
+        self.module = module
+        self._dis = None
+        self._by_word: dict[int, int] | None = None
+
+    def render(self, inst: Instruction) -> str:
+        try:
+            if self._dis is None:
+                from ..disassembler import Disassembler
+                d = Disassembler(self.module, False)
+                for i in self.module.instructions:
+                    d.note(i)
+                self._dis = d
+            return self._dis.instruction(inst, indent=False)
+        except Exception:  # the disassembler is another area's code: never let it hide a finding
+            return simple_render(inst)
+
+    def index_at_word(self, word: int) -> int | None:
+        if self._by_word is None:
+            self._by_word = {i.span.word: i.index for i in self.module.instructions if i.span is not None}
+        return self._by_word.get(word)
+
+
+def simple_render(inst: Instruction) -> str:
+    """Fallback rendering: `%12 = OpName %1 %2 3` with raw ids and values."""
+    parts = [f"%{inst.result_type}"] if inst.result_type is not None else []
+    parts += [f"%{o.value}" if o.kind.startswith("Id") else str(o.value) for o in inst.operands]
+    head = f"%{inst.result_id} = " if inst.result_id is not None else ""
+    return head + inst.opname + ("" if not parts else " " + " ".join(parts))
+
+
+def _where(d_source: str, span: Span | None, it: InstructionText | None) -> str:
+    if span is None:
+        return d_source
+    if span.line:
+        return f"{d_source}:{span.line}:{span.col}"
+    idx = it.index_at_word(span.word) if it is not None else None
+    return f"{d_source}: instruction {idx + 1}" if idx is not None else f"{d_source}: word {span.word}"
+
+
+def format_human(diags: Iterable[Diagnostic], module: Module | None, color: bool = False) -> str:
+    """`file:line:col: error[rule]: message`, the source line with a caret, then `note:` lines."""
+    lines_of = module.text.split("\n") if module is not None and module.text is not None else None
+    it = InstructionText(module) if module is not None and module.text is None else None
+    out: list[str] = []
+    for d in diags:
+        tag = f"{d.severity}[{d.rule}]" if d.rule else d.severity
+        where = _where(d.source, d.span, it)
+        if d.span is not None and not d.span.line and d.instruction_index is not None:
+            where = f"{d.source}: instruction {d.instruction_index + 1} (word {d.span.word})"
+        out.append(f"{where}: {tag}: {d.message}")
+        if d.span is not None and d.span.line and lines_of is not None and d.span.line <= len(lines_of):
+            src = lines_of[d.span.line - 1].rstrip("\r")
+            width = max(1, d.span.end_col - d.span.col) if d.span.end_col > d.span.col else 1
+            out.append(f"  {src}")
+            out.append("  " + " " * (d.span.col - 1) + "^" + "~" * (width - 1))
+        elif d.instruction_index is not None and module is not None and it is not None \
+                and d.instruction_index < len(module.instructions):
+            out.append(f"  {it.render(module.instructions[d.instruction_index])}")
+        for n in d.notes:
+            if n.span is None:
+                out.append(f"  note: {n.message}")
+                continue
+            out.append(f"{_where(d.source, n.span, it)}: note: {n.message}")
+            if not n.span.line and it is not None:
+                idx = it.index_at_word(n.span.word)
+                if idx is not None:
+                    out.append(f"  {it.render(module.instructions[idx])}")  # type: ignore[union-attr]
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def _span_dict(span: Span | None) -> dict:
+    if span is None:
+        return {}
+    if span.line:
+        return {"line": span.line, "column": span.col, "end_column": span.end_col or span.col + 1}
+    return {"word": span.word}
+
+
+def diagnostic_dict(d: Diagnostic, module: Module | None = None, it: InstructionText | None = None) -> dict:
+    """A JSON-ready dict of one finding."""
+    out = {"severity": d.severity, "rule": d.rule, "message": d.message, "file": d.source,
+           **_span_dict(d.span), "instruction_index": d.instruction_index,
+           "notes": [{"message": n.message, **_span_dict(n.span)} for n in d.notes]}
+    if module is not None and module.text is None and d.instruction_index is not None and it is not None:
+        out["instruction"] = it.render(module.instructions[d.instruction_index])
+    return out
+
+
+def file_result(path: str, diags: list[Diagnostic], module: Module | None, werror: bool = False) -> dict:
+    """The JSON record of one validated file (also what `lint` workers send back)."""
+    it = InstructionText(module) if module is not None and module.text is None else None
+    errors = sum(d.severity == "error" for d in diags)
+    warnings = sum(d.severity == "warning" for d in diags)
+    return {"file": path, "valid": errors == 0 and not (werror and warnings), "errors": errors,
+            "warnings": warnings, "diagnostics": [diagnostic_dict(d, module, it) for d in diags]}
+
+
+def format_json(results: list[dict]) -> str:
+    return json.dumps({"tool": "spvcoop", "format_version": 1, "files": results}, indent=2) + "\n"
+
+
+_LEVEL = {"error": "error", "warning": "warning", "note": "note"}
+
+
+def _sarif_location(file: str, d: dict) -> dict:
+    region: dict = {}
+    if "line" in d:
+        region = {"startLine": d["line"], "startColumn": d["column"], "endColumn": d.get("end_column", d["column"] + 1)}
+    elif "word" in d:
+        region = {"byteOffset": d["word"] * 4, "byteLength": 4}
+    phys: dict = {"artifactLocation": {"uri": file}}
+    if region:
+        phys["region"] = region
+    return {"physicalLocation": phys}
+
+
+def format_sarif(results: list[dict]) -> str:
+    """SARIF 2.1.0 log with one run; rules carry the spec sentence as fullDescription."""
+    from . import RULES
+    from .. import __version__
+    used = sorted({d["rule"] for r in results for d in r["diagnostics"] if d["rule"]})
+    index = {rid: i for i, rid in enumerate(used)}
+    rules = []
+    for rid in used:
+        r = RULES.get(rid)
+        rules.append({"id": rid, "name": rid.replace(".", "_"),
+                      "shortDescription": {"text": rid},
+                      "fullDescription": {"text": (r.spec if r else rid)},
+                      "defaultConfiguration": {"level": _LEVEL.get(r.severity if r else "error", "error")},
+                      "properties": {"source": r.source if r else ""}})
+    out_results = []
+    for r in results:
+        for d in r["diagnostics"]:
+            res = {"ruleId": d["rule"] or "spvcoop", "level": _LEVEL.get(d["severity"], "note"),
+                   "message": {"text": d["message"]}, "locations": [_sarif_location(r["file"], d)]}
+            if d["rule"] in index:
+                res["ruleIndex"] = index[d["rule"]]
+            related = [dict(_sarif_location(r["file"], n), id=k, message={"text": n["message"]})
+                       for k, n in enumerate(d["notes"]) if "line" in n or "word" in n]
+            if related:
+                res["relatedLocations"] = related
+            out_results.append(res)
+    log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
+           "runs": [{"tool": {"driver": {"name": "spvcoop", "version": __version__,
+                                         "informationUri": "https://github.com/spvcoop/spvcoop",
+                                         "rules": rules}},
+                     "results": out_results}]}
+    return json.dumps(log, indent=2) + "\n"
+
+
+def _gh_escape(s: str, prop: bool = False) -> str:
+    s = s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        s = s.replace(":", "%3A").replace(",", "%2C")
+    return s
+
+
+def format_github(results: list[dict]) -> str:
+    """GitHub Actions workflow commands: `::error file=F,line=L,col=C,title=RULE::message`."""
+    out = []
+    for r in results:
+        for d in r["diagnostics"]:
+            level = d["severity"] if d["severity"] in ("error", "warning") else "notice"
+            props = [f"file={_gh_escape(r['file'], True)}"]
+            if "line" in d:
+                props += [f"line={d['line']}", f"col={d['column']}", f"endColumn={d['end_column']}"]
+            if d["rule"]:
+                props.append(f"title={_gh_escape(d['rule'], True)}")
+            msg = d["message"]
+            if "instruction" in d:
+                msg += f" [{d['instruction']}]"
+            notes = "".join(f"\n{n['message']}" for n in d["notes"])
+            out.append(f"::{level} {','.join(props)}::{_gh_escape(msg + notes)}")
+    return "\n".join(out) + ("\n" if out else "")
