@@ -1,0 +1,18 @@
+"""Layout models: which invocation holds which element of a cooperative matrix.
+
+    >>> from spvcoop.layouts import load_model
+    >>> lay = load_model("nvidia").layout("f16", 16, 16, "a")
+    >>> lay.length, lay.lanes()[0][:2]
+    (8, [(0, 0), (0, 1)])
+
+Component names: f16, bf16, f32, f64 (floats), s8, s16, s32, s64 (signed ints),
+u8, u16, u32, u64 (unsigned ints). Uses: "a", "b", "acc" (KHR) or None (NV
+types, which have no use). See layout.py for padding and replication semantics.
+"""
+from __future__ import annotations
+
+from .layout import COMPONENTS, USES, Layout, LayoutError, normalize_use
+from .model import LayoutModel, builtin_models, load_model, parse_model
+
+__all__ = ["COMPONENTS", "USES", "Layout", "LayoutError", "LayoutModel", "builtin_models", "load_model",
+           "normalize_use", "parse_model"]

@@ -1,0 +1,400 @@
+"""Layout models: a YAML file of entries, each saying which types it covers and how.
+
+A model file::
+
+    name: nvidia
+    description: ...
+    subgroup_size: 32            # default S (omit for models that work for any S)
+    examples:                    # optional: types to list/diff when entries are open-ended
+      - {component: f16, rows: 16, cols: 16, use: a}
+    entries:
+      - name: a-acc-rows         # used in error messages and `layout list`
+        components: [f16, bf16]  # or 'any'
+        rows: 16                 # int, list, 'any' or {multiple_of: 8}
+        cols: [8, 16]
+        use: [a, acc]            # a, b, acc, none (NV types), or 'any'
+        subgroup_size: 32        # int, list or 'any' (default: the model's subgroup_size)
+        let: {w: "bits == 8 ? 4 : 2"}   # constants over R, C, S, bits
+        when: "C % (4 * w) == 0"        # extra condition over R, C, S, bits and let
+        formula: {length: ..., row: ..., col: ...}   # or table / iree / cute / linear / striped / shuffled
+
+The first entry that matches a type answers for it. Fixed-size entries are built
+and checked (coverage, equal lengths, ranges) when the file is loaded; open-ended
+ones when a type is first asked for. Every error names file:line and the entry.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from ..diagnostics import Diagnostic
+from .descriptors import KINDS, Descriptor, SpecError
+from .expr import Expr, ExprError, compile_expr
+from .layout import COMPONENTS, Layout, LayoutError, check_component, normalize_use
+from .yamlloc import load_yaml, span_of
+
+ENUM_LIMIT = 64   # open-ended ranges are enumerated up to this size for listing/diffing
+Type = tuple[str, int, int, "str | None", int]   # component, rows, cols, use, subgroup size
+
+
+@dataclass
+class Sizes:
+    """Which sizes match: a finite set, multiples of n, or anything."""
+    values: tuple[int, ...] | None = None
+    multiple_of: int | None = None
+
+    def __contains__(self, n: int) -> bool:
+        if self.values is not None:
+            return n in self.values
+        if self.multiple_of is not None:
+            return n > 0 and n % self.multiple_of == 0
+        return n > 0
+
+    @property
+    def finite(self) -> bool:
+        return self.values is not None
+
+    def enumerate(self) -> list[int]:
+        if self.values is not None:
+            return list(self.values)
+        step = self.multiple_of or 1
+        return [n for n in range(step, ENUM_LIMIT + 1, step) if self.multiple_of or n & (n - 1) == 0]
+
+    def __str__(self) -> str:
+        if self.values is not None:
+            return "|".join(map(str, self.values))
+        return f"k*{self.multiple_of}" if self.multiple_of else "any"
+
+
+@dataclass
+class Entry:
+    name: str
+    components: tuple[str, ...] | None
+    rows: Sizes
+    cols: Sizes
+    uses: tuple | None          # None = any use (including none)
+    sizes: Sizes                # subgroup sizes
+    let: list[tuple[str, Expr]]
+    when: Expr | None
+    desc: Descriptor
+    mark: Any
+    source: str
+
+    def constants(self, component: str, rows: int, cols: int, use: str | None, S: int) -> dict:
+        env = {"R": rows, "C": cols, "S": S, "bits": COMPONENTS[component][0],
+               "component": component, "use": use}
+        for name, e in self.let:
+            env[name] = int(np.asarray(e.evaluate(env)).reshape(-1)[0])
+        return env
+
+    def matches(self, component: str, rows: int, cols: int, use: str | None, S: int) -> bool:
+        if self.components is not None and component not in self.components:
+            return False
+        if rows not in self.rows or cols not in self.cols or S not in self.sizes:
+            return False
+        if self.uses is not None and use not in self.uses:
+            return False
+        if self.when is not None:
+            try:
+                env = self.constants(component, rows, cols, use, S)
+                return bool(np.asarray(self.when.evaluate(env)).reshape(-1)[0])
+            except ExprError as e:
+                raise self.error(f"'when' cannot be evaluated for {component} {rows}x{cols}: {e}") from None
+        return True
+
+    def error(self, message: str) -> LayoutError:
+        return LayoutError(f"entry '{self.name}': {message}", self.source, span_of(self.mark))
+
+    def describe(self) -> str:
+        comps = ",".join(self.components) if self.components else "any component"
+        uses = "any use" if self.uses is None else "use " + ",".join("none" if u is None else u for u in self.uses)
+        s = f"{comps} {self.rows}x{self.cols} {uses} S={self.sizes}"
+        if self.when is not None:
+            s += f" when {self.when.text}"
+        return f"{self.name}: {s} ({self.desc.kind})"
+
+    def types(self) -> Iterator[Type]:
+        """Concrete types of a finite entry (nothing when rows, cols or S are open-ended)."""
+        if not (self.rows.finite and self.cols.finite and self.sizes.finite):
+            return
+        comps = self.components or tuple(COMPONENTS)
+        uses = self.uses if self.uses is not None else ("a", "b", "acc", None)
+        for c in comps:
+            for r in self.rows.enumerate():
+                for k in self.cols.enumerate():
+                    for u in uses:
+                        for s in self.sizes.enumerate():
+                            if self.matches(c, r, k, u, s):
+                                yield (c, r, k, u, s)
+
+
+@dataclass
+class LayoutModel:
+    """A named set of layouts for cooperative-matrix types (see the module docstring)."""
+    name: str
+    description: str
+    default_subgroup_size: int | None
+    entries: list[Entry]
+    source: str
+    examples: list[Type] = field(default_factory=list)
+    seed: int | None = None
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def _find(self, component: str, rows: int, cols: int, use: str | None, S: int) -> Entry | None:
+        for e in self.entries:
+            if e.matches(component, rows, cols, use, S):
+                return e
+        return None
+
+    def _resolve(self, component: str, use: str | None, subgroup_size: int | None) -> tuple[str | None, int]:
+        check_component(component)
+        use = normalize_use(use)
+        S = subgroup_size if subgroup_size is not None else self.default_subgroup_size
+        if S is None:
+            raise LayoutError(f"layout model '{self.name}' has no default subgroup size: give one", self.source)
+        return use, int(S)
+
+    def defines(self, component: str, rows: int, cols: int, use: str | None = None,
+                subgroup_size: int | None = None) -> bool:
+        """Whether layout() would answer for this type (no guessing)."""
+        try:
+            use, S = self._resolve(component, use, subgroup_size)
+        except LayoutError:
+            return False
+        return self._find(component, int(rows), int(cols), use, S) is not None
+
+    def layout(self, component: str, rows: int, cols: int, use: str | None = None,
+               subgroup_size: int | None = None) -> Layout:
+        """The layout of one type; LayoutError when the model does not define it."""
+        use, S = self._resolve(component, use, subgroup_size)
+        rows, cols = int(rows), int(cols)
+        key = (component, rows, cols, use, S)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        entry = self._find(*key)
+        if entry is None:
+            what = f"{component} {rows}x{cols}" + (f" use {use}" if use else " (no use)") + f" at subgroup size {S}"
+            listing = "; ".join(e.describe() for e in self.entries[:6])
+            raise LayoutError(f"layout model '{self.name}' does not define {what}. It defines: {listing}",
+                              self.source)
+        out = build_entry(entry, component, rows, cols, use, S, self.name, self.seed)
+        self._cache[key] = out
+        return out
+
+    def types(self) -> list[Type]:
+        """Concrete types to list or diff: the finite entries' types, then the examples."""
+        seen: dict[Type, None] = {}
+        for e in self.entries:
+            for t in e.types():
+                seen.setdefault(t, None)
+        for t in self.examples:
+            if self.defines(*t):
+                seen.setdefault(t, None)
+        return list(seen)
+
+
+def build_entry(entry: Entry, component: str, rows: int, cols: int, use: str | None, S: int,
+                model: str, seed: int | None = None) -> Layout:
+    """Build and check one layout; any problem becomes a LayoutError at the entry's line."""
+    what = f"{component} {rows}x{cols}" + (f" use {use}" if use else "") + f" S={S}"
+    try:
+        env = entry.constants(component, rows, cols, use, S)
+        env["seed"] = seed
+        row, col = entry.desc.build(env)
+    except (SpecError, ExprError) as e:
+        raise entry.error(f"{what}: {e}") from None
+    lay = Layout(rows, cols, S, np.ascontiguousarray(row, dtype=np.int64),
+                 np.ascontiguousarray(col, dtype=np.int64), model, component, use)
+    problems = lay.problems()
+    if problems:
+        raise entry.error(f"{what}: " + "; ".join(problems))
+    return lay
+
+
+# ---------------------------------------------------------------- loading
+
+def _where(source: str, node: Any, key: Any = None, column_offset: int | None = None):
+    mark = None
+    if isinstance(key, tuple) and len(key) == 2 and key[0] == "item" and hasattr(node, "item_marks"):
+        if 0 <= key[1] < len(node.item_marks):
+            mark = node.item_marks[key[1]]
+    elif key is not None and hasattr(node, "key_marks"):
+        mark = node.key_marks.get(key)
+    if mark is None:
+        mark = getattr(node, "mark", None)
+    span = span_of(mark)
+    if span is not None and column_offset:
+        # the expression's column inside a one-line scalar (quoted scalars start one column later)
+        span = span._replace(col=span.col + column_offset - 1, end_col=span.col + column_offset)
+    return span
+
+
+def _sizes(value: Any, what: str, where: tuple) -> Sizes:
+    if value is None or value == "any":
+        return Sizes()
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return Sizes((value,))
+    if isinstance(value, list) and value and all(isinstance(v, int) and not isinstance(v, bool) and v > 0
+                                                 for v in value):
+        return Sizes(tuple(value))
+    if isinstance(value, dict) and set(value) == {"multiple_of"} and isinstance(value["multiple_of"], int) \
+            and value["multiple_of"] > 0:
+        return Sizes(multiple_of=value["multiple_of"])
+    raise SpecError(f"{what} must be a positive integer, a list of them, 'any' or {{multiple_of: n}}; "
+                    f"got {value!r}", *where)
+
+
+ENTRY_KEYS = {"name", "components", "component", "rows", "cols", "use", "subgroup_size", "let", "when",
+              "description"}
+
+
+def _parse_entry(raw: Any, n: int, entries_node: Any, source: str, default_S: int | None) -> Entry:
+    if not isinstance(raw, dict):
+        raise SpecError(f"entry {n} must be a mapping", entries_node, ("item", n))
+    name = str(raw.get("name", f"#{n}"))
+    kinds = [k for k in raw if k in KINDS]
+    unknown = [k for k in raw if k not in KINDS and k not in ENTRY_KEYS]
+    if unknown:
+        from ..diagnostics import did_you_mean
+        k = unknown[0]
+        raise SpecError(f"entry '{name}': unknown key '{k}'{did_you_mean(str(k), list(KINDS) + sorted(ENTRY_KEYS))}",
+                        raw, k)
+    if len(kinds) != 1:
+        raise SpecError(f"entry '{name}' needs exactly one description ({', '.join(KINDS)}), "
+                        f"found {len(kinds) or 'none'}", entries_node, ("item", n))
+    comps = raw.get("components", raw.get("component", "any"))
+    ckey = "components" if "components" in raw else "component"
+    if comps == "any":
+        components = None
+    else:
+        if isinstance(comps, str):
+            comps = [comps]
+        if not isinstance(comps, list) or not comps:
+            raise SpecError(f"entry '{name}': components must be a list of names or 'any'", raw, ckey)
+        for c in comps:
+            if c not in COMPONENTS:
+                from ..diagnostics import did_you_mean
+                raise SpecError(f"entry '{name}': unknown component '{c}'{did_you_mean(str(c), COMPONENTS)} "
+                                f"(known: {', '.join(COMPONENTS)})", raw, ckey)
+        components = tuple(comps)
+    uses_raw = raw.get("use", "any")
+    if uses_raw == "any":
+        uses = None
+    else:
+        if not isinstance(uses_raw, list):
+            uses_raw = [uses_raw]
+        try:
+            uses = tuple(normalize_use(u) for u in uses_raw)
+        except LayoutError as e:
+            raise SpecError(f"entry '{name}': {e.diagnostics[0].message}", raw, "use") from None
+    sizes = _sizes(raw.get("subgroup_size", default_S if default_S is not None else "any"),
+                   f"entry '{name}': subgroup_size", (raw, "subgroup_size"))
+    rows = _sizes(raw.get("rows", "any"), f"entry '{name}': rows", (raw, "rows"))
+    cols = _sizes(raw.get("cols", "any"), f"entry '{name}': cols", (raw, "cols"))
+    let = []
+    let_raw = raw.get("let") or {}
+    if not isinstance(let_raw, dict):
+        raise SpecError(f"entry '{name}': let must be a mapping name: expression", raw, "let")
+    for k, v in let_raw.items():
+        try:
+            e = compile_expr(str(v))
+        except ExprError as ex:
+            raise SpecError(f"entry '{name}': let '{k}': {ex}", let_raw, k, ex.column) from None
+        let.append((str(k), e))
+    when = None
+    if "when" in raw:
+        try:
+            when = compile_expr(str(raw["when"]))
+        except ExprError as ex:
+            raise SpecError(f"entry '{name}': when: {ex}", raw, "when", ex.column) from None
+    kind = kinds[0]
+    try:
+        desc = KINDS[kind](raw[kind], raw, kind)
+    except SpecError as e:
+        e.args = (f"entry '{name}': {e.args[0]}",)
+        raise
+    return Entry(name, components, rows, cols, uses, sizes, let, when, desc,
+                 getattr(raw, "mark", None), source)
+
+
+def parse_model(text: str, source: str, seed: int | None = None) -> LayoutModel:
+    """Parse and check a model file's text (errors: LayoutError at file:line)."""
+    data = load_yaml(text, source)
+    try:
+        return _parse_model(data, source, seed)
+    except SpecError as e:
+        raise LayoutError(Diagnostic("error", str(e.args[0]), _where(source, e.node, e.key, e.column_offset),
+                                     source=source)) from None
+
+
+def _parse_model(data: Any, source: str, seed: int | None) -> LayoutModel:
+    if not isinstance(data, dict):
+        raise SpecError("a layout model file must be a mapping with 'name' and 'entries'", data)
+    unknown = set(data) - {"name", "description", "subgroup_size", "entries", "examples", "sources"}
+    if unknown:
+        k = sorted(map(str, unknown))[0]
+        raise SpecError(f"unknown top-level key '{k}' (known: name, description, subgroup_size, entries, "
+                        f"examples, sources)", data, k)
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        raise SpecError("the model needs a 'name' (a string)", data, "name" if "name" in data else None)
+    S = data.get("subgroup_size")
+    if S is not None and (not isinstance(S, int) or isinstance(S, bool) or S < 1):
+        raise SpecError("subgroup_size must be a positive integer", data, "subgroup_size")
+    raw_entries = data.get("entries")
+    if not isinstance(raw_entries, list) or not raw_entries:
+        raise SpecError("the model needs a non-empty 'entries' list", data, "entries" if "entries" in data else None)
+    entries = [_parse_entry(raw, n, raw_entries, source, S) for n, raw in enumerate(raw_entries)]
+    examples = []
+    for n, ex in enumerate(data.get("examples") or []):
+        if not isinstance(ex, dict) or not {"component", "rows", "cols"} <= set(ex):
+            raise SpecError("examples must be mappings with component, rows, cols (and use, subgroup_size)",
+                            data["examples"], ("item", n))
+        examples.append((ex["component"], ex["rows"], ex["cols"], normalize_use(ex.get("use")),
+                         ex.get("subgroup_size", S)))
+    model = LayoutModel(name, str(data.get("description", "")).strip(), S, entries, source, examples, seed)
+    # Fixed-size entries are checked now, so a bad table fails at load time.
+    for e in entries:
+        if e.desc.kind == "table" or (e.rows.finite and e.cols.finite and e.sizes.finite
+                                      and e.components is not None and e.when is None):
+            comps = e.components or ("f32",)
+            uses = e.uses if e.uses is not None else (None,)
+            for r in e.rows.enumerate():
+                for c in e.cols.enumerate():
+                    for s in e.sizes.enumerate():
+                        build_entry(e, comps[0], r, c, uses[0], s, name, seed)
+    return model
+
+
+# ---------------------------------------------------------------- lookup
+
+MODELS_DIR = Path(__file__).with_name("models")
+
+
+def builtin_models() -> list[str]:
+    """Names of the models shipped inside the package."""
+    return sorted(p.stem for p in MODELS_DIR.glob("*.yaml"))
+
+
+def load_model(name_or_path: str, seed: int | None = None) -> LayoutModel:
+    """A built-in model by name, or a user's YAML file by path. `seed` feeds `shuffled` entries."""
+    from ..diagnostics import did_you_mean
+    p = Path(name_or_path)
+    if name_or_path in builtin_models():
+        p = MODELS_DIR / f"{name_or_path}.yaml"
+        source = f"<builtin>/{p.name}"
+    elif p.suffix in (".yaml", ".yml") or p.exists():
+        source = str(name_or_path)
+    else:
+        raise LayoutError(f"unknown layout model '{name_or_path}'{did_you_mean(name_or_path, builtin_models())}; "
+                          f"built-in models: {', '.join(builtin_models())} (or give a path to a .yaml file)")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise LayoutError(f"cannot read layout model: {getattr(e, 'strerror', None) or e}", str(name_or_path)) \
+            from None
+    return parse_model(text, source, seed)
