@@ -9,17 +9,17 @@ the instruction and of every operand (so diagnostics can point at a column).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Union
+from typing import Iterator, NamedTuple, Union
 
 from .spirv_grammar import InstructionSpec, load as load_grammar
 
 MAGIC = 0x07230203
 
 
-@dataclass(slots=True)
-class Span:
+class Span(NamedTuple):
     """Where something came from: 1-based line and column in a text file, or,
-    for a binary, the word offset (line = 0)."""
+    for a binary, the word offset (line = 0). A tuple, because modules have
+    millions of them and tuples are cheap to make."""
     line: int
     col: int
     end_col: int = 0

@@ -31,14 +31,8 @@ class InstructionSpec:
     extensions: tuple[str, ...]
     version: str
     aliases: tuple[str, ...] = ()
-
-    @property
-    def has_result(self) -> bool:
-        return any(o.kind == "IdResult" for o in self.operands)
-
-    @property
-    def has_result_type(self) -> bool:
-        return any(o.kind == "IdResultType" for o in self.operands)
+    has_result: bool = False
+    has_result_type: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,10 +172,13 @@ def _operand_kinds(raw: list[dict]) -> dict[str, OperandKind]:
 
 
 def _instruction_spec(i: dict) -> InstructionSpec:
-    return InstructionSpec(i["opname"], i["opcode"], _operand_specs(i.get("operands")),
+    operands = _operand_specs(i.get("operands"))
+    return InstructionSpec(i["opname"], i["opcode"], operands,
                            i.get("class", ""), tuple(i.get("capabilities", ())),
                            tuple(i.get("extensions", ())), i.get("version", ""),
-                           tuple(i.get("aliases", ())))
+                           tuple(i.get("aliases", ())),
+                           any(o.kind == "IdResult" for o in operands),
+                           any(o.kind == "IdResultType" for o in operands))
 
 
 @functools.lru_cache(maxsize=None)

@@ -8,6 +8,7 @@ the result (OpConstant) or of the selector (OpSwitch).
 """
 from __future__ import annotations
 
+import re
 from collections import deque
 
 from .binary import encode_string
@@ -15,7 +16,7 @@ from .diagnostics import Diagnostic, Note, SpvError, did_you_mean
 from .literals import LiteralError, float_words, int_words, parse_float, parse_int
 from .module import Header, Instruction, Module, Operand, Span
 from .spirv_grammar import Grammar, InstructionSpec, OperandSpec, load as load_grammar
-from .tokenizer import Token, group_instructions, tokenize
+from .tokenizer import Token, group_instructions, token_span, tokenize
 
 # --target-env -> version word (spirv-as 2025.5, measured)
 TARGET_ENVS = {
@@ -34,11 +35,14 @@ TARGET_ENVS = {
 GENERATOR_SPIRV_TOOLS_ASSEMBLER = 0x00070000
 
 _TYPE_OPCODES_PREFIX = "OpType"
+_ID_NAME = re.compile(r"[A-Za-z0-9_]+\Z")
+_ID_KINDS = frozenset({"IdRef", "IdScope", "IdMemorySemantics"})
+_new_span = tuple.__new__
 
 
 def _string_value(tok: Token) -> str:
     """A quoted string: a backslash makes the next character literal and is dropped."""
-    body = tok.text[1:-1]
+    body = tok[1][1:-1]
     if "\\" not in body:
         return body
     out = []
@@ -64,8 +68,8 @@ class _Ids:
         self.next = 1
         if preserve_numeric:
             for t in tokens:
-                if t.type in ("ID", "RESULT"):
-                    name = t.text[1:]
+                if t[0] in ("ID", "RESULT"):
+                    name = t[1][1:]
                     if name.isdigit():
                         self.numbers[name] = int(name)
                         self.used.add(int(name))
@@ -99,9 +103,10 @@ class Assembler:
         self.type_ids: dict[int, Token] = {}
         self.ext_sets: dict[int, str] = {}
         self.value_types: dict[int, int] = {}  # result id -> result type id (for OpSwitch selectors)
+        self.plans: dict[int, tuple[OperandSpec, ...]] = {}  # opcode -> operands after the result id
 
     def fail(self, message: str, tok: Token | None, notes: list[Note] | None = None) -> SpvError:
-        span = tok.span() if tok is not None else None
+        span = token_span(tok) if tok is not None else None
         return SpvError(Diagnostic("error", message, span, notes=notes or [], source=self.source))
 
     # ---- driver ----
@@ -121,9 +126,9 @@ class Assembler:
             inst.index = len(instructions)
             instructions.append(inst)
             if rest:
-                if rest[0].type != "RAW":
+                if rest[0][0] != "RAW":
                     raise self.fail(f"Expected <opcode> or <result-id> at the beginning of an "
-                                    f"instruction, found '{rest[0].text}'.", rest[0])
+                                    f"instruction, found '{rest[0][1]}'.", rest[0])
                 pending.appendleft(rest)
         bound = max(self.ids.used, default=0) + 1
         names = {v: k for k, v in self.ids.numbers.items()}
@@ -131,53 +136,56 @@ class Assembler:
         return Module(header, instructions, self.source, self.text, names)
 
     def id_of(self, tok: Token) -> int:
-        name = tok.text[1:]
-        if not name or not all(c.isalnum() or c == "_" for c in name) or not name.isascii():
+        name = tok[1][1:]
+        n = self.ids.numbers.get(name)
+        if n is not None:
+            return n
+        if not _ID_NAME.match(name):
             raise self.fail(f"Invalid ID {name}", tok)
         return self.ids.get(name)
 
     # ---- one instruction ----
     def instruction(self, group: list[Token]) -> tuple[Instruction, list[Token]]:
         first = group[0]
-        if first.type == "RAW":
+        if first[0] == "RAW":
             return self.raw_instruction(group), []
         result_tok = None
         i = 0
-        if first.type == "RESULT":
+        if first[0] == "RESULT":
             result_tok = first
-            if len(group) < 3 or group[2].type != "OPNAME":
-                found = f" but found '{group[2].text}'" if len(group) > 2 else ""
-                raise self.fail(f"Expected opcode after '=' following result id {first.text}{found}.",
+            if len(group) < 3 or group[2][0] != "OPNAME":
+                found = f" but found '{group[2][1]}'" if len(group) > 2 else ""
+                raise self.fail(f"Expected opcode after '=' following result id {first[1]}{found}.",
                                 group[2] if len(group) > 2 else group[1])
             i = 2
-        elif first.type != "OPNAME":
-            if first.type == "RESULT" or first.type == "ID":
-                raise self.fail(f"'=' expected after result id {first.text}.", first)
+        elif first[0] != "OPNAME":
+            if first[0] == "RESULT" or first[0] == "ID":
+                raise self.fail(f"'=' expected after result id {first[1]}.", first)
             raise self.fail(f"Expected <opcode> or <result-id> at the beginning of an instruction, "
-                            f"found '{first.text}'.", first)
+                            f"found '{first[1]}'.", first)
         op_tok = group[i]
-        spec = self.g.instructions.get(op_tok.text)
+        spec = self.g.instructions.get(op_tok[1])
         if spec is None:
-            raise self.fail(f"Invalid Opcode name '{op_tok.text}'{did_you_mean(op_tok.text, self.g.instructions)}",
+            raise self.fail(f"Invalid Opcode name '{op_tok[1]}'{did_you_mean(op_tok[1], self.g.instructions)}",
                             op_tok)
-        inst = Instruction(spec.opname, spec.opcode, span=op_tok.span())
+        inst = Instruction(spec.opname, spec.opcode, span=token_span(op_tok))
         if result_tok is not None:
-            inst.span = Span(result_tok.line, result_tok.col, op_tok.col + len(op_tok.text)) \
-                if result_tok.line == op_tok.line else result_tok.span()
+            inst.span = Span(result_tok[2], result_tok[3], op_tok[3] + len(op_tok[1])) \
+                if result_tok[2] == op_tok[2] else token_span(result_tok)
         operands = group[i + 1:]
         if spec.has_result:
             if result_tok is None:
-                raise self.fail(f"Expected <result-id> at the beginning of an instruction, found '{op_tok.text}'.",
+                raise self.fail(f"Expected <result-id> at the beginning of an instruction, found '{op_tok[1]}'.",
                                 op_tok)
             inst.result_id = self.id_of(result_tok)
             if spec.opname.startswith(_TYPE_OPCODES_PREFIX):
                 if inst.result_id in self.type_ids:
                     prev = self.type_ids[inst.result_id]
                     raise self.fail(f"Value {inst.result_id} has already been used to generate a type",
-                                    result_tok, [Note(f"{prev.text} first defined here", prev.span())])
+                                    result_tok, [Note(f"{prev[1]} first defined here", token_span(prev))])
                 self.type_ids[inst.result_id] = result_tok
         elif result_tok is not None:
-            raise self.fail(f"Cannot set ID {result_tok.text} because {spec.opname} does not produce a result ID.",
+            raise self.fail(f"Cannot set ID {result_tok[1]} because {spec.opname} does not produce a result ID.",
                             result_tok)
         self.cur_tokens = operands or [op_tok]
         rest = self.operands(inst, spec, operands, op_tok)
@@ -200,12 +208,53 @@ class Assembler:
             self.value_types[inst.result_id] = inst.result_type
 
     def operands(self, inst: Instruction, spec: InstructionSpec, toks: list[Token], op_tok: Token) -> list[Token]:
-        expected: deque[OperandSpec] = deque(o for o in spec.operands if o.kind != "IdResult")
-        pos = 0
+        plan = self.plans.get(spec.opcode)
+        if plan is None:
+            ops = tuple(o for o in spec.operands if o.kind != "IdResult")
+            lead = 0  # how many leading operands are required ids (the fast path below)
+            while lead < len(ops) and not ops[lead].quantifier and (
+                    ops[lead].kind in _ID_KINDS or ops[lead].kind == "IdResultType"):
+                lead += 1
+            plan = self.plans[spec.opcode] = (ops, lead)
+        ops, lead = plan
         n = len(toks)
+        numbers = self.ids.numbers
+        append = inst.operands.append
+        pos = 0
+        while pos < lead and pos < n:
+            tok = toks[pos]
+            if tok[0] != "ID":
+                break
+            v = numbers.get(tok[1][1:])
+            if v is None:
+                v = self.id_of(tok)
+            kind = ops[pos].kind
+            if kind == "IdResultType":
+                inst.result_type = v
+            else:
+                text = tok[1]
+                col = tok[3]
+                append(Operand(kind, v, (v,), _new_span(Span, (tok[2], col, col + len(text), -1)), text))
+            pos += 1
+        if pos == len(ops):
+            return toks[pos:]
+        expected: deque[OperandSpec] = deque(ops[pos:])
         self.ext_kinds = None
         while expected:
             o = expected.popleft()
+            if pos < n:
+                # the common case first: an id operand, already numbered
+                tok = toks[pos]
+                if tok[0] == "ID" and o.kind in _ID_KINDS:
+                    v = numbers.get(tok[1][1:])
+                    if v is not None:
+                        text = tok[1]
+                        col = tok[3]
+                        append(Operand(o.kind, v, (v,), _new_span(Span, (tok[2], col, col + len(text), -1)), text))
+                        pos += 1
+                        if o.quantifier == "*":
+                            expected.appendleft(o)
+                        continue
             if pos >= n:
                 if o.quantifier:
                     continue
@@ -214,7 +263,7 @@ class Assembler:
                                 toks[-1] if toks else op_tok,
                                 [Note(f"missing operand '{o.name or o.kind}' ({o.kind})")])
             tok = toks[pos]
-            if tok.type == "RAW":
+            if tok[0] == "RAW":
                 # !<integer>: the word verbatim, then raw mode for the rest of the instruction
                 for t in toks[pos:]:
                     self.raw_operand(inst, t)
@@ -236,8 +285,8 @@ class Assembler:
             self.push(inst, kind, self.expect_id(tok), None, tok)
             return pos + 1
         if kind == "LiteralString":
-            if tok.type != "STRING":
-                raise self.fail(f"Expected string literal, found '{tok.text}'.", tok)
+            if tok[0] != "STRING":
+                raise self.fail(f"Expected string literal, found '{tok[1]}'.", tok)
             s = _string_value(tok)
             self.push(inst, kind, s, encode_string(s), tok)
             return pos + 1
@@ -254,10 +303,10 @@ class Assembler:
         if kind == "LiteralExtInstInteger":
             return self.ext_inst(inst, tok, pos, expected)
         if kind == "LiteralSpecConstantOpInteger":
-            target = self.g.instructions.get("Op" + tok.text) if tok.type == "WORD" else None
-            if target is None or tok.text.startswith("Op"):
-                hint = did_you_mean("Op" + tok.text, self.g.instructions) if tok.type == "WORD" else ""
-                raise self.fail(f"Invalid Opcode name '{tok.text}' (OpSpecConstantOp takes the opcode "
+            target = self.g.instructions.get("Op" + tok[1]) if tok[0] == "WORD" else None
+            if target is None or tok[1].startswith("Op"):
+                hint = did_you_mean("Op" + tok[1], self.g.instructions) if tok[0] == "WORD" else ""
+                raise self.fail(f"Invalid Opcode name '{tok[1]}' (OpSpecConstantOp takes the opcode "
                                 f"name without 'Op'){hint.replace(' Op', ' ').replace(chr(39) + 'Op', chr(39))}", tok)
             self.push(inst, kind, target.opcode, (target.opcode,), tok)
             expected.extendleft(reversed([s for s in target.operands
@@ -273,24 +322,24 @@ class Assembler:
             expected.extendleft(reversed([OperandSpec(b, "", "") for b in okind.bases]))
             return pos
         if okind.category == "ValueEnum":
-            if tok.type != "WORD":
-                raise self.fail(f"Invalid {_kind_words(kind)} '{tok.text}'.", tok)
-            e = okind.by_name.get(tok.text)
+            if tok[0] != "WORD":
+                raise self.fail(f"Invalid {_kind_words(kind)} '{tok[1]}'.", tok)
+            e = okind.by_name.get(tok[1])
             if e is None:
-                raise self.fail(f"Invalid {_kind_words(kind)} '{tok.text}'.{did_you_mean(tok.text, okind.by_name)}",
+                raise self.fail(f"Invalid {_kind_words(kind)} '{tok[1]}'.{did_you_mean(tok[1], okind.by_name)}",
                                 tok)
             self.push(inst, kind, e.value, (e.value,), tok)
             expected.extendleft(reversed(e.parameters))
             return pos + 1
         if okind.category == "BitEnum":
-            if tok.type != "WORD":
-                raise self.fail(f"Invalid {_kind_words(kind)} operand '{tok.text}'.", tok)
+            if tok[0] != "WORD":
+                raise self.fail(f"Invalid {_kind_words(kind)} operand '{tok[1]}'.", tok)
             value = 0
             params = []
-            for part in tok.text.split("|"):
+            for part in tok[1].split("|"):
                 e = okind.by_name.get(part)
                 if e is None:
-                    raise self.fail(f"Invalid {_kind_words(kind)} operand '{tok.text}'."
+                    raise self.fail(f"Invalid {_kind_words(kind)} operand '{tok[1]}'."
                                     f"{did_you_mean(part, okind.by_name)}", tok)
                 value |= e.value
             for bit in range(32):
@@ -304,20 +353,21 @@ class Assembler:
         raise self.fail(f"unsupported operand kind {kind}", tok)
 
     def push(self, inst: Instruction, kind: str, value, words, tok: Token) -> None:
+        text = tok[1]
         inst.operands.append(Operand(kind, value, tuple(words) if words is not None else (value,),
-                                     tok.span(), tok.text))
+                                     _new_span(Span, (tok[2], tok[3], tok[3] + len(text), -1)), text))
 
     def expect_id(self, tok: Token) -> int:
-        if tok.type not in ("ID", "RESULT"):
-            raise self.fail(f"Expected id to start with %, found '{tok.text}'.", tok)
+        if tok[0] not in ("ID", "RESULT"):
+            raise self.fail(f"Expected id to start with %, found '{tok[1]}'.", tok)
         return self.id_of(tok)
 
     def literal(self, tok: Token, parse):
-        if tok.type != "WORD":
-            what = "string" if tok.type == "STRING" else tok.text
+        if tok[0] != "WORD":
+            what = "string" if tok[0] == "STRING" else tok[1]
             raise self.fail(f"Expected a literal number, found {what!r}.", tok)
         try:
-            return parse(tok.text)
+            return parse(tok[1])
         except LiteralError as e:
             raise self.fail(str(e), tok) from None
 
@@ -362,9 +412,9 @@ class Assembler:
             expected.clear()
             expected.append(OperandSpec("IdRef", "*", ""))
             return pos + 1
-        espec = ext.instructions.get(tok.text)
+        espec = ext.instructions.get(tok[1])
         if espec is None:
-            if tok.type == "WORD" and tok.text[:1].isdigit() and set_name.startswith("NonSemantic."):
+            if tok[0] == "WORD" and tok[1][:1].isdigit() and set_name.startswith("NonSemantic."):
                 # NonSemantic sets also take instruction numbers
                 v = self.literal(tok, lambda t: parse_int(t, 32, False))
                 espec = ext.by_opcode.get(v)
@@ -373,8 +423,8 @@ class Assembler:
                 expected.extend(espec.operands if espec else [OperandSpec("IdRef", "*", "")])
                 self.ext_kinds = ext.operand_kinds
                 return pos + 1
-            raise self.fail(f"Invalid extended instruction name '{tok.text}'."
-                            f"{did_you_mean(tok.text, ext.instructions)}", tok)
+            raise self.fail(f"Invalid extended instruction name '{tok[1]}'."
+                            f"{did_you_mean(tok[1], ext.instructions)}", tok)
         self.push(inst, "LiteralExtInstInteger", espec.opcode, (espec.opcode,), tok)
         expected.clear()
         expected.extend(espec.operands)
@@ -383,25 +433,25 @@ class Assembler:
 
     # ---- raw words ----
     def raw_operand(self, inst: Instruction, tok: Token) -> None:
-        if tok.type == "RAW":
-            v = self.raw_number(tok, tok.text[1:])
+        if tok[0] == "RAW":
+            v = self.raw_number(tok, tok[1][1:])
             self.push(inst, "Raw", v, (v,), tok)
-        elif tok.type == "STRING":
+        elif tok[0] == "STRING":
             s = _string_value(tok)
             self.push(inst, "LiteralString", s, encode_string(s), tok)
-        elif tok.type in ("ID", "RESULT"):
+        elif tok[0] in ("ID", "RESULT"):
             self.push(inst, "IdRef", self.id_of(tok), None, tok)
-        elif tok.type == "WORD":
-            v = self.raw_number(tok, tok.text)
+        elif tok[0] == "WORD":
+            v = self.raw_number(tok, tok[1])
             self.push(inst, "Raw", v, (v,), tok)
         else:
-            raise self.fail(f"Expected a number, string or id, found '{tok.text}'.", tok)
+            raise self.fail(f"Expected a number, string or id, found '{tok[1]}'.", tok)
 
     def raw_number(self, tok: Token, text: str) -> int:
         try:
             v = int(text, 0) if not (len(text) > 1 and text[0] == "0" and text[1].isdigit()) else int(text, 8)
         except ValueError:
-            raise self.fail(f"Invalid immediate integer: !{text}" if tok.type == "RAW"
+            raise self.fail(f"Invalid immediate integer: !{text}" if tok[0] == "RAW"
                             else f"Invalid immediate integer: {text}", tok) from None
         if not 0 <= v <= 0xFFFFFFFF:
             raise self.fail(f"Immediate {text} does not fit in a 32-bit word", tok)
@@ -409,7 +459,7 @@ class Assembler:
 
     def raw_instruction(self, group: list[Token]) -> Instruction:
         """`!<word> operands...`: a whole instruction as raw words; decoded afterwards."""
-        head = self.raw_number(group[0], group[0].text[1:])
+        head = self.raw_number(group[0], group[0][1][1:])
         words: list[int] = []
         tmp = Instruction("OpNop", 0)
         for t in group[1:]:
@@ -419,19 +469,19 @@ class Assembler:
         count, opcode = head >> 16, head & 0xFFFF
         spec = self.g.by_opcode.get(opcode)
         if spec is None or count != len(words) + 1:
-            inst = Instruction("OpUnknown", opcode, span=group[0].span())
-            inst.operands = [Operand("Raw", w, (w,), group[0].span()) for w in words]
+            inst = Instruction("OpUnknown", opcode, span=token_span(group[0]))
+            inst.operands = [Operand("Raw", w, (w,), token_span(group[0])) for w in words]
             # keep the header word exact
-            inst.operands.insert(0, Operand("RawHeader", head, (), group[0].span()))
+            inst.operands.insert(0, Operand("RawHeader", head, (), token_span(group[0])))
             return inst
         from .binary import BinaryReader
         reader = BinaryReader([], self.source, self.g)
         reader.types.types = self.numeric_types
         reader.ext_sets = self.ext_sets
         inst = reader.instruction(opcode, words, 0)
-        inst.span = group[0].span()
+        inst.span = token_span(group[0])
         for o in inst.operands:
-            o.span = group[0].span()
+            o.span = token_span(group[0])
         self.after(inst)
         return inst
 
