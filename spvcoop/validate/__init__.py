@@ -12,6 +12,7 @@ from . import coopmat_arith, coopmat_composite, coopmat_convert, coopmat_memory,
 from . import scopes, structure  # noqa: F401  (registers rules)
 from .index import ModuleIndex
 from .registry import BY_OPNAME, MODULE, RULES, Context, Rule
+from .shapes import ShapeKeys
 
 __all__ = ["validate", "RULES", "Rule", "ModuleIndex", "TARGET_ENVS"]
 
@@ -37,17 +38,27 @@ def validate(module: Module, target_env: str = "universal", spec_constants: dict
                     or op == "OpCapability"}
     else:
         relevant = {op: rs for op, rs in by_op.items() if op != MODULE}
+    shapes = ShapeKeys(ix)
+    clean: set[tuple] = set()
+    diags = ctx.diagnostics
     for inst in module.instructions:
         rules = relevant.get(inst.opname)
         if not rules:
             continue
+        key = shapes.key(inst)
+        if key is not None:
+            if key in clean:
+                continue  # an instruction of the same shape was checked and found clean
+            before = len(diags)
         for r in rules:
             ctx.current = r
             try:
                 r.func(ctx, inst)
-            except (IndexError, AttributeError, TypeError) as e:  # malformed instruction: say so, keep going
+            except (IndexError, AttributeError, TypeError, KeyError) as e:  # malformed: say so, keep going
                 ctx.report(inst, None, f"cannot check rule {r.id} on this malformed {inst.opname} ({e})",
                            severity="error", rule_id="structure.malformed")
+        if key is not None and len(diags) == before:
+            clean.add(key)
     ctx.current = None
     if profile is not None:
         from .profiles import check_profile, load_profile

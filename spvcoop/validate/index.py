@@ -23,6 +23,13 @@ SPEC_OPS = frozenset({"OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFal
                       "OpSpecConstantComposite", "OpSpecConstantOp", "OpSpecConstantCompositeReplicateEXT"})
 
 
+# Instructions the index records beyond definitions.
+_MODULE_LEVEL = frozenset({
+    "OpCapability", "OpExtension", "OpDecorate", "OpDecorateId", "OpMemberDecorate", "OpDecorateString",
+    "OpEntryPoint", "OpExecutionMode", "OpExecutionModeId", "OpMemoryModel", "OpName", "OpTypeForwardPointer",
+})
+
+
 @dataclass(frozen=True, slots=True)
 class Value:
     """An evaluated constant. `spec` is True when it depends on a spec constant that
@@ -120,8 +127,7 @@ class ModuleIndex:
                 else:
                     defs[rid] = inst
             op = inst.opname
-            if op.startswith("OpType") or op.startswith("OpConstant") or op.startswith("OpSpec") \
-                    or op.startswith("OpVariable") or op.startswith("OpFunction"):
+            if op not in _MODULE_LEVEL:
                 continue
             if op == "OpCapability" and inst.operands:
                 e = cap_kind.by_value.get(inst.operands[0].value)

@@ -6,6 +6,7 @@ work proportional to module size besides building the index)."""
 from __future__ import annotations
 
 from ..diagnostics import Note
+from .shapes import ID_KINDS
 from .registry import MODULE, RULES, Context, Rule, rule
 
 # Instructions whose id operands may name something defined later in the module.
@@ -55,7 +56,7 @@ def check_ids(ctx: Context, _inst) -> None:
                            [Note("defined here", t.span)], rule_id="structure.id.order")
         forward_ok = inst.opname in FORWARD_OK
         for o in inst.operands:
-            if not o.kind.startswith("Id"):
+            if o.kind not in ID_KINDS:
                 continue
             d = defs.get(o.value)
             if d is None:

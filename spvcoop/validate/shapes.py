@@ -1,0 +1,60 @@
+"""Shape keys: what the per-instruction rules can see of an instruction, as a hashable key.
+
+Large modules repeat the same instruction shapes (a load through the same kind of pointer,
+a MulAdd of the same types) thousands of times. Per-instruction rules only look at global
+ids (types, constants, variables), literal operands, and, for function-local values, their
+defining opcode and type (for pointers: the access chain that made them). Two instructions
+with the same key therefore get the same verdict, and a key found clean once is skipped
+afterwards. Instructions outside functions are never cached (each is checked).
+"""
+from __future__ import annotations
+
+from ..module import Instruction
+from .index import ModuleIndex
+
+# Local definitions whose own operands the rules follow (pointer provenance).
+_FOLLOWED = frozenset({"OpAccessChain", "OpInBoundsAccessChain", "OpPtrAccessChain", "OpCopyObject",
+                       "OpUntypedAccessChainKHR", "OpUntypedInBoundsAccessChainKHR"})
+
+
+ID_KINDS = frozenset({"IdRef", "IdScope", "IdMemorySemantics", "IdResultType", "IdResult"})
+
+
+class ShapeKeys:
+    def __init__(self, ix: ModuleIndex) -> None:
+        self.ix = ix
+        start = None
+        for inst in ix.module.instructions:
+            if inst.opname == "OpFunction":
+                start = inst.index
+                break
+        self.first_function = start if start is not None else len(ix.module.instructions)
+        self._shape: dict[int, object] = {}
+
+    def shape(self, id_: int, depth: int = 0) -> object:
+        s = self._shape.get(id_)
+        if s is not None:
+            return s
+        d = self.ix.defs.get(id_)
+        if d is None or d.index < self.first_function or d.opname in ("OpFunction", "OpLabel") or depth > 8:
+            s = id_
+        elif d.opname in _FOLLOWED:
+            s = (d.opname, d.result_type,
+                 tuple(self.shape(o.value, depth + 1) if o.kind in ID_KINDS else o.value for o in d.operands))
+        else:
+            s = (d.opname, d.result_type)
+        self._shape[id_] = s
+        return s
+
+    def key(self, inst: Instruction) -> tuple | None:
+        if inst.index < self.first_function:
+            return None
+        memo = self._shape
+        parts = []
+        for o in inst.operands:
+            if o.kind in ID_KINDS:
+                s = memo.get(o.value)
+                parts.append(s if s is not None else self.shape(o.value))
+            else:
+                parts.append(o.value)
+        return (inst.opname, inst.result_type, tuple(parts))
