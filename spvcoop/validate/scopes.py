@@ -29,10 +29,12 @@ def scope_constant(ctx: Context, _inst) -> None:
     for inst in ix.module.instructions:
         if inst.opname in SKIP:
             continue  # the type's Scope is checked by coopmat.type.*; SpecConstantOp operands are IdRef
+        seen: set[int] = set()
         for o in inst.operands:
             k = o.kind
-            if k != "IdScope" and k != "IdMemorySemantics":
+            if (k != "IdScope" and k != "IdMemorySemantics") or o.value in seen:
                 continue
+            seen.add(o.value)
             what = "Scope" if k == "IdScope" else "Memory Semantics"
             d = defs.get(o.value)
             if d is None:
