@@ -59,8 +59,8 @@ def int_words(value: int, width: int) -> tuple[int, ...]:
     return (v & 0xFFFFFFFF, v >> 32)
 
 
-def _round_fraction(value: Fraction, width: int) -> int | None:
-    """Bits of |value| rounded to nearest even in the format; None on overflow."""
+def _round_fraction(value: Fraction, width: int, truncate: bool = False) -> int | None:
+    """Bits of |value| rounded to nearest even (or toward zero) in the format; None on overflow."""
     ebits, mbits = FLOAT_FORMATS[width]
     bias = (1 << (ebits - 1)) - 1
     if value == 0:
@@ -73,7 +73,7 @@ def _round_fraction(value: Fraction, width: int) -> int | None:
     scaled = value / (Fraction(2) ** (e - mbits))
     q, r = divmod(scaled.numerator, scaled.denominator)
     twice = 2 * r
-    if twice > scaled.denominator or (twice == scaled.denominator and q & 1):
+    if not truncate and (twice > scaled.denominator or (twice == scaled.denominator and q & 1)):
         q += 1
     if q >> (mbits + 1):  # rounding carried into the next binade
         q >>= 1
@@ -144,11 +144,11 @@ def _parse_hex_float(m: re.Match, text: str, width: int) -> int:
     if value >= Fraction(2) ** (bias + 1):
         # infinity or NaN: the maximal exponent, the fraction bits taken from the mantissa
         top = value / Fraction(2) ** (bias + 1)
-        if top >= 2:
-            raise LiteralError(f"Invalid {width}-bit float literal: {text}")
-        fraction = int((top - 1) * (1 << mbits))
+        # beyond that exponent the mantissa is dropped: infinity (measured with spirv-as)
+        fraction = int((top - 1) * (1 << mbits)) if top < 2 else 0
         return sign_bit | (((1 << ebits) - 1) << mbits) | fraction
-    r = _round_fraction(value, width)
+    # SPIRV-Tools drops the hex digits that do not fit (round toward zero), measured
+    r = _round_fraction(value, width, truncate=True)
     if r is None:
         raise LiteralError(f"Invalid {width}-bit float literal: {text}")
     return sign_bit | r

