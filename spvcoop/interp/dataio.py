@@ -1,0 +1,179 @@
+"""Buffer contents between the user's form (numpy arrays, nested lists and dicts by member name) and bytes."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..diagnostics import Diagnostic, SpvError
+from .memory import Memory, Pointer, load, store
+from .types import Type
+
+
+class Address(str):
+    """A reference to the device address of a named buffer (written '&name' in YAML)."""
+
+
+def _err(msg: str, source: str) -> SpvError:
+    return SpvError(Diagnostic("error", msg, source=source))
+
+
+def to_value(t: Type, v, where: str, source: str, addresses: dict[str, int]):
+    """User data -> interpreter value of one invocation (shape (1, ...))."""
+    k = t.kind
+    if k in ("int", "float", "bool", "vector", "matrix"):
+        if isinstance(v, str) and v.startswith("&") or isinstance(v, Address):
+            name = v[1:] if v.startswith("&") else str(v)
+            if name not in addresses:
+                raise _err(f"{where}: no buffer named '{name}' has a device address", source)
+            v = addresses[name]
+        try:
+            a = np.asarray(v, dtype=np.float64 if t.scalar.kind == "float" else None)
+            if t.scalar.kind == "float" and isinstance(v, str):
+                a = np.asarray(float(v))
+            shape = {"vector": (t.count,), "matrix": (t.count, t.elem.count if t.elem else 0)}.get(k, ())
+            if a.shape != shape:
+                raise ValueError(f"expected shape {shape or 'scalar'}, got {a.shape or 'scalar'}")
+            if t.scalar.kind == "int":
+                a = a.astype(np.int64) if a.dtype.kind != "u" else a
+                if t.scalar.width < 64:
+                    a = a & ((1 << t.scalar.width) - 1)
+                return a.astype(f"u{t.scalar.width // 8}").view(t.dtype)[None]
+            return a.astype(t.dtype)[None]
+        except (ValueError, TypeError) as e:
+            raise _err(f"{where}: value {v!r} does not fit type {t.describe()}: {e}", source) from None
+    if k == "pointer":
+        p = to_value_u64(v, where, source, addresses)
+        return Pointer(None, p, t.elem)  # type: ignore[arg-type]
+    if k == "struct":
+        if isinstance(v, dict):
+            vals = []
+            for i, m in enumerate(t.members):
+                name = t.member_names[i]
+                if name not in v:
+                    if m.kind == "runtime_array":
+                        vals.append(())
+                        continue
+                    raise _err(f"{where}: missing member '{name}' of {t.describe()}", source)
+                vals.append(to_value(m, v[name], f"{where}.{name}", source, addresses))
+            extra = set(v) - set(t.member_names)
+            if extra:
+                raise _err(f"{where}: {t.describe()} has no member '{sorted(extra)[0]}' "
+                           f"(members: {', '.join(t.member_names)})", source)
+            return tuple(vals)
+        if isinstance(v, (list, tuple)) and len(v) == len(t.members):
+            return tuple(to_value(m, x, f"{where}[{i}]", source, addresses) for i, (m, x) in enumerate(zip(t.members, v)))
+        raise _err(f"{where}: expected a mapping of members for {t.describe()}", source)
+    if k in ("array", "runtime_array"):
+        if isinstance(v, np.ndarray):
+            v = list(v)
+        if not isinstance(v, (list, tuple)):
+            raise _err(f"{where}: expected a list for {t.describe()}", source)
+        if k == "array" and len(v) != t.count:
+            raise _err(f"{where}: expected {t.count} elements for {t.describe()}, got {len(v)}", source)
+        return tuple(to_value(t.elem, x, f"{where}[{i}]", source, addresses) for i, x in enumerate(v))
+    raise _err(f"{where}: cannot give data for type {t.describe()}", source)
+
+
+def to_value_u64(v, where, source, addresses) -> np.ndarray:
+    if isinstance(v, str):
+        name = v[1:] if v.startswith("&") else v
+        if name not in addresses:
+            raise _err(f"{where}: no buffer named '{name}' has a device address", source)
+        v = addresses[name]
+    return np.array([int(v)], dtype=np.int64)
+
+
+def byte_size(t: Type, value) -> int:
+    """Size of a block holding value (its runtime array sized by the data)."""
+    if t.kind == "struct" and t.members and t.members[-1].kind == "runtime_array":
+        i = len(t.members) - 1
+        n = len(value[i]) if isinstance(value, tuple) else 0
+        return t.member_offset(i) + n * t.members[i].array_stride()
+    if t.kind == "runtime_array":
+        return len(value) * t.array_stride()
+    return t.size()
+
+
+def encode(t: Type, data, where: str, source: str, addresses: dict[str, int]) -> bytes:
+    value = to_value(t, data, where, source, addresses)
+    size = byte_size(t, value)
+    mem = Memory(where, "encode", size)
+    _store_value(Pointer(mem, np.zeros(1, np.int64), t), t, value)
+    return mem.bytes()
+
+
+def _store_value(ptr: Pointer, t: Type, value) -> None:
+    one = np.ones(1, bool)
+    if t.kind == "runtime_array":
+        s = t.array_stride()
+        for i, x in enumerate(value):
+            _store_value(ptr.moved(i * s, t.elem), t.elem, x)
+    elif t.kind == "array":
+        s = t.array_stride()
+        for i, x in enumerate(value):
+            _store_value(ptr.moved(i * s, t.elem), t.elem, x)
+    elif t.kind == "struct":
+        for i, m in enumerate(t.members):
+            ml = t.member_matrix_layout(i, m) if _holds_matrix(m) else None
+            _store_value(ptr.moved(t.member_offset(i), m, ml), m, value[i])
+    elif t.kind == "pointer":
+        from .memory import write_scalar
+        write_scalar(ptr.mem, ptr.off, ptr.base, np.dtype(np.uint64), value.off.astype(np.uint64), one)
+    else:
+        store(ptr, t, value, one)
+
+
+def _holds_matrix(t: Type) -> bool:
+    while t.kind in ("array", "runtime_array"):
+        t = t.elem
+    return t.kind == "matrix"
+
+
+def decode(t: Type, data: bytes, name: str = "buffer"):
+    """Bytes -> nested Python lists/dicts keyed by member names (runtime arrays sized by the data)."""
+    mem = Memory(name, "decode", len(data), data=data)
+    return _decode(Pointer(mem, np.zeros(1, np.int64), t), t, len(data))
+
+
+def _decode(ptr: Pointer, t: Type, limit: int, matrix=None):
+    one = np.ones(1, bool)
+    if t.kind == "struct":
+        out = {}
+        for i, m in enumerate(t.members):
+            ml = t.member_matrix_layout(i, m) if _holds_matrix(m) else None
+            out[t.member_names[i]] = _decode(ptr.moved(t.member_offset(i), m, ml), m, limit)
+        return out
+    if t.kind in ("array", "runtime_array"):
+        s = t.array_stride()
+        start = int(ptr.off[0])
+        n = t.count if t.kind == "array" else max(0, (limit - start) // s if s else 0)
+        return [_decode(ptr.moved(i * s, t.elem), t.elem, limit) for i in range(n)]
+    if t.kind == "pointer":
+        from .memory import read_scalar
+        return int(read_scalar(ptr.mem, ptr.off, 0, np.dtype(np.uint64), one)[0])
+    v = load(ptr, t, one)
+    return v[0].tolist()
+
+
+def as_array(t: Type, data: bytes, like: np.ndarray | None = None) -> np.ndarray:
+    """A buffer as a numpy array: the shape/dtype of the input array, or its runtime/fixed array's elements."""
+    raw = np.frombuffer(data, dtype=np.uint8).copy()
+    if like is not None:
+        n = like.nbytes
+        if len(raw) >= n and like.dtype.itemsize and len(raw) % like.dtype.itemsize == 0:
+            return raw[:n].view(like.dtype).reshape(like.shape) if n else raw[:0].view(like.dtype)
+    inner = t.members[-1] if t.kind == "struct" and len(t.members) == 1 else None
+    if inner is not None and inner.kind in ("array", "runtime_array") and t.member_offset(0) == 0:
+        e = inner.elem
+        if e.kind in ("int", "float") or (e.kind == "vector" and e.elem.kind in ("int", "float")):
+            comp = e.scalar_size()
+            width = e.count if e.kind == "vector" else 1
+            if inner.array_stride() == comp * width:
+                usable = len(raw) - len(raw) % inner.array_stride()
+                arr = raw[:usable].view(e.dtype)
+                return arr.reshape(-1, width) if width > 1 else arr
+            # padded vectors (std140/std430 vec3): strided view
+            n = len(raw) // inner.array_stride()
+            rows = raw[:n * inner.array_stride()].reshape(n, inner.array_stride())[:, :comp * width]
+            arr = np.ascontiguousarray(rows).view(e.dtype)
+            return arr.reshape(n, width) if width > 1 else arr.reshape(n)
+    return raw

@@ -1,0 +1,335 @@
+"""Whole-dispatch SIMT execution over structured control flow.
+
+All invocations of the dispatch run together: every SSA value is a numpy
+array over them, and a boolean mask says which are active. Structured control
+flow gives the reconvergence points: a selection runs each side under its
+mask and meets at the merge block; a loop iterates while any invocation is
+still in it. `walk` follows blocks from a start until every active
+invocation has reached one of the `stops` (an enclosing merge, continue
+target, loop header or the function return) and reports who arrived where,
+and from which predecessor (OpPhi needs it).
+"""
+from __future__ import annotations
+
+import sys
+from collections import defaultdict
+
+import numpy as np
+
+from ..diagnostics import Diagnostic, Note, SpvError
+from ..module import Instruction
+from .memory import DeviceMemory, Fault, Memory, Pointer
+from .program import Block, Function, Program
+from .registry import OPS
+from .values import lane, select
+
+RETURN = -1
+Arrivals = dict  # block label -> list[(predecessor label, mask)]
+
+
+class Frame:
+    __slots__ = ("fn", "vals", "ret", "call_inst")
+
+    def __init__(self, fn: Function, call_inst: Instruction | None = None):
+        self.fn = fn
+        self.vals: dict[int, object] = {}
+        self.ret = None
+        self.call_inst = call_inst
+
+
+class Executor:
+    """Holds the lane layout, global values and memories of one dispatch; runs functions."""
+
+    def __init__(self, prog: Program, n: int, max_steps: int | None = None, trace: int | None = None,
+                 progress=None):
+        self.prog = prog
+        self.types = prog.types
+        self.N = n
+        self.gvals: dict[int, object] = {}
+        self.device = DeviceMemory()
+        self.steps = 0
+        self.max_steps = max_steps
+        self.trace = trace
+        self.trace_out = sys.stdout
+        self.alive = np.ones(n, dtype=bool)
+        self.any_killed = False
+        self.progress = progress
+        self.ext_names: dict[int, str] = dict(prog.ext_imports)
+        # lane layout, filled by the runner
+        self.wg_index: np.ndarray = np.zeros(n, np.int64)
+        self.local_index: np.ndarray = np.zeros(n, np.int64)
+        self.wg_size = 1
+        self.subgroup_size = 32
+        self.sg_global: np.ndarray = np.zeros(n, np.int64)
+        self.sg_local: np.ndarray = np.zeros(n, np.int64)
+        self.num_sg_total = 1
+        self.lane_info = None  # callable lane -> str, for messages
+
+    # ---- values -------------------------------------------------------------
+    def val(self, frame: Frame, id_: int):
+        v = frame.vals.get(id_)
+        if v is None:
+            v = self.gvals.get(id_)
+            if v is None and id_ not in self.gvals and id_ not in frame.vals:
+                raise Fault(f"value {self.prog.name_of(id_)} is used before it is defined on this path")
+        return v
+
+    def arg(self, frame: Frame, inst: Instruction, i: int):
+        return self.val(frame, inst.operands[i].value)
+
+    def rtype(self, inst: Instruction):
+        return self.types[inst.result_type]
+
+    def type_of_id(self, id_: int):
+        d = self.prog.defs.get(id_)
+        if d is None or d.result_type is None:
+            return None
+        return self.types.get(d.result_type)
+
+    # ---- errors ---------------------------------------------------------------
+    def fault_error(self, inst: Instruction, f: Fault) -> SpvError:
+        notes = []
+        if f.lanes is not None and len(f.lanes) and self.lane_info:
+            shown = ", ".join(self.lane_info(int(x)) for x in f.lanes[:3])
+            more = f" and {len(f.lanes) - 3} more" if len(f.lanes) > 3 else ""
+            notes.append(Note(f"in invocation {shown}{more}"))
+        line = self.prog.module.source_line(inst.span.line) if inst.span and inst.span.line else None
+        if line is not None:
+            notes.append(Note(f"in: {line.strip()}"))
+        return SpvError(Diagnostic("error", f"{inst.opname}: {f.message}", inst.span, rule="interp.runtime",
+                                   notes=notes, source=self.prog.source))
+
+    # ---- functions --------------------------------------------------------------
+    def call(self, fn: Function, args: list, mask: np.ndarray, call_inst: Instruction | None = None):
+        frame = Frame(fn, call_inst)
+        for p, a in zip(fn.params, args):
+            frame.vals[p.result_id] = a
+        for v in fn.variables:
+            self.exec_inst(frame, v, mask, True)
+        self.walk(frame, fn.entry, [(0, mask)], frozenset({RETURN}))
+        return frame.ret
+
+    def walk(self, frame: Frame, label: int, incoming: list, stops: frozenset) -> Arrivals:
+        out: Arrivals = defaultdict(list)
+        blocks = frame.fn.blocks
+        while True:
+            if self.any_killed:
+                incoming = [(p, m & self.alive) for p, m in incoming]
+            mask = incoming[0][1] if len(incoming) == 1 else np.logical_or.reduce([m for _, m in incoming])
+            if not mask.any():
+                return out
+            blk = blocks[label]
+            if blk.merge is not None and blk.merge.opname == "OpLoopMerge":
+                incoming = self.run_loop(frame, blk, incoming, stops, out)
+                label = blk.merge.operands[0].value
+                if not incoming:
+                    return out
+                continue
+            self.exec_block(frame, blk, incoming, mask)
+            edges = self.branch_edges(frame, blk, mask)
+            if blk.merge is not None:  # selection construct
+                m_label = blk.merge.operands[0].value
+                inner = stops | {m_label}
+                at_merge = []
+                for target, sub in edges:
+                    if target == m_label:
+                        at_merge.append((blk.label, sub))
+                    elif target in stops:
+                        out[target].append((blk.label, sub))
+                    else:
+                        res = self.walk(frame, target, [(blk.label, sub)], inner)
+                        for t, lst in res.items():
+                            (at_merge if t == m_label else out[t]).extend(lst)
+                if not at_merge:
+                    return out
+                label, incoming = m_label, at_merge
+                continue
+            nxt = []
+            for target, sub in edges:
+                if target in stops:
+                    out[target].append((blk.label, sub))
+                else:
+                    nxt.append((target, sub))
+            if not nxt:
+                return out
+            if len(nxt) > 1:
+                if len({t for t, _ in nxt}) > 1:
+                    raise self.fault_error(blk.term, Fault("unstructured branch: more than one target is "
+                                                           "neither a merge nor a continue target"))
+            label = nxt[0][0]
+            incoming = [(blk.label, m) for _, m in nxt]
+
+    def run_loop(self, frame: Frame, header: Block, incoming: list, stops: frozenset, out: Arrivals) -> list:
+        m_label = header.merge.operands[0].value
+        c_label = header.merge.operands[1].value
+        h = header.label
+        body_stops = stops | {m_label, c_label, h}
+        cont_stops = stops | {m_label, h}
+        at_merge: list = []
+        while incoming:
+            if self.any_killed:
+                incoming = [(p, m & self.alive) for p, m in incoming]
+            mask = incoming[0][1] if len(incoming) == 1 else np.logical_or.reduce([m for _, m in incoming])
+            if not mask.any():
+                break
+            self.exec_block(frame, header, incoming, mask)
+            back: list = []
+            cont: list = []
+
+            def route(t, lst):
+                if t == h:
+                    back.extend(lst)
+                elif t == m_label:
+                    at_merge.extend(lst)
+                elif t == c_label:
+                    cont.extend(lst)
+                else:
+                    out[t].extend(lst)
+
+            for target, sub in self.branch_edges(frame, header, mask):
+                if target in body_stops:
+                    route(target, [(h, sub)])
+                else:
+                    for t, lst in self.walk(frame, target, [(h, sub)], body_stops).items():
+                        route(t, lst)
+            if cont:
+                for t, lst in self.walk(frame, c_label, cont, cont_stops).items():
+                    route(t, lst)
+            incoming = back
+        return at_merge
+
+    def branch_edges(self, frame: Frame, blk: Block, mask: np.ndarray) -> list:
+        term = blk.term
+        if term is None:
+            raise self.fault_error(blk.label_inst, Fault("block has no terminator"))
+        self.tick(frame, term, mask)
+        op = term.opname
+        if op == "OpBranch":
+            return [(term.operands[0].value, mask)]
+        if op == "OpBranchConditional":
+            c = np.broadcast_to(self.arg(frame, term, 0), mask.shape)
+            t, f = term.operands[1].value, term.operands[2].value
+            if t == f:
+                return [(t, mask)]
+            edges = []
+            tm = mask & c
+            if tm.any():
+                edges.append((t, tm))
+            fm = mask & ~c
+            if fm.any():
+                edges.append((f, fm))
+            return edges
+        if op == "OpSwitch":
+            sel = np.broadcast_to(self.arg(frame, term, 0), mask.shape)
+            default = term.operands[1].value
+            ops = term.operands[2:]
+            targets: dict[int, np.ndarray] = {}
+            taken = np.zeros_like(mask)
+            for i in range(0, len(ops), 2):
+                lit, tgt = ops[i].value, ops[i + 1].value
+                hit = sel == np.array(lit).astype(sel.dtype)
+                taken |= hit
+                m = mask & hit
+                targets[tgt] = targets[tgt] | m if tgt in targets else m
+            dm = mask & ~taken
+            targets[default] = targets[default] | dm if default in targets else dm
+            return [(t, m) for t, m in targets.items() if m.any()]
+        if op in ("OpReturn", "OpReturnValue"):
+            if op == "OpReturnValue":
+                v = self.arg(frame, term, 0)
+                frame.ret = v if frame.ret is None else select(mask, v, frame.ret)
+            return [(RETURN, mask)]
+        if op in ("OpKill", "OpTerminateInvocation"):
+            self.alive &= ~mask
+            self.any_killed = True
+            return [(RETURN, mask)]
+        raise self.fault_error(term, Fault("OpUnreachable was reached", np.flatnonzero(mask)))
+
+    # ---- blocks and instructions ---------------------------------------------------
+    def tick(self, frame: Frame, inst: Instruction, mask: np.ndarray) -> None:
+        self.steps += 1
+        if self.max_steps is not None and self.steps > self.max_steps:
+            raise SpvError(Diagnostic(
+                "error", f"step limit of {self.max_steps} instructions exceeded (an infinite loop?) at {inst.opname}",
+                inst.span, rule="interp.max-steps", source=self.prog.source))
+        if self.progress is not None and (self.steps & 1023) == 0:
+            self.progress(self.steps)
+        if self.trace is not None and mask[self.trace if mask.shape[0] > 1 else 0]:
+            self.trace_line(frame, inst, None)
+
+    def trace_line(self, frame: Frame, inst: Instruction, value) -> None:
+        where = f"{inst.span}" if inst.span else ""
+        res = f"{self.prog.name_of(inst.result_id)} = " if inst.result_id is not None else ""
+        args = " ".join(self.prog.name_of(o.value) if o.kind.startswith("Id") else str(o.value)
+                        for o in inst.operands)
+        shown = "" if value is None else f"  -> {lane(value, self.trace)}"
+        print(f"[{self.steps}] {where}: {res}{inst.opname} {args}{shown}", file=self.trace_out)
+
+    def exec_block(self, frame: Frame, blk: Block, incoming: list, mask: np.ndarray) -> None:
+        full = bool(mask.all())
+        if blk.phis:
+            new = []
+            for phi in blk.phis:
+                ops = phi.operands
+                by_pred = {ops[i + 1].value: ops[i].value for i in range(0, len(ops), 2)}
+                v = None
+                for pred, m in incoming:
+                    if pred not in by_pred:
+                        raise self.fault_error(phi, Fault(f"no incoming value for predecessor "
+                                                          f"{self.prog.name_of(pred)}"))
+                    pv = self.val(frame, by_pred[pred])
+                    v = pv if v is None else select(m, pv, v)
+                new.append((phi, v))
+            for phi, v in new:
+                self.assign(frame, phi, v, mask, full)
+        for inst in blk.body:
+            self.exec_inst(frame, inst, mask, full)
+
+    def exec_inst(self, frame: Frame, inst: Instruction, mask: np.ndarray, full: bool) -> None:
+        self.steps += 1
+        if self.max_steps is not None and self.steps > self.max_steps:
+            self.tick(frame, inst, mask)
+        fn = OPS.get(inst.opname)
+        if fn is None:
+            raise SpvError(Diagnostic("error", f"unsupported instruction {inst.opname}: the interpreter does not "
+                                      f"implement it", inst.span, rule="interp.unsupported", source=self.prog.source))
+        try:
+            with np.errstate(all="ignore"):
+                v = fn(self, frame, inst, mask)
+        except Fault as f:
+            raise self.fault_error(inst, f) from None
+        if inst.result_id is not None:
+            self.assign(frame, inst, v, mask, full)
+        if self.trace is not None and mask[self.trace if mask.shape[0] > 1 else 0]:
+            self.trace_line(frame, inst, v if inst.result_id is not None else None)
+
+    def assign(self, frame: Frame, inst: Instruction, v, mask: np.ndarray, full: bool) -> None:
+        rid = inst.result_id
+        if not full:
+            old = frame.vals.get(rid)
+            if old is not None and v is not None:
+                try:
+                    v = select(mask, v, old)
+                except Fault as f:
+                    raise self.fault_error(inst, f) from None
+        frame.vals[rid] = v
+
+    # ---- memory helpers ---------------------------------------------------------------
+    def allocate(self, name: str, storage: str, t, per: str, init=None, mask=None) -> Pointer:
+        """A variable: one copy per invocation ('lane'), per workgroup ('wg') or one ('one')."""
+        size = max(t.size(), 1)
+        if per == "lane":
+            mem = Memory(name, storage, size, self.N)
+            off = np.arange(self.N, dtype=np.int64) * size
+        elif per == "wg":
+            nwg = int(self.wg_index.max()) + 1 if self.N else 1
+            mem = Memory(name, storage, size, nwg)
+            off = self.wg_index * size
+        else:
+            mem = Memory(name, storage, size, 1)
+            off = np.zeros(1, np.int64)
+        ptr = Pointer(mem, off, t, off if per != "one" else 0)
+        if init is not None:
+            from .memory import store
+            store(ptr, t, init, np.ones(self.N, bool) if mask is None else mask)
+        return ptr

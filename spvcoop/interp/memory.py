@@ -1,0 +1,229 @@
+"""Memory: byte arrays, pointers as (memory, byte offset per invocation), typed loads and stores.
+
+Every variable lives in a `Memory` (a uint8 numpy array). Per-invocation
+storage (Function, Private) and per-workgroup storage (Workgroup) are one
+Memory holding all copies side by side; a pointer's `base` is the start of the
+copy each invocation owns, so out-of-bounds checks stay per copy. Buffers with
+device addresses (PhysicalStorageBuffer) live in a `DeviceMemory`, where a
+pointer's offset is the 64-bit address itself.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .types import Type
+
+ADDRESS_SHIFT = 40  # device address = (buffer number + 1) << 40 | byte offset
+
+
+class Fault(Exception):
+    """A run-time error found while executing one instruction (turned into a diagnostic by the executor)."""
+
+    def __init__(self, message: str, lanes: np.ndarray | None = None):
+        super().__init__(message)
+        self.message = message
+        self.lanes = lanes
+
+
+class Memory:
+    def __init__(self, name: str, storage: str, region: int, copies: int = 1, data: bytes | None = None):
+        self.name = name
+        self.storage = storage
+        self.region = region                  # bytes of one copy
+        self.copies = copies
+        total = region * copies
+        self.data = np.zeros(-(-max(total, 1) // 8) * 8 + 8, dtype=np.uint8)
+        if data is not None:
+            self.data[:len(data)] = np.frombuffer(data, dtype=np.uint8)
+        self.address = 0                      # device address when bound as a buffer with one
+        self.written: np.ndarray | None = None  # per-copy 'was written' flags (uninitialised-read check)
+
+    def bytes(self) -> bytes:
+        return self.data[:self.region * self.copies].tobytes()
+
+
+class DeviceMemory:
+    """All buffers that have a device address: a pointer offset is an address."""
+
+    def __init__(self) -> None:
+        self.buffers: list[Memory] = []
+        self.name = "PhysicalStorageBuffer"
+        self.storage = "PhysicalStorageBuffer"
+
+    def add(self, mem: Memory) -> int:
+        self.buffers.append(mem)
+        mem.address = len(self.buffers) << ADDRESS_SHIFT
+        return mem.address
+
+
+@dataclass(eq=False)
+class Pointer:
+    mem: "Memory | DeviceMemory"
+    off: np.ndarray            # int64 byte offsets (or addresses), shape (N,) or (1,)
+    type: Type                 # pointee type
+    base: np.ndarray | int = 0  # start of the copy each invocation owns
+    matrix: tuple[int, int] | None = None  # (matrix stride, row major) when pointee holds matrices
+    vstride: int | None = None  # component stride of a vector that is a row-major matrix column
+
+    def moved(self, delta, t: Type, matrix=None, vstride=None) -> "Pointer":
+        return Pointer(self.mem, self.off + delta, t, self.base, matrix if matrix is not None else self.matrix,
+                       vstride)
+
+
+def _check(mem: Memory, off: np.ndarray, base, n: int, mask: np.ndarray, what: str) -> None:
+    rel = off - base
+    bad = (rel < 0) | (rel + n > mem.region)
+    if mask is not None:
+        bad = bad & mask
+    if bad.any():
+        lanes = np.flatnonzero(np.broadcast_to(bad, mask.shape if mask is not None else bad.shape))
+        lane = int(lanes[0])
+        o = int(np.broadcast_to(rel, bad.shape)[lane] if np.ndim(rel) else rel)
+        raise Fault(f"out-of-bounds {what} of {n} bytes at byte offset {o} of '{mem.name}' "
+                    f"({mem.storage}, {mem.region} bytes)", lanes)
+
+
+def _split_device(ptr: Pointer, mask: np.ndarray):
+    """Yield (memory, local offsets, lane mask) for each buffer a device pointer touches."""
+    dev: DeviceMemory = ptr.mem  # type: ignore[assignment]
+    addr = np.broadcast_to(ptr.off, mask.shape)
+    which = addr >> ADDRESS_SHIFT
+    for k in np.unique(which[mask]):
+        k = int(k)
+        if k < 1 or k > len(dev.buffers):
+            lanes = np.flatnonzero(mask & (which == k))
+            raise Fault(f"address 0x{int(addr[lanes[0]]):x} is not inside any buffer with a device address",
+                        lanes)
+        yield dev.buffers[k - 1], addr - (k << ADDRESS_SHIFT), mask & (which == k)
+
+
+def read_scalar(mem, off: np.ndarray, base, dtype: np.dtype, mask: np.ndarray, count: int = 1,
+                step: int | None = None) -> np.ndarray:
+    """Read `count` values of dtype per invocation at off, off+step, ... -> (N,) or (N, count)."""
+    w = dtype.itemsize if dtype != np.bool_ else 1
+    step = w if step is None else step
+    n = (count - 1) * step + w
+    if isinstance(mem, DeviceMemory):
+        out = np.zeros((mask.shape[0], count) if count > 1 else mask.shape[0],
+                       dtype=dtype if dtype != np.bool_ else np.uint8)
+        for m, loc, sub in _split_device(Pointer(mem, off, None), mask):  # type: ignore[arg-type]
+            out[sub] = read_scalar(m, loc, 0, dtype, sub, count, step)[sub]
+        return out
+    _check(mem, off, base, n, mask, "load")
+    off = np.broadcast_to(off, mask.shape)
+    lim = mem.data.nbytes - n
+    if off.min() < 0 or off.max() > lim:
+        off = np.clip(off, 0, lim)
+    st = np.dtype(np.uint8) if dtype == np.bool_ else dtype
+    if w > 1 and ((off % w).any() or step % w):
+        idx = off[:, None] + np.arange(count)[None, :] * step
+        raw = mem.data[idx[..., None] + np.arange(w)].view(st)[..., 0]
+        res = raw if count > 1 else raw[:, 0]
+    else:
+        view = mem.data.view(st)
+        q = off // w
+        if count > 1:
+            q = q[:, None] + np.arange(count)[None, :] * (step // w)
+        res = view[q]
+    return res != 0 if dtype == np.bool_ else res
+
+
+def write_scalar(mem, off: np.ndarray, base, dtype: np.dtype, value: np.ndarray, mask: np.ndarray,
+                 count: int = 1, step: int | None = None, all_active: bool = False) -> None:
+    w = dtype.itemsize if dtype != np.bool_ else 1
+    step = w if step is None else step
+    n = (count - 1) * step + w
+    N = mask.shape[0]
+    st = np.dtype(np.uint8) if dtype == np.bool_ else dtype
+    value = np.broadcast_to(np.asarray(value).astype(st, copy=False), (N, count) if count > 1 else (N,))
+    if isinstance(mem, DeviceMemory):
+        for m, loc, sub in _split_device(Pointer(mem, off, None), mask):  # type: ignore[arg-type]
+            write_scalar(m, loc, 0, dtype, value, sub, count, step)
+        return
+    _check(mem, off, base, n, mask, "store")
+    off = np.broadcast_to(off, (N,))
+    if not all_active:
+        off = off[mask]
+        value = value[mask]
+    if w > 1 and ((off % w).any() or step % w):
+        idx = off[:, None] + np.arange(count)[None, :] * step
+        raw = np.ascontiguousarray(value.reshape(len(off), count)).view(np.uint8).reshape(len(off), count, w)
+        mem.data[idx[..., None] + np.arange(w)] = raw
+        return
+    view = mem.data.view(st)
+    q = off // w
+    if count > 1:
+        q = q[:, None] + np.arange(count)[None, :] * (step // w)
+    view[q] = value
+
+
+def load(ptr: Pointer, t: Type, mask: np.ndarray, device: DeviceMemory | None = None):
+    """Load a value of type t (the pointee, or a part of it) -> numpy array or tuple."""
+    k = t.kind
+    if k in ("int", "float", "bool"):
+        return read_scalar(ptr.mem, ptr.off, ptr.base, t.dtype, mask)
+    if k == "vector":
+        return read_scalar(ptr.mem, ptr.off, ptr.base, t.dtype, mask, t.count, ptr.vstride)
+    if k == "matrix":
+        stride, rm = ptr.matrix or (t.elem.size(), False)
+        cols = []
+        for c in range(t.count):
+            if rm:
+                cols.append(read_scalar(ptr.mem, ptr.off + c * t.scalar_size(), ptr.base, t.dtype, mask,
+                                        t.elem.count, stride))
+            else:
+                cols.append(read_scalar(ptr.mem, ptr.off + c * stride, ptr.base, t.dtype, mask, t.elem.count))
+        return np.stack(cols, axis=1)
+    if k == "array":
+        s = t.array_stride()
+        return tuple(load(ptr.moved(i * s, t.elem), t.elem, mask, device) for i in range(t.count))
+    if k == "struct":
+        out = []
+        for i, m in enumerate(t.members):
+            ml = t.member_matrix_layout(i, m) if _holds_matrix(m) else None
+            out.append(load(ptr.moved(t.member_offset(i), m, ml), m, mask, device))
+        return tuple(out)
+    if k == "pointer":
+        addr = read_scalar(ptr.mem, ptr.off, ptr.base, np.dtype(np.uint64), mask)
+        return Pointer(device, addr.astype(np.int64), t.elem, 0)  # type: ignore[arg-type]
+    raise Fault(f"cannot load a value of type {t.describe()}")
+
+
+def store(ptr: Pointer, t: Type, value, mask: np.ndarray, all_active: bool = False) -> None:
+    k = t.kind
+    if k in ("int", "float", "bool"):
+        write_scalar(ptr.mem, ptr.off, ptr.base, t.dtype, value, mask, all_active=all_active)
+    elif k == "vector":
+        write_scalar(ptr.mem, ptr.off, ptr.base, t.dtype, value, mask, t.count, ptr.vstride, all_active)
+    elif k == "matrix":
+        stride, rm = ptr.matrix or (t.elem.size(), False)
+        value = np.asarray(value)
+        for c in range(t.count):
+            col = value[:, c]
+            if rm:
+                write_scalar(ptr.mem, ptr.off + c * t.scalar_size(), ptr.base, t.dtype, col, mask,
+                             t.elem.count, stride, all_active)
+            else:
+                write_scalar(ptr.mem, ptr.off + c * stride, ptr.base, t.dtype, col, mask, t.elem.count,
+                             None, all_active)
+    elif k == "array":
+        s = t.array_stride()
+        for i in range(t.count):
+            store(ptr.moved(i * s, t.elem), t.elem, value[i], mask, all_active)
+    elif k == "struct":
+        for i, m in enumerate(t.members):
+            ml = t.member_matrix_layout(i, m) if _holds_matrix(m) else None
+            store(ptr.moved(t.member_offset(i), m, ml), m, value[i], mask, all_active)
+    elif k == "pointer":
+        addr = np.asarray(value.off).astype(np.uint64)
+        write_scalar(ptr.mem, ptr.off, ptr.base, np.dtype(np.uint64), addr, mask, all_active=all_active)
+    else:
+        raise Fault(f"cannot store a value of type {t.describe()}")
+
+
+def _holds_matrix(t: Type) -> bool:
+    while t.kind in ("array", "runtime_array"):
+        t = t.elem  # type: ignore[assignment]
+    return t.kind == "matrix"

@@ -1,0 +1,97 @@
+"""Conversions and bitcasts (numeric and pointer <-> integer)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .memory import Fault, Pointer
+from .ops_arith import as_int, to_type
+from .registry import op
+
+
+def _f2i(x: np.ndarray, dt: np.dtype) -> np.ndarray:
+    info = np.iinfo(dt)
+    x = np.trunc(np.asarray(x, dtype=np.float64))
+    x = np.where(np.isnan(x), 0, np.clip(x, info.min, info.max))
+    return x.astype(dt)
+
+
+@op("OpConvertFToU")
+def f_to_u(ex, frame, inst, mask):
+    t = ex.rtype(inst)
+    return to_type(_f2i(ex.arg(frame, inst, 0), np.dtype(f"u{t.scalar.width // 8}")), t)
+
+
+@op("OpConvertFToS")
+def f_to_s(ex, frame, inst, mask):
+    t = ex.rtype(inst)
+    return to_type(_f2i(ex.arg(frame, inst, 0), np.dtype(f"i{t.scalar.width // 8}")), t)
+
+
+@op("OpConvertSToF")
+def s_to_f(ex, frame, inst, mask):
+    return as_int(ex.arg(frame, inst, 0), True).astype(ex.rtype(inst).dtype)
+
+
+@op("OpConvertUToF")
+def u_to_f(ex, frame, inst, mask):
+    return as_int(ex.arg(frame, inst, 0), False).astype(ex.rtype(inst).dtype)
+
+
+@op("OpUConvert")
+def u_convert(ex, frame, inst, mask):
+    t = ex.rtype(inst)
+    return to_type(as_int(ex.arg(frame, inst, 0), False).astype(f"u{t.scalar.width // 8}"), t)
+
+
+@op("OpSConvert")
+def s_convert(ex, frame, inst, mask):
+    t = ex.rtype(inst)
+    return to_type(as_int(ex.arg(frame, inst, 0), True).astype(f"i{t.scalar.width // 8}"), t)
+
+
+@op("OpFConvert")
+def f_convert(ex, frame, inst, mask):
+    return np.asarray(ex.arg(frame, inst, 0)).astype(ex.rtype(inst).dtype)
+
+
+@op("OpQuantizeToF16")
+def quantize(ex, frame, inst, mask):
+    x = np.asarray(ex.arg(frame, inst, 0))
+    return x.astype(np.float16).astype(x.dtype)
+
+
+@op("OpBitcast")
+def bitcast(ex, frame, inst, mask):
+    t = ex.rtype(inst)
+    x = ex.arg(frame, inst, 0)
+    if t.kind == "pointer":
+        if isinstance(x, Pointer):
+            return Pointer(x.mem, x.off, t.elem, x.base)
+        return convert_u_to_ptr(ex, x, t)
+    if isinstance(x, Pointer):
+        x = np.asarray(x.off).astype(np.uint64)
+    x = np.ascontiguousarray(x)
+    if x.ndim == 1:
+        x = x[:, None]
+    out = x.view(t.dtype)
+    return out if t.kind == "vector" else out.reshape(out.shape[0])
+
+
+def convert_u_to_ptr(ex, x, t) -> Pointer:
+    addr = np.asarray(x).astype(np.uint64)
+    if addr.ndim > 1:  # uvec2
+        addr = addr[:, 0] | (addr[:, 1] << np.uint64(32))
+    return Pointer(ex.device, addr.astype(np.int64), t.elem, 0)
+
+
+@op("OpConvertUToPtr")
+def u_to_ptr(ex, frame, inst, mask):
+    return convert_u_to_ptr(ex, ex.arg(frame, inst, 0), ex.rtype(inst))
+
+
+@op("OpConvertPtrToU")
+def ptr_to_u(ex, frame, inst, mask):
+    p = ex.arg(frame, inst, 0)
+    if not isinstance(p.mem, type(ex.device)):
+        raise Fault(f"pointer into {p.mem.storage} storage has no address")
+    return to_type(np.asarray(p.off).astype(np.uint64), ex.rtype(inst))

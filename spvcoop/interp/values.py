@@ -1,0 +1,69 @@
+"""Value representation: what an SSA value of each type looks like.
+
+- scalar: numpy array of shape (N,) (or (1,) for constants, broadcast on use)
+- vector: (N, n); matrix: (N, columns, rows)
+- struct and array: a tuple of member values
+- pointer: memory.Pointer
+- anything else (e.g. a cooperative matrix held per subgroup, shape (subgroups, rows, cols))
+  is an object with `masked_select(mask, other)`, so phis and masked results work on it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .memory import Fault, Pointer
+from .types import Type, value_shape
+
+
+def select(mask: np.ndarray, new, old):
+    """Per invocation: new where mask, else old."""
+    if isinstance(new, np.ndarray):
+        old = np.asarray(old)
+        nd = max(new.ndim, old.ndim)
+        return np.where(mask.reshape((-1,) + (1,) * (nd - 1)), new, old)
+    if isinstance(new, tuple):
+        return tuple(select(mask, a, b) for a, b in zip(new, old))
+    if isinstance(new, Pointer):
+        if new.mem is not old.mem:
+            if not mask.any():
+                return old
+            if mask.all():
+                return new
+            raise Fault("a pointer chooses between different variables per invocation (variable pointers "
+                        "are not supported)")
+        base = new.base if isinstance(new.base, int) and isinstance(old.base, int) and new.base == old.base \
+            else select(mask, np.asarray(new.base), np.asarray(old.base))
+        return Pointer(new.mem, select(mask, new.off, old.off), new.type, base, new.matrix, new.vstride)
+    if hasattr(new, "masked_select"):
+        return new.masked_select(mask, old)
+    return new
+
+
+def zeros(t: Type, n: int = 1):
+    """The null value of a type (OpConstantNull, OpUndef)."""
+    if t.kind in ("bool", "int", "float", "vector", "matrix"):
+        return np.zeros((n,) + value_shape(t), dtype=t.dtype)
+    if t.kind == "array":
+        return tuple(zeros(t.elem, n) for _ in range(t.count))
+    if t.kind == "struct":
+        return tuple(zeros(m, n) for m in t.members)
+    if t.kind == "pointer":
+        return None
+    from .registry import OPS
+    hook = OPS.get(f"zeros:{t.kind}")
+    if hook:
+        return hook(t, n)
+    raise Fault(f"no null value for type {t.describe()}")
+
+
+def lane(value, i: int):
+    """The value one invocation sees (for --trace and error messages)."""
+    if isinstance(value, np.ndarray):
+        v = value[i if value.shape[0] > 1 else 0]
+        return v.tolist()
+    if isinstance(value, tuple):
+        return [lane(v, i) for v in value]
+    if isinstance(value, Pointer):
+        off = value.off[i if np.ndim(value.off) and value.off.shape[0] > 1 else 0]
+        return f"&{value.mem.name}+{int(off)}"
+    return repr(value)
