@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +13,8 @@ import pytest
 from spvcoop.cli import main
 from spvcoop.layouts import load_model
 from spvcoop.reference_tools import find_tool
+
+DATA = Path(__file__).parent / "data"
 
 
 def run(capsys, *argv):
@@ -33,7 +36,7 @@ def test_show_table_matches_h100(capsys):
     assert rc == 0
     rows = [ln.split() for ln in out.splitlines()[3:]]
     assert len(rows) == 8
-    h100 = json.loads(open("tests/data/h100-vulkan/layouts.json").read())["nv_f16_16x16"]["map"]
+    h100 = json.loads((DATA / "h100-vulkan" / "layouts.json").read_text())["nv_f16_16x16"]["map"]
     for i, cells in enumerate(rows):
         assert cells[0] == str(i) and cells[1] == "|"
         assert cells[2:] == [f"{h100[p][i][0]},{h100[p][i][1]}" for p in range(32)]
@@ -45,7 +48,7 @@ def test_show_json_exact(capsys, tmp_path):
                      "--use", "b", "--format", "json", "-o", str(out_file))
     assert rc == 0 and out == ""
     obj = json.loads(out_file.read_text())
-    h100 = json.loads(open("tests/data/h100-vulkan/layouts.json").read())["khr_u8_32x8_B"]
+    h100 = json.loads((DATA / "h100-vulkan" / "layouts.json").read_text())["khr_u8_32x8_B"]
     assert obj == {"model": "nvidia", "component": "u8", "rows": 32, "cols": 8, "use": "b", "subgroup_size": 32,
                    "length": 8, "lanes": h100["map"]}
 
@@ -211,3 +214,20 @@ def test_import_json_and_errors(capsys, tmp_path):
     bad.write_bytes(b"\x01\x02\x03")
     rc, _, err = run(capsys, "layout", "import", str(bad), "-t", "f16", "--rows", "8", "--cols", "8")
     assert rc == 1 and "whole number" in err
+
+
+@pytest.mark.parametrize("buf,comp,R,C,use,key", [
+    ("h100_probe_nv_f16_16x8.bin", "f16", 16, 8, None, "nv_f16_16x8"),
+    ("h100_probe_khr_s8_32x8_b.bin", "s8", 32, 8, "b", "khr_s8_32x8_B")])
+def test_import_real_h100_probe_output(capsys, tmp_path, buf, comp, R, C, use, key):
+    """Buffers written by our probe shaders on an H100 import to the measured layouts."""
+    out = tmp_path / "h100.yaml"
+    argv = ["layout", "import", str(DATA / "layouts" / buf), "-t", comp, "--rows", str(R), "--cols", str(C),
+            "-o", str(out)]
+    if use:
+        argv += ["--use", use]
+    rc, _, err = run(capsys, *argv)
+    assert rc == 0, err
+    lay = load_model(str(out)).layout(comp, R, C, use)
+    h100 = json.loads((DATA / "h100-vulkan" / "layouts.json").read_text())[key]
+    assert lay.lanes() == [[tuple(x) for x in lane] for lane in h100["map"]]

@@ -96,7 +96,11 @@ def to_yaml_model(name: str, description: str, entries: list[dict]) -> str:
     """A model file of table entries: [{'component','rows','cols','use','subgroup_size','lanes'}]."""
     def flow(lane):
         return "[" + ", ".join("null" if x is None else f"[{x[0]}, {x[1]}]" for x in lane) + "]"
-    out = [f"name: {json.dumps(name)}", f"description: {json.dumps(description)}", "entries:"]
+    out = [f"name: {json.dumps(name)}", f"description: {json.dumps(description)}"]
+    sizes = {e["subgroup_size"] for e in entries}
+    if len(sizes) == 1:
+        out.append(f"subgroup_size: {sizes.pop()}")
+    out.append("entries:")
     for e in entries:
         use = "none" if e["use"] is None else e["use"]
         out += [f"  - name: {json.dumps(e.get('name') or (e['component'] + '-' + str(e['rows']) + 'x' + str(e['cols']) + '-' + use))}",
