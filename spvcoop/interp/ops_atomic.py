@@ -32,9 +32,9 @@ UPDATE = {
 }
 
 
-def _sub(p: Pointer, lanes: np.ndarray) -> Pointer:
-    off = np.broadcast_to(p.off, (max(lanes.max() + 1, 1),))[lanes] if np.ndim(p.off) else p.off
-    base = np.broadcast_to(p.base, (lanes.max() + 1,))[lanes] if np.ndim(p.base) else p.base
+def _sub(p: Pointer, lanes: np.ndarray, n: int) -> Pointer:
+    off = np.broadcast_to(p.off, (n,))[lanes]
+    base = np.broadcast_to(p.base, (n,))[lanes] if np.ndim(p.base) else p.base
     return Pointer(p.mem, off, p.type, base, p.matrix, p.vstride)
 
 
@@ -63,7 +63,7 @@ def atomic(ex, frame, inst, mask, value, cmp=None):
     name = inst.opname
     if name in ("OpAtomicIAdd", "OpAtomicISub") and t.dtype.kind in "iu":
         firsts = ordered_lanes[starts]
-        fp = _sub(p, firsts)
+        fp = _sub(p, firsts, mask.shape[0])
         old = load(fp, t, np.ones(len(firsts), bool))
         contrib = v[ordered_lanes].astype(np.int64)
         if name == "OpAtomicISub":
@@ -79,7 +79,7 @@ def atomic(ex, frame, inst, mask, value, cmp=None):
         return result
     for r in range(int(rank.max()) + 1):
         these = ordered_lanes[rank == r]
-        sp = _sub(p, these)
+        sp = _sub(p, these, mask.shape[0])
         ones = np.ones(len(these), bool)
         old = load(sp, t, ones)
         result[these] = old
