@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from spvcoop.diagnostics import SpvError
 from spvcoop.layouts import Layout, LayoutError, load_model, parse_model
 from spvcoop.layouts.expr import ExprError, compile_expr
+from spvcoop.layouts.model import MODELS_DIR
 from spvcoop.layouts.render import to_html, to_json, to_svg, to_table, to_yaml_model
 
 
@@ -295,3 +296,23 @@ def test_layout_object_api():
     assert lay.row.shape == (32, 8) and lay.row.dtype.kind == "i"
     assert lay.flat[0, 2] == 8 and not lay.padding.any()
     assert load_model("nvidia").layout("f16", 16, 16, "C").same_as(lay)
+
+
+_MODEL_TEXTS = sorted(p.read_text() for p in MODELS_DIR.glob("*.yaml"))
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(_MODEL_TEXTS), st.lists(st.tuples(st.integers(0, 10 ** 6), st.integers(0, 10 ** 6),
+                                                         st.sampled_from(list("[]{}:,-0 \"'&*#?!|x")) + [""]),
+                                               min_size=1, max_size=3))
+def test_mutated_model_files_fail_cleanly(text, edits):
+    """Damaged model files either load or raise SpvError (a diagnostic), never another exception."""
+    for pos, cut, ch in edits:
+        pos %= len(text) + 1
+        text = text[:pos] + ch + text[pos + (cut % 3):]
+    try:
+        m = parse_model(text, "<mutated>")
+        for t in m.types()[:3]:
+            m.layout(*t)
+    except SpvError as e:
+        assert e.diagnostics and e.diagnostics[0].message

@@ -26,6 +26,7 @@ import numpy as np
 from .expr import Expr, ExprError, compile_expr
 
 Arrays = tuple[np.ndarray, np.ndarray]
+MAX_SLOTS = 1 << 24   # S * L above this is surely a mistake (and would exhaust memory)
 
 
 class SpecError(ValueError):
@@ -78,10 +79,9 @@ class Table(Descriptor):
             raise SpecError("table must be a non-empty list with one list per invocation", node, key)
         lanes = []
         for p, lane in enumerate(spec):
-            lane_node = spec
             if not isinstance(lane, list) or not lane:
                 raise SpecError(f"table invocation {p}: expected a non-empty list of [row, col] or null",
-                                lane_node, ("item", p))
+                                spec, ("item", p))
             out = []
             for i, cell in enumerate(lane):
                 if cell is None:
@@ -152,9 +152,9 @@ class Formula(Descriptor):
             length = int(np.asarray(self.length.evaluate(scope)).reshape(-1)[0])
         except ExprError as e:
             raise SpecError(f"length: {e}") from None
-        if length < 1:
-            raise SpecError(f"length evaluates to {length}")
         S = env["S"]
+        if length < 1 or length * S > MAX_SLOTS:
+            raise SpecError(f"length evaluates to {length}, outside 1..{MAX_SLOTS // S}")
         scope["lane"] = np.arange(S, dtype=np.int64)[:, None]
         scope["i"] = np.arange(length, dtype=np.int64)[None, :]
         shape = (S, length)
@@ -398,10 +398,10 @@ class Shuffled(Descriptor):
 
     def build(self, env: dict) -> Arrays:
         R, C, S = env["R"], env["C"], env["S"]
-        seed = env.get("seed")
+        seed = env.get("#seed")
         seed = self.seed if seed is None else seed
         L = -(-R * C // S)
-        tag = zlib.crc32(f"{env.get('component')}/{R}x{C}/{env.get('use')}/{S}".encode())
+        tag = zlib.crc32(f"{env.get('#component')}/{R}x{C}/{env.get('#use')}/{S}".encode())
         perm = np.random.default_rng([int(seed) & 0xFFFFFFFF, tag]).permutation(S * L).reshape(S, L)
         pad = perm >= R * C
         return np.where(pad, -1, perm // C), np.where(pad, -1, perm % C)

@@ -131,7 +131,10 @@ def compile_expr(text: str) -> Expr:
         kind = node.data
         ch = node.children
         if kind == "num":
-            value = int(str(ch[0]), 0)
+            s = str(ch[0])
+            value = int(s, 16) if s[:2] in ("0x", "0X") else int(s, 10)
+            if value >= 2 ** 63:
+                raise ExprError(f"integer {ch[0]} does not fit in 64 bits", getattr(ch[0], "column", None))
             return lambda env: value
         if kind == "var":
             name = str(ch[0])

@@ -30,7 +30,8 @@ USES = ("a", "b", "acc")
 _USE_ALIASES = {"a": "a", "matrixa": "a", "matrix_a": "a", "matrixakhr": "a",
                 "b": "b", "matrixb": "b", "matrix_b": "b", "matrixbkhr": "b",
                 "acc": "acc", "c": "acc", "accumulator": "acc", "matrixaccumulatorkhr": "acc",
-                "none": None, "nv": None, "": None}
+                "none": None, "nv": None, "": None,
+                "0": "a", "1": "b", "2": "acc"}   # the KHR CooperativeMatrixUse operand values
 
 
 class LayoutError(SpvError):
@@ -54,9 +55,9 @@ def normalize_use(use: str | None) -> str | None:
 
 def check_component(component: str) -> int:
     """Width in bits; LayoutError for an unknown name."""
-    if component not in COMPONENTS:
+    if not isinstance(component, str) or component not in COMPONENTS:
         from ..diagnostics import did_you_mean
-        raise LayoutError(f"unknown component type '{component}'{did_you_mean(component, COMPONENTS)}; "
+        raise LayoutError(f"unknown component type '{component}'{did_you_mean(str(component), COMPONENTS)}; "
                           f"known: {', '.join(COMPONENTS)}")
     return COMPONENTS[component][0]
 

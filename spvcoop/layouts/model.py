@@ -36,6 +36,7 @@ from .expr import Expr, ExprError, compile_expr
 from .layout import COMPONENTS, Layout, LayoutError, check_component, normalize_use
 from .yamlloc import load_yaml, span_of
 
+MAX_DIM, MAX_SUBGROUP = 4096, 1024
 ENUM_LIMIT = 64   # open-ended ranges are enumerated up to this size for listing/diffing
 Type = tuple[str, int, int, "str | None", int]   # component, rows, cols, use, subgroup size
 
@@ -84,8 +85,9 @@ class Entry:
     source: str
 
     def constants(self, component: str, rows: int, cols: int, use: str | None, S: int) -> dict:
+        # '#'-names are for descriptors (shuffled); expressions cannot name them
         env = {"R": rows, "C": cols, "S": S, "bits": COMPONENTS[component][0],
-               "component": component, "use": use}
+               "#component": component, "#use": use}
         for name, e in self.let:
             env[name] = int(np.asarray(e.evaluate(env)).reshape(-1)[0])
         return env
@@ -171,6 +173,9 @@ class LayoutModel:
         """The layout of one type; LayoutError when the model does not define it."""
         use, S = self._resolve(component, use, subgroup_size)
         rows, cols = int(rows), int(cols)
+        if not (0 < rows <= MAX_DIM and 0 < cols <= MAX_DIM and 0 < S <= MAX_SUBGROUP):
+            raise LayoutError(f"{rows}x{cols} at subgroup size {S} is outside what layout models handle "
+                              f"(rows, cols 1..{MAX_DIM}, subgroup size 1..{MAX_SUBGROUP})", self.source)
         key = (component, rows, cols, use, S)
         hit = self._cache.get(key)
         if hit is not None:
@@ -203,7 +208,7 @@ def build_entry(entry: Entry, component: str, rows: int, cols: int, use: str | N
     what = f"{component} {rows}x{cols}" + (f" use {use}" if use else "") + f" S={S}"
     try:
         env = entry.constants(component, rows, cols, use, S)
-        env["seed"] = seed
+        env["#seed"] = seed
         row, col = entry.desc.build(env)
     except (SpecError, ExprError) as e:
         raise entry.error(f"{what}: {e}") from None
@@ -312,6 +317,8 @@ def _parse_entry(raw: Any, n: int, entries_node: Any, source: str, default_S: in
         except ExprError as ex:
             raise SpecError(f"entry '{name}': when: {ex}", raw, "when", ex.column) from None
     kind = kinds[0]
+    if kind == "table" and not (rows.finite and cols.finite and len(rows.values) == 1 and len(cols.values) == 1):
+        raise SpecError(f"entry '{name}': a table entry needs one fixed 'rows' and 'cols'", entries_node, ("item", n))
     try:
         desc = KINDS[kind](raw[kind], raw, kind)
     except SpecError as e:
@@ -350,12 +357,23 @@ def _parse_model(data: Any, source: str, seed: int | None) -> LayoutModel:
         raise SpecError("the model needs a non-empty 'entries' list", data, "entries" if "entries" in data else None)
     entries = [_parse_entry(raw, n, raw_entries, source, S) for n, raw in enumerate(raw_entries)]
     examples = []
-    for n, ex in enumerate(data.get("examples") or []):
-        if not isinstance(ex, dict) or not {"component", "rows", "cols"} <= set(ex):
-            raise SpecError("examples must be mappings with component, rows, cols (and use, subgroup_size)",
-                            data["examples"], ("item", n))
-        examples.append((ex["component"], ex["rows"], ex["cols"], normalize_use(ex.get("use")),
-                         ex.get("subgroup_size", S)))
+    raw_examples = data.get("examples") or []
+    if not isinstance(raw_examples, list):
+        raise SpecError("examples must be a list", data, "examples")
+    for n, ex in enumerate(raw_examples):
+        def posint(v):
+            return isinstance(v, int) and not isinstance(v, bool) and v > 0
+        ok = (isinstance(ex, dict) and {"component", "rows", "cols"} <= set(ex) and ex["component"] in COMPONENTS
+              and posint(ex["rows"]) and posint(ex["cols"]) and posint(ex.get("subgroup_size", S or 1)))
+        if ok:
+            try:
+                use = normalize_use(ex.get("use"))
+            except LayoutError:
+                ok = False
+        if not ok:
+            raise SpecError("examples must be mappings with a known component, positive rows and cols (and "
+                            "optional use, subgroup_size)", raw_examples, ("item", n))
+        examples.append((ex["component"], ex["rows"], ex["cols"], use, ex.get("subgroup_size", S)))
     model = LayoutModel(name, str(data.get("description", "")).strip(), S, entries, source, examples, seed)
     # Fixed-size entries are checked now, so a bad table fails at load time.
     for e in entries:

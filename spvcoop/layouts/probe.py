@@ -24,8 +24,8 @@ from .layout import COMPONENTS, LayoutError, check_component, normalize_use
 _USE_VALUE = {"a": 0, "b": 1, "acc": 2}
 
 
-def _scalar_decls(component: str) -> tuple[list[str], list[str], list[str], str]:
-    """(capabilities, extensions, type lines, kind) for a component type."""
+def _scalar_decls(component: str) -> tuple[list[str], list[str], list[str]]:
+    """(capabilities, extensions, type lines) for a component type."""
     bits, kind = COMPONENTS[component]
     caps, exts = [], []
     if component == "bf16":
@@ -45,7 +45,7 @@ def _scalar_decls(component: str) -> tuple[list[str], list[str], list[str], str]
         exts += ["SPV_KHR_8bit_storage"]
     elif bits == 64:
         caps += ["Float64" if kind == "float" else "Int64"]
-    return caps, exts, [ty], kind
+    return caps, exts, [ty]
 
 
 def probe_shader(api: str, component: str, rows: int, cols: int, use: str | None = None,
@@ -62,7 +62,7 @@ def probe_shader(api: str, component: str, rows: int, cols: int, use: str | None
     if rows < 1 or cols < 1 or subgroup_size < 1:
         raise LayoutError("rows, cols and subgroup size must be positive")
     bits, kind = COMPONENTS[component]
-    caps, exts, tylines, _ = _scalar_decls(component)
+    caps, exts, tylines = _scalar_decls(component)
     S, R, C = subgroup_size, rows, cols
     if api == "khr":
         caps = ["VulkanMemoryModel", "CooperativeMatrixKHR"] + caps
@@ -200,7 +200,8 @@ def _align(lines: list[str]) -> str:
 
 def probe_inputs(component: str, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
     """The ROW and COL input matrices (row-major, r + 1 and c + 1) as numpy arrays of the component type."""
-    bits, kind = COMPONENTS[check_component(component) and component]
+    check_component(component)
+    bits, kind = COMPONENTS[component]
     r, c = np.meshgrid(np.arange(rows) + 1, np.arange(cols) + 1, indexing="ij")
     if component == "bf16":  # small integers are exact in bf16: the upper half of the f32 bits
         conv = lambda a: (a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
