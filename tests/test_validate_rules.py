@@ -480,7 +480,6 @@ CASES: list[Case] = [
 # ---------------------------------------------------------------------------------------------
 # tests
 
-import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -570,12 +569,12 @@ def test_repeated_errors_all_reported_despite_shape_cache() -> None:
 
 def _spirv_val(module, env: str) -> int:
     """spirv-val's exit status on our assembler's binary (the assembler is tested against spirv-as)."""
-    from spvcoop.reference_tools import require_tool
+    from test_validate_differential import run_tool
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp, "m.spv")
         out.write_bytes(module.to_bytes())
         env_args = [] if env == "universal" else ["--target-env", env]
-        return subprocess.run([require_tool("spirv-val"), *env_args, str(out)], capture_output=True).returncode
+        return run_tool("spirv-val", *env_args, str(out)).returncode
 
 
 COMPARED = [c for c in CASES if c.ref is not None]
