@@ -303,7 +303,7 @@ _MODEL_TEXTS = sorted(p.read_text() for p in MODELS_DIR.glob("*.yaml"))
 
 @settings(max_examples=120, deadline=None)
 @given(st.sampled_from(_MODEL_TEXTS), st.lists(st.tuples(st.integers(0, 10 ** 6), st.integers(0, 10 ** 6),
-                                                         st.sampled_from(list("[]{}:,-0 \"'&*#?!|x")) + [""]),
+                                                         st.sampled_from(list("[]{}:,-0 \"'&*#?!|x") + [""])),
                                                min_size=1, max_size=3))
 def test_mutated_model_files_fail_cleanly(text, edits):
     """Damaged model files either load or raise SpvError (a diagnostic), never another exception."""
