@@ -357,6 +357,8 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
                                           if isinstance(b.key, tuple) else f"no data for '{where}'",
                                           inst.span, source=prog.source))
             raw = bytes(t.size())
+        elif isinstance(data, (list, tuple)) and t.kind == "struct" and len(t.members) == 1:
+            raw = encode(t, {t.member_names[0]: list(data)}, where, prog.source, addresses)
         elif isinstance(data, (bytes, bytearray)):
             raw = bytes(data)
         elif isinstance(data, np.ndarray):
@@ -368,3 +370,26 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
                           len(raw), data=raw)
         addresses.setdefault(where, ex.device.add(b.memory))
         ex.gvals[b.var_id] = Pointer(b.memory, np.zeros(1, np.int64), t, 0)
+
+
+def element_dtypes(module: Module) -> dict:
+    """For buffers whose block is one array of scalars/vectors: key/name -> (element dtype, components)."""
+    prog = Program(module)
+    out: dict = {}
+    for inst in prog.globals:
+        if inst.opname != "OpVariable":
+            continue
+        pt = prog.types[inst.result_type]
+        t = pt.elem
+        if pt.storage not in ("StorageBuffer", "Uniform") or t.kind != "struct" or len(t.members) != 1:
+            continue
+        arr = t.members[0]
+        if arr.kind not in ("array", "runtime_array") or arr.elem.kind not in ("int", "float", "vector"):
+            continue
+        info = (arr.elem.dtype, arr.elem.count if arr.elem.kind == "vector" else 1)
+        dec = prog.decorations.get(inst.result_id, {})
+        key = (dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0])
+        for k in (key, prog.names.get(inst.result_id), t.name, t.member_names[0]):
+            if k:
+                out.setdefault(k, info)
+    return out

@@ -1,0 +1,227 @@
+"""`spvcoop run`: execute a compute shader from a run spec (or a shader plus an in.yaml) and print its buffers."""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run", help="run a compute shader on the CPU (numpy), from a YAML run spec or a shader file",
+        description="Run a GLCompute shader over a whole dispatch. SPEC is a YAML run spec (shader, dispatch, "
+                    "constants, buffers) or a shader (.spvasm, .spv, .comp) with --input in.yaml (values keyed by "
+                    "OpName/OpMemberName names, as in SPIRV-Interpreter's examples).",
+        epilog="Examples:\n  spvcoop run samples/saxpy/run.yaml\n"
+               "  spvcoop run samples/saxpy/run.yaml --check samples/saxpy/expected.yaml\n"
+               "  spvcoop run shader.spv --input in.yaml --check out.yaml\n"
+               "  spvcoop run spec.yaml -o out.json --trace 5",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("spec", help="run spec (.yaml) or shader (.spvasm, .spv, .comp)")
+    p.add_argument("--input", metavar="IN.yaml", help="buffer, push- and spec-constant values by name")
+    p.add_argument("--check", metavar="EXPECTED.yaml", help="compare outputs with these values; exit 1 if they differ")
+    p.add_argument("--rtol", type=float, default=1e-5, help="default relative tolerance for --check (1e-5)")
+    p.add_argument("--atol", type=float, default=1e-6, help="default absolute tolerance for --check (1e-6)")
+    p.add_argument("-o", dest="output", metavar="OUT", help="write outputs to OUT.yaml, OUT.json, or a directory "
+                   "(one .npy per buffer); default: YAML on standard output")
+    p.add_argument("--dispatch", metavar="X,Y,Z", help="override the dispatch size")
+    p.add_argument("--entry-point", metavar="NAME", help="entry point to run")
+    p.add_argument("--subgroup-size", type=int, metavar="N", help="subgroup size (default 32)")
+    p.add_argument("--max-steps", type=int, metavar="N", help="stop with an error after N executed instructions")
+    p.add_argument("--trace", type=int, metavar="INVOCATION",
+                   help="print each instruction executed by this invocation (its linear index in the dispatch)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no output unless --check fails")
+    p.set_defaults(func=run_command)
+
+
+class Progress:
+    """A one-line progress indicator on stderr, shown only for runs longer than a second on a terminal."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled and sys.stderr.isatty()
+        self.start = time.monotonic()
+        self.shown = False
+
+    def __call__(self, steps: int) -> None:
+        if not self.enabled:
+            return
+        t = time.monotonic() - self.start
+        if t < 1.0:
+            return
+        spin = "|/-\\"[int(t * 4) % 4]
+        sys.stderr.write(f"\r{spin} running: {steps} instructions, {t:.1f}s")
+        sys.stderr.flush()
+        self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+            sys.stderr.flush()
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from ..diagnostics import SpvError
+    from .common import print_diagnostics
+    try:
+        return _run(args)
+    except SpvError as e:
+        print_diagnostics(e.diagnostics)
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import numpy as np
+
+    from ..diagnostics import Diagnostic, SpvError
+    from ..interp.runner import element_dtypes, load_shader, run
+    from ..interp.runspec import RunSpec, buffer_key, compare, generate, load_spec, read_yaml, render
+    from .common import write_output
+
+    path = args.spec
+    if path.endswith((".yaml", ".yml")):
+        spec = load_spec(path)
+    else:
+        spec = RunSpec(shader=Path(path).name, base=Path(path).parent, source=path)
+    module = load_shader(str(spec.base / spec.shader))
+    buffers: dict = {}
+    hints = element_dtypes(module)
+    for k, entry in spec.buffers.items():
+        key = buffer_key(k)
+        buffers[key] = generate(entry, str(k), spec.base, spec.source, hints.get(key))
+    spec_constants = dict(spec.spec_constants)
+    push = spec.push_constants
+    if args.input:
+        push = _apply_input(module, read_yaml(args.input), args.input, buffers, spec_constants, push)
+    dispatch = spec.dispatch
+    if args.dispatch:
+        try:
+            dispatch = tuple(int(x) for x in args.dispatch.split(","))
+        except ValueError:
+            raise SpvError(Diagnostic("error", f"--dispatch wants X,Y,Z integers, got '{args.dispatch}'")) from None
+    progress = Progress(not args.quiet)
+    try:
+        res = run(module, dispatch=dispatch, buffers=buffers, spec_constants=spec_constants, push_constants=push,
+                  subgroup_size=args.subgroup_size or spec.subgroup_size,
+                  entry_point=args.entry_point or spec.entry_point,
+                  max_steps=args.max_steps if args.max_steps is not None else spec.max_steps,
+                  trace=args.trace, trace_out=sys.stderr if args.trace is not None else None, progress=progress)
+    finally:
+        progress.done()
+    outputs = _select_outputs(res, spec.outputs)
+    status = 0
+    if args.check:
+        status = _check(res, read_yaml(args.check), args)
+    if not args.quiet or status:
+        out = args.output
+        if out and (out.endswith("/") or Path(out).is_dir()):
+            Path(out).mkdir(parents=True, exist_ok=True)
+            for name, arr in outputs.items():
+                np.save(Path(out) / f"{name}.npy", np.asarray(arr) if isinstance(arr, np.ndarray) else np.asarray(arr))
+        elif out and out.endswith(".npy"):
+            if len(outputs) != 1:
+                raise SpvError(Diagnostic("error", f"-o {out}: {len(outputs)} output buffers; give a directory "
+                                          f"or list one buffer under 'outputs' in the spec"))
+            np.save(out, next(iter(outputs.values())))
+        elif not args.check or out:
+            write_output(out, render(outputs, "json" if out and out.endswith(".json") else "yaml"))
+    return status
+
+
+def _apply_input(module, data, source, buffers, spec_constants, push):
+    """SPIRV-Interpreter style in.yaml: top-level keys are variable (or block) names, or spec constant names."""
+    from ..diagnostics import Diagnostic, SpvError, did_you_mean
+    from ..interp.program import Program
+    prog = Program(module)
+    if data is None:
+        return push
+    if not isinstance(data, dict):
+        raise SpvError(Diagnostic("error", "the input file must map variable names to values", source=source))
+    names: dict[str, tuple[str, int]] = {}
+    for inst in prog.globals:
+        if inst.opname == "OpVariable":
+            pt = prog.types[inst.result_type]
+            for n in (prog.names.get(inst.result_id), pt.elem.name if pt.elem else None):
+                if n:
+                    names.setdefault(n, (pt.storage, inst.result_id))
+        elif inst.opname.startswith("OpSpecConstant") and inst.result_id in prog.names:
+            names.setdefault(prog.names[inst.result_id], ("spec", inst.result_id))
+    for k, v in data.items():
+        if k not in names:
+            raise SpvError(Diagnostic("error", f"'{k}' names no variable or spec constant of the shader"
+                                      f"{did_you_mean(str(k), names)}", source=source))
+        storage, _ = names[k]
+        if storage == "spec":
+            spec_constants[k] = v
+        elif storage == "PushConstant":
+            push = v
+        elif storage in ("StorageBuffer", "Uniform"):
+            buffers[k] = v
+        else:
+            raise SpvError(Diagnostic("error", f"'{k}' is a {storage} variable; only buffers, push constants and "
+                                      f"spec constants take input values", source=source))
+    return push
+
+
+def _select_outputs(res, wanted) -> dict:
+    out = {}
+    if wanted:
+        for w in wanted:
+            from ..interp.runspec import buffer_key
+            k = buffer_key(w)
+            if k not in res:
+                from ..diagnostics import Diagnostic, SpvError
+                raise SpvError(Diagnostic("error", f"output '{w}' names no buffer"))
+            out[str(w)] = _output_value(res, k)
+        return out
+    for key, b in res.bindings.items():
+        if isinstance(key, tuple) and b.type is not None and b.memory.storage == "StorageBuffer":
+            out[b.name] = _output_value(res, key)
+    return out
+
+
+def _output_value(res, key):
+    import numpy as np
+    arr = res[key]
+    b = res.bindings[key]
+    if b.type is not None and arr.dtype == np.uint8 and b.like is None and b.type.kind == "struct":
+        return res.values(key)  # a structured block: nested values by member name
+    return arr
+
+
+def _check(res, expected, args) -> int:
+    from pathlib import Path
+
+    from ..interp.runspec import buffer_key, compare, generate
+    if not isinstance(expected, dict):
+        print(f"{args.check}: error: the expected file must map buffer names to values", file=sys.stderr)
+        return 1
+    lines: list[str] = []
+    total = 0
+    for k, v in expected.items():
+        key = buffer_key(k)
+        rtol, atol = args.rtol, args.atol
+        if isinstance(v, dict) and ("rtol" in v or "atol" in v):
+            rtol, atol = float(v.get("rtol", rtol)), float(v.get("atol", atol))
+        if key not in res:
+            lines.append(f"{k}: no such buffer in the output")
+            total += 1
+            continue
+        want = generate(v, str(k), Path(args.check).parent, args.check)
+        if isinstance(want, dict) and set(want) <= {"rtol", "atol"}:
+            continue
+        b = res.bindings[key]
+        got = res.values(key) if isinstance(want, dict) else res[key]
+        if isinstance(want, dict) and b.type is not None and len(b.type.members) == 1 and \
+                b.type.member_names[0] not in want:
+            got = res[key]
+        total += compare(str(k), got, want, rtol, atol, lines)
+    if total:
+        print(f"check failed: {total} value(s) differ from {args.check}", file=sys.stderr)
+        for line in lines[:10]:
+            print(f"  {line}", file=sys.stderr)
+        return 1
+    if not args.quiet:
+        print(f"check passed: {len(expected)} buffer(s) match {args.check}", file=sys.stderr)
+    return 0
