@@ -58,6 +58,8 @@ class RunResult:
 def _norm_key(key):
     if isinstance(key, list):
         key = tuple(key)
+    if isinstance(key, int) and not isinstance(key, bool):
+        return (0, key)  # a binding number in descriptor set 0
     if isinstance(key, str) and ":" in key and key.replace(":", "").isdigit():
         s, b = key.split(":")
         return (int(s), int(b))

@@ -1,0 +1,226 @@
+"""Hand-written SPIR-V assembly: control-flow corner cases and run-time errors (diagnostics, never tracebacks)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from spvcoop import SpvError, assemble
+from spvcoop.interp import run
+
+HEADER = """OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %gid %lid
+OpExecutionMode %main LocalSize {wg} 1 1
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpDecorate %lid BuiltIn LocalInvocationId
+OpDecorate %rt ArrayStride 4
+OpDecorate %Buf Block
+OpMemberDecorate %Buf 0 Offset 0
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+OpDecorate %sc SpecId 7
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%int = OpTypeInt 32 1
+%float = OpTypeFloat 32
+%v3uint = OpTypeVector %uint 3
+%ptr_in = OpTypePointer Input %v3uint
+%gid = OpVariable %ptr_in Input
+%lid = OpVariable %ptr_in Input
+%rt = OpTypeRuntimeArray %uint
+%Buf = OpTypeStruct %rt
+%ptr_buf = OpTypePointer StorageBuffer %Buf
+%buf = OpVariable %ptr_buf StorageBuffer
+%ptr_u = OpTypePointer StorageBuffer %uint
+%ptr_fu = OpTypePointer Function %uint
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u2 = OpConstant %uint 2
+%u3 = OpConstant %uint 3
+%u264 = OpConstant %uint 264
+%sc = OpSpecConstant %uint 5
+%sc2 = OpSpecConstantOp %uint IMul %sc %u3
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%g = OpLoad %v3uint %gid
+%x = OpCompositeExtract %uint %g 0
+"""
+
+
+def shader(body: str, wg: int = 4) -> str:
+    return HEADER.format(wg=wg) + body.strip() + "\nOpFunctionEnd\n"
+
+
+def go(body: str, n: int = 8, wg: int = 4, **kw):
+    data = np.zeros(n, np.uint32)
+    return run(assemble(shader(body, wg), "case.spvasm"), dispatch=(n // wg, 1, 1), buffers={(0, 0): data}, **kw)
+
+
+LOOP_PHI = """
+OpBranch %header
+%header = OpLabel
+%i = OpPhi %uint %u0 %entry %inext %cont
+%acc = OpPhi %uint %u0 %entry %accnext %cont
+OpLoopMerge %merge %cont None
+OpBranch %check
+%check = OpLabel
+%c = OpULessThan %bool %i %x
+OpBranchConditional %c %body %merge
+%body = OpLabel
+%accnext = OpIAdd %uint %acc %i
+OpBranch %cont
+%cont = OpLabel
+%inext = OpIAdd %uint %i %u1
+OpBranch %header
+%merge = OpLabel
+%p = OpAccessChain %ptr_u %buf %u0 %x
+OpStore %p %acc
+OpReturn
+"""
+
+
+def test_loop_with_phis_and_break_block_keeps_each_invocations_exit_value():
+    r = go(LOOP_PHI)
+    x = np.arange(8)
+    np.testing.assert_array_equal(r[(0, 0)], x * (x - 1) // 2)
+
+
+def test_spec_constant_op_default_and_override():
+    body = """
+%p = OpAccessChain %ptr_u %buf %u0 %x
+OpStore %p %sc2
+OpReturn
+"""
+    assert go(body)[(0, 0)].tolist() == [15] * 8
+    assert go(body, spec_constants={7: 2})[(0, 0)].tolist() == [6] * 8
+
+
+def test_switch_with_phi_at_merge():
+    body = """
+%m = OpUMod %uint %x %u3
+OpSelectionMerge %merge None
+OpSwitch %m %dflt 0 %c0 1 %c1
+%c0 = OpLabel
+OpBranch %merge
+%c1 = OpLabel
+%t1 = OpIMul %uint %x %u2
+OpBranch %merge
+%dflt = OpLabel
+OpBranch %merge
+%merge = OpLabel
+%v = OpPhi %uint %u264 %c0 %t1 %c1 %x %dflt
+%p = OpAccessChain %ptr_u %buf %u0 %x
+OpStore %p %v
+OpReturn
+"""
+    exp = [264 if x % 3 == 0 else 2 * x if x % 3 == 1 else x for x in range(8)]
+    assert go(body)[(0, 0)].tolist() == exp
+
+
+def _error(body: str, **kw) -> str:
+    with pytest.raises(SpvError) as e:
+        go(body, **kw)
+    d = e.value.diagnostics[0]
+    text = d.headline() + "\n" + "\n".join(n.message for n in d.notes)
+    return text
+
+
+def test_out_of_bounds_store_reports_offset_size_line_and_invocation():
+    body = """
+%y = OpIAdd %uint %x %u3
+%p = OpAccessChain %ptr_u %buf %u0 %y
+OpStore %p %x
+OpReturn
+"""
+    msg = _error(body)
+    assert "out-of-bounds store" in msg and "byte offset 32" in msg and "32 bytes" in msg
+    assert "case.spvasm:" in msg and "OpStore" in msg
+    assert "#5" in msg  # invocation 5 is the first to write past the end (5 + 3 = 8)
+
+
+def test_integer_division_by_zero():
+    body = """
+%q = OpUDiv %uint %u1 %x
+%p = OpAccessChain %ptr_u %buf %u0 %x
+OpStore %p %q
+OpReturn
+"""
+    msg = _error(body)
+    assert "division by zero" in msg and "OpUDiv" in msg and "#0" in msg
+
+
+def test_step_limit_stops_infinite_loop():
+    body = """
+OpBranch %header
+%header = OpLabel
+OpLoopMerge %merge %header None
+OpBranchConditional %true_ %header %merge
+%merge = OpLabel
+OpReturn
+""".replace("%true_", "%always")
+    src = shader(body).replace("%main = OpFunction", "%always = OpConstantTrue %bool\n%main = OpFunction")
+    with pytest.raises(SpvError) as e:
+        run(assemble(src, "loop.spvasm"), buffers={(0, 0): np.zeros(4, np.uint32)}, max_steps=1000)
+    assert "step limit of 1000" in e.value.diagnostics[0].message
+
+
+def test_barrier_in_divergent_control_flow():
+    body = """
+%c = OpULessThan %bool %x %u2
+OpSelectionMerge %merge None
+OpBranchConditional %c %then %merge
+%then = OpLabel
+OpControlBarrier %u2 %u2 %u264
+OpBranch %merge
+%merge = OpLabel
+OpReturn
+"""
+    msg = _error(body)
+    assert "barrier reached by only part of workgroup 0" in msg and "2 of 4" in msg
+
+
+def test_unsupported_instruction_is_named_with_its_line():
+    body = """
+%f = OpConvertUToF %float %x
+%d = OpDPdx %float %f
+OpReturn
+"""
+    with pytest.raises(SpvError) as e:
+        go(body)
+    d = e.value.diagnostics[0]
+    assert "unsupported instruction OpDPdx" in d.message
+    assert d.span is not None and d.span.line == shader(body).splitlines().index("%d = OpDPdx %float %f") + 1
+
+
+def test_uninitialised_function_variable_read():
+    body = """
+%v = OpVariable %ptr_fu Function
+%y = OpLoad %uint %v
+%p = OpAccessChain %ptr_u %buf %u0 %x
+OpStore %p %y
+OpReturn
+"""
+    src = shader(body)
+    with pytest.raises(SpvError) as e:
+        run(assemble(src, "u.spvasm"), dispatch=(2, 1, 1), buffers={(0, 0): np.zeros(8, np.uint32)})
+    assert "read before anything was stored" in e.value.diagnostics[0].message
+
+
+def test_missing_runtime_sized_buffer_and_unknown_spec_constant_are_errors():
+    src = shader("OpReturn")
+    with pytest.raises(SpvError, match="runtime array"):
+        run(assemble(src, "m.spvasm"))
+    with pytest.raises(SpvError, match="no specialization constant '9'"):
+        run(assemble(src, "m.spvasm"), buffers={(0, 0): np.zeros(4, np.uint32)}, spec_constants={9: 1})
+
+
+def test_cost_does_not_grow_with_workgroup_count():
+    small = go(LOOP_PHI, n=8).steps
+    # the loop runs max(x) times; compare two dispatches with the same longest invocation
+    body = LOOP_PHI.replace("%c = OpULessThan %bool %i %x", "%xm = OpUMod %uint %x %u264\n"
+                            "%c = OpULessThan %bool %i %xm")
+    a = go(body, n=264 * 1, wg=4).steps
+    b = go(body, n=264 * 16, wg=4).steps
+    assert a == b and small < a
