@@ -96,6 +96,9 @@ class Executor:
         line = self.prog.module.source_line(inst.span.line) if inst.span and inst.span.line else None
         if line is not None:
             notes.append(Note(f"in: {line.strip()}"))
+        hl = self.prog.source_note(inst)
+        if hl:
+            notes.append(Note(hl))
         return SpvError(Diagnostic("error", f"{inst.opname}: {f.message}", inst.span, rule="interp.runtime",
                                    notes=notes, source=self.prog.source))
 
@@ -291,8 +294,10 @@ class Executor:
             self.tick(frame, inst, mask)
         fn = OPS.get(inst.opname)
         if fn is None:
+            hl = self.prog.source_note(inst)
             raise SpvError(Diagnostic("error", f"unsupported instruction {inst.opname}: the interpreter does not "
-                                      f"implement it", inst.span, rule="interp.unsupported", source=self.prog.source))
+                                      f"implement it", inst.span, rule="interp.unsupported", source=self.prog.source,
+                                      notes=[Note(hl)] if hl else []))
         try:
             with np.errstate(all="ignore"):
                 v = fn(self, frame, inst, mask)

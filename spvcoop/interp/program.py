@@ -58,6 +58,9 @@ class Program:
         self.entry_points: list[tuple[str, int, str, list[int]]] = []
         self.exec_modes: dict[int, list[tuple[str, list]]] = defaultdict(list)
         self.ext_imports: dict[int, str] = {}
+        self.strings: dict[int, str] = {}
+        self.sources: dict[str, str] = {}              # file name -> text (OpSource from glslang -g)
+        self.lines: dict[int, tuple[str, int]] = {}    # instruction index -> (file, line) from OpLine
         self._scan()
 
     # ---- diagnostics ------------------------------------------------------
@@ -73,9 +76,21 @@ class Program:
         insts = self.module.instructions
         fn: Function | None = None
         blk: Block | None = None
+        line: tuple[str, int] | None = None
         for inst in insts:
             op = inst.opname
             ops = inst.operands
+            if op == "OpString":
+                self.strings[inst.result_id] = ops[0].value
+            elif op == "OpSource" and len(ops) > 3:
+                self.sources[self.strings.get(ops[2].value, "")] = ops[3].value
+            elif op == "OpLine":
+                line = (self.strings.get(ops[0].value, "?"), ops[1].value)
+            elif op in ("OpNoLine", "OpFunctionEnd") or op in ("OpBranch", "OpBranchConditional", "OpSwitch",
+                                                              "OpReturn", "OpReturnValue"):
+                line = None
+            if line is not None:
+                self.lines[inst.index] = line
             if inst.result_id is not None:
                 self.defs[inst.result_id] = inst
             if op == "OpName":
@@ -181,6 +196,19 @@ class Program:
                 ids = t.extra["ids"]
                 t.elem = self.types.get(ids[0])
                 t.members = [self.types[i] for i in ids[1:]]
+
+    def source_note(self, inst: Instruction) -> str | None:
+        """'file:line: text' of the high-level source (OpLine) an instruction came from, if known."""
+        where = self.lines.get(inst.index)
+        if where is None:
+            return None
+        text = self.sources.get(where[0])
+        src = ""
+        if text:
+            lines = text.split("\n")
+            if 0 < where[1] <= len(lines):
+                src = ": " + lines[where[1] - 1].strip()
+        return f"from {where[0]}:{where[1]}{src}"
 
     def builtin_of(self, id_: int) -> str | None:
         b = self.decorations.get(id_, {}).get("BuiltIn")

@@ -85,7 +85,7 @@ def load_shader(shader, source: str | None = None) -> Module:
 
 
 def compile_glsl(path: str) -> Module:
-    """Compile GLSL with glslangValidator (-V --target-env vulkan1.3)."""
+    """Compile GLSL with glslangValidator (-V -g --target-env vulkan1.3; -g keeps OpLine for diagnostics)."""
     import subprocess
     import tempfile
     from ..binary import read_binary
@@ -97,7 +97,7 @@ def compile_glsl(path: str) -> Module:
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "shader.spv")
         stage = [] if path.endswith(".comp") else ["-S", "comp"]
-        p = subprocess.run([tool, "-V", "--target-env", "vulkan1.3", *stage, path, "-o", out],
+        p = subprocess.run([tool, "-V", "-g", "--target-env", "vulkan1.3", *stage, path, "-o", out],
                            capture_output=True, text=True)
         if p.returncode != 0:
             msg = "\n".join(l for l in (p.stdout + p.stderr).splitlines() if l.strip() and l.strip() != path)
@@ -337,7 +337,8 @@ def _bind_variables(ex, prog, given, consumed, bindings, push_constants, address
                         data, found = given[c], True
                         consumed.add(c)
                         break
-            bindings[key] = Binding(name if not name.startswith("%") else (t.name or name), key, t, None, None, vid)
+            shown = prog.names.get(vid) or t.name or name
+            bindings[key] = Binding(shown, key, t, None, None, vid)
             ex.pending.append((bindings[key], data, found, inst))
         elif storage == "PhysicalStorageBuffer":
             pass
