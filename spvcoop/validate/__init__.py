@@ -16,6 +16,10 @@ from .shapes import ShapeKeys
 
 __all__ = ["validate", "RULES", "Rule", "ModuleIndex", "TARGET_ENVS"]
 
+# What a rule may raise on instructions with missing or absurd operands (modules built in code;
+# the assembler and binary reader reject those): reported as structure.malformed, never a traceback.
+_MALFORMED = (IndexError, AttributeError, TypeError, KeyError, ValueError, RecursionError)
+
 TARGET_ENVS = ("universal", "spv1.0", "spv1.1", "spv1.2", "spv1.3", "spv1.4", "spv1.5", "spv1.6",
                "vulkan1.0", "vulkan1.1", "vulkan1.1spv1.4", "vulkan1.2", "vulkan1.3", "vulkan1.4")
 
@@ -30,7 +34,11 @@ def validate(module: Module, target_env: str = "universal", spec_constants: dict
     by_op = BY_OPNAME
     for r in by_op.get(MODULE, ()):
         ctx.current = r
-        r.func(ctx, None)
+        try:
+            r.func(ctx, None)
+        except _MALFORMED as e:  # malformed module: say so, keep going
+            ctx.report(None, None, f"cannot check rule {r.id}: the module is malformed ({e!r})",
+                       severity="error", rule_id="structure.malformed")
     if not has_coop:
         # without a cooperative-matrix capability only the opcode-gating rules can fire; keep the
         # per-instruction loop to the coopmat opcodes (cheap for large non-coopmat modules)
@@ -54,7 +62,7 @@ def validate(module: Module, target_env: str = "universal", spec_constants: dict
             ctx.current = r
             try:
                 r.func(ctx, inst)
-            except (IndexError, AttributeError, TypeError, KeyError) as e:  # malformed: say so, keep going
+            except _MALFORMED as e:  # malformed: say so, keep going
                 ctx.report(inst, None, f"cannot check rule {r.id} on this malformed {inst.opname} ({e})",
                            severity="error", rule_id="structure.malformed")
         if key is not None and len(diags) == before:
@@ -63,7 +71,11 @@ def validate(module: Module, target_env: str = "universal", spec_constants: dict
     if profile is not None:
         from .profiles import check_profile, load_profile
         prof = load_profile(profile) if not hasattr(profile, "combos") else profile
-        check_profile(ctx, prof)
+        try:
+            check_profile(ctx, prof)
+        except _MALFORMED as e:
+            ctx.report(None, None, f"cannot check the device profile: the module is malformed ({e!r})",
+                       severity="error", rule_id="structure.malformed")
     diags = ctx.diagnostics
     diags.sort(key=lambda d: (d.instruction_index if d.instruction_index is not None else -1))
     return diags

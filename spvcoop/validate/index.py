@@ -211,7 +211,7 @@ class ModuleIndex:
     def int_type(self, type_id: int | None) -> tuple[int, bool] | None:
         """(width, signed) of an OpTypeInt."""
         t = self.defs.get(type_id) if type_id is not None else None
-        if t is None or t.opname != "OpTypeInt":
+        if t is None or t.opname != "OpTypeInt" or len(t.operands) < 2:
             return None
         return t.operands[0].value, bool(t.operands[1].value)
 
@@ -220,9 +220,9 @@ class ModuleIndex:
         t = self.defs.get(type_id) if type_id is not None else None
         if t is None:
             return None
-        if t.opname == "OpTypeInt":
+        if t.opname == "OpTypeInt" and len(t.operands) >= 2:
             return ("int" if t.operands[1].value else "uint"), t.operands[0].value
-        if t.opname == "OpTypeFloat":
+        if t.opname == "OpTypeFloat" and t.operands:
             return "float", t.operands[0].value
         if t.opname == "OpTypeBool":
             return "bool", 1
