@@ -282,8 +282,25 @@ class Disassembler:
             self.value_types[inst.result_id] = inst.result_type
 
 
+def _check_single_definitions(module: Module) -> None:
+    """spirv-dis refuses a module that defines an id twice; so do we (friendly names need one)."""
+    from .diagnostics import Diagnostic, Note, SpvError
+    seen: dict[int, Instruction] = {}
+    for inst in module.instructions:
+        rid = inst.result_id
+        if rid is None:
+            continue
+        if rid in seen:
+            first = seen[rid]
+            raise SpvError(Diagnostic("error", f"Id {rid} is defined more than once", inst.span,
+                                      notes=[Note("first defined here", first.span)], source=module.source,
+                                      instruction_index=inst.index))
+        seen[rid] = inst
+
+
 def disassemble(module: Module, raw_ids: bool = False, header: bool = True, indent: bool = True) -> str:
     """The module as spirv-dis prints it (default flags), or with --raw-id/--no-header/--no-indent."""
+    _check_single_definitions(module)
     d = Disassembler(module, raw_ids)
     lines = []
     if header:

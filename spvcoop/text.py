@@ -177,6 +177,8 @@ class Assembler:
             if result_tok is None:
                 raise self.fail(f"Expected <result-id> at the beginning of an instruction, found '{op_tok[1]}'.",
                                 op_tok)
+            if spec.has_result_type and operands and operands[0][0] == "ID":
+                self.id_of(operands[0])  # spirv-as numbers the result type before the result id
             inst.result_id = self.id_of(result_tok)
             if spec.opname.startswith(_TYPE_OPCODES_PREFIX):
                 if inst.result_id in self.type_ids:
