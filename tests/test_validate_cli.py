@@ -41,9 +41,9 @@ def test_human_output_has_caret_and_notes(capsys) -> None:
     assert "OpCooperativeMatrixMulAddNV" in lines[head + 1]
     caret = lines[head + 2]
     assert caret.strip().startswith("^")
-    assert lines[head + 1][caret.index("^"):].startswith("%b")
-    assert any(": note: A has type %mA8" in line for line in lines)
-    assert "K=8" in lines[head] and "K=16" in lines[head]
+    assert lines[head + 1][caret.index("^"):].startswith("%b8")
+    assert any(": note: B has type %mB8" in line for line in lines)
+    assert "A is 16x16 (K=16) but B is 8x8 (K=8)" in lines[head]
 
 
 def test_werror(capsys) -> None:

@@ -342,8 +342,8 @@ CASES: list[Case] = [
       body="%a8 = OpCooperativeMatrixLoadNV %mA8 %ptr %stride %false\n%x = OpCooperativeMatrixMulAddNV %matC %a8 %b %c"),
     C("muladd_n", "coopmat.muladd.n", "fail", base="nv", body="%x = OpCooperativeMatrixMulAddNV %matC %a %a %c"),
     C("muladd_k", "coopmat.muladd.k", "fail", base="nv",
-      types="%mA8 = OpTypeCooperativeMatrixNV %f16 %subgroup %c16 %c8",
-      body="%a8 = OpCooperativeMatrixLoadNV %mA8 %ptr %stride %false\n%x = OpCooperativeMatrixMulAddNV %matC %a8 %b %c"),
+      types="%mB8 = OpTypeCooperativeMatrixNV %f16 %subgroup %c8 %c8",
+      body="%b8 = OpCooperativeMatrixLoadNV %mB8 %ptr %stride %false\n%x = OpCooperativeMatrixMulAddNV %matC %a %b8 %c"),
     C("muladd_k_spec_default", "coopmat.muladd.k", "warn", base="nv", annotations="OpDecorate %sk SpecId 7",
       types="%sk = OpSpecConstant %u32 8\n%mAk = OpTypeCooperativeMatrixNV %f16 %subgroup %c16 %sk",
       body="%ak = OpCooperativeMatrixLoadNV %mAk %ptr %stride %false\n%x = OpCooperativeMatrixMulAddNV %matC %ak %b %c"),
@@ -530,9 +530,10 @@ def test_errors_point_at_operand_with_notes() -> None:
     module, diags = run_case(case)
     d = next(d for d in diags if d.rule == "coopmat.muladd.k")
     line = case.text().split("\n")[d.span.line - 1]
-    assert line[d.span.col - 1:d.span.end_col - 1] == "%b"  # B disagrees with A
-    assert "A is 16x8 (K=8) but B is 16x8 (K=16)" in d.message
-    assert any("%mA8" in n.message and n.span is not None for n in d.notes)
+    assert line[d.span.col - 1:d.span.end_col - 1] == "%b8"  # B disagrees with A
+    assert "A is 16x16 (K=16) but B is 8x8 (K=8)" in d.message
+    assert any("%mB8" in n.message and n.span is not None for n in d.notes)
+    assert [x.rule for x in diags] == ["coopmat.muladd.k"]  # nothing else is wrong with this module
     assert any(n.message.startswith("rule") for n in d.notes)
 
 

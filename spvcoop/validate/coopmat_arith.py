@@ -116,7 +116,8 @@ def muladd_scope(ctx: Context, inst) -> None:
     for r, s, cm in vals[1:]:
         if s.value != s0.value:
             ctx.report(inst, _operand_index(r) if r != "Result" else None,
-                       f"cooperative matrix scopes differ: {r0} has scope {s0.value} but {r} has scope {s.value}",
+                       f"cooperative matrix scopes differ: {r0} has scope {ctx.ix.scope_name(s0)} but {r} has scope "
+                       f"{ctx.ix.scope_name(s)}",
                        [describe(ctx, cm0, r0), describe(ctx, cm, r)], spec_dependent=spec_dep(s0, s))
 
 

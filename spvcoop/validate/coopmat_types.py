@@ -136,7 +136,7 @@ def scope_vulkan(ctx: Context, inst) -> None:
     cm = ctx.ix.coopmat(inst.result_id)
     if cm is None or cm.scope is None or cm.scope.value in (WORKGROUP, SUBGROUP):
         return
-    ctx.report(inst, 1, f"Scope is {cm.scope.value}; Vulkan allows only Workgroup (2) or Subgroup (3)",
+    ctx.report(inst, 1, f"Scope is {ctx.ix.scope_name(cm.scope)}; Vulkan allows only Workgroup (2) or Subgroup (3)",
                spec_dependent=cm.scope.spec)
 
 
@@ -238,8 +238,11 @@ def pointer_type_storage(ctx: Context, inst) -> None:
 
 def describe(ctx: Context, cm: CoopMat, role: str) -> Note:
     """A note at a coopmat type declaration, giving its values."""
-    return ctx.note_def(cm.id, f"{role} has type {ctx.ix.name(cm.id)} = {ctx.ix.type_text(cm.id)}"
-                        + (f", scope {cm.scope.value}" if cm.scope else ""))
+    scope = ""
+    if cm.scope is not None:
+        e = ctx.ix.grammar.operand_kinds["Scope"].by_value.get(cm.scope.value)
+        scope = f", scope {e.name if e else cm.scope.value}"
+    return ctx.note_def(cm.id, f"{role} has type {ctx.ix.name(cm.id)} = {ctx.ix.type_text(cm.id)}{scope}")
 
 
 __all__ = ["describe", "spec_dep"]

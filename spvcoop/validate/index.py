@@ -196,6 +196,14 @@ class ModuleIndex:
         n = self._friendly_names.get(id_)
         return None if n is None or n == str(id_) else n
 
+    def scope_name(self, v: "Value | int | None") -> str:
+        """`Subgroup (3)` for a scope value."""
+        if v is None:
+            return "?"
+        n = v.value if isinstance(v, Value) else v
+        e = self.grammar.operand_kinds["Scope"].by_value.get(n)
+        return f"{e.name} ({n})" if e else str(n)
+
     # ---- types --------------------------------------------------------------------------------
     def type_of(self, id_: int | None) -> Instruction | None:
         """The type instruction of a value id (None if unknown)."""

@@ -147,7 +147,7 @@ def check_profile(ctx: Context, profile: Profile) -> None:
                 continue
             if not any(_type_fits(ctx, cm, c) for c in profile.combos):
                 ctx.report(inst, None, f"{profile.name} does not support cooperative matrix type "
-                           f"{ix.name(cm.id)} = {ix.type_text(cm.id)}, scope {cm.scope.value}",
+                           f"{ix.name(cm.id)} = {ix.type_text(cm.id)}, scope {ix.scope_name(cm.scope)}",
                            [Note(f"supported: {_summary(profile, cm.flavour)}")], rule_id="profile.type",
                            spec_dependent=cm.rows.spec or cm.cols.spec)
         elif inst.opname.startswith("OpCooperativeMatrixMulAdd"):
@@ -173,7 +173,7 @@ def _check_muladd(ctx: Context, profile: Profile, inst) -> None:
             return
     same_types = [cb.text() for cb in profile.combos if flavour in cb.apis and (cb.A, cb.B) == comps[:2]]
     ctx.report(inst, None, f"{profile.name} does not support MulAdd {M}x{N}x{K} "
-               f"{comps[0]}*{comps[1]}+{comps[2]}->{comps[3]} (scope {a.scope.value}"  # type: ignore[union-attr]
+               f"{comps[0]}*{comps[1]}+{comps[2]}->{comps[3]} (scope {ix.scope_name(a.scope)}"  # type: ignore[union-attr]
                f"{', saturating' if sat else ''})",
                [describe(ctx, a, "A"), describe(ctx, b, "B"), describe(ctx, c, "C"),  # type: ignore[arg-type]
                 Note("supported with these A/B types: " + (", ".join(same_types) or "none"))],

@@ -76,7 +76,9 @@ def format_human(diags: Iterable[Diagnostic], module: Module | None, color: bool
                 out.append(f"  note: {n.message}")
                 continue
             out.append(f"{_where(d.source, n.span, it)}: note: {n.message}")
-            if not n.span.line and it is not None:
+            if n.span.line and lines_of is not None and n.span.line <= len(lines_of):
+                out.append(f"  {lines_of[n.span.line - 1].rstrip()}")
+            elif not n.span.line and it is not None:
                 idx = it.index_at_word(n.span.word)
                 if idx is not None:
                     out.append(f"  {it.render(module.instructions[idx])}")  # type: ignore[union-attr]
