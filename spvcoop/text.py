@@ -122,6 +122,7 @@ class Assembler:
         while pending:
             group = pending.popleft()
             self.last_group = not pending
+            self.next_token = pending[0][0] if pending and pending[0] else None
             inst, rest = self.instruction(group)
             inst.index = len(instructions)
             instructions.append(inst)
@@ -260,6 +261,10 @@ class Assembler:
             if pos >= n:
                 if o.quantifier:
                     continue
+                nxt = self.next_token
+                if o.kind == "LiteralSpecConstantOpInteger" and nxt is not None and nxt[0] == "OPNAME":
+                    raise self.fail(f"OpSpecConstantOp takes the opcode name without 'Op': write "
+                                    f"'{nxt[1][2:]}', not '{nxt[1]}'", nxt)
                 raise self.fail(f"Expected operand for {inst.opname} instruction, but found the "
                                 f"{'end of the stream' if self.last_group else 'next instruction instead'}.",
                                 toks[-1] if toks else op_tok,

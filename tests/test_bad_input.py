@@ -1,0 +1,143 @@
+"""Bad input gives `file:line:col: error: message`, a non-zero exit, no output file, no traceback."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from spvcoop import SpvError
+from spvcoop.binary import read_binary
+from spvcoop.disassembler import disassemble
+from spvcoop.text import assemble
+
+HEAD = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%u32 = OpTypeInt 32 0\n"
+
+# (text, line, col, words the message must contain)
+BROKEN_TEXT = [
+    (HEAD + "%x = OpConstnt %u32 1\n", 4, 6, ["Invalid Opcode name", "did you mean 'OpConstant'"]),
+    (HEAD + "%x = OpConstant %u32\n", 4, 17, ["Expected operand"]),
+    (HEAD + "%x = OpConstant %u32 1 7\n", 4, 24, ["Expected <opcode> or <result-id>", "'7'"]),
+    (HEAD + "%x = OpConstant %u32 1.5\n", 4, 22, ["Invalid unsigned integer literal: 1.5"]),
+    (HEAD + "%x = OpConstant %u32 4294967296\n", 4, 22, ["does not fit in a 32-bit unsigned integer"]),
+    (HEAD + "%x = OpConstant %u32 -1\n", 4, 22, ["negative number in an unsigned literal"]),
+    (HEAD + 'OpSource GLSL 450 "abc\n', 4, 19, ["Invalid literal string"]),
+    (HEAD + "%x OpTypeVoid\n", 4, 1, ["Expected <opcode> or <result-id>"]),
+    (HEAD + "%x=OpTypeVoid\n", 4, 1, ["Expected <opcode> or <result-id>"]),
+    ("OpCapability Shadr\n", 1, 14, ["Invalid capability 'Shadr'", "did you mean 'Shader'"]),
+    (HEAD + "%f = OpTypeFunction %u32\n%m = OpFunction %u32 Inlin %f\n", 5, 22, ["Invalid function control", "Inline"]),
+    ('OpCapability Shader\n%s = OpExtInstImport "GLSL.std.451"\n', 2, 22, ["Invalid extended instruction import"]),
+    ('OpCapability Shader\n%s = OpExtInstImport "GLSL.std.450"\n%f = OpTypeFloat 32\n%x = OpExtInst %f %s Sqrtt %x\n',
+     4, 22, ["Invalid extended instruction name 'Sqrtt'", "Sqrt"]),
+    (HEAD + "%u32 = OpTypeInt 16 0\n", 4, 1, ["has already been used to generate a type"]),
+    (HEAD + "%f = OpTypeFloat 32\n%x = OpConstant %f 1.5f\n", 5, 20, ["Invalid 32-bit float literal: 1.5f"]),
+    (HEAD + "%a.b = OpTypeVoid\n", 4, 1, ["Invalid ID a.b"]),
+    (HEAD + "%v = OpVariable %u32 Functon\n", 4, 22, ["storage class", "Function"]),
+    (HEAD + "%x = OpLoad %u32 %p Volatile | Aligned 4\n", 4, 30, []),
+    (HEAD + "%s = OpSpecConstantOp %u32 OpIAdd %u32 %u32\n", 4, 28, ["without 'Op'"]),
+    (HEAD + "OpStore %p %v !nope\n", 4, 15, ["Invalid immediate integer"]),
+]
+
+
+@pytest.mark.parametrize("text,line,col,words", BROKEN_TEXT)
+def test_broken_text_is_located(text: str, line: int, col: int, words: list[str]) -> None:
+    with pytest.raises(SpvError) as info:
+        assemble(text, "bad.spvasm")
+    d = info.value.diagnostics[0]
+    assert (d.span.line, d.span.col) == (line, col), d.headline()
+    for w in words:
+        assert w in d.message, d.message
+    assert re.match(r"bad\.spvasm:\d+:\d+: error: ", d.headline())
+
+
+def run_cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "spvcoop", *args], capture_output=True, input=stdin, timeout=60)
+
+
+def test_cli_as_error_leaves_no_output(tmp_path: Path) -> None:
+    src = tmp_path / "bad.spvasm"
+    src.write_text(HEAD + "%x = OpConstant %u32 zzz\n")
+    out = tmp_path / "bad.spv"
+    r = run_cli("as", str(src), "-o", str(out))
+    assert r.returncode != 0
+    err = r.stderr.decode()
+    assert f"{src}:4:22: error: Invalid unsigned integer literal: zzz" in err
+    assert "^~~" in err  # the caret under the operand
+    assert "Traceback" not in err
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == [src]  # no temporary file left behind
+
+
+BROKEN_BINARIES = [
+    (b"", "too short"),
+    (b"\x01\x02\x03", "multiple of 4"),
+    (b"\x00\x00\x00\x00" * 5, "invalid magic number"),
+    (bytes.fromhex("03022307 00000100 00000700 05000000 00000000"), None),  # header only: valid, empty
+    (bytes.fromhex("03022307 00000100 00000700 05000000"), "truncated header"),
+    (bytes.fromhex("03022307 00000100 00000700 05000000 00000000 11000200"), "runs past the end"),
+    (bytes.fromhex("03022307 00000100 00000700 05000000 00000000 00000000"), "word count is 0"),
+    (bytes.fromhex("03022307 00000100 00000700 05000000 00000000 ffff0100"), "invalid opcode"),
+    (bytes.fromhex("03022307 00000100 00000700 05000000 00000000 11000100"), "missing operand"),
+    (bytes.fromhex("03022307 00000100 00000700 05000000 00000000 0f000400 05000000 01000000 61626364"),
+     "not NUL-terminated"),
+]
+
+
+@pytest.mark.parametrize("data,words", BROKEN_BINARIES)
+def test_broken_binaries(data: bytes, words: str | None, tmp_path: Path) -> None:
+    if words is None:
+        assert read_binary(data).instructions == []
+        return
+    with pytest.raises(SpvError) as info:
+        read_binary(data, "bad.spv")
+    assert words in info.value.diagnostics[0].message
+    f = tmp_path / "bad.spv"
+    f.write_bytes(data)
+    out = tmp_path / "out.txt"
+    r = run_cli("dis", str(f), "-o", str(out))
+    assert r.returncode == 1 and not out.exists()
+    assert re.search(rf"{re.escape(str(f))}:word \d+: error: ", r.stderr.decode())
+    assert "Traceback" not in r.stderr.decode()
+
+
+def test_unreadable_file_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    r = run_cli("as", str(tmp_path / "missing.spvasm"))
+    assert r.returncode != 0 and "Traceback" not in r.stderr.decode()
+    assert "cannot read input" in r.stderr.decode()
+
+
+HYP = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+@HYP
+@given(st.binary(max_size=200))
+def test_random_bytes_never_crash(data: bytes) -> None:
+    for blob in (data, bytes.fromhex("03022307 00000100 00000700 05000000 00000000") + data):
+        try:
+            disassemble(read_binary(blob))
+        except SpvError:
+            pass
+
+
+@HYP
+@given(st.text(max_size=200))
+def test_random_text_never_crashes(text: str) -> None:
+    try:
+        assemble(text)
+    except SpvError:
+        pass
+
+
+@HYP
+@given(st.lists(st.sampled_from(["%a", "=", "OpConstant", "OpTypeInt", "32", "0", "!7", '"s"', "%b", "OpSwitch",
+                                 "OpExtInst", "OpSpecConstantOp", "IAdd", "0x1p+3", "-1", "Aligned|Volatile",
+                                 "\n", ";", "OpDecorate", "BuiltIn", "OpTypeFloat", "16", "OpExtInstImport"]),
+                max_size=40).map(" ".join))
+def test_random_token_soup_never_crashes(text: str) -> None:
+    try:
+        disassemble(assemble(text))
+    except SpvError:
+        pass
