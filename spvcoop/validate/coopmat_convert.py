@@ -135,3 +135,35 @@ def bitcast_kind(ctx: Context, inst) -> None:
     if (rk and rk[0] == "float") or (sk and sk[0] == "float"):
         ctx.report(inst, 0, f"OpBitcast between {ix.type_text(src.component)} and {ix.type_text(res.component)} "
                    "components; the extension allows integer components only")
+
+
+def _small_without_cap(ctx: Context, type_id: int) -> str | None:
+    """'8-bit integer' etc. when the component needs Int8/Int16/Float16 and it is not declared."""
+    sk = ctx.ix.scalar_kind(type_id)
+    if sk is None:
+        return None
+    kind, width = sk
+    if kind in ("int", "uint") and width in (8, 16) and not ctx.ix.has_cap(f"Int{width}"):
+        return f"{width}-bit integer (no Int{width} capability)"
+    if kind == "float" and width == 16 and not ctx.ix.has_cap("Float16"):
+        t = ctx.ix.defs[type_id]
+        if len(t.operands) < 2:  # bfloat16 has its own capability
+            return "16-bit float (no Float16 capability)"
+    return None
+
+
+@rule("coopmat.convert.small_types", tuple(CONVERSIONS) + ("OpCompositeConstruct",),
+      "With Shader, 8- and 16-bit types whose arithmetic capability (Int8, Int16, Float16) is not declared "
+      "can only be used with width-only conversions (OpUConvert, OpSConvert, OpFConvert) and cannot be "
+      "composed.", source="SPIR-V core / SPV_KHR_8bit_storage / SPV_KHR_16bit_storage")
+def convert_small_types(ctx: Context, inst) -> None:
+    if not ctx.ix.has_cap("Shader") or inst.opname in ("OpUConvert", "OpSConvert", "OpFConvert"):
+        return
+    res, src, _ = _pair(ctx, inst)
+    for cm, role, at in ((res, "result", None), (src, "input", 0)):
+        if cm is None or (inst.opname == "OpCompositeConstruct" and role == "input"):
+            continue
+        why = _small_without_cap(ctx, cm.component)
+        if why:
+            ctx.report(inst, at, f"{inst.opname} {role} has {why} components; such types can only be used "
+                       "with width-only conversions", [describe(ctx, cm, role)])
