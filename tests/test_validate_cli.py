@@ -153,3 +153,12 @@ def test_pre_commit_hooks_file() -> None:
     ids = {h["id"]: h for h in hooks}
     assert ids["spvcoop-lint"]["entry"].startswith("spvcoop lint")
     assert all({"id", "name", "entry", "language"} <= set(h) for h in hooks)
+
+
+def test_list_rules(capsys) -> None:
+    from spvcoop.validate import RULES
+    rc, out, _ = run(capsys, "val", "--list-rules")
+    assert rc == 0
+    for rid in RULES:
+        assert f"{rid}  [" in out
+    assert run(capsys, "val")[0] == 2

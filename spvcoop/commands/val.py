@@ -54,7 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "SPV_KHR_cooperative_matrix rule, plus the structural facts they rely on. Reports all "
                     "findings, each with a rule id. Exit 0 valid, 1 invalid, 2 usage error or unreadable input.",
         epilog="Example: spvcoop val shader.spvasm --target-env vulkan1.3 --profile nvidia-h100")
-    p.add_argument("input", help="module file (.spv binary or .spvasm text; '-' for standard input)")
+    p.add_argument("input", nargs="?", help="module file (.spv binary or .spvasm text; '-' for standard input)")
+    p.add_argument("--list-rules", action="store_true",
+                   help="print every rule (id, severity, source, the spec sentence it enforces) and exit")
     _common(p)
     p.set_defaults(func=run_val)
 
@@ -124,9 +126,24 @@ def _emit(fmt: str, records: list[dict], human: list[str]) -> None:
     sys.stdout.flush()
 
 
+def list_rules() -> str:
+    from ..validate import RULES
+    lines = []
+    for rid in sorted(RULES):
+        r = RULES[rid]
+        lines.append(f"{rid}  [{r.severity}]  ({r.source})\n    {r.spec}")
+    return "\n".join(lines) + "\n"
+
+
 def run_val(args: argparse.Namespace) -> int:
     from ..diagnostics import SpvError
     from ..validate.report import format_human
+    if args.list_rules:
+        sys.stdout.write(list_rules())
+        return 0
+    if args.input is None:
+        sys.stderr.write("spvcoop val: error: the following arguments are required: input\n")
+        return 2
     try:
         profile = _load_profile(args)
     except SpvError as e:
