@@ -333,7 +333,8 @@ class Executor:
         else:
             mem = Memory(name, storage, size, 1)
             off = np.zeros(1, np.int64)
-        ptr = Pointer(mem, off, t, off if per != "one" else 0)
+        ptr = Pointer(mem, off, t, off if per != "one" else 0, align=min(size & -size, 1 << 16) if per != "one"
+                      else 1 << 16)
         if init is not None:
             from .memory import store
             store(ptr, t, init, np.ones(self.N, bool) if mask is None else mask)

@@ -58,6 +58,35 @@ class DeviceMemory:
         return mem.address
 
 
+class Register:
+    """A Function/Private variable only ever loaded and stored whole: held as a value, not in memory."""
+    __slots__ = ("name", "value", "written")
+
+    def __init__(self, name: str, value, written: np.ndarray | None):
+        self.name = name
+        self.value = value
+        self.written = written  # per-invocation 'stored to' flags; None once every invocation has stored
+
+
+class RegisterView:
+    """An access chain into a Register (e.g. gl_GlobalInvocationID.x): loads pick components of its value."""
+    __slots__ = ("reg", "indices")
+
+    def __init__(self, reg: Register, indices: list):
+        self.reg = reg
+        self.indices = indices
+
+    def get(self):
+        v = self.reg.value
+        for i in self.indices:
+            if isinstance(i, int):
+                v = v[:, i]
+            else:
+                n = max(v.shape[0], i.shape[0])
+                v = np.broadcast_to(v, (n,) + v.shape[1:])[np.arange(n), np.broadcast_to(i, (n,))]
+        return v
+
+
 @dataclass(eq=False)
 class Pointer:
     mem: "Memory | DeviceMemory"
@@ -66,13 +95,21 @@ class Pointer:
     base: np.ndarray | int = 0  # start of the copy each invocation owns
     matrix: tuple[int, int] | None = None  # (matrix stride, row major) when pointee holds matrices
     vstride: int | None = None  # component stride of a vector that is a row-major matrix column
+    align: int = 1             # a power of two known to divide every offset (1: unknown)
 
-    def moved(self, delta, t: Type, matrix=None, vstride=None) -> "Pointer":
+    def moved(self, delta, t: Type, matrix=None, vstride=None, unit: int | None = None) -> "Pointer":
+        """The pointer `delta` bytes further; `unit` is what delta is a multiple of (for alignment)."""
+        if unit is None:
+            unit = int(delta) if isinstance(delta, (int, np.integer)) else 1
+        align = min(self.align, unit & -unit) if unit else self.align
         return Pointer(self.mem, self.off + delta, t, self.base, matrix if matrix is not None else self.matrix,
-                       vstride)
+                       vstride, max(align, 1))
 
 
 def _check(mem: Memory, off: np.ndarray, base, n: int, mask: np.ndarray, what: str) -> None:
+    if isinstance(base, int) and base == 0:
+        if off.min() >= 0 and off.max() + n <= mem.region:
+            return
     rel = off - base
     bad = (rel < 0) | (rel + n > mem.region)
     if mask is not None:
@@ -100,7 +137,7 @@ def _split_device(ptr: Pointer, mask: np.ndarray):
 
 
 def read_scalar(mem, off: np.ndarray, base, dtype: np.dtype, mask: np.ndarray, count: int = 1,
-                step: int | None = None) -> np.ndarray:
+                step: int | None = None, align: int = 1) -> np.ndarray:
     """Read `count` values of dtype per invocation at off, off+step, ... -> (N,) or (N, count)."""
     w = dtype.itemsize if dtype != np.bool_ else 1
     step = w if step is None else step
@@ -117,7 +154,7 @@ def read_scalar(mem, off: np.ndarray, base, dtype: np.dtype, mask: np.ndarray, c
     if off.min() < 0 or off.max() > lim:
         off = np.clip(off, 0, lim)
     st = np.dtype(np.uint8) if dtype == np.bool_ else dtype
-    if w > 1 and ((off % w).any() or step % w):
+    if w > 1 and (step % w or (align % w and (off % w).any())):
         idx = off[:, None] + np.arange(count)[None, :] * step
         raw = mem.data[idx[..., None] + np.arange(w)].view(st)[..., 0]
         res = raw if count > 1 else raw[:, 0]
@@ -131,7 +168,7 @@ def read_scalar(mem, off: np.ndarray, base, dtype: np.dtype, mask: np.ndarray, c
 
 
 def write_scalar(mem, off: np.ndarray, base, dtype: np.dtype, value: np.ndarray, mask: np.ndarray,
-                 count: int = 1, step: int | None = None, all_active: bool = False) -> None:
+                 count: int = 1, step: int | None = None, all_active: bool = False, align: int = 1) -> None:
     w = dtype.itemsize if dtype != np.bool_ else 1
     step = w if step is None else step
     n = (count - 1) * step + w
@@ -147,7 +184,7 @@ def write_scalar(mem, off: np.ndarray, base, dtype: np.dtype, value: np.ndarray,
     if not all_active:
         off = off[mask]
         value = value[mask]
-    if w > 1 and ((off % w).any() or step % w):
+    if w > 1 and (step % w or (align % w and (off % w).any())):
         idx = off[:, None] + np.arange(count)[None, :] * step
         raw = np.ascontiguousarray(value.reshape(len(off), count)).view(np.uint8).reshape(len(off), count, w)
         mem.data[idx[..., None] + np.arange(w)] = raw
@@ -163,9 +200,9 @@ def load(ptr: Pointer, t: Type, mask: np.ndarray, device: DeviceMemory | None = 
     """Load a value of type t (the pointee, or a part of it) -> numpy array or tuple."""
     k = t.kind
     if k in ("int", "float", "bool"):
-        return read_scalar(ptr.mem, ptr.off, ptr.base, t.dtype, mask)
+        return read_scalar(ptr.mem, ptr.off, ptr.base, t.dtype, mask, align=ptr.align)
     if k == "vector":
-        return read_scalar(ptr.mem, ptr.off, ptr.base, t.dtype, mask, t.count, ptr.vstride)
+        return read_scalar(ptr.mem, ptr.off, ptr.base, t.dtype, mask, t.count, ptr.vstride, ptr.align)
     if k == "matrix":
         stride, rm = ptr.matrix or (t.elem.size(), False)
         cols = []
@@ -194,9 +231,9 @@ def load(ptr: Pointer, t: Type, mask: np.ndarray, device: DeviceMemory | None = 
 def store(ptr: Pointer, t: Type, value, mask: np.ndarray, all_active: bool = False) -> None:
     k = t.kind
     if k in ("int", "float", "bool"):
-        write_scalar(ptr.mem, ptr.off, ptr.base, t.dtype, value, mask, all_active=all_active)
+        write_scalar(ptr.mem, ptr.off, ptr.base, t.dtype, value, mask, all_active=all_active, align=ptr.align)
     elif k == "vector":
-        write_scalar(ptr.mem, ptr.off, ptr.base, t.dtype, value, mask, t.count, ptr.vstride, all_active)
+        write_scalar(ptr.mem, ptr.off, ptr.base, t.dtype, value, mask, t.count, ptr.vstride, all_active, ptr.align)
     elif k == "matrix":
         stride, rm = ptr.matrix or (t.elem.size(), False)
         value = np.asarray(value)

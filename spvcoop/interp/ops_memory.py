@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .memory import Fault, Pointer, load, store
+from .memory import Fault, Pointer, Register, RegisterView, load, store
+from .values import select
 from .program import enum_name
 from .registry import ACCESS_CHAIN_HOOKS, EXT_OPS, op
 
@@ -12,6 +13,8 @@ from .registry import ACCESS_CHAIN_HOOKS, EXT_OPS, op
 def variable(ex, frame, inst, mask):
     t = ex.rtype(inst).elem
     init = ex.arg(frame, inst, 1) if len(inst.operands) > 1 else None
+    if inst.result_id in ex.prog.registers:
+        return Register(ex.prog.name_of(inst.result_id), init, None if init is not None else np.zeros(ex.N, bool))
     ptr = ex.allocate(ex.prog.name_of(inst.result_id), "Function", t, "lane", init, mask)
     if init is None:
         ptr.mem.written = np.zeros(ex.N, bool)
@@ -43,19 +46,19 @@ def chain(ex, frame, ptr: Pointer, indices, mask) -> Pointer:
                     lane = int(np.flatnonzero(bad)[0])
                     raise Fault(f"index {int(np.broadcast_to(idx, mask.shape)[lane])} out of bounds for "
                                 f"{t.describe()} in '{ptr.mem.name}'", np.flatnonzero(bad))
-            ptr = ptr.moved(idx * t.array_stride(), t.elem)
+            ptr = ptr.moved(idx * t.array_stride(), t.elem, unit=t.array_stride())
             t = t.elem
         elif k == "matrix":
             idx = _index(ex, frame, o)
             stride, rm = ptr.matrix or (t.elem.size(), False)
             if rm:
-                ptr = ptr.moved(idx * t.scalar_size(), t.elem, vstride=stride)
+                ptr = ptr.moved(idx * t.scalar_size(), t.elem, vstride=stride, unit=t.scalar_size())
             else:
-                ptr = ptr.moved(idx * stride, t.elem)
+                ptr = ptr.moved(idx * stride, t.elem, unit=stride)
             t = t.elem
         elif k == "vector":
             idx = _index(ex, frame, o)
-            ptr = ptr.moved(idx * (ptr.vstride or t.scalar_size()), t.elem)
+            ptr = ptr.moved(idx * (ptr.vstride or t.scalar_size()), t.elem, unit=ptr.vstride or t.scalar_size())
             t = t.elem
         elif k in ACCESS_CHAIN_HOOKS:
             ptr = ACCESS_CHAIN_HOOKS[k](ex, frame, ptr, o, mask)
@@ -74,6 +77,10 @@ def _holds_matrix(t) -> bool:
 @op("OpAccessChain", "OpInBoundsAccessChain")
 def access_chain(ex, frame, inst, mask):
     p = ex.arg(frame, inst, 0)
+    if isinstance(p, (Register, RegisterView)):  # built-in inputs
+        idx = [int(v[0]) if v.shape == (1,) else v.astype(np.int64)
+               for v in (np.asarray(ex.val(frame, o.value)) for o in inst.operands[1:])]
+        return RegisterView(p, idx) if isinstance(p, Register) else RegisterView(p.reg, p.indices + idx)
     return chain(ex, frame, p, inst.operands[1:], mask)
 
 
@@ -83,7 +90,7 @@ def ptr_access_chain(ex, frame, inst, mask):
     ptype = ex.type_of_id(inst.operands[0].value)
     stride = ptype.stride if ptype is not None and ptype.stride is not None else p.type.size()
     elem = _index(ex, frame, inst.operands[1])
-    p = p.moved(elem * stride, p.type)
+    p = p.moved(elem * stride, p.type, unit=stride)
     return chain(ex, frame, p, inst.operands[2:], mask)
 
 
@@ -100,6 +107,14 @@ def _written_check(ex, ptr: Pointer, mask) -> None:
 @op("OpLoad")
 def load_op(ex, frame, inst, mask):
     ptr = ex.arg(frame, inst, 0)
+    if isinstance(ptr, RegisterView):
+        return ptr.get()
+    if isinstance(ptr, Register):
+        if ptr.written is not None:
+            bad = mask & ~ptr.written
+            if bad.any():
+                raise Fault(f"'{ptr.name}' is read before anything was stored to it", np.flatnonzero(bad))
+        return ptr.value
     if not isinstance(ptr, Pointer):
         raise Fault("operand is not a pointer")
     _written_check(ex, ptr, mask)
@@ -116,6 +131,15 @@ def _mark_written(ptr: Pointer, mask) -> None:
 @op("OpStore")
 def store_op(ex, frame, inst, mask):
     ptr = ex.arg(frame, inst, 0)
+    if isinstance(ptr, Register):
+        v = ex.arg(frame, inst, 1)
+        full = bool(mask.all())
+        ptr.value = v if full or ptr.value is None else select(mask, v, ptr.value)
+        if ptr.written is not None:
+            ptr.written = None if full else ptr.written | mask
+            if ptr.written is not None and ptr.written.all():
+                ptr.written = None
+        return None
     if not isinstance(ptr, Pointer):
         raise Fault("operand is not a pointer")
     store(ptr, ptr.type, ex.arg(frame, inst, 1), mask, all_active=bool(mask.all()))
@@ -161,6 +185,8 @@ def control_barrier(ex, frame, inst, mask):
     else:
         return None
     alive = ex.alive
+    if not ex.any_killed and mask.all():
+        return None
     n = int(groups.max()) + 1
     reached = np.bincount(groups[mask], minlength=n)
     total = np.bincount(groups[alive], minlength=n)

@@ -144,6 +144,28 @@ class Program:
             else:
                 blk.body.append(inst)
         self._finish_types()
+        self.registers = self._promotable()
+
+    def _promotable(self) -> set[int]:
+        """Function/Private variables of scalar, vector or matrix type used only by whole OpLoad/OpStore:
+        they are held as plain values (a Register), not in memory, which is much faster."""
+        ignore = {"OpName", "OpDecorate", "OpMemberDecorate", "OpEntryPoint", "OpDecorateId"}
+        cands: set[int] = set()
+        for inst in self.module.instructions:
+            if inst.opname == "OpVariable":
+                pt = self.types.get(inst.result_type)
+                if pt is not None and pt.storage in ("Function", "Private") and pt.elem is not None and \
+                        pt.elem.kind in ("bool", "int", "float", "vector", "matrix"):
+                    cands.add(inst.result_id)
+        bad: set[int] = set()
+        for inst in self.module.instructions:
+            if inst.opname in ignore:
+                continue
+            for i, o in enumerate(inst.operands):
+                if o.kind.startswith("Id") and o.value in cands:
+                    if not (i == 0 and inst.opname in ("OpLoad", "OpStore")):
+                        bad.add(o.value)
+        return cands - bad
 
     def _type(self, inst: Instruction) -> None:
         op, ops, tid = inst.opname, inst.operands, inst.result_id

@@ -273,26 +273,42 @@ def _layout_lanes(ex: Executor, N: int, wg, dispatch, S: int) -> None:
     ex.dispatch = dispatch
     ex.wg_dims = wg
     li = ex.local_index
-    local = np.stack([li % wg[0], (li // wg[0]) % wg[1], li // (wg[0] * wg[1])], axis=1)
     wi = ex.wg_index
-    group = np.stack([wi % dispatch[0], (wi // dispatch[0]) % dispatch[1], wi // (dispatch[0] * dispatch[1])], axis=1)
+    wg_arr = np.array(wg, np.uint32)
+
+    def split(x, dims):
+        x = x.astype(np.uint32)
+        out = np.empty((N, 3), np.uint32)
+        out[:, 0] = x % np.uint32(dims[0]) if dims[0] > 1 else 0
+        out[:, 1] = (x // np.uint32(dims[0])) % np.uint32(dims[1]) if dims[1] > 1 else 0
+        out[:, 2] = x // np.uint32(dims[0] * dims[1]) if dims[2] > 1 else 0
+        return out
+
+    def local():
+        return split(li, wg)
+
+    def group():
+        return split(wi, dispatch)
+    # computed only for the built-ins a shader declares
     ex.builtin_values = {
-        "LocalInvocationId": local.astype(np.uint32),
-        "WorkgroupId": group.astype(np.uint32),
-        "GlobalInvocationId": (group * np.array(wg) + local).astype(np.uint32),
-        "LocalInvocationIndex": li.astype(np.uint32),
-        "NumWorkgroups": np.broadcast_to(np.array(dispatch, np.uint32), (N, 3)),
-        "WorkgroupSize": np.broadcast_to(np.array(wg, np.uint32), (N, 3)),
-        "SubgroupSize": np.full(N, S, np.uint32),
-        "SubgroupLocalInvocationId": ex.sg_local.astype(np.uint32),
-        "SubgroupId": (li // S).astype(np.uint32),
-        "NumSubgroups": np.full(N, nsg, np.uint32),
+        "LocalInvocationId": lambda: local().astype(np.uint32),
+        "WorkgroupId": lambda: group().astype(np.uint32),
+        "GlobalInvocationId": lambda: (group() * wg_arr + local()).astype(np.uint32),
+        "LocalInvocationIndex": lambda: li.astype(np.uint32),
+        "NumWorkgroups": lambda: np.broadcast_to(np.array(dispatch, np.uint32), (N, 3)),
+        "WorkgroupSize": lambda: np.broadcast_to(np.array(wg, np.uint32), (N, 3)),
+        "SubgroupSize": lambda: np.full(N, S, np.uint32),
+        "SubgroupLocalInvocationId": lambda: ex.sg_local.astype(np.uint32),
+        "SubgroupId": lambda: (li // S).astype(np.uint32),
+        "NumSubgroups": lambda: np.full(N, nsg, np.uint32),
     }
 
     def info(i: int) -> str:
-        g = group[i]
-        loc = local[i]
-        return (f"#{i} (global {tuple(int(x) for x in g * np.array(wg) + loc)}, workgroup "
+        w = int(wi[i])
+        g = np.array([w % dispatch[0], (w // dispatch[0]) % dispatch[1], w // (dispatch[0] * dispatch[1])])
+        j = int(li[i])
+        loc = np.array([j % wg[0], (j // wg[0]) % wg[1], j // (wg[0] * wg[1])])
+        return (f"#{i} (global {tuple(int(x) for x in g * wg_arr + loc)}, workgroup "
                 f"{tuple(int(x) for x in g)}, local {tuple(int(x) for x in loc)})")
     ex.lane_info = info
 
@@ -313,7 +329,11 @@ def _bind_variables(ex, prog, given, consumed, bindings, push_constants, address
             if b not in ex.builtin_values:
                 raise SpvError(Diagnostic("error", f"input variable {name} (BuiltIn {b}) is not supported "
                                           f"in compute shaders", inst.span, source=prog.source))
-            ex.gvals[vid] = ex.allocate(name, "Input", t, "lane", ex.builtin_values[b])
+            from .memory import Register
+            ex.gvals[vid] = Register(name, ex.builtin_values[b](), None)
+        elif storage in ("Private", "Function") and vid in prog.registers:
+            from .memory import Register
+            ex.gvals[vid] = Register(name, init, None if init is not None else np.zeros(ex.N, bool))
         elif storage in ("Private", "Function"):
             ptr = ex.allocate(name, storage, t, "lane", init)
             if init is None:
@@ -372,7 +392,7 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
         b.memory = Memory(where, "PushConstant" if b.key == "push_constants" else "StorageBuffer",
                           len(raw), data=raw)
         addresses.setdefault(where, ex.device.add(b.memory))
-        ex.gvals[b.var_id] = Pointer(b.memory, np.zeros(1, np.int64), t, 0)
+        ex.gvals[b.var_id] = Pointer(b.memory, np.zeros(1, np.int64), t, 0, align=1 << 16)
 
 
 def element_dtypes(module: Module) -> dict:
