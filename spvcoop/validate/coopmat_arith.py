@@ -64,19 +64,30 @@ def muladd_use(ctx: Context, inst) -> None:
 
 
 def _dim_check(ctx: Context, inst, letter: str, pairs: list[tuple[str, str, CoopMat, str]]) -> None:
-    """pairs: (role, 'rows'|'cols', type, description); all values must agree with the first."""
-    vals = [(role, getattr(cm, attr), cm, attr) for role, attr, cm, _ in pairs]
+    """pairs: (role, 'rows'|'cols'|'scope', type, _); the value most roles agree on is the reference
+    (ties: the first role), and every role that disagrees is reported at its operand."""
+    vals = [(role, getattr(cm, attr), cm) for role, attr, cm, _ in pairs]
     vals = [v for v in vals if v[1] is not None]
     if len(vals) < 2:
         return
-    ref_role, ref, ref_cm, ref_attr = vals[0]
-    for role, v, cm, attr in vals[1:]:
-        if v.value != ref.value:
-            ctx.report(inst, _operand_index(role) if role != "Result" else None,
-                       f"cooperative matrix {letter} mismatch: {ref_role} is {ref_cm.shape()} ({letter}={ref.value}) "
-                       f"but {role} is {cm.shape()} ({letter}={v.value})",
-                       [describe(ctx, ref_cm, ref_role), describe(ctx, cm, role)],
-                       spec_dependent=spec_dep(ref, v))
+    counts: dict[int, int] = {}
+    for _, v, _ in vals:
+        counts[v.value] = counts.get(v.value, 0) + 1
+    best = max(counts.values())
+    ref_role, ref, ref_cm = next(x for x in vals if counts[x[1].value] == best)
+    agree = [r for r, v, _ in vals if v.value == ref.value]
+    show = (lambda v: ctx.ix.scope_name(v)) if letter == "scope" else (lambda v: f"{letter}={v.value}")
+    for role, v, cm in vals:
+        if v.value == ref.value:
+            continue
+        others = " and ".join(agree)
+        what = "scopes differ" if letter == "scope" else f"{letter} mismatch"
+        have = "has" if len(agree) == 1 else "have"
+        mine = f"has scope {show(v)}" if letter == "scope" else f"is {cm.shape()} ({show(v)})"
+        ctx.report(inst, _operand_index(role) if role != "Result" else None,
+                   f"cooperative matrix {what}: {role} {mine} but {others} {have} {show(ref)}",
+                   [describe(ctx, cm, role), describe(ctx, ref_cm, ref_role)],
+                   spec_dependent=spec_dep(ref, v))
 
 
 @rule("coopmat.muladd.m", MULADDS, "A and C (and Result) must have M rows.", source=f"{NV} / {KHR}")
@@ -108,17 +119,8 @@ def muladd_k(ctx: Context, inst) -> None:
 @rule("coopmat.muladd.scope", MULADDS, "The matrices must all have the same scope.", source=f"{NV} / {KHR}")
 def muladd_scope(ctx: Context, inst) -> None:
     t = _muladd_types(ctx, inst)
-    pairs = [(r, "scope", t[r], "") for r in ("A", "B", "C", "Result") if t[r] is not None]
-    vals = [(r, cm.scope, cm) for r, _, cm, _ in pairs if cm.scope is not None]  # type: ignore[union-attr]
-    if len(vals) < 2:
-        return
-    r0, s0, cm0 = vals[0]
-    for r, s, cm in vals[1:]:
-        if s.value != s0.value:
-            ctx.report(inst, _operand_index(r) if r != "Result" else None,
-                       f"cooperative matrix scopes differ: {r0} has scope {ctx.ix.scope_name(s0)} but {r} has scope "
-                       f"{ctx.ix.scope_name(s)}",
-                       [describe(ctx, cm0, r0), describe(ctx, cm, r)], spec_dependent=spec_dep(s0, s))
+    _dim_check(ctx, inst, "scope", [(r, "scope", t[r], "") for r in ("A", "B", "C", "Result")
+                                    if t[r] is not None])  # type: ignore[misc]
 
 
 _SIGNED_BITS = {1: "A", 2: "B", 4: "C", 8: "Result"}
