@@ -177,7 +177,10 @@ def _select_outputs(res, wanted) -> dict:
         return out
     for key, b in res.bindings.items():
         if isinstance(key, tuple) and b.type is not None and b.memory.storage == "StorageBuffer":
-            out[b.name] = _output_value(res, key)
+            value = _output_value(res, key)
+            # a block holding one array prints as that array, under the member's name
+            name = b.type.member_names[0] if not isinstance(value, dict) and len(b.type.members) == 1 else b.name
+            out[name if name not in out else b.name] = value
     return out
 
 

@@ -151,7 +151,15 @@ def _decode(ptr: Pointer, t: Type, limit: int, matrix=None):
         from .memory import read_scalar
         return int(read_scalar(ptr.mem, ptr.off, 0, np.dtype(np.uint64), one)[0])
     v = load(ptr, t, one)
-    return v[0].tolist()
+    return short_floats(v[0])
+
+
+def short_floats(a: np.ndarray):
+    """tolist(), with f16/f32 values as the shortest decimals that round-trip (0.9, not 0.8999999761581421)."""
+    if a.dtype in (np.float16, np.float32):
+        flat = [float(str(x)) if np.isfinite(x) else float(x) for x in a.reshape(-1)]
+        return np.array(flat, dtype=object).reshape(a.shape).tolist() if a.ndim else flat[0]
+    return a.tolist()
 
 
 def as_array(t: Type, data: bytes, like: np.ndarray | None = None) -> np.ndarray:

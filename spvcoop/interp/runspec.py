@@ -171,9 +171,8 @@ def buffer_key(k):
 # ---- output -------------------------------------------------------------------------------
 def to_plain(x):
     if isinstance(x, np.ndarray):
-        if x.dtype == np.float16:
-            x = x.astype(np.float32)
-        return x.tolist()
+        from .dataio import short_floats
+        return short_floats(x)
     if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
         return str(x)
     return x
@@ -202,6 +201,12 @@ def compare(name: str, got, expected, rtol: float, atol: float, out: list[str], 
                 continue
             n += compare(f"{name}.{k}", got[k], v, rtol, atol, out, limit)
         return n
+    if isinstance(expected, list) and any(isinstance(x, (dict, list)) for x in expected) and \
+            isinstance(got, list) and any(isinstance(x, dict) for x in expected):
+        if len(got) != len(expected):
+            out.append(f"{name}: expected {len(expected)} elements, got {len(got)}")
+            return 1
+        return sum(compare(f"{name}[{i}]", g, x, rtol, atol, out, limit) for i, (g, x) in enumerate(zip(got, expected)))
     e = np.asarray(expected, dtype=object)
     g = np.asarray(got, dtype=object) if not isinstance(got, np.ndarray) else got
     try:

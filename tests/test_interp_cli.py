@@ -1,0 +1,141 @@
+"""`spvcoop run` from the command line, the samples, the SPIRV-Interpreter in/out.yaml convention and the pytest fixture."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from spvcoop.cli import main
+from spvcoop.pytest_plugin import spvcoop_run  # noqa: F401  (the fixture, also registered by the entry point)
+from spvcoop.reference_tools import find_tool
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+needs_glslang = pytest.mark.skipif(find_tool("glslangValidator") is None, reason="glslangValidator not installed")
+
+
+@needs_glslang
+def test_saxpy_sample_and_check(capsys):
+    assert main(["run", str(SAMPLES / "saxpy" / "run.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("y: [1.0, 3.0, 5.0")
+    assert main(["run", str(SAMPLES / "saxpy" / "run.yaml"), "--check", str(SAMPLES / "saxpy" / "expected.yaml")]) == 0
+    assert "check passed" in capsys.readouterr().err
+
+
+@needs_glslang
+def test_check_failure_prints_first_differences(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("y: {data: [1, 3, 5, 7, 9, 11, 13, 14.5], atol: 0.1}\n")
+    assert main(["run", str(SAMPLES / "saxpy" / "run.yaml"), "--check", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "y[7]: expected 14.5, got 15" in err and "1 value(s) differ" in err
+
+
+@needs_glslang
+def test_spirv_interpreter_style_input_and_check(capsys):
+    d = SAMPLES / "particles"
+    assert main(["run", str(d / "particles.comp"), "--input", str(d / "in.yaml"), "--check", str(d / "out.yaml")]) == 0
+    assert main(["run", str(d / "particles.comp"), "--input", str(d / "in.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "- pos: [0.75, 0.5]" in out and "hits: 7" in out
+
+
+@needs_glslang
+def test_outputs_json_and_npy(tmp_path):
+    j = tmp_path / "out.json"
+    assert main(["run", str(SAMPLES / "saxpy" / "run.yaml"), "-o", str(j)]) == 0
+    assert json.loads(j.read_text())["y"] == [1, 3, 5, 7, 9, 11, 13, 15]
+    d = tmp_path / "npy"
+    d.mkdir()
+    assert main(["run", str(SAMPLES / "saxpy" / "run.yaml"), "-o", str(d)]) == 0
+    np.testing.assert_array_equal(np.load(d / "y.npy"), [1, 3, 5, 7, 9, 11, 13, 15])
+
+
+@needs_glslang
+def test_generated_buffers_and_spec_constants(tmp_path, capsys):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"""
+shader: {ROOT / 'tests/glsl/interp/spec_const.comp'}
+dispatch: [4, 1, 1]
+spec_constants: {{0: 2, SCALE: 10}}
+buffers:
+  "0:0": {{arange: 8}}
+""")
+    assert main(["run", str(spec), "-o", str(tmp_path / "o.yaml")]) == 0
+    import yaml
+    got = yaml.safe_load((tmp_path / "o.yaml").read_text())["v"]
+    assert got == [i * 10 + 20 + 2 for i in range(8)]  # int buffer: arange typed by the shader as int32
+
+
+@needs_glslang
+def test_random_data_is_reproducible(tmp_path):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"""
+shader: {ROOT / 'tests/glsl/interp/saxpy.comp'}
+dispatch: 2
+push_constants: {{a: 0.0, n: 128}}
+buffers:
+  x: {{zeros: 128}}
+  y: {{random: {{seed: 3, distribution: normal, count: 128}}}}
+""")
+    assert main(["run", str(spec), "-o", str(tmp_path / "o.json")]) == 0
+    y = json.loads((tmp_path / "o.json").read_text())["y"]
+    exp = np.random.default_rng(3).normal(0, 1, 128).astype(np.float32)
+    np.testing.assert_array_equal(np.array(y, np.float32), exp)
+
+
+def test_bad_spec_is_a_diagnostic_not_a_traceback(tmp_path, capsys):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("shader: x.spvasm\ndispatchh: 1\n")
+    assert main(["run", str(spec)]) == 1
+    err = capsys.readouterr().err
+    assert "unknown key 'dispatchh'" in err and "did you mean 'dispatch'" in err and "Traceback" not in err
+
+
+def test_max_steps_and_trace(tmp_path, capsys):
+    src = tmp_path / "loop.spvasm"
+    src.write_text("""OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 2 1 1
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%t = OpConstantTrue %bool
+%main = OpFunction %void None %fn
+%entry = OpLabel
+OpBranch %h
+%h = OpLabel
+OpLoopMerge %m %h None
+OpBranchConditional %t %h %m
+%m = OpLabel
+OpReturn
+OpFunctionEnd
+""")
+    assert main(["run", str(src), "--max-steps", "50", "--trace", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "step limit of 50 instructions exceeded" in err
+    assert "OpBranchConditional" in err and "loop.spvasm:" in err
+
+
+def test_fixture_runs_glsl_source_in_one_line(spvcoop_run):
+    if find_tool("glslangValidator") is None:
+        pytest.skip("glslangValidator not installed")
+    res = spvcoop_run("""
+        #version 450
+        layout(local_size_x = 32) in;
+        layout(binding = 0) buffer B { float v[]; };
+        void main() { v[gl_GlobalInvocationID.x] = v[gl_GlobalInvocationID.x] * 2.0 + 1.0; }
+    """, dispatch=(2, 1, 1), buffers={0: np.arange(64, dtype=np.float32)})
+    np.testing.assert_array_equal(res["v"], np.arange(64) * 2 + 1)
+
+
+def test_plugin_imports_cheaply():
+    code = "import sys, spvcoop.pytest_plugin; print('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.stdout.strip() == "False", out.stderr
