@@ -39,9 +39,7 @@ def muladd_operand_type(ctx: Context, inst) -> None:
                        f"not an OpTypeCooperativeMatrix{want}")
         else:
             o = inst.operands[_operand_index(role)]  # type: ignore[index]
-            d = ix.defs.get(o.value)
-            ctx.report(inst, o, f"{role} ({ix.name(o.value)}) has type "
-                       f"{ix.type_text(d.result_type) if d is not None else '?'}, not an "
+            ctx.report(inst, o, f"{role} ({ix.name(o.value)}) has type {ix.value_type_text(o.value)}, not an "
                        f"OpTypeCooperativeMatrix{want}", [ctx.note_def(o.value, f"{role} defined here")])
 
 
@@ -223,7 +221,7 @@ def arith_operand_type(ctx: Context, inst) -> None:
         seen.add(o.value)
         cm = ix.coopmat(d.result_type)
         if cm is None:
-            ctx.report(inst, o, f"operand {ix.name(o.value)} has type {ix.type_text(d.result_type)}; it must have "
+            ctx.report(inst, o, f"operand {ix.name(o.value)} has type {ix.value_type_text(o.value)}; it must have "
                        f"the result type {ix.type_text(res.id)}", [describe(ctx, res, "Result")])
         elif not _same_type(res, cm):
             ctx.report(inst, o, f"operand {ix.name(o.value)} has type {ix.name(cm.id)} ({ix.type_text(cm.id)}) but "

@@ -103,7 +103,7 @@ def store_object_type(ctx: Context, inst) -> None:
         return
     cm = ctx.ix.coopmat(d.result_type)
     if cm is None or cm.flavour != a.flavour:
-        ctx.report(inst, a.obj, f"object {ctx.ix.name(a.obj.value)} has type {ctx.ix.type_text(d.result_type)}, "
+        ctx.report(inst, a.obj, f"object {ctx.ix.name(a.obj.value)} has type {ctx.ix.value_type_text(a.obj.value)}, "
                    f"not an OpTypeCooperativeMatrix{a.flavour}", [ctx.note_def(a.obj.value, "object defined here")])
 
 

@@ -263,6 +263,17 @@ class ModuleIndex:
             return f"ptr {sc.name if sc else t.operands[0].value} {self.type_text(t.operands[1].value)}"
         return t.opname[6:].lower()
 
+    def value_type_text(self, value_id: int | None) -> str:
+        """The type of a value as text; says so when the id is a type or has no type."""
+        d = self.defs.get(value_id) if value_id is not None else None
+        if d is None:
+            return "undefined"
+        if d.opname.startswith("OpType"):
+            return f"a type ({d.opname}), not a value"
+        if d.result_type is None:
+            return f"{d.opname} (no value)"
+        return self.type_text(d.result_type)
+
     def coopmat(self, type_id: int | None) -> CoopMat | None:
         """The cooperative-matrix type with that id (memoised), else None."""
         if type_id is None:

@@ -28,6 +28,8 @@ def _meta(rule_id: str, spec: str, severity: str = "error", source: str = "SPIR-
 _meta("structure.id.defined_once", "Each <id> is defined by exactly one instruction (SSA).")
 _meta("structure.id.order", "An <id> must be defined before it is used, except in the forward-reference "
       "cases the spec lists (names, decorations, entry points, OpPhi, labels, functions, forward pointers).")
+_meta("structure.malformed", "Every instruction has the operands its grammar entry requires (modules made "
+      "by the assembler or binary reader always do; modules built in code may not).")
 _meta("structure.result_type", "Result Type must be the <id> of a type declaration.")
 
 
