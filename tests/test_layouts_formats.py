@@ -316,3 +316,15 @@ def test_mutated_model_files_fail_cleanly(text, edits):
             m.layout(*t)
     except SpvError as e:
         assert e.diagnostics and e.diagnostics[0].message
+
+
+@pytest.mark.parametrize("value", ['"lane +* 2"', "lane +* 2", "'lane +* 2'"])
+def test_expression_error_column_points_at_the_token(tmp_path, value):
+    path = tmp_path / "col.yaml"
+    line = f"      row: {value}"
+    path.write_text("name: t\nsubgroup_size: 32\nentries:\n  - name: e\n    components: [f16]\n    formula:\n"
+                    f"      length: 8\n{line}\n      col: i\n")
+    with pytest.raises(SpvError) as info:
+        load_model(str(path))
+    span = info.value.diagnostics[0].span
+    assert span.line == 8 and line[span.col - 1] == "*"

@@ -164,6 +164,7 @@ class Formula(Descriptor):
             row = np.broadcast_to(self.row.evaluate(scope), shape).astype(np.int64)
             col = np.broadcast_to(self.col.evaluate(scope), shape).astype(np.int64)
             if self.pad is not None:
+                scope["row"], scope["col"] = row, col
                 pad = np.broadcast_to(self.pad.evaluate(scope), shape) != 0
                 row = np.where(pad, -1, row)
                 col = np.where(pad, -1, col)

@@ -234,7 +234,10 @@ def _where(source: str, node: Any, key: Any = None, column_offset: int | None = 
     span = span_of(mark)
     if span is not None and column_offset:
         # the expression's column inside a one-line scalar (quoted scalars start one column later)
-        span = span._replace(col=span.col + column_offset - 1, end_col=span.col + column_offset)
+        buf, ptr = getattr(mark, "buffer", None), getattr(mark, "pointer", None)
+        quoted = int(bool(buf) and ptr is not None and ptr < len(buf) and buf[ptr] in "\"'")
+        col = span.col + column_offset - 1 + quoted
+        span = span._replace(col=col, end_col=col + 1)
     return span
 
 
