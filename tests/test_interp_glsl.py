@@ -216,3 +216,32 @@ def test_transpose_2d_dispatch():
     r = run("workgroup_2d.comp", dispatch=(w // 8, h // 8, 1),
             buffers={(0, 0): src, (0, 1): np.zeros((w, h), np.uint32)}, push_constants={"width": w, "height": h})
     np.testing.assert_array_equal(r[(0, 1)], src.T)
+
+
+def _functions_private_reference(x0: int, i: int) -> tuple[int, int]:
+    table = [3, 1, 4, 1, 5]
+    x = x0
+    s, lo, hi = 0, 0xFFFFFFFF, 0
+    hist = []
+    for _ in range(4):
+        odd = x & 1 == 1
+        x = (x * 3 + 1) & 0xFFFFFFFF if odd else x // 2
+        hist.append(x)
+        if odd:
+            t = table[x % 5]
+            s += t
+            lo, hi = min(lo, t), max(hi, t)
+    big = [h > 10 for h in hist]
+    h = [hist[0], hist[3], hist[2], hist[1]]
+    v = s * 1000 + (100 if any(big) else 0) + (10 if all(big) else 0) + h[1] % 10
+    s16 = ((i * -3000 + 2**15) % 2**16) - 2**15  # int16 multiply wraps
+    w = ((lo << 40) | hi) + s16
+    return v & 0xFFFFFFFF, w % 2**64
+
+
+def test_functions_out_params_private_const_arrays_64_and_16_bit():
+    v = np.array([7, 8, 27, 1, 2, 3, 100, 255, 1000, 31, 6, 5, 12, 13, 77, 9], np.uint32)
+    r = run("functions_private.comp", buffers={(0, 0): v, (0, 1): np.zeros(16, np.uint64)})
+    exp = [_functions_private_reference(int(x), i) for i, x in enumerate(v)]
+    assert r[(0, 0)].tolist() == [e[0] for e in exp]
+    assert r[(0, 1)].tolist() == [e[1] for e in exp]
