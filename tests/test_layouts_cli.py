@@ -231,3 +231,34 @@ def test_import_real_h100_probe_output(capsys, tmp_path, buf, comp, R, C, use, k
     lay = load_model(str(out)).layout(comp, R, C, use)
     h100 = json.loads((DATA / "h100-vulkan" / "layouts.json").read_text())[key]
     assert lay.lanes() == [[tuple(x) for x in lane] for lane in h100["map"]]
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+@pytest.mark.parametrize("model,comp,R,C,use,S", [("nvidia", "u8", 32, 16, None, 32),
+                                                  ("amd-rdna3-wmma", "bf16", 16, 16, "b", 64),
+                                                  ("tinytc", "f32", 4, 15, "acc", 16),
+                                                  ("shuffled", "s16", 5, 7, "a", 8)])
+def test_show_output_imports_back(capsys, tmp_path, fmt, model, comp, R, C, use, S):
+    """`show --format table|json` round-trips through `import` into an identical model."""
+    shown = tmp_path / f"shown.{'json' if fmt == 'json' else 'txt'}"
+    argv = ["layout", "show", model, "-t", comp, "--rows", str(R), "--cols", str(C), "-S", str(S),
+            "--format", fmt, "-o", str(shown)]
+    if use:
+        argv += ["--use", use]
+    assert run(capsys, *argv)[0] == 0
+    out = tmp_path / "back.yaml"
+    rc, _, err = run(capsys, "layout", "import", str(shown), "-o", str(out))
+    assert rc == 0, err
+    back = load_model(str(out)).layout(comp, R, C, use, S)
+    assert back.same_as(load_model(model).layout(comp, R, C, use, S))
+
+
+def test_import_needs_type_for_buffers(capsys, tmp_path):
+    buf = tmp_path / "b.bin"
+    buf.write_bytes(fake_driver_output(load_model("nvidia").layout("f16", 8, 8)).tobytes())
+    rc, _, err = run(capsys, "layout", "import", str(buf))
+    assert rc == 1 and "does not say its type" in err and str(buf) in err
+    bad = tmp_path / "t.txt"
+    bad.write_text("hello: not a table\n")
+    rc, _, err = run(capsys, "layout", "import", str(bad))
+    assert rc == 1 and "not a layout table" in err

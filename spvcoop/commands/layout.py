@@ -55,10 +55,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also write the input buffers PREFIX.row.bin and PREFIX.col.bin (raw bytes)")
     q.set_defaults(func=run_probe)
 
-    q = lsub.add_parser("import", help="turn the buffer a probe wrote into a YAML table model",
-                        epilog="BUFFER is raw little-endian uint32 words (e.g. vkrun's buf2.bin) or a .json list.")
-    q.add_argument("buffer", metavar="BUFFER")
-    _type_args(q)
+    q = lsub.add_parser("import", help="turn probe buffers (or 'show' output) into a YAML table model",
+                        description="Each INPUT is the OUT buffer a probe wrote (raw little-endian uint32 words, "
+                                    "e.g. vkrun's buf2.bin, or a .json list of them; give the type with --component "
+                                    "--rows --cols [--use]), or the output of 'spvcoop layout show' in table or "
+                                    "json format (which names its type). All inputs become one model.")
+    q.add_argument("inputs", nargs="+", metavar="INPUT")
+    _type_args(q, required=False)
     q.add_argument("--name", default="imported", help="model name (default: imported)")
     q.add_argument("-o", dest="output", metavar="FILE", help="output YAML (default: standard output)")
     q.set_defaults(func=run_import)
@@ -189,38 +192,71 @@ def run_probe(args: argparse.Namespace) -> int:
     return _guard(go)
 
 
+def _read_import(path: str, args: argparse.Namespace) -> dict:
+    """One entry {'component','rows','cols','use','subgroup_size','lanes'} from one import input."""
+    import json
+
+    import numpy as np
+
+    from ..diagnostics import Diagnostic, SpvError
+    from ..layouts import normalize_use
+    from ..layouts.layout import check_component
+    from ..layouts.probe import import_buffer
+    from ..layouts.render import parse_json, parse_table
+    from .common import read_input
+
+    def fail(msg: str) -> SpvError:
+        return SpvError(Diagnostic("error", msg, source=path))
+    data = read_input(path)
+    words = None
+    if data[:1] in (b"{", b"[") or path.endswith(".json"):
+        try:
+            obj = json.loads(data)
+        except (ValueError, UnicodeDecodeError) as e:
+            raise fail(f"invalid JSON: {e}") from None
+        if isinstance(obj, dict):
+            try:
+                entry = parse_json(obj)
+            except ValueError as e:
+                raise fail(str(e)) from None
+            check_component(entry["component"])
+            entry["use"] = normalize_use(entry["use"])
+            return entry
+        if not isinstance(obj, list) or not all(isinstance(w, int) for w in obj):
+            raise fail("a JSON probe buffer is a list of integers")
+        words = np.array(obj, dtype=np.int64)
+    elif data.lstrip()[:1].isalpha():
+        try:
+            entry = parse_table(data.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError) as e:
+            raise fail(str(e)) from None
+        check_component(entry["component"])
+        return entry
+    else:
+        if len(data) % 4:
+            raise fail(f"{len(data)} bytes is not a whole number of uint32 words")
+        words = np.frombuffer(data, dtype="<u4").astype(np.int64)
+    if args.component is None or args.rows is None or args.cols is None:
+        raise fail("a probe buffer does not say its type: give --component, --rows and --cols (and --use)")
+    check_component(args.component)
+    S = args.subgroup_size or 32
+    try:
+        lanes = import_buffer(words, args.rows, args.cols, S)
+    except SpvError as e:
+        for d in e.diagnostics:
+            d.source = path
+        raise
+    return {"component": args.component, "rows": args.rows, "cols": args.cols, "use": normalize_use(args.use),
+            "subgroup_size": S, "lanes": lanes}
+
+
 def run_import(args: argparse.Namespace) -> int:
     def go() -> int:
-        import json
-
-        import numpy as np
-
-        from ..diagnostics import Diagnostic, SpvError
-        from ..layouts import normalize_use
-        from ..layouts.layout import check_component
-        from ..layouts.probe import import_buffer
-        from ..layouts.render import to_yaml_model
-        from .common import read_input, write_output
-        check_component(args.component)
-        data = read_input(args.buffer)
-        if args.buffer.endswith(".json"):
-            try:
-                words = np.array(json.loads(data), dtype=np.int64)
-            except (ValueError, TypeError) as e:
-                raise SpvError(Diagnostic("error", f"not a JSON list of integers: {e}", source=args.buffer)) \
-                    from None
-        else:
-            if len(data) % 4:
-                raise SpvError(Diagnostic("error", f"{len(data)} bytes is not a whole number of uint32 words",
-                                          source=args.buffer))
-            words = np.frombuffer(data, dtype="<u4").astype(np.int64)
-        S = args.subgroup_size or 32
-        use = normalize_use(args.use)
-        lanes = import_buffer(words, args.rows, args.cols, S)
-        text = to_yaml_model(args.name, f"imported from {args.buffer}",
-                             [{"component": args.component, "rows": args.rows, "cols": args.cols, "use": use,
-                               "subgroup_size": S, "lanes": lanes}])
         from ..layouts import parse_model
+        from ..layouts.render import to_yaml_model
+        from .common import write_output
+        entries = [_read_import(path, args) for path in args.inputs]
+        text = to_yaml_model(args.name, "imported from " + ", ".join(args.inputs), entries)
         parse_model(text, args.output or "<import>")   # check it before writing
         write_output(args.output, text)
         return 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import colorsys
 import json
+import re
 from html import escape
 
 from .layout import Layout
@@ -112,3 +113,56 @@ def to_yaml_model(name: str, description: str, entries: list[dict]) -> str:
 
 
 FORMATS = {"table": to_table, "json": to_json, "svg": to_svg, "html": to_html}
+
+
+_TITLE = re.compile(r"^(?P<model>.*): (?P<component>[a-z0-9]+) (?P<rows>\d+)x(?P<cols>\d+)"
+                    r"(?: use (?P<use>a|b|acc)| \(no use\)), subgroup size (?P<S>\d+), length (?P<L>\d+)")
+
+
+def parse_table(text: str) -> dict:
+    """Read back `to_table` output: {'component','rows','cols','use','subgroup_size','lanes'} (ValueError)."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    m = _TITLE.match(lines[0]) if lines else None
+    if not m or len(lines) < 3:
+        raise ValueError("not a layout table: the first line must read 'MODEL: T RxC use U, subgroup size S, ...'")
+    S, L = int(m["S"]), int(m["L"])
+    heads = lines[1].split("|", 1)[1].split()
+    if heads != [f"p{p}" for p in range(S)]:
+        raise ValueError(f"the header must name invocations p0..p{S - 1}")
+    body = lines[3:]
+    if len(body) != L:
+        raise ValueError(f"expected {L} element rows, found {len(body)}")
+    lanes: list[list] = [[] for _ in range(S)]
+    for i, ln in enumerate(body):
+        idx, cells = ln.split("|", 1)
+        cells = cells.split()
+        if int(idx) != i or len(cells) != S:
+            raise ValueError(f"element row {i}: expected index {i} and {S} cells")
+        for p, cell in enumerate(cells):
+            r, c = cell.split(",")
+            lanes[p].append(None if r == "-" else (int(r), int(c)))
+    return {"model": m["model"], "component": m["component"], "rows": int(m["rows"]), "cols": int(m["cols"]),
+            "use": m["use"], "subgroup_size": S, "lanes": lanes}
+
+
+def parse_json(obj: object) -> dict:
+    """Read back `to_json` output (ValueError when it is not one)."""
+    keys = ["model", "component", "rows", "cols", "use", "subgroup_size", "length", "lanes"]
+    if not isinstance(obj, dict) or sorted(obj) != sorted(keys):
+        raise ValueError(f"a layout JSON object has exactly the keys {', '.join(keys)}")
+    lanes = obj["lanes"]
+    if not isinstance(lanes, list) or len(lanes) != obj["subgroup_size"] or \
+            any(not isinstance(l, list) or len(l) != obj["length"] for l in lanes):
+        raise ValueError("lanes must hold subgroup_size lists of length entries")
+    out = []
+    for lane in lanes:
+        row = []
+        for x in lane:
+            if x is None:
+                row.append(None)
+            elif isinstance(x, list) and len(x) == 2 and all(isinstance(v, int) and v >= 0 for v in x):
+                row.append((x[0], x[1]))
+            else:
+                raise ValueError(f"a lane element must be [row, col] or null, got {x!r}")
+        out.append(row)
+    return {**{k: obj[k] for k in keys if k not in ("lanes", "length")}, "lanes": out}
