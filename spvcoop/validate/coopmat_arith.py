@@ -293,6 +293,14 @@ ALLOWED_WITH_COOPMAT = frozenset({
 }) | ELEMENTWISE | NEVER
 
 
+_COOPMAT_TYPE_OPS = frozenset({"OpTypeCooperativeMatrixNV", "OpTypeCooperativeMatrixKHR"})
+_ID_KINDS = frozenset({"IdRef", "IdScope", "IdMemorySemantics"})
+# allowed, or unable to take a cooperative-matrix value at all (pointers, control flow)
+_SKIP_UNSUPPORTED = ALLOWED_WITH_COOPMAT | {"OpAccessChain", "OpInBoundsAccessChain", "OpPtrAccessChain",
+                                           "OpLabel", "OpBranch", "OpReturn", "OpFunctionEnd", "OpVariable",
+                                           "OpSelectionMerge", "OpLoopMerge", "OpLine", "OpNoLine"}
+
+
 @rule("coopmat.op.unsupported", MODULE,
       "Only the instructions the extensions list (load/store/MulAdd, element-wise arithmetic, conversions, "
       "composite instructions, OpMatrixTimesScalar, ...) accept cooperative matrices.", source=f"{NV} / {KHR}")
@@ -300,28 +308,17 @@ def unsupported_ops(ctx: Context, _inst) -> None:
     ix = ctx.ix
     if not (ix.has_cap("CooperativeMatrixNV") or ix.has_cap("CooperativeMatrixKHR")):
         return
-    cm_types: set[int] = set()
-    cm_values: set[int] = set()
-    for inst in ix.module.instructions:
+    insts = ix.module.instructions
+    cm_types = {i.result_id for i in insts if i.opname in _COOPMAT_TYPE_OPS}
+    cm_values = {i.result_id for i in insts if i.result_type in cm_types}
+    for inst in [i for i in insts if i.opname not in _SKIP_UNSUPPORTED]:
         op = inst.opname
-        if op in ("OpTypeCooperativeMatrixNV", "OpTypeCooperativeMatrixKHR"):
-            cm_types.add(inst.result_id)  # type: ignore[arg-type]
+        if "CooperativeMatrix" in op or op.startswith("OpType") or op.startswith("OpDebug"):
             continue
         rt = inst.result_type
-        hit = rt is not None and rt in cm_types
-        if hit:
-            cm_values.add(inst.result_id)  # type: ignore[arg-type]
-        if op in ALLOWED_WITH_COOPMAT or "CooperativeMatrix" in op or op.startswith("OpType") \
-                or op.startswith("OpDebug"):
-            continue
         bad = None
-        if hit:
-            bad = None
-        else:
-            for o in inst.operands:
-                if o.kind.startswith("Id") and o.value in cm_values:
-                    bad = o
-                    break
+        if rt is None or rt not in cm_types:
+            bad = next((o for o in inst.operands if o.value in cm_values and o.kind in _ID_KINDS), None)
             if bad is None:
                 continue
         ctx.report(inst, bad, f"{op} does not accept cooperative matrices"

@@ -20,6 +20,9 @@ _FOLLOWED = frozenset({"OpAccessChain", "OpInBoundsAccessChain", "OpPtrAccessCha
 ID_KINDS = frozenset({"IdRef", "IdScope", "IdMemorySemantics", "IdResultType", "IdResult"})
 
 
+_GLOBAL_LIKE = frozenset({"OpFunction", "OpLabel"})
+
+
 class ShapeKeys:
     def __init__(self, ix: ModuleIndex) -> None:
         self.ix = ix
@@ -32,18 +35,25 @@ class ShapeKeys:
         self._shape: dict[int, object] = {}
 
     def shape(self, id_: int, depth: int = 0) -> object:
-        s = self._shape.get(id_)
+        memo = self._shape
+        s = memo.get(id_)
         if s is not None:
             return s
         d = self.ix.defs.get(id_)
-        if d is None or d.index < self.first_function or d.opname in ("OpFunction", "OpLabel") or depth > 8:
+        if d is None or d.index < self.first_function or d.opname in _GLOBAL_LIKE or depth > 8:
             s = id_
         elif d.opname in _FOLLOWED:
-            s = (d.opname, d.result_type,
-                 tuple(self.shape(o.value, depth + 1) if o.kind in ID_KINDS else o.value for o in d.operands))
+            parts = []
+            for o in d.operands:
+                if o.kind in ID_KINDS:
+                    v = memo.get(o.value)
+                    parts.append(v if v is not None else self.shape(o.value, depth + 1))
+                else:
+                    parts.append(o.value)
+            s = (d.opname, d.result_type, tuple(parts))
         else:
             s = (d.opname, d.result_type)
-        self._shape[id_] = s
+        memo[id_] = s
         return s
 
     def key(self, inst: Instruction) -> tuple | None:
