@@ -224,3 +224,12 @@ def test_cost_does_not_grow_with_workgroup_count():
     a = go(body, n=264 * 1, wg=4).steps
     b = go(body, n=264 * 16, wg=4).steps
     assert a == b and small < a
+
+
+def test_invalid_module_reported_by_the_validator_before_running():
+    from pathlib import Path
+    probe = Path(__file__).parent / "data" / "coopmat-probes" / "khr_err_fadd_use_mismatch.spvasm"
+    with pytest.raises(SpvError) as e:
+        run(probe)
+    d = e.value.diagnostics[0]
+    assert d.rule and d.rule.startswith("coopmat.") and d.span is not None and d.span.line > 0

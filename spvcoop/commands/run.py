@@ -30,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-steps", type=int, metavar="N", help="stop with an error after N executed instructions")
     p.add_argument("--trace", type=int, metavar="INVOCATION",
                    help="print each instruction executed by this invocation (its linear index in the dispatch)")
+    p.add_argument("--no-validate", action="store_true", help="run without validating the module first")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no output unless --check fails")
     p.set_defaults(func=run_command)
 
@@ -106,7 +107,8 @@ def _run(args: argparse.Namespace) -> int:
                   subgroup_size=args.subgroup_size or spec.subgroup_size,
                   entry_point=args.entry_point or spec.entry_point,
                   max_steps=args.max_steps if args.max_steps is not None else spec.max_steps,
-                  trace=args.trace, trace_out=sys.stderr if args.trace is not None else None, progress=progress)
+                  trace=args.trace, trace_out=sys.stderr if args.trace is not None else None, progress=progress,
+                  validate=not args.no_validate)
     finally:
         progress.done()
     outputs = _select_outputs(res, spec.outputs)

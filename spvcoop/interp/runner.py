@@ -108,12 +108,13 @@ def compile_glsl(path: str) -> Module:
 def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants: dict | None = None,
         push_constants=None, subgroup_size: int = 32, entry_point: str | None = None,
         max_steps: int | None = None, trace: int | None = None, trace_out=None, progress=None,
-        validate: bool = False) -> RunResult:
+        validate: bool = True) -> RunResult:
     """Run a compute shader over a whole dispatch and return its buffers.
 
     buffers: {(set, binding) | "set:binding" | variable/block/member name: numpy array, bytes, or nested
     lists/dicts by member name}; extra names that match no variable become device-address-only buffers
     (their addresses are in RunResult.addresses and usable as '&name' in push constants and data).
+    validate: report the validator's errors (spvcoop.validate) before running.
     """
     load_extensions()
     module = load_shader(shader)
