@@ -239,6 +239,14 @@ CASES: list[Case] = [
       types="%wg = OpConstant %u32 2\n%m = OpTypeCooperativeMatrixKHR %f32 %wg %c16 %c8 %useAcc"),
     C("workgroup_localsize", "coopmat.type.workgroup_localsize", "pass",
       types="%wg = OpConstant %u32 2\n%m = OpTypeCooperativeMatrixKHR %f32 %wg %c16 %c8 %useAcc"),
+    C("workgroup_localsizeid_after_type", "coopmat.type.workgroup_localsize", "fail",
+      sub=[("OpExecutionMode %main LocalSize 32 1 1", "OpExecutionModeId %main LocalSizeId %ls32 %ls1 %ls1")],
+      types="%wg = OpConstant %u32 2\n%m = OpTypeCooperativeMatrixKHR %f32 %wg %c16 %c8 %useAcc\n"
+            "%ls32 = OpConstant %u32 32\n%ls1 = OpConstant %u32 1"),
+    C("workgroup_localsizeid_before_type", "coopmat.type.workgroup_localsize", "pass",
+      sub=[("OpExecutionMode %main LocalSize 32 1 1", "OpExecutionModeId %main LocalSizeId %ls32 %ls1 %ls1")],
+      types="%ls32 = OpConstant %u32 32\n%ls1 = OpConstant %u32 1\n%wg = OpConstant %u32 2\n"
+            "%m = OpTypeCooperativeMatrixKHR %f32 %wg %c16 %c8 %useAcc"),
     # ---- 1C variables ----
     C("var_workgroup", "coopmat.variable.storage", "fail",
       types="%p_wg = OpTypePointer Workgroup %matC\n%wv = OpVariable %p_wg Workgroup"),
@@ -548,7 +556,9 @@ def test_errors_point_at_operand_with_notes() -> None:
     line = case.text().split("\n")[d.span.line - 1]
     assert line[d.span.col - 1:d.span.end_col - 1] == "%b8"  # B disagrees with A
     assert "A is 16x16 (K=16) but B is 8x8 (K=8)" in d.message
-    assert any("%mB8" in n.message and n.span is not None for n in d.notes)
+    note_b = next(n for n in d.notes if "%mB8" in n.message)
+    decl = case.text().split("\n")[note_b.span.line - 1]
+    assert decl[note_b.span.col - 1:note_b.span.end_col - 1] == "%c8"  # B's Rows operand: K=8
     assert [x.rule for x in diags] == ["coopmat.muladd.k"]  # nothing else is wrong with this module
     assert any(n.message.startswith("rule") for n in d.notes)
 

@@ -64,18 +64,18 @@ def muladd_use(ctx: Context, inst) -> None:
 def _dim_check(ctx: Context, inst, letter: str, pairs: list[tuple[str, str, CoopMat, str]]) -> None:
     """pairs: (role, 'rows'|'cols'|'scope', type, _); the value most roles agree on is the reference
     (ties: the first role), and every role that disagrees is reported at its operand."""
-    vals = [(role, getattr(cm, attr), cm) for role, attr, cm, _ in pairs]
+    vals = [(role, getattr(cm, attr), cm, attr) for role, attr, cm, _ in pairs]
     vals = [v for v in vals if v[1] is not None]
     if len(vals) < 2:
         return
     counts: dict[int, int] = {}
-    for _, v, _ in vals:
+    for _, v, _, _ in vals:
         counts[v.value] = counts.get(v.value, 0) + 1
     best = max(counts.values())
-    ref_role, ref, ref_cm = next(x for x in vals if counts[x[1].value] == best)
-    agree = [r for r, v, _ in vals if v.value == ref.value]
+    ref_role, ref, ref_cm, ref_attr = next(x for x in vals if counts[x[1].value] == best)
+    agree = [r for r, v, _, _ in vals if v.value == ref.value]
     show = (lambda v: ctx.ix.scope_name(v)) if letter == "scope" else (lambda v: f"{letter}={v.value}")
-    for role, v, cm in vals:
+    for role, v, cm, attr in vals:
         if v.value == ref.value:
             continue
         others = " and ".join(agree)
@@ -84,7 +84,7 @@ def _dim_check(ctx: Context, inst, letter: str, pairs: list[tuple[str, str, Coop
         mine = f"has scope {show(v)}" if letter == "scope" else f"is {cm.shape()} ({show(v)})"
         ctx.report(inst, _operand_index(role) if role != "Result" else None,
                    f"cooperative matrix {what}: {role} {mine} but {others} {have} {show(ref)}",
-                   [describe(ctx, cm, role), describe(ctx, ref_cm, ref_role)],
+                   [describe(ctx, cm, role, attr), describe(ctx, ref_cm, ref_role, ref_attr)],
                    spec_dependent=spec_dep(ref, v))
 
 
@@ -111,7 +111,8 @@ def muladd_k(ctx: Context, inst) -> None:
     if a.cols.value != b.rows.value:
         ctx.report(inst, 1, f"cooperative matrix K mismatch: A is {a.shape()} (K={a.cols.value}) "
                    f"but B is {b.shape()} (K={b.rows.value})",
-                   [describe(ctx, a, "A"), describe(ctx, b, "B")], spec_dependent=spec_dep(a.cols, b.rows))
+                   [describe(ctx, a, "A", "cols"), describe(ctx, b, "B", "rows")],
+                   spec_dependent=spec_dep(a.cols, b.rows))
 
 
 @rule("coopmat.muladd.scope", MULADDS, "The matrices must all have the same scope.", source=f"{NV} / {KHR}")

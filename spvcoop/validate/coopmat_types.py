@@ -236,13 +236,21 @@ def pointer_type_storage(ctx: Context, inst) -> None:
                    f"{sc_e.name} storage, where no cooperative matrix can live")
 
 
-def describe(ctx: Context, cm: CoopMat, role: str) -> Note:
-    """A note at a coopmat type declaration, giving its values."""
+_FIELD_OPERAND = {"scope": 1, "rows": 2, "cols": 3, "use": 4}
+
+
+def describe(ctx: Context, cm: CoopMat, role: str, field: str | None = None) -> Note:
+    """A note at a coopmat type declaration giving its values; with `field` ('rows', 'cols',
+    'scope', 'use') it points at that operand of the declaration."""
     scope = ""
     if cm.scope is not None:
         e = ctx.ix.grammar.operand_kinds["Scope"].by_value.get(cm.scope.value)
         scope = f", scope {e.name if e else cm.scope.value}"
-    return ctx.note_def(cm.id, f"{role} has type {ctx.ix.name(cm.id)} = {ctx.ix.type_text(cm.id)}{scope}")
+    note = ctx.note_def(cm.id, f"{role} has type {ctx.ix.name(cm.id)} = {ctx.ix.type_text(cm.id)}{scope}")
+    i = _FIELD_OPERAND.get(field or "")
+    if i is not None and i < len(cm.inst.operands) and cm.inst.operands[i].span is not None:
+        note.span = cm.inst.operands[i].span
+    return note
 
 
 __all__ = ["describe", "spec_dep"]

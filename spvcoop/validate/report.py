@@ -78,6 +78,8 @@ def format_human(diags: Iterable[Diagnostic], module: Module | None, color: bool
             out.append(f"{_where(d.source, n.span, it)}: note: {n.message}")
             if n.span.line and lines_of is not None and n.span.line <= len(lines_of):
                 out.append(f"  {lines_of[n.span.line - 1].rstrip()}")
+                width = max(1, n.span.end_col - n.span.col) if n.span.end_col > n.span.col else 1
+                out.append("  " + " " * (n.span.col - 1) + "-" * width)
             elif not n.span.line and it is not None:
                 idx = it.index_at_word(n.span.word)
                 if idx is not None:
