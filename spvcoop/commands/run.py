@@ -28,8 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--entry-point", metavar="NAME", help="entry point to run")
     p.add_argument("--subgroup-size", type=int, metavar="N", help="subgroup size (default 32)")
     p.add_argument("--max-steps", type=int, metavar="N", help="stop with an error after N executed instructions")
-    p.add_argument("--trace", type=int, metavar="INVOCATION",
-                   help="print each instruction executed by this invocation (its linear index in the dispatch)")
+    p.add_argument("--trace", metavar="INVOCATION",
+                   help="print each instruction executed by this invocation, with its result: a linear index "
+                        "in the dispatch (workgroup by workgroup) or a global invocation id X,Y,Z")
     p.add_argument("--no-validate", action="store_true", help="run without validating the module first")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no output unless --check fails")
     p.set_defaults(func=run_command)
@@ -101,13 +102,20 @@ def _run(args: argparse.Namespace) -> int:
             dispatch = tuple(int(x) for x in args.dispatch.split(","))
         except ValueError:
             raise SpvError(Diagnostic("error", f"--dispatch wants X,Y,Z integers, got '{args.dispatch}'")) from None
+    trace = None
+    if args.trace is not None:
+        try:
+            parts = [int(x) for x in args.trace.split(",")]
+        except ValueError:
+            raise SpvError(Diagnostic("error", f"--trace wants an index or X,Y,Z, got '{args.trace}'")) from None
+        trace = parts[0] if len(parts) == 1 else tuple(parts)
     progress = Progress(not args.quiet)
     try:
         res = run(module, dispatch=dispatch, buffers=buffers, spec_constants=spec_constants, push_constants=push,
                   subgroup_size=args.subgroup_size or spec.subgroup_size,
                   entry_point=args.entry_point or spec.entry_point,
                   max_steps=args.max_steps if args.max_steps is not None else spec.max_steps,
-                  trace=args.trace, trace_out=sys.stderr if args.trace is not None else None, progress=progress,
+                  trace=trace, trace_out=sys.stderr if trace is not None else None, progress=progress,
                   validate=not args.no_validate)
     finally:
         progress.done()

@@ -261,10 +261,10 @@ class Executor:
             self.trace_line(frame, inst, None)
 
     def trace_line(self, frame: Frame, inst: Instruction, value) -> None:
-        where = f"{inst.span}" if inst.span else ""
+        hl = self.prog.lines.get(inst.index)
+        where = f"{hl[0]}:{hl[1]}" if hl else f"{self.prog.source}:{inst.span}" if inst.span else ""
         res = f"{self.prog.name_of(inst.result_id)} = " if inst.result_id is not None else ""
-        args = " ".join(self.prog.name_of(o.value) if o.kind.startswith("Id") else str(o.value)
-                        for o in inst.operands)
+        args = " ".join(_operand_text(self.prog, o) for o in inst.operands)
         shown = "" if value is None else f"  -> {lane(value, self.trace)}"
         print(f"[{self.steps}] {where}: {res}{inst.opname} {args}{shown}", file=self.trace_out)
 
@@ -339,3 +339,15 @@ class Executor:
             from .memory import store
             store(ptr, t, init, np.ones(self.N, bool) if mask is None else mask)
         return ptr
+
+
+def _operand_text(prog: Program, o) -> str:
+    if o.kind.startswith("Id"):
+        return prog.name_of(o.value)
+    if o.kind.startswith("Literal"):
+        return repr(o.value) if isinstance(o.value, str) else str(o.value)
+    try:
+        from .program import enum_name
+        return enum_name(o.kind, o.value)
+    except KeyError:
+        return str(o.value)

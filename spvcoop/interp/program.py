@@ -86,11 +86,12 @@ class Program:
                 self.sources[self.strings.get(ops[2].value, "")] = ops[3].value
             elif op == "OpLine":
                 line = (self.strings.get(ops[0].value, "?"), ops[1].value)
-            elif op in ("OpNoLine", "OpFunctionEnd") or op in ("OpBranch", "OpBranchConditional", "OpSwitch",
-                                                              "OpReturn", "OpReturnValue"):
+            elif op in ("OpNoLine", "OpFunctionEnd"):
                 line = None
             if line is not None:
                 self.lines[inst.index] = line
+            if op in ("OpBranch", "OpBranchConditional", "OpSwitch", "OpReturn", "OpReturnValue"):
+                line = None  # OpLine reaches the end of its block
             if inst.result_id is not None:
                 self.defs[inst.result_id] = inst
             if op == "OpName":
@@ -155,7 +156,7 @@ class Program:
             if inst.opname == "OpVariable":
                 pt = self.types.get(inst.result_type)
                 if pt is not None and pt.storage in ("Function", "Private") and pt.elem is not None and \
-                        pt.elem.kind in ("bool", "int", "float", "vector", "matrix"):
+                        pt.elem.kind in ("bool", "int", "float", "vector", "matrix", "coopmat"):
                     cands.add(inst.result_id)
         bad: set[int] = set()
         for inst in self.module.instructions:

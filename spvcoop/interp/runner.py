@@ -166,6 +166,17 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     nwg = dispatch[0] * dispatch[1] * dispatch[2]
     N = W * nwg
     _layout_lanes(ex, N, wg, dispatch, subgroup_size)
+    if isinstance(trace, (tuple, list)):  # a global invocation id (x, y, z) -> its lane
+        g = [int(v) for v in (list(trace) + [0, 0])[:3]]
+        if any(not 0 <= g[i] < wg[i] * dispatch[i] for i in range(3)):
+            raise SpvError(Diagnostic("error", f"--trace {tuple(g)} is outside the dispatch "
+                                      f"({wg[0] * dispatch[0]}, {wg[1] * dispatch[1]}, {wg[2] * dispatch[2]})"))
+        w = [g[i] // wg[i] for i in range(3)]
+        loc = [g[i] % wg[i] for i in range(3)]
+        trace = ((w[2] * dispatch[1] + w[1]) * dispatch[0] + w[0]) * W + (loc[2] * wg[1] + loc[1]) * wg[0] + loc[0]
+    if trace is not None and not 0 <= int(trace) < N:
+        raise SpvError(Diagnostic("error", f"--trace {trace}: the dispatch has {N} invocations"))
+    ex.trace = trace
     # variables
     bindings: dict = {}
     addresses: dict[str, int] = {}

@@ -66,4 +66,10 @@ def lane(value, i: int):
     if isinstance(value, Pointer):
         off = value.off[i if np.ndim(value.off) and value.off.shape[0] > 1 else 0]
         return f"&{value.mem.name}+{int(off)}"
+    from .memory import Register, RegisterView
+    if isinstance(value, Register):
+        return f"&{value.name}"
+    if isinstance(value, RegisterView):
+        return f"&{value.reg.name}" + "".join(f"[{j if isinstance(j, int) else int(np.broadcast_to(j, (i + 1,))[i])}]"
+                                             for j in value.indices)
     return repr(value)
