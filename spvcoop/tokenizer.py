@@ -56,8 +56,11 @@ def _classify(word: str) -> str:
     return "WORD"
 
 
-class _Unterminated(Exception):
+class LineContinues(Exception):
     """A string that does not close on its line (it may close on a later one)."""
+
+
+_Unterminated = LineContinues
 
 
 def _regex_tokens(text: str, pos: int, line: int, line_start: int, source: str, out: list,
@@ -88,14 +91,14 @@ def _regex_tokens(text: str, pos: int, line: int, line_start: int, source: str, 
         pos = end
 
 
-def tokenize(text: str, source: str = "<input>") -> list[Token]:
+def tokenize(text: str, source: str = "<input>", first_line: int = 1) -> list[Token]:
     """All tokens of `text` with 1-based line and column (RESULT not yet told from ID)."""
     out: list[Token] = []
     append = out.append
     special = _SPECIAL.search
     classify = _classify
     offset = 0
-    for lineno, line in enumerate(text.split("\n"), 1):
+    for lineno, line in enumerate(text.split("\n"), first_line):
         if special(line):
             mark = len(out)
             try:
@@ -116,6 +119,22 @@ def tokenize(text: str, source: str = "<input>") -> list[Token]:
                 append((typ, word, lineno, col + 1))
                 col += len(word)
         offset += len(line) + 1
+    return out
+
+
+def tokenize_line(line: str, source: str = "<input>") -> list[Token]:
+    """Tokens of one line (line number 1); raises LineContinues if a string runs past its end."""
+    if not _SPECIAL.search(line):
+        out = []
+        col = 0
+        find = line.find
+        for word in line.split():
+            col = find(word, col)
+            out.append((_classify(word), word, 1, col + 1))
+            col += len(word)
+        return out
+    out = []
+    _regex_tokens(line, 0, 1, 0, source, out, one_line=True)
     return out
 
 
