@@ -139,3 +139,10 @@ def test_plugin_imports_cheaply():
     code = "import sys, spvcoop.pytest_plugin; print('numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.strip() == "False", out.stderr
+
+
+@needs_glslang
+@pytest.mark.parametrize("sample", ["saxpy", "reduce"])
+def test_samples_match_their_expected_output(sample, capsys):
+    d = SAMPLES / sample
+    assert main(["run", str(d / "run.yaml"), "--check", str(d / "expected.yaml"), "-q"]) == 0
