@@ -250,10 +250,12 @@ class Assembler:
                 v = self.ids.get(name)
             out[word_pos] = v
         col = len(line) - len(line.lstrip()) + 1
+        # the span covers '%r = OpName' (or 'OpName'), as the general path's does
+        end = (line.find(opname, col + len(words[0])) + 1 if has_result else col) + len(opname)
         inst = _LazyInstruction(spec.opname, spec.opcode,
                                 out[1] if spec.has_result_type else None,
                                 out[1 + spec.has_result_type] if spec.has_result else None,
-                                span=_new_span(Span, (lineno, col, col + len(words[0]), -1)),
+                                span=_new_span(Span, (lineno, col, end, -1)),
                                 index=len(self.instructions))
         inst._words = out
         inst._make = (self, lineno, line)
