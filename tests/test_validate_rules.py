@@ -632,3 +632,31 @@ def test_type_used_as_value() -> None:
     _, diags = run_case(Case("tv", "*", "fail", base="nv", body="%x = OpCooperativeMatrixMulAddNV %matC %matA %b %c"))
     d = next(d for d in diags if d.rule == "coopmat.muladd.operand_type")
     assert "a type (OpTypeCooperativeMatrixNV), not a value" in d.message
+
+
+def test_spec_constant_evaluation_and_folding() -> None:
+    from spvcoop.validate.index import ModuleIndex
+    text = """OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpDecorate %p SpecId 5
+%u32 = OpTypeInt 32 0
+%i32 = OpTypeInt 32 1
+%a = OpSpecConstant %i32 -6
+%b = OpConstant %i32 4
+%p = OpSpecConstant %u32 1
+%sdiv = OpSpecConstantOp %i32 SDiv %a %b
+%srem = OpSpecConstantOp %i32 SRem %a %b
+%smod = OpSpecConstantOp %i32 SMod %a %b
+%udiv = OpSpecConstantOp %u32 UDiv %a %b
+%shl = OpSpecConstantOp %u32 ShiftLeftLogical %p %p
+%n = OpConstantNull %u32
+"""
+    m = spvcoop.assemble(text)
+    ids = {v: k for k, v in m.id_names.items()}
+    ix = ModuleIndex(m)
+    val = {name: ix.int_value(ids[name]) for name in ("a", "sdiv", "srem", "smod", "udiv", "shl", "n")}
+    assert {k: v.value for k, v in val.items()} == {"a": -6, "sdiv": -1, "srem": -2, "smod": 2,
+                                                    "udiv": 0xFFFFFFFA // 4, "shl": 2, "n": 0}
+    assert val["sdiv"].spec and not val["n"].spec
+    pinned = ModuleIndex(m, spec_constants={5: 3}).int_value(ids["shl"])
+    assert pinned.value == 24 and not pinned.spec  # 3 << 3, pinned by --spec-const

@@ -1,7 +1,6 @@
 """MulAdd, element-wise arithmetic, MatrixTimesScalar, OpSelect and unsupported ops (1G, 1H; L5, L6, L11-L13, S2, S3)."""
 from __future__ import annotations
 
-from ..diagnostics import Note
 from .coopmat_types import describe
 from .index import USE_NAMES, CoopMat
 from .registry import MODULE, Context, rule, spec_dep

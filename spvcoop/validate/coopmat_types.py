@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..diagnostics import Note
 from .index import COOPMAT_TYPES, CoopMat
-from .registry import MODULE, Context, rule, spec_dep
+from .registry import MODULE, Context, rule
 
 NV = "SPV_NV_cooperative_matrix"
 KHR = "SPV_KHR_cooperative_matrix"
@@ -251,6 +251,3 @@ def describe(ctx: Context, cm: CoopMat, role: str, field: str | None = None) -> 
     if i is not None and i < len(cm.inst.operands) and cm.inst.operands[i].span is not None:
         note.span = cm.inst.operands[i].span
     return note
-
-
-__all__ = ["describe", "spec_dep"]

@@ -62,10 +62,8 @@ class CoopMat:
 USE_NAMES = {0: "MatrixA", 1: "MatrixB", 2: "MatrixAccumulator"}
 
 
-def _fold_binary(op: str) -> Callable[[int, int, int, bool], int | None] | None:
-    """OpSpecConstantOp integer operations we can fold: (a, b, width, signed) -> result."""
-    def wrap(f):
-        return f
+def _fold_binary(op: str) -> Callable[[int, int], int | None] | None:
+    """OpSpecConstantOp integer operations we can fold: (a, b) -> result (None: cannot)."""
     table: dict[str, Callable] = {
         "IAdd": lambda a, b: a + b, "ISub": lambda a, b: a - b, "IMul": lambda a, b: a * b,
         "UDiv": lambda a, b: a // b if b else None, "UMod": lambda a, b: a % b if b else None,
@@ -84,7 +82,7 @@ def _fold_binary(op: str) -> Callable[[int, int, int, bool], int | None] | None:
         "LogicalAnd": lambda a, b: int(bool(a) and bool(b)), "LogicalOr": lambda a, b: int(bool(a) or bool(b)),
         "LogicalEqual": lambda a, b: int(bool(a) == bool(b)), "LogicalNotEqual": lambda a, b: int(bool(a) != bool(b)),
     }
-    return wrap(table.get(op))
+    return table.get(op)
 
 
 class ModuleIndex:
@@ -378,7 +376,7 @@ class ModuleIndex:
             if f is not None:
                 a, b = vals
                 if name.startswith("U") or name.startswith("Shift") and name != "ShiftRightArithmetic":
-                    a, b = a % (1 << 64), b % (1 << 64)
+                    a, b = a % (1 << width), b % (1 << width)
                 res = f(a, b)
         elif len(vals) == 1:
             a = vals[0]
