@@ -245,3 +245,17 @@ def test_functions_out_params_private_const_arrays_64_and_16_bit():
     exp = [_functions_private_reference(int(x), i) for i, x in enumerate(v)]
     assert r[(0, 0)].tolist() == [e[0] for e in exp]
     assert r[(0, 1)].tolist() == [e[1] for e in exp]
+
+
+def test_runtime_error_points_at_the_glsl_line(tmp_path):
+    from spvcoop import SpvError
+    from spvcoop.interp import run as _run
+    src = tmp_path / "oob.comp"
+    src.write_text("#version 450\nlayout(local_size_x = 4) in;\nlayout(binding = 0) buffer B { uint v[]; };\n"
+                   "void main() {\n    v[gl_GlobalInvocationID.x + 3] = 1;\n}\n")
+    with pytest.raises(SpvError) as e:
+        _run(src, dispatch=(2, 1, 1), buffers={0: np.zeros(8, np.uint32)})
+    d = e.value.diagnostics[0]
+    assert d.source.endswith("oob.comp") and d.span.line == 5
+    assert "byte offset 32" in d.message and "32 bytes" in d.message
+    assert any("v[gl_GlobalInvocationID.x + 3] = 1;" in n.message for n in d.notes)

@@ -96,11 +96,24 @@ class Executor:
         line = self.prog.module.source_line(inst.span.line) if inst.span and inst.span.line else None
         if line is not None:
             notes.append(Note(f"in: {line.strip()}"))
-        hl = self.prog.source_note(inst)
-        if hl:
-            notes.append(Note(hl))
-        return SpvError(Diagnostic("error", f"{inst.opname}: {f.message}", inst.span, rule="interp.runtime",
-                                   notes=notes, source=self.prog.source))
+        span, source = self.where(inst, notes)
+        return SpvError(Diagnostic("error", f"{inst.opname}: {f.message}", span, rule="interp.runtime",
+                                   notes=notes, source=source))
+
+    def where(self, inst: Instruction, notes: list):
+        """(span, file) for a diagnostic: the GLSL line (OpLine) when a binary has one, else the instruction."""
+        hl = self.prog.lines.get(inst.index)
+        if hl and (inst.span is None or not inst.span.line):
+            from ..module import Span
+            note = self.prog.source_note(inst)
+            if note and ": " in note:
+                notes.append(Note("  " + note.split(": ", 1)[1]))
+            notes.append(Note(f"SPIR-V instruction at {self.prog.source}:{inst.span}" if inst.span else inst.opname))
+            return Span(hl[1], 1), hl[0]
+        hln = self.prog.source_note(inst)
+        if hln:
+            notes.append(Note(hln))
+        return inst.span, self.prog.source
 
     # ---- functions --------------------------------------------------------------
     def call(self, fn: Function, args: list, mask: np.ndarray, call_inst: Instruction | None = None):
@@ -294,10 +307,10 @@ class Executor:
             self.tick(frame, inst, mask)
         fn = OPS.get(inst.opname)
         if fn is None:
-            hl = self.prog.source_note(inst)
+            notes: list = []
+            span, source = self.where(inst, notes)
             raise SpvError(Diagnostic("error", f"unsupported instruction {inst.opname}: the interpreter does not "
-                                      f"implement it", inst.span, rule="interp.unsupported", source=self.prog.source,
-                                      notes=[Note(hl)] if hl else []))
+                                      f"implement it", span, rule="interp.unsupported", source=source, notes=notes))
         try:
             with np.errstate(all="ignore"):
                 v = fn(self, frame, inst, mask)
