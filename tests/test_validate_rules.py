@@ -422,6 +422,12 @@ CASES: list[Case] = [
            ('OpExtension "SPV_KHR_cooperative_matrix"', 'OpExtension "SPV_KHR_cooperative_matrix"\nOpExtension "SPV_KHR_bfloat16"')],
       types="%bf = OpTypeFloat 16 BFloat16KHR\n%mbf = OpTypeCooperativeMatrixKHR %bf %subgroup %c16 %c8 %useAcc",
       body="%xb = OpFConvert %mbf %d\n%x = OpFAdd %mbf %xb %xb"),
+    C("mts_bf16", "coopmat.arith.encoding", "fail", ref="lax",
+      sub=[("OpCapability Shader", "OpCapability Shader\nOpCapability BFloat16TypeKHR\nOpCapability BFloat16CooperativeMatrixKHR"),
+           ('OpExtension "SPV_KHR_cooperative_matrix"', 'OpExtension "SPV_KHR_cooperative_matrix"\nOpExtension "SPV_KHR_bfloat16"')],
+      types="%bf = OpTypeFloat 16 BFloat16KHR\n%bf1 = OpConstant %bf 1\n"
+            "%mbf = OpTypeCooperativeMatrixKHR %bf %subgroup %c16 %c8 %useAcc",
+      body="%xb = OpFConvert %mbf %d\n%x = OpMatrixTimesScalar %mbf %xb %bf1"),
     C("fadd_f16", "coopmat.arith.encoding", "pass",
       types="%mCh = OpTypeCooperativeMatrixKHR %f16 %subgroup %c16 %c8 %useAcc",
       body="%xh = OpFConvert %mCh %d\n%x = OpFAdd %mCh %xh %xh"),

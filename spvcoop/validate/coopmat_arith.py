@@ -329,18 +329,26 @@ def unsupported_ops(ctx: Context, _inst) -> None:
 _NO_ARITH_ENCODINGS = {0: "BFloat16KHR", 4214: "Float8E4M3EXT", 4215: "Float8E5M2EXT"}
 
 
-@rule("coopmat.arith.encoding", tuple(sorted(FLOAT_OPS | {"OpFRem", "OpFMod", "OpMatrixTimesScalar"})),
-      "Arithmetic instructions do not accept bfloat16 or FP8 components (only conversions, MulAdd and "
-      "copies do).", source="SPV_KHR_bfloat16 / SPV_EXT_float8")
+@rule("coopmat.arith.encoding", tuple(sorted(FLOAT_OPS | {"OpFRem", "OpFMod", "OpMatrixTimesScalar",
+                                                           "OpCooperativeMatrixMulAddNV"})),
+      "Arithmetic instructions do not accept bfloat16 or FP8 components (only conversions, "
+      "OpCooperativeMatrixMulAddKHR and copies do).", source="SPV_KHR_bfloat16 / SPV_EXT_float8")
 def arith_encoding(ctx: Context, inst) -> None:
     ix = ctx.ix
-    cm = ix.coopmat(inst.result_type)
-    if cm is None:
-        return
-    t = ix.defs.get(cm.component)
-    if t is None or t.opname != "OpTypeFloat" or len(t.operands) < 2:
-        return
-    enc = _NO_ARITH_ENCODINGS.get(t.operands[1].value)
-    if enc:
-        ctx.report(inst, None, f"{inst.opname} does not support {enc} components ({ix.type_text(cm.id)}); "
-                   "convert to f16/f32 first", [describe(ctx, cm, "Result")])
+    if inst.opname == "OpCooperativeMatrixMulAddNV":
+        mats = [(r, cm) for r, cm in _muladd_types(ctx, inst).items() if cm is not None]
+    else:
+        mats = [("Result", ix.coopmat(inst.result_type))]
+    for role, cm in mats:
+        if cm is None:
+            continue
+        t = ix.defs.get(cm.component)
+        if t is None or t.opname != "OpTypeFloat" or len(t.operands) < 2:
+            continue
+        enc = _NO_ARITH_ENCODINGS.get(t.operands[1].value)
+        if enc:
+            ctx.report(inst, _operand_index(role) if role != "Result" else None,
+                       f"{inst.opname} does not support {enc} components ({role}: {ix.type_text(cm.id)}); "
+                       + ("use OpCooperativeMatrixMulAddKHR" if inst.opname.endswith("NV") else
+                          "convert to f16/f32 first"), [describe(ctx, cm, role)])
+            return
