@@ -325,3 +325,63 @@ def test_shuffled_is_seeded_bijection_per_type():
     assert a.length == 8 and (a.copies == 1).all()
     striped = load_model("striped").layout("f16", 16, 16, "a", 32)
     assert not a.same_as(striped)
+
+
+# ---------------------------------------------------------------- other drivers (layouts.md 1.4, 5.2, 6)
+
+def test_mesa_nvk_formulas_and_agreement_with_proprietary():
+    nvk, nv = load_model("mesa-nvk"), load_model("nvidia")
+    assert nvk.layout("f16", 16, 16, "a").lanes() == lanes_of(ptx16816("a"), 32, 8)   # PTX/WMMA order
+    i8 = nvk.layout("s8", 16, 32, "a").lanes()
+    assert i8[0] == [(0, 0), (0, 1), (0, 2), (0, 3), (8, 0), (8, 1), (8, 2), (8, 3),
+                     (0, 16), (0, 17), (0, 18), (0, 19), (8, 16), (8, 17), (8, 18), (8, 19)]
+    compared = differ = 0
+    for key, entry in H100.items():
+        t = (entry["type"], entry["rows"], entry["cols"], USE[entry["use"]])
+        if not nvk.defines(*t):
+            continue
+        compared += 1
+        a, b = nvk.layout(*t), nv.layout(*t)
+        assert [sorted(x) for x in a.lanes()] == [sorted(x) for x in b.lanes()]    # same elements per lane
+        order_differs = (entry["rows"], entry["cols"]) in ((16, 16), (16, 32)) and entry["use"] != "B"
+        assert a.same_as(b) != order_differs, key
+        differ += order_differs
+    assert compared >= 25 and differ == 12    # layouts.md: "NVK-order identical: False" for exactly 12 entries
+
+
+def test_lavapipe():
+    m = load_model("lavapipe")
+    assert m.default_subgroup_size == 8
+    assert m.layout("f16", 8, 8, "a").lanes() == lanes_of(lambda l, e: (e, l), 8, 8)
+    assert m.layout("f32", 8, 8, "acc").lanes()[7] == [(r, 7) for r in range(8)]
+    assert m.layout("f16", 8, 8, "b").lanes()[7] == [(7, c) for c in range(8)]
+    assert not m.defines("f16", 16, 16, "a")
+
+
+def anv(l, e, S, R, C, bits, use):
+    P = 32 // bits
+    k, j = divmod(e, P)
+    if use == "b":
+        return ((l // C + k * (S // C)) * P + j, l % C)
+    cp = C // P
+    return (l // cp + k * (S // cp), (l % cp) * P + j)
+
+
+@pytest.mark.parametrize("S,comp,bits,R,C,use", [
+    (8, "f16", 16, 8, 16, "a"), (8, "f16", 16, 16, 8, "b"), (8, "f32", 32, 8, 8, "acc"),
+    (16, "f16", 16, 8, 16, "a"), (16, "f16", 16, 16, 16, "b"), (16, "f32", 32, 8, 16, "acc"),
+    (16, "s8", 8, 8, 32, "a"), (16, "u8", 8, 32, 16, "b"), (8, "s8", 8, 8, 32, "a")])
+def test_intel_anv(S, comp, bits, R, C, use):
+    lay = load_model("intel-anv").layout(comp, R, C, use, S)
+    assert lay.lanes() == lanes_of(lambda l, e: anv(l, e, S, R, C, bits, use), S, R * C // S)
+
+
+def test_intel_anv_check_tables():
+    m = load_model("intel-anv")
+    a8 = m.layout("f16", 8, 16, "a", 8).lanes()
+    assert a8[0] == [(r, c) for r in range(8) for c in (0, 1)] and a8[7][-2:] == [(7, 14), (7, 15)]
+    assert m.layout("f16", 16, 8, "b", 8).lanes()[0] == [(k, 0) for k in range(16)]
+    a16 = m.layout("f16", 8, 16, "a", 16).lanes()
+    assert a16[0] == [(0, 0), (0, 1), (2, 0), (2, 1), (4, 0), (4, 1), (6, 0), (6, 1)]
+    assert a16[15][:3] == [(1, 14), (1, 15), (3, 14)]
+    assert m.layout("s8", 8, 32, "a", 16).lanes()[0] == [(r, c) for r in (0, 2, 4, 6) for c in range(4)]

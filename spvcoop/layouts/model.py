@@ -378,16 +378,17 @@ def _parse_model(data: Any, source: str, seed: int | None) -> LayoutModel:
                             "optional use, subgroup_size)", raw_examples, ("item", n))
         examples.append((ex["component"], ex["rows"], ex["cols"], use, ex.get("subgroup_size", S)))
     model = LayoutModel(name, str(data.get("description", "")).strip(), S, entries, source, examples, seed)
-    # Fixed-size entries are checked now, so a bad table fails at load time.
+    # Fixed-size entries are checked now, so a bad table or formula fails at load time.
     for e in entries:
-        if e.desc.kind == "table" or (e.rows.finite and e.cols.finite and e.sizes.finite
-                                      and e.components is not None and e.when is None):
+        if e.rows.finite and e.cols.finite and e.sizes.finite:
             comps = e.components or ("f32",)
             uses = e.uses if e.uses is not None else (None,)
-            for r in e.rows.enumerate():
-                for c in e.cols.enumerate():
-                    for s in e.sizes.enumerate():
-                        build_entry(e, comps[0], r, c, uses[0], s, name, seed)
+            for comp in comps:
+                for r in e.rows.enumerate():
+                    for c in e.cols.enumerate():
+                        for s in e.sizes.enumerate():
+                            if e.matches(comp, r, c, uses[0], s):
+                                build_entry(e, comp, r, c, uses[0], s, name, seed)
     return model
 
 
