@@ -259,3 +259,52 @@ def test_runtime_error_points_at_the_glsl_line(tmp_path):
     assert d.source.endswith("oob.comp") and d.span.line == 5
     assert "byte offset 32" in d.message and "32 bytes" in d.message
     assert any("v[gl_GlobalInvocationID.x + 3] = 1;" in n.message for n in d.notes)
+
+
+def test_atomic_operations_serialise_per_address():
+    n = 128
+    state = {"counter": 5, "andv": 0xFFFFFFFF, "orv": 0, "xorv": 0, "maxv": 0, "minv": 0, "swapped": 0, "cas": 0}
+    r = run("atomics.comp", dispatch=(n // 64, 1, 1), buffers={(0, 0): state, (0, 1): np.zeros(n, np.uint32)})
+    out = r.values((0, 0))
+    tickets = r[(0, 1)]
+    assert sorted(tickets.tolist()) == list(range(5, 5 + 2 * n, 2))  # every invocation saw a distinct value
+    assert out["counter"] == 5 + 2 * n + 1000000  # exactly one compare-exchange won
+    assert out["andv"] == 0x80000000
+    assert out["orv"] == 0xFFFF
+    x = 0
+    for i in range(n):
+        x ^= (i * 2654435761) & 0xFFFFFFFF
+    assert out["xorv"] == x
+    assert out["maxv"] == max((i * 37) % 101 for i in range(n))
+    assert out["minv"] == -49
+    assert 1000 <= out["swapped"] < 1000 + n
+    assert 1 <= out["cas"] <= n
+
+
+SUB = np.dtype([("bcast", "<i4"), ("first", "<i4"), ("up", "<i4"), ("down", "<i4"), ("votes", "<u4"),
+                ("bitcount", "<u4"), ("clustered", "<i4"), ("partial_min", "<i4")])
+
+
+@pytest.mark.parametrize("sg", [16, 32])
+def test_subgroup_broadcast_shuffles_votes_clusters_and_partial_activity(sg):
+    v = np.random.default_rng(10).integers(-20, 20, 128).astype(np.int32)
+    v[5] = 7
+    r = run("subgroup_more.comp", dispatch=(2, 1, 1), subgroup_size=sg,
+            buffers={(0, 0): v, (0, 1): np.zeros(128, SUB)})
+    out = np.frombuffer(r.raw((0, 1)), SUB)
+    g = v.reshape(-1, sg)
+    lane = np.arange(128) % sg
+    np.testing.assert_array_equal(out["bcast"], np.repeat(g[:, 3], sg))
+    up = np.where(lane >= 1, np.roll(v, 1), v)
+    np.testing.assert_array_equal(out["up"], up)
+    down = np.where(lane + 2 < sg, np.roll(v, -2), v)
+    np.testing.assert_array_equal(out["down"], down)
+    votes = 1 + 2 * (g == 7).any(1) + 4 * (g == g[:, :1]).all(1)
+    np.testing.assert_array_equal(out["votes"], np.repeat(votes, sg))
+    np.testing.assert_array_equal(out["bitcount"], np.cumsum(g > 0, axis=1).ravel())
+    np.testing.assert_array_equal(out["clustered"], np.repeat(v.reshape(-1, 4).sum(1), 4))
+    active = v % 3 == 0  # GLSL % on ints is OpSMod here: sign of the divisor, same zero test
+    mins = np.where(active.reshape(-1, sg), g, 10**9).min(1)
+    np.testing.assert_array_equal(out["partial_min"], np.where(active, np.repeat(mins, sg), 12345))
+    firsts = np.array([row[np.argmax(act)] if act.any() else 0 for row, act in zip(g, active.reshape(-1, sg))])
+    np.testing.assert_array_equal(out["first"], np.where(active, np.repeat(firsts, sg), -1))
