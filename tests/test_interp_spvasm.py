@@ -233,3 +233,48 @@ def test_invalid_module_reported_by_the_validator_before_running():
         run(probe)
     d = e.value.diagnostics[0]
     assert d.rule and d.rule.startswith("coopmat.") and d.span is not None and d.span.line > 0
+
+
+def test_workgroup_copy_memory_and_dynamic_vector_index():
+    body = """
+%l = OpLoad %v3uint %lid
+%lx = OpCompositeExtract %uint %l 0
+%sp = OpAccessChain %ptr_wu %shared %lx
+OpStore %sp %x
+OpControlBarrier %u2 %u2 %u264
+%vec = OpCompositeConstruct %v3uint %u1 %u2 %x
+%k = OpUMod %uint %x %u3
+%pick = OpVectorExtractDynamic %uint %vec %k
+%rev = OpISub %uint %u3 %lx
+%rp = OpAccessChain %ptr_wu %shared %rev
+%other = OpLoad %uint %rp
+%sum = OpIAdd %uint %pick %other
+OpStore %sp %sum
+OpControlBarrier %u2 %u2 %u264
+%fv = OpVariable %ptr_farr Function
+OpCopyMemory %fv %shared
+%fp = OpAccessChain %ptr_fu %fv %lx
+%y = OpLoad %uint %fp
+%p = OpAccessChain %ptr_u %buf %u0 %x
+OpStore %p %y
+OpReturn
+"""
+    src = shader(body).replace("%main = OpFunction", """%u4 = OpConstant %uint 4
+%arr4 = OpTypeArray %uint %u4
+%ptr_warr = OpTypePointer Workgroup %arr4
+%ptr_farr = OpTypePointer Function %arr4
+%ptr_wu = OpTypePointer Workgroup %uint
+%shared = OpVariable %ptr_warr Workgroup
+%main = OpFunction""")
+    # OpVariable must come first in the function's first block
+    src = src.replace("%x = OpCompositeExtract %uint %g 0\n", "")
+    src = src.replace("%entry = OpLabel\n%g = OpLoad %v3uint %gid\n",
+                      "%entry = OpLabel\n%fv = OpVariable %ptr_farr Function\n%g = OpLoad %v3uint %gid\n"
+                      "%x = OpCompositeExtract %uint %g 0\n", 1)
+    src = src.replace("%fv = OpVariable %ptr_farr Function\nOpCopyMemory", "OpCopyMemory")
+    r = run(assemble(src, "copy.spvasm"), dispatch=(2, 1, 1), buffers={(0, 0): np.zeros(8, np.uint32)})
+    x = np.arange(8)
+    pick = np.where(x % 3 == 0, 1, np.where(x % 3 == 1, 2, x))
+    lx = x % 4
+    other = (x // 4) * 4 + (3 - lx)  # the value stored by the mirrored invocation of the same workgroup
+    np.testing.assert_array_equal(r[(0, 0)], pick + other)
