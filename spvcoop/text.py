@@ -38,6 +38,7 @@ _TYPE_OPCODES_PREFIX = "OpType"
 _ID_NAME = re.compile(r"[A-Za-z0-9_]+\Z")
 _ID_KINDS = frozenset({"IdRef", "IdScope", "IdMemorySemantics"})
 _new_span = tuple.__new__
+_new_object = object.__new__
 
 
 def _string_value(tok: Token) -> str:
@@ -199,11 +200,9 @@ class Assembler:
                   lines: list[str], next_index: int) -> bool:
         """Encode one plain, whole-instruction line from a template; False if it has no template
         and cannot get one (then the caller sends it down the general path)."""
-        if words[0][0] == "%":
-            opname, rest, has_result = words[2], words[3:], True
-        else:
-            opname, rest, has_result = words[0], words[1:], False
-        key = (opname, has_result, tuple("%" if w[0] == "%" else w for w in rest))
+        has_result = words[0][0] == "%"
+        opname = words[2] if has_result else words[0]
+        key = _ID_WORD.sub("%", line)  # the line's shape: everything but the id names
         template = self.templates.get(key)
         if template is None:
             if key in self.no_template:
@@ -240,7 +239,7 @@ class Assembler:
         spec, base_words, slots = template
         out = list(base_words)
         numbers = self.ids.numbers
-        names = [w[1:] for w in words if w[0] == "%"]
+        names = _ID_NAMES(line)
         for text_index, word_pos in slots:
             name = names[text_index]
             v = numbers.get(name)
@@ -252,15 +251,18 @@ class Assembler:
         col = len(line) - len(line.lstrip()) + 1
         # the span covers '%r = OpName' (or 'OpName'), as the general path's does
         end = (line.find(opname, col + len(words[0])) + 1 if has_result else col) + len(opname)
-        inst = _LazyInstruction(spec.opname, spec.opcode,
-                                out[1] if spec.has_result_type else None,
-                                out[1 + spec.has_result_type] if spec.has_result else None,
-                                span=_new_span(Span, (lineno, col, end, -1)),
-                                index=len(self.instructions))
+        # built without the dataclass __init__ (which would set operands): this is the hot path
+        inst = _new_object(_LazyInstruction)
+        inst.opname = spec.opname
+        inst.opcode = spec.opcode
+        rt = inst.result_type = out[1] if spec.has_result_type else None
+        rid = inst.result_id = out[1 + spec.has_result_type] if spec.has_result else None
+        inst.span = _new_span(Span, (lineno, col, end, -1))
+        inst.index = len(self.instructions)
         inst._words = out
         inst._make = (self, lineno, line)
-        if inst.result_type is not None and inst.result_id is not None:
-            self.value_types[inst.result_id] = inst.result_type
+        if rt is not None and rid is not None:
+            self.value_types[rid] = rt
         self.instructions.append(inst)
         return True
 
@@ -642,6 +644,8 @@ _CONTEXT_OPCODES = frozenset({"OpConstant", "OpSpecConstant", "OpSwitch", "OpExt
                               "OpExtInstWithForwardRefsKHR", "OpSpecConstantOp"})
 _CONTEXT_KINDS = frozenset({"LiteralContextDependentNumber", "LiteralExtInstInteger",
                             "LiteralSpecConstantOpInteger", "PairLiteralIntegerIdRef"})
+_ID_WORD = re.compile(r"%\S*")
+_ID_NAMES = re.compile(r"%(\S*)").findall
 _SPECIAL_LINE = re.compile(r'[";,()]|[^\S \t\r]')
 _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
