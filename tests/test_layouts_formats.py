@@ -296,6 +296,7 @@ def test_layout_object_api():
     assert lay.row.shape == (32, 8) and lay.row.dtype.kind == "i"
     assert lay.flat[0, 2] == 8 and not lay.padding.any()
     assert load_model("nvidia").layout("f16", 16, 16, "C").same_as(lay)
+    assert not lay.row.flags.writeable and not lay.col.flags.writeable   # cached layouts are shared
 
 
 _MODEL_TEXTS = sorted(p.read_text() for p in MODELS_DIR.glob("*.yaml"))

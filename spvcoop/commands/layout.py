@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 FORMATS = ("table", "json", "svg", "html")
 

@@ -212,8 +212,10 @@ def build_entry(entry: Entry, component: str, rows: int, cols: int, use: str | N
         row, col = entry.desc.build(env)
     except (SpecError, ExprError) as e:
         raise entry.error(f"{what}: {e}") from None
-    lay = Layout(rows, cols, S, np.ascontiguousarray(row, dtype=np.int64),
-                 np.ascontiguousarray(col, dtype=np.int64), model, component, use)
+    row = np.array(row, dtype=np.int64)   # own, contiguous copies, frozen: layouts are cached and shared
+    col = np.array(col, dtype=np.int64)
+    row.flags.writeable = col.flags.writeable = False
+    lay = Layout(rows, cols, S, row, col, model, component, use)
     problems = lay.problems()
     if problems:
         raise entry.error(f"{what}: " + "; ".join(problems))
