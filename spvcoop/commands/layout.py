@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     q = lsub.add_parser("show", help="print one layout as a table, JSON, SVG or HTML",
                         epilog="Example: spvcoop layout show nvidia --component f16 --rows 16 --cols 16 --use a")
-    q.add_argument("model", metavar="MODEL")
+    q.add_argument("model", metavar="MODEL", help="a built-in model name or a YAML model file")
     _type_args(q)
     q.add_argument("--format", "-f", choices=FORMATS, default="table")
     q.add_argument("--seed", type=int, help="seed for the shuffled model")
