@@ -146,3 +146,32 @@ def test_plugin_imports_cheaply():
 def test_samples_match_their_expected_output(sample, capsys):
     d = SAMPLES / sample
     assert main(["run", str(d / "run.yaml"), "--check", str(d / "expected.yaml"), "-q"]) == 0
+
+
+@needs_glslang
+def test_list_form_buffers_by_set_and_binding(tmp_path):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"""
+shader: {ROOT / 'tests/glsl/interp/saxpy.comp'}
+dispatch: 1
+push_constants: {{a: 3.0, n: 4}}
+buffers:
+  - {{set: 0, binding: 0, data: [1, 2, 3, 4]}}
+  - {{set: 0, binding: 1, data: [10, 10, 10, 10], dtype: float32}}
+outputs: ["0:1"]
+""")
+    assert main(["run", str(spec), "-o", str(tmp_path / "o.json")]) == 0
+    assert json.loads((tmp_path / "o.json").read_text()) == {"0:1": [13, 16, 19, 22]}
+
+
+def test_progress_indicator_only_after_a_second(monkeypatch, capsys):
+    from spvcoop.commands.run import Progress
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    p = Progress(True)
+    p(1024)
+    assert capsys.readouterr().err == ""
+    p.start -= 2.0
+    p(2048)
+    p.done()
+    err = capsys.readouterr().err
+    assert "running: 2048 instructions" in err
