@@ -329,3 +329,13 @@ def test_expression_error_column_points_at_the_token(tmp_path, value):
         load_model(str(path))
     span = info.value.diagnostics[0].span
     assert span.line == 8 and line[span.col - 1] == "*"
+
+
+def test_component_names_from_scalar_types():
+    from spvcoop.layouts import component_name
+    assert component_name("float", 16) == "f16" and component_name("float", 64) == "f64"
+    assert component_name("float", 16, encoding="BFloat16KHR") == "bf16"
+    assert component_name("int", 8, signed=True) == "s8" and component_name("int", 32) == "u32"
+    for bad in (("float", 8, False, "Float8E4M3EXT"), ("int", 4, False, None), ("bool", 1, False, None)):
+        with pytest.raises(LayoutError):
+            component_name(*bad)

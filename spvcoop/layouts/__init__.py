@@ -11,8 +11,9 @@ types, which have no use). See layout.py for padding and replication semantics.
 """
 from __future__ import annotations
 
-from .layout import COMPONENTS, USES, Layout, LayoutError, normalize_use
+from .layout import COMPONENTS, USES, Layout, LayoutError, component_name, normalize_use
 from .model import LayoutModel, builtin_models, load_model, parse_model
 
-__all__ = ["COMPONENTS", "USES", "Layout", "LayoutError", "LayoutModel", "builtin_models", "load_model",
+__all__ = ["COMPONENTS", "USES", "Layout", "LayoutError", "LayoutModel", "builtin_models", "component_name",
+           "load_model",
            "normalize_use", "parse_model"]

@@ -53,6 +53,22 @@ def normalize_use(use: str | None) -> str | None:
     return _USE_ALIASES[key]
 
 
+def component_name(kind: str, width: int, signed: bool = False, encoding: str | None = None) -> str:
+    """The model's name of a scalar type: ('float', 16) -> 'f16', ('int', 8, signed=True) -> 's8',
+    ('float', 16, encoding='BFloat16KHR') -> 'bf16'. LayoutError for anything else (e.g. FP8)."""
+    if kind == "float" and width == 16 and encoding and "bfloat16" in encoding.lower():
+        return "bf16"
+    if kind == "float" and not encoding:
+        name = f"f{width}"
+    elif kind == "int":
+        name = f"{'s' if signed else 'u'}{width}"
+    else:
+        name = f"{kind}{width}" + (f" ({encoding})" if encoding else "")
+    if name not in COMPONENTS:
+        raise LayoutError(f"no layout component type for {name}: layout models know {', '.join(COMPONENTS)}")
+    return name
+
+
 def check_component(component: str) -> int:
     """Width in bits; LayoutError for an unknown name."""
     if not isinstance(component, str) or component not in COMPONENTS:
