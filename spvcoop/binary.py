@@ -97,6 +97,23 @@ class BinaryReader:
         spec = self.g.by_opcode.get(opcode)
         if spec is None:
             raise self.fail(f"invalid opcode {opcode}", pos)
+        plan = self.id_plans.get(opcode)
+        if plan is None:
+            plan = self.id_plans[opcode] = _id_only_plan(spec)
+        kinds, required = plan
+        if kinds is not None and required <= len(body) <= len(kinds) and self.use_id_plans:
+            # every word is an id: keep the words, make Operand objects only when asked
+            inst = _new_object(IdsOnlyInstruction)
+            inst.opname = spec.opname
+            inst.opcode = opcode
+            start = spec.has_result_type + spec.has_result
+            inst.result_type = body[0] if spec.has_result_type else None
+            inst.result_id = body[spec.has_result_type] if spec.has_result else None
+            inst.span = _new_span(Span, (0, 0, 0, pos))
+            inst.index = 0
+            inst._ids = body[start:]
+            inst._kinds = kinds[start:]
+            return inst
         inst = Instruction(spec.opname, opcode, span=Span(0, 0, word=pos))
         self.pos0 = pos + 1
         self.decode_operands(inst, spec.operands, body, 0, pos)
@@ -220,11 +237,73 @@ class BinaryReader:
         return i + 1
 
     ext_kinds = None
+    id_plans: dict = {}
+    use_id_plans = True  # False: decode every operand at once (tests compare both)
 
     def lookup_kind(self, kind: str):
         if self.ext_kinds and kind in self.ext_kinds:
             return self.ext_kinds[kind]
         return self.g.operand_kinds.get(kind)
+
+
+_ID_KINDS = ("IdResultType", "IdResult", "IdRef", "IdScope", "IdMemorySemantics")
+_new_object = object.__new__
+_new_span = tuple.__new__
+
+
+def _id_only_plan(spec) -> tuple[tuple[str, ...] | None, int]:
+    """(operand kind of each word, required word count) when an instruction whose words are all
+    ids can be recognised by its length alone: its operands start with ids (optional ones
+    included) and whatever follows is optional. (None, 0) otherwise."""
+    kinds: list[str] = []
+    required = 0
+    ops = spec.operands
+    for k, o in enumerate(ops):
+        if o.kind not in _ID_KINDS:
+            if any(not later.quantifier for later in ops[k:]):
+                return None, 0
+            break
+        if o.quantifier == "*":
+            if k != len(ops) - 1:
+                return None, 0
+            kinds.extend([o.kind] * 256)  # long enough for any practical id list
+            break
+        kinds.append(o.kind)
+        if not o.quantifier:
+            required = len(kinds)
+    return tuple(kinds), required
+
+
+_OPERANDS_SLOT = Instruction.__dict__["operands"]
+
+
+class IdsOnlyInstruction(Instruction):
+    """An instruction all of whose words are ids, read from a binary: operands made on first use
+    (a large module has millions), and the disassembler prints them straight from the words."""
+    __slots__ = ("_ids", "_kinds")
+
+    @property
+    def operands(self) -> list[Operand]:
+        ids = self._ids
+        if ids is not None:
+            self._ids = None
+            _OPERANDS_SLOT.__set__(self, [Operand(k, w, (w,)) for k, w in zip(self._kinds, ids)])
+        return _OPERANDS_SLOT.__get__(self)
+
+    @operands.setter
+    def operands(self, value: list[Operand]) -> None:
+        self._ids = None
+        _OPERANDS_SLOT.__set__(self, value)
+
+    def words(self) -> list[int]:
+        if self._ids is not None:
+            head = [w for w in (self.result_type, self.result_id) if w is not None]
+            return [((len(head) + len(self._ids) + 1) << 16) | self.opcode, *head, *self._ids]
+        return Instruction.words(self)
+
+    def pending_ids(self) -> list[int] | None:
+        """The operand ids if operands were not made yet (for fast printing), else None."""
+        return self._ids
 
 
 def words_from_bytes(data: bytes, source: str = "<input>") -> list[int]:

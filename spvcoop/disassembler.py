@@ -10,6 +10,7 @@ import functools
 import re
 
 from .literals import format_float
+from .binary import IdsOnlyInstruction
 from .module import Instruction, Module, Operand
 from .spirv_grammar import grammar_dir, load as load_grammar
 
@@ -37,6 +38,13 @@ _BUILTIN_NAMES = {
     "SubgroupGtMask": "SubgroupGtMaskKHR", "SubgroupLeMask": "SubgroupLeMaskKHR",
     "SubgroupLtMask": "SubgroupLtMaskKHR",
 }
+# The instructions that give names (everything else is named by its number).
+_NAMING_OPCODES = frozenset({"OpName", "OpDecorate", "OpTypeInt", "OpTypeFloat", "OpTypeVector", "OpTypeMatrix",
+                             "OpTypeArray", "OpTypeRuntimeArray", "OpTypePointer", "OpTypeUntypedPointerKHR",
+                             "OpTypePipe", "OpTypeOpaque", "OpTypeStruct", "OpConstant",
+                             "OpTypeVoid", "OpTypeBool", "OpTypeEvent", "OpTypeDeviceEvent", "OpTypeReserveId",
+                             "OpTypeQueue", "OpTypePipeStorage", "OpTypeNamedBarrier", "OpConstantTrue",
+                             "OpConstantFalse"})
 _INT_ROOTS = {8: "char", 16: "short", 32: "int", 64: "long"}
 _FLOAT_NAMES = {16: "half", 32: "float", 64: "double"}
 _FLOAT_ENCODING_NAMES = {"BFloat16KHR": "bfloat16", "Float8E4M3EXT": "fp8e4m3", "Float8E5M2EXT": "fp8e5m2"}
@@ -104,8 +112,12 @@ class FriendlyNames:
 
     def visit(self, inst: Instruction) -> None:
         op = inst.opname
-        ops = inst.operands
         rid = inst.result_id
+        if op not in _NAMING_OPCODES:
+            if rid is not None:
+                self.save(rid, str(rid))
+            return
+        ops = inst.operands
         if op == "OpName" and len(ops) >= 2:
             self.save(ops[0].value, ops[1].value)
             return
@@ -260,7 +272,11 @@ class Disassembler:
         parts = []
         if inst.result_type is not None:
             parts.append(self.id(inst.result_type))
-        parts.extend(self.operand(inst, o) for o in inst.operands)
+        ids = inst.pending_ids() if type(inst) is IdsOnlyInstruction else None
+        if ids is not None:
+            parts.extend(map(self.id, ids))  # printed from the words: no Operand objects needed
+        else:
+            parts.extend(self.operand(inst, o) for o in inst.operands)
         body = inst.opname + ("" if not parts else " " + " ".join(parts))
         self.note(inst)
         if inst.result_id is not None:
@@ -272,14 +288,14 @@ class Disassembler:
 
     def note(self, inst: Instruction) -> None:
         op = inst.opname
+        if inst.result_type is not None and inst.result_id is not None:
+            self.value_types[inst.result_id] = inst.result_type
         if op == "OpTypeInt":
             self.numeric[inst.result_id] = ("int", inst.operands[0].value, bool(inst.operands[1].value))
         elif op == "OpTypeFloat":
             self.numeric[inst.result_id] = ("float", inst.operands[0].value, True)
         elif op == "OpExtInstImport":
             self.ext_sets[inst.result_id] = inst.operands[0].value
-        if inst.result_type is not None and inst.result_id is not None:
-            self.value_types[inst.result_id] = inst.result_type
 
 
 def _check_single_definitions(module: Module) -> None:

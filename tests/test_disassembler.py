@@ -111,3 +111,18 @@ def test_cli_dis_and_options(tmp_path: Path) -> None:
                        capture_output=True)
     assert r.returncode == 0, r.stderr
     assert out.read_text() == run_tool("spirv-dis", "--raw-id", str(spv)).stdout.decode()
+
+
+def test_lazy_id_operands_equal_eager_decoding(glsl_binaries: dict[str, Path]) -> None:
+    from spvcoop.binary import BinaryReader, words_from_bytes
+    from spvcoop.spirv_grammar import load
+    for name, spv in glsl_binaries.items():
+        words = words_from_bytes(spv.read_bytes())
+        lazy = BinaryReader(words, name, load()).read()
+        eager_reader = BinaryReader(words, name, load())
+        eager_reader.use_id_plans = False
+        eager = eager_reader.read()
+        assert lazy.to_words() == eager.to_words() == words
+        for a, b in zip(lazy.instructions, eager.instructions):
+            assert (a.opname, a.result_type, a.result_id, a.index) == (b.opname, b.result_type, b.result_id, b.index)
+            assert [(o.kind, o.value, o.words) for o in a.operands] == [(o.kind, o.value, o.words) for o in b.operands]
