@@ -308,3 +308,18 @@ def test_subgroup_broadcast_shuffles_votes_clusters_and_partial_activity(sg):
     np.testing.assert_array_equal(out["partial_min"], np.where(active, np.repeat(mins, sg), 12345))
     firsts = np.array([row[np.argmax(act)] if act.any() else 0 for row, act in zip(g, active.reshape(-1, sg))])
     np.testing.assert_array_equal(out["first"], np.where(active, np.repeat(firsts, sg), -1))
+
+
+def test_builtins_with_2d_workgroups_and_partial_subgroups():
+    r = run("builtins.comp", dispatch=(2, 3, 1), buffers={(0, 0): np.zeros((6 * 48, 2, 4), np.uint32)})
+    out = r[(0, 0)]
+    exp_ids, exp_sg = [], []
+    for wy in range(3):
+        for wx in range(2):
+            for ly in range(12):
+                for lx in range(4):
+                    li = ly * 4 + lx
+                    exp_ids.append([wx * 4 + lx, wy * 12 + ly, ly * 100 + lx, wy * 2 + wx])
+                    exp_sg.append([li // 32, 2 * 100 + 32, li % 32, 32 if li < 32 else 16])
+    np.testing.assert_array_equal(out[:, 0], exp_ids)
+    np.testing.assert_array_equal(out[:, 1], exp_sg)
