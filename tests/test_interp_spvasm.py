@@ -278,3 +278,15 @@ OpReturn
     lx = x % 4
     other = (x // 4) * 4 + (3 - lx)  # the value stored by the mirrored invocation of the same workgroup
     np.testing.assert_array_equal(r[(0, 0)], pick + other)
+
+
+def test_shift_by_the_bit_width_is_reported():
+    body = """
+%y = OpIMul %uint %x %u264
+%s = OpShiftLeftLogical %uint %u1 %y
+%p = OpAccessChain %ptr_u %buf %u0 %x
+OpStore %p %s
+OpReturn
+"""
+    msg = _error(body)  # invocation 0 shifts by 0 (fine); invocation 1 by 264
+    assert "shift by 264 bits of a 32-bit integer" in msg and "#1" in msg

@@ -157,7 +157,17 @@ def shift(ex, frame, inst, mask):
     t = ex.rtype(inst)
     signed = inst.opname == "OpShiftRightArithmetic"
     a = as_int(to_type(ex.arg(frame, inst, 0), t), signed)
-    s = np.asarray(ex.arg(frame, inst, 1)).astype(a.dtype)
+    raw = as_int(np.asarray(ex.arg(frame, inst, 1)), False)
+    width = a.dtype.itemsize * 8
+    over = raw >= width
+    if over.ndim > 1:
+        over = over.any(axis=tuple(range(1, over.ndim)))
+    over = np.broadcast_to(over, mask.shape) & mask
+    if over.any():
+        lane = int(np.flatnonzero(over)[0])
+        amount = int(np.broadcast_to(raw.reshape(raw.shape[0], -1).max(axis=1), mask.shape)[lane])
+        raise Fault(f"shift by {amount} bits of a {width}-bit integer (undefined in SPIR-V)", np.flatnonzero(over))
+    s = raw.astype(a.dtype)
     if inst.opname == "OpShiftLeftLogical":
         return to_type(np.left_shift(a, s), t)
     return to_type(np.right_shift(a, s), t)
