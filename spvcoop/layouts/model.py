@@ -286,7 +286,7 @@ def _parse_entry(raw: Any, n: int, entries_node: Any, source: str, default_S: in
         if not isinstance(comps, list) or not comps:
             raise SpecError(f"entry '{name}': components must be a list of names or 'any'", raw, ckey)
         for c in comps:
-            if c not in COMPONENTS:
+            if not isinstance(c, str) or c not in COMPONENTS:
                 from ..diagnostics import did_you_mean
                 raise SpecError(f"entry '{name}': unknown component '{c}'{did_you_mean(str(c), COMPONENTS)} "
                                 f"(known: {', '.join(COMPONENTS)})", raw, ckey)
@@ -368,8 +368,8 @@ def _parse_model(data: Any, source: str, seed: int | None) -> LayoutModel:
     for n, ex in enumerate(raw_examples):
         def posint(v):
             return isinstance(v, int) and not isinstance(v, bool) and v > 0
-        ok = (isinstance(ex, dict) and {"component", "rows", "cols"} <= set(ex) and ex["component"] in COMPONENTS
-              and posint(ex["rows"]) and posint(ex["cols"]) and posint(ex.get("subgroup_size", S or 1)))
+        ok = (isinstance(ex, dict) and {"component", "rows", "cols"} <= set(ex)
+              and isinstance(ex["component"], str) and ex["component"] in COMPONENTS and posint(ex["rows"]) and posint(ex["cols"]) and posint(ex.get("subgroup_size", S or 1)))
         if ok:
             try:
                 use = normalize_use(ex.get("use"))
