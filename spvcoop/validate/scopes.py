@@ -15,6 +15,18 @@ SPEC_OK_CAPS = ("CooperativeMatrixNV", "CooperativeMatrixKHR")
 SKIP = frozenset(COOPMAT_TYPES + LOAD_STORE + ("OpSpecConstantOp",))
 
 
+_SCOPE_OPS: frozenset[str] | None = None
+
+
+def _ops_with_scope_operands(grammar) -> frozenset[str]:
+    """Opcode names whose grammar entry has a Scope or Memory Semantics <id> operand."""
+    global _SCOPE_OPS
+    if _SCOPE_OPS is None:
+        _SCOPE_OPS = frozenset(name for name, spec in grammar.instructions.items()
+                               if any(o.kind in ("IdScope", "IdMemorySemantics") for o in spec.operands))
+    return _SCOPE_OPS
+
+
 @rule("scope.constant", MODULE,
       "All <id> used for Scope <id> and Memory Semantics <id> must be the result of a constant instruction "
       "(SPV_NV/KHR_cooperative_matrix: specialization constants allowed); without those capabilities a Shader "
@@ -26,8 +38,9 @@ def scope_constant(ctx: Context, _inst) -> None:
     shader = ix.has_cap("Shader")
     scopes = ix.grammar.operand_kinds["Scope"].by_value
     defs = ix.defs
+    with_scopes = _ops_with_scope_operands(ix.grammar)
     for inst in ix.module.instructions:
-        if inst.opname in SKIP:
+        if inst.opname not in with_scopes or inst.opname in SKIP:
             continue  # the type's Scope is checked by coopmat.type.*; SpecConstantOp operands are IdRef
         seen: set[int] = set()
         for o in inst.operands:

@@ -23,6 +23,16 @@ ID_KINDS = frozenset({"IdRef", "IdScope", "IdMemorySemantics", "IdResultType", "
 _GLOBAL_LIKE = frozenset({"OpFunction", "OpLabel"})
 
 
+def id_values(inst: Instruction) -> list[int]:
+    """The ids among an instruction's operands, without building Operand objects when the binary
+    reader kept them as plain words (`pending_ids`)."""
+    pending = getattr(inst, "pending_ids", None)
+    ids = pending() if pending is not None else None
+    if ids is not None:
+        return ids
+    return [o.value for o in inst.operands if o.kind in ID_KINDS]
+
+
 class ShapeKeys:
     def __init__(self, ix: ModuleIndex) -> None:
         self.ix = ix
@@ -44,12 +54,15 @@ class ShapeKeys:
             s = id_
         elif d.opname in _FOLLOWED:
             parts = []
-            for o in d.operands:
-                if o.kind in ID_KINDS:
-                    v = memo.get(o.value)
-                    parts.append(v if v is not None else self.shape(o.value, depth + 1))
+            pending = getattr(d, "pending_ids", None)
+            ids = pending() if pending is not None else None
+            for o in (ids if ids is not None else d.operands):
+                if ids is not None or o.kind in ID_KINDS:  # type: ignore[union-attr]
+                    i = o if ids is not None else o.value  # type: ignore[union-attr]
+                    v = memo.get(i)
+                    parts.append(v if v is not None else self.shape(i, depth + 1))
                 else:
-                    parts.append(o.value)
+                    parts.append(o.value)  # type: ignore[union-attr]
             s = (d.opname, d.result_type, tuple(parts))
         else:
             s = (d.opname, d.result_type)
@@ -60,11 +73,18 @@ class ShapeKeys:
         if inst.index < self.first_function:
             return None
         memo = self._shape
+        pending = getattr(inst, "pending_ids", None)
+        ids = pending() if pending is not None else None
         parts = []
-        for o in inst.operands:
-            if o.kind in ID_KINDS:
-                s = memo.get(o.value)
-                parts.append(s if s is not None else self.shape(o.value))
-            else:
-                parts.append(o.value)
+        if ids is not None:  # all operands are ids
+            for v in ids:
+                s = memo.get(v)
+                parts.append(s if s is not None else self.shape(v))
+        else:
+            for o in inst.operands:
+                if o.kind in ID_KINDS:
+                    s = memo.get(o.value)
+                    parts.append(s if s is not None else self.shape(o.value))
+                else:
+                    parts.append(o.value)
         return (inst.opname, inst.result_type, tuple(parts))

@@ -6,7 +6,7 @@ work proportional to module size besides building the index)."""
 from __future__ import annotations
 
 from ..diagnostics import Note
-from .shapes import ID_KINDS
+from .shapes import ID_KINDS, id_values
 from .registry import MODULE, RULES, Context, Rule, rule
 
 # Instructions whose id operands may name something defined later in the module.
@@ -57,17 +57,16 @@ def check_ids(ctx: Context, _inst) -> None:
                 ctx.report(inst, None, f"result type {ix.name(rt)} is used before its definition",
                            [Note("defined here", t.span)], rule_id="structure.id.order")
         forward_ok = inst.opname in FORWARD_OK
-        for o in inst.operands:
-            if o.kind not in ID_KINDS:
+        for v in id_values(inst):
+            d = defs.get(v)
+            if d is not None and (d.index < pos or forward_ok or d.opname in FORWARD_TARGETS or v in fwd_ptrs):
                 continue
-            d = defs.get(o.value)
+            o = next((o for o in inst.operands if o.kind in ID_KINDS and o.value == v), None)
             if d is None:
-                ctx.report(inst, o, f"{ix.name(o.value)} is used by {inst.opname} but never defined")
-            elif d.index > pos and not forward_ok and d.opname not in FORWARD_TARGETS \
-                    and o.value not in fwd_ptrs:
-                ctx.report(inst, o, f"{ix.name(o.value)} is used by {inst.opname} before its definition",
-                           [Note(f"{ix.name(o.value)} is defined here", d.span)],
-                           rule_id="structure.id.order")
+                ctx.report(inst, o, f"{ix.name(v)} is used by {inst.opname} but never defined")
+            else:
+                ctx.report(inst, o, f"{ix.name(v)} is used by {inst.opname} before its definition",
+                           [Note(f"{ix.name(v)} is defined here", d.span)], rule_id="structure.id.order")
 
 
 @rule("structure.capability.opcode", MODULE,
