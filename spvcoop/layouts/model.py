@@ -297,6 +297,9 @@ def _parse_entry(raw: Any, n: int, entries_node: Any, source: str, default_S: in
     else:
         if not isinstance(uses_raw, list):
             uses_raw = [uses_raw]
+        if not uses_raw:
+            raise SpecError(f"entry '{name}': use must name at least one of a, b, acc, none (or be 'any')",
+                            raw, "use")
         try:
             uses = tuple(normalize_use(u) for u in uses_raw)
         except LayoutError as e:
