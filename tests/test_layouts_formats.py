@@ -302,7 +302,7 @@ def test_layout_object_api():
 _MODEL_TEXTS = sorted(p.read_text() for p in MODELS_DIR.glob("*.yaml"))
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120, deadline=None, derandomize=True)
 @given(st.sampled_from(_MODEL_TEXTS), st.lists(st.tuples(st.integers(0, 10 ** 6), st.integers(0, 10 ** 6),
                                                          st.sampled_from(list("[]{}:,-0 \"'&*#?!|x") + [""])),
                                                min_size=1, max_size=3))
@@ -339,3 +339,31 @@ def test_component_names_from_scalar_types():
     for bad in (("float", 8, False, "Float8E4M3EXT"), ("int", 4, False, None), ("bool", 1, False, None)):
         with pytest.raises(LayoutError):
             component_name(*bad)
+
+
+_LINES = sorted({ln for text in _MODEL_TEXTS for ln in text.splitlines()})
+_VALUES = ["[]", "{}", "null", "-1", "0", "1.5", "any", "true", "[[1, 2]]", "{a: 1}", "'lane >> 99'", '"1/0"',
+           "[f16, {x: 1}]", "65536", "[0, 0]", "{multiple_of: 0}"]
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(st.sampled_from(_MODEL_TEXTS),
+       st.lists(st.tuples(st.integers(0, 10 ** 4), st.integers(0, 2), st.sampled_from(_LINES),
+                          st.sampled_from(_VALUES)), min_size=1, max_size=3))
+def test_structurally_mutated_model_files_fail_cleanly(text, edits):
+    """Lines inserted, deleted or given odd values: a model or an SpvError, never another exception."""
+    lines = text.splitlines()
+    for k, op, line, value in edits:
+        k %= len(lines)
+        if op == 0:
+            lines.insert(k, line)
+        elif op == 1 and len(lines) > 1:
+            del lines[k]
+        elif ":" in lines[k]:
+            lines[k] = lines[k].split(":")[0] + ": " + value
+    try:
+        m = parse_model("\n".join(lines), "<mutated>")
+        for t in m.types()[:3]:
+            m.layout(*t)
+    except SpvError as e:
+        assert e.diagnostics and e.diagnostics[0].message
