@@ -6,7 +6,7 @@ import sys
 from array import array
 
 from .diagnostics import SpvError, Diagnostic
-from .module import MAGIC, Header, Instruction, Module, Operand, Span
+from .module import MAGIC, Header, Instruction, LazyInstruction, Module, Operand, Span
 from .spirv_grammar import Grammar, OperandSpec, load as load_grammar
 
 
@@ -111,8 +111,7 @@ class BinaryReader:
             inst.result_id = body[spec.has_result_type] if spec.has_result else None
             inst.span = _new_span(Span, (0, 0, 0, pos))
             inst.index = 0
-            inst._ids = body[start:]
-            inst._kinds = kinds[start:]
+            inst._pending = (kinds[start:], body[start:])
             return inst
         inst = Instruction(spec.opname, opcode, span=Span(0, 0, word=pos))
         self.pos0 = pos + 1
@@ -274,36 +273,23 @@ def _id_only_plan(spec) -> tuple[tuple[str, ...] | None, int]:
     return tuple(kinds), required
 
 
-_OPERANDS_SLOT = Instruction.__dict__["operands"]
+class IdsOnlyInstruction(LazyInstruction):
+    """An instruction all of whose words are ids, read from a binary: operands made on first use,
+    and the disassembler prints them straight from the words. _pending = (kinds, ids)."""
+    __slots__ = ()
 
+    def _decode(self, pending) -> list[Operand]:
+        kinds, ids = pending
+        return [Operand(k, w, (w,)) for k, w in zip(kinds, ids)]
 
-class IdsOnlyInstruction(Instruction):
-    """An instruction all of whose words are ids, read from a binary: operands made on first use
-    (a large module has millions), and the disassembler prints them straight from the words."""
-    __slots__ = ("_ids", "_kinds")
-
-    @property
-    def operands(self) -> list[Operand]:
-        ids = self._ids
-        if ids is not None:
-            self._ids = None
-            _OPERANDS_SLOT.__set__(self, [Operand(k, w, (w,)) for k, w in zip(self._kinds, ids)])
-        return _OPERANDS_SLOT.__get__(self)
-
-    @operands.setter
-    def operands(self, value: list[Operand]) -> None:
-        self._ids = None
-        _OPERANDS_SLOT.__set__(self, value)
-
-    def words(self) -> list[int]:
-        if self._ids is not None:
-            head = [w for w in (self.result_type, self.result_id) if w is not None]
-            return [((len(head) + len(self._ids) + 1) << 16) | self.opcode, *head, *self._ids]
-        return Instruction.words(self)
+    def _pending_words(self, pending) -> list[int]:
+        head = [w for w in (self.result_type, self.result_id) if w is not None]
+        return [((len(head) + len(pending[1]) + 1) << 16) | self.opcode, *head, *pending[1]]
 
     def pending_ids(self) -> list[int] | None:
         """The operand ids if operands were not made yet (for fast printing), else None."""
-        return self._ids
+        pending = self._pending
+        return pending[1] if pending is not None else None
 
 
 def words_from_bytes(data: bytes, source: str = "<input>") -> list[int]:

@@ -86,6 +86,41 @@ class Instruction:
         return self.operands[i] if i < len(self.operands) else None
 
 
+_OPERANDS_SLOT = Instruction.__dict__["operands"]
+
+
+class LazyInstruction(Instruction):
+    """An instruction whose Operand objects are made on first use (a large module has millions
+    of operands, and `spvcoop as`/`dis` need only words). Subclasses keep what they need in
+    `_pending` and say how to decode it and how to write its words."""
+    __slots__ = ("_pending",)
+
+    def _decode(self, pending) -> list[Operand]:
+        raise NotImplementedError
+
+    def _pending_words(self, pending) -> list[int]:
+        raise NotImplementedError
+
+    @property
+    def operands(self) -> list[Operand]:
+        pending = self._pending
+        if pending is not None:
+            self._pending = None
+            _OPERANDS_SLOT.__set__(self, self._decode(pending))
+        return _OPERANDS_SLOT.__get__(self)
+
+    @operands.setter
+    def operands(self, value: list[Operand]) -> None:
+        self._pending = None
+        _OPERANDS_SLOT.__set__(self, value)
+
+    def words(self) -> list[int]:
+        pending = self._pending
+        if pending is not None:
+            return self._pending_words(pending)
+        return Instruction.words(self)
+
+
 @dataclass(slots=True)
 class Header:
     version: int = 0x00010600

@@ -14,7 +14,7 @@ from collections import deque
 from .binary import encode_string
 from .diagnostics import Diagnostic, Note, SpvError, did_you_mean
 from .literals import LiteralError, float_words, int_words, parse_float, parse_int
-from .module import Header, Instruction, Module, Operand, Span
+from .module import Header, Instruction, LazyInstruction, Module, Operand, Span
 from .spirv_grammar import Grammar, InstructionSpec, OperandSpec, load as load_grammar
 from .tokenizer import LineContinues, Token, group_instructions, token_span, tokenize, tokenize_line
 
@@ -259,8 +259,7 @@ class Assembler:
         rid = inst.result_id = out[1 + spec.has_result_type] if spec.has_result else None
         inst.span = _new_span(Span, (lineno, col, end, -1))
         inst.index = len(self.instructions)
-        inst._words = out
-        inst._make = (self, lineno, line)
+        inst._pending = (self, lineno, line, out)
         if rt is not None and rid is not None:
             self.value_types[rid] = rt
         self.instructions.append(inst)
@@ -699,32 +698,17 @@ def _template_of(inst: Instruction, group: list[Token]):
     return spec, tuple(out), tuple(slots)
 
 
-_OPERANDS_SLOT = Instruction.__dict__["operands"]
+class _LazyInstruction(LazyInstruction):
+    """An instruction encoded from a template: words now, operands decoded (by the general path,
+    from its line) on first use. _pending = (assembler, line number, line, words)."""
+    __slots__ = ()
 
+    def _decode(self, pending) -> list[Operand]:
+        assembler, lineno, line, _ = pending
+        return assembler.materialize(lineno, line)
 
-class _LazyInstruction(Instruction):
-    """An instruction encoded from a template: words now, operands decoded on first use."""
-    __slots__ = ("_make", "_words")
-
-    @property
-    def operands(self) -> list[Operand]:
-        make = self._make
-        if make is not None:
-            self._make = None
-            assembler, lineno, line = make
-            _OPERANDS_SLOT.__set__(self, assembler.materialize(lineno, line))
-        return _OPERANDS_SLOT.__get__(self)
-
-    @operands.setter
-    def operands(self, value: list[Operand]) -> None:
-        self._make = None
-        self._words = None
-        _OPERANDS_SLOT.__set__(self, value)
-
-    def words(self) -> list[int]:
-        if self._make is not None and self._words is not None:
-            return self._words
-        return Instruction.words(self)
+    def _pending_words(self, pending) -> list[int]:
+        return pending[3]
 
 
 def _kind_words(kind: str) -> str:
