@@ -108,15 +108,17 @@ def compile_glsl(path: str) -> Module:
 
 
 def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants: dict | None = None,
-        push_constants=None, subgroup_size: int = 32, entry_point: str | None = None,
+        push_constants=None, subgroup_size: int | None = 32, entry_point: str | None = None,
         max_steps: int | None = None, trace: int | None = None, trace_out=None, progress=None,
-        validate: bool = True) -> RunResult:
+        validate: bool = True, layout=None) -> RunResult:
     """Run a compute shader over a whole dispatch and return its buffers.
 
     buffers: {(set, binding) | "set:binding" | variable/block/member name: numpy array, bytes, or nested
     lists/dicts by member name}; extra names that match no variable become device-address-only buffers
     (their addresses are in RunResult.addresses and usable as '&name' in push constants and data).
     validate: report the validator's errors (spvcoop.validate) before running.
+    layout: cooperative-matrix layout model (name, .yaml path or LayoutModel; see coopmat.py); with
+    subgroup_size=None the subgroup size is the model's default (32 without a model).
     """
     load_extensions()
     module = load_shader(shader)
@@ -141,6 +143,8 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
         raise SpvError(Diagnostic("error", f"dispatch size {dispatch} must be at least 1 in every dimension",
                                   source=src))
     ex = Executor(prog, 1, max_steps, trace, progress)
+    ex.layout_model, subgroup_size = _coopmat_layout(layout, subgroup_size)
+    ex.subgroup_size = subgroup_size  # known before constants (OpSpecConstantOp of a matrix length)
     if trace_out is not None:
         ex.trace_out = trace_out
     overrides = dict(spec_constants or {})
@@ -217,6 +221,17 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
                 res.buffers[alias] = res.buffers[key]
                 res.bindings[alias] = b
     return res
+
+
+def _coopmat_layout(layout, subgroup_size):
+    """(layout model or None, subgroup size): the size follows the model unless given."""
+    model = None
+    if layout is not None:
+        from ..layouts import load_model
+        model = load_model(str(layout)) if isinstance(layout, (str, os.PathLike)) else layout
+    if subgroup_size is None:
+        subgroup_size = (model.default_subgroup_size if model is not None else None) or 32
+    return model, int(subgroup_size)
 
 
 def _validate(module: Module) -> None:

@@ -1,0 +1,374 @@
+"""Cooperative matrices (SPV_NV_cooperative_matrix, SPV_KHR_cooperative_matrix): types, values, per-invocation views.
+
+A matrix value is held *logically*: one rows x cols numpy matrix per scope
+instance (per subgroup for Subgroup scope, per workgroup for Workgroup scope),
+`CoopMat.data` of shape (G, rows, cols), or (1, rows, cols) for a value that is
+the same everywhere (constants). The layout model (spvcoop.layouts) is consulted
+only where an invocation's own view is observable: OpCooperativeMatrixLength,
+OpCompositeExtract/Insert, access chains into a matrix held in a Function
+variable, and merging values under a mask that splits a subgroup.
+
+Load/Store live in coopmat_memory.py, MulAdd and element-wise ops in
+coopmat_math.py; docs/interpreter-coopmat.md states the semantics.
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from .memory import Fault, Pointer
+from .registry import ACCESS_CHAIN_HOOKS, OPS, op
+
+DEFAULT_MODELS = ("nvidia", "striped")  # without --layout: the first model that defines the type
+
+
+class LayoutUndefined(Fault):
+    """The chosen layout model does not define a type the shader uses (portability runs skip the model)."""
+
+
+@dataclass(eq=False)
+class CoopInfo:
+    """What one cooperative-matrix type resolves to in one run."""
+    type: object
+    rows: int
+    cols: int
+    scope: str           # "Subgroup" or "Workgroup"
+    component: str       # layout component name (f16, s8, ...)
+    use: str | None      # a / b / acc (KHR), None (NV)
+    dtype: np.dtype
+    ex: object
+    _layout: object = None
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    def describe(self) -> str:
+        u = f", use {self.use}" if self.use else ""
+        return f"coopmat<{self.component}, {self.scope}, {self.rows}x{self.cols}{u}>"
+
+    # ---- scope instances ------------------------------------------------------
+    @property
+    def group(self) -> np.ndarray:
+        """Scope instance of every invocation, shape (N,)."""
+        ex = self.ex
+        return ex.sg_global if self.scope != "Workgroup" else ex.wg_index
+
+    @property
+    def position(self) -> np.ndarray:
+        """Index of every invocation inside its scope instance (the p of the layout's row[p, i])."""
+        ex = self.ex
+        return ex.sg_local if self.scope != "Workgroup" else ex.local_index
+
+    @property
+    def num_groups(self) -> int:
+        ex = self.ex
+        return ex.num_sg_total if self.scope != "Workgroup" else int(ex.wg_index.max()) + 1
+
+    @property
+    def scope_size(self) -> int:
+        ex = self.ex
+        return ex.subgroup_size if self.scope != "Workgroup" else ex.wg_size
+
+    # ---- layout -------------------------------------------------------------------
+    def layout(self):
+        if self._layout is None:
+            self._layout = resolve_layout(self.ex, self)
+        return self._layout
+
+    @property
+    def length(self) -> int:
+        return self.layout().length
+
+
+def resolve_layout(ex, info: CoopInfo):
+    from ..layouts import LayoutError, load_model
+    S = info.scope_size
+    chosen = getattr(ex, "layout_model", None)
+    names = [chosen] if chosen is not None else list(DEFAULT_MODELS)
+    last = None
+    for m in names:
+        try:
+            model = load_model(m) if isinstance(m, str) else m
+            if chosen is None and not model.defines(info.component, info.rows, info.cols, info.use, S):
+                continue
+            return model.layout(info.component, info.rows, info.cols, info.use, S)
+        except LayoutError as e:
+            last = e
+    msg = last.diagnostics[0].message if last is not None else f"no layout model defines {info.describe()}"
+    raise LayoutUndefined(f"{msg} (type {info.describe()}, {info.scope.lower()} size {S})")
+
+
+def coop_info(ex, t) -> CoopInfo:
+    """Resolve a coopmat Type (its rows/cols/scope/use are constant ids) once per run."""
+    info = t.extra.get("coop")
+    if info is not None and info.ex is ex:
+        return info
+    from ..layouts import LayoutError, component_name, normalize_use
+    from .program import enum_name
+    ids = t.extra["operand_ids"]
+
+    def const(i):
+        v = ex.gvals.get(i)
+        if v is None:
+            raise Fault(f"cooperative matrix type {ex.prog.name_of(t.id)}: operand {ex.prog.name_of(i)} "
+                        f"is not a constant")
+        return int(np.asarray(v).reshape(-1)[0])
+    elem = t.elem
+    try:
+        comp = component_name(elem.kind, elem.width, elem.signed, elem.extra.get("encoding"))
+    except LayoutError as e:
+        raise Fault(e.diagnostics[0].message) from None
+    if elem.extra.get("encoding"):
+        raise Fault(f"cooperative matrices of {comp} ({elem.extra['encoding']}) are not supported by the "
+                    f"interpreter (numpy has no such type)")
+    scope = enum_name("Scope", const(ids[1]))
+    if scope not in ("Subgroup", "Workgroup"):
+        raise Fault(f"cooperative matrix scope {scope} is not supported (Subgroup or Workgroup)")
+    use = normalize_use(str(const(ids[4]))) if t.opname == "OpTypeCooperativeMatrixKHR" else None
+    info = CoopInfo(t, const(ids[2]), const(ids[3]), scope, comp, use, elem.dtype, ex)
+    t.extra["coop"] = info
+    return info
+
+
+def ensure_sizes(ex) -> None:
+    """Give every coopmat type its per-invocation size (length x component) so Function variables holding
+    matrices (indexed through access chains) can be allocated in memory."""
+    if getattr(ex, "_coop_sized", False):
+        return
+    for t in ex.types.values():
+        if t.kind == "coopmat":
+            try:
+                info = coop_info(ex, t)
+                t.extra["size"] = info.length * info.itemsize
+            except Fault:
+                pass  # reported when the type is really used
+    ex._coop_sized = True
+
+
+# ---- values -------------------------------------------------------------------------
+class CoopMat:
+    """A logical matrix per scope instance: data (G, rows, cols) or (1, rows, cols)."""
+    __slots__ = ("info", "data")
+
+    def __init__(self, info: CoopInfo, data: np.ndarray):
+        self.info = info
+        self.data = data
+
+    def full(self) -> np.ndarray:
+        i = self.info
+        return np.broadcast_to(self.data, (i.num_groups, i.rows, i.cols))
+
+    def lanes(self) -> np.ndarray:
+        """(G, S, L): what every invocation holds, element by element (padding 0)."""
+        return self.info.layout().to_lanes(self.full())
+
+    def per_invocation(self) -> np.ndarray:
+        """(N, L): the view of each invocation."""
+        i = self.info
+        return self.lanes()[i.group, i.position]
+
+    def masked_select(self, mask, old):
+        """Per invocation: self where mask, old elsewhere (phis, masked results, OpSelect)."""
+        old = realize(self.info.ex, old)
+        if old is None or old is self or not isinstance(old, CoopMat):
+            return self
+        mask = np.broadcast_to(np.asarray(mask), self.info.group.shape)
+        if mask.all():
+            return self
+        info = self.info
+        ex = info.ex
+        G = info.num_groups
+        alive = ex.alive
+        n_in = np.bincount(info.group[mask & alive], minlength=G)
+        n_all = np.bincount(info.group[alive], minlength=G)
+        whole = n_in == n_all
+        if ((n_in == 0) | whole).all():
+            return CoopMat(info, np.where(whole[:, None, None], self.full(), old.full()))
+        # a mask that splits a scope instance: merge invocation by invocation through the layout
+        lay = info.layout()
+        new_l, old_l = self.lanes(), np.array(old.lanes())
+        g, p = info.group[mask], info.position[mask]
+        old_l[g, p] = new_l[g, p]
+        return CoopMat(info, from_lanes(lay, old_l))
+
+    def __repr__(self) -> str:
+        return f"<{self.info.describe()} x{self.data.shape[0]}>"
+
+
+def from_lanes(lay, lanes: np.ndarray) -> np.ndarray:
+    from ..layouts import LayoutError
+    try:
+        return lay.from_lanes(lanes)
+    except LayoutError as e:
+        raise Fault(e.diagnostics[0].message) from None
+
+
+def coop_val(ex, frame, id_) -> CoopMat:
+    v = realize(ex, ex.val(frame, id_))
+    if not isinstance(v, CoopMat):
+        raise Fault(f"{ex.prog.name_of(id_)} is not a cooperative matrix value")
+    return v
+
+
+# ---- uniformity checks ----------------------------------------------------------------
+def active_groups(ex, info: CoopInfo, mask: np.ndarray, what: str) -> np.ndarray | None:
+    """(G,) bool of scope instances executing the instruction, None when all do.
+    A scope instance reached by only part of its live invocations is an error."""
+    if mask.shape[0] == 1 or (mask.all() and not ex.any_killed):
+        return None
+    G = info.num_groups
+    grp = info.group
+    alive = ex.alive
+    n_in = np.bincount(grp[mask & alive], minlength=G)
+    n_all = np.bincount(grp[alive], minlength=G)
+    partial = (n_in > 0) & (n_in < n_all)
+    if partial.any():
+        g = int(np.flatnonzero(partial)[0])
+        missing = np.flatnonzero((grp == g) & alive & ~mask)
+        scope = info.scope.lower()
+        pos = ", ".join(str(int(x)) for x in info.position[missing][:8])
+        raise Fault(f"{what} reached by only part of {scope} {g} ({int(n_in[g])} of {int(n_all[g])} invocations; "
+                    f"inactive: invocation(s) {pos}{' ...' if len(missing) > 8 else ''} of that {scope}): "
+                    f"cooperative-matrix instructions need uniform control flow in their scope", missing)
+    return n_in > 0
+
+
+def first_lanes(info: CoopInfo, gmask: np.ndarray | None, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(groups, lane of the first active invocation of each) for the active scope instances."""
+    m = mask & info.ex.alive if mask.shape[0] > 1 else np.ones(info.group.shape[0], bool)
+    idx = np.flatnonzero(m)
+    g, first = np.unique(info.group[idx], return_index=True)
+    return g, idx[first]
+
+
+def uniform(info: CoopInfo, value, groups: np.ndarray, lanes: np.ndarray, mask: np.ndarray, what: str) -> np.ndarray:
+    """Per active scope instance, the value that every active invocation of it must share."""
+    v = np.asarray(value)
+    if v.shape[0] == 1:
+        return np.broadcast_to(v[0], (len(groups),) + v.shape[1:])
+    per = v[lanes]
+    G = info.num_groups
+    full = np.zeros((G,) + v.shape[1:], v.dtype)
+    full[groups] = per
+    m = mask & info.ex.alive
+    differ = (v != full[info.group]) if v.ndim == 1 else (v != full[info.group]).any(axis=tuple(range(1, v.ndim)))
+    differ &= m
+    if differ.any():
+        lane = int(np.flatnonzero(differ)[0])
+        g = int(info.group[lane])
+        raise Fault(f"{what} differs within {info.scope.lower()} {g}: invocation {int(info.position[lane])} has "
+                    f"{v[lane].tolist()}, invocation {int(info.position[lanes[np.searchsorted(groups, g)]])} has "
+                    f"{full[g].tolist()} (it must be the same for the whole {info.scope.lower()})",
+                    np.flatnonzero(differ & (info.group == g)))
+    return per
+
+
+def warn(ex, inst, message: str) -> None:
+    """A run-time warning, printed once per instruction on stderr (and kept on ex.coop_warnings)."""
+    seen = ex.__dict__.setdefault("coop_warnings", {})
+    if inst.index in seen:
+        return
+    seen[inst.index] = message
+    from ..diagnostics import Diagnostic, Note
+    notes: list = []
+    span, source = ex.where(inst, notes)
+    d = Diagnostic("warning", f"{inst.opname}: {message}", span, rule="interp.coopmat", notes=notes, source=source)
+    try:
+        from ..commands.common import print_diagnostics
+        print_diagnostics([d])
+    except Exception:  # pragma: no cover - printing must never stop a run
+        print(f"{source}: warning: {inst.opname}: {message}", file=sys.stderr)
+
+
+# ---- hooks for the core's composite, null and access-chain paths -------------------------
+def _zeros(t, n=1):
+    from ..layouts import component_name
+    info = t.extra.get("coop")
+    if info is None:  # before the run's lanes exist (OpConstantNull): a lazy zero, resolved on use
+        return _Lazy(t, np.zeros((), t.elem.dtype))
+    return CoopMat(info, np.zeros((1, info.rows, info.cols), info.dtype))
+
+
+class _Lazy:
+    """A constant matrix made before its type could be resolved (constants are evaluated first)."""
+    __slots__ = ("t", "scalar")
+
+    def __init__(self, t, scalar):
+        self.t = t
+        self.scalar = scalar
+
+    def masked_select(self, mask, old):
+        return self
+
+
+def realize(ex, v):
+    if isinstance(v, _Lazy):
+        info = coop_info(ex, v.t)
+        return CoopMat(info, np.full((1, info.rows, info.cols), v.scalar, info.dtype))
+    return v
+
+
+def _construct(t, parts):
+    if len(parts) != 1:
+        raise Fault(f"a cooperative matrix is constructed from exactly one scalar, got {len(parts)}")
+    p = np.asarray(parts[0])
+    if p.shape[0] != 1:
+        raise Fault("per-invocation construct of a cooperative matrix needs the executor")  # handled by the op
+    return _Lazy(t, p.reshape(-1)[0].astype(t.elem.dtype))
+
+
+def _extract(v, t, i):
+    if isinstance(v, _Lazy):
+        return np.array([v.scalar]), t.elem
+    L = v.info.length
+    if not 0 <= i < L:
+        raise Fault(f"element index {i} is out of range: {v.info.describe()} has length {L} under layout "
+                    f"'{v.info.layout().model}'")
+    return v.per_invocation()[:, i], t.elem
+
+
+def _insert(v, t, i, rest, obj):
+    if rest:
+        raise Fault("cannot index into a cooperative-matrix element")
+    if isinstance(v, _Lazy):
+        raise Fault("OpCompositeInsert into a constant matrix before the run started")
+    info = v.info
+    L = info.length
+    if not 0 <= i < L:
+        raise Fault(f"element index {i} is out of range: {info.describe()} has length {L} under layout "
+                    f"'{info.layout().model}'")
+    lanes = np.array(v.lanes())
+    lanes[info.group, info.position, i] = np.broadcast_to(np.asarray(obj).astype(info.dtype), info.group.shape)
+    return CoopMat(info, from_lanes(info.layout(), lanes))
+
+
+def _chain(ex, frame, ptr: Pointer, o, mask):
+    info = coop_info(ex, ptr.type)
+    idx = np.asarray(ex.val(frame, o.value)).astype(np.int64)
+    L = info.length
+    bad = np.broadcast_to((idx < 0) | (idx >= L), mask.shape) & mask
+    if bad.any():
+        lane = int(np.flatnonzero(bad)[0])
+        raise Fault(f"element index {int(np.broadcast_to(idx, mask.shape)[lane])} is out of range: "
+                    f"{info.describe()} has length {L} under layout '{info.layout().model}'", np.flatnonzero(bad))
+    return ptr.moved(idx * info.itemsize, ptr.type.elem, unit=info.itemsize)
+
+
+OPS["zeros:coopmat"] = _zeros
+OPS["construct:coopmat"] = _construct
+OPS["extract:coopmat"] = _extract
+OPS["insert:coopmat"] = _insert
+ACCESS_CHAIN_HOOKS["coopmat"] = _chain
+
+
+# ---- length ------------------------------------------------------------------------------
+@op("OpCooperativeMatrixLengthNV", "OpCooperativeMatrixLengthKHR")
+def length(ex, frame, inst, mask):
+    t = ex.types[inst.operands[0].value]
+    return np.array([coop_info(ex, t).length], dtype=ex.rtype(inst).dtype)
+
+
+from . import coopmat_math, coopmat_memory, coopmat_values  # noqa: E402,F401  (register their ops)

@@ -1,0 +1,207 @@
+"""MulAdd, element-wise arithmetic, MatrixTimesScalar, conversions and bitcasts on cooperative matrices.
+
+Numeric rule (docs/interpreter-coopmat.md): MulAdd of f16 (or f32) inputs
+computes the products and the sum in f32 (f64 when any operand is f64; f16
+products are exact in f32), adds C in that precision and rounds once to the
+result type. Integer MulAdd is exact (int64) and wraps to the result width, or
+saturates with KHR SaturatingAccumulation. Signedness: NV from the component
+types, KHR from the CooperativeMatrixOperands bits (unsigned when a bit is
+clear). Element-wise ops act on the logical matrices; the arithmetic ops the
+core already has for scalars are reused through a view that shows them the
+matrices as (G, rows, cols) arrays.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..spirv_grammar import load as load_grammar
+from .coopmat import CoopMat, coop_info, coop_val, first_lanes, uniform
+from .memory import Fault
+from .registry import OPS, op
+
+
+def _operand_bits() -> dict[str, int]:
+    k = load_grammar().operand_kinds["CooperativeMatrixOperands"]
+    return {n: e.value for n, e in k.by_name.items()}
+
+
+_BITS: dict[str, int] = {}
+
+
+def _as_int64(x: np.ndarray, signed: bool) -> np.ndarray:
+    k = "i" if signed else "u"
+    return np.asarray(x).view(f"{k}{x.dtype.itemsize}").astype(np.int64)
+
+
+@op("OpCooperativeMatrixMulAddNV", "OpCooperativeMatrixMulAddKHR")
+def muladd(ex, frame, inst, mask):
+    a = coop_val(ex, frame, inst.operands[0].value)
+    b = coop_val(ex, frame, inst.operands[1].value)
+    c = coop_val(ex, frame, inst.operands[2].value)
+    info = coop_info(ex, ex.rtype(inst))
+    from .coopmat import active_groups
+    active_groups(ex, info, mask, inst.opname)
+    A, B, C = a.data, b.data, c.data
+    if A.shape[-1] != B.shape[-2] or A.shape[-2] != C.shape[-2] or B.shape[-1] != C.shape[-1]:
+        raise Fault(f"shapes do not fit: A {A.shape[-2]}x{A.shape[-1]}, B {B.shape[-2]}x{B.shape[-1]}, "
+                    f"C {C.shape[-2]}x{C.shape[-1]}")
+    rdt = info.dtype
+    if rdt.kind == "f" or A.dtype.kind == "f":
+        acc = np.float64 if np.float64 in (A.dtype, B.dtype, C.dtype, rdt) else np.float32
+        D = np.matmul(A.astype(acc), B.astype(acc))
+        D += C.astype(acc)
+        return CoopMat(info, D.astype(rdt))
+    if inst.opname.endswith("NV"):
+        sa, sb, sc, sr, sat = A.dtype.kind == "i", B.dtype.kind == "i", C.dtype.kind == "i", rdt.kind == "i", False
+    else:
+        if not _BITS:
+            _BITS.update(_operand_bits())
+        m = inst.operands[3].value if len(inst.operands) > 3 else 0
+        sa = bool(m & _BITS["MatrixASignedComponentsKHR"])
+        sb = bool(m & _BITS["MatrixBSignedComponentsKHR"])
+        sc = bool(m & _BITS["MatrixCSignedComponentsKHR"])
+        sr = bool(m & _BITS["MatrixResultSignedComponentsKHR"])
+        sat = bool(m & _BITS["SaturatingAccumulationKHR"])
+    A64, B64, C64 = _as_int64(A, sa), _as_int64(B, sb), _as_int64(C, sc)
+    if sat and max(A.dtype.itemsize, B.dtype.itemsize, C.dtype.itemsize) >= 4:
+        A64, B64, C64 = A64.astype(object), B64.astype(object), C64.astype(object)  # exact, no int64 overflow
+    D = np.matmul(A64, B64) + C64
+    w = rdt.itemsize * 8
+    if sat:
+        lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if sr else (0, (1 << w) - 1)
+        D = np.clip(D, lo, hi).astype(np.int64)
+        out = D.astype(f"{'i' if sr else 'u'}{rdt.itemsize}")
+    else:
+        out = D.astype(np.int64).astype(f"u{rdt.itemsize}")  # wraps modulo 2^w
+    return CoopMat(info, out.view(rdt))
+
+
+# ---- element-wise ops: the core's scalar ops applied to the logical matrices ---------------------
+class _MatrixView:
+    """What a core op sees instead of the executor: matrices as (G, rows, cols) arrays, the result's component
+    type as its type, scalars uniform per scope instance as (G, 1, 1)."""
+
+    def __init__(self, ex, frame, inst, mask, info):
+        self.ex, self.frame, self.inst, self.mask, self.info = ex, frame, inst, mask, info
+        self.groups = None
+
+    def val(self, frame, id_):
+        v = self.ex.val(frame, id_)
+        t = self.ex.type_of_id(id_)
+        if t is not None and t.kind == "coopmat":
+            return coop_val(self.ex, frame, id_).data
+        v = np.asarray(v)
+        if v.shape[0] == 1:
+            return v.reshape((1,) * 3)
+        info = self.info
+        if self.groups is None:
+            self.groups = first_lanes(info, None, self.mask)
+        g, lanes = self.groups
+        per = uniform(info, v, g, lanes, self.mask, f"scalar operand {self.ex.prog.name_of(id_)}")
+        full = np.zeros(info.num_groups, v.dtype)
+        full[g] = per
+        return full[:, None, None]
+
+    def arg(self, frame, inst, i):
+        return self.val(frame, inst.operands[i].value)
+
+    def rtype(self, inst):
+        return self.ex.rtype(inst).elem
+
+    def type_of_id(self, id_):
+        t = self.ex.type_of_id(id_)
+        return t.elem if t is not None and t.kind == "coopmat" else t
+
+    def __getattr__(self, name):
+        return getattr(self.ex, name)
+
+
+ELEMENTWISE = ("OpFAdd", "OpFSub", "OpFMul", "OpFDiv", "OpIAdd", "OpISub", "OpIMul",
+               "OpFNegate", "OpSNegate", "OpFConvert", "OpSConvert", "OpUConvert", "OpConvertFToS",
+               "OpConvertFToU", "OpConvertSToF", "OpConvertUToF")
+
+
+def _wrap_elementwise(name: str) -> None:
+    orig = OPS[name]
+
+    def wrapped(ex, frame, inst, mask):
+        t = ex.types.get(inst.result_type)
+        if t is None or t.kind != "coopmat":
+            return orig(ex, frame, inst, mask)
+        info = coop_info(ex, t)
+        view = _MatrixView(ex, frame, inst, mask, info)
+        gmask = np.ones(info.num_groups, bool)
+        data = np.asarray(orig(view, frame, inst, gmask)).astype(info.dtype, copy=False)
+        if data.ndim != 3:
+            data = np.broadcast_to(data.reshape((-1,) + (1,) * 2), (data.shape[0] if data.ndim else 1,
+                                                                     info.rows, info.cols))
+        return CoopMat(info, data)
+    wrapped.__name__ = f"coopmat_{name}"
+    OPS[name] = wrapped
+
+
+for _n in ELEMENTWISE:
+    if _n in OPS:
+        _wrap_elementwise(_n)
+
+
+def _matrix_times_scalar_wrap() -> None:
+    orig = OPS["OpMatrixTimesScalar"]
+
+    def wrapped(ex, frame, inst, mask):
+        t = ex.types.get(inst.result_type)
+        if t is None or t.kind != "coopmat":
+            return orig(ex, frame, inst, mask)
+        info = coop_info(ex, t)
+        view = _MatrixView(ex, frame, inst, mask, info)
+        m, s = view.arg(frame, inst, 0), view.arg(frame, inst, 1)
+        if info.dtype.kind == "f":
+            return CoopMat(info, (m * s).astype(info.dtype))
+        return CoopMat(info, (m.astype(np.int64) * s.astype(np.int64)).astype(f"u{info.itemsize}").view(info.dtype))
+    OPS["OpMatrixTimesScalar"] = wrapped
+
+
+_matrix_times_scalar_wrap()
+
+
+def _division_wrap(name: str, signed: bool) -> None:
+    orig = OPS[name]
+
+    def wrapped(ex, frame, inst, mask):
+        t = ex.types.get(inst.result_type)
+        if t is None or t.kind != "coopmat":
+            return orig(ex, frame, inst, mask)
+        info = coop_info(ex, t)
+        view = _MatrixView(ex, frame, inst, mask, info)
+        k = "i" if signed else "u"
+        a = np.asarray(view.arg(frame, inst, 0)).view(f"{k}{info.itemsize}")
+        b = np.asarray(view.arg(frame, inst, 1)).view(f"{k}{info.itemsize}")
+        if (b == 0).any():
+            raise Fault("integer division by zero in a cooperative matrix (undefined in SPIR-V)")
+        a64, b64 = a.astype(np.int64), b.astype(np.int64)
+        q = np.abs(a64) // np.abs(b64) * np.sign(a64) * np.sign(b64) if signed else a64 // b64
+        return CoopMat(info, q.astype(f"u{info.itemsize}").view(info.dtype))
+    OPS[name] = wrapped
+
+
+_division_wrap("OpSDiv", True)
+_division_wrap("OpUDiv", False)
+
+
+def _bitcast_wrap() -> None:
+    orig = OPS["OpBitcast"]
+
+    def wrapped(ex, frame, inst, mask):
+        t = ex.types.get(inst.result_type)
+        if t is None or t.kind != "coopmat":
+            return orig(ex, frame, inst, mask)
+        info = coop_info(ex, t)
+        src = coop_val(ex, frame, inst.operands[0].value)
+        if src.info.itemsize != info.itemsize:
+            raise Fault(f"bitcast between components of different widths ({src.info.component} -> "
+                        f"{info.component}) is not supported")
+        return CoopMat(info, np.ascontiguousarray(src.data).view(info.dtype))
+    OPS["OpBitcast"] = wrapped
+
+
+_bitcast_wrap()
