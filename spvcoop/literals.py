@@ -1,9 +1,10 @@
 """Numeric literals as spirv-as reads them and spirv-dis prints them.
 
 Integers: decimal, hex (0x), octal (leading 0), optional sign; width and
-signedness decide the range. Floats: C-like decimal or hex floats, rounded
-to nearest even into f16/f32/f64 (f16 goes through f32 first, as SPIRV-Tools
-does); infinities and NaNs only as hex floats with the maximal exponent.
+signedness decide the range. Floats: C-like decimal rounded to nearest even
+into f32/f64; f16 goes through f32 and is then narrowed toward zero, and hex
+floats drop the digits that do not fit (both as SPIRV-Tools does, measured);
+infinities and NaNs only as hex floats with the maximal exponent.
 """
 from __future__ import annotations
 
@@ -103,7 +104,9 @@ def _decimal_to_f32_bits(text: str) -> int | None:
 def _f32_to_f16_bits(b: int) -> int:
     sign = (b >> 16) & 0x8000
     v = Fraction(struct.unpack("<f", struct.pack("<I", b & 0x7FFFFFFF))[0])
-    r = _round_fraction(v, 16)
+    # SPIRV-Tools narrows float to half toward zero (HexFloat castTo's default), measured:
+    # 0.6180340051651001 -> 0x38f1, 65535.0 -> 0x7bff, 65536.0 -> error
+    r = _round_fraction(v, 16, truncate=True)
     return -1 if r is None else sign | r
 
 
