@@ -45,3 +45,15 @@ def glsl_binaries(tmp_path_factory) -> dict[str, Path]:
         name = str(src.relative_to(GLSL)).replace("/", "__")
         result[name] = compile_glsl(src, out / (name + ".spv"))
     return result
+
+
+# Property tests draw fixed examples in CI (derandomize), so a run on a clean clone is
+# reproducible; locally they explore new examples each run. The hypothesis version is pinned
+# in pyproject.toml for the same reason.
+import os  # noqa: E402
+
+from hypothesis import settings  # noqa: E402
+
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
