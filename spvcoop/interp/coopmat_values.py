@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .coopmat import CoopMat, coop_info, coop_val, ensure_sizes, first_lanes, from_lanes, realize, uniform
-from .memory import Fault, Pointer, read_scalar, write_scalar
+from .memory import Fault, Pointer, load, read_scalar, store, write_scalar
 from .registry import OPS
 
 
@@ -50,30 +50,57 @@ def _variable(ex, frame, inst, mask):
 
 def _load(ex, frame, inst, mask):
     ptr = ex.arg(frame, inst, 0)
-    if not isinstance(ptr, Pointer) or ptr.type is None or ptr.type.kind != "coopmat":
+    if not isinstance(ptr, Pointer) or ptr.type is None or not _holds_coopmat(ptr.type):
         return NotImplemented
-    info = coop_info(ex, ptr.type)
     mem = ptr.mem
     if getattr(mem, "written", None) is not None and mem.storage in ("Function", "Private"):
         copy = np.broadcast_to(np.asarray(ptr.base) // mem.region, mask.shape)
         bad = mask & ~mem.written[copy]
         if bad.any():
             raise Fault(f"'{mem.name}' is read before anything was stored to it", np.flatnonzero(bad))
-    L = info.length
-    vals = read_scalar(mem, ptr.off, ptr.base, info.dtype, mask, L).reshape(mask.shape[0], L)
-    lanes = np.zeros((info.num_groups, info.scope_size, L), info.dtype)
-    m = mask & ex.alive
-    lanes[info.group[m], info.position[m]] = vals[m]
-    return CoopMat(info, from_lanes(info.layout(), lanes))
+    return _load_value(ex, ptr, ptr.type, mask)
+
+
+def _load_value(ex, ptr: Pointer, t, mask):
+    """A value of type t (a matrix, or an array/struct holding matrices) from a Function variable."""
+    if t.kind == "coopmat":
+        info = coop_info(ex, t)
+        L = info.length
+        vals = read_scalar(ptr.mem, ptr.off, ptr.base, info.dtype, mask, L).reshape(mask.shape[0], L)
+        lanes = np.zeros((info.num_groups, info.scope_size, L), info.dtype)
+        m = mask & ex.alive
+        lanes[info.group[m], info.position[m]] = vals[m]
+        return CoopMat(info, from_lanes(info.layout(), lanes))
+    if t.kind == "array":
+        s = t.array_stride()
+        return tuple(_load_value(ex, ptr.moved(i * s, t.elem), t.elem, mask) for i in range(t.count))
+    if t.kind == "struct":
+        return tuple(_load_value(ex, ptr.moved(t.member_offset(i), m), m, mask) for i, m in enumerate(t.members))
+    return load(ptr, t, mask, ex.device)
+
+
+def _store_value(ex, ptr: Pointer, t, value, mask) -> None:
+    if t.kind == "coopmat":
+        v = realize(ex, value)
+        if not isinstance(v, CoopMat):
+            raise Fault("storing something that is not a cooperative matrix into a matrix variable")
+        write_scalar(ptr.mem, ptr.off, ptr.base, v.info.dtype, v.per_invocation(), mask, v.info.length)
+    elif t.kind == "array":
+        s = t.array_stride()
+        for i in range(t.count):
+            _store_value(ex, ptr.moved(i * s, t.elem), t.elem, value[i], mask)
+    elif t.kind == "struct":
+        for i, m in enumerate(t.members):
+            _store_value(ex, ptr.moved(t.member_offset(i), m), m, value[i], mask)
+    else:
+        store(ptr, t, value, mask)
 
 
 def _store(ex, frame, inst, mask):
     ptr = ex.arg(frame, inst, 0)
-    if not isinstance(ptr, Pointer) or ptr.type is None or ptr.type.kind != "coopmat":
+    if not isinstance(ptr, Pointer) or ptr.type is None or not _holds_coopmat(ptr.type):
         return NotImplemented
-    v = coop_val(ex, frame, inst.operands[1].value)
-    info = v.info
-    write_scalar(ptr.mem, ptr.off, ptr.base, info.dtype, v.per_invocation(), mask, info.length)
+    _store_value(ex, ptr, ptr.type, ex.arg(frame, inst, 1), mask)
     mem = ptr.mem
     if getattr(mem, "written", None) is not None:
         copy = np.broadcast_to(np.asarray(ptr.base) // mem.region, mask.shape)
