@@ -1,0 +1,222 @@
+"""The assembler's fast path: lines whose shape was seen before are encoded from a template.
+
+A plain line holding one whole instruction (`%r = OpFoo %a %b` or `OpFoo ...`) is, apart from
+its id names, often identical to an earlier line. The first such line is encoded by the general
+token path of spvcoop.text; its words, with the id slots blanked, become the template for that
+shape, and later lines only fill in id numbers. Their Operand objects are decoded from the line
+on first use (LazyInstruction). Instructions whose encoding depends on other instructions (a
+literal's width from its type, an extended instruction's name from its set) never use a template.
+tests/test_assembler.py checks that both paths give the same Module.
+"""
+from __future__ import annotations
+
+import re
+
+from .module import Instruction, LazyInstruction, Operand, Span
+from .tokenizer import LineContinues, Token, group_instructions, tokenize, tokenize_line
+
+_ID_NAME = re.compile(r"[A-Za-z0-9_]+\Z")
+_new_span = tuple.__new__
+_new_object = object.__new__
+
+
+class TemplatedLines:
+    """Mixin for spvcoop.text.Assembler: the line-by-line driver and the template cache."""
+
+    def assemble_lines(self) -> None:
+        """Line by line: a plain line holding one whole instruction of a shape seen before is
+        encoded from a cached template (ids filled in, operands decoded only when asked for);
+        everything else goes through the general token path, in text order, so ids are still
+        numbered by first appearance."""
+        lines = self.text.split("\n")
+        n = len(lines)
+        starts = [_starts_instruction(line) for line in lines]
+        special = _SPECIAL_LINE.search
+        pending: list[Token] = []  # tokens of lines for the general path, not yet encoded
+        offset = 0
+        source = self.source
+
+        def line_tokenize(text: str, lineno: int) -> list[Token] | None:
+            try:
+                return [(t[0], t[1], lineno, t[3]) for t in tokenize_line(text, source)]
+            except LineContinues:
+                return None
+
+        i = 0
+        while i < n:
+            line = lines[i]
+            words = starts[i]
+            if words is not None and not special(line):
+                j = i + 1
+                while j < n and not lines[j].strip():
+                    j += 1
+                if (j == n or starts[j] is not None) and self.fast_line(i + 1, line, words, pending, lines, j):
+                    pending = []
+                    offset += len(line) + 1
+                    i += 1
+                    continue
+            line_tokens = line_tokenize(line, i + 1)
+            if line_tokens is None:
+                # a string runs over several lines: the general tokenizer on all the rest
+                pending.extend(tokenize(self.text[offset:], self.source, first_line=i + 1))
+                break
+            pending.extend(line_tokens)
+            offset += len(line) + 1
+            i += 1
+        if pending:
+            self.encode_tokens(pending, None, True)
+
+    def fast_line(self, lineno: int, line: str, words: list[str], pending: list[Token],
+                  lines: list[str], next_index: int) -> bool:
+        """Encode one plain, whole-instruction line from a template; False if it has no template
+        and cannot get one (then the caller sends it down the general path)."""
+        has_result = words[0][0] == "%"
+        opname = words[2] if has_result else words[0]
+        key = _ID_WORD.sub("%", line)  # the line's shape: everything but the id names
+        template = self.templates.get(key)
+        if template is None:
+            if key in self.no_template:
+                return False
+            spec = self.g.instructions.get(opname)
+            if spec is None or spec.opname in _CONTEXT_OPCODES or spec.opname.startswith("OpType") \
+                    or any(o.kind in _CONTEXT_KINDS for o in spec.operands):
+                self.no_template.add(key)
+                return False
+            if pending:
+                nxt = (("OPNAME", words[0], lineno, 1) if not has_result else ("ID", words[0], lineno, 1))
+                self.encode_tokens(pending, nxt, False)
+                pending.clear()
+            tokens = [(t[0], t[1], lineno, t[3]) for t in tokenize(line, self.source)]
+            self.last_group = next_index == len(lines)
+            self.next_token = None
+            _, groups = group_instructions(tokens)
+            inst, left = self.instruction(groups[0])
+            inst.index = len(self.instructions)
+            self.instructions.append(inst)
+            if left:
+                raise self.fail(f"Expected <opcode> or <result-id> at the beginning of an "
+                                f"instruction, found '{left[0][1]}'.", left[0])
+            template = _template_of(inst, groups[0])
+            if template is None:
+                self.no_template.add(key)
+            else:
+                self.templates[key] = template
+            return True
+        if pending:
+            nxt = (("OPNAME", words[0], lineno, 1) if not has_result else ("ID", words[0], lineno, 1))
+            self.encode_tokens(pending, nxt, False)
+            pending.clear()
+        spec, base_words, slots = template
+        out = list(base_words)
+        numbers = self.ids.numbers
+        names = _ID_NAMES(line)
+        for text_index, word_pos in slots:
+            name = names[text_index]
+            v = numbers.get(name)
+            if v is None:
+                if not _ID_NAME.match(name):
+                    return self._fast_fallback(lineno, line)
+                v = self.ids.get(name)
+            out[word_pos] = v
+        col = len(line) - len(line.lstrip()) + 1
+        # the span covers '%r = OpName' (or 'OpName'), as the general path's does
+        end = (line.find(opname, col + len(words[0])) + 1 if has_result else col) + len(opname)
+        # built without the dataclass __init__ (which would set operands): this is the hot path
+        inst = _new_object(_LazyInstruction)
+        inst.opname = spec.opname
+        inst.opcode = spec.opcode
+        rt = inst.result_type = out[1] if spec.has_result_type else None
+        rid = inst.result_id = out[1 + spec.has_result_type] if spec.has_result else None
+        inst.span = _new_span(Span, (lineno, col, end, -1))
+        inst.index = len(self.instructions)
+        inst._pending = (self, lineno, line, out)
+        if rt is not None and rid is not None:
+            self.value_types[rid] = rt
+        self.instructions.append(inst)
+        return True
+
+    def _fast_fallback(self, lineno: int, line: str) -> bool:
+        tokens = [(t[0], t[1], lineno, t[3]) for t in tokenize(line, self.source)]
+        self.encode_tokens(tokens, None, False)
+        return True
+
+    def materialize(self, lineno: int, line: str) -> list[Operand]:
+        """The operands of a templated line, decoded by the general path (ids already numbered)."""
+        tokens = [(t[0], t[1], lineno, t[3]) for t in tokenize(line, self.source)]
+        _, groups = group_instructions(tokens)
+        self.next_token = None
+        self.last_group = True
+        inst, _ = self.instruction(groups[0])
+        return inst.operands
+
+
+_CONTEXT_OPCODES = frozenset({"OpConstant", "OpSpecConstant", "OpSwitch", "OpExtInst", "OpExtInstImport",
+                              "OpExtInstWithForwardRefsKHR", "OpSpecConstantOp"})
+_CONTEXT_KINDS = frozenset({"LiteralContextDependentNumber", "LiteralExtInstInteger",
+                            "LiteralSpecConstantOpInteger", "PairLiteralIntegerIdRef"})
+_ID_WORD = re.compile(r"%\S*")
+_ID_NAMES = re.compile(r"%(\S*)").findall
+_SPECIAL_LINE = re.compile(r'[";,()]|[^\S \t\r]')
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _starts_instruction(line: str) -> list[str] | None:
+    """The words of a line that begins an instruction ('Op...' or '%id = Op...'), else None."""
+    words = line.split()
+    if not words:
+        return None
+    w = words[0]
+    if w.startswith("Op") and len(w) > 2 and w[2] in _UPPER:
+        return words
+    if w[0] == "%" and len(words) > 2 and words[1] == "=":
+        o = words[2]
+        if o.startswith("Op") and len(o) > 2 and o[2] in _UPPER:
+            return words
+    return None
+
+
+def _template_of(inst: Instruction, group: list[Token]):
+    """(spec, words with ids as placeholders, [(index among the line's ids, word position)]) for an
+    instruction whose every id came from its own token; None where that is not so."""
+    spec = inst.spec
+    if spec is None or any(o.kind in ("Raw", "RawHeader") for o in inst.operands):
+        return None
+    words = inst.words()
+    id_tokens = [t for t in group if t[0] in ("ID", "RESULT")]
+    order = {t[3]: k for k, t in enumerate(id_tokens)}  # column -> index among the line's ids
+    slots = []  # in binary order, which is the order spirv-as numbers new ids in
+    pos = 1
+    op_index = 3 if group[0][0] == "RESULT" else 1  # the first token after the opcode
+    if inst.result_type is not None:
+        if len(group) <= op_index or group[op_index][3] not in order:
+            return None
+        slots.append((order[group[op_index][3]], pos))
+        pos += 1
+    if inst.result_id is not None:
+        slots.append((0, pos))
+        pos += 1
+    for o in inst.operands:
+        if o.is_id:
+            if o.span is None or o.span.col not in order:
+                return None
+            slots.append((order[o.span.col], pos))
+        pos += len(o.words)
+    if len(slots) != len(id_tokens):
+        return None
+    out = list(words)
+    for _, p in slots:
+        out[p] = 0
+    return spec, tuple(out), tuple(slots)
+
+
+class _LazyInstruction(LazyInstruction):
+    """An instruction encoded from a template: words now, operands decoded (by the general path,
+    from its line) on first use. _pending = (assembler, line number, line, words)."""
+    __slots__ = ()
+
+    def _decode(self, pending) -> list[Operand]:
+        assembler, lineno, line, _ = pending
+        return assembler.materialize(lineno, line)
+
+    def _pending_words(self, pending) -> list[int]:
+        return pending[3]
