@@ -32,6 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="print each instruction executed by this invocation, with its result: a linear index "
                         "in the dispatch (workgroup by workgroup) or a global invocation id X,Y,Z")
     p.add_argument("--no-validate", action="store_true", help="run without validating the module first")
+    p.add_argument("--layout", metavar="MODEL|FILE.yaml|all",
+                   help="cooperative-matrix layout model (see `spvcoop layout list`; default: nvidia where it "
+                        "defines the type, else striped); the subgroup size follows the model unless "
+                        "--subgroup-size is given; 'all': run under every model defining the shader's types "
+                        "(and shuffled with 3 seeds) and report which outputs differ (exit 1 if any)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no output unless --check fails")
     p.set_defaults(func=run_command)
 
@@ -109,10 +114,21 @@ def _run(args: argparse.Namespace) -> int:
         except ValueError:
             raise SpvError(Diagnostic("error", f"--trace wants an index or X,Y,Z, got '{args.trace}'")) from None
         trace = parts[0] if len(parts) == 1 else tuple(parts)
+    if args.layout == "all":
+        from ..interp.coopmat_portability import check, report
+        S = args.subgroup_size or spec.subgroup_size
+        lines, status = report(check(module, dict(
+            dispatch=dispatch, buffers=buffers, spec_constants=spec_constants, push_constants=push,
+            subgroup_size=S, entry_point=args.entry_point or spec.entry_point,
+            max_steps=args.max_steps if args.max_steps is not None else spec.max_steps,
+            validate=not args.no_validate), spec.outputs), S)
+        print("\n".join(lines))
+        return status
     progress = Progress(not args.quiet)
     try:
         res = run(module, dispatch=dispatch, buffers=buffers, spec_constants=spec_constants, push_constants=push,
-                  subgroup_size=args.subgroup_size or spec.subgroup_size,
+                  subgroup_size=args.subgroup_size or (None if args.layout else spec.subgroup_size),
+                  layout=args.layout,
                   entry_point=args.entry_point or spec.entry_point,
                   max_steps=args.max_steps if args.max_steps is not None else spec.max_steps,
                   trace=trace, trace_out=sys.stderr if trace is not None else None, progress=progress,

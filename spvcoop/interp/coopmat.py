@@ -129,6 +129,8 @@ def coop_info(ex, t) -> CoopInfo:
         raise Fault(f"cooperative matrix scope {scope} is not supported (Subgroup or Workgroup)")
     use = normalize_use(str(const(ids[4]))) if t.opname == "OpTypeCooperativeMatrixKHR" else None
     info = CoopInfo(t, const(ids[2]), const(ids[3]), scope, comp, use, elem.dtype, ex)
+    if getattr(ex, "layout_model", None) is not None:
+        info.layout()  # an explicit model must define every type the shader uses, observed or not
     t.extra["coop"] = info
     return info
 
