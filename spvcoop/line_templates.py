@@ -30,7 +30,8 @@ class TemplatedLines:
         numbered by first appearance."""
         lines = self.text.split("\n")
         n = len(lines)
-        starts = [_starts_instruction(line) for line in lines]
+        # the opcode name of each line that begins an instruction ('Op...' or '%id = Op...'), else None
+        starts = [m and m.group(1) for m in map(_START.match, lines)]
         special = _SPECIAL_LINE.search
         pending: list[Token] = []  # tokens of lines for the general path, not yet encoded
         offset = 0
@@ -45,12 +46,12 @@ class TemplatedLines:
         i = 0
         while i < n:
             line = lines[i]
-            words = starts[i]
-            if words is not None and not special(line):
+            opname = starts[i]
+            if opname is not None and not special(line):
                 j = i + 1
                 while j < n and not lines[j].strip():
                     j += 1
-                if (j == n or starts[j] is not None) and self.fast_line(i + 1, line, words, pending, lines, j):
+                if (j == n or starts[j] is not None) and self.fast_line(i + 1, line, opname, pending, lines, j):
                     pending = []
                     offset += len(line) + 1
                     i += 1
@@ -66,14 +67,15 @@ class TemplatedLines:
         if pending:
             self.encode_tokens(pending, None, True)
 
-    def fast_line(self, lineno: int, line: str, words: list[str], pending: list[Token],
+    def fast_line(self, lineno: int, line: str, opname: str, pending: list[Token],
                   lines: list[str], next_index: int) -> bool:
         """Encode one plain, whole-instruction line from a template; False if it has no template
         and cannot get one (then the caller sends it down the general path)."""
-        has_result = words[0][0] == "%"
-        opname = words[2] if has_result else words[0]
-        key = _ID_WORD.sub("%", line)  # the line's shape: everything but the id names
+        parts = _ID_SPLIT(line)  # [text, id name, text, id name, ..., text]
+        key = tuple(parts[0::2])  # the line's shape: everything but the id names
         template = self.templates.get(key)
+        first = line.split(None, 1)[0] if template is None or pending else ""
+        has_result = len(parts) > 1 and not parts[0].strip()
         if template is None:
             if key in self.no_template:
                 return False
@@ -83,7 +85,7 @@ class TemplatedLines:
                 self.no_template.add(key)
                 return False
             if pending:
-                nxt = (("OPNAME", words[0], lineno, 1) if not has_result else ("ID", words[0], lineno, 1))
+                nxt = ("ID" if has_result else "OPNAME", first, lineno, 1)
                 self.encode_tokens(pending, nxt, False)
                 pending.clear()
             tokens = [(t[0], t[1], lineno, t[3]) for t in tokenize(line, self.source)]
@@ -103,13 +105,13 @@ class TemplatedLines:
                 self.templates[key] = template
             return True
         if pending:
-            nxt = (("OPNAME", words[0], lineno, 1) if not has_result else ("ID", words[0], lineno, 1))
+            nxt = ("ID" if has_result else "OPNAME", first, lineno, 1)
             self.encode_tokens(pending, nxt, False)
             pending.clear()
         spec, base_words, slots = template
         out = list(base_words)
         numbers = self.ids.numbers
-        names = _ID_NAMES(line)
+        names = parts[1::2]
         for text_index, word_pos in slots:
             name = names[text_index]
             v = numbers.get(name)
@@ -118,9 +120,9 @@ class TemplatedLines:
                     return self._fast_fallback(lineno, line)
                 v = self.ids.get(name)
             out[word_pos] = v
-        col = len(line) - len(line.lstrip()) + 1
+        col = len(parts[0]) + 1 if has_result else len(line) - len(line.lstrip()) + 1
         # the span covers '%r = OpName' (or 'OpName'), as the general path's does
-        end = (line.find(opname, col + len(words[0])) + 1 if has_result else col) + len(opname)
+        end = (line.find(opname, col) + 1 if has_result else col) + len(opname)
         # built without the dataclass __init__ (which would set operands): this is the hot path
         inst = _new_object(_LazyInstruction)
         inst.opname = spec.opname
@@ -154,25 +156,11 @@ _CONTEXT_OPCODES = frozenset({"OpConstant", "OpSpecConstant", "OpSwitch", "OpExt
                               "OpExtInstWithForwardRefsKHR", "OpSpecConstantOp"})
 _CONTEXT_KINDS = frozenset({"LiteralContextDependentNumber", "LiteralExtInstInteger",
                             "LiteralSpecConstantOpInteger", "PairLiteralIntegerIdRef"})
-_ID_WORD = re.compile(r"%\S*")
-_ID_NAMES = re.compile(r"%(\S*)").findall
+_ID_SPLIT = re.compile(r"%(\S*)").split
+# a line that begins an instruction: 'OpName ...' or '%id = OpName ...' (group 1: the opcode name)
+_START = re.compile(r"[ \t\r]*(?:%\S*[ \t\r]+=[ \t\r]+)?(Op[A-Z]\S*)(?![^ \t\r\n])")
 _SPECIAL_LINE = re.compile(r'[";,()]|[^\S \t\r]')
 _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-
-
-def _starts_instruction(line: str) -> list[str] | None:
-    """The words of a line that begins an instruction ('Op...' or '%id = Op...'), else None."""
-    words = line.split()
-    if not words:
-        return None
-    w = words[0]
-    if w.startswith("Op") and len(w) > 2 and w[2] in _UPPER:
-        return words
-    if w[0] == "%" and len(words) > 2 and words[1] == "=":
-        o = words[2]
-        if o.startswith("Op") and len(o) > 2 and o[2] in _UPPER:
-            return words
-    return None
 
 
 def _template_of(inst: Instruction, group: list[Token]):
