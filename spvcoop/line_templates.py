@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from .module import Instruction, LazyInstruction, Operand, Span
-from .tokenizer import LineContinues, Token, group_instructions, tokenize, tokenize_line
+from .tokenizer import SPECIAL_CHARS, LineContinues, Token, group_instructions, tokenize, tokenize_line
 
 _ID_NAME = re.compile(r"[A-Za-z0-9_]+\Z")
 _new_span = tuple.__new__
@@ -43,6 +43,10 @@ class TemplatedLines:
             except LineContinues:
                 return None
 
+        templates = self.templates
+        numbers = self.ids.numbers
+        instructions = self.instructions
+        value_types = self.value_types
         i = 0
         while i < n:
             line = lines[i]
@@ -51,11 +55,44 @@ class TemplatedLines:
                 j = i + 1
                 while j < n and not lines[j].strip():
                     j += 1
-                if (j == n or starts[j] is not None) and self.fast_line(i + 1, line, opname, pending, lines, j):
-                    pending = []
-                    offset += len(line) + 1
-                    i += 1
-                    continue
+                if j == n or starts[j] is not None:
+                    parts = _ID_SPLIT(line)  # [text, id name, text, id name, ..., text]
+                    template = templates.get(tuple(parts[0::2]))  # the shape: all but the id names
+                    if template is not None and not pending:
+                        # the hot path (most lines of a large module): fill the ids in
+                        spec, out, slots, has_result, lazy_cls = template
+                        out = list(out)
+                        names = parts[1::2]
+                        for text_index, word_pos in slots:
+                            v = numbers.get(names[text_index])
+                            if v is None:
+                                v = self.new_id(names[text_index], i + 1, line)
+                                if v is None:
+                                    break
+                            out[word_pos] = v
+                        else:
+                            col = len(parts[0]) + 1 if has_result else len(line) - len(line.lstrip()) + 1
+                            # the span covers '%r = OpName' (or 'OpName'), as the general path's does
+                            end = (line.find(opname, col) + 1 if has_result else col) + len(opname)
+                            inst = _new_object(lazy_cls)
+                            inst.opname = spec.opname
+                            inst.opcode = spec.opcode
+                            rt = inst.result_type = out[1] if spec.has_result_type else None
+                            rid = inst.result_id = out[1 + spec.has_result_type] if spec.has_result else None
+                            inst.span = _new_span(Span, (i + 1, col, end, -1))
+                            inst.index = len(instructions)
+                            inst._pending = (self, i + 1, line, out)
+                            if rt is not None:
+                                value_types[rid] = rt
+                            instructions.append(inst)
+                            offset += len(line) + 1
+                            i += 1
+                            continue
+                    if self.fast_line(i + 1, line, opname, pending, lines, j):
+                        pending = []
+                        offset += len(line) + 1
+                        i += 1
+                        continue
             line_tokens = line_tokenize(line, i + 1)
             if line_tokens is None:
                 # a string runs over several lines: the general tokenizer on all the rest
@@ -108,7 +145,7 @@ class TemplatedLines:
             nxt = ("ID" if has_result else "OPNAME", first, lineno, 1)
             self.encode_tokens(pending, nxt, False)
             pending.clear()
-        spec, base_words, slots = template
+        spec, base_words, slots, has_result, _ = template
         out = list(base_words)
         numbers = self.ids.numbers
         names = parts[1::2]
@@ -116,9 +153,9 @@ class TemplatedLines:
             name = names[text_index]
             v = numbers.get(name)
             if v is None:
-                if not _ID_NAME.match(name):
-                    return self._fast_fallback(lineno, line)
-                v = self.ids.get(name)
+                v = self.new_id(name, lineno, line)
+                if v is None:
+                    return True  # the general path took the line (and reported the bad id)
             out[word_pos] = v
         col = len(parts[0]) + 1 if has_result else len(line) - len(line.lstrip()) + 1
         # the span covers '%r = OpName' (or 'OpName'), as the general path's does
@@ -137,10 +174,14 @@ class TemplatedLines:
         self.instructions.append(inst)
         return True
 
-    def _fast_fallback(self, lineno: int, line: str) -> bool:
+    def new_id(self, name: str, lineno: int, line: str) -> int | None:
+        """Number a new id name; for a name that is not a valid id, hand the line to the general
+        path (which reports it) and return None."""
+        if _ID_NAME.match(name):
+            return self.ids.get(name)
         tokens = [(t[0], t[1], lineno, t[3]) for t in tokenize(line, self.source)]
         self.encode_tokens(tokens, None, False)
-        return True
+        return None
 
     def materialize(self, lineno: int, line: str) -> list[Operand]:
         """The operands of a templated line, decoded by the general path (ids already numbered)."""
@@ -159,7 +200,7 @@ _CONTEXT_KINDS = frozenset({"LiteralContextDependentNumber", "LiteralExtInstInte
 _ID_SPLIT = re.compile(r"%(\S*)").split
 # a line that begins an instruction: 'OpName ...' or '%id = OpName ...' (group 1: the opcode name)
 _START = re.compile(r"[ \t\r]*(?:%\S*[ \t\r]+=[ \t\r]+)?(Op[A-Z]\S*)(?![^ \t\r\n])")
-_SPECIAL_LINE = re.compile(r'[";,()]|[^\S \t\r]')
+_SPECIAL_LINE = SPECIAL_CHARS
 _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
@@ -194,7 +235,7 @@ def _template_of(inst: Instruction, group: list[Token]):
     out = list(words)
     for _, p in slots:
         out[p] = 0
-    return spec, tuple(out), tuple(slots)
+    return spec, tuple(out), tuple(slots), group[0][0] == "RESULT", _LazyInstruction
 
 
 class _LazyInstruction(LazyInstruction):

@@ -31,7 +31,11 @@ _TOKEN_RE = re.compile(r"""
 | (?P<WORD>[^\s;,()"%!][^\s;,()"]*)
 """, re.VERBOSE | re.DOTALL)
 
-_SPECIAL = re.compile(r'[";,()]|[^\S \t\r]')  # quotes, comments, separators, odd blanks
+# Quotes, comments, the separators ,() and the blanks other than space, tab and CR (those that
+# str.split() splits on), as one character class: a line without them can simply be split.
+SPECIAL_CHARS = re.compile('[";,()\n\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029'
+                           '\u202f\u205f\u3000]')
+_SPECIAL = SPECIAL_CHARS
 _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 

@@ -71,3 +71,13 @@ def test_random_text_tokens_agree(text: str) -> None:
             return
         raise AssertionError(f"lark rejects but spvcoop accepts: {text!r}")
     assert fast_groups(text) == ref
+
+
+def test_special_chars_cover_every_blank_split_would_split_on() -> None:
+    """Lines without SPECIAL_CHARS are split with str.split(); that is only the lark tokenization
+    if the only blanks str.split() knows there are space, tab and CR."""
+    import sys
+    from spvcoop.tokenizer import SPECIAL_CHARS
+    for c in map(chr, range(sys.maxunicode + 1)):
+        if c.isspace() and c not in " \t\r":
+            assert SPECIAL_CHARS.search(c), hex(ord(c))
