@@ -37,7 +37,7 @@ def _geometry(ex, frame, inst, info: CoopInfo, mask, store: bool):
     gmask = active_groups(ex, info, mask, inst.opname)
     groups, lanes = first_lanes(info, gmask, mask)
     if len(groups) == 0:
-        return ptr, groups, None, None
+        return ptr, groups, None
     off = uniform(info, np.asarray(ptr.off).reshape(-1), groups, lanes, mask, "the Pointer operand (byte offset)")
     major = uniform(info, ex.val(frame, major_id), groups, lanes, mask,
                     "the ColumnMajor operand" if not khr else "the MemoryLayout operand")
@@ -61,63 +61,108 @@ def _geometry(ex, frame, inst, info: CoopInfo, mask, store: bool):
     if (stride * P < line).any():
         warn(ex, inst, f"stride {int(stride[np.flatnonzero(stride * P < line)[0]])} x {P} bytes is smaller than a "
                        f"{'column' if col_major.any() else 'row'} of {int(line.max())} bytes: rows overlap")
-    r = np.arange(info.rows, dtype=np.int64)[None, :, None]
-    c = np.arange(info.cols, dtype=np.int64)[None, None, :]
-    st = (stride * P)[:, None, None]
-    cm = col_major[:, None, None]
-    addr = off.astype(np.int64)[:, None, None] + np.where(cm, c * st + r * E, r * st + c * E)
     base = np.asarray(ptr.base)
     base = np.broadcast_to(base, mask.shape)[lanes] if base.ndim else np.full(len(groups), int(base))
-    return ptr, groups, addr, base
+    return ptr, groups, Geometry(off.astype(np.int64), (stride * P).astype(np.int64), col_major, base)
 
 
-def _locate(ptr: Pointer, info: CoopInfo, addr: np.ndarray, base: np.ndarray, groups, what: str):
-    """(memory per group, byte offsets into memory.data) after the bounds check."""
+class Geometry:
+    """Where one matrix per active scope instance lives: start byte, row (column) pitch in bytes, major-ness."""
+
+    def __init__(self, off: np.ndarray, pitch: np.ndarray, col_major: np.ndarray, base: np.ndarray):
+        self.off, self.pitch, self.col_major, self.base = off, pitch, col_major, base
+
+    def addresses(self, info: CoopInfo) -> np.ndarray:
+        """(g, rows, cols) byte address of every element."""
+        r = np.arange(info.rows, dtype=np.int64)[None, :, None]
+        c = np.arange(info.cols, dtype=np.int64)[None, None, :]
+        st = self.pitch[:, None, None]
+        E = info.itemsize
+        return self.off[:, None, None] + np.where(self.col_major[:, None, None], c * st + r * E, r * st + c * E)
+
+    def last(self, info: CoopInfo) -> np.ndarray:
+        """Byte distance from the first element to the last one (non-negative pitches)."""
+        E = info.itemsize
+        return np.where(self.col_major, (info.cols - 1) * self.pitch + (info.rows - 1) * E,
+                        (info.rows - 1) * self.pitch + (info.cols - 1) * E)
+
+
+def _locate(ptr: Pointer, info: CoopInfo, geo: Geometry, groups, what: str):
+    """(memories per group or None, byte offsets of the first element into memory.data) after the bounds check."""
     E = info.itemsize
     mem = ptr.mem
+    mems = None
     if isinstance(mem, DeviceMemory):
-        k = addr >> ADDRESS_SHIFT
-        kg = k[:, 0, 0]
+        k = geo.off >> ADDRESS_SHIFT
         mems = []
-        for j, kk in enumerate(kg):
+        for j, kk in enumerate(k):
             kk = int(kk)
             if kk < 1 or kk > len(mem.buffers):
-                raise Fault(f"{what}: address 0x{int(addr[j, 0, 0]):x} is not inside any buffer with a device address")
+                raise Fault(f"{what}: address 0x{int(geo.off[j]):x} is not inside any buffer with a device address")
             mems.append(mem.buffers[kk - 1])
-        rel = addr - (k << ADDRESS_SHIFT)
-        region = np.array([m.region for m in mems])[:, None, None]
-        bad = (k != kg[:, None, None]) | (rel < 0) | (rel + E > region)
-        names = [m.name for m in mems]
-        loc = rel
+        start = geo.off - (k << ADDRESS_SHIFT)
+        rel0 = start
+        region = np.array([m.region for m in mems])
     else:
-        rel = addr - base[:, None, None]
-        region = mem.region
-        bad = (rel < 0) | (rel + E > region)
-        mems = None
-        names = [mem.name] * len(groups)
-        loc = addr
-    if bad.any():
-        j, r, c = (int(x) for x in np.argwhere(bad)[0])
-        size = mems[j].region if mems else mem.region
-        storage = mems[j].storage if mems else mem.storage
-        raise Fault(f"{what} out of bounds in {info.scope.lower()} {int(groups[j])}: element (row {r}, col {c}) "
-                    f"is at byte offset {int(rel[j, r, c])} of '{names[j]}' ({storage}, {size} bytes); "
-                    f"{int(bad[j].sum())} of {info.rows * info.cols} elements are outside")
-    return mems, loc
+        start = geo.off
+        rel0 = geo.off - geo.base
+        region = np.full(len(groups), mem.region)
+    simple = not (geo.pitch < 0).any()
+    if simple:
+        bad_g = (rel0 < 0) | (rel0 + geo.last(info) + E > region)
+    if not simple or bad_g.any():
+        rel = (rel0 - geo.off)[:, None, None] + geo.addresses(info)
+        bad = (rel < 0) | (rel + E > region[:, None, None])
+        if bad.any():
+            j, r, c = (int(x) for x in np.argwhere(bad)[0])
+            m = mems[j] if mems else mem
+            raise Fault(f"{what} out of bounds in {info.scope.lower()} {int(groups[j])}: element (row {r}, col {c}) "
+                        f"is at byte offset {int(rel[j, r, c])} of '{m.name}' ({m.storage}, {m.region} bytes); "
+                        f"{int(bad[j].sum())} of {info.rows * info.cols} elements are outside")
+    return mems, start
 
 
-def _gather(data: np.ndarray, loc: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    E = dtype.itemsize
+def _window(data: np.ndarray, info: CoopInfo, geo: Geometry, idx: slice | np.ndarray):
+    """A strided (g, rows, cols) view of the matrices at start bytes geo.off[idx] when they share pitch and major-ness
+    and everything is aligned; None otherwise."""
+    E = info.itemsize
+    pitch, cm = geo.pitch[idx], geo.col_major[idx]
+    starts = geo.off[idx] if not isinstance(idx, slice) else geo.off
+    if len(pitch) == 0 or (pitch != pitch[0]).any() or (cm != cm[0]).any() or pitch[0] % E or (starts % E).any():
+        return None
+    view = data.view(info.dtype)
+    st = int(pitch[0])
+    rs, cs = (E, st) if cm[0] else (st, E)
+    extent = (info.rows - 1) * rs + (info.cols - 1) * cs + E
+    n = (view.nbytes - extent) // E + 1
+    if n <= 0:
+        return None
+    win = np.lib.stride_tricks.as_strided(view, shape=(n, info.rows, info.cols), strides=(E, rs, cs))
+    return win, starts // E
+
+
+def _gather(data: np.ndarray, info: CoopInfo, geo: Geometry, start: np.ndarray, idx) -> np.ndarray:
+    g = Geometry(start[idx], geo.pitch[idx], geo.col_major[idx], geo.base[idx])
+    w = _window(data, info, g, slice(None))
+    if w is not None:
+        return w[0][w[1]]
+    loc = g.addresses(info)
+    E = info.itemsize
     if not (loc % E).any():
-        return data.view(dtype)[loc // E]
-    raw = data[loc[..., None] + np.arange(E)]
-    return np.ascontiguousarray(raw).view(dtype)[..., 0]
+        return data.view(info.dtype)[loc // E]
+    return np.ascontiguousarray(data[loc[..., None] + np.arange(E)]).view(info.dtype)[..., 0]
 
 
-def _scatter(data: np.ndarray, loc: np.ndarray, values: np.ndarray) -> None:
-    E = values.dtype.itemsize
+def _scatter(data: np.ndarray, info: CoopInfo, geo: Geometry, start: np.ndarray, idx, values: np.ndarray) -> None:
+    g = Geometry(start[idx], geo.pitch[idx], geo.col_major[idx], geo.base[idx])
+    w = _window(data, info, g, slice(None))
+    if w is not None:
+        w[0][w[1]] = values
+        return
+    loc = g.addresses(info)
+    E = info.itemsize
     if not (loc % E).any():
-        data.view(values.dtype)[loc // E] = values
+        data.view(info.dtype)[loc // E] = values
         return
     data[loc[..., None] + np.arange(E)] = np.ascontiguousarray(values)[..., None].view(np.uint8)
 
@@ -125,16 +170,18 @@ def _scatter(data: np.ndarray, loc: np.ndarray, values: np.ndarray) -> None:
 @op("OpCooperativeMatrixLoadNV", "OpCooperativeMatrixLoadKHR")
 def coop_load(ex, frame, inst, mask):
     info = coop_info(ex, ex.rtype(inst))
-    ptr, groups, addr, base = _geometry(ex, frame, inst, info, mask, False)
-    out = np.zeros((info.num_groups, info.rows, info.cols), info.dtype)
-    if addr is None:
-        return CoopMat(info, out)
-    mems, loc = _locate(ptr, info, addr, base, groups, "load")
+    ptr, groups, geo = _geometry(ex, frame, inst, info, mask, False)
+    if geo is None:
+        return CoopMat(info, np.zeros((info.num_groups, info.rows, info.cols), info.dtype))
+    mems, start = _locate(ptr, info, geo, groups, "load")
     if mems is None:
-        out[groups] = _gather(ptr.mem.data, loc, info.dtype)
+        vals = _gather(ptr.mem.data, info, geo, start, slice(None))
     else:
-        for j, m in enumerate(mems):
-            out[groups[j]] = _gather(m.data, loc[j], info.dtype)
+        vals = np.stack([_gather(m.data, info, geo, start, [j])[0] for j, m in enumerate(mems)])
+    if len(groups) == info.num_groups:
+        return CoopMat(info, vals)
+    out = np.zeros((info.num_groups, info.rows, info.cols), info.dtype)
+    out[groups] = vals
     return CoopMat(info, out)
 
 
@@ -142,14 +189,14 @@ def coop_load(ex, frame, inst, mask):
 def coop_store(ex, frame, inst, mask):
     v = coop_val(ex, frame, inst.operands[1].value)
     info = v.info
-    ptr, groups, addr, base = _geometry(ex, frame, inst, info, mask, True)
-    if addr is None:
+    ptr, groups, geo = _geometry(ex, frame, inst, info, mask, True)
+    if geo is None:
         return None
-    mems, loc = _locate(ptr, info, addr, base, groups, "store")
+    mems, start = _locate(ptr, info, geo, groups, "store")
     vals = v.full()[groups]
     if mems is None:
-        _scatter(ptr.mem.data, loc, vals)
+        _scatter(ptr.mem.data, info, geo, start, slice(None), vals)
     else:
         for j, m in enumerate(mems):
-            _scatter(m.data, loc[j], vals[j])
+            _scatter(m.data, info, geo, start, [j], vals[j:j + 1])
     return None
