@@ -64,9 +64,9 @@ class _Ids:
 
     def __init__(self, preserve_numeric: bool, tokens: list[Token]):
         self.numbers: dict[str, int] = {}
-        self.preserve = preserve_numeric
-        self.used: set[int] = set()
+        self.used: set[int] = set()  # numbers taken by numeric names (preserving only)
         self.next = 1
+        self.largest = 0
         if preserve_numeric:
             for t in tokens:
                 if t[0] in ("ID", "RESULT"):
@@ -74,16 +74,19 @@ class _Ids:
                     if name.isdigit():
                         self.numbers[name] = int(name)
                         self.used.add(int(name))
+                        self.largest = max(self.largest, int(name))
 
-    def get(self, name: str) -> int | None:
+    def get(self, name: str) -> int:
         n = self.numbers.get(name)
         if n is None:
-            while self.next in self.used:
-                self.next += 1
             n = self.next
-            self.next += 1
+            if self.used:
+                while n in self.used:
+                    n += 1
+            self.next = n + 1
             self.numbers[name] = n
-            self.used.add(n)
+            if n > self.largest:
+                self.largest = n
         return n
 
 
@@ -127,7 +130,7 @@ class Assembler(TemplatedLines):
         else:
             self.ids = _Ids(False, [])
             self.assemble_lines()
-        bound = max(self.ids.used, default=0) + 1
+        bound = self.ids.largest + 1
         names = {v: k for k, v in self.ids.numbers.items()}
         header = Header(self.version, GENERATOR_SPIRV_TOOLS_ASSEMBLER, bound, 0)
         return Module(header, self.instructions, self.source, self.text, names)
