@@ -46,6 +46,9 @@ def muladd(ex, frame, inst, mask):
         raise Fault(f"shapes do not fit: A {A.shape[-2]}x{A.shape[-1]}, B {B.shape[-2]}x{B.shape[-1]}, "
                     f"C {C.shape[-2]}x{C.shape[-1]}")
     rdt = info.dtype
+    if rdt.kind == "f" and A.dtype == np.float16 and B.dtype == np.float16 and \
+            getattr(ex, "coop_numerics", "ieee") == "nvidia-tensorcore":
+        return CoopMat(info, tensorcore_muladd(A, B, C, rdt))
     if rdt.kind == "f" or A.dtype.kind == "f":
         acc = np.float64 if np.float64 in (A.dtype, B.dtype, C.dtype, rdt) else np.float32
         D = np.matmul(A.astype(acc), B.astype(acc))
@@ -74,6 +77,41 @@ def muladd(ex, frame, inst, mask):
     else:
         out = D.astype(np.int64).astype(f"u{rdt.itemsize}")  # wraps modulo 2^w
     return CoopMat(info, out.view(rdt))
+
+
+NUMERICS = ("ieee", "nvidia-tensorcore")
+
+
+def _exponent(x: np.ndarray) -> np.ndarray:
+    """floor(log2 |x|) as int64 (very small for zeros, which never set the alignment)."""
+    m, e = np.frexp(x)
+    return np.where(x == 0, -10000, e.astype(np.int64) - 1)
+
+
+def tensorcore_muladd(A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, block: int = 16,
+                      bits: int = 25) -> np.ndarray:
+    """f16 x f16 + C as measured on an H100 (docs/interpreter-coopmat.md): per block of up to 16 k, the exact
+    products and C are aligned to the largest exponent (a product's exponent is the sum of its inputs' exponents,
+    before normalisation), each truncated to `bits` bits below it, summed exactly, and the sum is rounded toward
+    zero to f32; the next block starts from that. An f16 result is then rounded to nearest from the f32 value."""
+    A64, B64 = A.astype(np.float64), B.astype(np.float64)
+    c = np.broadcast_to(C.astype(np.float32).astype(np.float64), np.broadcast_shapes(
+        A.shape[:-2], B.shape[:-2], C.shape[:-2]) + (A.shape[-2], B.shape[-1])).copy()
+    eA, eB = _exponent(A64), _exponent(B64)
+    K = A.shape[-1]
+    for k0 in range(0, K, block):
+        k1 = min(K, k0 + block)
+        P = A64[..., :, k0:k1, None] * B64[..., None, k0:k1, :]            # (..., M, k, N), exact
+        E = eA[..., :, k0:k1, None] + eB[..., None, k0:k1, :]
+        E = np.where(P == 0, -10000, E)
+        emax = np.maximum(E.max(axis=-2), _exponent(c))
+        q = np.ldexp(1.0, (emax - bits).clip(-1074, 1023).astype(np.int32))
+        s = (np.trunc(P / q[..., None, :]) * q[..., None, :]).sum(axis=-2) + np.trunc(c / q) * q
+        f = s.astype(np.float32)
+        away = np.abs(f.astype(np.float64)) > np.abs(s)
+        f = np.where(away, np.nextafter(f, np.float32(0)), f)
+        c = f.astype(np.float64)
+    return c.astype(np.float32).astype(rdt)
 
 
 # ---- element-wise ops: the core's scalar ops applied to the logical matrices ---------------------

@@ -110,7 +110,7 @@ def compile_glsl(path: str) -> Module:
 def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants: dict | None = None,
         push_constants=None, subgroup_size: int | None = 32, entry_point: str | None = None,
         max_steps: int | None = None, trace: int | None = None, trace_out=None, progress=None,
-        validate: bool = True, layout=None) -> RunResult:
+        validate: bool = True, layout=None, coop_numerics: str = "ieee") -> RunResult:
     """Run a compute shader over a whole dispatch and return its buffers.
 
     buffers: {(set, binding) | "set:binding" | variable/block/member name: numpy array, bytes, or nested
@@ -119,6 +119,7 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     validate: report the validator's errors (spvcoop.validate) before running.
     layout: cooperative-matrix layout model (name, .yaml path or LayoutModel; see coopmat.py); with
     subgroup_size=None the subgroup size is the model's default (32 without a model).
+    coop_numerics: cooperative-matrix MulAdd rounding, "ieee" or "nvidia-tensorcore" (docs/interpreter-coopmat.md).
     """
     load_extensions()
     module = load_shader(shader)
@@ -145,6 +146,7 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     ex = Executor(prog, 1, max_steps, trace, progress)
     ex.layout_model, subgroup_size = _coopmat_layout(layout, subgroup_size)
     ex.subgroup_size = subgroup_size  # known before constants (OpSpecConstantOp of a matrix length)
+    ex.coop_numerics = coop_numerics
     if trace_out is not None:
         ex.trace_out = trace_out
     overrides = dict(spec_constants or {})
