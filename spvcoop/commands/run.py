@@ -37,6 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "defines the type, else striped); the subgroup size follows the model unless "
                         "--subgroup-size is given; 'all': run under every model defining the shader's types "
                         "(and shuffled with 3 seeds) and report which outputs differ (exit 1 if any)")
+    p.add_argument("--coop-numerics", choices=("ieee", "nvidia-tensorcore"), default="ieee",
+                   help="cooperative-matrix MulAdd rounding: ieee (products exact, f32 sums, one rounding; default) "
+                        "or nvidia-tensorcore (bit-identical to an H100 for f16 inputs)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no output unless --check fails")
     p.set_defaults(func=run_command)
 
@@ -121,14 +124,14 @@ def _run(args: argparse.Namespace) -> int:
             dispatch=dispatch, buffers=buffers, spec_constants=spec_constants, push_constants=push,
             subgroup_size=S, entry_point=args.entry_point or spec.entry_point,
             max_steps=args.max_steps if args.max_steps is not None else spec.max_steps,
-            validate=not args.no_validate), spec.outputs), S)
+            validate=not args.no_validate, coop_numerics=args.coop_numerics), spec.outputs), S)
         print("\n".join(lines))
         return status
     progress = Progress(not args.quiet)
     try:
         res = run(module, dispatch=dispatch, buffers=buffers, spec_constants=spec_constants, push_constants=push,
                   subgroup_size=args.subgroup_size or (None if args.layout else spec.subgroup_size),
-                  layout=args.layout,
+                  layout=args.layout, coop_numerics=args.coop_numerics,
                   entry_point=args.entry_point or spec.entry_point,
                   max_steps=args.max_steps if args.max_steps is not None else spec.max_steps,
                   trace=trace, trace_out=sys.stderr if trace is not None else None, progress=progress,
