@@ -293,6 +293,9 @@ class IdsOnlyInstruction(LazyInstruction):
 
 
 def words_from_bytes(data: bytes, source: str = "<input>") -> list[int]:
+    if len(data) >= 4 and not is_binary(data) and _looks_like_text(data):
+        raise SpvError(Diagnostic("error", "not a SPIR-V binary (no magic number): this looks like assembly "
+                                  "text; assemble it with 'spvcoop as'", Span(0, 0, word=0), source=source))
     if len(data) % 4:
         raise SpvError(Diagnostic("error", f"binary size {len(data)} is not a multiple of 4 bytes",
                                   Span(0, 0, word=len(data) // 4), source=source))
@@ -316,6 +319,11 @@ def read_binary(data: bytes, source: str = "<input>") -> Module:
     """Decode a SPIR-V binary into a Module (raises SpvError on malformed input)."""
     words = words_from_bytes(data, source)
     return BinaryReader(words, source, load_grammar()).read()
+
+
+def _looks_like_text(data: bytes) -> bool:
+    head = data[:4096].decode("utf-8", "replace").rstrip("\ufffd")  # a cut last character is fine
+    return "\ufffd" not in head and all(c.isprintable() or c in "\n\r\t" for c in head)
 
 
 def is_binary(data: bytes) -> bool:

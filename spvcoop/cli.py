@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import importlib
 import sys
 
@@ -59,5 +60,20 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+def entry() -> None:
+    """The console script and `python -m spvcoop`: main(), then a quick exit. Freeing a large
+    module object by object at interpreter shutdown took 0.4 s of `spvcoop as` on a
+    250,000-instruction module; the process is ending, so the output streams are flushed and
+    the rest is left to the operating system. (main() itself returns normally, for callers
+    such as tests that run it in-process.)"""
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):
+        code = code or 1
+    os._exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    entry()

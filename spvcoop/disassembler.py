@@ -14,7 +14,6 @@ from .binary import IdsOnlyInstruction
 from .module import Instruction, Module, Operand
 from .spirv_grammar import grammar_dir, load as load_grammar
 
-_VALID_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789")
 
 # BuiltIn decoration -> friendly name (SPIRV-Tools' SaveBuiltInName); others get none from BuiltIn.
 _BUILTIN_NAMES = {
@@ -72,10 +71,12 @@ def generator_name(word: int) -> str:
     return _generator_names().get(tool, f"Unknown({tool})")
 
 
+_INVALID_NAME_CHAR = re.compile(r"[^A-Za-z0-9_]")
+
+
 def _sanitize(name: str) -> str:
-    if not name:
-        return "_"
-    return "".join(c if c in _VALID_NAME_CHARS else "_" for c in name)
+    """Characters other than [A-Za-z0-9_] become '_' (SPIRV-Tools' Sanitize)."""
+    return _INVALID_NAME_CHAR.sub("_", name) if name else "_"
 
 
 class FriendlyNames:
@@ -204,19 +205,26 @@ def _escape(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+class _IdTexts(dict):
+    """id -> '%name'; an id without a friendly name (or with --raw-id) prints as '%<number>'."""
+
+    def __missing__(self, n: int) -> str:
+        return f"%{n}"
+
+
 class Disassembler:
     def __init__(self, module: Module, raw_ids: bool):
         self.module = module
         self.g = load_grammar()
         self.names = None if raw_ids else FriendlyNames(module)
+        # id -> '%name', made once: ids are most of what a disassembly prints
+        self.id_texts = _IdTexts({} if raw_ids else {i: "%" + n for i, n in self.names.names.items()})
         self.numeric: dict[int, tuple[str, int, bool]] = {}
         self.value_types: dict[int, int] = {}
         self.ext_sets: dict[int, str] = {}
 
     def id(self, n: int) -> str:
-        if self.names is None:
-            return f"%{n}"
-        return "%" + self.names.name(n)
+        return self.id_texts[n]
 
     def operand(self, inst: Instruction, o: Operand) -> str:
         kind = o.kind
@@ -274,7 +282,7 @@ class Disassembler:
             parts.append(self.id(inst.result_type))
         ids = inst.pending_ids() if type(inst) is IdsOnlyInstruction else None
         if ids is not None:
-            parts.extend(map(self.id, ids))  # printed from the words: no Operand objects needed
+            parts.extend(map(self.id_texts.__getitem__, ids))  # from the words: no Operand objects
         else:
             parts.extend(self.operand(inst, o) for o in inst.operands)
         body = inst.opname + ("" if not parts else " " + " ".join(parts))

@@ -141,3 +141,11 @@ def test_random_token_soup_never_crashes(text: str) -> None:
         disassemble(assemble(text))
     except SpvError:
         pass
+
+
+def test_dis_of_assembly_text_says_what_to_do(tmp_path: Path) -> None:
+    f = tmp_path / "shader.spvasm"
+    f.write_text(HEAD)
+    r = run_cli("dis", str(f))
+    assert r.returncode == 1
+    assert "looks like assembly text; assemble it with 'spvcoop as'" in r.stderr.decode()
