@@ -30,7 +30,22 @@ def _cases() -> dict:
     u8 = lambda *s: rng.integers(0, 256, s).astype(np.uint8)  # noqa: E731
     z = lambda n, dt: np.zeros(n, dt)  # noqa: E731
     big = rng.integers(2**32 - 3_000_000, 2**32, (32, 16), dtype=np.uint64).astype(np.uint32)
+
+    def wide(*shape):  # f16 with exponents from subnormal to large, zeros and both signs
+        x = rng.choice([-1.0, 1.0], shape) * np.exp2(rng.uniform(-26, 9, shape)) * rng.uniform(1, 2, shape)
+        x[rng.random(shape) < 0.05] = 0
+        return x.astype(np.float16)
     return {
+        "stress_wide_f32acc": (S / "nv_gemm/gemm.comp", (4, 4, 1), {}, [wide(64, 64), wide(64, 64),
+                               z(4096, np.float32)]),
+        "stress_big_c0": (S / "khr_gemm/gemm.comp", (8, 8, 1), {0: 128, 1: 128},
+                          [h(128, 128), h(128, 128), (rng.standard_normal(16384) * 3e4).astype(np.float32),
+                           z(16384, np.float32)]),
+        "stress_wide_f16acc": (G / "nv_gemm_f16_f16_16x8x16.comp", (4, 2, 1), {}, [wide(32, 64), wide(64, 32),
+                               z(1024, np.float16)]),
+        "stress_cancel_16x8x8": (G / "khr_gemm_f16_f16_16x8x8.comp", (2, 2, 1), {}, [
+            np.tile(np.array([1024, -1024, 0.0009765625, 3], np.float16), (32, 8)),
+            np.tile(np.array([[1], [1], [1], [0.0001]], np.float16), (8, 16)), z(512, np.float16)]),
         "nv_layout_dump": (G / "nv_layout_dump.comp", (1, 1, 1), {}, [np.arange(256).astype(np.float16),
                            np.arange(128, dtype=np.float32), np.arange(256, dtype=np.int32),
                            np.full(3072, -1, np.float32), z(3, np.uint32)]),

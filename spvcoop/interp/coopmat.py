@@ -20,6 +20,7 @@ import numpy as np
 
 from .memory import Fault, Pointer
 from .registry import ACCESS_CHAIN_HOOKS, OPS, op
+from . import ops_arith, ops_composite, ops_convert, ops_memory  # noqa: F401,E402  (the ops wrapped here)
 
 DEFAULT_MODELS = ("nvidia", "striped")  # without --layout: the first model that defines the type
 

@@ -93,7 +93,8 @@ def tensorcore_muladd(A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype
     """f16 x f16 + C as measured on an H100 (docs/interpreter-coopmat.md): per block of up to 16 k, the exact
     products and C are aligned to the largest exponent (a product's exponent is the sum of its inputs' exponents,
     before normalisation), each truncated to `bits` bits below it, summed exactly, and the sum is rounded toward
-    zero to f32; the next block starts from that. An f16 result is then rounded to nearest from the f32 value."""
+    zero to f32; the next block starts from that. An f16 result is rounded to nearest even from the block's exact
+    sum instead (measured: no intermediate f32 rounding)."""
     A64, B64 = A.astype(np.float64), B.astype(np.float64)
     c = np.broadcast_to(C.astype(np.float32).astype(np.float64), np.broadcast_shapes(
         A.shape[:-2], B.shape[:-2], C.shape[:-2]) + (A.shape[-2], B.shape[-1])).copy()
@@ -107,6 +108,8 @@ def tensorcore_muladd(A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype
         emax = np.maximum(E.max(axis=-2), _exponent(c))
         q = np.ldexp(1.0, (emax - bits).clip(-1074, 1023).astype(np.int32))
         s = (np.trunc(P / q[..., None, :]) * q[..., None, :]).sum(axis=-2) + np.trunc(c / q) * q
+        if k1 == K and rdt != np.float32:
+            return s.astype(rdt)  # an f16 result is rounded to nearest from the exact sum (no f32 step)
         f = s.astype(np.float32)
         away = np.abs(f.astype(np.float64)) > np.abs(s)
         f = np.where(away, np.nextafter(f, np.float32(0)), f)
