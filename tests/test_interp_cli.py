@@ -175,3 +175,16 @@ def test_progress_indicator_only_after_a_second(monkeypatch, capsys):
     p.done()
     err = capsys.readouterr().err
     assert "running: 2048 instructions" in err
+
+
+def test_readme_sample_runs_without_glslang_and_matches_its_glsl_source(tmp_path):
+    """The README's first command runs samples/saxpy/run.yaml, whose shader is the .spvasm
+    compiled from saxpy.comp (so `pip install .` needs no GLSL compiler): both give the same y."""
+    import numpy as np
+    import spvcoop
+    x = np.arange(64, dtype=np.float32)
+    y = np.ones(64, dtype=np.float32)
+    outs = [spvcoop.run(f"samples/saxpy/saxpy.{ext}", dispatch=(1, 1, 1), buffers={"x": x, "y": y.copy()},
+                        push_constants={"a": 2.0, "n": 64})["y"] for ext in ("spvasm", "comp")]
+    assert (outs[0] == outs[1]).all()
+    assert (outs[0] == 2 * x + 1).all()
