@@ -394,3 +394,89 @@ def test_overlapping_stride_warns(capsys):
     assert "warning" in err and "overlap" in err, err
     r, c = np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
     np.testing.assert_array_equal(res[1].reshape(16, 16), data[r * 3 + c].astype(np.float32))
+
+
+VALUES_DECLS = """%f2 = OpConstant %oelem 2
+%k32 = OpConstant %u32 32
+%k256 = OpConstant %u32 256
+%two = OpConstantComposite %omat %f2
+%null = OpConstantNull %omat
+"""
+VALUES = """
+%v = OpLoad %v3u %lid
+%x = OpCompositeExtract %u32 %v 0
+%sg = OpUDiv %u32 %x %k32
+%odd = OpIEqual %bool %sg %c1
+%off = OpIMul %u32 %sg %k256
+%p = OpAccessChain %pe %inbuf %c0 %c0
+%m = OpCooperativeMatrixLoadKHR %mat %p %c0 %cols
+%o = OpFConvert %omat %m
+%s = OpSelect %omat %odd %two %null
+%r = OpFAdd %omat %o %s
+OpSelectionMerge %join None
+OpBranchConditional %odd %then %join
+%then = OpLabel
+%neg = OpFNegate %omat %r
+OpBranch %join
+%join = OpLabel
+%res = OpPhi %omat %r %entry %neg %then
+%q = OpAccessChain %po %outbuf %c0 %off
+OpCooperativeMatrixStoreKHR %q %res %c0 %cols
+"""
+
+
+@pytest.mark.parametrize("layout", ["nvidia", "shuffled"])
+def test_select_phi_constant_composite_and_null(layout):
+    """Per-subgroup uniform OpSelect and OpPhi between matrices; OpConstantComposite / OpConstantNull."""
+    mod = _module(VALUES, wg=64, decls=VALUES_DECLS)
+    A = np.random.default_rng(33).standard_normal(256).astype(np.float16)
+    res = _run(mod, A, np.zeros(512, np.float32), layout)
+    np.testing.assert_array_equal(res[1][:256], A.astype(np.float32))
+    np.testing.assert_array_equal(res[1][256:], -(A.astype(np.float32) + 2))
+
+
+INSERT_DECLS = """%amat = OpTypeCooperativeMatrixKHR %elem %c3 %rows %cols %c0
+%len = OpSpecConstantOp %u32 CooperativeMatrixLengthKHR %amat
+%k300 = OpConstant %u32 300
+"""
+INSERT = """
+%p = OpAccessChain %pe %inbuf %c0 %c0
+%m = OpCooperativeMatrixLoadKHR %amat %p %c0 %cols
+%e = OpCompositeExtract %elem %m 1
+%m1 = OpCompositeInsert %amat %e %m 0
+{second}
+%q = OpAccessChain %pe %inbuf %c0 %c0
+OpCooperativeMatrixStoreKHR %q %m2 %c0 %cols
+%lf = OpConvertUToF %oelem %len
+%pl = OpAccessChain %po %outbuf %c0 %k300
+OpStore %pl %lf
+"""
+
+
+@pytest.mark.parametrize("layout", ["nvidia", "striped", "tinytc"])
+def test_composite_extract_insert_and_spec_constant_length(layout):
+    """Element 0 of every invocation := its element 1, then stored: numpy applies the same per-invocation edit
+    to the model's own index arrays."""
+    from spvcoop.layouts import load_model
+    mod = _module(INSERT.format(second="%m2 = OpCopyObject %amat %m1"), decls=INSERT_DECLS)
+    A = np.random.default_rng(34).standard_normal(256).astype(np.float16)
+    res = _run(mod, A, np.zeros(512, np.float32), layout)
+    lay = load_model(layout).layout("f16", 16, 16, "a", 32)
+    lanes = lay.to_lanes(A.reshape(16, 16))
+    lanes[:, 0] = lanes[:, 1]
+    np.testing.assert_array_equal(res[0].reshape(16, 16), lay.from_lanes(lanes))
+    assert res[1][300] == lay.length
+
+
+def test_replicated_copies_must_agree_when_read_back():
+    """wmma-sm80 A holds every element twice in one invocation (index i and i+8): changing one copy and
+    storing is an error; changing both copies the same way is fine."""
+    mod = _module(INSERT.format(second="%m2 = OpCopyObject %amat %m1"), decls=INSERT_DECLS)
+    A = np.arange(256).astype(np.float16)
+    with pytest.raises(SpvError) as e:
+        _run(mod, A, np.zeros(512, np.float32), "wmma-sm80")
+    assert "replicated copies" in e.value.diagnostics[0].message
+    both = _module(INSERT.format(second="%m2 = OpCompositeInsert %amat %e %m1 8"), decls=INSERT_DECLS)
+    res = _run(both, A, np.zeros(512, np.float32), "wmma-sm80")
+    # invocation 0 holds (0,0) at 0 and 8 and (0,1) at 1 and 9: (0,0) becomes A[0,1]
+    assert res[0][0] == A[1]

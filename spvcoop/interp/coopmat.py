@@ -153,12 +153,23 @@ def ensure_sizes(ex) -> None:
 
 # ---- values -------------------------------------------------------------------------
 class CoopMat:
-    """A logical matrix per scope instance: data (G, rows, cols) or (1, rows, cols)."""
-    __slots__ = ("info", "data")
+    """A logical matrix per scope instance: data (G, rows, cols) or (1, rows, cols).
 
-    def __init__(self, info: CoopInfo, data: np.ndarray):
+    After OpCompositeInsert the value may be held per invocation instead (`pl`, shape (G, S, L)) until the
+    logical matrix is needed: replicated copies of an element (layouts that hold an element in two slots)
+    may then disagree for a while, and only reading the whole matrix back with disagreeing copies is an error."""
+    __slots__ = ("info", "_data", "pl")
+
+    def __init__(self, info: CoopInfo, data: np.ndarray | None = None, pl: np.ndarray | None = None):
         self.info = info
-        self.data = data
+        self._data = data
+        self.pl = pl
+
+    @property
+    def data(self) -> np.ndarray:
+        if self._data is None:
+            self._data = from_lanes(self.info.layout(), self.pl)
+        return self._data
 
     def full(self) -> np.ndarray:
         i = self.info
@@ -166,6 +177,8 @@ class CoopMat:
 
     def lanes(self) -> np.ndarray:
         """(G, S, L): what every invocation holds, element by element (padding 0)."""
+        if self.pl is not None:
+            return self.pl
         return self.info.layout().to_lanes(self.full())
 
     def per_invocation(self) -> np.ndarray:
@@ -191,14 +204,13 @@ class CoopMat:
         if ((n_in == 0) | whole).all():
             return CoopMat(info, np.where(whole[:, None, None], self.full(), old.full()))
         # a mask that splits a scope instance: merge invocation by invocation through the layout
-        lay = info.layout()
         new_l, old_l = self.lanes(), np.array(old.lanes())
         g, p = info.group[mask], info.position[mask]
         old_l[g, p] = new_l[g, p]
-        return CoopMat(info, from_lanes(lay, old_l))
+        return CoopMat(info, pl=old_l)
 
     def __repr__(self) -> str:
-        return f"<{self.info.describe()} x{self.data.shape[0]}>"
+        return f"<{self.info.describe()}>"
 
 
 def from_lanes(lay, lanes: np.ndarray) -> np.ndarray:
@@ -304,7 +316,15 @@ class _Lazy:
         self.scalar = scalar
 
     def masked_select(self, mask, old):
-        return self
+        mask = np.asarray(mask)
+        if isinstance(old, CoopMat):
+            return realize(old.info.ex, self).masked_select(mask, old)
+        if old is None or mask.all() or (isinstance(old, _Lazy) and old.scalar == self.scalar):
+            return self
+        if not mask.any():
+            return old
+        raise Fault("a per-invocation choice between two constant matrices (OpPhi of constants under divergent "
+                    "control flow) is not supported")
 
 
 def realize(ex, v):
@@ -345,7 +365,7 @@ def _insert(v, t, i, rest, obj):
                     f"'{info.layout().model}'")
     lanes = np.array(v.lanes())
     lanes[info.group, info.position, i] = np.broadcast_to(np.asarray(obj).astype(info.dtype), info.group.shape)
-    return CoopMat(info, from_lanes(info.layout(), lanes))
+    return CoopMat(info, pl=lanes)
 
 
 def _chain(ex, frame, ptr: Pointer, o, mask):

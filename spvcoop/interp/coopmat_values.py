@@ -131,6 +131,17 @@ def _copy(ex, frame, inst, mask):
     return realize(ex, ex.arg(frame, inst, 0))
 
 
+def _select(ex, frame, inst, mask):
+    if ex.rtype(inst).kind != "coopmat":
+        return NotImplemented
+    from .values import select
+    c = np.asarray(ex.arg(frame, inst, 0))
+    a = coop_val(ex, frame, inst.operands[1].value)
+    b = coop_val(ex, frame, inst.operands[2].value)
+    return select(np.broadcast_to(c, mask.shape), a, b)
+
+
+_wrap("OpSelect", _select)
 _wrap("OpVariable", _variable)
 _wrap("OpLoad", _load)
 _wrap("OpStore", _store)
