@@ -164,6 +164,11 @@ MATI = ("%matAi = OpTypeCooperativeMatrixKHR %i32 %subgroup %c16 %c16 %useA\n"
 NV_MATI = ("%matCi = OpTypeCooperativeMatrixNV %i32 %subgroup %c16 %c8\n"
            "%matCu = OpTypeCooperativeMatrixNV %u32 %subgroup %c16 %c8")
 
+ARM_CAP = [("OpCapability CooperativeMatrixKHR\n",
+            "OpCapability CooperativeMatrixKHR\nOpCapability CooperativeMatrixLayoutsARM\n"),
+           ('OpExtension "SPV_KHR_cooperative_matrix"',
+            'OpExtension "SPV_KHR_cooperative_matrix"\nOpExtension "SPV_ARM_cooperative_matrix_layouts"')]
+
 CASES: list[Case] = [
     C("khr_base", "*", "pass"),
     C("nv_base", "*", "pass", base="nv"),
@@ -304,6 +309,17 @@ CASES: list[Case] = [
     C("layout_no_stride", "coopmat.khr.layout_stride", "fail", body="%x = OpCooperativeMatrixLoadKHR %matC %ptr %rowmajor"),
     C("layout_arm_nocap", "coopmat.khr.layout_arm", "fail", ref=None, types="%arm = OpConstant %u32 4202",
       body="%x = OpCooperativeMatrixLoadKHR %matC %ptr %arm %stride"),
+    # f32 16x8 RowBlockedInterleavedARM: Rows % 4 == 0, Columns % (16/4 * Stride) == 0
+    C("layout_arm_block_cols", "coopmat.khr.layout_arm", "fail", sub=ARM_CAP,
+      types="%arm = OpConstant %u32 4202\n%s4 = OpConstant %u32 4",
+      body="%x = OpCooperativeMatrixLoadKHR %matC %ptr %arm %s4"),
+    C("layout_arm_block_ok", "coopmat.khr.layout_arm", "pass", sub=ARM_CAP,
+      types="%arm = OpConstant %u32 4202\n%s2 = OpConstant %u32 2",
+      body="%x = OpCooperativeMatrixLoadKHR %matC %ptr %arm %s2"),
+    # ColumnBlockedInterleavedARM exchanges the two: Rows 16 % (4 * 4) == 0, Columns 8 % 4 == 0
+    C("layout_arm_column_block_ok", "coopmat.khr.layout_arm", "pass", sub=ARM_CAP,
+      types="%arm = OpConstant %u32 4203\n%s4 = OpConstant %u32 4",
+      body="%x = OpCooperativeMatrixLoadKHR %matC %ptr %arm %s4"),
     # ---- 1E memory operands ----
     C("load_makeavailable", "coopmat.memaccess.load_store_bits", "fail", types="%wgs = OpConstant %u32 2",
       body="%x = OpCooperativeMatrixLoadKHR %matC %ptr %rowmajor %stride MakePointerAvailable|NonPrivatePointer %wgs"),

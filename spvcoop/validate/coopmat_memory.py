@@ -310,30 +310,59 @@ def khr_layout_needs_stride(ctx: Context, inst) -> None:
     if a is None or a.layout is None or a.stride is not None:
         return
     v = ctx.ix.int_value(a.layout.value)
-    if v is not None and v.value in (0, 1, 4202, 4203):
+    if v is not None and v.value in _layout_values(ctx, _STRIDED_LAYOUTS):
         name = ctx.ix.grammar.operand_kinds["CooperativeMatrixLayout"].by_value[v.value].name
         ctx.report(inst, a.layout, f"MemoryLayout {name} requires a Stride operand", spec_dependent=v.spec)
 
 
+_ARM_LAYOUTS = ("RowBlockedInterleavedARM", "ColumnBlockedInterleavedARM")
+_STRIDED_LAYOUTS = ("RowMajorKHR", "ColumnMajorKHR", *_ARM_LAYOUTS)
+
+
+def _layout_values(ctx: Context, names: tuple[str, ...]) -> dict[int, str]:
+    """Value -> name of these CooperativeMatrixLayout enumerants, from the grammar."""
+    by_name = ctx.ix.grammar.operand_kinds["CooperativeMatrixLayout"].by_name
+    return {by_name[n].value: n for n in names if n in by_name}
+
+
 @rule("coopmat.khr.layout_arm", "OpCooperativeMatrixLoadKHR OpCooperativeMatrixStoreKHR".split(),
       "The RowBlockedInterleavedARM / ColumnBlockedInterleavedARM layouts need the CooperativeMatrixLayoutsARM "
-      "capability and a constant Stride of 1, 2 or 4.", source="SPV_ARM_cooperative_matrix_layouts")
+      "capability and a constant Stride of 1, 2 or 4. With RowBlockedInterleavedARM the matrix's Rows must be "
+      "a multiple of 4 and its Columns a multiple of 16 / sizeof(Component Type) times Stride "
+      "(ColumnBlockedInterleavedARM: the same with Rows and Columns exchanged).",
+      source="SPV_ARM_cooperative_matrix_layouts")
 def khr_layout_arm(ctx: Context, inst) -> None:
     ix = ctx.ix
     a = parse_access(inst)
     if a is None or a.layout is None:
         return
     v = ix.int_value(a.layout.value)
-    if v is None or v.value not in (4202, 4203):
+    layout = _layout_values(ctx, _ARM_LAYOUTS).get(v.value) if v is not None else None
+    if layout is None:
         return
     if not ix.has_cap("CooperativeMatrixLayoutsARM"):
         ctx.report(inst, a.layout, "the blocked-interleaved ARM layouts need the CooperativeMatrixLayoutsARM capability")
-    if a.stride is not None:
-        s = ix.int_value(a.stride.value)
-        if s is None or not ix.is_constant_inst(a.stride.value):
-            ctx.report(inst, a.stride, "with an ARM blocked layout, Stride must come from a constant instruction")
-        elif s.value not in (1, 2, 4):
-            ctx.report(inst, a.stride, f"with an ARM blocked layout, Stride must be 1, 2 or 4 (it is {s.value})")
+    if a.stride is None:
+        return
+    s = ix.int_value(a.stride.value)
+    if s is None or not ix.is_constant_inst(a.stride.value):
+        ctx.report(inst, a.stride, "with an ARM blocked layout, Stride must come from a constant instruction")
+        return
+    if s.value not in (1, 2, 4):
+        ctx.report(inst, a.stride, f"with an ARM blocked layout, Stride must be 1, 2 or 4 (it is {s.value})")
+        return
+    cm = ix.coopmat(inst.result_type) if a.is_load else (ix.coopmat_of(a.obj.value) if a.obj else None)
+    comp = ix.scalar_kind(cm.component) if cm is not None else None
+    if cm is None or comp is None or cm.rows is None or cm.cols is None:
+        return
+    # blocks of 4 along one dimension and of (16 bytes / component size) * Stride along the other
+    wide = 16 // max(1, comp[1] // 8) * s.value
+    rows_need, cols_need = (4, wide) if layout == "RowBlockedInterleavedARM" else (wide, 4)
+    for dim, size, need in (("Rows", cm.rows.value, rows_need), ("Columns", cm.cols.value, cols_need)):
+        if size % need:
+            ctx.report(inst, a.layout, f"{layout} with Stride {s.value} needs {dim} to be a multiple of {need}, "
+                       f"but the matrix is {cm.shape()} ({ix.type_text(cm.id)})",
+                       [ctx.note_def(cm.id, "matrix type defined here")], spec_dependent=cm.rows.spec or cm.cols.spec)
 
 
 def _mask_names(ctx: Context, a: Access) -> set[str]:
