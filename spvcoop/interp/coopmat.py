@@ -287,7 +287,7 @@ def warn(ex, inst, message: str) -> None:
     if inst.index in seen:
         return
     seen[inst.index] = message
-    from ..diagnostics import Diagnostic, Note
+    from ..diagnostics import Diagnostic
     notes: list = []
     span, source = ex.where(inst, notes)
     d = Diagnostic("warning", f"{inst.opname}: {message}", span, rule="interp.coopmat", notes=notes, source=source)
@@ -300,7 +300,6 @@ def warn(ex, inst, message: str) -> None:
 
 # ---- hooks for the core's composite, null and access-chain paths -------------------------
 def _zeros(t, n=1):
-    from ..layouts import component_name
     info = t.extra.get("coop")
     if info is None:  # before the run's lanes exist (OpConstantNull): a lazy zero, resolved on use
         return _Lazy(t, np.zeros((), t.elem.dtype))
