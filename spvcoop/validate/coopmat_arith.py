@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .coopmat_types import describe
-from .index import USE_NAMES, CoopMat
+from .index import USE_NAMES, USE_VALUES, CoopMat
 from .registry import MODULE, Context, rule, spec_dep
 
 NV = "SPV_NV_cooperative_matrix"
@@ -42,7 +42,8 @@ def muladd_operand_type(ctx: Context, inst) -> None:
                        f"OpTypeCooperativeMatrix{want}", [ctx.note_def(o.value, f"{role} defined here")])
 
 
-_USE_WANT = {"A": 0, "B": 1, "C": 2, "Result": 2}
+_USE_WANT = {"A": USE_VALUES["MatrixA"], "B": USE_VALUES["MatrixB"], "C": USE_VALUES["MatrixAccumulator"],
+             "Result": USE_VALUES["MatrixAccumulator"]}
 
 
 @rule("coopmat.muladd.use", "OpCooperativeMatrixMulAddKHR",

@@ -59,7 +59,10 @@ class CoopMat:
         return f"{r}x{c}"
 
 
-USE_NAMES = {0: "MatrixA", 1: "MatrixB", 2: "MatrixAccumulator"}
+# CooperativeMatrixUse value -> name without the KHR suffix ("MatrixA", ...), from the grammar
+USE_NAMES = {e.value: e.name.removesuffix("KHR")
+             for e in load_grammar().operand_kinds["CooperativeMatrixUse"].enumerants}
+USE_VALUES = {name: value for value, name in USE_NAMES.items()}
 
 
 def _fold_binary(op: str) -> Callable[[int, int], int | None] | None:
