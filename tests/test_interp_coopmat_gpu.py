@@ -66,3 +66,17 @@ def test_ieee_rule_differs_from_the_tensor_cores():
     got = np.frombuffer(res.raw(2), np.float32).reshape(want.shape)
     assert (got != want).sum() > 100
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_tensorcore_rule_on_zeros_and_tiny_values():
+    from spvcoop.interp.coopmat_math import tensorcore_muladd
+    A = np.zeros((1, 16, 16), np.float16)
+    B = np.ones((1, 16, 16), np.float16)
+    C = np.zeros((1, 16, 16), np.float32)
+    assert not tensorcore_muladd(A, B, C, np.dtype(np.float32)).any()
+    A[0, 0, 0] = B[0, 0, 0] = np.float16(2.0 ** -24)  # smallest subnormal: the product 2^-48 is kept
+    D = tensorcore_muladd(A, B, C, np.dtype(np.float32))
+    assert D[0, 0, 0] == np.float32(2.0 ** -48) and D[0, 0, 1] == np.float32(2.0 ** -24)
+    # 1 + 2^-30: the small term sits 30 bits below the alignment exponent and is truncated away
+    A[0, 0, 0], B[0, 0, 0], A[0, 0, 1], B[0, 1, 0] = 1, 1, np.float16(2.0 ** -15), np.float16(2.0 ** -15)
+    assert tensorcore_muladd(A, B, C, np.dtype(np.float32))[0, 0, 0] == 1.0

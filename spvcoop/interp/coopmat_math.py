@@ -98,18 +98,19 @@ def tensorcore_muladd(A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype
     A64, B64 = A.astype(np.float64), B.astype(np.float64)
     c = np.broadcast_to(C.astype(np.float32).astype(np.float64), np.broadcast_shapes(
         A.shape[:-2], B.shape[:-2], C.shape[:-2]) + (A.shape[-2], B.shape[-1])).copy()
-    eA, eB = _exponent(A64), _exponent(B64)
+    eA, eB = _exponent(A64).astype(np.int32), _exponent(B64).astype(np.int32)  # zeros: -10000, never the max
     K = A.shape[-1]
     for k0 in range(0, K, block):
         k1 = min(K, k0 + block)
         P = A64[..., :, k0:k1, None] * B64[..., None, k0:k1, :]            # (..., M, k, N), exact
-        E = eA[..., :, k0:k1, None] + eB[..., None, k0:k1, :]
-        E = np.where(P == 0, -10000, E)
-        emax = np.maximum(E.max(axis=-2), _exponent(c))
-        q = np.ldexp(1.0, (emax - bits).clip(-1074, 1023).astype(np.int32))
-        s = (np.trunc(P / q[..., None, :]) * q[..., None, :]).sum(axis=-2) + np.trunc(c / q) * q
+        emax = (eA[..., :, k0:k1, None] + eB[..., None, k0:k1, :]).max(axis=-2)
+        emax = np.maximum(emax, _exponent(c)).clip(bits - 1000, 1000)  # scale stays finite
+        scale = np.ldexp(1.0, (bits - emax).astype(np.int32))          # terms become integers after truncation
+        P *= scale[..., None, :]
+        np.trunc(P, out=P)
+        s = (P.sum(axis=-2) + np.trunc(c * scale)) / scale               # exact: < 2^32 integers, power-of-2 scale
         if k1 == K and rdt != np.float32:
-            return s.astype(rdt)  # an f16 result is rounded to nearest from the exact sum (no f32 step)
+            return s.astype(rdt)  # an f16 result is rounded to nearest even from the exact sum (no f32 step)
         f = s.astype(np.float32)
         away = np.abs(f.astype(np.float64)) > np.abs(s)
         f = np.where(away, np.nextafter(f, np.float32(0)), f)
