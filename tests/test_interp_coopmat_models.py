@@ -219,3 +219,15 @@ def test_model_that_does_not_define_the_type_is_a_clean_error():
     p = _cli("run", "samples/coopmat/elementwise/run.yaml", "--layout", "lavapipe")
     assert p.returncode != 0 and "Traceback" not in p.stderr
     assert "does not define f32 16x16 use acc" in p.stderr, p.stderr
+
+
+@needs_glslang
+def test_portability_command_module(capsys):
+    """spvcoop.commands.portability (`spvcoop portability SPEC` once listed in cli.COMMAND_MODULES)."""
+    import argparse
+    from spvcoop.commands import portability
+    p = argparse.ArgumentParser()
+    portability.register(p.add_subparsers())
+    args = p.parse_args(["portability", str(SAMPLES / "nonportable" / "run.yaml")])
+    assert args.func(args) == 1
+    assert "NOT PORTABLE" in capsys.readouterr().out
