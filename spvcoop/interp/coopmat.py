@@ -245,7 +245,7 @@ def active_groups(ex, info: CoopInfo, mask: np.ndarray, what: str) -> np.ndarray
         missing = np.flatnonzero((grp == g) & alive & ~mask)
         scope = info.scope.lower()
         pos = ", ".join(str(int(x)) for x in info.position[missing][:8])
-        raise Fault(f"{what} reached by only part of {scope} {g} ({int(n_in[g])} of {int(n_all[g])} invocations; "
+        raise Fault(f"reached by only part of {scope} {g} ({int(n_in[g])} of {int(n_all[g])} invocations; "
                     f"inactive: invocation(s) {pos}{' ...' if len(missing) > 8 else ''} of that {scope}): "
                     f"cooperative-matrix instructions need uniform control flow in their scope", missing)
     return n_in > 0
