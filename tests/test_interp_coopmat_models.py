@@ -167,7 +167,6 @@ def _cli(*args):
     return subprocess.run([sys.executable, "-m", "spvcoop", *args], capture_output=True, text=True, cwd=ROOT)
 
 
-@needs_glslang
 @pytest.mark.parametrize("sample", ["nv_gemm", "khr_gemm", "int8_gemm", "shared_gemm", "elementwise", "nonportable"])
 def test_sample_checks_under_nvidia(sample):
     p = _cli("run", f"samples/coopmat/{sample}/run.yaml", "--layout", "nvidia", "--check",
@@ -176,7 +175,6 @@ def test_sample_checks_under_nvidia(sample):
     assert "check passed" in p.stdout + p.stderr
 
 
-@needs_glslang
 def test_portability_report_finds_the_non_portable_sample():
     p = _cli("run", "samples/coopmat/nonportable/run.yaml", "--layout", "all")
     assert p.returncode == 1, p.stdout + p.stderr
@@ -184,21 +182,18 @@ def test_portability_report_finds_the_non_portable_sample():
     assert "skipped: layout model 'lavapipe' does not define" in p.stdout
 
 
-@needs_glslang
 def test_portability_report_passes_a_portable_gemm():
     p = _cli("run", "samples/coopmat/khr_gemm/run.yaml", "--layout", "all")
     assert p.returncode == 0, p.stdout + p.stderr
     assert "result: portable" in p.stdout and "wmma-sm80" in p.stdout
 
 
-@needs_glslang
 def test_nonportable_sample_differs_from_h100_under_striped():
     p = _cli("run", "samples/coopmat/nonportable/run.yaml", "--layout", "striped", "--check",
              "samples/coopmat/nonportable/expected.yaml")
     assert p.returncode == 1
 
 
-@needs_glslang
 def test_layout_from_user_yaml_file(tmp_path):
     (tmp_path / "mine.yaml").write_text((ROOT / "spvcoop/layouts/models/striped.yaml").read_text()
                                         .replace("name: striped", "name: mine"))
@@ -207,21 +202,18 @@ def test_layout_from_user_yaml_file(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
 
 
-@needs_glslang
 def test_unknown_layout_is_a_clean_error():
     p = _cli("run", "samples/coopmat/elementwise/run.yaml", "--layout", "nvida")
     assert p.returncode != 0 and "Traceback" not in p.stderr
     assert "unknown layout model 'nvida'" in p.stderr and "nvidia" in p.stderr
 
 
-@needs_glslang
 def test_model_that_does_not_define_the_type_is_a_clean_error():
     p = _cli("run", "samples/coopmat/elementwise/run.yaml", "--layout", "lavapipe")
     assert p.returncode != 0 and "Traceback" not in p.stderr
     assert "does not define f32 16x16 use acc" in p.stderr, p.stderr
 
 
-@needs_glslang
 def test_portability_command_module(capsys):
     """spvcoop.commands.portability (`spvcoop portability SPEC` once listed in cli.COMMAND_MODULES)."""
     import argparse
@@ -231,3 +223,19 @@ def test_portability_command_module(capsys):
     args = p.parse_args(["portability", str(SAMPLES / "nonportable" / "run.yaml")])
     assert args.func(args) == 1
     assert "NOT PORTABLE" in capsys.readouterr().out
+
+
+@needs_glslang
+@pytest.mark.parametrize("sample", ["khr_gemm", "nonportable"])
+def test_sample_spvasm_is_its_glsl_source(sample):
+    """The samples ship the compiled .spvasm (no GLSL compiler needed); the .comp gives the same output."""
+    import yaml
+    from spvcoop.interp import run
+    spec = yaml.safe_load((SAMPLES / sample / "run.yaml").read_text())
+    shader = SAMPLES / sample / spec["shader"]
+    bufs = {k: (np.load(SAMPLES / sample / v["file"]) if "file" in v else np.zeros(v["zeros"], v["dtype"]))
+            for k, v in spec["buffers"].items()}
+    outs = [run(str(shader.with_suffix(ext)), dispatch=spec["dispatch"], buffers=dict(bufs),
+                spec_constants=spec.get("spec_constants"), layout="nvidia")[spec["outputs"][0]]
+            for ext in (".spvasm", ".comp")]
+    assert np.array_equal(outs[0], outs[1]) and outs[0].any()
