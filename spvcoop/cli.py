@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "spvcoop.commands.val",
     "spvcoop.commands.layout",
     "spvcoop.commands.run",
+    "spvcoop.commands.portability",
 ]
 
 

@@ -18,6 +18,20 @@ PROBES = DATA / "coopmat-probes"
 GLSL = TESTS / "glsl"
 
 
+REFERENCE_TOOLS = ("spirv-as", "spirv-dis", "spirv-val", "glslangValidator")
+
+
+def pytest_configure(config) -> None:
+    """The differential tests are the backbone of the suite: without the reference tools the run
+    stops here instead of skipping them (some test modules also guard with skipif, which can then
+    never fire)."""
+    from spvcoop.reference_tools import find_tool
+    missing = [t for t in REFERENCE_TOOLS if find_tool(t) is None]
+    if missing:
+        raise pytest.UsageError(f"reference tools not found: {', '.join(missing)}; "
+                                "install them with: pip install -e '.[test]'")
+
+
 def probe_env(path: Path) -> str:
     """The --target-env a probe asks for in its '; env:' header (spv1.6 by default)."""
     for line in path.read_text().splitlines()[:8]:
