@@ -6,6 +6,7 @@ import sys
 from array import array
 
 from .diagnostics import SpvError, Diagnostic
+from .literals import float_type
 from .module import MAGIC, Header, Instruction, LazyInstruction, Module, Operand, Span
 from .spirv_grammar import Grammar, OperandSpec, load as load_grammar
 
@@ -31,6 +32,14 @@ def encode_string(s: str) -> tuple[int, ...]:
     return struct.unpack(f"<{len(data) // 4}I", data)
 
 
+def _encoding(inst: Instruction) -> str | None:
+    """The FPEncoding name of an OpTypeFloat, if it has one (shared with the assembler and disassembler)."""
+    if len(inst.operands) < 2:
+        return None
+    e = load_grammar().operand_kinds["FPEncoding"].by_value.get(inst.operands[1].value)
+    return e.name if e else None
+
+
 class _NumericTypes:
     """id -> ('int'|'float', width, signed) for OpTypeInt/OpTypeFloat seen so far."""
 
@@ -41,7 +50,7 @@ class _NumericTypes:
         if inst.opname == "OpTypeInt":
             self.types[inst.result_id] = ("int", inst.operands[0].value, bool(inst.operands[1].value))
         elif inst.opname == "OpTypeFloat":
-            self.types[inst.result_id] = ("float", inst.operands[0].value, True)
+            self.types[inst.result_id] = float_type(inst.operands[0].value, _encoding(inst))
 
 
 def number_from_words(words, ntype: tuple[str, int, bool] | None):

@@ -9,7 +9,8 @@ from __future__ import annotations
 import functools
 import re
 
-from .literals import format_float
+from .binary import _encoding
+from .literals import float_type, format_float
 from .binary import IdsOnlyInstruction
 from .module import Instruction, Module, Operand
 from .spirv_grammar import grammar_dir, load as load_grammar
@@ -90,7 +91,6 @@ class FriendlyNames:
         self.access = g.operand_kinds["AccessQualifier"].by_value
         self.builtins = g.operand_kinds["BuiltIn"].by_value
         self.builtin_decoration = g.operand_kinds["Decoration"].by_name["BuiltIn"].value
-        self.encodings = g.operand_kinds.get("FPEncoding")
         self.numeric: dict[int, tuple[str, int, bool]] = {}
         for inst in module.instructions:
             self.visit(inst)
@@ -146,12 +146,9 @@ class FriendlyNames:
             self.save(rid, sign + root)
         elif op == "OpTypeFloat":
             width = ops[0].value
-            self.numeric[rid] = ("float", width, True)
-            enc = None
-            if len(ops) > 1 and self.encodings is not None:
-                e = self.encodings.by_value.get(ops[1].value)
-                enc = _FLOAT_ENCODING_NAMES.get(e.name) if e else None
-            self.save(rid, enc or _FLOAT_NAMES.get(width, f"fp{width}"))
+            encoding = _encoding(inst)
+            self.numeric[rid] = float_type(width, encoding)
+            self.save(rid, _FLOAT_ENCODING_NAMES.get(encoding) or _FLOAT_NAMES.get(width, f"fp{width}"))
         elif op == "OpTypeVector":
             self.save(rid, f"v{ops[1].value}{self.name(ops[0].value)}")
         elif op == "OpTypeMatrix":
@@ -196,9 +193,7 @@ def format_number(o: Operand, ntype: tuple[str, int, bool] | None) -> str:
     bits = 0
     for i, w in enumerate(o.words):
         bits |= w << (32 * i)
-    if width in (16, 32, 64):
-        return format_float(bits & ((1 << width) - 1), width)
-    return str(bits)
+    return format_float(bits & ((1 << width) - 1), width, kind)
 
 
 def _escape(s: str) -> str:
@@ -301,7 +296,7 @@ class Disassembler:
         if op == "OpTypeInt":
             self.numeric[inst.result_id] = ("int", inst.operands[0].value, bool(inst.operands[1].value))
         elif op == "OpTypeFloat":
-            self.numeric[inst.result_id] = ("float", inst.operands[0].value, True)
+            self.numeric[inst.result_id] = float_type(inst.operands[0].value, _encoding(inst))
         elif op == "OpExtInstImport":
             self.ext_sets[inst.result_id] = inst.operands[0].value
 

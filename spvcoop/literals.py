@@ -17,8 +17,22 @@ _INT_RE = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)\Z")
 _DEC_FLOAT_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
 _HEX_FLOAT_RE = re.compile(r"([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?[pP]([+-]?[0-9]+)\Z")
 
-# (exponent bits, fraction bits) per float width
-FLOAT_FORMATS = {16: (5, 10), 32: (8, 23), 64: (11, 52)}
+# (exponent bits, fraction bits) per float format: IEEE ones by width, the others by name
+FLOAT_FORMATS = {16: (5, 10), 32: (8, 23), 64: (11, 52), "bf16": (8, 7), "e5m2": (5, 2), "e4m3": (4, 3)}
+
+# OpTypeFloat's FPEncoding operand -> the format of its literals (spirv-as/spirv-dis 2025.5)
+ENCODED_FLOATS = {"BFloat16KHR": "bf16", "Float8E5M2EXT": "e5m2", "Float8E4M3EXT": "e4m3"}
+
+
+def float_type(width: int, encoding: str | None = None) -> tuple[str, int, bool]:
+    """The numeric-type tuple (kind, width, signed) of an OpTypeFloat: kind 'float' for IEEE
+    formats, else the format name of its encoding ('bf16', 'e5m2', 'e4m3')."""
+    return (ENCODED_FLOATS.get(encoding or "", "float"), width, True)
+
+
+def _bits(fmt) -> int:
+    ebits, mbits = FLOAT_FORMATS[fmt]
+    return 1 + ebits + mbits
 
 
 class LiteralError(ValueError):
@@ -60,9 +74,9 @@ def int_words(value: int, width: int) -> tuple[int, ...]:
     return (v & 0xFFFFFFFF, v >> 32)
 
 
-def _round_fraction(value: Fraction, width: int, truncate: bool = False) -> int | None:
+def _round_fraction(value: Fraction, fmt, truncate: bool = False) -> int | None:
     """Bits of |value| rounded to nearest even (or toward zero) in the format; None on overflow."""
-    ebits, mbits = FLOAT_FORMATS[width]
+    ebits, mbits = FLOAT_FORMATS[fmt]
     bias = (1 << (ebits - 1)) - 1
     if value == 0:
         return 0
@@ -101,23 +115,42 @@ def _decimal_to_f32_bits(text: str) -> int | None:
     return (bits & 0x7FFFFFFF) | (0x80000000 if text.startswith("-") else 0)
 
 
-def _f32_to_f16_bits(b: int) -> int:
-    sign = (b >> 16) & 0x8000
+def _narrow_f32(b: int, fmt) -> int:
+    """An f32 bit pattern narrowed toward zero to a smaller format, or -1 on overflow.
+    SPIRV-Tools narrows float to half toward zero (HexFloat castTo's default), measured:
+    0.6180340051651001 -> f16 0x38f1, 65535.0 -> 0x7bff, 65536.0 -> error; bf16 0.1 -> 0x3dcc."""
+    sign = (b >> 31) << (_bits(fmt) - 1)
     v = Fraction(struct.unpack("<f", struct.pack("<I", b & 0x7FFFFFFF))[0])
-    # SPIRV-Tools narrows float to half toward zero (HexFloat castTo's default), measured:
-    # 0.6180340051651001 -> 0x38f1, 65535.0 -> 0x7bff, 65536.0 -> error
-    r = _round_fraction(v, 16, truncate=True)
+    r = _round_fraction(v, fmt, truncate=True)
     return -1 if r is None else sign | r
 
 
-def parse_float(text: str, width: int) -> int:
-    """Bit pattern of the float literal `text` in a `width`-bit float."""
+def parse_float(text: str, width: int, fmt=None) -> int:
+    """Bit pattern of the float literal `text` in a `width`-bit float (fmt: 'bf16', 'e5m2' or
+    'e4m3' for an OpTypeFloat with an FPEncoding; IEEE by width otherwise)."""
+    fmt = width if fmt in (None, "float") else fmt
+    if fmt not in FLOAT_FORMATS:
+        raise LiteralError(f"{width}-bit float literals are not supported")
     m = _HEX_FLOAT_RE.match(text)
+    if fmt == "e4m3" and _magnitude(text, m) >= 256:
+        # spirv-as treats E4M3's top binade (256..448) and overflow in ways we have not reproduced
+        raise LiteralError(f"FP8 E4M3 literals of magnitude 256 or more are not supported: {text}")
     if m:
-        return _parse_hex_float(m, text, width)
+        return _parse_hex_float(m, text, fmt)
+    return _parse_decimal(text, width, fmt)
+
+
+def _magnitude(text: str, hex_match) -> float:
+    try:
+        return abs(float.fromhex(text) if hex_match else float(text))
+    except (ValueError, OverflowError):
+        return 0.0
+
+
+def _parse_decimal(text: str, width: int, fmt) -> int:
     if not _DEC_FLOAT_RE.match(text):
         raise LiteralError(f"Invalid {width}-bit float literal: {text}")
-    if width == 64:
+    if fmt == 64:
         d = float(text)
         if math.isinf(d):
             raise LiteralError(f"Invalid {width}-bit float literal: {text}")
@@ -125,16 +158,17 @@ def parse_float(text: str, width: int) -> int:
     b32 = _decimal_to_f32_bits(text)
     if b32 is None:
         raise LiteralError(f"Invalid {width}-bit float literal: {text}")
-    if width == 32:
+    if fmt == 32:
         return b32
-    b16 = _f32_to_f16_bits(b32)
-    if b16 < 0:
+    narrow = _narrow_f32(b32, fmt)
+    if narrow < 0:
         raise LiteralError(f"Invalid {width}-bit float literal: {text}")
-    return b16
+    return narrow
 
 
-def _parse_hex_float(m: re.Match, text: str, width: int) -> int:
-    ebits, mbits = FLOAT_FORMATS[width]
+def _parse_hex_float(m: re.Match, text: str, fmt) -> int:
+    ebits, mbits = FLOAT_FORMATS[fmt]
+    width = _bits(fmt)
     bias = (1 << (ebits - 1)) - 1
     sign, whole, frac, exp = m.group(1), m.group(2) or "", m.group(3) or "", int(m.group(4))
     if not whole and not frac:
@@ -151,7 +185,7 @@ def _parse_hex_float(m: re.Match, text: str, width: int) -> int:
         fraction = int((top - 1) * (1 << mbits)) if top < 2 else 0
         return sign_bit | (((1 << ebits) - 1) << mbits) | fraction
     # SPIRV-Tools drops the hex digits that do not fit (round toward zero), measured
-    r = _round_fraction(value, width, truncate=True)
+    r = _round_fraction(value, fmt, truncate=True)
     if r is None:
         raise LiteralError(f"Invalid {width}-bit float literal: {text}")
     return sign_bit | r
@@ -165,9 +199,10 @@ def float_words(bits: int, width: int) -> tuple[int, ...]:
 
 # ---- printing (spirv-dis) ----
 
-def format_hex_float(bits: int, width: int) -> str:
+def format_hex_float(bits: int, fmt) -> str:
     """SPIRV-Tools' hex float: 0x1.8p+0, -0x0p+0, 0x1p+128 (inf), 0x1.8p+128 (NaN), subnormals normalised."""
-    ebits, mbits = FLOAT_FORMATS[width]
+    ebits, mbits = FLOAT_FORMATS[fmt]
+    width = _bits(fmt)
     bias = (1 << (ebits - 1)) - 1
     sign = "-" if bits >> (width - 1) & 1 else ""
     exp_field = (bits >> mbits) & ((1 << ebits) - 1)
@@ -191,10 +226,14 @@ def format_hex_float(bits: int, width: int) -> str:
     return f"{sign}{body}p{'+' if e >= 0 else '-'}{abs(e)}"
 
 
-def format_float(bits: int, width: int) -> str:
-    """How spirv-dis prints a float constant of this width."""
-    if width == 16:
-        return format_hex_float(bits, 16)
+def format_float(bits: int, width: int, fmt=None) -> str:
+    """How spirv-dis prints a float constant of this width (and encoding format, if any):
+    16- and 8-bit floats always as hex floats."""
+    fmt = width if fmt in (None, "float") else fmt
+    if fmt not in FLOAT_FORMATS:
+        return str(bits)
+    if _bits(fmt) <= 16:
+        return format_hex_float(bits, fmt)
     ebits, mbits = FLOAT_FORMATS[width]
     exp_field = (bits >> mbits) & ((1 << ebits) - 1)
     frac = bits & ((1 << mbits) - 1)

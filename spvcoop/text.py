@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections import deque
 
-from .binary import encode_string
+from .binary import _encoding, encode_string
 from .diagnostics import Diagnostic, Note, SpvError, did_you_mean
-from .literals import LiteralError, float_words, int_words, parse_float, parse_int
+from .literals import LiteralError, float_type, float_words, int_words, parse_float, parse_int
 from .module import Header, Instruction, Module, Operand, Span
 from .spirv_grammar import Grammar, InstructionSpec, OperandSpec, load as load_grammar
 from .line_templates import TemplatedLines
@@ -221,7 +221,7 @@ class Assembler(TemplatedLines):
         if op == "OpTypeInt":
             self.numeric_types[inst.result_id] = ("int", inst.operands[0].value, bool(inst.operands[1].value))
         elif op == "OpTypeFloat":
-            self.numeric_types[inst.result_id] = ("float", inst.operands[0].value, True)
+            self.numeric_types[inst.result_id] = float_type(inst.operands[0].value, _encoding(inst))
         elif op == "OpExtInstImport":
             name = inst.operands[0].value
             if not self.g.ext_import_known(name):
@@ -403,7 +403,7 @@ class Assembler(TemplatedLines):
         if kind == "int":
             v = self.literal(tok, lambda t: parse_int(t, width, signed))
             return v, int_words(v, width)
-        bits = self.literal(tok, lambda t: parse_float(t, width))
+        bits = self.literal(tok, lambda t: parse_float(t, width, kind))
         return bits, float_words(bits, width)
 
     def context_number(self, inst: Instruction, tok: Token, pos: int) -> int:

@@ -9,6 +9,8 @@ import pytest
 
 from conftest import PROBES, probe_env, run_tool
 from spvcoop import SpvError
+from spvcoop.binary import read_binary
+from spvcoop.disassembler import disassemble
 from spvcoop.text import TARGET_ENVS, assemble
 
 ALL_ASM = sorted(PROBES.glob("*.spvasm")) + sorted((PROBES / "asm_snippets").glob("*.spvasm"))
@@ -76,13 +78,36 @@ LITERAL_CASES = [
 ]
 
 
+ENCODED_FLOAT_LITERALS = ["0.1", "1.5", "0.3", "-2.75", "0.001", "1e-40", "3.4e38", "1e39", "0x1.fp+0", "0x1.ffp+0",
+                          "0x1p+9", "0x1p+16", "0x1p+128", "60000", "449", "-0.0"]
+LITERAL_CASES += [
+    ("%t = OpTypeFloat 16 BFloat16KHR", ENCODED_FLOAT_LITERALS),
+    # not 1e-40: spirv-as narrows that f32 subnormal to E5M2 0x28 (2^-5), which we do not reproduce
+    ("%t = OpTypeFloat 8 Float8E5M2EXT", [v for v in ENCODED_FLOAT_LITERALS if v != "1e-40"]),
+    ("%t = OpTypeFloat 8 Float8E4M3EXT", ["0.1", "1.5", "0.3", "-2.75", "0.001", "0x1.fp+0", "240", "-0.0"]),
+]
+
+
 @pytest.mark.parametrize("type_decl,literals", LITERAL_CASES, ids=lambda v: v if isinstance(v, str) else None)
 def test_constant_literals_match_spirv_as(type_decl: str, literals: list[str], tmp_path: Path) -> None:
     for lit in literals:
         text = f"OpCapability Shader\nOpCapability Float16\nOpCapability Int64\nOpCapability Float64\n" \
-               f"OpCapability Int16\nOpCapability Int8\nOpMemoryModel Logical GLSL450\n{type_decl}\n" \
+               f"OpCapability Int16\nOpCapability Int8\nOpCapability BFloat16TypeKHR\nOpCapability Float8EXT\n" \
+               f"OpMemoryModel Logical GLSL450\n{type_decl}\n" \
                f"%c = OpConstant %t {lit}\n%s = OpSpecConstant %t {lit}\n"
-        assert ours(text) == reference(text, tmp_path), f"{type_decl}: {lit}"
+        ref = reference(text, tmp_path)
+        assert ours(text) == ref, f"{type_decl}: {lit}"
+        if ref is not None:  # and spirv-dis prints the constant as we do
+            (tmp_path / "lit.spv").write_bytes(ref)
+            dis = run_tool("spirv-dis", str(tmp_path / "lit.spv")).stdout.decode()
+            assert disassemble(read_binary(ref)) == dis, f"{type_decl}: {lit}"
+
+
+def test_e4m3_top_binade_is_refused_not_guessed() -> None:
+    text = ("OpCapability Shader\nOpCapability Float8EXT\nOpMemoryModel Logical GLSL450\n"
+            "%t = OpTypeFloat 8 Float8E4M3EXT\n%c = OpConstant %t 300\n")
+    with pytest.raises(SpvError, match="E4M3 literals of magnitude 256 or more are not supported"):
+        assemble(text)
 
 
 def test_switch_literals_take_the_selector_width(tmp_path: Path) -> None:
