@@ -12,7 +12,7 @@ from ..module import Module
 from .constants import CONSTANT_OPS, evaluate_constant
 from .dataio import as_array, decode, encode
 from .executor import Executor
-from .memory import Memory, Pointer
+from .memory import Fault, Memory, Pointer
 from .program import Program
 from .registry import load_extensions
 
@@ -441,7 +441,10 @@ def element_dtypes(module: Module) -> dict:
         arr = t.members[0]
         if arr.kind not in ("array", "runtime_array") or arr.elem.kind not in ("int", "float", "vector"):
             continue
-        info = (arr.elem.dtype, arr.elem.count if arr.elem.kind == "vector" else 1)
+        try:
+            info = (arr.elem.dtype, arr.elem.count if arr.elem.kind == "vector" else 1)
+        except Fault:
+            continue  # a type the interpreter refuses (e.g. bfloat16): the run reports it where it is used
         dec = prog.decorations.get(inst.result_id, {})
         key = (dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0])
         for k in (key, prog.names.get(inst.result_id), t.name, t.member_names[0]):

@@ -47,6 +47,11 @@ class Type:
         if t.kind == "bool":
             return np.dtype(np.bool_)
         if t.kind == "float":
+            if t.extra.get("encoding"):
+                # bfloat16 / FP8 are not IEEE halves: refuse rather than compute with the wrong format
+                from .memory import Fault
+                raise Fault(f"{t.width}-bit floats with encoding {t.extra['encoding']} are not supported by the "
+                            f"interpreter (numpy has no such type)")
             return np.dtype({16: np.float16, 32: np.float32, 64: np.float64}[t.width])
         if t.kind == "int":
             return np.dtype(f"{'i' if t.signed else 'u'}{t.width // 8}")
