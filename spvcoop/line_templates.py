@@ -57,8 +57,14 @@ class TemplatedLines:
                     j += 1
                 if j == n or starts[j] is not None:
                     parts = _ID_SPLIT(line)  # [text, id name, text, id name, ..., text]
-                    template = templates.get(tuple(parts[0::2]))  # the shape: all but the id names
-                    if template is not None and not pending:
+                    key = tuple(parts[0::2])  # the line's shape: all but the id names
+                    template = templates.get(key)
+                    if template is None:
+                        handled = self.new_template(i + 1, line, opname, key, pending, j == n)
+                    else:
+                        if pending:
+                            self.flush_before(pending, line, i + 1)
+                        handled = True
                         # the hot path (most lines of a large module): fill the ids in
                         spec, out, slots, has_result, lazy_cls = template
                         out = list(out)
@@ -68,12 +74,13 @@ class TemplatedLines:
                             if v is None:
                                 v = self.new_id(names[text_index], i + 1, line)
                                 if v is None:
-                                    break
+                                    break  # the general path took the line
                             out[word_pos] = v
                         else:
                             col = len(parts[0]) + 1 if has_result else len(line) - len(line.lstrip()) + 1
                             # the span covers '%r = OpName' (or 'OpName'), as the general path's does
                             end = (line.find(opname, col) + 1 if has_result else col) + len(opname)
+                            # built without the dataclass __init__ (which would set operands)
                             inst = _new_object(lazy_cls)
                             inst.opname = spec.opname
                             inst.opcode = spec.opcode
@@ -85,10 +92,7 @@ class TemplatedLines:
                             if rt is not None:
                                 value_types[rid] = rt
                             instructions.append(inst)
-                            offset += len(line) + 1
-                            i += 1
-                            continue
-                    if self.fast_line(i + 1, line, opname, pending, lines, j):
+                    if handled:
                         pending = []
                         offset += len(line) + 1
                         i += 1
@@ -104,74 +108,42 @@ class TemplatedLines:
         if pending:
             self.encode_tokens(pending, None, True)
 
-    def fast_line(self, lineno: int, line: str, opname: str, pending: list[Token],
-                  lines: list[str], next_index: int) -> bool:
-        """Encode one plain, whole-instruction line from a template; False if it has no template
-        and cannot get one (then the caller sends it down the general path)."""
-        parts = _ID_SPLIT(line)  # [text, id name, text, id name, ..., text]
-        key = tuple(parts[0::2])  # the line's shape: everything but the id names
-        template = self.templates.get(key)
-        first = line.split(None, 1)[0] if template is None or pending else ""
-        has_result = len(parts) > 1 and not parts[0].strip()
-        if template is None:
-            if key in self.no_template:
-                return False
-            spec = self.g.instructions.get(opname)
-            if spec is None or spec.opname in _CONTEXT_OPCODES or spec.opname.startswith("OpType") \
-                    or any(o.kind in _CONTEXT_KINDS for o in spec.operands):
-                self.no_template.add(key)
-                return False
-            if pending:
-                nxt = ("ID" if has_result else "OPNAME", first, lineno, 1)
-                self.encode_tokens(pending, nxt, False)
-                pending.clear()
-            tokens = [(t[0], t[1], lineno, t[3]) for t in tokenize(line, self.source)]
-            self.last_group = next_index == len(lines)
-            self.next_token = None
-            _, groups = group_instructions(tokens)
-            inst, left = self.instruction(groups[0])
-            inst.index = len(self.instructions)
-            self.instructions.append(inst)
-            if left:
-                raise self.fail(f"Expected <opcode> or <result-id> at the beginning of an "
-                                f"instruction, found '{left[0][1]}'.", left[0])
-            template = _template_of(inst, groups[0])
-            if template is None:
-                self.no_template.add(key)
-            else:
-                self.templates[key] = template
-            return True
+    def flush_before(self, pending: list[Token], line: str, lineno: int) -> None:
+        """Encode the general-path tokens waiting before this line (which starts an instruction)."""
+        first = line.split(None, 1)[0]
+        nxt = ("ID" if first[0] == "%" else "OPNAME", first, lineno, 1)
+        self.encode_tokens(pending, nxt, False)
+        pending.clear()
+
+    def new_template(self, lineno: int, line: str, opname: str, key: tuple, pending: list[Token],
+                     last: bool) -> bool:
+        """A line of a shape not seen before: encode it by the general path and keep its template.
+        False (nothing done) for instructions that never get one; the caller then sends the
+        line down the general path with the lines around it."""
+        if key in self.no_template:
+            return False
+        spec = self.g.instructions.get(opname)
+        if spec is None or spec.opname in _CONTEXT_OPCODES or spec.opname.startswith("OpType") \
+                or any(o.kind in _CONTEXT_KINDS for o in spec.operands):
+            self.no_template.add(key)
+            return False
         if pending:
-            nxt = ("ID" if has_result else "OPNAME", first, lineno, 1)
-            self.encode_tokens(pending, nxt, False)
-            pending.clear()
-        spec, base_words, slots, has_result, _ = template
-        out = list(base_words)
-        numbers = self.ids.numbers
-        names = parts[1::2]
-        for text_index, word_pos in slots:
-            name = names[text_index]
-            v = numbers.get(name)
-            if v is None:
-                v = self.new_id(name, lineno, line)
-                if v is None:
-                    return True  # the general path took the line (and reported the bad id)
-            out[word_pos] = v
-        col = len(parts[0]) + 1 if has_result else len(line) - len(line.lstrip()) + 1
-        # the span covers '%r = OpName' (or 'OpName'), as the general path's does
-        end = (line.find(opname, col) + 1 if has_result else col) + len(opname)
-        # built without the dataclass __init__ (which would set operands): this is the hot path
-        inst = _new_object(_LazyInstruction)
-        inst.opname = spec.opname
-        inst.opcode = spec.opcode
-        rt = inst.result_type = out[1] if spec.has_result_type else None
-        rid = inst.result_id = out[1 + spec.has_result_type] if spec.has_result else None
-        inst.span = _new_span(Span, (lineno, col, end, -1))
+            self.flush_before(pending, line, lineno)
+        tokens = [(t[0], t[1], lineno, t[3]) for t in tokenize(line, self.source)]
+        self.last_group = last
+        self.next_token = None
+        _, groups = group_instructions(tokens)
+        inst, left = self.instruction(groups[0])
         inst.index = len(self.instructions)
-        inst._pending = (self, lineno, line, out)
-        if rt is not None and rid is not None:
-            self.value_types[rid] = rt
         self.instructions.append(inst)
+        if left:
+            raise self.fail(f"Expected <opcode> or <result-id> at the beginning of an "
+                            f"instruction, found '{left[0][1]}'.", left[0])
+        template = _template_of(inst, groups[0])
+        if template is None:
+            self.no_template.add(key)
+        else:
+            self.templates[key] = template
         return True
 
     def new_id(self, name: str, lineno: int, line: str) -> int | None:
