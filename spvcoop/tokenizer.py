@@ -64,8 +64,6 @@ class LineContinues(Exception):
     """A string that does not close on its line (it may close on a later one)."""
 
 
-_Unterminated = LineContinues
-
 
 def _regex_tokens(text: str, pos: int, line: int, line_start: int, source: str, out: list,
                   one_line: bool = False) -> None:
@@ -78,7 +76,7 @@ def _regex_tokens(text: str, pos: int, line: int, line_start: int, source: str, 
         if m is None:
             col = pos - line_start + 1
             if text[pos] == '"' and one_line:
-                raise _Unterminated()
+                raise LineContinues()
             if text[pos] == '"':
                 raise SpvError(Diagnostic("error", "Invalid literal string: missing closing '\"'",
                                           Span(line, col, col + 1), source=source))
@@ -107,7 +105,7 @@ def tokenize(text: str, source: str = "<input>", first_line: int = 1) -> list[To
             mark = len(out)
             try:
                 _regex_tokens(line, 0, lineno, 0, source, out, one_line=True)
-            except _Unterminated:
+            except LineContinues:
                 # a string runs over several lines: finish with the regex on the whole text
                 del out[mark:]
                 _regex_tokens(text, offset, lineno, offset, source, out)

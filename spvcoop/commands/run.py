@@ -86,7 +86,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from ..diagnostics import Diagnostic, SpvError
     from ..interp.runner import element_dtypes, load_shader, run
-    from ..interp.runspec import RunSpec, buffer_key, compare, generate, load_spec, read_yaml, render
+    from ..interp.runspec import RunSpec, buffer_key, generate, load_spec, read_yaml, render
     from .common import write_output
 
     path = args.spec
