@@ -16,6 +16,10 @@ from .coopmat import CoopInfo, CoopMat, active_groups, coop_info, coop_val, firs
 from .memory import ADDRESS_SHIFT, DeviceMemory, Fault, Pointer
 from .program import enum_name
 from .registry import op
+from ..spirv_grammar import load as load_grammar
+
+
+_COLUMN_MAJOR = load_grammar().operand_kinds["CooperativeMatrixLayout"].by_name["ColumnMajorKHR"].value
 
 
 def _operands(ex, frame, inst, store: bool):
@@ -42,12 +46,11 @@ def _geometry(ex, frame, inst, info: CoopInfo, mask, store: bool):
     major = uniform(info, ex.val(frame, major_id), groups, lanes, mask,
                     "the ColumnMajor operand" if not khr else "the MemoryLayout operand")
     if khr:
-        names = {int(v): (enum_name("CooperativeMatrixLayout", int(v)) if int(v) in (0, 1, 4202, 4203) else str(v))
-                 for v in np.unique(major)}
-        for v, n in names.items():
+        for v in np.unique(major):
+            n = enum_name("CooperativeMatrixLayout", int(v))
             if n not in ("RowMajorKHR", "ColumnMajorKHR"):
                 raise Fault(f"memory layout {n} is not supported (RowMajorKHR or ColumnMajorKHR)")
-        col_major = major.astype(np.int64) == 1
+        col_major = major.astype(np.int64) == _COLUMN_MAJOR
     else:
         col_major = major.astype(bool)
     P = ptr.type.size() if ptr.type is not None and ptr.type.kind not in ("runtime_array",) else info.itemsize
