@@ -29,6 +29,14 @@ class LayoutUndefined(Fault):
     """The chosen layout model does not define a type the shader uses (portability runs skip the model)."""
 
 
+def bfloat16_bits(values: np.ndarray) -> np.ndarray:
+    """float32 -> bfloat16 bit patterns, round to nearest even; NaNs stay (quiet) NaNs."""
+    u = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    nan = (u & 0x7FFFFFFF) > 0x7F800000
+    return np.where(nan, ((u >> 16) | 0x40).astype(np.uint16), rounded)
+
+
 @dataclass(eq=False)
 class CoopInfo:
     """What one cooperative-matrix type resolves to in one run."""
@@ -38,13 +46,37 @@ class CoopInfo:
     scope: str           # "Subgroup" or "Workgroup"
     component: str       # layout component name (f16, s8, ...)
     use: str | None      # a / b / acc (KHR), None (NV)
-    dtype: np.dtype
+    dtype: np.dtype      # the values' dtype (float32 for bfloat16, whose values it holds exactly)
     ex: object
     _layout: object = None
+    storage: np.dtype | None = None  # the dtype in memory where it differs from dtype (bfloat16: uint16)
+
+    @property
+    def storage_dtype(self) -> np.dtype:
+        return self.storage if self.storage is not None else self.dtype
 
     @property
     def itemsize(self) -> int:
-        return self.dtype.itemsize
+        return self.storage_dtype.itemsize
+
+    def from_storage(self, raw: np.ndarray) -> np.ndarray:
+        """Values from what memory holds (bfloat16 bits -> float32, exact)."""
+        if self.storage is None:
+            return raw
+        return (np.asarray(raw, np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+    def to_storage(self, values: np.ndarray) -> np.ndarray:
+        """What memory holds for these values (float32 -> bfloat16 bits, rounded to nearest even)."""
+        if self.storage is None:
+            return values
+        return bfloat16_bits(values)
+
+    def rounded(self, values: np.ndarray) -> np.ndarray:
+        """Values rounded to the component type (a no-op except for bfloat16, held in float32)."""
+        if self.storage is None:
+            return values
+        return self.from_storage(bfloat16_bits(values))
+
 
     def describe(self) -> str:
         u = f", use {self.use}" if self.use else ""
@@ -122,14 +154,18 @@ def coop_info(ex, t) -> CoopInfo:
         comp = component_name(elem.kind, elem.width, elem.signed, elem.extra.get("encoding"))
     except LayoutError as e:
         raise Fault(e.diagnostics[0].message) from None
-    if elem.extra.get("encoding"):
-        raise Fault(f"cooperative matrices of {comp} ({elem.extra['encoding']}) are not supported by the "
-                    f"interpreter (numpy has no such type)")
+    encoding = elem.extra.get("encoding")
+    if encoding not in (None, "BFloat16KHR"):
+        raise Fault(f"cooperative matrices of {comp} ({encoding}) are not supported by the interpreter")
     scope = enum_name("Scope", const(ids[1]))
     if scope not in ("Subgroup", "Workgroup"):
         raise Fault(f"cooperative matrix scope {scope} is not supported (Subgroup or Workgroup)")
     use = normalize_use(str(const(ids[4]))) if t.opname == "OpTypeCooperativeMatrixKHR" else None
-    info = CoopInfo(t, const(ids[2]), const(ids[3]), scope, comp, use, elem.dtype, ex)
+    if encoding == "BFloat16KHR":  # held as float32 values, stored as 16-bit patterns
+        info = CoopInfo(t, const(ids[2]), const(ids[3]), scope, comp, use, np.dtype(np.float32), ex,
+                        storage=np.dtype(np.uint16))
+    else:
+        info = CoopInfo(t, const(ids[2]), const(ids[3]), scope, comp, use, elem.dtype, ex)
     if getattr(ex, "layout_model", None) is not None:
         info.layout()  # an explicit model must define every type the shader uses, observed or not
     t.extra["coop"] = info

@@ -17,6 +17,7 @@ import numpy as np
 from ..spirv_grammar import load as load_grammar
 from .coopmat import CoopMat, coop_info, coop_val, first_lanes, uniform
 from .memory import Fault
+from .types import Type
 from .registry import OPS, op
 
 
@@ -53,7 +54,7 @@ def muladd(ex, frame, inst, mask):
         acc = np.float64 if np.float64 in (A.dtype, B.dtype, C.dtype, rdt) else np.float32
         D = np.matmul(A.astype(acc), B.astype(acc))
         D += C.astype(acc)
-        return CoopMat(info, D.astype(rdt))
+        return CoopMat(info, info.rounded(D.astype(rdt)))
     if inst.opname.endswith("NV"):
         sa, sb, sc, sr, sat = A.dtype.kind == "i", B.dtype.kind == "i", C.dtype.kind == "i", rdt.kind == "i", False
     else:
@@ -119,6 +120,9 @@ def tensorcore_muladd(A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype
 
 
 # ---- element-wise ops: the core's scalar ops applied to the logical matrices ---------------------
+_F32 = Type(-1, "float", width=32)
+
+
 class _MatrixView:
     """What a core op sees instead of the executor: matrices as (G, rows, cols) arrays, the result's component
     type as its type, scalars uniform per scope instance as (G, 1, 1)."""
@@ -148,6 +152,8 @@ class _MatrixView:
         return self.val(frame, inst.operands[i].value)
 
     def rtype(self, inst):
+        if self.info.storage is not None:  # bfloat16: the core op computes in float32, rounded afterwards
+            return _F32
         return self.ex.rtype(inst).elem
 
     def type_of_id(self, id_):
@@ -173,7 +179,7 @@ def _wrap_elementwise(name: str) -> None:
         info = coop_info(ex, t)
         view = _MatrixView(ex, frame, inst, mask, info)
         gmask = np.ones(info.num_groups, bool)
-        data = np.asarray(orig(view, frame, inst, gmask)).astype(info.dtype, copy=False)
+        data = info.rounded(np.asarray(orig(view, frame, inst, gmask)).astype(info.dtype, copy=False))
         if data.ndim != 3:
             data = np.broadcast_to(data.reshape((-1,) + (1,) * 2), (data.shape[0] if data.ndim else 1,
                                                                      info.rows, info.cols))
@@ -242,7 +248,8 @@ def _bitcast_wrap() -> None:
         if src.info.itemsize != info.itemsize:
             raise Fault(f"bitcast between components of different widths ({src.info.component} -> "
                         f"{info.component}) is not supported")
-        return CoopMat(info, np.ascontiguousarray(src.data).view(info.dtype))
+        bits = np.ascontiguousarray(src.info.to_storage(src.data))
+        return CoopMat(info, info.from_storage(bits.view(info.storage_dtype)))
     OPS["OpBitcast"] = wrapped
 
 

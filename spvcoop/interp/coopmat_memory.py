@@ -133,7 +133,7 @@ def _window(data: np.ndarray, info: CoopInfo, geo: Geometry, idx: slice | np.nda
     starts = geo.off[idx] if not isinstance(idx, slice) else geo.off
     if len(pitch) == 0 or (pitch != pitch[0]).any() or (cm != cm[0]).any() or pitch[0] % E or (starts % E).any():
         return None
-    view = data.view(info.dtype)
+    view = data.view(info.storage_dtype)
     st = int(pitch[0])
     rs, cs = (E, st) if cm[0] else (st, E)
     extent = (info.rows - 1) * rs + (info.cols - 1) * cs + E
@@ -148,16 +148,18 @@ def _gather(data: np.ndarray, info: CoopInfo, geo: Geometry, start: np.ndarray, 
     g = Geometry(start[idx], geo.pitch[idx], geo.col_major[idx], geo.base[idx])
     w = _window(data, info, g, slice(None))
     if w is not None:
-        return w[0][w[1]]
+        return info.from_storage(w[0][w[1]])
     loc = g.addresses(info)
     E = info.itemsize
     if not (loc % E).any():
-        return data.view(info.dtype)[loc // E]
-    return np.ascontiguousarray(data[loc[..., None] + np.arange(E)]).view(info.dtype)[..., 0]
+        return info.from_storage(data.view(info.storage_dtype)[loc // E])
+    raw = np.ascontiguousarray(data[loc[..., None] + np.arange(E)]).view(info.storage_dtype)[..., 0]
+    return info.from_storage(raw)
 
 
 def _scatter(data: np.ndarray, info: CoopInfo, geo: Geometry, start: np.ndarray, idx, values: np.ndarray) -> None:
     g = Geometry(start[idx], geo.pitch[idx], geo.col_major[idx], geo.base[idx])
+    values = info.to_storage(values)
     w = _window(data, info, g, slice(None))
     if w is not None:
         w[0][w[1]] = values
@@ -165,7 +167,7 @@ def _scatter(data: np.ndarray, info: CoopInfo, geo: Geometry, start: np.ndarray,
     loc = g.addresses(info)
     E = info.itemsize
     if not (loc % E).any():
-        data.view(info.dtype)[loc // E] = values
+        data.view(info.storage_dtype)[loc // E] = values
         return
     data[loc[..., None] + np.arange(E)] = np.ascontiguousarray(values)[..., None].view(np.uint8)
 

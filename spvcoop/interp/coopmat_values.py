@@ -66,7 +66,8 @@ def _load_value(ex, ptr: Pointer, t, mask):
     if t.kind == "coopmat":
         info = coop_info(ex, t)
         L = info.length
-        vals = read_scalar(ptr.mem, ptr.off, ptr.base, info.dtype, mask, L).reshape(mask.shape[0], L)
+        vals = info.from_storage(read_scalar(ptr.mem, ptr.off, ptr.base, info.storage_dtype, mask, L)
+                                 ).reshape(mask.shape[0], L)
         lanes = np.zeros((info.num_groups, info.scope_size, L), info.dtype)
         m = mask & ex.alive
         lanes[info.group[m], info.position[m]] = vals[m]
@@ -84,7 +85,8 @@ def _store_value(ex, ptr: Pointer, t, value, mask) -> None:
         v = realize(ex, value)
         if not isinstance(v, CoopMat):
             raise Fault("storing something that is not a cooperative matrix into a matrix variable")
-        write_scalar(ptr.mem, ptr.off, ptr.base, v.info.dtype, v.per_invocation(), mask, v.info.length)
+        write_scalar(ptr.mem, ptr.off, ptr.base, v.info.storage_dtype, v.info.to_storage(v.per_invocation()), mask,
+                     v.info.length)
     elif t.kind == "array":
         s = t.array_stride()
         for i in range(t.count):

@@ -1,0 +1,63 @@
+"""bfloat16 cooperative matrices: held as float32 values (exact), stored as 16-bit patterns,
+rounded to nearest even when a result is bfloat16. Module: tests/data/bf16_gemm.spvasm (hand-written
+assembly, as glslang 13.1 has no bfloat16 GLSL), validated by spirv-val in the test."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import spvcoop
+from conftest import DATA, run_tool
+
+SHADER = DATA / "bf16_gemm.spvasm"
+
+
+def bf16_value(bits: np.ndarray) -> np.ndarray:
+    """bfloat16 bit patterns -> float32 (the upper half of an f32)."""
+    return (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def bf16_round_reference(x: np.ndarray) -> np.ndarray:
+    """float32 -> bfloat16 bits, round to nearest even, written with Python integers."""
+    out = []
+    for u in np.atleast_1d(np.asarray(x, np.float32)).view(np.uint32).tolist():
+        hi, lo = u >> 16, u & 0xFFFF
+        if lo > 0x8000 or (lo == 0x8000 and hi & 1):
+            hi += 1
+        out.append(hi)
+    return np.array(out, np.uint16)
+
+
+def test_rounding_reference_is_right() -> None:
+    # 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties go to the even one (1.0)
+    assert bf16_round_reference(np.float32(1 + 2 ** -8))[0] == 0x3F80
+    assert bf16_round_reference(np.float32(1 + 3 * 2 ** -8))[0] == 0x3F82
+    assert bf16_round_reference(np.float32(-2.0))[0] == 0xC000
+
+
+def test_module_is_valid(tmp_path: Path) -> None:
+    spv = tmp_path / "m.spv"
+    assert run_tool("spirv-as", "--target-env", "vulkan1.3", str(SHADER), "-o", str(spv)).returncode == 0
+    assert run_tool("spirv-val", "--target-env", "vulkan1.3", str(spv)).returncode == 0
+
+
+def _run(layout: str, A, B, C):
+    return spvcoop.run(str(SHADER), dispatch=(1, 1, 1), layout=layout,
+                       buffers={0: A, 1: B, 2: C, 3: np.zeros(256, np.float32), 4: np.zeros(256, np.uint16),
+                                5: np.zeros(256, np.uint16)})
+
+
+@pytest.mark.parametrize("layout", ["nvidia", "striped", "shuffled"])
+def test_bf16_muladd_load_store_convert(layout: str) -> None:
+    rng = np.random.default_rng(11)
+    A = bf16_round_reference(rng.standard_normal(256).astype(np.float32))
+    B = bf16_round_reference(rng.standard_normal(256).astype(np.float32))
+    C = rng.standard_normal(256).astype(np.float32)
+    res = _run(layout, A, B, C)
+    # products of bf16 values are exact in f32; the sum is in f32
+    ref = bf16_value(A).reshape(16, 16).astype(np.float64) @ bf16_value(B).reshape(16, 16) + C.reshape(16, 16)
+    np.testing.assert_allclose(res[3].reshape(16, 16), ref, rtol=1e-5, atol=1e-5)
+    assert (res[4] == A).all()                                # bf16 store of a bf16 load: the same bits
+    assert (res[5] == bf16_round_reference(res[3])).all()    # OpFConvert f32 -> bf16 rounds to nearest even
