@@ -61,3 +61,23 @@ def test_bf16_muladd_load_store_convert(layout: str) -> None:
     np.testing.assert_allclose(res[3].reshape(16, 16), ref, rtol=1e-5, atol=1e-5)
     assert (res[4] == A).all()                                # bf16 store of a bf16 load: the same bits
     assert (res[5] == bf16_round_reference(res[3])).all()    # OpFConvert f32 -> bf16 rounds to nearest even
+
+
+GPU = DATA / "h100-vulkan" / "coopmat" / "bf16_gemm"
+
+
+def test_matches_the_h100_bit_for_bit_with_tensorcore_numerics() -> None:
+    """The same module and inputs on an H100 (tests/data/h100-vulkan/coopmat/bf16_gemm): with
+    --coop-numerics nvidia-tensorcore every output bit agrees, including OpFConvert f32 -> bf16, which
+    the H100 does toward zero; the default IEEE rule is within an ulp of f32 and rounds to nearest."""
+    A = np.fromfile(GPU / "a.bin", np.uint16)
+    B = np.fromfile(GPU / "b.bin", np.uint16)
+    C = np.fromfile(GPU / "c.bin", np.float32)
+    bufs = {0: A, 1: B, 2: C, 3: np.zeros(256, np.float32), 4: np.zeros(256, np.uint16), 5: np.zeros(256, np.uint16)}
+    res = spvcoop.run(str(SHADER), dispatch=(1, 1, 1), layout="nvidia", buffers=bufs,
+                      coop_numerics="nvidia-tensorcore")
+    assert (res[3].view(np.uint32) == np.fromfile(GPU / "d.bin", np.uint32)).all()
+    assert (res[4] == np.fromfile(GPU / "a_stored.bin", np.uint16)).all()
+    assert (res[5] == np.fromfile(GPU / "d_bf16.bin", np.uint16)).all()
+    ieee = _run("nvidia", A, B, C)
+    np.testing.assert_allclose(ieee[3], np.fromfile(GPU / "d.bin", np.float32), rtol=0, atol=2e-6)

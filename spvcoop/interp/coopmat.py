@@ -71,10 +71,14 @@ class CoopInfo:
             return values
         return bfloat16_bits(values)
 
-    def rounded(self, values: np.ndarray) -> np.ndarray:
-        """Values rounded to the component type (a no-op except for bfloat16, held in float32)."""
+    def rounded(self, values: np.ndarray, truncate: bool = False) -> np.ndarray:
+        """Values rounded to the component type (a no-op except for bfloat16, held in float32): to
+        nearest even, or toward zero."""
         if self.storage is None:
             return values
+        if truncate:
+            u = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+            return (u & np.uint32(0xFFFF0000)).view(np.float32)
         return self.from_storage(bfloat16_bits(values))
 
 
