@@ -480,3 +480,17 @@ def test_replicated_copies_must_agree_when_read_back():
     res = _run(both, A, np.zeros(512, np.float32), "wmma-sm80")
     # invocation 0 holds (0,0) at 0 and 8 and (0,1) at 1 and 9: (0,0) becomes A[0,1]
     assert res[0][0] == A[1]
+
+
+def test_matrix_in_a_private_global_variable(tmp_path):
+    """GLSL globals are Private variables: a matrix held in one, indexed per invocation with length(),
+    gives each invocation the sum of the elements the H100 layout puts there (tests/data/h100-vulkan)."""
+    import json
+    from conftest import DATA, GLSL, compile_glsl
+    from spvcoop.interp import run
+    spv = compile_glsl(GLSL / "coopmat" / "khr_private_global.comp", tmp_path / "p.spv")
+    a = np.arange(256).astype(np.float16)
+    res = run(str(spv), dispatch=(1, 1, 1), buffers={0: a, 1: np.zeros(32, np.float32)}, layout="nvidia")
+    truth = json.loads((DATA / "h100-vulkan" / "layouts.json").read_text())["khr_f16_16x16_A"]
+    expected = [sum(16 * r + c for r, c in lane) for lane in truth["map"]]
+    assert res[1].tolist() == expected

@@ -48,6 +48,15 @@ def _variable(ex, frame, inst, mask):
     return NotImplemented
 
 
+def _prepare_global_variable(ex, t) -> None:
+    """Private variables are allocated before the run: give matrix types their sizes first."""
+    if _holds_coopmat(t):
+        ensure_sizes(ex)
+
+
+OPS["prepare:variable"] = _prepare_global_variable
+
+
 def _load(ex, frame, inst, mask):
     ptr = ex.arg(frame, inst, 0)
     if not isinstance(ptr, Pointer) or ptr.type is None or not _holds_coopmat(ptr.type):

@@ -14,7 +14,7 @@ from .dataio import as_array, decode, encode
 from .executor import Executor
 from .memory import Fault, Memory, Pointer
 from .program import Program
-from .registry import load_extensions
+from .registry import OPS, load_extensions
 
 BUFFER_CLASSES = ("StorageBuffer", "Uniform", "PushConstant")
 
@@ -366,6 +366,9 @@ def _bind_variables(ex, prog, given, consumed, bindings, push_constants, address
             from .memory import Register
             ex.gvals[vid] = Register(name, init, None if init is not None else np.zeros(ex.N, bool))
         elif storage in ("Private", "Function"):
+            prepare = OPS.get("prepare:variable")  # e.g. cooperative matrices: their size depends on the layout
+            if prepare is not None:
+                prepare(ex, t)
             ptr = ex.allocate(name, storage, t, "lane", init)
             if init is None:
                 ptr.mem.written = np.zeros(ex.N, bool)
