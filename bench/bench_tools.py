@@ -3,7 +3,8 @@
 
 Why whole processes: the goals in issue 2 ("spvcoop as at most 3x spirv-as", "start-up well under
 0.3 s") are about what a user waits for, so start-up, imports, grammar loading, parsing and writing
-all count. Each command runs N times (best of N is reported, since noise only ever adds time), and
+all count. Each command runs N times, alternating with its reference tool so that both see the same
+machine (best of N is reported, since noise only ever adds time), and
 ratios are taken against the reference tool timed in the same run on the same files.
 
 Steps (in a temporary directory):
@@ -223,8 +224,16 @@ def run(args: argparse.Namespace, tasks: list[str], tools: dict[str, str | None]
     rows: list[dict[str, object]] = []
 
     def bench(task: str, ref_cmd: list[str], our_cmd: list[str], check, ok_codes=(0,)) -> None:
-        ref = time_command(ref_cmd, args.runs, args.timeout, ok_codes, ref_env)
-        mine = None if args.reference_only else time_command(our_cmd, args.runs, args.timeout, ok_codes, env)
+        # alternate the two tools run by run, so that both see the same machine (its speed drifts)
+        ref, mine = Timing(cmd=ref_cmd), (None if args.reference_only else Timing(cmd=our_cmd))
+        for _ in range(args.runs):
+            for t, cmd, e in ((ref, ref_cmd, ref_env), (mine, our_cmd, env)):
+                if t is None or t.error is not None:
+                    continue
+                one = time_command(cmd, 1, args.timeout, ok_codes, e)
+                t.times += one.times
+                t.cpu_times += one.cpu_times
+                t.error, t.returncode = one.error, one.returncode
         verdict = "-" if mine is None else (check(ref, mine) if mine.error is None and ref.error is None
                                             else "not compared (a tool failed)")
         rows.append({"task": task, "reference": ref, "spvcoop": mine, "check": verdict})

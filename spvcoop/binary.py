@@ -88,18 +88,49 @@ class BinaryReader:
         insts: list[Instruction] = []
         pos = 5
         n = len(w)
+        plans = self.id_plans
+        fast = self.use_id_plans
+        by_opcode = self.g.by_opcode
         while pos < n:
             first = w[pos]
             count, opcode = first >> 16, first & 0xFFFF
             if count == 0:
                 raise self.fail(f"instruction word count is 0 (opcode {opcode})", pos)
-            if pos + count > n:
+            end = pos + count
+            if end > n:
                 raise self.fail(f"instruction word count {count} runs past the end of the module "
                                 f"({n - pos} words left)", pos)
-            inst = self.instruction(opcode, w[pos + 1:pos + count], pos)
+            plan = plans.get(opcode)
+            if plan is None:
+                spec = by_opcode.get(opcode)
+                if spec is None:
+                    raise self.fail(f"invalid opcode {opcode}", pos)
+                plan = plans[opcode] = (*_id_only_plan(spec), spec)
+            kinds, required, spec = plan
+            if fast and kinds is not None and required < count <= len(kinds) + 1:
+                # every word is an id (most instructions of a large module): keep the words and make
+                # Operand objects only when asked; built without the dataclass __init__
+                inst = _new_object(IdsOnlyInstruction)
+                inst.opname = spec.opname
+                inst.opcode = opcode
+                k = pos + 1
+                if spec.has_result_type:
+                    inst.result_type = w[k]
+                    k += 1
+                else:
+                    inst.result_type = None
+                if spec.has_result:
+                    inst.result_id = w[k]
+                    k += 1
+                else:
+                    inst.result_id = None
+                inst.span = _new_span(Span, (0, 0, 0, pos))
+                inst._pending = (kinds[k - pos - 1:], w[k:end])
+            else:
+                inst = self.instruction(opcode, w[pos + 1:end], pos)
             inst.index = len(insts)
             insts.append(inst)
-            pos += count
+            pos = end
         return Module(header, insts, self.source)
 
     def instruction(self, opcode: int, body: list[int], pos: int) -> Instruction:
@@ -108,8 +139,8 @@ class BinaryReader:
             raise self.fail(f"invalid opcode {opcode}", pos)
         plan = self.id_plans.get(opcode)
         if plan is None:
-            plan = self.id_plans[opcode] = _id_only_plan(spec)
-        kinds, required = plan
+            plan = self.id_plans[opcode] = (*_id_only_plan(spec), spec)
+        kinds, required, _ = plan
         if kinds is not None and required <= len(body) <= len(kinds) and self.use_id_plans:
             # every word is an id: keep the words, make Operand objects only when asked
             inst = _new_object(IdsOnlyInstruction)

@@ -328,8 +328,26 @@ def disassemble(module: Module, raw_ids: bool = False, header: bool = True, inde
         lines += ["; SPIR-V", f"; Version: {major}.{minor}",
                   f"; Generator: {generator_name(h.generator)}; {h.generator & 0xFFFF}",
                   f"; Bound: {h.bound}", f"; Schema: {h.schema}"]
+    texts = d.id_texts
+    value_types = d.value_types
+    append = lines.append
     for inst in module.instructions:
-        lines.append(d.instruction(inst, indent))
+        pending = inst._pending if type(inst) is IdsOnlyInstruction else None
+        if pending is None:
+            append(d.instruction(inst, indent))
+            continue
+        # an instruction of ids only, printed straight from its words (most of a large module)
+        rt, rid = inst.result_type, inst.result_id
+        parts = [texts[rt]] if rt is not None else []
+        parts.extend(map(texts.__getitem__, pending[1]))
+        body = inst.opname + " " + " ".join(parts) if parts else inst.opname
+        if rid is None:
+            append(" " * 15 + body if indent else body)
+            continue
+        if rt is not None:
+            value_types[rid] = rt
+        head = texts[rid]
+        append(f"{head.rjust(12) if indent else head} = {body}")
     return "\n".join(lines) + "\n"
 
 
