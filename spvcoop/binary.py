@@ -47,10 +47,20 @@ class _NumericTypes:
         self.types: dict[int, tuple[str, int, bool]] = {}
 
     def note(self, inst: Instruction) -> None:
-        if inst.opname == "OpTypeInt":
-            self.types[inst.result_id] = ("int", inst.operands[0].value, bool(inst.operands[1].value))
-        elif inst.opname == "OpTypeFloat":
-            self.types[inst.result_id] = float_type(inst.operands[0].value, _encoding(inst))
+        ntype = numeric_type(inst)
+        if ntype is not None:
+            self.types[inst.result_id] = ntype
+
+
+def numeric_type(inst: Instruction) -> tuple[str, int, bool] | None:
+    """(kind, width, signed) of an OpTypeInt / OpTypeFloat, which decides how literals of that type
+    are read and printed: kind 'int', 'float' (IEEE) or an encoded float format ('bf16', ...).
+    The one place the assembler, the binary reader and the disassembler learn it from."""
+    if inst.opname == "OpTypeInt":
+        return ("int", inst.operands[0].value, bool(inst.operands[1].value))
+    if inst.opname == "OpTypeFloat":
+        return float_type(inst.operands[0].value, _encoding(inst))
+    return None
 
 
 def number_from_words(words, ntype: tuple[str, int, bool] | None):
@@ -61,7 +71,7 @@ def number_from_words(words, ntype: tuple[str, int, bool] | None):
     bits = 0
     for i, w in enumerate(words):
         bits |= w << (32 * i)
-    bits &= (1 << width) - 1 if width < 64 else (1 << 64) - 1
+    bits &= (1 << width) - 1
     if kind == "int":
         if signed and bits >> (width - 1):
             bits -= 1 << width

@@ -9,8 +9,8 @@ from __future__ import annotations
 import functools
 import re
 
-from .binary import _encoding
-from .literals import float_type, format_float
+from .binary import _encoding, number_from_words, numeric_type
+from .literals import format_float
 from .binary import IdsOnlyInstruction
 from .module import Instruction, Module, Operand
 from .spirv_grammar import grammar_dir, load as load_grammar
@@ -136,7 +136,7 @@ class FriendlyNames:
             self.save(rid, _FIXED_TYPE_NAMES[op])
         elif op == "OpTypeInt":
             width, signed = ops[0].value, ops[1].value
-            self.numeric[rid] = ("int", width, bool(signed))
+            self.numeric[rid] = numeric_type(inst)
             root = _INT_ROOTS.get(width)
             sign = ""
             if root is None:
@@ -147,7 +147,7 @@ class FriendlyNames:
         elif op == "OpTypeFloat":
             width = ops[0].value
             encoding = _encoding(inst)
-            self.numeric[rid] = float_type(width, encoding)
+            self.numeric[rid] = numeric_type(inst)
             self.save(rid, _FLOAT_ENCODING_NAMES.get(encoding) or _FLOAT_NAMES.get(width, f"fp{width}"))
         elif op == "OpTypeVector":
             self.save(rid, f"v{ops[1].value}{self.name(ops[0].value)}")
@@ -181,19 +181,8 @@ def format_number(o: Operand, ntype: tuple[str, int, bool] | None) -> str:
     """A literal number as spirv-dis prints it, given the type it belongs to."""
     if ntype is None:
         return str(o.value)
-    kind, width, signed = ntype
-    if kind == "int":
-        bits = 0
-        for i, w in enumerate(o.words):
-            bits |= w << (32 * i)
-        bits &= (1 << width) - 1
-        if signed and bits >> (width - 1):
-            bits -= 1 << width
-        return str(bits)
-    bits = 0
-    for i, w in enumerate(o.words):
-        bits |= w << (32 * i)
-    return format_float(bits & ((1 << width) - 1), width, kind)
+    value = number_from_words(o.words, ntype)  # signed integer, or a float's bit pattern
+    return str(value) if ntype[0] == "int" else format_float(value, ntype[1], ntype[0])
 
 
 def _escape(s: str) -> str:
@@ -293,10 +282,8 @@ class Disassembler:
         op = inst.opname
         if inst.result_type is not None and inst.result_id is not None:
             self.value_types[inst.result_id] = inst.result_type
-        if op == "OpTypeInt":
-            self.numeric[inst.result_id] = ("int", inst.operands[0].value, bool(inst.operands[1].value))
-        elif op == "OpTypeFloat":
-            self.numeric[inst.result_id] = float_type(inst.operands[0].value, _encoding(inst))
+        if op in ("OpTypeInt", "OpTypeFloat"):
+            self.numeric[inst.result_id] = numeric_type(inst)
         elif op == "OpExtInstImport":
             self.ext_sets[inst.result_id] = inst.operands[0].value
 

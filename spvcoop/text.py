@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections import deque
 
-from .binary import _encoding, encode_string
+from .binary import encode_string, numeric_type
 from .diagnostics import Diagnostic, Note, SpvError, did_you_mean
-from .literals import LiteralError, float_type, float_words, int_words, parse_float, parse_int
+from .literals import LiteralError, float_words, int_words, parse_float, parse_int
 from .module import Header, Instruction, Module, Operand, Span
 from .spirv_grammar import Grammar, InstructionSpec, OperandSpec, load as load_grammar
 from .line_templates import TemplatedLines
@@ -218,10 +218,8 @@ class Assembler(TemplatedLines):
     def after(self, inst: Instruction) -> None:
         """Remember what later instructions' literals depend on."""
         op = inst.opname
-        if op == "OpTypeInt":
-            self.numeric_types[inst.result_id] = ("int", inst.operands[0].value, bool(inst.operands[1].value))
-        elif op == "OpTypeFloat":
-            self.numeric_types[inst.result_id] = float_type(inst.operands[0].value, _encoding(inst))
+        if op in ("OpTypeInt", "OpTypeFloat"):
+            self.numeric_types[inst.result_id] = numeric_type(inst)
         elif op == "OpExtInstImport":
             name = inst.operands[0].value
             if not self.g.ext_import_known(name):
