@@ -171,60 +171,50 @@ ELEMENTWISE = ("OpFAdd", "OpFSub", "OpFMul", "OpFDiv", "OpIAdd", "OpISub", "OpIM
                "OpConvertFToU", "OpConvertSToF", "OpConvertUToF")
 
 
-def _wrap_elementwise(name: str) -> None:
-    orig = OPS[name]
+def _on_coopmat(name: str):
+    """Decorator: `body(orig, ex, frame, inst, mask, info, view)` handles `name` when its result is a
+    cooperative matrix; any other result goes to the core op `orig` as before."""
+    def register(body):
+        orig = OPS[name]
 
-    def wrapped(ex, frame, inst, mask):
-        t = ex.types.get(inst.result_type)
-        if t is None or t.kind != "coopmat":
-            return orig(ex, frame, inst, mask)
-        info = coop_info(ex, t)
-        view = _MatrixView(ex, frame, inst, mask, info)
-        gmask = np.ones(info.num_groups, bool)
-        # the H100 narrows f32 to bf16 toward zero (measured); the IEEE rule rounds to nearest even
-        truncate = name == "OpFConvert" and getattr(ex, "coop_numerics", "ieee") == "nvidia-tensorcore"
-        data = info.rounded(np.asarray(orig(view, frame, inst, gmask)).astype(info.dtype, copy=False), truncate)
-        if data.ndim != 3:
-            data = np.broadcast_to(data.reshape((-1,) + (1,) * 2), (data.shape[0] if data.ndim else 1,
-                                                                     info.rows, info.cols))
-        return CoopMat(info, data)
-    wrapped.__name__ = f"coopmat_{name}"
-    OPS[name] = wrapped
+        def wrapped(ex, frame, inst, mask):
+            t = ex.types.get(inst.result_type)
+            if t is None or t.kind != "coopmat":
+                return orig(ex, frame, inst, mask)
+            info = coop_info(ex, t)
+            return body(orig, ex, frame, inst, mask, info, _MatrixView(ex, frame, inst, mask, info))
+        wrapped.__name__ = f"coopmat_{name}"
+        OPS[name] = wrapped
+        return body
+    return register
+
+
+def _elementwise(orig, ex, frame, inst, mask, info, view):
+    gmask = np.ones(info.num_groups, bool)
+    # the H100 narrows f32 to bf16 toward zero (measured); the IEEE rule rounds to nearest even
+    truncate = inst.opname == "OpFConvert" and getattr(ex, "coop_numerics", "ieee") == "nvidia-tensorcore"
+    data = info.rounded(np.asarray(orig(view, frame, inst, gmask)).astype(info.dtype, copy=False), truncate)
+    if data.ndim != 3:
+        data = np.broadcast_to(data.reshape((-1,) + (1,) * 2), (data.shape[0] if data.ndim else 1,
+                                                                 info.rows, info.cols))
+    return CoopMat(info, data)
 
 
 for _n in ELEMENTWISE:
     if _n in OPS:
-        _wrap_elementwise(_n)
+        _on_coopmat(_n)(_elementwise)
 
 
-def _matrix_times_scalar_wrap() -> None:
-    orig = OPS["OpMatrixTimesScalar"]
-
-    def wrapped(ex, frame, inst, mask):
-        t = ex.types.get(inst.result_type)
-        if t is None or t.kind != "coopmat":
-            return orig(ex, frame, inst, mask)
-        info = coop_info(ex, t)
-        view = _MatrixView(ex, frame, inst, mask, info)
-        m, s = view.arg(frame, inst, 0), view.arg(frame, inst, 1)
-        if info.dtype.kind == "f":
-            return CoopMat(info, (m * s).astype(info.dtype))
-        return CoopMat(info, (m.astype(np.int64) * s.astype(np.int64)).astype(f"u{info.itemsize}").view(info.dtype))
-    OPS["OpMatrixTimesScalar"] = wrapped
+@_on_coopmat("OpMatrixTimesScalar")
+def _matrix_times_scalar(orig, ex, frame, inst, mask, info, view):
+    m, s = view.arg(frame, inst, 0), view.arg(frame, inst, 1)
+    if info.dtype.kind == "f":
+        return CoopMat(info, (m * s).astype(info.dtype))
+    return CoopMat(info, (m.astype(np.int64) * s.astype(np.int64)).astype(f"u{info.itemsize}").view(info.dtype))
 
 
-_matrix_times_scalar_wrap()
-
-
-def _division_wrap(name: str, signed: bool) -> None:
-    orig = OPS[name]
-
-    def wrapped(ex, frame, inst, mask):
-        t = ex.types.get(inst.result_type)
-        if t is None or t.kind != "coopmat":
-            return orig(ex, frame, inst, mask)
-        info = coop_info(ex, t)
-        view = _MatrixView(ex, frame, inst, mask, info)
+def _division(signed: bool):
+    def body(orig, ex, frame, inst, mask, info, view):
         k = "i" if signed else "u"
         a = np.asarray(view.arg(frame, inst, 0)).view(f"{k}{info.itemsize}")
         b = np.asarray(view.arg(frame, inst, 1)).view(f"{k}{info.itemsize}")
@@ -233,28 +223,18 @@ def _division_wrap(name: str, signed: bool) -> None:
         a64, b64 = a.astype(np.int64), b.astype(np.int64)
         q = np.abs(a64) // np.abs(b64) * np.sign(a64) * np.sign(b64) if signed else a64 // b64
         return CoopMat(info, q.astype(f"u{info.itemsize}").view(info.dtype))
-    OPS[name] = wrapped
+    return body
 
 
-_division_wrap("OpSDiv", True)
-_division_wrap("OpUDiv", False)
+_on_coopmat("OpSDiv")(_division(True))
+_on_coopmat("OpUDiv")(_division(False))
 
 
-def _bitcast_wrap() -> None:
-    orig = OPS["OpBitcast"]
-
-    def wrapped(ex, frame, inst, mask):
-        t = ex.types.get(inst.result_type)
-        if t is None or t.kind != "coopmat":
-            return orig(ex, frame, inst, mask)
-        info = coop_info(ex, t)
-        src = coop_val(ex, frame, inst.operands[0].value)
-        if src.info.itemsize != info.itemsize:
-            raise Fault(f"bitcast between components of different widths ({src.info.component} -> "
-                        f"{info.component}) is not supported")
-        bits = np.ascontiguousarray(src.info.to_storage(src.data))
-        return CoopMat(info, info.from_storage(bits.view(info.storage_dtype)))
-    OPS["OpBitcast"] = wrapped
-
-
-_bitcast_wrap()
+@_on_coopmat("OpBitcast")
+def _bitcast(orig, ex, frame, inst, mask, info, view):
+    src = coop_val(ex, frame, inst.operands[0].value)
+    if src.info.itemsize != info.itemsize:
+        raise Fault(f"bitcast between components of different widths ({src.info.component} -> "
+                    f"{info.component}) is not supported")
+    bits = np.ascontiguousarray(src.info.to_storage(src.data))
+    return CoopMat(info, info.from_storage(bits.view(info.storage_dtype)))
