@@ -81,3 +81,18 @@ def test_matches_the_h100_bit_for_bit_with_tensorcore_numerics() -> None:
     assert (res[5] == np.fromfile(GPU / "d_bf16.bin", np.uint16)).all()
     ieee = _run("nvidia", A, B, C)
     np.testing.assert_allclose(ieee[3], np.fromfile(GPU / "d.bin", np.float32), rtol=0, atol=2e-6)
+
+
+def test_matrix_times_scalar_result_is_rounded_to_bf16() -> None:
+    """OpMatrixTimesScalar on a bf16 matrix gives bf16 values (tests/data/bf16_scaled.spvasm: D converted
+    to bf16, times the bf16 constant 0x1.02p+0, stored): each result is the product rounded once."""
+    rng = np.random.default_rng(5)
+    A = bf16_round_reference(rng.standard_normal(256).astype(np.float32))
+    B = bf16_round_reference(rng.standard_normal(256).astype(np.float32))
+    C = rng.standard_normal(256).astype(np.float32)
+    res = spvcoop.run(str(DATA / "bf16_scaled.spvasm"), dispatch=(1, 1, 1), layout="nvidia",
+                      buffers={0: A, 1: B, 2: C, 3: np.zeros(256, np.float32), 4: np.zeros(256, np.uint16),
+                               5: np.zeros(256, np.uint16)})
+    d_bf16 = bf16_value(bf16_round_reference(res[3]))
+    expected = bf16_round_reference(d_bf16 * np.float32(1 + 2 ** -7))  # exact in f32, then one rounding
+    assert (res[5] == expected).all()
