@@ -209,7 +209,7 @@ for _n in ELEMENTWISE:
 def _matrix_times_scalar(orig, ex, frame, inst, mask, info, view):
     m, s = view.arg(frame, inst, 0), view.arg(frame, inst, 1)
     if info.dtype.kind == "f":
-        return CoopMat(info, info.rounded((m * s).astype(info.dtype)))
+        return CoopMat(info, (m * s).astype(info.dtype))
     return CoopMat(info, (m.astype(np.int64) * s.astype(np.int64)).astype(f"u{info.itemsize}").view(info.dtype))
 
 

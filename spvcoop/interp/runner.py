@@ -158,7 +158,10 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
             length_users.setdefault(t.extra["length_id"], []).append(t)
     for inst in prog.globals:
         if inst.opname in CONSTANT_OPS:
-            v = evaluate_constant(ex, inst, overrides, used)
+            try:
+                v = evaluate_constant(ex, inst, overrides, used)
+            except Fault as f:  # e.g. a constant of a type the interpreter refuses: a located error
+                raise ex.fault_error(inst, f) from None
             ex.gvals[inst.result_id] = v
             for t in length_users.get(inst.result_id, ()):
                 t.count = int(np.asarray(v).reshape(-1)[0])
