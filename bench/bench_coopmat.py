@@ -29,8 +29,8 @@ SHADER = ROOT / "samples" / "coopmat" / "khr_gemm" / "gemm.comp"
 def compile_shader(out: Path) -> None:
     sys.path.insert(0, str(ROOT))
     from spvcoop.reference_tools import require_tool
-    subprocess.run([require_tool("glslangValidator"), "-V", "--target-env", "vulkan1.3", str(SHADER), "-o", str(out)],
-                   check=True, capture_output=True)
+    require_tool("glslangValidator").run(*["-V", "--target-env", "vulkan1.3", str(SHADER), "-o", str(out)],
+                   check=True)
 
 
 def write_case(d: Path, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -72,10 +72,10 @@ def main(argv=None) -> int:
             A, B = write_case(d, n)
             out = d / f"c{n}.npy"
             cmd = [sys.executable, "-m", "spvcoop", "run", str(d / f"run{n}.yaml"), "-q", "-o", str(out)]
-            proc = best(lambda: subprocess.run(cmd, env=env, check=True, capture_output=True), args.runs)
+            proc = best(lambda: subprocess.run(cmd, env=env, check=True), args.runs)
             C = np.load(out) if out.exists() else None
             if C is None:  # -q prints nothing: run once more writing the output
-                subprocess.run(cmd[:-3] + ["-o", str(out)], env=env, check=True, capture_output=True)
+                subprocess.run(cmd[:-3] + ["-o", str(out)], env=env, check=True)
                 C = np.load(out)
             want = A.astype(np.float32) @ B.astype(np.float32)
             err = float(np.max(np.abs(C.reshape(n, n) - want)) / max(1.0, float(np.max(np.abs(want)))))

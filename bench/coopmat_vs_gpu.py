@@ -12,7 +12,6 @@ largest difference in units of the last place of the output type).
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -97,8 +96,8 @@ def prepare(d: Path) -> None:
     for name, (shader, disp, spec, bufs) in _cases().items():
         c = d / name
         c.mkdir(exist_ok=True)
-        subprocess.run([require_tool("glslangValidator"), "-V", "--target-env", "vulkan1.3", str(shader), "-o",
-                        str(c / "shader.spv")], check=True, capture_output=True)
+        require_tool("glslangValidator").run(*["-V", "--target-env", "vulkan1.3", str(shader), "-o",
+                        str(c / "shader.spv")], check=True)
         args = []
         for i, b in enumerate(bufs):
             np.save(c / f"in{i}.npy", b)

@@ -11,6 +11,9 @@ import gc
 import os
 import importlib
 import sys
+import traceback
+
+from .diagnostics import SpvError, print_diagnostics
 
 # (module, doc) in the order `spvcoop --help` lists them.
 COMMAND_MODULES = [
@@ -30,28 +33,74 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run 'spvcoop COMMAND --help' for the options of one command.")
     from . import __version__
     p.add_argument("--version", action="version", version=f"spvcoop {__version__}")
+    _add_global_options(p, None)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        try:
-            mod = importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name == name:  # that command is not built yet
-                continue
-            raise
-        mod.register(sub)
+        importlib.import_module(name).register(sub)  # a misspelt name fails here, loudly
+    for command_parser in sub.choices.values():  # accepted after the command name too
+        _add_global_options(command_parser, argparse.SUPPRESS)
     return p
 
 
+def _add_global_options(p: argparse.ArgumentParser, default) -> None:
+    p.add_argument("--debug", action="store_true", default=default if default is not None else False,
+                   help="on an internal error, show the Python traceback instead of the one-line report")
+    p.add_argument("--max-input-size", type=_byte_size, metavar="BYTES", default=default,
+                   help="largest input file read (default 256M; suffixes K, M, G)")
+
+
+def _byte_size(text: str) -> int:
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    t = text.strip().upper().removesuffix("B")
+    scale = units.get(t[-1:], 1)
+    digits = t[:-1] if t[-1:] in units else t
+    if not digits.isdigit() or len(digits) > 15:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 512M)")
+    return int(digits) * scale
+
+
+# Attributes of a parsed command line that name the input being worked on, for the internal-error line.
+_INPUT_ATTRS = ("input", "inputs", "spec", "shader", "files", "model")
+
+
+def _inputs_of(args: argparse.Namespace) -> str:
+    for attr in _INPUT_ATTRS:
+        value = getattr(args, attr, None)
+        if value:
+            return " ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+    return ""
+
+
+def internal_error_line(exc: BaseException, args: argparse.Namespace | None = None) -> str:
+    """One line for a bug: where in spvcoop it happened and on which input."""
+    where = "?"
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if f"{os.sep}spvcoop{os.sep}" in frame.filename:
+            where = f"{os.path.relpath(frame.filename, _PACKAGE_ROOT)}:{frame.lineno}"
+    what = f"{type(exc).__name__}: {exc}".strip().splitlines()[0] if str(exc) else type(exc).__name__
+    inputs = _inputs_of(args) if args is not None else ""
+    on = f" while processing {inputs}" if inputs else ""
+    return f"spvcoop: internal error at {where} (please report){on}: {what[:300]}"
+
+
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+EXIT_INTERNAL_ERROR = 3
+
+
 def main(argv: list[str] | None = None) -> int:
-    # A module is millions of small acyclic objects; the cyclic collector would walk them
-    # again and again (it doubled the assembler's time on large modules). Nothing we build
-    # needs it, so a command runs without it.
-    gc.disable()
+    """Run one command; exit status 0 (success), 1 (findings), 2 (usage or unreadable input) or
+    3 (internal error: a bug in spvcoop, reported in one line; --debug shows the traceback)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from . import files
+    saved_limit = files.max_input_bytes
+    if args.max_input_size is not None:
+        files.max_input_bytes = args.max_input_size
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
@@ -59,6 +108,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
+    except SpvError as e:  # a command that did not print its own diagnostics
+        print_diagnostics(e.diagnostics)
+        return e.exit_status
+    except Exception as e:  # noqa: BLE001 - the last line of defence: a bug, never a traceback
+        if args.debug:
+            traceback.print_exc()
+        print(internal_error_line(e, args), file=sys.stderr)
+        return EXIT_INTERNAL_ERROR
+    finally:
+        files.max_input_bytes = saved_limit
 
 
 def entry() -> None:
@@ -67,6 +126,11 @@ def entry() -> None:
     250,000-instruction module; the process is ending, so the output streams are flushed and
     the rest is left to the operating system. (main() itself returns normally, for callers
     such as tests that run it in-process.)"""
+    # A module is millions of small acyclic objects; the cyclic collector would walk them
+    # again and again (it doubled the assembler's time on large modules). Nothing we build
+    # needs it, and this process ends after one command, so only the CLI process turns it off
+    # (callers of main() in-process keep their collector).
+    gc.disable()
     code = main()
     try:
         sys.stdout.flush()

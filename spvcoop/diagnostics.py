@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import difflib
+import sys
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -37,13 +38,22 @@ class Diagnostic:
 
 
 class SpvError(Exception):
-    """A user-facing error: bad input, not a bug. Carries one or more diagnostics."""
+    """A user-facing error: bad input, not a bug. Carries one or more diagnostics.
+
+    exit_status: what a command exits with for it: 1 for a finding in the input, 2 for input that
+    could not be read at all (InputError) or a usage error."""
+    exit_status = 1
 
     def __init__(self, diagnostics: Diagnostic | Iterable[Diagnostic]):
         if isinstance(diagnostics, Diagnostic):
             diagnostics = [diagnostics]
         self.diagnostics = list(diagnostics)
         super().__init__(self.diagnostics[0].headline() if self.diagnostics else "error")
+
+
+class InputError(SpvError):
+    """An input that cannot be read (missing, unreadable, over the size limit): exit status 2."""
+    exit_status = 2
 
 
 def error(message: str, span: Span | None = None, source: str = "<input>",
@@ -59,3 +69,19 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
         if word.lower() in lowered:
             best = [lowered[word.lower()]]
     return f" (did you mean '{best[0]}'?)" if best else ""
+
+
+def print_diagnostics(diags: list[Diagnostic], text: str | None = None, stream=None) -> None:
+    """Human format: headline, the source line with a caret, then notes."""
+    stream = stream or sys.stderr
+    lines = text.split("\n") if text is not None else None
+    for d in diags:
+        print(d.headline(), file=stream)
+        if lines is not None and d.span is not None and d.span.line and d.span.line <= len(lines):
+            src = lines[d.span.line - 1].rstrip("\r")
+            print(f"  {src}", file=stream)
+            width = max(1, (d.span.end_col - d.span.col) if d.span.end_col > d.span.col else 1)
+            print("  " + " " * (d.span.col - 1) + "^" + "~" * (width - 1), file=stream)
+        for n in d.notes:
+            loc = f"{d.source}:{n.span}" if n.span is not None else d.source
+            print(f"{loc}: note: {n.message}", file=stream)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .binary import is_binary, read_binary
 from .diagnostics import Diagnostic, SpvError
+from .files import read_input
 from .module import Module
 
 
@@ -20,5 +21,4 @@ def load_module_bytes(data: bytes, source: str, target_env: str = "spv1.6") -> M
 
 def load_module(path: str, target_env: str = "spv1.6") -> Module:
     """Read `path` ('-' for stdin) as .spv or .spvasm; raises SpvError on bad input."""
-    from .commands.common import read_input
     return load_module_bytes(read_input(path), path, target_env)

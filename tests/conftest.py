@@ -41,7 +41,7 @@ def probe_env(path: Path) -> str:
 
 
 def run_tool(name: str, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([require_tool(name), *args], input=input, capture_output=True, timeout=120)
+    return require_tool(name).run(*args, input=input)
 
 
 def compile_glsl(path: Path, out: Path, target_env: str = "vulkan1.3") -> Path:

@@ -126,9 +126,9 @@ def _assemble_and_validate(tmp_path, text):
         pytest.skip("spirv-as/spirv-val not installed")
     src, spv = tmp_path / "p.spvasm", tmp_path / "p.spv"
     src.write_text(text)
-    p = subprocess.run([asm, "--target-env", "spv1.6", str(src), "-o", str(spv)], capture_output=True, text=True)
+    p = asm.run("--target-env", "spv1.6", str(src), "-o", str(spv), text=True)
     assert p.returncode == 0, p.stderr
-    p = subprocess.run([val, "--target-env", "vulkan1.3", str(spv)], capture_output=True, text=True)
+    p = val.run("--target-env", "vulkan1.3", str(spv), text=True)
     assert p.returncode == 0, p.stderr + p.stdout
 
 

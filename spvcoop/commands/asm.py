@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         write_output(out, module.to_bytes())
     except SpvError as e:
         print_diagnostics(e.diagnostics, text)
-        return 1
+        return e.exit_status
     return 0
 
 

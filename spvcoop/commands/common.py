@@ -1,70 +1,9 @@
-"""Helpers shared by the subcommands: reading input, printing diagnostics, atomic output."""
+"""What the subcommands share. Reading and writing files lives in spvcoop.files and diagnostic
+printing in spvcoop.diagnostics (the library uses them too); they are re-exported here for the
+command modules."""
 from __future__ import annotations
 
-import os
-import sys
-import tempfile
-from pathlib import Path
+from ..diagnostics import print_diagnostics
+from ..files import read_input, write_output
 
-from ..diagnostics import Diagnostic, SpvError
-
-
-def print_diagnostics(diags: list[Diagnostic], text: str | None = None, stream=None) -> None:
-    """Human format: headline, the source line with a caret, then notes."""
-    stream = stream or sys.stderr
-    lines = text.split("\n") if text is not None else None
-    for d in diags:
-        print(d.headline(), file=stream)
-        if lines is not None and d.span is not None and d.span.line and d.span.line <= len(lines):
-            src = lines[d.span.line - 1].rstrip("\r")
-            print(f"  {src}", file=stream)
-            width = max(1, (d.span.end_col - d.span.col) if d.span.end_col > d.span.col else 1)
-            print("  " + " " * (d.span.col - 1) + "^" + "~" * (width - 1), file=stream)
-        for n in d.notes:
-            loc = f"{d.source}:{n.span}" if n.span is not None else d.source
-            print(f"{loc}: note: {n.message}", file=stream)
-
-
-def read_input(path: str) -> bytes:
-    """Read a file or '-' (stdin); unreadable input is a user error (SpvError)."""
-    try:
-        if path == "-":
-            return sys.stdin.buffer.read()
-        return Path(path).read_bytes()
-    except OSError as e:
-        raise SpvError(Diagnostic("error", f"cannot read input: {e.strerror or e}", source=path)) from None
-
-
-def write_output(path: str | None, data: bytes | str) -> None:
-    """Write all of data or nothing: a temporary file renamed into place."""
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    if path is None or path == "-":
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".spvcoop-", dir=directory)
-    except OSError as e:
-        raise SpvError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=path)) from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def run_guarded(func, text_for_caret=None) -> int:
-    """Call func(); turn SpvError into printed diagnostics and exit status 1."""
-    try:
-        return func()
-    except SpvError as e:
-        print_diagnostics(e.diagnostics, text_for_caret() if text_for_caret else None)
-        return 1
+__all__ = ["print_diagnostics", "read_input", "write_output"]

@@ -29,5 +29,5 @@ def run(args: argparse.Namespace) -> int:
         write_output(args.output, text)
     except SpvError as e:
         print_diagnostics(e.diagnostics)
-        return 1
+        return e.exit_status
     return 0

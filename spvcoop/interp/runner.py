@@ -86,7 +86,6 @@ def load_shader(shader, source: str | None = None) -> Module:
 
 def compile_glsl(path: str) -> Module:
     """Compile GLSL with glslangValidator (-V -g --target-env vulkan1.3; -g keeps OpLine for diagnostics)."""
-    import subprocess
     import tempfile
     from ..binary import read_binary
     from ..reference_tools import find_tool
@@ -99,8 +98,7 @@ def compile_glsl(path: str) -> Module:
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "shader.spv")
         stage = [] if path.endswith(".comp") else ["-S", "comp"]
-        p = subprocess.run([tool, "-V", "-g", "--target-env", "vulkan1.3", *stage, path, "-o", out],
-                           capture_output=True, text=True)
+        p = tool.run("-V", "-g", "--target-env", "vulkan1.3", *stage, path, "-o", out, text=True, timeout=None)
         if p.returncode != 0:
             msg = "\n".join(l for l in (p.stdout + p.stderr).splitlines() if l.strip() and l.strip() != path)
             raise SpvError(Diagnostic("error", f"glslangValidator failed:\n{msg}", source=path))

@@ -1,0 +1,62 @@
+"""Reading inputs and writing outputs: whole files, '-' for the standard streams, atomic writes.
+
+Used by the library (loader, run specs) and by the commands alike; it knows nothing of argv.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from .diagnostics import Diagnostic, InputError, SpvError
+
+
+# Inputs are read whole; a bound keeps `/dev/zero` or a runaway pipe from taking all memory.
+# The CLI's global `--max-input-size` raises it.
+DEFAULT_MAX_INPUT_BYTES = 256 * 1024 * 1024
+max_input_bytes = DEFAULT_MAX_INPUT_BYTES
+
+
+def read_input(path: str, limit: int | None = None) -> bytes:
+    """Read a file or '-' (stdin), at most `limit` bytes (default: max_input_bytes); unreadable or
+    oversized input is a user error (SpvError)."""
+    limit = max_input_bytes if limit is None else limit
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(limit + 1)
+        else:
+            with open(path, "rb") as f:
+                data = f.read(limit + 1)
+    except OSError as e:
+        raise InputError(Diagnostic("error", f"cannot read input: {e.strerror or e}", source=path)) from None
+    if len(data) > limit:
+        raise InputError(Diagnostic("error", f"input is larger than the limit of {limit} bytes "
+                                  "(raise it with --max-input-size)", source=path))
+    return data
+
+
+def write_output(path: str | None, data: bytes | str) -> None:
+    """Write all of data or nothing: a temporary file renamed into place."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if path is None or path == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".spvcoop-", dir=directory)
+    except OSError as e:
+        raise SpvError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=path)) from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

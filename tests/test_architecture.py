@@ -1,0 +1,113 @@
+"""The package's structure: no import circles, and only the CLI layer imports the commands.
+
+Every import counts, including the lazy ones inside functions (they keep start-up fast but are
+still dependencies). The graph is read from the source with ast, so nothing is executed.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import spvcoop
+
+PACKAGE_DIR = Path(spvcoop.__file__).parent
+CLI_LAYER = ("spvcoop.cli", "spvcoop.commands", "spvcoop.__main__")
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE_DIR.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(PACKAGE_DIR.rglob("*.py"))}
+
+
+def _resolve(importer: str, is_package: bool, node: ast.ImportFrom) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = importer.split(".")
+    if not is_package:
+        base = base[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the spvcoop modules it imports (a name imported from a package counts as the
+    submodule when one of that name exists, else as the package)."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for name, path in modules.items():
+        is_package = path.name == "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = _resolve(name, is_package, node)
+                for alias in node.names:
+                    sub = f"{base}.{alias.name}"
+                    targets.append(sub if sub in modules else base)
+            for t in targets:
+                while t and t not in modules:  # `import spvcoop.x.y` from a deeper name
+                    t = t.rpartition(".")[0]
+                if t.startswith("spvcoop") and t != name:
+                    graph[name].add(t)
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle as a path [a, b, ..., a], or None."""
+    state: dict[str, int] = {}  # 1: on the stack, 2: done
+    stack: list[str] = []
+
+    def visit(m: str) -> list[str] | None:
+        state[m] = 1
+        stack.append(m)
+        for n in sorted(graph.get(m, ())):
+            # a package's __init__ importing its own submodules is how packages expose them
+            if n.startswith(m + "."):
+                continue
+            if state.get(n) == 1:
+                return stack[stack.index(n):] + [n]
+            if n not in state:
+                found = visit(n)
+                if found:
+                    return found
+        stack.pop()
+        state[m] = 2
+        return None
+
+    for m in sorted(graph):
+        if m not in state:
+            found = visit(m)
+            if found:
+                return found
+    return None
+
+
+def test_graph_is_read() -> None:
+    graph = import_graph()
+    assert "spvcoop.text" in graph["spvcoop.commands.asm"] or any(
+        t.startswith("spvcoop.text") for t in graph["spvcoop.commands.asm"])
+    assert "spvcoop.diagnostics" in graph["spvcoop.loader"]
+
+
+def test_find_cycle_sees_a_circle() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_import_circles() -> None:
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import circle: " + " -> ".join(cycle)
+
+
+def test_only_the_cli_layer_imports_commands() -> None:
+    bad = sorted(f"{m} imports {t}" for m, targets in import_graph().items()
+                 if not m.startswith(CLI_LAYER) for t in targets if t.startswith("spvcoop.commands"))
+    assert not bad, "\n".join(bad)
