@@ -1,0 +1,104 @@
+"""The command line's contract: exit statuses, internal errors, global options, no side effects
+on an in-process caller."""
+from __future__ import annotations
+
+import gc
+import os
+import subprocess
+import sys
+
+import pytest
+
+import spvcoop.text
+from spvcoop import cli, files
+from spvcoop.reference_tools import find_tool
+
+GOOD = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
+
+
+def _boom(*args, **kwargs):
+    raise ZeroDivisionError("a planted bug")
+
+
+def test_internal_error_is_one_line_and_exit_3(tmp_path, monkeypatch, capsys) -> None:
+    src = tmp_path / "m.spvasm"
+    src.write_text(GOOD)
+    monkeypatch.setattr(spvcoop.text, "assemble", _boom)
+    rc = cli.main(["as", str(src), "-o", str(tmp_path / "m.spv")])
+    err = capsys.readouterr().err
+    assert rc == cli.EXIT_INTERNAL_ERROR == 3
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("spvcoop: internal error at spvcoop/commands/asm.py:")  # innermost spvcoop frame
+    assert "internal error at" in lines[0] and "(please report)" in lines[0]
+    assert f"while processing {src}" in lines[0] and "ZeroDivisionError: a planted bug" in lines[0]
+    assert "Traceback" not in err
+    assert not (tmp_path / "m.spv").exists()
+
+
+def test_debug_shows_the_traceback(tmp_path, monkeypatch, capsys) -> None:
+    src = tmp_path / "m.spvasm"
+    src.write_text(GOOD)
+    monkeypatch.setattr(spvcoop.text, "assemble", _boom)
+    assert cli.main(["as", str(src), "--debug"]) == 3
+    err = capsys.readouterr().err
+    assert "Traceback (most recent call last)" in err and "internal error at" in err
+
+
+def test_internal_error_names_the_spvcoop_frame() -> None:
+    try:
+        files.read_input(None)  # type: ignore[arg-type]  # a TypeError inside spvcoop
+    except TypeError as e:
+        line = cli.internal_error_line(e)
+    assert "internal error at spvcoop/files.py:" in line
+
+
+def test_unreadable_input_exits_2(tmp_path, capsys) -> None:
+    assert cli.main(["dis", str(tmp_path / "missing.spv")]) == 2
+    assert "cannot read input" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_max_input_size(tmp_path, capsys, where) -> None:
+    src = tmp_path / "m.spvasm"
+    src.write_text(GOOD * 100)
+    opt = ["--max-input-size", "1K"]
+    argv = opt + ["as", str(src)] if where == "before" else ["as", str(src)] + opt
+    assert cli.main(argv) == 2
+    assert "larger than the limit of 1024 bytes (raise it with --max-input-size)" in capsys.readouterr().err
+    assert files.max_input_bytes == files.DEFAULT_MAX_INPUT_BYTES  # restored for the next caller
+    assert cli.main(["as", str(src), "-o", str(tmp_path / "m.spv"), "--max-input-size", "1M"]) == 0
+
+
+def test_input_size_cap_stops_an_endless_device(capsys) -> None:
+    assert cli.main(["as", "/dev/zero", "--max-input-size", "64K"]) == 2
+    assert "/dev/zero: error: input is larger than the limit" in capsys.readouterr().err
+
+
+def test_bad_size_is_a_usage_error(capsys) -> None:
+    with pytest.raises(SystemExit) as e:
+        cli.main(["--max-input-size", "lots", "as", "x"])
+    assert e.value.code == 2
+
+
+def test_main_leaves_the_garbage_collector_alone(tmp_path) -> None:
+    src = tmp_path / "m.spvasm"
+    src.write_text(GOOD)
+    assert gc.isenabled()
+    assert cli.main(["as", str(src), "-o", str(tmp_path / "m.spv")]) == 0
+    assert gc.isenabled()
+
+
+def test_finding_a_tool_leaves_the_environment_alone() -> None:
+    before = os.environ.get("LD_LIBRARY_PATH")
+    find_tool.cache_clear()
+    tool = find_tool("spirv-dis")
+    assert tool is not None and os.environ.get("LD_LIBRARY_PATH") == before
+    r = tool.run("--version", text=True)
+    assert r.returncode == 0 and "SPIRV-Tools" in r.stdout
+
+
+def test_console_script_exit_status(tmp_path) -> None:
+    r = subprocess.run([sys.executable, "-m", "spvcoop", "dis", str(tmp_path / "nope.spv")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
