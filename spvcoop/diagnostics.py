@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import difflib
+import sys
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -59,3 +60,19 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
         if word.lower() in lowered:
             best = [lowered[word.lower()]]
     return f" (did you mean '{best[0]}'?)" if best else ""
+
+
+def print_diagnostics(diags: list[Diagnostic], text: str | None = None, stream=None) -> None:
+    """Human format: headline, the source line with a caret, then notes."""
+    stream = stream or sys.stderr
+    lines = text.split("\n") if text is not None else None
+    for d in diags:
+        print(d.headline(), file=stream)
+        if lines is not None and d.span is not None and d.span.line and d.span.line <= len(lines):
+            src = lines[d.span.line - 1].rstrip("\r")
+            print(f"  {src}", file=stream)
+            width = max(1, (d.span.end_col - d.span.col) if d.span.end_col > d.span.col else 1)
+            print("  " + " " * (d.span.col - 1) + "^" + "~" * (width - 1), file=stream)
+        for n in d.notes:
+            loc = f"{d.source}:{n.span}" if n.span is not None else d.source
+            print(f"{loc}: note: {n.message}", file=stream)

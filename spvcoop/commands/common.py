@@ -6,23 +6,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..diagnostics import Diagnostic, SpvError
-
-
-def print_diagnostics(diags: list[Diagnostic], text: str | None = None, stream=None) -> None:
-    """Human format: headline, the source line with a caret, then notes."""
-    stream = stream or sys.stderr
-    lines = text.split("\n") if text is not None else None
-    for d in diags:
-        print(d.headline(), file=stream)
-        if lines is not None and d.span is not None and d.span.line and d.span.line <= len(lines):
-            src = lines[d.span.line - 1].rstrip("\r")
-            print(f"  {src}", file=stream)
-            width = max(1, (d.span.end_col - d.span.col) if d.span.end_col > d.span.col else 1)
-            print("  " + " " * (d.span.col - 1) + "^" + "~" * (width - 1), file=stream)
-        for n in d.notes:
-            loc = f"{d.source}:{n.span}" if n.span is not None else d.source
-            print(f"{loc}: note: {n.message}", file=stream)
+from ..diagnostics import Diagnostic, SpvError, print_diagnostics  # noqa: F401  (re-exported for the commands)
 
 
 def read_input(path: str) -> bytes:
