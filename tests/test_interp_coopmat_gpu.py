@@ -69,7 +69,7 @@ def test_ieee_rule_differs_from_the_tensor_cores():
 
 
 def test_tensorcore_rule_on_zeros_and_tiny_values():
-    from spvcoop.interp.coopmat_math import tensorcore_muladd
+    from spvcoop.interp.coopmat.math import tensorcore_muladd
     A = np.zeros((1, 16, 16), np.float16)
     B = np.ones((1, 16, 16), np.float16)
     C = np.zeros((1, 16, 16), np.float32)

@@ -118,7 +118,7 @@ def _run(args: argparse.Namespace) -> int:
             raise SpvError(Diagnostic("error", f"--trace wants an index or X,Y,Z, got '{args.trace}'")) from None
         trace = parts[0] if len(parts) == 1 else tuple(parts)
     if args.layout == "all":
-        from ..interp.coopmat_portability import check, report
+        from ..interp.coopmat.portability import check, report
         S = args.subgroup_size or spec.subgroup_size
         lines, status = report(check(module, dict(
             dispatch=dispatch, buffers=buffers, spec_constants=spec_constants, push_constants=push,

@@ -4,18 +4,23 @@
     res = run("saxpy.comp", dispatch=(16, 1, 1), buffers={(0, 0): x, (0, 1): y}, push_constants={"a": 2.0})
     res[(0, 1)]  # numpy array
 
-Execution model: see executor.py. Ops are registered by opcode name in registry.py.
+Execution model: see executor.py (settings: config.RunConfig, checked when it is made).
 
-Extending (e.g. cooperative matrices in coopmat.py, already listed in registry.EXTENSION_MODULES):
-- `@op("OpCooperativeMatrixMulAddKHR")` registers fn(ex, frame, inst, mask) -> value;
-- a value that is not per invocation (a matrix per subgroup, shape (subgroups, rows, cols)) is any
-  object with `masked_select(mask, other)` (used by OpPhi, OpSelect, masked results, variables);
-- OPS["zeros:coopmat"](type, n), OPS["construct:coopmat"](type, parts), OPS["extract:coopmat"](v, t, i)
-  and OPS["insert:coopmat"](v, t, i, rest, obj) hook OpConstantNull/OpUndef and composite ops;
-- ACCESS_CHAIN_HOOKS["coopmat"](ex, frame, ptr, index_operand, mask) handles an access chain into one;
-- the lane layout is on the Executor: ex.sg_global (subgroup of each invocation), ex.sg_local,
-  ex.subgroup_size, ex.num_sg_total, ex.wg_index; Function variables of coopmat type are held as values
-  (memory.Register) when only loaded and stored whole.
+Ops (dispatch.py): each op module owns an `OpSet` and registers one function per opcode,
+`@OPS.op("OpFAdd")` -> fn(ex, frame, inst, mask) returning the result value; extended instructions with
+`@OPS.ext_op("GLSL.std.450", "Sqrt")`. Op sets are grouped into families (families.py: CORE, then the
+cooperative-matrix family of coopmat/); `families.default_dispatcher()` builds the one table from them
+once, checking every name against the SPIR-V grammar, so a typo fails at start-up.
+
+A family handles its own types in ops another family defines with
+`@OPS.extends("OpLoad", when=pred)` -> fn(ex, frame, inst, mask, base): it runs where `pred(ex, inst)`
+holds and may hand over to `base`, the op as it was. Values of a new type kind (a matrix per subgroup,
+shape (subgroups, rows, cols)) are objects with `masked_select(mask, other)` (used by OpPhi, OpSelect,
+masked results); the family declares `dispatch.KindHooks` for them (null values, constant composites,
+extract/insert, access chains, Private/Function variables before allocation). Per-run state of a family
+goes in `ex.family_state`; the lane layout is on the Executor (ex.sg_global, ex.sg_local,
+ex.subgroup_size, ex.num_sg_total, ex.wg_index). A new extension (cooperative_matrix2) is a package
+like coopmat/ with a family.py, appended to families.FAMILIES.
 """
 from __future__ import annotations
 

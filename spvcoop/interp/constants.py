@@ -6,9 +6,8 @@ import numpy as np
 from ..diagnostics import Diagnostic, SpvError
 from ..module import Instruction, Operand
 from ..spirv_grammar import load as load_grammar
-from .memory import Fault
+from .fault import Fault
 from .ops_composite import construct
-from .registry import OPS
 from .values import zeros
 
 CONSTANT_OPS = {"OpConstant", "OpConstantTrue", "OpConstantFalse", "OpConstantComposite", "OpConstantNull",
@@ -56,19 +55,19 @@ def evaluate_constant(ex, inst: Instruction, overrides: dict, used: set):
     if op in ("OpConstantFalse", "OpSpecConstantFalse"):
         return np.array([False])
     if op in ("OpConstantComposite", "OpSpecConstantComposite"):
-        return construct(t, [ex.gvals[o.value] for o in inst.operands])
+        return construct(t, [ex.gvals[o.value] for o in inst.operands], ex.dispatcher)
     if op in ("OpConstantCompositeReplicateEXT", "OpSpecConstantCompositeReplicateEXT"):
         v = ex.gvals[inst.operands[0].value]
         n = t.count if t.kind in ("vector", "matrix", "array") else len(t.members)
-        return construct(t, [v] * n)
+        return construct(t, [v] * n, ex.dispatcher)
     if op in ("OpConstantNull", "OpUndef"):
-        return zeros(t)
+        return zeros(t, ex.dispatcher)
     if op == "OpSpecConstantOp":
         spec = load_grammar().by_opcode.get(inst.operands[0].value)
         target = spec.opname if spec else str(inst.operands[0].value)
         fake = Instruction(target, inst.operands[0].value, inst.result_type, inst.result_id,
                            list(inst.operands[1:]), inst.span, inst.index)
-        fn = OPS.get(target)
+        fn = ex.dispatcher.ops.get(target)
         if fn is None:
             raise SpvError(Diagnostic("error", f"unsupported instruction {target} in OpSpecConstantOp",
                                       inst.span, rule="interp.unsupported", source=prog.source))

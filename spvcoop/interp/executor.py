@@ -18,9 +18,11 @@ import numpy as np
 
 from ..diagnostics import Diagnostic, Note, SpvError
 from ..module import Instruction
-from .memory import DeviceMemory, Fault, Memory, Pointer
+from .config import RunConfig
+from .dispatch import Dispatcher
+from .fault import Fault
+from .memory import DeviceMemory, Memory, Pointer
 from .program import Block, Function, Program
-from .registry import OPS
 from .values import lane, select
 
 RETURN = -1
@@ -38,28 +40,34 @@ class Frame:
 
 
 class Executor:
-    """Holds the lane layout, global values and memories of one dispatch; runs functions."""
+    """Holds the lane layout, global values and memories of one dispatch; runs functions.
 
-    def __init__(self, prog: Program, n: int, max_steps: int | None = None, trace: int | None = None,
-                 progress=None):
+    `config` is the run's settings (read-only); `dispatcher` the op table (families.default_dispatcher());
+    `family_state` is where op families keep per-run state (keys prefixed with the family name)."""
+
+    def __init__(self, prog: Program, n: int, config: RunConfig, dispatcher: Dispatcher):
         self.prog = prog
         self.types = prog.types
+        self.config = config
+        self.dispatcher = dispatcher
+        self.ops = dispatcher.ops
+        self.family_state: dict[str, object] = {}
         self.N = n
         self.gvals: dict[int, object] = {}
         self.device = DeviceMemory()
         self.steps = 0
-        self.max_steps = max_steps
-        self.trace = trace
-        self.trace_out = sys.stdout
+        self.max_steps = config.max_steps
+        self.trace: int | None = None  # the traced lane, once the runner has laid the lanes out
+        self.trace_out = config.trace_out or sys.stdout
         self.alive = np.ones(n, dtype=bool)
         self.any_killed = False
-        self.progress = progress
+        self.progress = config.progress
         self.ext_names: dict[int, str] = dict(prog.ext_imports)
         # lane layout, filled by the runner
         self.wg_index: np.ndarray = np.zeros(n, np.int64)
         self.local_index: np.ndarray = np.zeros(n, np.int64)
         self.wg_size = 1
-        self.subgroup_size = 32
+        self.subgroup_size = config.subgroup_size
         self.sg_global: np.ndarray = np.zeros(n, np.int64)
         self.sg_local: np.ndarray = np.zeros(n, np.int64)
         self.num_sg_total = 1
@@ -305,7 +313,7 @@ class Executor:
         self.steps += 1
         if self.max_steps is not None and self.steps > self.max_steps:
             self.tick(frame, inst, mask)
-        fn = OPS.get(inst.opname)
+        fn = self.ops.get(inst.opname)
         if fn is None:
             notes: list = []
             span, source = self.where(inst, notes)

@@ -13,18 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .fault import Fault
 from .types import Type
 
 ADDRESS_SHIFT = 40  # device address = (buffer number + 1) << 40 | byte offset
-
-
-class Fault(Exception):
-    """A run-time error found while executing one instruction (turned into a diagnostic by the executor)."""
-
-    def __init__(self, message: str, lanes: np.ndarray | None = None):
-        super().__init__(message)
-        self.message = message
-        self.lanes = lanes
 
 
 class Memory:

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .memory import Fault
-from .registry import op
+from .fault import Fault
+from .dispatch import OpSet
+
+OPS = OpSet()
 from .types import Type
 
 
@@ -34,10 +36,6 @@ def to_type(x: np.ndarray, t: Type) -> np.ndarray:
     return x.astype(dt)
 
 
-def _signedness_of(t: Type) -> bool:
-    return t.scalar.kind == "int" and t.scalar.signed
-
-
 # result follows the result type; 'i' ops work on the result's own signedness (wrapping is the same)
 INT_BINARY = {"OpIAdd": np.add, "OpISub": np.subtract, "OpIMul": np.multiply,
               "OpBitwiseAnd": np.bitwise_and, "OpBitwiseOr": np.bitwise_or, "OpBitwiseXor": np.bitwise_xor}
@@ -59,7 +57,7 @@ FUNORD = {"OpFUnordEqual": np.equal, "OpFUnordNotEqual": np.not_equal, "OpFUnord
           "OpFUnordGreaterThanEqual": np.greater_equal}
 
 
-@op(*INT_BINARY)
+@OPS.op(*INT_BINARY)
 def int_binary(ex, frame, inst, mask):
     t = ex.rtype(inst)
     a = to_type(ex.arg(frame, inst, 0), t)
@@ -67,25 +65,25 @@ def int_binary(ex, frame, inst, mask):
     return INT_BINARY[inst.opname](a, b)
 
 
-@op(*FLOAT_BINARY)
+@OPS.op(*FLOAT_BINARY)
 def float_binary(ex, frame, inst, mask):
     return FLOAT_BINARY[inst.opname](ex.arg(frame, inst, 0), ex.arg(frame, inst, 1)).astype(
         ex.rtype(inst).dtype, copy=False)
 
 
-@op(*LOGICAL_BINARY)
+@OPS.op(*LOGICAL_BINARY)
 def logical_binary(ex, frame, inst, mask):
     return LOGICAL_BINARY[inst.opname](ex.arg(frame, inst, 0), ex.arg(frame, inst, 1))
 
 
-@op(*COMPARE)
+@OPS.op(*COMPARE)
 def int_compare(ex, frame, inst, mask):
     fn, signed = COMPARE[inst.opname]
     a, b = ex.arg(frame, inst, 0), ex.arg(frame, inst, 1)
     return fn(as_int(a, signed), as_int(b, signed))
 
 
-@op(*FORD)
+@OPS.op(*FORD)
 def ford_compare(ex, frame, inst, mask):
     a, b = ex.arg(frame, inst, 0), ex.arg(frame, inst, 1)
     r = FORD[inst.opname](a, b)
@@ -94,7 +92,7 @@ def ford_compare(ex, frame, inst, mask):
     return r
 
 
-@op(*FUNORD)
+@OPS.op(*FUNORD)
 def funord_compare(ex, frame, inst, mask):
     a, b = ex.arg(frame, inst, 0), ex.arg(frame, inst, 1)
     return FUNORD[inst.opname](a, b) | np.isnan(a) | np.isnan(b)
@@ -116,13 +114,13 @@ def _divisor(ex, inst, frame, mask, signed: bool):
     return t, a, b
 
 
-@op("OpUDiv")
+@OPS.op("OpUDiv")
 def udiv(ex, frame, inst, mask):
     t, a, b = _divisor(ex, inst, frame, mask, False)
     return to_type(a // b, t)
 
 
-@op("OpUMod")
+@OPS.op("OpUMod")
 def umod(ex, frame, inst, mask):
     t, a, b = _divisor(ex, inst, frame, mask, False)
     return to_type(a % b, t)
@@ -134,25 +132,25 @@ def _trunc_div(a, b):
     return q + fix.astype(q.dtype)
 
 
-@op("OpSDiv")
+@OPS.op("OpSDiv")
 def sdiv(ex, frame, inst, mask):
     t, a, b = _divisor(ex, inst, frame, mask, True)
     return to_type(_trunc_div(a, b), t)
 
 
-@op("OpSRem")
+@OPS.op("OpSRem")
 def srem(ex, frame, inst, mask):
     t, a, b = _divisor(ex, inst, frame, mask, True)
     return to_type(a - _trunc_div(a, b) * b, t)
 
 
-@op("OpSMod")
+@OPS.op("OpSMod")
 def smod(ex, frame, inst, mask):
     t, a, b = _divisor(ex, inst, frame, mask, True)
     return to_type(a % b, t)
 
 
-@op("OpShiftLeftLogical", "OpShiftRightLogical", "OpShiftRightArithmetic")
+@OPS.op("OpShiftLeftLogical", "OpShiftRightLogical", "OpShiftRightArithmetic")
 def shift(ex, frame, inst, mask):
     t = ex.rtype(inst)
     signed = inst.opname == "OpShiftRightArithmetic"
@@ -173,47 +171,47 @@ def shift(ex, frame, inst, mask):
     return to_type(np.right_shift(a, s), t)
 
 
-@op("OpSNegate")
+@OPS.op("OpSNegate")
 def snegate(ex, frame, inst, mask):
     return np.negative(to_type(ex.arg(frame, inst, 0), ex.rtype(inst)))
 
 
-@op("OpFNegate")
+@OPS.op("OpFNegate")
 def fnegate(ex, frame, inst, mask):
     return np.negative(ex.arg(frame, inst, 0))
 
 
-@op("OpNot")
+@OPS.op("OpNot")
 def bit_not(ex, frame, inst, mask):
     return np.invert(to_type(ex.arg(frame, inst, 0), ex.rtype(inst)))
 
 
-@op("OpLogicalNot")
+@OPS.op("OpLogicalNot")
 def logical_not(ex, frame, inst, mask):
     return np.logical_not(ex.arg(frame, inst, 0))
 
 
-@op("OpIsNan")
+@OPS.op("OpIsNan")
 def isnan(ex, frame, inst, mask):
     return np.isnan(ex.arg(frame, inst, 0))
 
 
-@op("OpIsInf")
+@OPS.op("OpIsInf")
 def isinf(ex, frame, inst, mask):
     return np.isinf(ex.arg(frame, inst, 0))
 
 
-@op("OpAny")
+@OPS.op("OpAny")
 def any_(ex, frame, inst, mask):
     return np.any(ex.arg(frame, inst, 0), axis=-1)
 
 
-@op("OpAll")
+@OPS.op("OpAll")
 def all_(ex, frame, inst, mask):
     return np.all(ex.arg(frame, inst, 0), axis=-1)
 
 
-@op("OpSelect")
+@OPS.op("OpSelect")
 def select_op(ex, frame, inst, mask):
     from .values import select
     c = np.asarray(ex.arg(frame, inst, 0))
@@ -226,7 +224,7 @@ def select_op(ex, frame, inst, mask):
     return select(np.broadcast_to(c, (n,)), a, b)
 
 
-@op("OpIAddCarry", "OpISubBorrow")
+@OPS.op("OpIAddCarry", "OpISubBorrow")
 def add_carry(ex, frame, inst, mask):
     t = ex.rtype(inst).members[0]
     a = as_int(to_type(ex.arg(frame, inst, 0), t), False)
@@ -240,7 +238,7 @@ def add_carry(ex, frame, inst, mask):
     return (to_type(r, t), to_type(carry, t))
 
 
-@op("OpUMulExtended", "OpSMulExtended")
+@OPS.op("OpUMulExtended", "OpSMulExtended")
 def mul_extended(ex, frame, inst, mask):
     t = ex.rtype(inst).members[0]
     signed = inst.opname == "OpSMulExtended"
@@ -262,7 +260,7 @@ def mul_extended(ex, frame, inst, mask):
     return (to_type(np.array(lo, np.uint64).reshape(shape), t), to_type(np.array(hi, np.uint64).reshape(shape), t))
 
 
-@op("OpBitCount")
+@OPS.op("OpBitCount")
 def bit_count(ex, frame, inst, mask):
     x = as_int(np.asarray(ex.arg(frame, inst, 0)), False)
     w = x.dtype.itemsize
@@ -270,7 +268,7 @@ def bit_count(ex, frame, inst, mask):
     return to_type(np.unpackbits(bytes_, axis=-1).sum(axis=-1), ex.rtype(inst))
 
 
-@op("OpBitReverse")
+@OPS.op("OpBitReverse")
 def bit_reverse(ex, frame, inst, mask):
     x = as_int(np.asarray(ex.arg(frame, inst, 0)), False)
     w = x.dtype.itemsize
@@ -280,7 +278,7 @@ def bit_reverse(ex, frame, inst, mask):
     return to_type(np.ascontiguousarray(out).view(x.dtype).reshape(x.shape), ex.rtype(inst))
 
 
-@op("OpBitFieldInsert")
+@OPS.op("OpBitFieldInsert")
 def bitfield_insert(ex, frame, inst, mask):
     t = ex.rtype(inst)
     base = as_int(to_type(ex.arg(frame, inst, 0), t), False)
@@ -294,7 +292,7 @@ def bitfield_insert(ex, frame, inst, mask):
     return to_type((base & ~m) | ((ins << off.astype(base.dtype)) & m), t)
 
 
-@op("OpBitFieldUExtract", "OpBitFieldSExtract")
+@OPS.op("OpBitFieldUExtract", "OpBitFieldSExtract")
 def bitfield_extract(ex, frame, inst, mask):
     t = ex.rtype(inst)
     signed = inst.opname == "OpBitFieldSExtract"
@@ -312,43 +310,43 @@ def bitfield_extract(ex, frame, inst, mask):
     return to_type((field & np.uint64((1 << w) - 1)).astype(f"u{w // 8}"), t)
 
 
-@op("OpDot")
+@OPS.op("OpDot")
 def dot(ex, frame, inst, mask):
     a, b = ex.arg(frame, inst, 0), ex.arg(frame, inst, 1)
     return np.sum(a * b, axis=-1).astype(ex.rtype(inst).dtype)
 
 
-@op("OpVectorTimesScalar", "OpMatrixTimesScalar")
+@OPS.op("OpVectorTimesScalar", "OpMatrixTimesScalar")
 def times_scalar(ex, frame, inst, mask):
     a, s = ex.arg(frame, inst, 0), np.asarray(ex.arg(frame, inst, 1))
     return (a * s.reshape(s.shape + (1,) * (a.ndim - 1))).astype(a.dtype)
 
 
-@op("OpMatrixTimesVector")
+@OPS.op("OpMatrixTimesVector")
 def mat_times_vec(ex, frame, inst, mask):
     m, v = ex.arg(frame, inst, 0), ex.arg(frame, inst, 1)  # m: (N, C, R), v: (N, C)
     return (v[:, None, :] @ m)[:, 0, :].astype(m.dtype)
 
 
-@op("OpVectorTimesMatrix")
+@OPS.op("OpVectorTimesMatrix")
 def vec_times_mat(ex, frame, inst, mask):
     v, m = ex.arg(frame, inst, 0), ex.arg(frame, inst, 1)  # result[c] = dot(v, column c)
     return (m @ v[:, :, None])[:, :, 0].astype(m.dtype)
 
 
-@op("OpMatrixTimesMatrix")
+@OPS.op("OpMatrixTimesMatrix")
 def mat_times_mat(ex, frame, inst, mask):
     a, b = ex.arg(frame, inst, 0), ex.arg(frame, inst, 1)
     # column-major storage: (N, C, R) holds M^T; (A B)^T = B^T A^T
     return (b @ a).astype(a.dtype)
 
 
-@op("OpOuterProduct")
+@OPS.op("OpOuterProduct")
 def outer(ex, frame, inst, mask):
     a, b = ex.arg(frame, inst, 0), ex.arg(frame, inst, 1)  # result column j = a * b[j]
     return (b[:, :, None] * a[:, None, :]).astype(a.dtype)
 
 
-@op("OpTranspose")
+@OPS.op("OpTranspose")
 def transpose(ex, frame, inst, mask):
     return np.swapaxes(ex.arg(frame, inst, 0), 1, 2).copy()

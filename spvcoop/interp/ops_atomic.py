@@ -11,7 +11,9 @@ import numpy as np
 
 from .memory import Pointer, load, store
 from .ops_arith import as_int, to_type
-from .registry import op
+from .dispatch import OpSet
+
+OPS = OpSet()
 
 UPDATE = {
     "OpAtomicIAdd": lambda old, v, s: old + v,
@@ -96,24 +98,24 @@ def atomic(ex, frame, inst, mask, value, cmp=None):
     return result
 
 
-@op(*UPDATE)
+@OPS.op(*UPDATE)
 def atomic_rmw(ex, frame, inst, mask):
     value = ex.arg(frame, inst, 3) if len(inst.operands) > 3 else None
     return atomic(ex, frame, inst, mask, value)
 
 
-@op("OpAtomicLoad")
+@OPS.op("OpAtomicLoad")
 def atomic_load(ex, frame, inst, mask):
     return atomic(ex, frame, inst, mask, None)
 
 
-@op("OpAtomicStore")
+@OPS.op("OpAtomicStore")
 def atomic_store(ex, frame, inst, mask):
     atomic(ex, frame, inst, mask, ex.arg(frame, inst, 3))
     return None
 
 
-@op("OpAtomicCompareExchange")
+@OPS.op("OpAtomicCompareExchange")
 def atomic_cmpxchg(ex, frame, inst, mask):
     # operands: pointer, scope, equal semantics, unequal semantics, value, comparator
     return atomic(ex, frame, inst, mask, ex.arg(frame, inst, 4), ex.arg(frame, inst, 5))

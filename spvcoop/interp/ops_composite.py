@@ -3,16 +3,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .memory import Fault
-from .registry import OPS, op
+from .fault import Fault
+from .dispatch import Dispatcher, OpSet
 from .values import zeros
+
+OPS = OpSet()
 
 
 def _n(*xs) -> int:
     return max((x.shape[0] for x in xs if isinstance(x, np.ndarray)), default=1)
 
 
-def construct(t, parts: list):
+def construct(t, parts: list, hooks: Dispatcher):
     if t.kind == "vector":
         n = _n(*parts)
         cols = [np.broadcast_to(p.reshape(p.shape[0], -1), (n, p.reshape(p.shape[0], -1).shape[1]))
@@ -23,66 +25,66 @@ def construct(t, parts: list):
         return np.stack([np.broadcast_to(p, (n,) + p.shape[1:]) for p in parts], axis=1)
     if t.kind in ("struct", "array"):
         return tuple(parts)
-    hook = OPS.get(f"construct:{t.kind}")
-    if hook:
-        return hook(t, parts)
+    kind = hooks.kind(t.kind)
+    if kind is not None and kind.construct is not None:
+        return kind.construct(t, parts)
     raise Fault(f"cannot construct a value of type {t.describe()}")
 
 
-@op("OpCompositeConstruct")
+@OPS.op("OpCompositeConstruct")
 def composite_construct(ex, frame, inst, mask):
-    return construct(ex.rtype(inst), [ex.val(frame, o.value) for o in inst.operands])
+    return construct(ex.rtype(inst), [ex.val(frame, o.value) for o in inst.operands], ex.dispatcher)
 
 
-def extract(v, t, idx: list[int]):
+def extract(v, t, idx: list[int], hooks: Dispatcher):
     for i in idx:
         if isinstance(v, tuple):
             v, t = v[i], (t.members[i] if t.kind == "struct" else t.elem)
         elif t.kind in ("vector", "matrix"):
             v, t = v[:, i], t.elem
         else:
-            hook = OPS.get(f"extract:{t.kind}")
-            if hook is None:
+            kind = hooks.kind(t.kind)
+            if kind is None or kind.extract is None:
                 raise Fault(f"cannot extract from a value of type {t.describe()}")
-            v, t = hook(v, t, i)
+            v, t = kind.extract(v, t, i)
     return v
 
 
-def insert(v, t, idx: list[int], obj):
+def insert(v, t, idx: list[int], obj, hooks: Dispatcher):
     if not idx:
         return obj
     i, rest = idx[0], idx[1:]
     if isinstance(v, tuple):
         sub_t = t.members[i] if t.kind == "struct" else t.elem
         lst = list(v)
-        lst[i] = insert(v[i], sub_t, rest, obj)
+        lst[i] = insert(v[i], sub_t, rest, obj, hooks)
         return tuple(lst)
     if t.kind in ("vector", "matrix"):
         o = np.asarray(obj)
         n = max(v.shape[0], o.shape[0] if o.ndim else 1)
         out = np.array(np.broadcast_to(v, (n,) + v.shape[1:]))
-        out[:, i] = insert(out[:, i], t.elem, rest, obj) if rest else o
+        out[:, i] = insert(out[:, i], t.elem, rest, obj, hooks) if rest else o
         return out
-    hook = OPS.get(f"insert:{t.kind}")
-    if hook is None:
+    kind = hooks.kind(t.kind)
+    if kind is None or kind.insert is None:
         raise Fault(f"cannot insert into a value of type {t.describe()}")
-    return hook(v, t, i, rest, obj)
+    return kind.insert(v, t, i, rest, obj)
 
 
-@op("OpCompositeExtract")
+@OPS.op("OpCompositeExtract")
 def composite_extract(ex, frame, inst, mask):
     cid = inst.operands[0].value
-    return extract(ex.val(frame, cid), ex.type_of_id(cid), [o.value for o in inst.operands[1:]])
+    return extract(ex.val(frame, cid), ex.type_of_id(cid), [o.value for o in inst.operands[1:]], ex.dispatcher)
 
 
-@op("OpCompositeInsert")
+@OPS.op("OpCompositeInsert")
 def composite_insert(ex, frame, inst, mask):
     obj = ex.arg(frame, inst, 0)
     comp = ex.arg(frame, inst, 1)
-    return insert(comp, ex.rtype(inst), [o.value for o in inst.operands[2:]], obj)
+    return insert(comp, ex.rtype(inst), [o.value for o in inst.operands[2:]], obj, ex.dispatcher)
 
 
-@op("OpVectorShuffle")
+@OPS.op("OpVectorShuffle")
 def vector_shuffle(ex, frame, inst, mask):
     a, b = np.asarray(ex.arg(frame, inst, 0)), np.asarray(ex.arg(frame, inst, 1))
     n = max(a.shape[0], b.shape[0])
@@ -91,7 +93,7 @@ def vector_shuffle(ex, frame, inst, mask):
     return both[:, sel]
 
 
-@op("OpVectorExtractDynamic")
+@OPS.op("OpVectorExtractDynamic")
 def vector_extract_dynamic(ex, frame, inst, mask):
     v = np.asarray(ex.arg(frame, inst, 0))
     i = np.asarray(ex.arg(frame, inst, 1)).astype(np.int64)
@@ -105,7 +107,7 @@ def vector_extract_dynamic(ex, frame, inst, mask):
     return v[np.arange(n), np.clip(i, 0, v.shape[1] - 1)]
 
 
-@op("OpVectorInsertDynamic")
+@OPS.op("OpVectorInsertDynamic")
 def vector_insert_dynamic(ex, frame, inst, mask):
     v = np.asarray(ex.arg(frame, inst, 0))
     c = np.asarray(ex.arg(frame, inst, 1))
@@ -117,17 +119,17 @@ def vector_insert_dynamic(ex, frame, inst, mask):
     return out
 
 
-@op("OpCopyObject", "OpCopyLogical")
+@OPS.op("OpCopyObject", "OpCopyLogical")
 def copy_object(ex, frame, inst, mask):
     return ex.arg(frame, inst, 0)
 
 
-@op("OpUndef")
+@OPS.op("OpUndef")
 def undef(ex, frame, inst, mask):
-    return zeros(ex.rtype(inst))
+    return zeros(ex.rtype(inst), ex.dispatcher)
 
 
-@op("OpSizeOf")
+@OPS.op("OpSizeOf")
 def size_of(ex, frame, inst, mask):
     t = ex.type_of_id(inst.operands[0].value)
     return np.array([t.elem.size()], dtype=ex.rtype(inst).dtype)

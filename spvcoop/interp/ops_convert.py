@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .memory import Fault, Pointer
+from .fault import Fault
+from .memory import Pointer
 from .ops_arith import as_int, to_type
-from .registry import op
+from .dispatch import OpSet
+
+OPS = OpSet()
 
 
 def _f2i(x: np.ndarray, dt: np.dtype) -> np.ndarray:
@@ -15,52 +18,52 @@ def _f2i(x: np.ndarray, dt: np.dtype) -> np.ndarray:
     return x.astype(dt)
 
 
-@op("OpConvertFToU")
+@OPS.op("OpConvertFToU")
 def f_to_u(ex, frame, inst, mask):
     t = ex.rtype(inst)
     return to_type(_f2i(ex.arg(frame, inst, 0), np.dtype(f"u{t.scalar.width // 8}")), t)
 
 
-@op("OpConvertFToS")
+@OPS.op("OpConvertFToS")
 def f_to_s(ex, frame, inst, mask):
     t = ex.rtype(inst)
     return to_type(_f2i(ex.arg(frame, inst, 0), np.dtype(f"i{t.scalar.width // 8}")), t)
 
 
-@op("OpConvertSToF")
+@OPS.op("OpConvertSToF")
 def s_to_f(ex, frame, inst, mask):
     return as_int(ex.arg(frame, inst, 0), True).astype(ex.rtype(inst).dtype)
 
 
-@op("OpConvertUToF")
+@OPS.op("OpConvertUToF")
 def u_to_f(ex, frame, inst, mask):
     return as_int(ex.arg(frame, inst, 0), False).astype(ex.rtype(inst).dtype)
 
 
-@op("OpUConvert")
+@OPS.op("OpUConvert")
 def u_convert(ex, frame, inst, mask):
     t = ex.rtype(inst)
     return to_type(as_int(ex.arg(frame, inst, 0), False).astype(f"u{t.scalar.width // 8}"), t)
 
 
-@op("OpSConvert")
+@OPS.op("OpSConvert")
 def s_convert(ex, frame, inst, mask):
     t = ex.rtype(inst)
     return to_type(as_int(ex.arg(frame, inst, 0), True).astype(f"i{t.scalar.width // 8}"), t)
 
 
-@op("OpFConvert")
+@OPS.op("OpFConvert")
 def f_convert(ex, frame, inst, mask):
     return np.asarray(ex.arg(frame, inst, 0)).astype(ex.rtype(inst).dtype)
 
 
-@op("OpQuantizeToF16")
+@OPS.op("OpQuantizeToF16")
 def quantize(ex, frame, inst, mask):
     x = np.asarray(ex.arg(frame, inst, 0))
     return x.astype(np.float16).astype(x.dtype)
 
 
-@op("OpBitcast")
+@OPS.op("OpBitcast")
 def bitcast(ex, frame, inst, mask):
     t = ex.rtype(inst)
     x = ex.arg(frame, inst, 0)
@@ -84,12 +87,12 @@ def convert_u_to_ptr(ex, x, t) -> Pointer:
     return Pointer(ex.device, addr.astype(np.int64), t.elem, 0)
 
 
-@op("OpConvertUToPtr")
+@OPS.op("OpConvertUToPtr")
 def u_to_ptr(ex, frame, inst, mask):
     return convert_u_to_ptr(ex, ex.arg(frame, inst, 0), ex.rtype(inst))
 
 
-@op("OpConvertPtrToU")
+@OPS.op("OpConvertPtrToU")
 def ptr_to_u(ex, frame, inst, mask):
     p = ex.arg(frame, inst, 0)
     if not isinstance(p.mem, type(ex.device)):

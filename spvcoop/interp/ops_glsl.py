@@ -4,7 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from .ops_arith import as_int, to_type
-from .registry import ext_op
+from .dispatch import OpSet
+
+OPS = OpSet()
 
 SET = "GLSL.std.450"
 
@@ -29,15 +31,15 @@ UNARY_FLOAT = {
     "InverseSqrt": lambda x: 1 / np.sqrt(x),
 }
 for _name, _fn in UNARY_FLOAT.items():
-    ext_op(SET, _name)(_unary(_fn))
+    OPS.ext_op(SET, _name)(_unary(_fn))
 
 
-@ext_op(SET, "SAbs")
+@OPS.ext_op(SET, "SAbs")
 def sabs(ex, inst, args, mask):
     return to_type(np.abs(as_int(args[0], True)), _rt(ex, inst))
 
 
-@ext_op(SET, "SSign")
+@OPS.ext_op(SET, "SSign")
 def ssign(ex, inst, args, mask):
     return to_type(np.sign(as_int(args[0], True)), _rt(ex, inst))
 
@@ -59,10 +61,10 @@ def _binary(fn, signed):
 
 
 for _name, (_fn, _s) in BINARY.items():
-    ext_op(SET, _name)(_binary(_fn, _s))
+    OPS.ext_op(SET, _name)(_binary(_fn, _s))
 
 
-@ext_op(SET, "FClamp", "NClamp", "UClamp", "SClamp")
+@OPS.ext_op(SET, "FClamp", "NClamp", "UClamp", "SClamp")
 def clamp(ex, inst, args, mask):
     which = _ext_name(inst)
     x, lo, hi = map(np.asarray, args)
@@ -78,20 +80,20 @@ def _ext_name(inst) -> str:
     return load().ext_set(SET).by_opcode[inst.operands[1].value].opname
 
 
-@ext_op(SET, "FMix")
+@OPS.ext_op(SET, "FMix")
 def fmix(ex, inst, args, mask):
     x, y, a = map(np.asarray, args)
     return (x * (1 - a) + y * a).astype(_rt(ex, inst).dtype)
 
 
-@ext_op(SET, "SmoothStep")
+@OPS.ext_op(SET, "SmoothStep")
 def smoothstep(ex, inst, args, mask):
     e0, e1, x = map(np.asarray, args)
     t = np.clip((x - e0) / (e1 - e0), 0, 1)
     return (t * t * (3 - 2 * t)).astype(_rt(ex, inst).dtype)
 
 
-@ext_op(SET, "Fma")
+@OPS.ext_op(SET, "Fma")
 def fma(ex, inst, args, mask):
     a, b, c = map(np.asarray, args)
     dt = _rt(ex, inst).dtype
@@ -99,39 +101,39 @@ def fma(ex, inst, args, mask):
     return (a.astype(wide) * b.astype(wide) + c.astype(wide)).astype(dt)
 
 
-@ext_op(SET, "Ldexp")
+@OPS.ext_op(SET, "Ldexp")
 def ldexp(ex, inst, args, mask):
     return np.ldexp(np.asarray(args[0]), as_int(args[1], True).astype(np.int32)).astype(_rt(ex, inst).dtype)
 
 
-@ext_op(SET, "FrexpStruct")
+@OPS.ext_op(SET, "FrexpStruct")
 def frexp_struct(ex, inst, args, mask):
     t = _rt(ex, inst)
     m, e = np.frexp(np.asarray(args[0]))
     return (m.astype(t.members[0].dtype), to_type(e.astype(np.int32), t.members[1]))
 
 
-@ext_op(SET, "ModfStruct")
+@OPS.ext_op(SET, "ModfStruct")
 def modf_struct(ex, inst, args, mask):
     f, i = np.modf(np.asarray(args[0]))
     return (f, i)
 
 
-@ext_op(SET, "Length")
+@OPS.ext_op(SET, "Length")
 def length(ex, inst, args, mask):
     x = np.asarray(args[0])
     r = np.sqrt(np.sum(x.astype(np.float64) ** 2, axis=-1)) if x.ndim > 1 else np.abs(x)
     return r.astype(_rt(ex, inst).dtype)
 
 
-@ext_op(SET, "Distance")
+@OPS.ext_op(SET, "Distance")
 def distance(ex, inst, args, mask):
     d = np.asarray(args[0]) - np.asarray(args[1])
     r = np.sqrt(np.sum(d.astype(np.float64) ** 2, axis=-1)) if d.ndim > 1 else np.abs(d)
     return r.astype(_rt(ex, inst).dtype)
 
 
-@ext_op(SET, "Normalize")
+@OPS.ext_op(SET, "Normalize")
 def normalize(ex, inst, args, mask):
     x = np.asarray(args[0])
     if x.ndim == 1:
@@ -139,19 +141,19 @@ def normalize(ex, inst, args, mask):
     return (x / np.sqrt(np.sum(x * x, axis=-1, keepdims=True))).astype(x.dtype)
 
 
-@ext_op(SET, "Cross")
+@OPS.ext_op(SET, "Cross")
 def cross(ex, inst, args, mask):
     return np.cross(np.asarray(args[0]), np.asarray(args[1])).astype(_rt(ex, inst).dtype)
 
 
-@ext_op(SET, "Reflect")
+@OPS.ext_op(SET, "Reflect")
 def reflect(ex, inst, args, mask):
     i, n = map(np.asarray, args)
     d = np.sum(i * n, axis=-1, keepdims=True) if i.ndim > 1 else i * n
     return (i - 2 * d * n).astype(i.dtype)
 
 
-@ext_op(SET, "FindILsb")
+@OPS.ext_op(SET, "FindILsb")
 def find_lsb(ex, inst, args, mask):
     x = as_int(np.asarray(args[0]), False).astype(np.uint64)
     low = x & (~x + np.uint64(1))
@@ -159,7 +161,7 @@ def find_lsb(ex, inst, args, mask):
     return to_type(r.astype(np.int32), _rt(ex, inst))
 
 
-@ext_op(SET, "FindUMsb", "FindSMsb")
+@OPS.ext_op(SET, "FindUMsb", "FindSMsb")
 def find_msb(ex, inst, args, mask):
     which = _ext_name(inst)
     x = np.asarray(args[0])
@@ -176,13 +178,13 @@ def find_msb(ex, inst, args, mask):
     return to_type(r.astype(np.int32), _rt(ex, inst))
 
 
-@ext_op(SET, "PackHalf2x16")
+@OPS.ext_op(SET, "PackHalf2x16")
 def pack_half(ex, inst, args, mask):
     v = np.ascontiguousarray(np.asarray(args[0]).astype(np.float16)).view(np.uint16).astype(np.uint32)
     return (v[:, 0] | (v[:, 1] << np.uint32(16))).astype(np.uint32)
 
 
-@ext_op(SET, "UnpackHalf2x16")
+@OPS.ext_op(SET, "UnpackHalf2x16")
 def unpack_half(ex, inst, args, mask):
     u = as_int(np.asarray(args[0]), False).astype(np.uint32)
     lo = (u & np.uint32(0xFFFF)).astype(np.uint16).view(np.float16)
@@ -206,10 +208,10 @@ def _pack(n: int, signed: bool):
     return run
 
 
-ext_op(SET, "PackUnorm4x8")(_pack(4, False))
-ext_op(SET, "PackSnorm4x8")(_pack(4, True))
-ext_op(SET, "PackUnorm2x16")(_pack(2, False))
-ext_op(SET, "PackSnorm2x16")(_pack(2, True))
+OPS.ext_op(SET, "PackUnorm4x8")(_pack(4, False))
+OPS.ext_op(SET, "PackSnorm4x8")(_pack(4, True))
+OPS.ext_op(SET, "PackUnorm2x16")(_pack(2, False))
+OPS.ext_op(SET, "PackSnorm2x16")(_pack(2, True))
 
 
 def _unpack(n: int, signed: bool):
@@ -228,18 +230,18 @@ def _unpack(n: int, signed: bool):
     return run
 
 
-ext_op(SET, "UnpackUnorm4x8")(_unpack(4, False))
-ext_op(SET, "UnpackSnorm4x8")(_unpack(4, True))
-ext_op(SET, "UnpackUnorm2x16")(_unpack(2, False))
-ext_op(SET, "UnpackSnorm2x16")(_unpack(2, True))
+OPS.ext_op(SET, "UnpackUnorm4x8")(_unpack(4, False))
+OPS.ext_op(SET, "UnpackSnorm4x8")(_unpack(4, True))
+OPS.ext_op(SET, "UnpackUnorm2x16")(_unpack(2, False))
+OPS.ext_op(SET, "UnpackSnorm2x16")(_unpack(2, True))
 
 
-@ext_op(SET, "Determinant")
+@OPS.ext_op(SET, "Determinant")
 def determinant(ex, inst, args, mask):
     return np.linalg.det(np.asarray(args[0]).astype(np.float64)).astype(_rt(ex, inst).dtype)
 
 
-@ext_op(SET, "MatrixInverse")
+@OPS.ext_op(SET, "MatrixInverse")
 def matrix_inverse(ex, inst, args, mask):
     m = np.asarray(args[0])
     return np.linalg.inv(m.astype(np.float64)).astype(m.dtype)

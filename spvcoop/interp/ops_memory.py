@@ -3,13 +3,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .memory import Fault, Pointer, Register, RegisterView, load, store
+from .fault import Fault
+from .memory import Pointer, Register, RegisterView, load, store
 from .values import select
 from .program import enum_name
-from .registry import ACCESS_CHAIN_HOOKS, EXT_OPS, op
+from .dispatch import OpSet
+
+OPS = OpSet()
 
 
-@op("OpVariable")
+@OPS.op("OpVariable")
 def variable(ex, frame, inst, mask):
     t = ex.rtype(inst).elem
     init = ex.arg(frame, inst, 1) if len(inst.operands) > 1 else None
@@ -60,8 +63,8 @@ def chain(ex, frame, ptr: Pointer, indices, mask) -> Pointer:
             idx = _index(ex, frame, o)
             ptr = ptr.moved(idx * (ptr.vstride or t.scalar_size()), t.elem, unit=ptr.vstride or t.scalar_size())
             t = t.elem
-        elif k in ACCESS_CHAIN_HOOKS:
-            ptr = ACCESS_CHAIN_HOOKS[k](ex, frame, ptr, o, mask)
+        elif (hooks := ex.dispatcher.kind(k)) is not None and hooks.access_chain is not None:
+            ptr = hooks.access_chain(ex, frame, ptr, o, mask)
             t = ptr.type
         else:
             raise Fault(f"cannot index into {t.describe()}")
@@ -74,7 +77,7 @@ def _holds_matrix(t) -> bool:
     return t.kind == "matrix"
 
 
-@op("OpAccessChain", "OpInBoundsAccessChain")
+@OPS.op("OpAccessChain", "OpInBoundsAccessChain")
 def access_chain(ex, frame, inst, mask):
     p = ex.arg(frame, inst, 0)
     if isinstance(p, (Register, RegisterView)):  # built-in inputs
@@ -84,7 +87,7 @@ def access_chain(ex, frame, inst, mask):
     return chain(ex, frame, p, inst.operands[1:], mask)
 
 
-@op("OpPtrAccessChain", "OpInBoundsPtrAccessChain")
+@OPS.op("OpPtrAccessChain", "OpInBoundsPtrAccessChain")
 def ptr_access_chain(ex, frame, inst, mask):
     p: Pointer = ex.arg(frame, inst, 0)
     ptype = ex.type_of_id(inst.operands[0].value)
@@ -104,7 +107,7 @@ def _written_check(ex, ptr: Pointer, mask) -> None:
         raise Fault(f"'{mem.name}' is read before anything was stored to it", np.flatnonzero(bad))
 
 
-@op("OpLoad")
+@OPS.op("OpLoad")
 def load_op(ex, frame, inst, mask):
     ptr = ex.arg(frame, inst, 0)
     if isinstance(ptr, RegisterView):
@@ -128,7 +131,7 @@ def _mark_written(ptr: Pointer, mask) -> None:
         mem.written[copy[mask]] = True
 
 
-@op("OpStore")
+@OPS.op("OpStore")
 def store_op(ex, frame, inst, mask):
     ptr = ex.arg(frame, inst, 0)
     if isinstance(ptr, Register):
@@ -146,7 +149,7 @@ def store_op(ex, frame, inst, mask):
     _mark_written(ptr, mask)
 
 
-@op("OpCopyMemory", "OpCopyMemorySized")
+@OPS.op("OpCopyMemory", "OpCopyMemorySized")
 def copy_memory(ex, frame, inst, mask):
     dst, src = ex.arg(frame, inst, 0), ex.arg(frame, inst, 1)
     if inst.opname == "OpCopyMemorySized":
@@ -160,7 +163,7 @@ def copy_memory(ex, frame, inst, mask):
     _mark_written(dst, mask)
 
 
-@op("OpArrayLength")
+@OPS.op("OpArrayLength")
 def array_length(ex, frame, inst, mask):
     p: Pointer = ex.arg(frame, inst, 0)
     i = inst.operands[1].value
@@ -175,7 +178,7 @@ def _scope(ex, frame, id_) -> str:
     return enum_name("Scope", int(np.asarray(ex.val(frame, id_)).reshape(-1)[0]))
 
 
-@op("OpControlBarrier")
+@OPS.op("OpControlBarrier")
 def control_barrier(ex, frame, inst, mask):
     scope = _scope(ex, frame, inst.operands[0].value)
     if scope == "Workgroup":
@@ -200,20 +203,20 @@ def control_barrier(ex, frame, inst, mask):
     return None
 
 
-@op("OpMemoryBarrier", "OpNop", "OpLine", "OpNoLine", "OpLifetimeStart", "OpLifetimeStop",
+@OPS.op("OpMemoryBarrier", "OpNop", "OpLine", "OpNoLine", "OpLifetimeStart", "OpLifetimeStop",
     "OpModuleProcessed", "OpSourceContinued")
 def no_op(ex, frame, inst, mask):
     return None
 
 
-@op("OpFunctionCall")
+@OPS.op("OpFunctionCall")
 def function_call(ex, frame, inst, mask):
     fn = ex.prog.functions[inst.operands[0].value]
     args = [ex.val(frame, o.value) for o in inst.operands[1:]]
     return ex.call(fn, args, mask, inst)
 
 
-@op("OpExtInst")
+@OPS.op("OpExtInst")
 def ext_inst(ex, frame, inst, mask):
     set_name = ex.ext_names.get(inst.operands[0].value, "?")
     num = inst.operands[1].value
@@ -223,7 +226,7 @@ def ext_inst(ex, frame, inst, mask):
     es = load_grammar().ext_set(set_name)
     spec = es.by_opcode.get(num) if es else None
     name = spec.opname if spec else str(num)
-    fn = EXT_OPS.get(set_name, {}).get(name)
+    fn = ex.dispatcher.ext_ops.get(set_name, {}).get(name)
     if fn is None:
         from ..diagnostics import Diagnostic, SpvError
         raise SpvError(Diagnostic("error", f"unsupported extended instruction {set_name} {name}: the interpreter "

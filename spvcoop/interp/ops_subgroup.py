@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .memory import Fault
+from .fault import Fault
 from .ops_arith import as_int, to_type
 from .program import enum_name
-from .registry import op
+from .dispatch import OpSet
+
+OPS = OpSet()
 
 
 def _check_scope(ex, frame, inst) -> None:
@@ -36,7 +38,7 @@ def _active(ex, mask) -> np.ndarray:
     return to_sg(ex, mask, False)
 
 
-@op("OpGroupNonUniformElect")
+@OPS.op("OpGroupNonUniformElect")
 def elect(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     act = _active(ex, mask)
@@ -44,7 +46,7 @@ def elect(ex, frame, inst, mask):
     return ex.sg_local == first[ex.sg_global]
 
 
-@op("OpGroupNonUniformAll", "OpGroupNonUniformAny")
+@OPS.op("OpGroupNonUniformAll", "OpGroupNonUniformAny")
 def all_any(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     p = np.broadcast_to(ex.arg(frame, inst, 1), mask.shape)
@@ -55,7 +57,7 @@ def all_any(ex, frame, inst, mask):
     return r[ex.sg_global]
 
 
-@op("OpGroupNonUniformAllEqual")
+@OPS.op("OpGroupNonUniformAllEqual")
 def all_equal(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     v = np.broadcast_to(np.asarray(ex.arg(frame, inst, 1)), (ex.N,) + np.asarray(ex.arg(frame, inst, 1)).shape[1:])
@@ -73,7 +75,7 @@ def _first_active_value(ex, v, mask):
     return sgv[np.arange(sgv.shape[0]), first][ex.sg_global]
 
 
-@op("OpGroupNonUniformBroadcastFirst")
+@OPS.op("OpGroupNonUniformBroadcastFirst")
 def broadcast_first(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     return _first_active_value(ex, ex.arg(frame, inst, 1), mask)
@@ -95,13 +97,13 @@ def _gather(ex, v, src_lane: np.ndarray, mask, what: str):
     return sgv.reshape((-1,) + sgv.shape[2:])[idx]
 
 
-@op("OpGroupNonUniformBroadcast", "OpGroupNonUniformShuffle")
+@OPS.op("OpGroupNonUniformBroadcast", "OpGroupNonUniformShuffle")
 def broadcast(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     return _gather(ex, ex.arg(frame, inst, 1), ex.arg(frame, inst, 2), mask, inst.opname[19:])
 
 
-@op("OpGroupNonUniformShuffleXor", "OpGroupNonUniformShuffleUp", "OpGroupNonUniformShuffleDown")
+@OPS.op("OpGroupNonUniformShuffleXor", "OpGroupNonUniformShuffleUp", "OpGroupNonUniformShuffleDown")
 def shuffle_rel(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     d = np.asarray(ex.arg(frame, inst, 2)).astype(np.int64)
@@ -111,14 +113,14 @@ def shuffle_rel(ex, frame, inst, mask):
     return _gather(ex, ex.arg(frame, inst, 1), src, mask, inst.opname[19:])
 
 
-@op("OpGroupNonUniformQuadBroadcast")
+@OPS.op("OpGroupNonUniformQuadBroadcast")
 def quad_broadcast(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     i = np.asarray(ex.arg(frame, inst, 2)).astype(np.int64)
     return _gather(ex, ex.arg(frame, inst, 1), (ex.sg_local & ~3) + i, mask, "QuadBroadcast")
 
 
-@op("OpGroupNonUniformQuadSwap")
+@OPS.op("OpGroupNonUniformQuadSwap")
 def quad_swap(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     d = int(np.asarray(ex.arg(frame, inst, 2)).reshape(-1)[0])
@@ -135,7 +137,7 @@ def _ballot_bits(ex, pred) -> np.ndarray:
     return np.ascontiguousarray(words).view(np.uint32)[..., 0]  # (G, 4)
 
 
-@op("OpGroupNonUniformBallot")
+@OPS.op("OpGroupNonUniformBallot")
 def ballot(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     p = np.broadcast_to(ex.arg(frame, inst, 1), mask.shape) & mask
@@ -147,14 +149,14 @@ def _bits_of(v) -> np.ndarray:
     return np.unpackbits(v.view(np.uint8).reshape(v.shape[0], 16), axis=-1, bitorder="little").astype(bool)
 
 
-@op("OpGroupNonUniformInverseBallot")
+@OPS.op("OpGroupNonUniformInverseBallot")
 def inverse_ballot(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     bits = np.broadcast_to(_bits_of(ex.arg(frame, inst, 1)), (ex.N, 128))
     return bits[np.arange(ex.N), ex.sg_local]
 
 
-@op("OpGroupNonUniformBallotBitExtract")
+@OPS.op("OpGroupNonUniformBallotBitExtract")
 def ballot_bit_extract(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     bits = np.broadcast_to(_bits_of(ex.arg(frame, inst, 1)), (ex.N, 128))
@@ -162,7 +164,7 @@ def ballot_bit_extract(ex, frame, inst, mask):
     return bits[np.arange(ex.N), np.clip(i, 0, 127)]
 
 
-@op("OpGroupNonUniformBallotBitCount")
+@OPS.op("OpGroupNonUniformBallotBitCount")
 def ballot_bit_count(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     gop = enum_name("GroupOperation", inst.operands[1].value)
@@ -175,7 +177,7 @@ def ballot_bit_count(ex, frame, inst, mask):
     return r.astype(ex.rtype(inst).dtype)
 
 
-@op("OpGroupNonUniformBallotFindLSB", "OpGroupNonUniformBallotFindMSB")
+@OPS.op("OpGroupNonUniformBallotFindLSB", "OpGroupNonUniformBallotFindMSB")
 def ballot_find(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     bits = _bits_of(ex.arg(frame, inst, 1))
@@ -215,7 +217,7 @@ ARITH = {
 }
 
 
-@op(*ARITH)
+@OPS.op(*ARITH)
 def group_arith(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     kind, ufunc, signed = ARITH[inst.opname]

@@ -9,12 +9,14 @@ import numpy as np
 
 from ..diagnostics import Diagnostic, SpvError, did_you_mean
 from ..module import Module
+from .config import RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
 from .dataio import as_array, decode, encode
 from .executor import Executor
-from .memory import Fault, Memory, Pointer
+from .families import default_dispatcher
+from .fault import Fault
+from .memory import Memory, Pointer
 from .program import Program
-from .registry import OPS, load_extensions
 
 BUFFER_CLASSES = ("StorageBuffer", "Uniform", "PushConstant")
 
@@ -119,7 +121,7 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     subgroup_size=None the subgroup size is the model's default (32 without a model).
     coop_numerics: cooperative-matrix MulAdd rounding, "ieee" or "nvidia-tensorcore" (docs/interpreter-coopmat.md).
     """
-    load_extensions()
+    ops = default_dispatcher()
     module = load_shader(shader)
     if validate:
         _validate(module)
@@ -141,12 +143,12 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     if min(dispatch) < 1:
         raise SpvError(Diagnostic("error", f"dispatch size {dispatch} must be at least 1 in every dimension",
                                   source=src))
-    ex = Executor(prog, 1, max_steps, trace, progress)
-    ex.layout_model, subgroup_size = _coopmat_layout(layout, subgroup_size)
-    ex.subgroup_size = subgroup_size  # known before constants (OpSpecConstantOp of a matrix length)
-    ex.coop_numerics = coop_numerics
-    if trace_out is not None:
-        ex.trace_out = trace_out
+    model, subgroup_size = _coopmat_layout(layout, subgroup_size)
+    if isinstance(trace, list):
+        trace = tuple(trace)
+    config = RunConfig(subgroup_size=subgroup_size, layout_model=model, coop_numerics=coop_numerics,
+                       max_steps=max_steps, trace=trace, trace_out=trace_out, progress=progress)
+    ex = Executor(prog, 1, config, ops)  # one lane until the workgroup size is known (constants first)
     overrides = dict(spec_constants or {})
     used: set = set()
     # constants first (shape (1, ...)), so that the workgroup size and array lengths are known
@@ -174,8 +176,8 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     W = wg[0] * wg[1] * wg[2]
     nwg = dispatch[0] * dispatch[1] * dispatch[2]
     N = W * nwg
-    _layout_lanes(ex, N, wg, dispatch, subgroup_size)
-    if isinstance(trace, (tuple, list)):  # a global invocation id (x, y, z) -> its lane
+    _layout_lanes(ex, N, wg, dispatch, config.subgroup_size)
+    if isinstance(trace, tuple):  # a global invocation id (x, y, z) -> its lane
         g = [int(v) for v in (list(trace) + [0, 0])[:3]]
         if any(not 0 <= g[i] < wg[i] * dispatch[i] for i in range(3)):
             raise SpvError(Diagnostic("error", f"--trace {tuple(g)} is outside the dispatch "
@@ -234,7 +236,7 @@ def _coopmat_layout(layout, subgroup_size):
         model = load_model(str(layout)) if isinstance(layout, (str, os.PathLike)) else layout
     if subgroup_size is None:
         subgroup_size = (model.default_subgroup_size if model is not None else None) or 32
-    return model, int(subgroup_size)
+    return model, subgroup_size
 
 
 def _validate(module: Module) -> None:
@@ -286,8 +288,6 @@ def _workgroup_size(prog: Program, ex: Executor, ep_fn: int) -> tuple[int, int, 
 
 
 def _layout_lanes(ex: Executor, N: int, wg, dispatch, S: int) -> None:
-    if S < 1 or S & (S - 1):
-        raise SpvError(Diagnostic("error", f"subgroup size {S} must be a power of two"))
     W = wg[0] * wg[1] * wg[2]
     ex.N = N
     ex.alive = np.ones(N, bool)
@@ -367,8 +367,7 @@ def _bind_variables(ex, prog, given, consumed, bindings, push_constants, address
             from .memory import Register
             ex.gvals[vid] = Register(name, init, None if init is not None else np.zeros(ex.N, bool))
         elif storage in ("Private", "Function"):
-            prepare = OPS.get("prepare:variable")  # e.g. cooperative matrices: their size depends on the layout
-            if prepare is not None:
+            for prepare in ex.dispatcher.prepare_variable:  # e.g. cooperative matrices: sizes follow the layout
                 prepare(ex, t)
             ptr = ex.allocate(name, storage, t, "lane", init)
             if init is None:

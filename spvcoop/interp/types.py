@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .fault import Fault
+
 
 @dataclass(eq=False)
 class Type:
@@ -49,7 +51,6 @@ class Type:
         if t.kind == "float":
             if t.extra.get("encoding"):
                 # bfloat16 / FP8 are not IEEE halves: refuse rather than compute with the wrong format
-                from .memory import Fault
                 raise Fault(f"{t.width}-bit floats with encoding {t.extra['encoding']} are not supported by the "
                             f"interpreter (numpy has no such type)")
             return np.dtype({16: np.float16, 32: np.float32, 64: np.float64}[t.width])

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .memory import Fault, Pointer
+from .fault import Fault
+from .memory import Pointer
+from .dispatch import Dispatcher
 from .types import Type, value_shape
 
 
@@ -39,20 +41,19 @@ def select(mask: np.ndarray, new, old):
     return new
 
 
-def zeros(t: Type, n: int = 1):
-    """The null value of a type (OpConstantNull, OpUndef)."""
+def zeros(t: Type, hooks: Dispatcher, n: int = 1):
+    """The null value of a type (OpConstantNull, OpUndef); `hooks` knows the kinds other families add."""
     if t.kind in ("bool", "int", "float", "vector", "matrix"):
         return np.zeros((n,) + value_shape(t), dtype=t.dtype)
     if t.kind == "array":
-        return tuple(zeros(t.elem, n) for _ in range(t.count))
+        return tuple(zeros(t.elem, hooks, n) for _ in range(t.count))
     if t.kind == "struct":
-        return tuple(zeros(m, n) for m in t.members)
+        return tuple(zeros(m, hooks, n) for m in t.members)
     if t.kind == "pointer":
         return None
-    from .registry import OPS
-    hook = OPS.get(f"zeros:{t.kind}")
-    if hook:
-        return hook(t, n)
+    kind = hooks.kind(t.kind)
+    if kind is not None:
+        return kind.zeros(t, n)
     raise Fault(f"no null value for type {t.describe()}")
 
 

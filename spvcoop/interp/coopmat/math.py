@@ -8,17 +8,19 @@ saturates with KHR SaturatingAccumulation. Signedness: NV from the component
 types, KHR from the CooperativeMatrixOperands bits (unsigned when a bit is
 clear). Element-wise ops act on the logical matrices; the arithmetic ops the
 core already has for scalars are reused through a view that shows them the
-matrices as (G, rows, cols) arrays.
+matrices as (G, rows, cols) arrays (MatrixView).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..spirv_grammar import load as load_grammar
-from .coopmat import CoopMat, coop_info, coop_val, first_lanes, uniform
-from .memory import Fault
-from .types import Type
-from .registry import OPS, op
+from ...spirv_grammar import load as load_grammar
+from ..dispatch import OpSet
+from ..fault import Fault
+from ..types import Type
+from .core import CoopInfo, CoopMat, active_groups, coop_info, coop_val, first_lanes, result_is_coopmat, uniform
+
+OPS = OpSet()
 
 
 def _operand_bits() -> dict[str, int]:
@@ -34,13 +36,12 @@ def _as_int64(x: np.ndarray, signed: bool) -> np.ndarray:
     return np.asarray(x).view(f"{k}{x.dtype.itemsize}").astype(np.int64)
 
 
-@op("OpCooperativeMatrixMulAddNV", "OpCooperativeMatrixMulAddKHR")
+@OPS.op("OpCooperativeMatrixMulAddNV", "OpCooperativeMatrixMulAddKHR")
 def muladd(ex, frame, inst, mask):
     a = coop_val(ex, frame, inst.operands[0].value)
     b = coop_val(ex, frame, inst.operands[1].value)
     c = coop_val(ex, frame, inst.operands[2].value)
     info = coop_info(ex, ex.rtype(inst))
-    from .coopmat import active_groups
     active_groups(ex, info, mask, inst.opname)
     A, B, C = a.data, b.data, c.data
     if A.shape[-1] != B.shape[-2] or A.shape[-2] != C.shape[-2] or B.shape[-1] != C.shape[-1]:
@@ -49,7 +50,7 @@ def muladd(ex, frame, inst, mask):
     rdt = info.dtype
     half_inputs = (A.dtype == np.float16 or a.info.storage is not None) and \
         (B.dtype == np.float16 or b.info.storage is not None)  # f16 or bf16 A and B
-    if rdt.kind == "f" and half_inputs and getattr(ex, "coop_numerics", "ieee") == "nvidia-tensorcore":
+    if rdt.kind == "f" and half_inputs and ex.config.coop_numerics == "nvidia-tensorcore":
         # the H100 model holds for bf16 inputs too: 256 of 256 bit-identical (tests/test_interp_coopmat_bf16.py)
         return CoopMat(info, info.rounded(tensorcore_muladd(A, B, C, rdt), truncate=True))
     if rdt.kind == "f" or A.dtype.kind == "f":
@@ -80,9 +81,6 @@ def muladd(ex, frame, inst, mask):
     else:
         out = D.astype(np.int64).astype(f"u{rdt.itemsize}")  # wraps modulo 2^w
     return CoopMat(info, out.view(rdt))
-
-
-NUMERICS = ("ieee", "nvidia-tensorcore")
 
 
 def _exponent(x: np.ndarray) -> np.ndarray:
@@ -125,12 +123,13 @@ def tensorcore_muladd(A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype
 _F32 = Type(-1, "float", width=32)
 
 
-class _MatrixView:
-    """What a core op sees instead of the executor: matrices as (G, rows, cols) arrays, the result's component
-    type as its type, scalars uniform per scope instance as (G, 1, 1)."""
+class MatrixView:
+    """What a core op sees instead of the executor when it computes on matrices: the matrices as (G, rows, cols)
+    arrays, the result's component type as its type, scalars (uniform per scope instance) as (G, 1, 1). Core ops
+    reused on matrices (ELEMENTWISE, OpMatrixTimesScalar) may use only these four methods."""
 
-    def __init__(self, ex, frame, inst, mask, info):
-        self.ex, self.frame, self.inst, self.mask, self.info = ex, frame, inst, mask, info
+    def __init__(self, ex, mask: np.ndarray, info: CoopInfo):
+        self.ex, self.mask, self.info = ex, mask, info
         self.groups = None
 
     def val(self, frame, id_):
@@ -162,51 +161,41 @@ class _MatrixView:
         t = self.ex.type_of_id(id_)
         return t.elem if t is not None and t.kind == "coopmat" else t
 
-    def __getattr__(self, name):
-        return getattr(self.ex, name)
-
 
 ELEMENTWISE = ("OpFAdd", "OpFSub", "OpFMul", "OpFDiv", "OpIAdd", "OpISub", "OpIMul",
                "OpFNegate", "OpSNegate", "OpFConvert", "OpSConvert", "OpUConvert", "OpConvertFToS",
                "OpConvertFToU", "OpConvertSToF", "OpConvertUToF")
 
 
-def _on_coopmat(name: str):
-    """Decorator: `body(orig, ex, frame, inst, mask, info, view)` handles `name` when its result is a
-    cooperative matrix; any other result goes to the core op `orig` as before."""
+def _on_coopmat(*names: str):
+    """Decorator: `body(base, ex, frame, inst, mask, info, view)` handles these ops when their result is a
+    cooperative matrix (an extension of the core op `base`, which handles every other result)."""
     def register(body):
-        orig = OPS[name]
-
-        def wrapped(ex, frame, inst, mask):
-            t = ex.types.get(inst.result_type)
-            if t is None or t.kind != "coopmat":
-                return orig(ex, frame, inst, mask)
-            info = coop_info(ex, t)
-            return body(orig, ex, frame, inst, mask, info, _MatrixView(ex, frame, inst, mask, info))
-        wrapped.__name__ = f"coopmat_{name}"
-        OPS[name] = wrapped
+        @OPS.extends(*names, when=result_is_coopmat)
+        def handler(ex, frame, inst, mask, base):
+            info = coop_info(ex, ex.rtype(inst))
+            return body(base, ex, frame, inst, mask, info, MatrixView(ex, mask, info))
+        handler.__name__ = f"coopmat_{body.__name__}"
         return body
     return register
 
 
-def _elementwise(orig, ex, frame, inst, mask, info, view):
+def _elementwise(base, ex, frame, inst, mask, info, view):
     gmask = np.ones(info.num_groups, bool)
     # the H100 narrows f32 to bf16 toward zero (measured); the IEEE rule rounds to nearest even
-    truncate = inst.opname == "OpFConvert" and getattr(ex, "coop_numerics", "ieee") == "nvidia-tensorcore"
-    data = info.rounded(np.asarray(orig(view, frame, inst, gmask)).astype(info.dtype, copy=False), truncate)
+    truncate = inst.opname == "OpFConvert" and ex.config.coop_numerics == "nvidia-tensorcore"
+    data = info.rounded(np.asarray(base(view, frame, inst, gmask)).astype(info.dtype, copy=False), truncate)
     if data.ndim != 3:
         data = np.broadcast_to(data.reshape((-1,) + (1,) * 2), (data.shape[0] if data.ndim else 1,
                                                                  info.rows, info.cols))
     return CoopMat(info, data)
 
 
-for _n in ELEMENTWISE:
-    if _n in OPS:
-        _on_coopmat(_n)(_elementwise)
+_on_coopmat(*ELEMENTWISE)(_elementwise)
 
 
 @_on_coopmat("OpMatrixTimesScalar")
-def _matrix_times_scalar(orig, ex, frame, inst, mask, info, view):
+def _matrix_times_scalar(base, ex, frame, inst, mask, info, view):
     m, s = view.arg(frame, inst, 0), view.arg(frame, inst, 1)
     if info.dtype.kind == "f":
         return CoopMat(info, (m * s).astype(info.dtype))
@@ -214,7 +203,7 @@ def _matrix_times_scalar(orig, ex, frame, inst, mask, info, view):
 
 
 def _division(signed: bool):
-    def body(orig, ex, frame, inst, mask, info, view):
+    def body(base, ex, frame, inst, mask, info, view):
         k = "i" if signed else "u"
         a = np.asarray(view.arg(frame, inst, 0)).view(f"{k}{info.itemsize}")
         b = np.asarray(view.arg(frame, inst, 1)).view(f"{k}{info.itemsize}")
@@ -231,7 +220,7 @@ _on_coopmat("OpUDiv")(_division(False))
 
 
 @_on_coopmat("OpBitcast")
-def _bitcast(orig, ex, frame, inst, mask, info, view):
+def _bitcast(base, ex, frame, inst, mask, info, view):
     src = coop_val(ex, frame, inst.operands[0].value)
     if src.info.itemsize != info.itemsize:
         raise Fault(f"bitcast between components of different widths ({src.info.component} -> "

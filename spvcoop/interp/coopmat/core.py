@@ -1,5 +1,7 @@
 """Cooperative matrices (SPV_NV_cooperative_matrix, SPV_KHR_cooperative_matrix): types, values, per-invocation views.
 
+The core of the coopmat family: every op module of the package imports this one, never the other way round.
+
 A matrix value is held *logically*: one rows x cols numpy matrix per scope
 instance (per subgroup for Subgroup scope, per workgroup for Workgroup scope),
 `CoopMat.data` of shape (G, rows, cols), or (1, rows, cols) for a value that is
@@ -8,19 +10,19 @@ only where an invocation's own view is observable: OpCooperativeMatrixLength,
 OpCompositeExtract/Insert, access chains into a matrix held in a Function
 variable, and merging values under a mask that splits a subgroup.
 
-Load/Store live in coopmat_memory.py, MulAdd and element-wise ops in
-coopmat_math.py; docs/interpreter-coopmat.md states the semantics.
+Load/Store live in memory.py, MulAdd and element-wise ops in math.py, the hooks for
+composites, null values and Function variables in values.py; family.py declares the
+family; docs/interpreter-coopmat.md states the semantics.
 """
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
 import numpy as np
 
-from .memory import Fault, Pointer
-from .registry import ACCESS_CHAIN_HOOKS, OPS, op
-from . import ops_arith, ops_composite, ops_convert, ops_memory  # noqa: F401,E402  (the ops wrapped here)
+from ...diagnostics import Diagnostic, print_diagnostics
+from ..fault import Fault
+from ..program import enum_name
 
 DEFAULT_MODELS = ("nvidia", "striped")  # without --layout: the first model that defines the type
 
@@ -121,9 +123,9 @@ class CoopInfo:
 
 
 def resolve_layout(ex, info: CoopInfo):
-    from ..layouts import LayoutError, load_model
+    from ...layouts import LayoutError, load_model
     S = info.scope_size
-    chosen = getattr(ex, "layout_model", None)
+    chosen = ex.config.layout_model
     names = [chosen] if chosen is not None else list(DEFAULT_MODELS)
     last = None
     for m in names:
@@ -143,8 +145,7 @@ def coop_info(ex, t) -> CoopInfo:
     info = t.extra.get("coop")
     if info is not None and info.ex is ex:
         return info
-    from ..layouts import LayoutError, component_name, normalize_use
-    from .program import enum_name
+    from ...layouts import LayoutError, component_name, normalize_use
     ids = t.extra["operand_ids"]
 
     def const(i):
@@ -170,7 +171,7 @@ def coop_info(ex, t) -> CoopInfo:
                         storage=np.dtype(np.uint16))
     else:
         info = CoopInfo(t, const(ids[2]), const(ids[3]), scope, comp, use, elem.dtype, ex)
-    if getattr(ex, "layout_model", None) is not None:
+    if ex.config.layout_model is not None:
         info.layout()  # an explicit model must define every type the shader uses, observed or not
     t.extra["coop"] = info
     return info
@@ -179,7 +180,7 @@ def coop_info(ex, t) -> CoopInfo:
 def ensure_sizes(ex) -> None:
     """Give every coopmat type its per-invocation size (length x component) so Function variables holding
     matrices (indexed through access chains) can be allocated in memory."""
-    if getattr(ex, "_coop_sized", False):
+    if ex.family_state.get("coopmat.sized"):
         return
     for t in ex.types.values():
         if t.kind == "coopmat":
@@ -188,7 +189,7 @@ def ensure_sizes(ex) -> None:
                 t.extra["size"] = info.length * info.itemsize
             except Fault:
                 pass  # reported when the type is really used
-    ex._coop_sized = True
+    ex.family_state["coopmat.sized"] = True
 
 
 # ---- values -------------------------------------------------------------------------
@@ -254,7 +255,7 @@ class CoopMat:
 
 
 def from_lanes(lay, lanes: np.ndarray) -> np.ndarray:
-    from ..layouts import LayoutError
+    from ...layouts import LayoutError
     try:
         return lay.from_lanes(lanes)
     except LayoutError as e:
@@ -322,31 +323,18 @@ def uniform(info: CoopInfo, value, groups: np.ndarray, lanes: np.ndarray, mask: 
 
 
 def warn(ex, inst, message: str) -> None:
-    """A run-time warning, printed once per instruction on stderr (and kept on ex.coop_warnings)."""
-    seen = ex.__dict__.setdefault("coop_warnings", {})
+    """A run-time warning, printed once per instruction on stderr (and kept in ex.family_state)."""
+    seen = ex.family_state.setdefault("coopmat.warnings", {})
     if inst.index in seen:
         return
     seen[inst.index] = message
-    from ..diagnostics import Diagnostic
     notes: list = []
     span, source = ex.where(inst, notes)
-    d = Diagnostic("warning", f"{inst.opname}: {message}", span, rule="interp.coopmat", notes=notes, source=source)
-    try:
-        from ..commands.common import print_diagnostics
-        print_diagnostics([d])
-    except Exception:  # pragma: no cover - printing must never stop a run
-        print(f"{source}: warning: {inst.opname}: {message}", file=sys.stderr)
+    print_diagnostics([Diagnostic("warning", f"{inst.opname}: {message}", span, rule="interp.coopmat", notes=notes,
+                                  source=source)])
 
 
-# ---- hooks for the core's composite, null and access-chain paths -------------------------
-def _zeros(t, n=1):
-    info = t.extra.get("coop")
-    if info is None:  # before the run's lanes exist (OpConstantNull): a lazy zero, resolved on use
-        return _Lazy(t, np.zeros((), t.elem.dtype))
-    return CoopMat(info, np.zeros((1, info.rows, info.cols), info.dtype))
-
-
-class _Lazy:
+class Lazy:
     """A constant matrix made before its type could be resolved (constants are evaluated first)."""
     __slots__ = ("t", "scalar")
 
@@ -358,7 +346,7 @@ class _Lazy:
         mask = np.asarray(mask)
         if isinstance(old, CoopMat):
             return realize(old.info.ex, self).masked_select(mask, old)
-        if old is None or mask.all() or (isinstance(old, _Lazy) and old.scalar == self.scalar):
+        if old is None or mask.all() or (isinstance(old, Lazy) and old.scalar == self.scalar):
             return self
         if not mask.any():
             return old
@@ -367,70 +355,40 @@ class _Lazy:
 
 
 def realize(ex, v):
-    if isinstance(v, _Lazy):
+    if isinstance(v, Lazy):
         info = coop_info(ex, v.t)
         return CoopMat(info, np.full((1, info.rows, info.cols), v.scalar, info.dtype))
     return v
 
 
-def _construct(t, parts):
-    if len(parts) != 1:
-        raise Fault(f"a cooperative matrix is constructed from exactly one scalar, got {len(parts)}")
-    p = np.asarray(parts[0])
-    if p.shape[0] != 1:
-        raise Fault("per-invocation construct of a cooperative matrix needs the executor")  # handled by the op
-    return _Lazy(t, p.reshape(-1)[0].astype(t.elem.dtype))
+# ---- `when` predicates: which instructions the family's extensions of core ops handle ---------------
+def holds_coopmat(t) -> bool:
+    hit = t.extra.get("holds_coopmat")
+    if hit is None:
+        k = t.kind
+        if k == "coopmat":
+            hit = True
+        elif k in ("array", "runtime_array", "pointer"):
+            hit = t.elem is not None and holds_coopmat(t.elem)
+        elif k == "struct":
+            hit = any(holds_coopmat(m) for m in t.members)
+        else:
+            hit = False
+        t.extra["holds_coopmat"] = hit
+    return hit
 
 
-def _extract(v, t, i):
-    if isinstance(v, _Lazy):
-        return np.array([v.scalar]), t.elem
-    L = v.info.length
-    if not 0 <= i < L:
-        raise Fault(f"element index {i} is out of range: {v.info.describe()} has length {L} under layout "
-                    f"'{v.info.layout().model}'")
-    return v.per_invocation()[:, i], t.elem
+def result_is_coopmat(ex, inst) -> bool:
+    t = ex.types.get(inst.result_type)
+    return t is not None and t.kind == "coopmat"
 
 
-def _insert(v, t, i, rest, obj):
-    if rest:
-        raise Fault("cannot index into a cooperative-matrix element")
-    if isinstance(v, _Lazy):
-        raise Fault("OpCompositeInsert into a constant matrix before the run started")
-    info = v.info
-    L = info.length
-    if not 0 <= i < L:
-        raise Fault(f"element index {i} is out of range: {info.describe()} has length {L} under layout "
-                    f"'{info.layout().model}'")
-    lanes = np.array(v.lanes())
-    lanes[info.group, info.position, i] = np.broadcast_to(np.asarray(obj).astype(info.dtype), info.group.shape)
-    return CoopMat(info, pl=lanes)
+def result_holds_coopmat(ex, inst) -> bool:
+    t = ex.types.get(inst.result_type)
+    return t is not None and holds_coopmat(t)
 
 
-def _chain(ex, frame, ptr: Pointer, o, mask):
-    info = coop_info(ex, ptr.type)
-    idx = np.asarray(ex.val(frame, o.value)).astype(np.int64)
-    L = info.length
-    bad = np.broadcast_to((idx < 0) | (idx >= L), mask.shape) & mask
-    if bad.any():
-        lane = int(np.flatnonzero(bad)[0])
-        raise Fault(f"element index {int(np.broadcast_to(idx, mask.shape)[lane])} is out of range: "
-                    f"{info.describe()} has length {L} under layout '{info.layout().model}'", np.flatnonzero(bad))
-    return ptr.moved(idx * info.itemsize, ptr.type.elem, unit=info.itemsize)
-
-
-OPS["zeros:coopmat"] = _zeros
-OPS["construct:coopmat"] = _construct
-OPS["extract:coopmat"] = _extract
-OPS["insert:coopmat"] = _insert
-ACCESS_CHAIN_HOOKS["coopmat"] = _chain
-
-
-# ---- length ------------------------------------------------------------------------------
-@op("OpCooperativeMatrixLengthNV", "OpCooperativeMatrixLengthKHR")
-def length(ex, frame, inst, mask):
-    t = ex.types[inst.operands[0].value]
-    return np.array([coop_info(ex, t).length], dtype=ex.rtype(inst).dtype)
-
-
-from . import coopmat_math, coopmat_memory, coopmat_values  # noqa: E402,F401  (register their ops)
+def pointer_holds_coopmat(ex, inst) -> bool:
+    """The first operand (OpLoad's and OpStore's Pointer) points at something holding a matrix."""
+    t = ex.type_of_id(inst.operands[0].value) if inst.operands else None
+    return t is not None and holds_coopmat(t)

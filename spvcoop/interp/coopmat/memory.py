@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .coopmat import CoopInfo, CoopMat, active_groups, coop_info, coop_val, first_lanes, uniform, warn
-from .memory import ADDRESS_SHIFT, DeviceMemory, Fault, Pointer
-from .program import enum_name
-from .registry import op
-from ..spirv_grammar import load as load_grammar
+from ...spirv_grammar import load as load_grammar
+from ..dispatch import OpSet
+from ..fault import Fault
+from ..memory import ADDRESS_SHIFT, DeviceMemory, Pointer
+from ..program import enum_name
+from .core import CoopInfo, CoopMat, active_groups, coop_info, coop_val, first_lanes, uniform, warn
+
+OPS = OpSet()
 
 
 _COLUMN_MAJOR = load_grammar().operand_kinds["CooperativeMatrixLayout"].by_name["ColumnMajorKHR"].value
@@ -172,7 +175,7 @@ def _scatter(data: np.ndarray, info: CoopInfo, geo: Geometry, start: np.ndarray,
     data[loc[..., None] + np.arange(E)] = np.ascontiguousarray(values)[..., None].view(np.uint8)
 
 
-@op("OpCooperativeMatrixLoadNV", "OpCooperativeMatrixLoadKHR")
+@OPS.op("OpCooperativeMatrixLoadNV", "OpCooperativeMatrixLoadKHR")
 def coop_load(ex, frame, inst, mask):
     info = coop_info(ex, ex.rtype(inst))
     ptr, groups, geo = _geometry(ex, frame, inst, info, mask, False)
@@ -190,7 +193,7 @@ def coop_load(ex, frame, inst, mask):
     return CoopMat(info, out)
 
 
-@op("OpCooperativeMatrixStoreNV", "OpCooperativeMatrixStoreKHR")
+@OPS.op("OpCooperativeMatrixStoreNV", "OpCooperativeMatrixStoreKHR")
 def coop_store(ex, frame, inst, mask):
     v = coop_val(ex, frame, inst.operands[1].value)
     info = v.info

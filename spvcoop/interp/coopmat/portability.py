@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..diagnostics import SpvError
+from ...diagnostics import SpvError
+from ..runner import run
 
 SHUFFLE_SEEDS = (1, 2, 3)
 
@@ -29,7 +30,7 @@ class ModelOutcome:
 
 def candidate_models(seeds=SHUFFLE_SEEDS) -> list[tuple[str, object]]:
     """(label, model) for every built-in model, `shuffled` once per seed; nvidia first (the reference)."""
-    from ..layouts import builtin_models, load_model
+    from ...layouts import builtin_models, load_model
     names = sorted(builtin_models(), key=lambda n: (n != "nvidia", n))
     out = []
     for n in names:
@@ -59,7 +60,6 @@ def _outputs(res, wanted) -> dict:
 
 def check(module, run_kwargs: dict, wanted=None, models=None) -> list[ModelOutcome]:
     """Run under each model; the first model that runs is the reference the others are compared with."""
-    from .runner import run
     outcomes: list[ModelOutcome] = []
     ref: ModelOutcome | None = None
     for label, model in (models or candidate_models()):

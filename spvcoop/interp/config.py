@@ -1,0 +1,49 @@
+"""The settings of one run, checked once: what `Executor` is constructed with."""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Callable, TextIO
+
+from ..diagnostics import Diagnostic, SpvError
+
+COOP_NUMERICS = ("ieee", "nvidia-tensorcore")  # cooperative-matrix MulAdd rounding (docs/interpreter-coopmat.md)
+
+
+
+class ConfigError(SpvError, ValueError):
+    """A run setting out of range (a usage error: catch it as SpvError or ValueError)."""
+
+    def __init__(self, message: str):
+        super().__init__(Diagnostic("error", message, source="<run>"))
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """subgroup_size: lanes per subgroup (a power of two); layout_model: a spvcoop.layouts LayoutModel or
+    None (the built-in defaults); coop_numerics: one of COOP_NUMERICS; max_steps: executed-instruction
+    limit (None: unlimited); trace: the invocation to print a trace for (its index, or its global id (x, y, z));
+    trace_out: where the trace goes (None: stdout); progress: called with the step count every 1024 steps."""
+    subgroup_size: int = 32
+    layout_model: object | None = None
+    coop_numerics: str = "ieee"
+    max_steps: int | None = None
+    trace: int | tuple[int, ...] | None = None
+    trace_out: TextIO | None = None
+    progress: Callable | None = None
+
+    def __post_init__(self) -> None:
+        S = self.subgroup_size
+        if not _is_int(S) or S < 1 or S & (S - 1):
+            raise ConfigError(f"subgroup size {S!r} must be a power of two")
+        if self.coop_numerics not in COOP_NUMERICS:
+            raise ConfigError(f"unknown coop_numerics {self.coop_numerics!r} (known: {', '.join(COOP_NUMERICS)})")
+        if self.max_steps is not None and (not _is_int(self.max_steps) or self.max_steps < 1):
+            raise ConfigError(f"max_steps {self.max_steps!r} must be a positive integer (or None: no limit)")
+        t = self.trace
+        if t is not None and not (_is_int(t) or isinstance(t, tuple) and 1 <= len(t) <= 3 and all(map(_is_int, t))):
+            raise ConfigError(f"trace {t!r} must be an invocation index or a global invocation id (x, y, z)")
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool)

@@ -1,0 +1,9 @@
+"""The cooperative-matrix op family (SPV_NV_cooperative_matrix, SPV_KHR_cooperative_matrix).
+
+core.py      types, values (CoopMat), matrix state, layout lookup, uniformity checks; imported by the others
+values.py    null values, composites, Function variables, OpSelect/OpCopyObject, OpCooperativeMatrixLength
+math.py      MulAdd, element-wise ops, MatrixTimesScalar, conversions, bitcasts
+memory.py    OpCooperativeMatrixLoad/Store
+family.py    FAMILY: the op sets and kind hooks above, as spvcoop.interp.families lists them
+portability.py  run one shader under every layout model and compare (spvcoop portability)
+"""
