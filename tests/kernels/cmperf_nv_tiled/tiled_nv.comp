@@ -11,7 +11,7 @@
 // One subgroup per workgroup computes a TILE_M x TILE_N tile from (TILE_M/lM) x (TILE_N/lN) accumulators.
 // Dispatch: (N / TILE_N, M / TILE_M, 1).
 //
-// build fp16_fp32: -V --target-env vulkan1.0
+// build fp16_fp32 +spv: -V --target-env vulkan1.0
 #version 450 core
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_KHR_memory_scope_semantics : require

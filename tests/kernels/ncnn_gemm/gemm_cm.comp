@@ -10,7 +10,7 @@
 // activation to its elements. Dispatch: (N / 32, M / 16, 1).
 //
 // build khr: -V --target-env vulkan1.3 -Dncnn_VK_KHR_cooperative_matrix=1
-// build nv: -V --target-env vulkan1.1 -Dncnn_VK_NV_cooperative_matrix=1
+// build nv +spv: -V --target-env vulkan1.1 -Dncnn_VK_NV_cooperative_matrix=1
 #version 450
 
 #extension GL_KHR_memory_scope_semantics : require
