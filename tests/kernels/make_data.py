@@ -131,9 +131,10 @@ def mul_mm(rng) -> None:
 
     # D is written column-major: D[n * M + m]
     D4 = exact(A4, Bh.T).astype(F32).T.ravel()
-    expected("mul_mm", "q4_0_f32acc", {"D": (D4, 1e-5, 1e-5)},
-             "f32 accumulator over K = 128 products of f16 values: products exact, only the order of the f32\n"
-             "sums differs from numpy's f64 sum (relative error well below 1e-5 of the result's scale).")
+    for variant in ("q4_0_f32acc", "q4_0_f32acc_opt"):
+        expected("mul_mm", variant, {"D": (D4, 1e-5, 1e-5)},
+                 "f32 accumulator over K = 128 products of f16 values: products exact, only the order of the f32\n"
+                 "sums differs from numpy's f64 sum (relative error well below 1e-5 of the result's scale).")
     # f16 accumulator: one rounding to f16 after each 16-deep MulAdd, in K order (8 roundings)
     acc = np.zeros((M, N), F16)
     for k in range(0, K, 16):
@@ -202,10 +203,11 @@ def flash_attn(rng) -> None:
     ref = np.exp(exact(Q, Kt.T) * 0.25 - (exact(Q, Kt.T) * 0.25).max(axis=1, keepdims=True))
     ref = (ref / ref.sum(axis=1, keepdims=True)) @ V.astype(np.float64)
     assert np.allclose(O, ref, rtol=5e-3, atol=5e-3)
-    expected("flash_attn", "flash_attn", {"o": (O.ravel(), 1e-3, 1e-3)},
-             "P is rounded to f16 before P V; a different exp() (a GPU's is ~2 ulp) can flip that rounding\n"
-             "of an element of P by one f16 ulp (2^-11 relative), which moves an output by up to ~1e-3:\n"
-             "rtol = atol = 1e-3. Everything else is f32 (rows sums, maxima, rescaling).")
+    for variant in ("flash_attn", "flash_attn_opt"):
+        expected("flash_attn", variant, {"o": (O.ravel(), 1e-3, 1e-3)},
+                 "P is rounded to f16 before P V; a different exp() (a GPU's is ~2 ulp) can flip that rounding\n"
+                 "of an element of P by one f16 ulp (2^-11 relative), which moves an output by up to ~1e-3:\n"
+                 "rtol = atol = 1e-3. Everything else is f32 (rows sums, maxima, rescaling).")
 
 
 def partial_subgroup(rng) -> None:

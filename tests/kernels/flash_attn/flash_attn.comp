@@ -11,6 +11,7 @@
 // One subgroup per workgroup handles Br = 16 query rows. Dispatch: (L / 16, 1, 1).
 //
 // build flash_attn: -V --target-env vulkan1.3
+// build flash_attn_opt: -V --target-env vulkan1.3 | spirv-opt -O
 #version 450
 #extension GL_KHR_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require

@@ -13,6 +13,7 @@
 //
 // build q4_0_f32acc: -V --target-env vulkan1.3 -DDATA_A_Q4_0 -DACC_TYPE=float
 // build q8_0_f16acc: -V --target-env vulkan1.3 -DDATA_A_Q8_0 -DACC_TYPE=float16_t
+// build q4_0_f32acc_opt: -V --target-env vulkan1.3 -DDATA_A_Q4_0 -DACC_TYPE=float | spirv-opt -O
 #version 450
 #extension GL_EXT_control_flow_attributes : enable
 #extension GL_EXT_shader_16bit_storage : require
