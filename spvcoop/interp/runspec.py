@@ -322,7 +322,7 @@ def schema_errors(e: ValidationError, root, source: str, prefix: tuple = ()) -> 
         real = [p for p in loc if not (isinstance(p, str) and p.startswith("<") and p.endswith(">"))
                 and p != "[key]" and not str(p).startswith(("function-", "list[", "dict["))]
         kind = err["type"]
-        path = ".".join(str(p) for p in real) or "(top level)"
+        path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in real).lstrip(".") or "(top level)"
         if kind == "extra_forbidden":
             parent = mark_at(root, real[:-1])
             node = _walk(root, real[:-1])
@@ -337,7 +337,13 @@ def schema_errors(e: ValidationError, root, source: str, prefix: tuple = ()) -> 
                 msg = f"'{real[-1]}' is required" if real else "is required"
                 mark = mark_at(root, real[:-1])
             else:
-                base = _MESSAGES.get(kind) or err["msg"]
+                ctx = err.get("ctx", {})
+                base = _MESSAGES.get(kind) or {
+                    "less_than_equal": f"must be at most {ctx.get('le')}",
+                    "greater_than_equal": f"must be at least {ctx.get('ge')}",
+                    "too_short": f"needs at least {ctx.get('min_length')} item(s)",
+                    "too_long": f"takes at most {ctx.get('max_length')} item(s)",
+                    "literal_error": f"must be one of {ctx.get('expected')}"}.get(kind) or err["msg"]
                 if kind in ("value_error", "assertion_error"):
                     base = str(err.get("ctx", {}).get("error", err["msg"]))
                 got = err.get("input")
@@ -348,6 +354,7 @@ def schema_errors(e: ValidationError, root, source: str, prefix: tuple = ()) -> 
             continue
         seen.add((msg, str(mark)))
         diags.append(Diagnostic("error", msg, span_of(mark), source=source))
+    diags.sort(key=lambda d: (d.span.line, d.span.col) if d.span else (0, 0))
     return SpvError(diags)
 
 
@@ -616,6 +623,11 @@ def _numeric(data, dt, fail, key) -> np.ndarray:
         a = np.asarray(data)
     except (ValueError, TypeError, OverflowError):
         raise fail("data must be numbers in nested lists of equal lengths", key) from None
+    if a.dtype.kind == "U":  # YAML 1.1 reads 1e-5 (no dot) as a string
+        try:
+            a = a.astype(np.float64)
+        except ValueError:
+            raise fail("data must be numbers in nested lists of equal lengths", key) from None
     if a.dtype.kind not in "biuf" and a.size:
         if a.dtype.kind == "O" and all(isinstance(x, int) and not isinstance(x, bool) for x in a.reshape(-1)):
             raise fail(f"a value does not fit {dt} (integers of more than 64 bits)", key)
