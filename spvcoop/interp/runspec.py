@@ -322,7 +322,7 @@ def schema_errors(e: ValidationError, root, source: str, prefix: tuple = ()) -> 
         real = [p for p in loc if not (isinstance(p, str) and p.startswith("<") and p.endswith(">"))
                 and p != "[key]" and not str(p).startswith(("function-", "list[", "dict["))]
         kind = err["type"]
-        path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in real).lstrip(".") or "(top level)"
+        path = _path_text(root, real)
         if kind == "extra_forbidden":
             parent = mark_at(root, real[:-1])
             node = _walk(root, real[:-1])
@@ -356,6 +356,19 @@ def schema_errors(e: ValidationError, root, source: str, prefix: tuple = ()) -> 
         diags.append(Diagnostic("error", msg, span_of(mark), source=source))
     diags.sort(key=lambda d: (d.span.line, d.span.col) if d.span else (0, 0))
     return SpvError(diags)
+
+
+def _path_text(root, path) -> str:
+    """buffers.x.shape[0]: list indexes in brackets, mapping keys after dots."""
+    out, node = "", root
+    for p in path:
+        if isinstance(node, list) and isinstance(p, int):
+            out += f"[{p}]"
+            node = node[p] if 0 <= p < len(node) else None
+        else:
+            out += f".{p}"
+            node = node.get(p) if isinstance(node, dict) else None
+    return out.lstrip(".") or "(top level)"
 
 
 def _walk(root, path):
