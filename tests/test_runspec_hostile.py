@@ -246,3 +246,62 @@ def test_check_file_json_with_tabs_and_bad_expectations(work, capsys):
     (work / "exp.yaml").write_text("y: {file: /dev/zero}\n")
     rc, err = run_spec(work, body, capsys, "--check", str(work / "exp.yaml"))
     assert rc == 1 and "outside the spec's directory" in err
+
+
+# ---- issue 11: output precision, JSON inputs, result ids, -q with -o ------------------------------------
+def test_f16_values_print_exactly_and_compare_at_their_precision():
+    from spvcoop.interp.dataio import short_floats
+    from spvcoop.interp.runspec import compare
+    a = np.array([65504, 1.7001953125], np.float16)
+    assert short_floats(a) == [65504.0, 1.7001953125]
+    out: list[str] = []
+    assert compare("y", a, [65504, 1.7002], 0.0, 0.0, out) == 0, out
+    assert compare("y", a, [65504, 1.71], 0.0, 0.0, out) == 1 and "expected 1.71" in out[0]
+    assert short_floats(np.array([0.9], np.float32)) == [0.9]
+
+
+def test_quiet_still_writes_the_output_file(work, capsys):
+    body = "shader: saxpy.spvasm\npush_constants: {a: 2.0, n: 2}\nbuffers:\n  x: [1, 2]\n  y: [0, 0]\noutputs: [y]\n"
+    rc, _ = run_spec(work, body, capsys, "-q", "-o", str(work / "o.json"))
+    assert rc == 0 and json.loads((work / "o.json").read_text()) == {"y": [2, 4]}
+    assert capsys.readouterr().out == ""
+
+
+def test_inputs_keyed_by_result_id(work, capsys):
+    (work / "k.spvasm").write_text("""OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %k SpecId 3
+OpDecorate %blk Block
+OpMemberDecorate %blk 0 Offset 0
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%k = OpSpecConstant %uint 1
+%blk = OpTypeStruct %uint
+%ptr = OpTypePointer StorageBuffer %blk
+%buf = OpVariable %ptr StorageBuffer
+%pu = OpTypePointer StorageBuffer %uint
+%int = OpTypeInt 32 1
+%zero = OpConstant %int 0
+%main = OpFunction %void None %fn
+%l = OpLabel
+%p = OpAccessChain %pu %buf %zero
+%v = OpLoad %uint %p
+%s = OpIAdd %uint %v %k
+OpStore %p %s
+OpReturn
+OpFunctionEnd
+""")
+    (work / "in.json").write_text('{\n\t"2": 5,\n\t"4": {"m0": 10}\n}\n')  # %k is id 2, %buf id 4 (tabs: JSON)
+    rc = main(["run", str(work / "k.spvasm"), "--input", str(work / "in.json"), "-o", str(work / "o.json")])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    assert json.loads((work / "o.json").read_text()) == {"buf": {"m0": 15}}  # 10 + spec constant 5
+    (work / "in.yaml").write_text("99: 1\n")
+    rc = main(["run", str(work / "k.spvasm"), "--input", str(work / "in.yaml")])
+    err = capsys.readouterr().err
+    assert rc == 1 and "'99' names no variable" in err and "in.yaml:1:" in err

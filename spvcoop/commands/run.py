@@ -172,8 +172,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.check:
         from ..interp.runspec import check_expected
         status = _check(res, check_expected(read_yaml(args.check, max_bytes=options.max_bytes), args.check), args)
-    if not args.quiet or status:
-        out = args.output
+    out = args.output
+    if out or not args.quiet or status:  # -q silences standard output, never the -o file
         if out and (out.endswith("/") or Path(out).is_dir()):
             Path(out).mkdir(parents=True, exist_ok=True)
             for name, arr in outputs.items():
@@ -197,6 +197,7 @@ def _apply_input(module, data, source, buffers, spec_constants, push):
         return push
     if not isinstance(data, dict):
         raise SpvError(Diagnostic("error", "the input file must map variable names to values", source=source))
+    from ..yamlio import mark_at, span_of
     names: dict[str, tuple[str, int]] = {}
     for inst in prog.globals:
         if inst.opname == "OpVariable":
@@ -204,13 +205,31 @@ def _apply_input(module, data, source, buffers, spec_constants, push):
             for n in (prog.names.get(inst.result_id), pt.elem.name if pt.elem else None):
                 if n:
                     names.setdefault(n, (pt.storage, inst.result_id))
-        elif inst.opname.startswith("OpSpecConstant") and inst.result_id in prog.names:
+        elif inst.opname in ("OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse") \
+                and inst.result_id in prog.names:
             names.setdefault(prog.names[inst.result_id], ("spec", inst.result_id))
+    by_id = {rid: storage for storage, rid in names.values()}
+    for inst in prog.globals:  # SPIRV-Interpreter names unnamed values by their result id ('7': 5)
+        if inst.opname == "OpVariable":
+            by_id.setdefault(inst.result_id, prog.types[inst.result_type].storage)
+        elif inst.opname in ("OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse"):
+            by_id.setdefault(inst.result_id, "spec")
     for k, v in data.items():
-        if k not in names:
+        rid = int(k) if isinstance(k, int) or (isinstance(k, str) and k.isdigit()) else None
+        if k not in names and rid is not None and rid in by_id:
+            storage = by_id[rid]
+            dec = prog.decorations.get(rid, {})
+            if storage == "spec":
+                spec_id = dec.get("SpecId", [None])[0]
+                k = spec_id if spec_id is not None else prog.names.get(rid, k)
+            elif storage in ("StorageBuffer", "Uniform"):
+                k = (dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0])
+        elif k not in names:
             raise SpvError(Diagnostic("error", f"'{k}' names no variable or spec constant of the shader"
-                                      f"{did_you_mean(str(k), names)}", source=source))
-        storage, _ = names[k]
+                                      f"{did_you_mean(str(k), names)}", span_of(mark_at(data, [k])),
+                                      source=source))
+        else:
+            storage, _ = names[k]
         if storage == "spec":
             spec_constants[k] = v
         elif storage == "PushConstant":
@@ -219,7 +238,8 @@ def _apply_input(module, data, source, buffers, spec_constants, push):
             buffers[k] = v
         else:
             raise SpvError(Diagnostic("error", f"'{k}' is a {storage} variable; only buffers, push constants and "
-                                      f"spec constants take input values", source=source))
+                                      f"spec constants take input values", span_of(mark_at(data, [k])),
+                                      source=source))
     return push
 
 

@@ -184,8 +184,12 @@ def _decode(ptr: Pointer, t: Type, limit: int, matrix=None):
 
 
 def short_floats(a: np.ndarray):
-    """tolist(), with f16/f32 values as the shortest decimals that round-trip (0.9, not 0.8999999761581421)."""
-    if a.dtype in (np.float16, np.float32):
+    """tolist(), with f32 values as the shortest decimals that round-trip in f32 (0.9, not
+    0.8999999761581421) and f16 values exactly (65504, 1.7001953125: numpy's shortest f16 text, 6.55e+04,
+    would read back as 65500 wherever the value is used at a wider precision)."""
+    if a.dtype == np.float16:
+        return a.astype(np.float64).tolist()
+    if a.dtype == np.float32:
         flat = [float(str(x)) if np.isfinite(x) else float(x) for x in a.reshape(-1)]
         return np.array(flat, dtype=object).reshape(a.shape).tolist() if a.ndim else flat[0]
     return a.tolist()

@@ -791,10 +791,15 @@ def compare(name: str, got, expected, rtol: float, atol: float, out: list[str], 
             out.append(f"{name}: expected {ef.size} elements (shape {ef.shape}), got {gf.size} (shape {gf.shape})")
             return 1
     ef, gf = ef.reshape(-1), gf.reshape(-1)
+    stored = got.dtype if isinstance(got, np.ndarray) and got.dtype.kind == "f" and got.dtype.itemsize < 8 else None
+    shown = ef
+    if stored is not None:  # compare at the stored type's precision: 1.7002 is the f16 value 1.7001953125
+        with np.errstate(all="ignore"):
+            ef = ef.astype(stored).astype(np.float64)
     bad = ~(np.isclose(gf, ef, rtol=rtol, atol=atol) | (np.isnan(gf) & np.isnan(ef)))
     idx = np.flatnonzero(bad)
     for i in idx[:max(0, limit - len(out))]:
         pos = np.unravel_index(i, e.shape) if e.shape else ()
         at = "".join(f"[{p}]" for p in pos)
-        out.append(f"{name}{at}: expected {ef[i]:.9g}, got {gf[i]:.9g} (difference {abs(gf[i] - ef[i]):.3g})")
+        out.append(f"{name}{at}: expected {shown[i]:.9g}, got {gf[i]:.9g} (difference {abs(gf[i] - shown[i]):.3g})")
     return len(idx)
