@@ -66,7 +66,7 @@ spec_constants: {{0: 2, SCALE: 10}}
 buffers:
   "0:0": {{arange: 8}}
 """)
-    assert main(["run", str(spec), "-o", str(tmp_path / "o.yaml")]) == 0
+    assert main(["run", str(spec), "--allow-outside-files", "-o", str(tmp_path / "o.yaml")]) == 0
     import yaml
     got = yaml.safe_load((tmp_path / "o.yaml").read_text())["v"]
     assert got == [i * 10 + 20 + 2 for i in range(8)]  # int buffer: arange typed by the shader as int32
@@ -83,7 +83,7 @@ buffers:
   x: {{zeros: 128}}
   y: {{random: {{seed: 3, distribution: normal, count: 128}}}}
 """)
-    assert main(["run", str(spec), "-o", str(tmp_path / "o.json")]) == 0
+    assert main(["run", str(spec), "--allow-outside-files", "-o", str(tmp_path / "o.json")]) == 0
     y = json.loads((tmp_path / "o.json").read_text())["y"]
     exp = np.random.default_rng(3).normal(0, 1, 128).astype(np.float32)
     np.testing.assert_array_equal(np.array(y, np.float32), exp)
@@ -160,7 +160,7 @@ buffers:
   - {{set: 0, binding: 1, data: [10, 10, 10, 10], dtype: float32}}
 outputs: ["0:1"]
 """)
-    assert main(["run", str(spec), "-o", str(tmp_path / "o.json")]) == 0
+    assert main(["run", str(spec), "--allow-outside-files", "-o", str(tmp_path / "o.json")]) == 0
     assert json.loads((tmp_path / "o.json").read_text()) == {"0:1": [13, 16, 19, 22]}
 
 

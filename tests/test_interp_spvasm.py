@@ -306,5 +306,5 @@ def test_bfloat16_is_refused_with_a_located_error_not_computed_as_half(tmp_path)
     assert "BFloat16KHR are not supported" in d.message and d.span.line == 30
     spec = tmp_path / "bf.yaml"
     spec.write_text(f"shader: {shader}\ndispatch: [1, 1, 1]\nbuffers:\n  0: {{data: [16320, 0], dtype: uint16}}\n")
-    r = subprocess.run([sys.executable, "-m", "spvcoop", "run", str(spec)], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "spvcoop", "run", str(spec), "--allow-outside-files"], capture_output=True, text=True)
     assert r.returncode == 1 and "Traceback" not in r.stderr and "BFloat16KHR" in r.stderr

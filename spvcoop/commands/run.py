@@ -40,8 +40,32 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--coop-numerics", choices=("ieee", "nvidia-tensorcore"), default="ieee",
                    help="cooperative-matrix MulAdd rounding: ieee (products exact, f32 sums, one rounding; default) "
                         "or nvidia-tensorcore (bit-identical to an H100 for f16 inputs)")
+    p.add_argument("--allow-outside-files", action="store_true",
+                   help="let the run spec (and the --check file) name files outside its own directory tree; by "
+                        "default every file a spec names must resolve, symlinks followed, inside it")
+    p.add_argument("--max-file-size", type=_size, metavar="BYTES", default=None,
+                   help="largest file a spec may name and largest buffer it may generate (default 256M; "
+                        "suffixes K, M, G)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no output unless --check fails")
     p.set_defaults(func=run_command)
+
+
+def _size(text: str) -> int:
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+    t = text.strip().lower().rstrip("b")
+    try:
+        n = int(t[:-1]) * units[t[-1]] if t and t[-1] in units else int(t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a size in bytes (e.g. 512M), got '{text}'") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive size, got '{text}'")
+    return n
+
+
+def _file_options(args: argparse.Namespace):
+    from ..interp.runspec import DEFAULT_MAX_FILE_BYTES, FileOptions
+    return FileOptions(allow_outside=bool(getattr(args, "allow_outside_files", False)),
+                       max_bytes=getattr(args, "max_file_size", None) or DEFAULT_MAX_FILE_BYTES)
 
 
 class Progress:
@@ -86,24 +110,29 @@ def _run(args: argparse.Namespace) -> int:
 
     from ..diagnostics import Diagnostic, SpvError
     from ..interp.runner import element_dtypes, load_shader, run
-    from ..interp.runspec import RunSpec, buffer_key, generate, load_spec, read_yaml, render
+    from ..interp.runspec import (RunSpec, buffer_key, check_inputs, generate, load_spec, load_spec_shader,
+                                  read_yaml, render)
     from .common import write_output
 
     path = args.spec
+    options = _file_options(args)
     if path.endswith((".yaml", ".yml")):
-        spec = load_spec(path)
-    else:
-        spec = RunSpec(shader=Path(path).name, base=Path(path).parent, source=path)
-    module = load_shader(str(spec.base / spec.shader))
+        spec = load_spec(path, options)
+        module = load_spec_shader(spec)  # confined, size-capped, never quoted back
+    else:  # a shader named on the command line: the user chose that file
+        spec = RunSpec(shader=Path(path).name, base=Path(path).parent, source=path, options=options)
+        module = load_shader(str(spec.base / spec.shader))
     buffers: dict = {}
     hints = element_dtypes(module)
     for k, entry in spec.buffers.items():
         key = buffer_key(k)
-        buffers[key] = generate(entry, str(k), spec.base, spec.source, hints.get(key))
+        buffers[key] = generate(entry, str(k), spec.base, spec.source, hints.get(key), spec.mark("buffers", k),
+                                spec.options)
     spec_constants = dict(spec.spec_constants)
     push = spec.push_constants
     if args.input:
-        push = _apply_input(module, read_yaml(args.input), args.input, buffers, spec_constants, push)
+        data = check_inputs(read_yaml(args.input, max_bytes=options.max_bytes), args.input)
+        push = _apply_input(module, data, args.input, buffers, spec_constants, push)
     dispatch = spec.dispatch
     if args.dispatch:
         try:
@@ -141,9 +170,10 @@ def _run(args: argparse.Namespace) -> int:
     outputs = _select_outputs(res, spec.outputs)
     status = 0
     if args.check:
-        status = _check(res, read_yaml(args.check), args)
-    if not args.quiet or status:
-        out = args.output
+        from ..interp.runspec import check_expected
+        status = _check(res, check_expected(read_yaml(args.check, max_bytes=options.max_bytes), args.check), args)
+    out = args.output
+    if out or not args.quiet or status:  # -q silences standard output, never the -o file
         if out and (out.endswith("/") or Path(out).is_dir()):
             Path(out).mkdir(parents=True, exist_ok=True)
             for name, arr in outputs.items():
@@ -167,6 +197,7 @@ def _apply_input(module, data, source, buffers, spec_constants, push):
         return push
     if not isinstance(data, dict):
         raise SpvError(Diagnostic("error", "the input file must map variable names to values", source=source))
+    from ..yamlio import mark_at, span_of
     names: dict[str, tuple[str, int]] = {}
     for inst in prog.globals:
         if inst.opname == "OpVariable":
@@ -174,13 +205,31 @@ def _apply_input(module, data, source, buffers, spec_constants, push):
             for n in (prog.names.get(inst.result_id), pt.elem.name if pt.elem else None):
                 if n:
                     names.setdefault(n, (pt.storage, inst.result_id))
-        elif inst.opname.startswith("OpSpecConstant") and inst.result_id in prog.names:
+        elif inst.opname in ("OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse") \
+                and inst.result_id in prog.names:
             names.setdefault(prog.names[inst.result_id], ("spec", inst.result_id))
+    by_id = {rid: storage for storage, rid in names.values()}
+    for inst in prog.globals:  # SPIRV-Interpreter names unnamed values by their result id ('7': 5)
+        if inst.opname == "OpVariable":
+            by_id.setdefault(inst.result_id, prog.types[inst.result_type].storage)
+        elif inst.opname in ("OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse"):
+            by_id.setdefault(inst.result_id, "spec")
     for k, v in data.items():
-        if k not in names:
+        rid = int(k) if isinstance(k, int) or (isinstance(k, str) and k.isdigit()) else None
+        if k not in names and rid is not None and rid in by_id:
+            storage = by_id[rid]
+            dec = prog.decorations.get(rid, {})
+            if storage == "spec":
+                spec_id = dec.get("SpecId", [None])[0]
+                k = spec_id if spec_id is not None else prog.names.get(rid, k)
+            elif storage in ("StorageBuffer", "Uniform"):
+                k = (dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0])
+        elif k not in names:
             raise SpvError(Diagnostic("error", f"'{k}' names no variable or spec constant of the shader"
-                                      f"{did_you_mean(str(k), names)}", source=source))
-        storage, _ = names[k]
+                                      f"{did_you_mean(str(k), names)}", span_of(mark_at(data, [k])),
+                                      source=source))
+        else:
+            storage, _ = names[k]
         if storage == "spec":
             spec_constants[k] = v
         elif storage == "PushConstant":
@@ -189,7 +238,8 @@ def _apply_input(module, data, source, buffers, spec_constants, push):
             buffers[k] = v
         else:
             raise SpvError(Diagnostic("error", f"'{k}' is a {storage} variable; only buffers, push constants and "
-                                      f"spec constants take input values", source=source))
+                                      f"spec constants take input values", span_of(mark_at(data, [k])),
+                                      source=source))
     return push
 
 
@@ -226,6 +276,7 @@ def _check(res, expected, args) -> int:
     from pathlib import Path
 
     from ..interp.runspec import buffer_key, compare, generate
+    from ..yamlio import mark_at
     if not isinstance(expected, dict):
         print(f"{args.check}: error: the expected file must map buffer names to values", file=sys.stderr)
         return 1
@@ -235,12 +286,15 @@ def _check(res, expected, args) -> int:
         key = buffer_key(k)
         rtol, atol = args.rtol, args.atol
         if isinstance(v, dict) and ("rtol" in v or "atol" in v):
-            rtol, atol = float(v.get("rtol", rtol)), float(v.get("atol", atol))
+            from ..interp.runspec import _yaml_float
+            rtol = float(_yaml_float(v["rtol"])) if v.get("rtol") is not None else rtol
+            atol = float(_yaml_float(v["atol"])) if v.get("atol") is not None else atol
         if key not in res:
             lines.append(f"{k}: no such buffer in the output")
             total += 1
             continue
-        want = generate(v, str(k), Path(args.check).parent, args.check)
+        want = generate(v, str(k), Path(args.check).parent, args.check, mark=mark_at(expected, [k]),
+                        options=_file_options(args), expected=True)
         if isinstance(want, dict) and set(want) <= {"rtol", "atol"}:
             continue
         b = res.bindings[key]

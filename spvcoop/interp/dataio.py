@@ -33,13 +33,14 @@ def to_value(t: Type, v, where: str, source: str, addresses: dict[str, int]):
             if a.shape != shape:
                 raise ValueError(f"expected shape {shape or 'scalar'}, got {a.shape or 'scalar'}")
             if t.scalar.kind == "int":
-                a = a.astype(np.int64) if a.dtype.kind != "u" else a
+                a = _integral(a, t.scalar.width)
                 if t.scalar.width < 64:
                     a = a & ((1 << t.scalar.width) - 1)
                 return a.astype(f"u{t.scalar.width // 8}").view(t.dtype)[None]
             return a.astype(t.dtype)[None]
-        except (ValueError, TypeError) as e:
-            raise _err(f"{where}: value {v!r} does not fit type {t.describe()}: {e}", source) from None
+        except (ValueError, TypeError, OverflowError) as e:
+            shown = repr(v) if len(repr(v)) <= 60 else repr(v)[:60] + "..."
+            raise _err(f"{where}: value {shown} does not fit type {t.describe()}: {e}", source) from None
     if k == "pointer":
         p = to_value_u64(v, where, source, addresses)
         return Pointer(None, p, t.elem)  # type: ignore[arg-type]
@@ -73,13 +74,41 @@ def to_value(t: Type, v, where: str, source: str, addresses: dict[str, int]):
     raise _err(f"{where}: cannot give data for type {t.describe()}", source)
 
 
+def _integral(a: np.ndarray, width: int) -> np.ndarray:
+    """User numbers for an integer type of `width` bits: finite, whole, within -2^(w-1)..2^w-1
+    (negative values wrap, as two's complement); anything else is a ValueError, not a wrong value."""
+    if a.dtype.kind == "O":
+        if not all(isinstance(x, int) for x in a.reshape(-1)):
+            raise ValueError("expected integers")
+        if a.size and not all(-(1 << (width - 1)) <= x < (1 << width) for x in a.reshape(-1)):
+            raise ValueError(f"out of range for {width} bits")
+        return np.array([x & ((1 << 64) - 1) for x in a.reshape(-1)], np.uint64).reshape(a.shape)
+    if a.dtype.kind == "f":
+        if not np.isfinite(a).all():
+            raise ValueError("not a finite number")
+        if (a != np.round(a)).any():
+            raise ValueError("not a whole number")
+    elif a.dtype.kind not in "biu":
+        raise ValueError("expected integers")
+    if a.size and (float(a.min()) < -(2.0 ** (width - 1)) or float(a.max()) > 2.0 ** width - 1):
+        raise ValueError(f"out of range for {width} bits")
+    if a.dtype.kind == "u":
+        return a
+    if a.dtype.kind == "f":
+        return np.where(a >= 2.0**63, a - 2.0**64, a).astype(np.int64)
+    return a.astype(np.int64)
+
+
 def to_value_u64(v, where, source, addresses) -> np.ndarray:
     if isinstance(v, str):
         name = v[1:] if v.startswith("&") else v
         if name not in addresses:
             raise _err(f"{where}: no buffer named '{name}' has a device address", source)
         v = addresses[name]
-    return np.array([int(v)], dtype=np.int64)
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not -2**63 <= int(v) < 2**64:
+        raise _err(f"{where}: a pointer value is an integer address (0 to 2^64-1) or '&buffer', got "
+                   f"{repr(v)[:60]}", source)
+    return np.array([int(v) & (2**64 - 1)], dtype=np.uint64).view(np.int64)
 
 
 def byte_size(t: Type, value) -> int:
@@ -155,8 +184,12 @@ def _decode(ptr: Pointer, t: Type, limit: int, matrix=None):
 
 
 def short_floats(a: np.ndarray):
-    """tolist(), with f16/f32 values as the shortest decimals that round-trip (0.9, not 0.8999999761581421)."""
-    if a.dtype in (np.float16, np.float32):
+    """tolist(), with f32 values as the shortest decimals that round-trip in f32 (0.9, not
+    0.8999999761581421) and f16 values exactly (65504, 1.7001953125: numpy's shortest f16 text, 6.55e+04,
+    would read back as 65500 wherever the value is used at a wider precision)."""
+    if a.dtype == np.float16:
+        return a.astype(np.float64).tolist()
+    if a.dtype == np.float32:
         flat = [float(str(x)) if np.isfinite(x) else float(x) for x in a.reshape(-1)]
         return np.array(flat, dtype=object).reshape(a.shape).tolist() if a.ndim else flat[0]
     return a.tolist()

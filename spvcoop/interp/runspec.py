@@ -8,8 +8,8 @@
     push_constants: {a: 2.0, n: 1000}
     buffers:
       x: {random: {seed: 1, distribution: normal, count: 1000}}   # by variable, block or member name
-      0:1: {zeros: 1000, dtype: float32}                          # by "set:binding"
-      z: {file: z.npy}
+      "0:1": {zeros: 1000, dtype: float32}                        # by "set:binding"
+      z: {file: z.npy}                                            # .npy, .bin (raw), .yaml, .json
       w: {data: [1, 2, 3], dtype: int32}
       s: {arange: 64}
       t: [1, 2, 3]                                                # inline, typed by the shader
@@ -17,21 +17,49 @@
 
 An expected file for --check maps buffer names to data, optionally with tolerances:
     y: {data: [...], rtol: 1e-5, atol: 1e-6}   or   y: [...]   or   y: {file: y.npy}
+
+The schema is declared once with pydantic (strict types, ranges); every violation is reported at
+the file:line:col of its YAML node, all at once. Files a spec names must lie inside the spec's
+directory tree (symlinks followed) and be regular files under a size cap, unless FileOptions say
+otherwise (`--allow-outside-files`, `--max-file-size`).
 """
 from __future__ import annotations
 
+import io
 import json
 import math
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Any, Literal, Union
 
 import numpy as np
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, StrictInt,
+                      StrictStr, Tag, TypeAdapter, ValidationError, model_validator)
 
-from ..diagnostics import Diagnostic, SpvError
+from ..diagnostics import Diagnostic, SpvError, did_you_mean
+from ..yamlio import MiB, LDict, YamlLimits, decode_utf8, error_at, load_json, load_yaml, mark_at, read_bytes, \
+    span_of
 
 SPEC_KEYS = {"shader", "entry_point", "dispatch", "subgroup_size", "spec_constants", "push_constants", "buffers",
              "outputs", "max_steps"}
-DATA_KEYS = {"data", "file", "random", "zeros", "arange", "dtype", "shape"}
+SOURCE_KEYS = ("data", "file", "random", "zeros", "arange")
+DATA_KEYS = set(SOURCE_KEYS) | {"dtype", "shape"}
+DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+          "uint64", "bool")
+DEFAULT_MAX_FILE_BYTES = 256 * MiB
+MAX_DISPATCH_DIM = 2**31 - 1
+MAX_DISPATCH_WORKGROUPS = 2**32 - 1   # the product; the interpreter's memory budget bounds what really runs
+
+
+@dataclass(frozen=True)
+class FileOptions:
+    """Which files a spec (or an expectation file) may name, and how much data it may make.
+    allow_outside: files may lie outside the spec's directory tree (--allow-outside-files);
+    max_bytes: the size cap of each named file and of each generated buffer (--max-file-size)."""
+    allow_outside: bool = False
+    max_bytes: int = DEFAULT_MAX_FILE_BYTES
 
 
 @dataclass
@@ -43,119 +71,656 @@ class RunSpec:
     subgroup_size: int = 32
     spec_constants: dict = field(default_factory=dict)
     push_constants: object = None
-    buffers: dict = field(default_factory=dict)   # key -> raw spec entry
+    buffers: dict = field(default_factory=dict)   # key -> raw spec entry (LDict/LList/value, with marks)
     outputs: list | None = None
     max_steps: int | None = None
     source: str = "<spec>"
+    raw: Any = None                                # the parsed YAML, for locating later errors
+    options: FileOptions = field(default_factory=FileOptions)
+
+    def mark(self, *path):
+        return mark_at(self.raw, path) if self.raw is not None else None
 
 
-def _err(msg: str, source: str) -> SpvError:
-    return SpvError(Diagnostic("error", msg, source=source))
+def _err(msg: str, source: str, mark=None) -> SpvError:
+    return error_at(msg, source, mark)
 
 
-def read_yaml(path: str):
-    import yaml
-    try:
-        text = Path(path).read_text()
-    except OSError as e:
-        raise _err(f"cannot read: {e.strerror or e}", path) from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else path
-        raise _err(f"invalid YAML: {getattr(e, 'problem', e)}", where) from None
+# ---- the schema -------------------------------------------------------------------------------
+def _yaml_float(v):
+    """YAML 1.1 reads `1e-5` (no dot) as a string: accept numeric strings where a number is wanted."""
+    if isinstance(v, str):
+        try:
+            return float(v.replace("_", ""))
+        except ValueError:
+            return v
+    return v
 
 
-def load_spec(path: str) -> RunSpec:
+def _finite(v: float) -> float:
+    if not math.isfinite(v):
+        raise ValueError("must be a finite number")
+    return v
+
+
+Float = Annotated[float, BeforeValidator(_yaml_float), AfterValidator(_finite)]
+NonNegFloat = Annotated[float, BeforeValidator(_yaml_float), AfterValidator(_finite), Field(ge=0)]
+PosInt = Annotated[StrictInt, Field(ge=1, le=2**63 - 1)]
+Count = Annotated[StrictInt, Field(ge=0, le=2**48)]
+UInt64 = Annotated[StrictInt, Field(ge=0, le=2**64 - 1)]
+Name = Annotated[StrictStr, Field(min_length=1, max_length=4096)]
+
+
+def _dtype(v):
+    if not isinstance(v, str) or v not in DTYPES:
+        raise ValueError(f"unknown dtype {_short(v)} (one of: {', '.join(DTYPES)})")
+    return v
+
+
+def _pow2(v: int) -> int:
+    if not 1 <= v <= 128 or v & (v - 1):
+        raise ValueError(f"must be a power of two from 1 to 128, got {v}")
+    return v
+
+
+def _dispatch(v):
+    if isinstance(v, int) and not isinstance(v, bool):
+        return [v]
+    return v
+
+
+def _dispatch_product(v: list[int]) -> tuple[int, int, int]:
+    d = tuple((list(v) + [1, 1])[:3])
+    if d[0] * d[1] * d[2] > MAX_DISPATCH_WORKGROUPS:
+        raise ValueError(f"dispatch of {d[0] * d[1] * d[2]} workgroups is over {MAX_DISPATCH_WORKGROUPS}")
+    return d  # type: ignore[return-value]
+
+
+def _key(v):
+    if isinstance(v, bool) or not isinstance(v, (int, str)):
+        raise ValueError(f"a key must be a name or a number, got {_short(v)}")
+    if isinstance(v, int) and not 0 <= v < 2**32:
+        raise ValueError(f"id {v} is out of range 0..2^32-1")
+    return v
+
+
+def _spec_value(v):
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int):
+        if not -2**63 <= v < 2**64:
+            raise ValueError(f"{v} does not fit 64 bits")
+        return v
+    v = _yaml_float(v)
+    if isinstance(v, float):
+        return _finite(v)
+    raise ValueError(f"a specialization constant is a boolean or a number, got {_short(v)}")
+
+
+def _data_value(v):
+    if isinstance(v, str) and v.startswith("&"):   # a buffer's device address
+        return v
+    if isinstance(v, (dict, list, int, float, str)) or v is None:
+        return v
+    raise ValueError(f"unsupported value {_short(v)}")
+
+
+Key = Annotated[Union[int, str], AfterValidator(_key)]
+DType = Annotated[str, AfterValidator(_dtype)]
+Shape = Annotated[list[PosInt], Field(min_length=0, max_length=8)]
+SpecValue = Annotated[Any, AfterValidator(_spec_value)]
+Dispatch = Annotated[list[Annotated[StrictInt, Field(ge=1, le=MAX_DISPATCH_DIM)]],
+                     BeforeValidator(_dispatch), Field(min_length=1, max_length=3), AfterValidator(_dispatch_product)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class RandomSpec(_Model):
+    seed: UInt64 = 0
+    distribution: Literal["normal", "uniform", "integers"] = "uniform"
+    count: Count = 1
+    low: Float | None = None
+    high: Float | None = None
+    mean: Float = 0.0
+    std: NonNegFloat = 1.0
+
+    @model_validator(mode="after")
+    def _range(self):
+        if self.distribution == "integers":
+            lo, hi = (0 if self.low is None else self.low), (100 if self.high is None else self.high)
+            if lo != int(lo) or hi != int(hi):
+                raise ValueError("low and high of 'integers' must be integers")
+            if not -2**63 <= lo < hi <= 2**63:
+                raise ValueError(f"'integers' needs low < high within 64 bits, got low {lo:g}, high {hi:g}")
+        else:
+            lo, hi = (0.0 if self.low is None else self.low), (1.0 if self.high is None else self.high)
+            if lo > hi:
+                raise ValueError(f"low ({lo:g}) must not be greater than high ({hi:g})")
+        return self
+
+
+class _Source(_Model):
+    dtype: DType | None = None
+    shape: Shape | None = None
+
+
+class DataEntry(_Source):
+    data: Annotated[Any, AfterValidator(_data_value)]
+
+
+class FileEntry(_Source):
+    file: Name
+
+
+class ZerosEntry(_Source):
+    zeros: Count
+
+
+class ArangeEntry(_Source):
+    arange: Count
+
+
+class RandomEntry(_Source):
+    random: RandomSpec
+
+
+class _Tolerances(_Model):
+    rtol: NonNegFloat | None = None
+    atol: NonNegFloat | None = None
+
+
+class ExpDataEntry(DataEntry, _Tolerances):
+    pass
+
+
+class ExpFileEntry(FileEntry, _Tolerances):
+    pass
+
+
+class ExpZerosEntry(ZerosEntry, _Tolerances):
+    pass
+
+
+class ExpArangeEntry(ArangeEntry, _Tolerances):
+    pass
+
+
+class ExpRandomEntry(RandomEntry, _Tolerances):
+    pass
+
+
+def _no_source(v):
+    raise ValueError(f"give exactly one of {', '.join(SOURCE_KEYS)} (with optional dtype and shape)")
+
+
+def _entry_kind(v) -> str:
+    if not isinstance(v, dict):
+        return "<inline>"
+    present = [k for k in SOURCE_KEYS if k in v]
+    if len(present) == 1:
+        return f"<{present[0]}>"
+    if present or "dtype" in v or "shape" in v:
+        return "<bad>"
+    return "<inline>"  # a structure given by member names
+
+
+def _entry_union(data, file, zeros, arange, random):
+    return Annotated[Union[Annotated[data, Tag("<data>")], Annotated[file, Tag("<file>")],
+                           Annotated[zeros, Tag("<zeros>")], Annotated[arange, Tag("<arange>")],
+                           Annotated[random, Tag("<random>")],
+                           Annotated[Annotated[Any, AfterValidator(_data_value)], Tag("<inline>")],
+                           Annotated[Annotated[Any, AfterValidator(_no_source)], Tag("<bad>")]],
+                     Discriminator(_entry_kind)]
+
+
+BufferEntry = _entry_union(DataEntry, FileEntry, ZerosEntry, ArangeEntry, RandomEntry)
+ExpectedEntry = _entry_union(ExpDataEntry, ExpFileEntry, ExpZerosEntry, ExpArangeEntry, ExpRandomEntry)
+
+
+def _none_is_empty(v):
+    return {} if v is None else v
+
+
+class RunSpecModel(_Model):
+    shader: Name
+    entry_point: Name | None = None
+    dispatch: Dispatch = (1, 1, 1)  # type: ignore[assignment]
+    subgroup_size: Annotated[StrictInt, AfterValidator(_pow2)] = 32
+    spec_constants: Annotated[dict[Key, SpecValue], BeforeValidator(_none_is_empty)] = {}
+    push_constants: Annotated[Any, AfterValidator(_data_value)] = None
+    buffers: Annotated[dict[Key, BufferEntry], BeforeValidator(_none_is_empty)] = {}  # type: ignore[valid-type]
+    outputs: list[Key] | None = None
+    max_steps: PosInt | None = None
+
+
+_SPEC = TypeAdapter(RunSpecModel)
+_BUFFER = TypeAdapter(BufferEntry)
+_EXPECTED = TypeAdapter(dict[Key, ExpectedEntry])  # type: ignore[valid-type]
+_INPUTS = TypeAdapter(dict[Key, Annotated[Any, AfterValidator(_data_value)]])
+
+
+def _short(v, n: int = 40) -> str:
+    if isinstance(v, (dict, list)):
+        return "a mapping" if isinstance(v, dict) else "a list"
+    r = repr(v)
+    return r if len(r) <= n else r[:n] + "..."
+
+
+_MESSAGES = {"int_type": "expected an integer", "float_type": "expected a number", "string_type": "expected a string",
+             "dict_type": "expected a mapping", "list_type": "expected a list", "model_type": "expected a mapping",
+             "bool_type": "expected true or false", "missing": "is required", "literal_error": None}
+
+
+def schema_errors(e: ValidationError, root, source: str, prefix: tuple = ()) -> SpvError:
+    """Each pydantic error as a Diagnostic at the file:line:col of its YAML node (all of them)."""
+    diags = []
+    seen = set()
+    for err in e.errors(include_url=False):
+        loc = prefix + tuple(err["loc"])
+        real = [p for p in loc if not (isinstance(p, str) and p.startswith("<") and p.endswith(">"))
+                and p != "[key]" and not str(p).startswith(("function-", "list[", "dict["))]
+        kind = err["type"]
+        path = _path_text(root, real)
+        if kind == "extra_forbidden":
+            parent = mark_at(root, real[:-1])
+            node = _walk(root, real[:-1])
+            key = real[-1]
+            mark = getattr(node, "name_marks", {}).get(key, parent)
+            choices = _fields_of(node, root, real[:-1])
+            msg = f"unknown key '{key}'" + (f" in {'.'.join(map(str, real[:-1]))}" if real[:-1] else "") + \
+                did_you_mean(str(key), choices)
+        else:
+            mark = mark_at(root, real)
+            if kind == "missing":
+                msg = f"'{real[-1]}' is required" if real else "is required"
+                mark = mark_at(root, real[:-1])
+            else:
+                ctx = err.get("ctx", {})
+                base = _MESSAGES.get(kind) or {
+                    "less_than_equal": f"must be at most {ctx.get('le')}",
+                    "greater_than_equal": f"must be at least {ctx.get('ge')}",
+                    "too_short": f"needs at least {ctx.get('min_length')} item(s)",
+                    "too_long": f"takes at most {ctx.get('max_length')} item(s)",
+                    "literal_error": f"must be one of {ctx.get('expected')}"}.get(kind) or err["msg"]
+                if kind in ("value_error", "assertion_error"):
+                    base = str(err.get("ctx", {}).get("error", err["msg"]))
+                got = err.get("input")
+                tail = "" if kind in ("value_error",) or isinstance(got, (dict, list)) or got is None and \
+                    kind == "missing" else f" (got {_short(got)})"
+                msg = f"{path}: {base}{tail}"
+        if (msg, str(mark)) in seen:
+            continue
+        seen.add((msg, str(mark)))
+        diags.append(Diagnostic("error", msg, span_of(mark), source=source))
+    diags.sort(key=lambda d: (d.span.line, d.span.col) if d.span else (0, 0))
+    return SpvError(diags)
+
+
+def _path_text(root, path) -> str:
+    """buffers.x.shape[0]: list indexes in brackets, mapping keys after dots."""
+    out, node = "", root
+    for p in path:
+        if isinstance(node, list) and isinstance(p, int):
+            out += f"[{p}]"
+            node = node[p] if 0 <= p < len(node) else None
+        else:
+            out += f".{p}"
+            node = node.get(p) if isinstance(node, dict) else None
+    return out.lstrip(".") or "(top level)"
+
+
+def _walk(root, path):
+    node = root
+    for p in path:
+        if isinstance(node, dict) and p in node:
+            node = node[p]
+        elif isinstance(node, list) and isinstance(p, int) and 0 <= p < len(node):
+            node = node[p]
+    return node
+
+
+def _fields_of(node, root, path) -> list[str]:
+    if node is root:
+        return sorted(SPEC_KEYS)
+    if isinstance(node, dict):
+        if path and path[-1] == "random":
+            return list(RandomSpec.model_fields)
+        return sorted(DATA_KEYS | {"rtol", "atol"})
+    return []
+
+
+# ---- reading specs ----------------------------------------------------------------------------
+def read_yaml(path: str, limits: YamlLimits | None = None, max_bytes: int | None = None):
+    """A YAML (or, by its suffix, JSON) file given on the command line: located errors, bounded."""
+    limits = limits or YamlLimits.default()
+    data = read_bytes(path, path, max_bytes or limits.max_bytes)
+    if path.lower().endswith(".json"):
+        return load_json(data, path, limits)
+    return load_yaml(data, path, limits)
+
+
+def load_spec(path: str, options: FileOptions | None = None) -> RunSpec:
+    """Read and check a run spec; every schema violation is reported, each at its YAML node."""
+    options = options or FileOptions()
     raw = read_yaml(path)
     if not isinstance(raw, dict):
-        raise _err("a run spec is a mapping with at least 'shader'", path)
-    unknown = set(raw) - SPEC_KEYS
-    if unknown:
-        from ..diagnostics import did_you_mean
-        k = sorted(map(str, unknown))[0]
-        raise _err(f"unknown key '{k}' in run spec{did_you_mean(k, SPEC_KEYS)}", path)
-    if "shader" not in raw:
-        raise _err("the run spec has no 'shader'", path)
-    d = raw.get("dispatch", [1, 1, 1])
-    if isinstance(d, int):
-        d = [d]
-    if not isinstance(d, list) or not all(isinstance(x, int) for x in d) or not 1 <= len(d) <= 3:
-        raise _err(f"dispatch must be 1 to 3 integers, got {d!r}", path)
-    bufs = raw.get("buffers") or {}
-    if isinstance(bufs, list):  # list form: entries with set/binding or name
-        conv = {}
-        for e in bufs:
-            if not isinstance(e, dict):
-                raise _err(f"buffer entry {e!r} must be a mapping", path)
-            e = dict(e)
-            if "name" in e:
-                key = e.pop("name")
-            elif "binding" in e:
-                key = (int(e.pop("set", 0)), int(e.pop("binding")))
-            else:
-                raise _err(f"buffer entry {e!r} needs 'name' or 'set'/'binding'", path)
-            conv[key] = e
-        bufs = conv
-    spec = RunSpec(shader=str(raw["shader"]), base=Path(path).parent, entry_point=raw.get("entry_point"),
-                   dispatch=tuple((list(d) + [1, 1])[:3]), subgroup_size=int(raw.get("subgroup_size", 32)),
-                   spec_constants=dict(raw.get("spec_constants") or {}), push_constants=raw.get("push_constants"),
-                   buffers=dict(bufs), outputs=raw.get("outputs"), max_steps=raw.get("max_steps"), source=path)
-    return spec
-
-
-def generate(entry, where: str, base: Path, source: str, hint=None):
-    """One buffer's data from its spec entry -> numpy array, or plain lists/dicts typed later by the shader."""
-    if not isinstance(entry, dict) or not (set(entry) & DATA_KEYS):
-        return entry  # inline data typed by the shader
-    extra = set(entry) - DATA_KEYS - {"rtol", "atol"}
-    if extra:
-        raise _err(f"buffer '{where}': unknown key '{sorted(extra)[0]}' (use one of: data, file, random, zeros, "
-                   f"arange, with dtype and shape)", source)
-    dtype = entry.get("dtype")
+        raise _err("a run spec is a mapping with at least 'shader'", path, getattr(raw, "mark", None))
+    if isinstance(raw.get("buffers"), list):
+        raw["buffers"] = _buffer_list(raw["buffers"], path)
     try:
-        dt = np.dtype(dtype) if dtype else None
-    except TypeError:
-        raise _err(f"buffer '{where}': unknown dtype '{dtype}'", source) from None
+        m = _SPEC.validate_python(raw)
+    except ValidationError as e:
+        raise schema_errors(e, raw, path) from None
+    return RunSpec(shader=m.shader, base=Path(path).parent, entry_point=m.entry_point,
+                   dispatch=tuple(m.dispatch), subgroup_size=m.subgroup_size,  # type: ignore[arg-type]
+                   spec_constants=dict(m.spec_constants), push_constants=raw.get("push_constants"),
+                   buffers={k: raw["buffers"][k] for k in m.buffers} if m.buffers else {},
+                   outputs=m.outputs, max_steps=m.max_steps, source=path, raw=raw, options=options)
+
+
+def _buffer_list(entries: list, source: str) -> LDict:
+    """The list form (`- {set: 0, binding: 1, data: ...}` or `- {name: x, ...}`) as a located mapping."""
+    out = LDict()
+    out.mark = getattr(entries, "mark", None)
+    marks = getattr(entries, "item_marks", [])
+    diags = []
+    for i, e in enumerate(entries):
+        mark = marks[i] if i < len(marks) else out.mark
+        if not isinstance(e, dict):
+            diags.append(Diagnostic("error", f"buffers[{i}]: a buffer entry is a mapping", span_of(mark),
+                                    source=source))
+            continue
+        em = getattr(e, "key_marks", {})
+        entry = LDict({k: v for k, v in e.items() if k not in ("name", "set", "binding")})
+        entry.mark = getattr(e, "mark", mark)
+        entry.key_marks = {k: v for k, v in em.items() if k in entry}
+        entry.name_marks = {k: v for k, v in getattr(e, "name_marks", {}).items() if k in entry}
+        if "name" in e:
+            key = e["name"]
+            if not isinstance(key, str) or not key:
+                diags.append(Diagnostic("error", f"buffers[{i}].name: expected a name", span_of(em.get("name", mark)),
+                                        source=source))
+                continue
+        elif "binding" in e:
+            s, b = e.get("set", 0), e["binding"]
+            bad = [k for k, v in (("set", s), ("binding", b))
+                   if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2**32]
+            if bad:
+                diags.append(Diagnostic("error", f"buffers[{i}].{bad[0]}: expected an integer from 0 to 2^32-1",
+                                        span_of(em.get(bad[0], mark)), source=source))
+                continue
+            key = f"{s}:{b}"
+        else:
+            diags.append(Diagnostic("error", f"buffers[{i}]: a buffer entry needs 'name' or 'set'/'binding'",
+                                    span_of(mark), source=source))
+            continue
+        if key in out:
+            diags.append(Diagnostic("error", f"buffers[{i}]: buffer '{key}' is given twice", span_of(mark),
+                                    source=source))
+            continue
+        out[key] = entry
+        out.key_marks[key] = entry.mark
+        out.name_marks[key] = mark
+    if diags:
+        raise SpvError(diags)
+    return out
+
+
+def check_expected(data, source: str):
+    """An expectation file (--check): buffer names to data; schema errors located."""
+    if data is None:
+        return LDict()
+    try:
+        _EXPECTED.validate_python(data)
+    except ValidationError as e:
+        raise schema_errors(e, data, source) from None
+    return data
+
+
+def check_inputs(data, source: str):
+    """A SPIRV-Interpreter style input file: names (or result ids) to values."""
+    if data is None:
+        return LDict()
+    try:
+        _INPUTS.validate_python(data)
+    except ValidationError as e:
+        raise schema_errors(e, data, source) from None
+    return data
+
+
+# ---- files named by a spec --------------------------------------------------------------------
+def resolve_file(name: str, base: Path, source: str, mark=None, options: FileOptions | None = None,
+                 what: str = "file") -> Path:
+    """The real path of a file a spec names: inside the spec's directory tree (symlinks followed)
+    unless options.allow_outside, a regular file, under options.max_bytes. Messages name the file,
+    never its contents."""
+    options = options or FileOptions()
+    p = Path(name)
+    if not p.is_absolute():
+        p = base / p
+    try:
+        real = p.resolve(strict=True)
+        st = real.stat()
+    except (OSError, RuntimeError) as e:
+        raise _err(f"{what} '{name}': cannot read: {getattr(e, 'strerror', None) or e}", source, mark) from None
+    if not options.allow_outside:
+        root = Path(base).resolve()
+        try:
+            real.relative_to(root)
+        except ValueError:
+            raise _err(f"{what} '{name}' is outside the spec's directory ({root}); run specs may only name files "
+                       "in their own directory tree (--allow-outside-files, or allow_outside=True, lifts this)",
+                       source, mark) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise _err(f"{what} '{name}' is not a regular file", source, mark)
+    if st.st_size > options.max_bytes:
+        raise _err(f"{what} '{name}' has {st.st_size} bytes, over the limit of {options.max_bytes} "
+                   "(--max-file-size raises it)", source, mark)
+    return real
+
+
+def load_spec_shader(spec: RunSpec):
+    """The Module a spec's `shader:` names, read under the spec's file rules. A text shader that is not
+    SPIR-V assembly is refused without quoting it (the file may be anything, e.g. /etc/passwd)."""
+    from ..binary import is_binary, read_binary
+    from .runner import compile_glsl
+    mark = spec.mark("shader")
+    path = resolve_file(spec.shader, spec.base, spec.source, mark, spec.options, "shader")
+    shown = str(spec.base / spec.shader) if not os.path.isabs(spec.shader) else spec.shader
+    if path.suffix in (".comp", ".glsl"):
+        return compile_glsl(str(path))
+    data = read_bytes(path, spec.shader, spec.options.max_bytes, "shader", mark, spec.source)
+    if is_binary(data):
+        return read_binary(data, shown)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _err(f"shader '{spec.shader}' is neither a SPIR-V binary nor UTF-8 text", spec.source, mark) from None
+    if not _looks_like_assembly(text):
+        raise _err(f"shader '{spec.shader}' is not SPIR-V (neither a binary module nor assembly text)",
+                   spec.source, mark)
+    from ..text import assemble
+    return assemble(text, shown)
+
+
+def _looks_like_assembly(text: str) -> bool:
+    """The first line that is not blank or a comment starts an instruction (`Op...` or `%id = Op...`)."""
+    import re
+    for line in text.splitlines():
+        s = line.strip()
+        if not s or s.startswith(";"):
+            continue
+        return re.match(r"(?:%[\w.]+\s*=\s*)?Op[A-Za-z]", s) is not None
+    return False
+
+
+# ---- data -------------------------------------------------------------------------------------
+def generate(entry, where: str, base: Path, source: str, hint=None, mark=None, options: FileOptions | None = None,
+             expected: bool = False):
+    """One buffer's data from its spec entry -> numpy array, or plain lists/dicts typed later by the shader.
+    `mark`: the entry's YAML node (errors are located there); `options`: the file rules and size cap."""
+    options = options or FileOptions()
+    try:
+        (_EXPECTED if expected else _BUFFER).validate_python({where: entry} if expected else entry)
+    except ValidationError as e:
+        holder = LDict({where: entry})
+        holder.key_marks[where] = mark
+        raise schema_errors(e, holder, source, () if expected else (where,)) from None
+    if _entry_kind(entry) == "<inline>":
+        return entry  # inline data typed by the shader
+    emark = getattr(entry, "mark", None) or mark
+
+    def at(*path):
+        return mark_at(entry, path) if hasattr(entry, "key_marks") else emark
+
+    def fail(msg: str, *path) -> SpvError:
+        return _err(f"buffer '{where}': {msg}", source, at(*path))
+    dtype = entry.get("dtype")
+    dt = np.dtype(dtype) if dtype else None
     comps = 1
     if dt is None and hint is not None:
         dt, comps = hint
+    itemsize = (dt or np.dtype(np.float32)).itemsize
+
+    def budget(n: int, key: str) -> None:
+        if n * itemsize > options.max_bytes:
+            raise fail(f"{n} elements of {itemsize} bytes are over the data limit of {options.max_bytes} bytes "
+                       "(--max-file-size raises it)", key)
     if "file" in entry:
-        p = base / str(entry["file"])
-        try:
-            arr = np.load(p, allow_pickle=False)
-        except (OSError, ValueError) as e:
-            raise _err(f"buffer '{where}': cannot load {p}: {e}", source) from None
+        arr = _load_data_file(str(entry["file"]), base, source, at("file"), options, dt, where)
+        if not isinstance(arr, np.ndarray):
+            arr = _numeric(arr, dt, fail, "file") if dt is not None else arr
+            if not isinstance(arr, np.ndarray):
+                return arr
     elif "zeros" in entry:
-        arr = np.zeros(int(entry["zeros"]), dt or np.float32)
+        budget(entry["zeros"], "zeros")
+        arr = np.zeros(entry["zeros"], dt or np.float32)
     elif "arange" in entry:
-        arr = np.arange(int(entry["arange"])).astype(dt or np.float32)
+        budget(entry["arange"], "arange")
+        arr = np.arange(entry["arange"]).astype(dt or np.float32)
     elif "random" in entry:
         r = entry["random"] or {}
-        rng = np.random.default_rng(int(r.get("seed", 0)))
-        n = int(r.get("count", 1))
+        n = r.get("count", 1)
+        budget(n, "random")
+        rng = np.random.default_rng(r.get("seed", 0))
         dist = r.get("distribution", "uniform")
+        f = _yaml_float
         if dist == "normal":
-            arr = rng.normal(float(r.get("mean", 0.0)), float(r.get("std", 1.0)), n)
+            arr = rng.normal(f(r.get("mean", 0.0)), f(r.get("std", 1.0)), n)
         elif dist == "uniform":
-            arr = rng.uniform(float(r.get("low", 0.0)), float(r.get("high", 1.0)), n)
-        elif dist == "integers":
-            arr = rng.integers(int(r.get("low", 0)), int(r.get("high", 100)), n)
+            arr = rng.uniform(f(r.get("low", 0.0)), f(r.get("high", 1.0)), n)
         else:
-            raise _err(f"buffer '{where}': unknown distribution '{dist}' (normal, uniform, integers)", source)
+            arr = rng.integers(int(f(r.get("low", 0))), int(f(r.get("high", 100))), n)
         arr = arr.astype(dt or (np.int32 if dist == "integers" else np.float32))
     else:
         if dt is None:
             return entry["data"]
-        arr = np.asarray(entry["data"]).astype(dt)
-    if dt is not None:
-        arr = arr.astype(dt)
-    if "shape" in entry:
-        arr = arr.reshape(entry["shape"])
+        arr = _numeric(entry["data"], dt, fail, "data")
+    if dt is not None and arr.dtype != dt:
+        arr = _cast(arr, dt, fail, "file" if "file" in entry else "data")
+    if "shape" in entry and entry["shape"] is not None:
+        shape = tuple(entry["shape"])
+        if math.prod(shape) != arr.size:
+            raise fail(f"shape {list(shape)} holds {math.prod(shape)} elements, the data has {arr.size}", "shape")
+        arr = arr.reshape(shape)
     elif comps > 1 and "file" not in entry and "data" not in entry:
         arr = np.repeat(arr[:, None], comps, axis=1) if "random" not in entry else arr
     return arr
+
+
+def _numeric(data, dt, fail, key) -> np.ndarray:
+    """Nested lists of numbers -> an array of dtype dt; values that do not fit are located errors."""
+    try:
+        a = np.asarray(data)
+    except (ValueError, TypeError, OverflowError):
+        raise fail("data must be numbers in nested lists of equal lengths", key) from None
+    if a.dtype.kind == "U":  # YAML 1.1 reads 1e-5 (no dot) as a string
+        try:
+            a = a.astype(np.float64)
+        except ValueError:
+            raise fail("data must be numbers in nested lists of equal lengths", key) from None
+    if a.dtype.kind not in "biuf" and a.size:
+        if a.dtype.kind == "O" and all(isinstance(x, int) and not isinstance(x, bool) for x in a.reshape(-1)):
+            raise fail(f"a value does not fit {dt} (integers of more than 64 bits)", key)
+        raise fail("data must be numbers in nested lists of equal lengths", key)
+    return _cast(a, dt, fail, key)
+
+
+def _cast(a: np.ndarray, dt, fail, key) -> np.ndarray:
+    """a as dtype dt; into an integer type, only finite integral values that fit its width
+    (negative values wrap into unsigned types, as two's complement)."""
+    if a.size == 0 or dt.kind not in "iu" or a.dtype.kind not in "fiu":
+        with np.errstate(all="ignore"):
+            return a.astype(dt)
+    if a.dtype.kind == "f":
+        if not np.isfinite(a).all():
+            raise fail(f"a value that is not finite (inf or nan) cannot be stored as {dt}", key)
+        if (a != np.round(a)).any():
+            raise fail(f"a value with a fraction cannot be stored as {dt}", key)
+    bits = dt.itemsize * 8
+    lo, hi = a.min(), a.max()
+    if float(lo) < -(2.0 ** (bits - 1)) or float(hi) > 2.0 ** bits - 1 or \
+            (a.dtype.kind != "f" and (int(lo) < -(2 ** (bits - 1)) or int(hi) > 2 ** bits - 1)):
+        raise fail(f"a value ({lo if float(lo) < 0 else hi}) does not fit {dt}", key)
+    if a.dtype.kind == "f":  # via int64, values in [2^63, 2^64) as their two's complement
+        a = np.where(a >= 2.0**63, a - 2.0**64, a).astype(np.int64)
+    return a.astype(dt)  # integer to integer casts wrap
+
+
+def _load_data_file(name: str, base: Path, source: str, mark, options: FileOptions, dt, where: str):
+    """A data file a spec names: .npy (checked before reading), .bin (raw bytes), .yaml/.yml or .json."""
+    path = resolve_file(name, base, source, mark, options, f"buffer '{where}': file")
+    suffix = path.suffix.lower()
+    data = read_bytes(path, name, options.max_bytes, f"buffer '{where}': file", mark, source)
+    if suffix in (".yaml", ".yml"):
+        return load_yaml(data, str(base / name))
+    if suffix == ".json":
+        return load_json(data, str(base / name))
+    if suffix == ".bin":
+        d = dt or np.dtype(np.uint8)
+        if len(data) % d.itemsize:
+            raise _err(f"buffer '{where}': file '{name}' has {len(data)} bytes, not a whole number of {d} "
+                       f"({d.itemsize} bytes)", source, mark)
+        return np.frombuffer(data, d).copy()
+    return read_npy(data, name, source, mark, options.max_bytes)
+
+
+def read_npy(data: bytes, name: str, source: str, mark=None, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> np.ndarray:
+    """A .npy file's array, its header checked before any data is used: no pickled objects, a shape
+    that matches the file's size (a forged header cannot ask for terabytes), numeric dtypes only."""
+    from numpy.lib import format as npf
+
+    def fail(msg: str) -> SpvError:
+        return _err(f"file '{name}': {msg}", source, mark)
+    if not data:
+        raise fail("empty file, not a .npy array")
+    if data[:4] == b"PK\x03\x04":
+        raise fail("a .npz archive (several arrays), not a .npy array: save one array with numpy.save")
+    f = io.BytesIO(data)
+    try:
+        version = npf.read_magic(f)
+        if version == (1, 0):
+            shape, fortran, dtype = npf.read_array_header_1_0(f, max_header_size=10000)
+        elif version in ((2, 0), (3, 0)):
+            shape, fortran, dtype = npf.read_array_header_2_0(f, max_header_size=10000)
+        else:
+            raise ValueError(f"unsupported .npy version {version}")
+    except (ValueError, TypeError, SyntaxError, EOFError, OverflowError, MemoryError) as e:
+        raise fail(f"not a valid .npy file ({str(e).splitlines()[0][:120] if str(e) else type(e).__name__})") \
+            from None
+    if dtype.hasobject or dtype.kind not in "biuf" or dtype.fields is not None or dtype.subdtype is not None:
+        raise fail(f"dtype {dtype} is not supported (numbers only: bool, int, uint, float)")
+    count = math.prod(shape)
+    need = count * dtype.itemsize
+    have = len(data) - f.tell()
+    if need > max_bytes:
+        raise fail(f"the header asks for {need} bytes, over the data limit of {max_bytes} (--max-file-size)")
+    if need != have:
+        raise fail(f"the header asks for {need} bytes of data ({list(shape)} x {dtype}), the file holds {have}")
+    arr = np.frombuffer(data, dtype, count, f.tell()).copy()
+    return arr.reshape(shape, order="F" if fortran else "C")
 
 
 def buffer_key(k):
@@ -212,9 +777,9 @@ def compare(name: str, got, expected, rtol: float, atol: float, out: list[str], 
     try:
         ef = np.asarray(expected, dtype=np.float64)
         gf = np.asarray(g, dtype=np.float64)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         if got != expected:
-            out.append(f"{name}: expected {expected!r}, got {got!r}")
+            out.append(f"{name}: expected {_short(expected)}, got {_short(got)}")
             return 1
         return 0
     if ef.size != gf.size:
@@ -226,10 +791,15 @@ def compare(name: str, got, expected, rtol: float, atol: float, out: list[str], 
             out.append(f"{name}: expected {ef.size} elements (shape {ef.shape}), got {gf.size} (shape {gf.shape})")
             return 1
     ef, gf = ef.reshape(-1), gf.reshape(-1)
+    stored = got.dtype if isinstance(got, np.ndarray) and got.dtype.kind == "f" and got.dtype.itemsize < 8 else None
+    shown = ef
+    if stored is not None:  # compare at the stored type's precision: 1.7002 is the f16 value 1.7001953125
+        with np.errstate(all="ignore"):
+            ef = ef.astype(stored).astype(np.float64)
     bad = ~(np.isclose(gf, ef, rtol=rtol, atol=atol) | (np.isnan(gf) & np.isnan(ef)))
     idx = np.flatnonzero(bad)
     for i in idx[:max(0, limit - len(out))]:
         pos = np.unravel_index(i, e.shape) if e.shape else ()
         at = "".join(f"[{p}]" for p in pos)
-        out.append(f"{name}{at}: expected {ef[i]:.9g}, got {gf[i]:.9g} (difference {abs(gf[i] - ef[i]):.3g})")
+        out.append(f"{name}{at}: expected {shown[i]:.9g}, got {gf[i]:.9g} (difference {abs(gf[i] - shown[i]):.3g})")
     return len(idx)

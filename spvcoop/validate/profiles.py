@@ -67,7 +67,7 @@ def _bad(source: str, message: str) -> SpvError:
 
 def load_profile(name_or_path: str) -> Profile:
     """A built-in profile by name, or a YAML file; malformed profiles raise SpvError."""
-    import yaml
+    from ..yamlio import load_file
     path = Path(name_or_path)
     if not (name_or_path.endswith((".yaml", ".yml")) or path.exists()):
         path = PROFILE_DIR / f"{name_or_path}.yaml"
@@ -77,12 +77,7 @@ def load_profile(name_or_path: str) -> Profile:
                        f"{did_you_mean(name_or_path, available_profiles())}; built-in: "
                        f"{', '.join(available_profiles())} (or pass a .yaml file)")
     src = str(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise _bad(src, f"cannot read profile: {e.strerror or e}") from None
-    except yaml.YAMLError as e:
-        raise _bad(src, f"profile is not valid YAML: {e}") from None
+    data = load_file(path, src, as_json=False)  # located errors; alias, depth and size budgets
     if not isinstance(data, dict) or not isinstance(data.get("combinations"), list):
         raise _bad(src, "a profile must be a mapping with a 'combinations' list")
     combos = []
