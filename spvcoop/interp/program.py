@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cache
 
 from ..diagnostics import Diagnostic, SpvError
 from ..module import Instruction, Module
@@ -33,6 +34,13 @@ TYPE_KINDS = {
     "OpTypeForwardPointer": None, "OpTypeFunction": "function",
     "OpTypeCooperativeMatrixNV": "coopmat", "OpTypeCooperativeMatrixKHR": "coopmat",
 }
+
+
+@cache
+def _operand_names(opname: str) -> tuple[str, ...]:
+    """Grammar names of an instruction's operands after its result type and id ('' past the fixed ones)."""
+    spec = load_grammar().instructions.get(opname)
+    return tuple(o.name for o in spec.operands if o.kind not in ("IdResultType", "IdResult")) if spec else ()
 
 
 def enum_name(kind: str, value: int) -> str:
@@ -239,7 +247,6 @@ class Program:
 
     def _check_functions(self) -> None:
         """Operands of the right sort in function bodies, calls of functions, no recursion."""
-        grammar = load_grammar()
         calls: dict[int, list[tuple[int, Instruction]]] = {}
         for fn in self.functions.values():
             calls[fn.id] = []
@@ -248,7 +255,7 @@ class Program:
                 raise self.error("the function type operand of OpFunction is not an OpTypeFunction", fn.inst)
             for blk in fn.blocks.values():
                 for inst in [*blk.phis, *blk.body, *([blk.merge] if blk.merge else []), blk.term]:
-                    self._check_operands(fn, inst, grammar)
+                    self._check_operands(fn, inst)
                     if inst.opname == "OpFunctionCall":
                         callee = self.functions[inst.operands[0].value]
                         if len(inst.operands) - 1 != len(callee.params):
@@ -263,10 +270,9 @@ class Program:
                 raise self.error(f"entry point '{name}' has no blocks", self.entry_inst(name))
         self._check_recursion(calls)
 
-    def _check_operands(self, fn: Function, inst: Instruction, grammar) -> None:
+    def _check_operands(self, fn: Function, inst: Instruction) -> None:
         op = inst.opname
-        spec = grammar.instructions.get(op)
-        names = [o.name for o in spec.operands if o.kind not in ("IdResultType", "IdResult")] if spec else []
+        names = _operand_names(op)
         for i, o in enumerate(inst.operands):
             if not o.kind.startswith("Id"):
                 continue
