@@ -119,7 +119,7 @@ OpFunctionEnd
 """)
     assert main(["run", str(src), "--max-steps", "50", "--trace", "1"]) == 1
     err = capsys.readouterr().err
-    assert "step limit of 50 instructions exceeded" in err
+    assert "step limit of 50 executed instructions reached" in err and "--max-steps" in err
     assert "OpBranchConditional" in err and "loop.spvasm:" in err
 
 

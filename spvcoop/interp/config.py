@@ -9,6 +9,13 @@ from ..diagnostics import Diagnostic, SpvError
 
 COOP_NUMERICS = ("ieee", "nvidia-tensorcore")  # cooperative-matrix MulAdd rounding (docs/interpreter-coopmat.md)
 
+# Executed instructions (all invocations of the dispatch together: one step per instruction). The largest
+# sample, test or benchmark takes 2,918 steps (tests/glsl/interp/control_flow.comp; the 512^3 GEMM 1,328);
+# an infinite loop costs 5-35 us per step, so it stops after 1-7 s.
+DEFAULT_MAX_STEPS = 200_000
+# Bytes a run may allocate: dispatch state, buffers, Workgroup/Private/Function variables, null values.
+DEFAULT_MAX_MEMORY = 2 << 30
+
 
 
 class ConfigError(SpvError, ValueError):
@@ -22,12 +29,13 @@ class ConfigError(SpvError, ValueError):
 class RunConfig:
     """subgroup_size: lanes per subgroup (a power of two); layout_model: a spvcoop.layouts LayoutModel or
     None (the built-in defaults); coop_numerics: one of COOP_NUMERICS; max_steps: executed-instruction
-    limit (None: unlimited); trace: the invocation to print a trace for (its index, or its global id (x, y, z));
+    limit; max_memory: allocation budget in bytes, checked before allocating; trace: the invocation to print a trace for (its index, or its global id (x, y, z));
     trace_out: where the trace goes (None: stdout); progress: called with the step count every 1024 steps."""
     subgroup_size: int = 32
     layout_model: object | None = None
     coop_numerics: str = "ieee"
-    max_steps: int | None = None
+    max_steps: int = DEFAULT_MAX_STEPS
+    max_memory: int = DEFAULT_MAX_MEMORY
     trace: int | tuple[int, ...] | None = None
     trace_out: TextIO | None = None
     progress: Callable | None = None
@@ -38,8 +46,10 @@ class RunConfig:
             raise ConfigError(f"subgroup size {S!r} must be a power of two")
         if self.coop_numerics not in COOP_NUMERICS:
             raise ConfigError(f"unknown coop_numerics {self.coop_numerics!r} (known: {', '.join(COOP_NUMERICS)})")
-        if self.max_steps is not None and (not _is_int(self.max_steps) or self.max_steps < 1):
-            raise ConfigError(f"max_steps {self.max_steps!r} must be a positive integer (or None: no limit)")
+        if not _is_int(self.max_steps) or self.max_steps < 1:
+            raise ConfigError(f"max_steps {self.max_steps!r} must be a positive integer")
+        if not _is_int(self.max_memory) or self.max_memory < 1:
+            raise ConfigError(f"max_memory {self.max_memory!r} must be a positive number of bytes")
         t = self.trace
         if t is not None and not (_is_int(t) or isinstance(t, tuple) and 1 <= len(t) <= 3 and all(map(_is_int, t))):
             raise ConfigError(f"trace {t!r} must be an invocation index or a global invocation id (x, y, z)")

@@ -8,12 +8,8 @@ from ..module import Instruction, Operand
 from ..spirv_grammar import load as load_grammar
 from .fault import Fault
 from .ops_composite import construct
-from .values import zeros
-
-CONSTANT_OPS = {"OpConstant", "OpConstantTrue", "OpConstantFalse", "OpConstantComposite", "OpConstantNull",
-                "OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse", "OpSpecConstantComposite",
-                "OpSpecConstantOp", "OpUndef", "OpConstantCompositeReplicateEXT",
-                "OpSpecConstantCompositeReplicateEXT"}
+from .program import CONSTANT_OPS
+from .values import value_bytes, zeros
 
 
 def scalar_from_words(t, words: tuple[int, ...]) -> np.ndarray:
@@ -57,10 +53,12 @@ def evaluate_constant(ex, inst: Instruction, overrides: dict, used: set):
     if op in ("OpConstantComposite", "OpSpecConstantComposite"):
         return construct(t, [ex.gvals[o.value] for o in inst.operands], ex.dispatcher)
     if op in ("OpConstantCompositeReplicateEXT", "OpSpecConstantCompositeReplicateEXT"):
+        ex.reserve(value_bytes(t, 1), f"the constant {t.describe()}", inst)
         v = ex.gvals[inst.operands[0].value]
         n = t.count if t.kind in ("vector", "matrix", "array") else len(t.members)
         return construct(t, [v] * n, ex.dispatcher)
     if op in ("OpConstantNull", "OpUndef"):
+        ex.reserve(value_bytes(t, 1), f"the null value of {t.describe()}", inst)
         return zeros(t, ex.dispatcher)
     if op == "OpSpecConstantOp":
         spec = load_grammar().by_opcode.get(inst.operands[0].value)

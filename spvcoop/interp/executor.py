@@ -57,6 +57,7 @@ class Executor:
         self.device = DeviceMemory()
         self.steps = 0
         self.max_steps = config.max_steps
+        self.memory_used = 0  # bytes reserved for the whole run (dispatch state, buffers, global variables)
         self.trace: int | None = None  # the traced lane, once the runner has laid the lanes out
         self.trace_out = config.trace_out or sys.stdout
         self.alive = np.ones(n, dtype=bool)
@@ -272,10 +273,13 @@ class Executor:
     # ---- blocks and instructions ---------------------------------------------------
     def tick(self, frame: Frame, inst: Instruction, mask: np.ndarray) -> None:
         self.steps += 1
-        if self.max_steps is not None and self.steps > self.max_steps:
+        if self.steps > self.max_steps:
+            notes: list = []
+            span, source = self.where(inst, notes)
             raise SpvError(Diagnostic(
-                "error", f"step limit of {self.max_steps} instructions exceeded (an infinite loop?) at {inst.opname}",
-                inst.span, rule="interp.max-steps", source=self.prog.source))
+                "error", f"step limit of {self.max_steps} executed instructions reached at {inst.opname} (an "
+                f"infinite loop?); raise it with max_steps= (Python API) or --max-steps (spvcoop run)",
+                span, rule="interp.max-steps", notes=notes, source=source))
         if self.progress is not None and (self.steps & 1023) == 0:
             self.progress(self.steps)
         if self.trace is not None and mask[self.trace if mask.shape[0] > 1 else 0]:
@@ -311,7 +315,7 @@ class Executor:
 
     def exec_inst(self, frame: Frame, inst: Instruction, mask: np.ndarray, full: bool) -> None:
         self.steps += 1
-        if self.max_steps is not None and self.steps > self.max_steps:
+        if self.steps > self.max_steps:
             self.tick(frame, inst, mask)
         fn = self.ops.get(inst.opname)
         if fn is None:
@@ -341,9 +345,28 @@ class Executor:
         frame.vals[rid] = v
 
     # ---- memory helpers ---------------------------------------------------------------
-    def allocate(self, name: str, storage: str, t, per: str, init=None, mask=None) -> Pointer:
-        """A variable: one copy per invocation ('lane'), per workgroup ('wg') or one ('one')."""
+    def reserve(self, nbytes: int, what: str, inst: Instruction | None, keep: bool = True) -> None:
+        """Check, before allocating, that `nbytes` more fit in the memory budget; `keep` counts them for the
+        rest of the run (a Function variable or a temporary value is only checked)."""
+        limit = self.config.max_memory
+        if self.memory_used + nbytes > limit:
+            notes: list = []
+            span, source = self.where(inst, notes) if inst is not None else (None, self.prog.source)
+            raise SpvError(Diagnostic(
+                "error", f"memory budget of {_size(limit)} exceeded: {what} needs {_size(nbytes)} "
+                f"({_size(self.memory_used)} already in use); raise it with max_memory= (Python API) or "
+                f"--max-memory (spvcoop run)", span, rule="interp.max-memory", notes=notes, source=source))
+        if keep:
+            self.memory_used += nbytes
+
+    def allocate(self, name: str, storage: str, t, per: str, init=None, mask=None,
+                 inst: Instruction | None = None) -> Pointer:
+        """A variable: one copy per invocation ('lane'), per workgroup ('wg') or one ('one'); Private and
+        Workgroup ones count against the memory budget for the whole run, Function ones are checked."""
         size = max(t.size(), 1)
+        copies = self.N if per == "lane" else (int(self.wg_index.max()) + 1 if self.N else 1) if per == "wg" else 1
+        self.reserve(size * copies, f"{storage} variable '{name}' ({size:,} bytes x {copies:,} copies)", inst,
+                     keep=storage != "Function")
         if per == "lane":
             mem = Memory(name, storage, size, self.N)
             off = np.arange(self.N, dtype=np.int64) * size
@@ -360,6 +383,13 @@ class Executor:
             from .memory import store
             store(ptr, t, init, np.ones(self.N, bool) if mask is None else mask)
         return ptr
+
+
+def _size(n: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.3g} {unit}"
+    return f"{n} bytes"
 
 
 def _operand_text(prog: Program, o) -> str:

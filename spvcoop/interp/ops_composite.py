@@ -5,7 +5,7 @@ import numpy as np
 
 from .fault import Fault
 from .dispatch import Dispatcher, OpSet
-from .values import zeros
+from .values import value_bytes, zeros
 
 OPS = OpSet()
 
@@ -36,8 +36,15 @@ def composite_construct(ex, frame, inst, mask):
     return construct(ex.rtype(inst), [ex.val(frame, o.value) for o in inst.operands], ex.dispatcher)
 
 
+def _in_range(t, i: int) -> None:
+    n = len(t.members) if t.kind == "struct" else t.count if t.kind in ("vector", "matrix", "array") else None
+    if n is not None and not 0 <= i < n:
+        raise Fault(f"index {i} is out of range for {t.describe()} ({n} elements)")
+
+
 def extract(v, t, idx: list[int], hooks: Dispatcher):
     for i in idx:
+        _in_range(t, i)
         if isinstance(v, tuple):
             v, t = v[i], (t.members[i] if t.kind == "struct" else t.elem)
         elif t.kind in ("vector", "matrix"):
@@ -54,6 +61,7 @@ def insert(v, t, idx: list[int], obj, hooks: Dispatcher):
     if not idx:
         return obj
     i, rest = idx[0], idx[1:]
+    _in_range(t, i)
     if isinstance(v, tuple):
         sub_t = t.members[i] if t.kind == "struct" else t.elem
         lst = list(v)
@@ -126,7 +134,9 @@ def copy_object(ex, frame, inst, mask):
 
 @OPS.op("OpUndef")
 def undef(ex, frame, inst, mask):
-    return zeros(ex.rtype(inst), ex.dispatcher)
+    t = ex.rtype(inst)
+    ex.reserve(value_bytes(t, 1), f"the undefined value of {t.describe()}", inst, keep=False)
+    return zeros(t, ex.dispatcher)
 
 
 @OPS.op("OpSizeOf")

@@ -243,5 +243,26 @@ def determinant(ex, inst, args, mask):
 
 @OPS.ext_op(SET, "MatrixInverse")
 def matrix_inverse(ex, inst, args, mask):
+    """GLSL leaves the inverse of a singular matrix undefined: it is adjugate / determinant here (inf and NaN
+    where the determinant is 0), LAPACK's inverse elsewhere."""
     m = np.asarray(args[0])
-    return np.linalg.inv(m.astype(np.float64)).astype(m.dtype)
+    a = m.astype(np.float64)
+    det = np.linalg.det(a)
+    ok = det != 0
+    out = np.empty_like(a)
+    if ok.any():
+        out[ok] = np.linalg.inv(a[ok])
+    if not ok.all():
+        out[~ok] = _adjugate(a[~ok]) / det[~ok][:, None, None]
+    return out.astype(m.dtype)
+
+
+def _adjugate(a: np.ndarray) -> np.ndarray:
+    """(k, n, n) -> the transposed cofactor matrices."""
+    n = a.shape[-1]
+    cof = np.empty_like(a)
+    for i in range(n):
+        for j in range(n):
+            minor = np.delete(np.delete(a, i, axis=-2), j, axis=-1)
+            cof[:, i, j] = (-1) ** (i + j) * (np.linalg.det(minor) if n > 1 else 1.0)
+    return np.swapaxes(cof, -1, -2)

@@ -5,7 +5,7 @@ import numpy as np
 
 from .fault import Fault
 from .memory import Pointer, Register, RegisterView, load, store
-from .values import select
+from .values import select, value_bytes
 from .program import enum_name
 from .dispatch import OpSet
 
@@ -18,7 +18,7 @@ def variable(ex, frame, inst, mask):
     init = ex.arg(frame, inst, 1) if len(inst.operands) > 1 else None
     if inst.result_id in ex.prog.registers:
         return Register(ex.prog.name_of(inst.result_id), init, None if init is not None else np.zeros(ex.N, bool))
-    ptr = ex.allocate(ex.prog.name_of(inst.result_id), "Function", t, "lane", init, mask)
+    ptr = ex.allocate(ex.prog.name_of(inst.result_id), "Function", t, "lane", init, mask, inst)
     if init is None:
         ptr.mem.written = np.zeros(ex.N, bool)
     return ptr
@@ -37,6 +37,8 @@ def chain(ex, frame, ptr: Pointer, indices, mask) -> Pointer:
         k = t.kind
         if k == "struct":
             i = int(np.asarray(ex.val(frame, o.value)).reshape(-1)[0])
+            if not 0 <= i < len(t.members):
+                raise Fault(f"member index {i} is out of range for {t.describe()} ({len(t.members)} members)")
             m = t.members[i]
             ml = t.member_matrix_layout(i, m) if _holds_matrix(m) else ptr.matrix
             ptr = ptr.moved(t.member_offset(i), m, ml)
@@ -121,7 +123,10 @@ def load_op(ex, frame, inst, mask):
     if not isinstance(ptr, Pointer):
         raise Fault("operand is not a pointer")
     _written_check(ex, ptr, mask)
-    return load(ptr, ex.rtype(inst), mask, ex.device)
+    t = ex.rtype(inst)
+    if t.kind in ("array", "struct"):  # a tuple of per-invocation arrays: check its size first
+        ex.reserve(value_bytes(t, mask.shape[0]), f"the loaded {t.describe()}", inst, keep=False)
+    return load(ptr, t, mask, ex.device)
 
 
 def _mark_written(ptr: Pointer, mask) -> None:

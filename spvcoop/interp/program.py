@@ -1,13 +1,31 @@
-"""A module prepared for execution: types, decorations, names, functions split into blocks."""
+"""A module prepared for execution: types, decorations, names, functions split into blocks.
+
+Construction also checks what the executor relies on (every id defined and of the right sort, types
+built from types, blocks with terminators, branches to labels of the same function, calls of functions
+with the right number of arguments, no recursion): a module that breaks it is a located SpvError here,
+even when it was not validated first."""
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cache
 
 from ..diagnostics import Diagnostic, SpvError
 from ..module import Instruction, Module
 from ..spirv_grammar import load as load_grammar
 from .types import Type
+
+CONSTANT_OPS = frozenset({
+    "OpConstant", "OpConstantTrue", "OpConstantFalse", "OpConstantComposite", "OpConstantNull", "OpSpecConstant",
+    "OpSpecConstantTrue", "OpSpecConstantFalse", "OpSpecConstantComposite", "OpSpecConstantOp", "OpUndef",
+    "OpConstantCompositeReplicateEXT", "OpSpecConstantCompositeReplicateEXT"})
+TERMINATORS = frozenset({"OpBranch", "OpBranchConditional", "OpSwitch", "OpReturn", "OpReturnValue", "OpKill",
+                         "OpTerminateInvocation", "OpUnreachable"})
+INT_WIDTHS = (8, 16, 32, 64)
+FLOAT_WIDTHS = (16, 32, 64)  # other widths only with an FPEncoding (refused where used)
+# what an id operand of an instruction in a function must name, by grammar operand name (default: a value)
+_LABEL_OPERANDS = {"Target Label", "True Label", "False Label", "Default", "Merge Block", "Continue Target"}
+_POINTER_OPERANDS = {"Pointer"}  # and an access chain's Base (OpBitFieldInsert's Base is an integer)
 
 TYPE_KINDS = {
     "OpTypeVoid": "void", "OpTypeBool": "bool", "OpTypeInt": "int", "OpTypeFloat": "float",
@@ -16,6 +34,13 @@ TYPE_KINDS = {
     "OpTypeForwardPointer": None, "OpTypeFunction": "function",
     "OpTypeCooperativeMatrixNV": "coopmat", "OpTypeCooperativeMatrixKHR": "coopmat",
 }
+
+
+@cache
+def _operand_names(opname: str) -> tuple[str, ...]:
+    """Grammar names of an instruction's operands after its result type and id ('' past the fixed ones)."""
+    spec = load_grammar().instructions.get(opname)
+    return tuple(o.name for o in spec.operands if o.kind not in ("IdResultType", "IdResult")) if spec else ()
 
 
 def enum_name(kind: str, value: int) -> str:
@@ -120,32 +145,179 @@ class Program:
             elif op == "OpFunctionParameter" and fn is not None:
                 fn.params.append(inst)
             elif op == "OpFunctionEnd":
+                if fn is not None and blk is not None:
+                    raise self.error(f"block {self.name_of(blk.label)} has no terminator (OpBranch, OpReturn, ...)",
+                                     blk.label_inst)
                 fn, blk = None, None
             elif fn is None:
                 if inst.result_id is not None and op not in ("OpString",):
                     self.globals.append(inst)
             elif op == "OpLabel":
+                if blk is not None:
+                    raise self.error(f"block {self.name_of(blk.label)} has no terminator (OpBranch, OpReturn, ...)",
+                                     blk.label_inst)
                 blk = Block(inst.result_id, inst)
                 if not fn.blocks:
                     fn.entry = inst.result_id
                 fn.blocks[inst.result_id] = blk
             elif blk is None:
-                continue
+                if op in ("OpLine", "OpNoLine", "OpNop", "OpFunctionParameter"):
+                    continue
+                raise self.error(f"{op} is outside a block (after a terminator or before the first OpLabel)", inst)
             elif op == "OpPhi":
                 blk.phis.append(inst)
             elif op in ("OpSelectionMerge", "OpLoopMerge"):
                 blk.merge = inst
-            elif op in ("OpBranch", "OpBranchConditional", "OpSwitch", "OpReturn", "OpReturnValue", "OpKill",
-                        "OpTerminateInvocation", "OpUnreachable"):
+            elif op in TERMINATORS:
                 blk.term = inst
+                blk = None
             elif op == "OpVariable":
                 fn.variables.append(inst)
             elif op in ("OpLine", "OpNoLine", "OpNop") or op.startswith("OpExtInst") and False:
                 continue
             else:
                 blk.body.append(inst)
+        self._check_ids()
         self._finish_types()
+        self._check_functions()
         self.registers = self._promotable()
+
+    # ---- structural checks (what the executor relies on) -----------------------------------------
+    def _sort(self, id_: int) -> str:
+        d = self.defs.get(id_)
+        if d is None:
+            return "undefined"
+        if d.opname.startswith("OpType"):
+            return "type"
+        if d.opname in ("OpLabel", "OpFunction", "OpExtInstImport"):
+            return {"OpLabel": "label", "OpFunction": "function", "OpExtInstImport": "import"}[d.opname]
+        return "value" if d.result_type is not None else "other"
+
+    def _check_ids(self) -> None:
+        """Every id operand is defined; result types are types; variables are pointers; constants are built
+        from constants declared before them."""
+        for inst in self.module.instructions:
+            for o in inst.operands:
+                if o.kind.startswith("Id") and o.value not in self.defs:
+                    raise self.error(f"{self.name_of(o.value)} is not defined", inst)
+            rt = inst.result_type
+            if rt is not None:
+                if self._sort(rt) != "type":
+                    raise self.error(f"result type {self.name_of(rt)} is not a type", inst)
+                if inst.opname == "OpVariable" and rt in self.types and self.types[rt].kind != "pointer":
+                    raise self.error(f"the result type of OpVariable must be a pointer type, not "
+                                     f"{self.name_of(rt)}", inst)
+        for inst in self.globals:
+            op, t = inst.opname, self.types.get(inst.result_type)
+            if op in ("OpConstant", "OpSpecConstant") and (t is None or t.kind not in ("int", "float")):
+                raise self.error(f"{op} needs an integer or float type, not {self.name_of(inst.result_type)}", inst)
+            if op in ("OpConstantTrue", "OpConstantFalse", "OpSpecConstantTrue", "OpSpecConstantFalse") and \
+                    (t is None or t.kind != "bool"):
+                raise self.error(f"{op} needs a boolean type", inst)
+            if op in CONSTANT_OPS and t is None:
+                raise self.error(f"a constant of type {self.name_of(inst.result_type)} is not supported", inst)
+            if op in ("OpConstantComposite", "OpSpecConstantComposite", "OpConstantCompositeReplicateEXT",
+                      "OpSpecConstantCompositeReplicateEXT", "OpVariable"):
+                ids = [o.value for o in inst.operands if o.kind.startswith("Id")]
+                for i in ids:
+                    d = self.defs[i]
+                    if not (d.opname in CONSTANT_OPS or d.opname == "OpVariable" and op == "OpVariable") or \
+                            d.index > inst.index:
+                        raise self.error(f"{self.name_of(i)} is not a constant declared before {op}", inst)
+        for name, fid, _, _ in self.entry_points:
+            if fid not in self.functions:
+                raise self.error(f"entry point '{name}' names {self.name_of(fid)}, which is not a function",
+                                 self.entry_inst(name))
+
+    def value_bytes_per_invocation(self) -> int:
+        """What the SSA values of all functions hold per invocation, at most (for the memory budget)."""
+        total = 0
+        for fn in self.functions.values():
+            for blk in fn.blocks.values():
+                for inst in [*blk.phis, *blk.body]:
+                    t = self.types.get(inst.result_type) if inst.result_type is not None else None
+                    total += t.size() if t is not None and t.kind in ("bool", "int", "float", "vector") else 8
+        return total
+
+    def entry_inst(self, name: str) -> Instruction | None:
+        for inst in self.module.instructions:
+            if inst.opname == "OpEntryPoint" and inst.operands[2].value == name:
+                return inst
+        return None
+
+    def _check_functions(self) -> None:
+        """Operands of the right sort in function bodies, calls of functions, no recursion."""
+        calls: dict[int, list[tuple[int, Instruction]]] = {}
+        for fn in self.functions.values():
+            calls[fn.id] = []
+            ft = self.types.get(fn.inst.operands[1].value) if len(fn.inst.operands) > 1 else None
+            if ft is None or ft.kind != "function":
+                raise self.error("the function type operand of OpFunction is not an OpTypeFunction", fn.inst)
+            for blk in fn.blocks.values():
+                for inst in [*blk.phis, *blk.body, *([blk.merge] if blk.merge else []), blk.term]:
+                    self._check_operands(fn, inst)
+                    if inst.opname == "OpFunctionCall":
+                        callee = self.functions[inst.operands[0].value]
+                        if len(inst.operands) - 1 != len(callee.params):
+                            raise self.error(f"{self.name_of(callee.id)} takes {len(callee.params)} argument(s), "
+                                             f"the call passes {len(inst.operands) - 1}", inst)
+                        if not callee.blocks:
+                            raise self.error(f"{self.name_of(callee.id)} has no blocks (a declaration) and "
+                                             f"cannot be called", inst)
+                        calls[fn.id].append((callee.id, inst))
+        for name, fid, _, _ in self.entry_points:
+            if not self.functions[fid].blocks:
+                raise self.error(f"entry point '{name}' has no blocks", self.entry_inst(name))
+        self._check_recursion(calls)
+
+    def _check_operands(self, fn: Function, inst: Instruction) -> None:
+        op = inst.opname
+        names = _operand_names(op)
+        for i, o in enumerate(inst.operands):
+            if not o.kind.startswith("Id"):
+                continue
+            name = names[i] if i < len(names) else ""
+            if op == "OpPhi":
+                want = "label" if i % 2 else "value"
+            elif op == "OpSwitch" and i >= 1 or name in _LABEL_OPERANDS:
+                want = "label"
+            elif op == "OpFunctionCall" and i == 0:
+                want = "function"
+            elif op == "OpExtInst" and i == 0:
+                want = "import"
+            elif "Type" in name:
+                want = "type"
+            else:
+                want = "value"
+            got = self._sort(o.value)
+            if got != want:
+                what = {"import": "an OpExtInstImport"}.get(want, f"a {want}")
+                raise self.error(f"{self.name_of(o.value)} is not {what} (operand {i + 1} of {op})", inst)
+            if want == "label" and o.value not in fn.blocks:
+                raise self.error(f"{self.name_of(o.value)} is a label of another function, not of this function",
+                                 inst)
+            if want == "value" and (name in _POINTER_OPERANDS or name == "Base" and "AccessChain" in op):
+                t = self.types.get(self.defs[o.value].result_type)
+                if t is None or t.kind != "pointer":
+                    raise self.error(f"{self.name_of(o.value)} is not a pointer (operand {i + 1} of {op})", inst)
+
+    def _check_recursion(self, calls: dict[int, list[tuple[int, Instruction]]]) -> None:
+        """SPIR-V forbids recursion: a call-graph cycle is an error at the call that closes it."""
+        state: dict[int, int] = {}
+
+        def visit(f: int, path: list[int]) -> None:
+            state[f] = 1
+            for callee, inst in calls.get(f, ()):
+                if state.get(callee) == 1:
+                    cycle = path[path.index(callee):] + [callee]
+                    raise self.error("recursion: " + " -> ".join(self.name_of(x) for x in cycle) +
+                                     " (SPIR-V forbids recursion)", inst)
+                if callee not in state:
+                    visit(callee, path + [callee])
+            state[f] = 2
+        for f in calls:
+            if f not in state:
+                visit(f, [f])
 
     def _promotable(self) -> set[int]:
         """Function/Private variables of scalar, vector or matrix type used only by whole OpLoad/OpStore:
@@ -168,22 +340,42 @@ class Program:
                         bad.add(o.value)
         return cands - bad
 
+    def _type_of(self, inst: Instruction, id_: int, what: str) -> Type:
+        """The type an operand of a type declaration names."""
+        t = self.types.get(id_)
+        if t is None:
+            d = self.defs.get(id_)
+            why = ("is not defined" if d is None else "is not a type" if not d.opname.startswith("OpType")
+                   else "is declared after its use" if d.index > inst.index else "is a type the interpreter does not model")
+            raise self.error(f"{what} {self.name_of(id_)} {why}", inst)
+        return t
+
     def _type(self, inst: Instruction) -> None:
         op, ops, tid = inst.opname, inst.operands, inst.result_id
         t = Type(tid, TYPE_KINDS[op], opname=op)
         if op == "OpTypeInt":
             t.width, t.signed = ops[0].value, bool(ops[1].value)
+            if t.width not in INT_WIDTHS:
+                raise self.error(f"integer width {t.width} is not supported (widths: {', '.join(map(str, INT_WIDTHS))})",
+                                 inst)
         elif op == "OpTypeFloat":
             t.width = ops[0].value
             if len(ops) > 1:
                 t.extra["encoding"] = enum_name("FPEncoding", ops[1].value)
+            elif t.width not in FLOAT_WIDTHS:
+                raise self.error(f"float width {t.width} is not supported (widths: "
+                                 f"{', '.join(map(str, FLOAT_WIDTHS))}, or an FPEncoding)", inst)
         elif op in ("OpTypeVector", "OpTypeMatrix"):
-            t.elem, t.count = self.types[ops[0].value], ops[1].value
+            t.elem, t.count = self._type_of(inst, ops[0].value, "component type"), ops[1].value
         elif op == "OpTypeArray":
-            t.elem = self.types[ops[0].value]
+            t.elem = self._type_of(inst, ops[0].value, "element type")
+            n = self.defs.get(ops[1].value)
+            if n is None or n.opname not in CONSTANT_OPS or n.index > inst.index:
+                raise self.error(f"array length {self.name_of(ops[1].value)} is not a constant declared before "
+                                 f"the array", inst)
             t.extra["length_id"] = ops[1].value
         elif op == "OpTypeRuntimeArray":
-            t.elem = self.types[ops[0].value]
+            t.elem = self._type_of(inst, ops[0].value, "element type")
         elif op == "OpTypeStruct":
             t.extra["member_ids"] = [o.value for o in ops]
         elif op == "OpTypePointer":
@@ -193,7 +385,7 @@ class Program:
             t.extra["ids"] = [o.value for o in ops]
         elif t.kind == "coopmat":
             t.extra["operand_ids"] = [o.value for o in ops]
-            t.elem = self.types.get(ops[0].value)
+            t.elem = self._type_of(inst, ops[0].value, "component type")
         self.types[tid] = t
 
     def _finish_types(self) -> None:
@@ -205,7 +397,7 @@ class Program:
                 t.stride = dec["ArrayStride"][0]
             t.block = "Block" in dec or "BufferBlock" in dec
             if t.kind == "struct":
-                t.members = [self.types[i] for i in t.extra["member_ids"]]
+                t.members = [self._type_of(self.defs[tid], i, "member type") for i in t.extra["member_ids"]]
                 md = self.member_decorations.get(tid, {})
                 n = len(t.members)
                 t.offsets = [md.get(i, {}).get("Offset", [None])[0] for i in range(n)]
@@ -215,10 +407,14 @@ class Program:
                 t.member_names = [names.get(i, f"m{i}") for i in range(n)]
             elif t.kind == "pointer":
                 t.elem = self.types.get(t.extra["pointee_id"])
+                d = self.defs.get(t.extra["pointee_id"])
+                if t.elem is None and (d is None or not d.opname.startswith("OpType")):
+                    raise self.error(f"pointee type {self.name_of(t.extra['pointee_id'])} is "
+                                     f"{'not a type' if d is not None else 'not defined'}", self.defs[tid])
             elif t.kind == "function":
                 ids = t.extra["ids"]
-                t.elem = self.types.get(ids[0])
-                t.members = [self.types[i] for i in ids[1:]]
+                t.elem = self._type_of(self.defs[tid], ids[0], "return type")
+                t.members = [self._type_of(self.defs[tid], i, "parameter type") for i in ids[1:]]
 
     def source_note(self, inst: Instruction) -> str | None:
         """'file:line: text' of the high-level source (OpLine) an instruction came from, if known."""

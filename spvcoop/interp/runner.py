@@ -9,7 +9,7 @@ import numpy as np
 
 from ..diagnostics import Diagnostic, SpvError, did_you_mean
 from ..module import Module
-from .config import RunConfig
+from .config import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS, RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
 from .dataio import as_array, decode, encode
 from .executor import Executor
@@ -19,6 +19,7 @@ from .memory import Memory, Pointer
 from .program import Program
 
 BUFFER_CLASSES = ("StorageBuffer", "Uniform", "PushConstant")
+LANE_STATE_BYTES = 64  # per invocation: workgroup/subgroup indices, masks (executor._layout_lanes)
 
 
 @dataclass
@@ -110,7 +111,7 @@ def compile_glsl(path: str) -> Module:
 def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants: dict | None = None,
         push_constants=None, subgroup_size: int | None = 32, entry_point: str | None = None,
         max_steps: int | None = None, trace: int | None = None, trace_out=None, progress=None,
-        validate: bool = True, layout=None, coop_numerics: str = "ieee") -> RunResult:
+        validate: bool = True, layout=None, coop_numerics: str = "ieee", max_memory: int | None = None) -> RunResult:
     """Run a compute shader over a whole dispatch and return its buffers.
 
     buffers: {(set, binding) | "set:binding" | variable/block/member name: numpy array, bytes, or nested
@@ -120,6 +121,8 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     layout: cooperative-matrix layout model (name, .yaml path or LayoutModel; see coopmat.py); with
     subgroup_size=None the subgroup size is the model's default (32 without a model).
     coop_numerics: cooperative-matrix MulAdd rounding, "ieee" or "nvidia-tensorcore" (docs/interpreter-coopmat.md).
+    max_steps: executed-instruction limit (None: config.DEFAULT_MAX_STEPS); max_memory: the bytes the run may
+    allocate, checked before allocating (None: config.DEFAULT_MAX_MEMORY). Hitting either is a located SpvError.
     """
     ops = default_dispatcher()
     module = load_shader(shader)
@@ -147,7 +150,9 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     if isinstance(trace, list):
         trace = tuple(trace)
     config = RunConfig(subgroup_size=subgroup_size, layout_model=model, coop_numerics=coop_numerics,
-                       max_steps=max_steps, trace=trace, trace_out=trace_out, progress=progress)
+                       max_steps=DEFAULT_MAX_STEPS if max_steps is None else max_steps,
+                       max_memory=DEFAULT_MAX_MEMORY if max_memory is None else max_memory,
+                       trace=trace, trace_out=trace_out, progress=progress)
     ex = Executor(prog, 1, config, ops)  # one lane until the workgroup size is known (constants first)
     overrides = dict(spec_constants or {})
     used: set = set()
@@ -176,6 +181,9 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     W = wg[0] * wg[1] * wg[2]
     nwg = dispatch[0] * dispatch[1] * dispatch[2]
     N = W * nwg
+    per = LANE_STATE_BYTES + prog.value_bytes_per_invocation()
+    ex.reserve(N * per, f"the dispatch ({N:,} invocations x {per:,} bytes of lane state and values)",
+               prog.entry_inst(ep_name))
     _layout_lanes(ex, N, wg, dispatch, config.subgroup_size)
     if isinstance(trace, tuple):  # a global invocation id (x, y, z) -> its lane
         g = [int(v) for v in (list(trace) + [0, 0])[:3]]
@@ -200,6 +208,7 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
         if isinstance(k, str):  # a device-address-only buffer
             arr = np.ascontiguousarray(v) if not isinstance(v, (bytes, bytearray)) else None
             data = bytes(v) if arr is None else arr.tobytes()
+            ex.reserve(len(data), f"buffer '{k}'", None)
             mem = Memory(k, "PhysicalStorageBuffer", len(data), data=data)
             addresses[k] = ex.device.add(mem)
             bindings[k] = Binding(k, k, None, mem, arr)
@@ -369,12 +378,12 @@ def _bind_variables(ex, prog, given, consumed, bindings, push_constants, address
         elif storage in ("Private", "Function"):
             for prepare in ex.dispatcher.prepare_variable:  # e.g. cooperative matrices: sizes follow the layout
                 prepare(ex, t)
-            ptr = ex.allocate(name, storage, t, "lane", init)
+            ptr = ex.allocate(name, storage, t, "lane", init, inst=inst)
             if init is None:
                 ptr.mem.written = np.zeros(ex.N, bool)
             ex.gvals[vid] = ptr
         elif storage == "Workgroup":
-            ex.gvals[vid] = ex.allocate(name, storage, t, "wg", init)
+            ex.gvals[vid] = ex.allocate(name, storage, t, "wg", init, inst=inst)
         elif storage in BUFFER_CLASSES:
             dec = prog.decorations.get(vid, {})
             if storage == "PushConstant":
@@ -414,6 +423,7 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
                                           f"{b.key[1]}{alias}): it has a runtime array, so its size must be given"
                                           if isinstance(b.key, tuple) else f"no data for '{where}'",
                                           inst.span, source=prog.source))
+            ex.reserve(t.size(), f"buffer '{where}'", inst, keep=False)
             raw = bytes(t.size())
         elif isinstance(data, (list, tuple)) and t.kind == "struct" and len(t.members) == 1:
             raw = encode(t, {t.member_names[0]: list(data)}, where, prog.source, addresses)
@@ -424,6 +434,7 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
             b.like = data
         else:
             raw = encode(t, data, where, prog.source, addresses)
+        ex.reserve(len(raw), f"buffer '{where}'", inst)
         b.memory = Memory(where, "PushConstant" if b.key == "push_constants" else "StorageBuffer",
                           len(raw), data=raw)
         addresses.setdefault(where, ex.device.add(b.memory))

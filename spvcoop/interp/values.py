@@ -57,6 +57,22 @@ def zeros(t: Type, hooks: Dispatcher, n: int = 1):
     raise Fault(f"no null value for type {t.describe()}")
 
 
+ARRAY_OVERHEAD = 112  # bytes of a numpy array object around its data
+
+
+def value_bytes(t: Type, n: int) -> int:
+    """Roughly what a value of type t for n invocations occupies (arrays and structs are tuples of values):
+    checked against the memory budget before a null value or an aggregate load is built."""
+    k = t.kind
+    if k in ("bool", "int", "float", "vector", "matrix"):
+        return ARRAY_OVERHEAD + n * max(t.size(), 1)
+    if k == "array":
+        return t.count * (8 + value_bytes(t.elem, n))
+    if k == "struct":
+        return sum(8 + value_bytes(m, n) for m in t.members)
+    return ARRAY_OVERHEAD
+
+
 def lane(value, i: int):
     """The value one invocation sees (for --trace and error messages)."""
     if isinstance(value, np.ndarray):
