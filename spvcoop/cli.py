@@ -13,6 +13,7 @@ import importlib
 import sys
 import traceback
 
+from .commands.common import parse_size
 from .diagnostics import SpvError, print_diagnostics
 
 # (module, doc) in the order `spvcoop --help` lists them.
@@ -45,18 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_global_options(p: argparse.ArgumentParser, default) -> None:
     p.add_argument("--debug", action="store_true", default=default if default is not None else False,
                    help="on an internal error, show the Python traceback instead of the one-line report")
-    p.add_argument("--max-input-size", type=_byte_size, metavar="BYTES", default=default,
+    p.add_argument("--max-input-size", type=parse_size, metavar="BYTES", default=default,
                    help="largest input file read (default 256M; suffixes K, M, G)")
-
-
-def _byte_size(text: str) -> int:
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-    t = text.strip().upper().removesuffix("B")
-    scale = units.get(t[-1:], 1)
-    digits = t[:-1] if t[-1:] in units else t
-    if not digits.isdigit() or len(digits) > 15:
-        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 512M)")
-    return int(digits) * scale
 
 
 # Attributes of a parsed command line that name the input being worked on, for the internal-error line.

@@ -102,3 +102,19 @@ def test_console_script_exit_status(tmp_path) -> None:
     r = subprocess.run([sys.executable, "-m", "spvcoop", "dis", str(tmp_path / "nope.spv")],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+SAXPY = os.path.join(os.path.dirname(__file__), "..", "samples", "saxpy", "run.yaml")
+
+
+def test_run_step_limit_names_its_option(capsys) -> None:
+    assert cli.main(["run", SAXPY, "--max-steps", "5", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert "error[interp.max-steps]: step limit of 5 executed instructions" in err and "--max-steps" in err
+
+
+def test_run_memory_budget_names_its_option(capsys) -> None:
+    assert cli.main(["run", SAXPY, "--max-memory", "1K", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert "error[interp.max-memory]: memory budget of 1 KiB exceeded" in err and "--max-memory" in err
+    assert cli.main(["run", SAXPY, "--max-memory", "64M", "-q"]) == 0

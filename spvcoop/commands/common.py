@@ -3,7 +3,21 @@ printing in spvcoop.diagnostics (the library uses them too); they are re-exporte
 command modules."""
 from __future__ import annotations
 
+import argparse
+
 from ..diagnostics import print_diagnostics
 from ..files import read_input, write_output
 
-__all__ = ["print_diagnostics", "read_input", "write_output"]
+__all__ = ["parse_size", "print_diagnostics", "read_input", "write_output"]
+
+_UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def parse_size(text: str) -> int:
+    """A byte count for an option: '512', '64K', '2G' (a trailing B is allowed)."""
+    t = text.strip().upper().removesuffix("B")
+    scale = _UNITS.get(t[-1:], 1)
+    digits = t[:-1] if t[-1:] in _UNITS else t
+    if not digits.isdigit() or len(digits) > 15 or int(digits) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive size in bytes (e.g. 512M), got '{text}'")
+    return int(digits) * scale

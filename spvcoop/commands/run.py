@@ -5,6 +5,8 @@ import argparse
 import sys
 import time
 
+from .common import parse_size
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -27,7 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dispatch", metavar="X,Y,Z", help="override the dispatch size")
     p.add_argument("--entry-point", metavar="NAME", help="entry point to run")
     p.add_argument("--subgroup-size", type=int, metavar="N", help="subgroup size (default 32)")
-    p.add_argument("--max-steps", type=int, metavar="N", help="stop with an error after N executed instructions")
+    p.add_argument("--max-steps", type=int, metavar="N",
+                   help="stop with an error after N executed instructions (default 200000: every sample and "
+                        "benchmark needs under 3000; an endless loop stops within seconds)")
+    p.add_argument("--max-memory", type=parse_size, metavar="BYTES",
+                   help="memory budget for the dispatch's state, buffers and variables, checked before "
+                        "allocating (default 2G; suffixes K, M, G)")
     p.add_argument("--trace", metavar="INVOCATION",
                    help="print each instruction executed by this invocation, with its result: a linear index "
                         "in the dispatch (workgroup by workgroup) or a global invocation id X,Y,Z")
@@ -43,23 +50,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allow-outside-files", action="store_true",
                    help="let the run spec (and the --check file) name files outside its own directory tree; by "
                         "default every file a spec names must resolve, symlinks followed, inside it")
-    p.add_argument("--max-file-size", type=_size, metavar="BYTES", default=None,
+    p.add_argument("--max-file-size", type=parse_size, metavar="BYTES", default=None,
                    help="largest file a spec may name and largest buffer it may generate (default 256M; "
                         "suffixes K, M, G)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no output unless --check fails")
     p.set_defaults(func=run_command)
-
-
-def _size(text: str) -> int:
-    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-    t = text.strip().lower().rstrip("b")
-    try:
-        n = int(t[:-1]) * units[t[-1]] if t and t[-1] in units else int(t)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a size in bytes (e.g. 512M), got '{text}'") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive size, got '{text}'")
-    return n
 
 
 def _file_options(args: argparse.Namespace):
@@ -153,6 +148,7 @@ def _run(args: argparse.Namespace) -> int:
             dispatch=dispatch, buffers=buffers, spec_constants=spec_constants, push_constants=push,
             subgroup_size=S, entry_point=args.entry_point or spec.entry_point,
             max_steps=args.max_steps if args.max_steps is not None else spec.max_steps,
+            max_memory=args.max_memory,
             validate=not args.no_validate, coop_numerics=args.coop_numerics), spec.outputs), S)
         print("\n".join(lines))
         return status
@@ -164,7 +160,7 @@ def _run(args: argparse.Namespace) -> int:
                   entry_point=args.entry_point or spec.entry_point,
                   max_steps=args.max_steps if args.max_steps is not None else spec.max_steps,
                   trace=trace, trace_out=sys.stderr if trace is not None else None, progress=progress,
-                  validate=not args.no_validate)
+                  validate=not args.no_validate, max_memory=args.max_memory)
     finally:
         progress.done()
     outputs = _select_outputs(res, spec.outputs)
