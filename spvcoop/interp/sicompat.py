@@ -86,17 +86,33 @@ def interface(prog: Program) -> dict[str, Target]:
     return names
 
 
+def key_mark(root, path: tuple):
+    """The mark of the key that ends `path` (where a name is wrong), else of its value."""
+    parent = _walk(root, path[:-1])
+    mark = getattr(parent, "name_marks", {}).get(path[-1]) if path else None
+    return mark if mark is not None else mark_at(root, list(path))
+
+
+def _walk(node, path):
+    for p in path:
+        if isinstance(node, dict) and p in node or isinstance(node, list) and isinstance(p, int) and p < len(node):
+            node = node[p]
+        else:
+            return None
+    return node
+
+
 def _resolve(names: dict[str, Target], key, source: str, root, purpose: str) -> Target:
     k = str(key)
     if k in names:
         return names[k]
     if k.startswith("@location"):
         raise error_at(f"'{k}': variables matched by location are inputs and outputs of graphics stages; "
-                       "spvcoop runs GLCompute shaders", source, mark_at(root, [key]))
+                       "spvcoop runs GLCompute shaders", source, key_mark(root, (key,)))
     shown = [n for n in names if n and not n.isdigit() and not n.startswith("@") and ":" not in n]
     raise error_at(f"'{k}' names no {purpose} of the shader{did_you_mean(k, shown)}"
                    f" (names: {', '.join(sorted(set(shown))) or 'none'}; unnamed values by result id)",
-                   source, mark_at(root, [key]))
+                   source, key_mark(root, (key,)))
 
 
 # ---- values -----------------------------------------------------------------------------------
@@ -121,11 +137,11 @@ def rename(prog: Program, t: Type | None, v, source: str, root, path: tuple):
                 raise error_at(f"'{ks}' is ambiguous: {len(by_si[ks])} members of {t.name or 'the struct'} have no "
                                f"name; give them as a list or by spvcoop's names "
                                f"({', '.join(t.member_names[i] for i in by_si[ks])})", source,
-                               mark_at(root, path + (k,)))
+                               key_mark(root, path + (k,)))
             else:
                 shown = [n or "''" for n in by_si]
                 raise error_at(f"{t.name or 'the struct'} has no member '{ks}'{did_you_mean(ks, list(by_si))} "
-                               f"(members: {', '.join(shown)})", source, mark_at(root, path + (k,)))
+                               f"(members: {', '.join(shown)})", source, key_mark(root, path + (k,)))
             out[t.member_names[i]] = rename(prog, t.members[i], x, source, root, path + (k,))
         return out
     if t.kind == "struct" and isinstance(v, list) and len(v) == len(t.members):
@@ -147,7 +163,7 @@ def apply_inputs(prog: Program, data, source: str, buffers: dict, spec_constants
     names = interface(prog)
     for k, v in data.items():
         target = _resolve(names, k, source, data, "variable or specialization constant")
-        mark = mark_at(data, [k])
+        mark = key_mark(data, (k,))
         if target.kind == "spec":
             if target.key is None:
                 raise error_at(f"'{k}': specialization constant {target.shown} has no SpecId decoration, so "
@@ -224,7 +240,7 @@ def check(prog: Program, res, expected, source: str, opts: CheckOptions) -> tupl
         if target.kind != "buffer":
             what = {"spec": "a specialization constant", "push": "the push constants",
                     "builtin": "a built-in input"}.get(target.kind, f"a {target.key} variable")
-            raise error_at(f"'{k}' is {what}, not an output buffer", source, mark_at(expected, [k]))
+            raise error_at(f"'{k}' is {what}, not an output buffer", source, key_mark(expected, (k,)))
         t = target.type
         got = res.values(target.key)
         if target.member is not None:
@@ -232,7 +248,7 @@ def check(prog: Program, res, expected, source: str, opts: CheckOptions) -> tupl
             t, got = t.members[0], got[t.member_names[0]]
         else:
             want = rename(prog, t, v, source, expected, (k,))
-        total += _compare(t, got, want, str(k), lines, opts)
+        total += compare_typed(t, got, want, str(k), lines, opts)
     return total, lines, len(expected)
 
 
@@ -243,14 +259,16 @@ def _leaf(t: Type) -> Type | None:
     return t.scalar if t.kind in LEAF_KINDS else None
 
 
-def _compare(t: Type, got, want, name: str, out: list[str], opts: CheckOptions) -> int:
+def compare_typed(t: Type, got, want, name: str, out: list[str], opts: CheckOptions) -> int:
+    """Compare a decoded value (nested lists/dicts by spvcoop member names) of type t with an expected one;
+    append difference lines, return how many values differ. Floats at the precision of their own type."""
     if t.kind == "struct":
         if isinstance(want, list) and len(want) == len(t.members):
             want = dict(zip(t.member_names, want))
         if not isinstance(want, dict):
             out.append(f"{name}: expected a {type(want).__name__} where the output is a structure")
             return 1
-        return sum(_compare(t.members[t.member_names.index(k)], got[k], x, f"{name}.{k}", out, opts)
+        return sum(compare_typed(t.members[t.member_names.index(k)], got[k], x, f"{name}.{k}", out, opts)
                    for k, x in want.items())
     scalar = _leaf(t)
     if scalar is None:
@@ -258,7 +276,7 @@ def _compare(t: Type, got, want, name: str, out: list[str], opts: CheckOptions) 
             out.append(f"{name}: expected {len(want) if isinstance(want, list) else 'a value'} element(s), "
                        f"got {len(got)}")
             return 1
-        return sum(_compare(t.elem, g, x, f"{name}[{i}]", out, opts) for i, (g, x) in enumerate(zip(got, want)))
+        return sum(compare_typed(t.elem, g, x, f"{name}[{i}]", out, opts) for i, (g, x) in enumerate(zip(got, want)))
     return _compare_numbers(scalar, got, want, name, out, opts)
 
 
