@@ -20,10 +20,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  spvcoop run spec.yaml -o out.json --trace 5",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("spec", help="run spec (.yaml) or shader (.spvasm, .spv, .comp)")
-    p.add_argument("--input", metavar="IN.yaml", help="buffer, push- and spec-constant values by name")
-    p.add_argument("--check", metavar="EXPECTED.yaml", help="compare outputs with these values; exit 1 if they differ")
-    p.add_argument("--rtol", type=float, default=1e-5, help="default relative tolerance for --check (1e-5)")
-    p.add_argument("--atol", type=float, default=1e-6, help="default absolute tolerance for --check (1e-6)")
+    p.add_argument("--input", metavar="IN.yaml", help="buffer, push- and spec-constant values by name or result id, "
+                   "as SPIRV-Interpreter's input files (.yaml, .json, .toml)")
+    p.add_argument("--check", metavar="EXPECTED.yaml",
+                   help="compare outputs with these values; exit 1 if they differ (with a run spec: buffer names "
+                        "to data with tolerances; with a shader: SPIRV-Interpreter's expected-output file)")
+    p.add_argument("--compare", choices=("digits", "tolerance"), default=None,
+                   help="how --check compares floats: 'digits' as SPIRV-Interpreter (3 significant digits for "
+                        "16-bit floats, 6 for wider; the default when SPEC is a shader) or 'tolerance' "
+                        "(--rtol/--atol; the default with a run spec, and whenever --rtol or --atol is given)")
+    p.add_argument("--rtol", type=float, default=None, help="default relative tolerance for --check (1e-5)")
+    p.add_argument("--atol", type=float, default=None, help="default absolute tolerance for --check (1e-6)")
     p.add_argument("-o", dest="output", metavar="OUT", help="write outputs to OUT.yaml, OUT.json, or a directory "
                    "(one .npy per buffer); default: YAML on standard output")
     p.add_argument("--dispatch", metavar="X,Y,Z", help="override the dispatch size")
@@ -111,7 +118,8 @@ def _run(args: argparse.Namespace) -> int:
 
     path = args.spec
     options = _file_options(args)
-    if path.endswith((".yaml", ".yml")):
+    run_spec = path.endswith((".yaml", ".yml"))
+    if run_spec:
         spec = load_spec(path, options)
         module = load_spec_shader(spec)  # confined, size-capped, never quoted back
     else:  # a shader named on the command line: the user chose that file
@@ -126,8 +134,10 @@ def _run(args: argparse.Namespace) -> int:
     spec_constants = dict(spec.spec_constants)
     push = spec.push_constants
     if args.input:
+        from ..interp.program import Program
+        from ..interp.sicompat import apply_inputs
         data = check_inputs(read_yaml(args.input, max_bytes=options.max_bytes), args.input)
-        push = _apply_input(module, data, args.input, buffers, spec_constants, push)
+        push = apply_inputs(Program(module), data, args.input, buffers, spec_constants, push)
     dispatch = spec.dispatch
     if args.dispatch:
         try:
@@ -165,9 +175,11 @@ def _run(args: argparse.Namespace) -> int:
         progress.done()
     outputs = _select_outputs(res, spec.outputs)
     status = 0
-    if args.check:
+    if args.check and run_spec:
         from ..interp.runspec import check_expected
         status = _check(res, check_expected(read_yaml(args.check, max_bytes=options.max_bytes), args.check), args)
+    elif args.check:  # a shader with SPIRV-Interpreter's expected-output file
+        status = _check_si(module, res, read_yaml(args.check, max_bytes=options.max_bytes), args)
     out = args.output
     if out or not args.quiet or status:  # -q silences standard output, never the -o file
         if out and (out.endswith("/") or Path(out).is_dir()):
@@ -182,61 +194,6 @@ def _run(args: argparse.Namespace) -> int:
         elif not args.check or out:
             write_output(out, render(outputs, "json" if out and out.endswith(".json") else "yaml"))
     return status
-
-
-def _apply_input(module, data, source, buffers, spec_constants, push):
-    """SPIRV-Interpreter style in.yaml: top-level keys are variable (or block) names, or spec constant names."""
-    from ..diagnostics import Diagnostic, SpvError, did_you_mean
-    from ..interp.program import Program
-    prog = Program(module)
-    if data is None:
-        return push
-    if not isinstance(data, dict):
-        raise SpvError(Diagnostic("error", "the input file must map variable names to values", source=source))
-    from ..yamlio import mark_at, span_of
-    names: dict[str, tuple[str, int]] = {}
-    for inst in prog.globals:
-        if inst.opname == "OpVariable":
-            pt = prog.types[inst.result_type]
-            for n in (prog.names.get(inst.result_id), pt.elem.name if pt.elem else None):
-                if n:
-                    names.setdefault(n, (pt.storage, inst.result_id))
-        elif inst.opname in ("OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse") \
-                and inst.result_id in prog.names:
-            names.setdefault(prog.names[inst.result_id], ("spec", inst.result_id))
-    by_id = {rid: storage for storage, rid in names.values()}
-    for inst in prog.globals:  # SPIRV-Interpreter names unnamed values by their result id ('7': 5)
-        if inst.opname == "OpVariable":
-            by_id.setdefault(inst.result_id, prog.types[inst.result_type].storage)
-        elif inst.opname in ("OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse"):
-            by_id.setdefault(inst.result_id, "spec")
-    for k, v in data.items():
-        rid = int(k) if isinstance(k, int) or (isinstance(k, str) and k.isdigit()) else None
-        if k not in names and rid is not None and rid in by_id:
-            storage = by_id[rid]
-            dec = prog.decorations.get(rid, {})
-            if storage == "spec":
-                spec_id = dec.get("SpecId", [None])[0]
-                k = spec_id if spec_id is not None else prog.names.get(rid, k)
-            elif storage in ("StorageBuffer", "Uniform"):
-                k = (dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0])
-        elif k not in names:
-            raise SpvError(Diagnostic("error", f"'{k}' names no variable or spec constant of the shader"
-                                      f"{did_you_mean(str(k), names)}", span_of(mark_at(data, [k])),
-                                      source=source))
-        else:
-            storage, _ = names[k]
-        if storage == "spec":
-            spec_constants[k] = v
-        elif storage == "PushConstant":
-            push = v
-        elif storage in ("StorageBuffer", "Uniform"):
-            buffers[k] = v
-        else:
-            raise SpvError(Diagnostic("error", f"'{k}' is a {storage} variable; only buffers, push constants and "
-                                      f"spec constants take input values", span_of(mark_at(data, [k])),
-                                      source=source))
-    return push
 
 
 def _select_outputs(res, wanted) -> dict:
@@ -280,7 +237,8 @@ def _check(res, expected, args) -> int:
     total = 0
     for k, v in expected.items():
         key = buffer_key(k)
-        rtol, atol = args.rtol, args.atol
+        rtol = 1e-5 if args.rtol is None else args.rtol
+        atol = 1e-6 if args.atol is None else args.atol
         if isinstance(v, dict) and ("rtol" in v or "atol" in v):
             from ..interp.runspec import _yaml_float
             rtol = float(_yaml_float(v["rtol"])) if v.get("rtol") is not None else rtol
@@ -298,7 +256,11 @@ def _check(res, expected, args) -> int:
         if isinstance(want, dict) and b.type is not None and len(b.type.members) == 1 and \
                 b.type.member_names[0] not in want:
             got = res[key]
-        total += compare(str(k), got, want, rtol, atol, lines)
+        if args.compare == "digits" and isinstance(want, dict) and b.type is not None and got is not res[key]:
+            from ..interp.sicompat import CheckOptions, compare_typed   # member types give each float's digits
+            total += compare_typed(b.type, got, want, str(k), lines, CheckOptions(limit=10))
+            continue
+        total += compare(str(k), got, want, rtol, atol, lines, digits=args.compare == "digits")
     if total:
         print(f"check failed: {total} value(s) differ from {args.check}", file=sys.stderr)
         for line in lines[:10]:
@@ -306,4 +268,24 @@ def _check(res, expected, args) -> int:
         return 1
     if not args.quiet:
         print(f"check passed: {len(expected)} buffer(s) match {args.check}", file=sys.stderr)
+    return 0
+
+
+def _check_si(module, res, expected, args) -> int:
+    """--check with SPIRV-Interpreter's expected-output file: values by name or result id, floats compared at
+    its significant digits unless --compare tolerance (or --rtol/--atol) asks for tolerances."""
+    from ..interp.program import Program
+    from ..interp.sicompat import CheckOptions, check
+    tolerance = args.compare == "tolerance" or (args.compare is None and (args.rtol is not None or
+                                                                          args.atol is not None))
+    opts = CheckOptions(digits=not tolerance, rtol=1e-5 if args.rtol is None else args.rtol,
+                        atol=1e-6 if args.atol is None else args.atol)
+    total, lines, n = check(Program(module), res, expected, args.check, opts)
+    if total:
+        print(f"check failed: {total} value(s) differ from {args.check}", file=sys.stderr)
+        for line in lines[:10]:
+            print(f"  {line}", file=sys.stderr)
+        return 1
+    if not args.quiet:
+        print(f"check passed: {n} buffer(s) match {args.check}", file=sys.stderr)
     return 0

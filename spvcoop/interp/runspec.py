@@ -393,12 +393,32 @@ def _fields_of(node, root, path) -> list[str]:
 
 # ---- reading specs ----------------------------------------------------------------------------
 def read_yaml(path: str, limits: YamlLimits | None = None, max_bytes: int | None = None):
-    """A YAML (or, by its suffix, JSON) file given on the command line: located errors, bounded."""
+    """A YAML (or, by its suffix, JSON or TOML) file given on the command line: located errors, bounded."""
     limits = limits or YamlLimits.default()
     data = read_bytes(path, path, max_bytes or limits.max_bytes)
     if path.lower().endswith(".json"):
         return load_json(data, path, limits)
+    if path.lower().endswith(".toml"):
+        return load_toml(data, path)
     return load_yaml(data, path, limits)
+
+
+def load_toml(data: bytes, source: str):
+    """TOML (SPIRV-Interpreter reads it too), through the standard library: errors at their line and column."""
+    import re
+    import tomllib
+    try:
+        return tomllib.loads(decode_utf8(data, source))
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = re.search(r"\(at line (\d+), column (\d+)\)$", msg)
+        span = None
+        if m:
+            from ..module import Span
+            line, col = int(m.group(1)), int(m.group(2))
+            span = Span(line, col, col + 1)
+            msg = msg[:m.start()].rstrip()
+        raise SpvError(Diagnostic("error", f"invalid TOML: {msg}", span, source=source)) from None
 
 
 def load_spec(path: str, options: FileOptions | None = None) -> RunSpec:
@@ -752,8 +772,10 @@ def render(outputs: dict, fmt: str) -> str:
 
 
 # ---- --check ----------------------------------------------------------------------------------
-def compare(name: str, got, expected, rtol: float, atol: float, out: list[str], limit: int = 10) -> int:
-    """Append up to `limit` difference lines; return the number of differing elements."""
+def compare(name: str, got, expected, rtol: float, atol: float, out: list[str], limit: int = 10,
+            digits: bool = False) -> int:
+    """Append up to `limit` difference lines; return the number of differing elements.
+    digits: compare floats at SPIRV-Interpreter's significant digits (sicompat.si_close) instead of rtol/atol."""
     if isinstance(expected, dict):
         if not isinstance(got, dict):
             out.append(f"{name}: expected a structure, got {type(got).__name__}")
@@ -764,14 +786,15 @@ def compare(name: str, got, expected, rtol: float, atol: float, out: list[str], 
                 out.append(f"{name}.{k}: missing in the output")
                 n += 1
                 continue
-            n += compare(f"{name}.{k}", got[k], v, rtol, atol, out, limit)
+            n += compare(f"{name}.{k}", got[k], v, rtol, atol, out, limit, digits)
         return n
     if isinstance(expected, list) and any(isinstance(x, (dict, list)) for x in expected) and \
             isinstance(got, list) and any(isinstance(x, dict) for x in expected):
         if len(got) != len(expected):
             out.append(f"{name}: expected {len(expected)} elements, got {len(got)}")
             return 1
-        return sum(compare(f"{name}[{i}]", g, x, rtol, atol, out, limit) for i, (g, x) in enumerate(zip(got, expected)))
+        return sum(compare(f"{name}[{i}]", g, x, rtol, atol, out, limit, digits)
+                   for i, (g, x) in enumerate(zip(got, expected)))
     e = np.asarray(expected, dtype=object)
     g = np.asarray(got, dtype=object) if not isinstance(got, np.ndarray) else got
     try:
@@ -796,7 +819,12 @@ def compare(name: str, got, expected, rtol: float, atol: float, out: list[str], 
     if stored is not None:  # compare at the stored type's precision: 1.7002 is the f16 value 1.7001953125
         with np.errstate(all="ignore"):
             ef = ef.astype(stored).astype(np.float64)
-    bad = ~(np.isclose(gf, ef, rtol=rtol, atol=atol) | (np.isnan(gf) & np.isnan(ef)))
+    if digits:
+        from .sicompat import si_close, si_digits
+        n_digits = si_digits(8 * (stored.itemsize if stored is not None else 4))
+        bad = ~si_close(gf, ef, n_digits)
+    else:
+        bad = ~(np.isclose(gf, ef, rtol=rtol, atol=atol) | (np.isnan(gf) & np.isnan(ef)))
     idx = np.flatnonzero(bad)
     for i in idx[:max(0, limit - len(out))]:
         pos = np.unravel_index(i, e.shape) if e.shape else ()
