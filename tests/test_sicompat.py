@@ -395,3 +395,10 @@ def test_readme_section_names_every_example_form():
     section = _readme_section()
     for form in ("'@set0binding1'", "`''`", "`.toml`", "`'6':`", "`Samples:`", "`M: 8`", "3 significant digits"):
         assert form in section, form
+
+
+def test_deeply_nested_toml_is_a_located_error() -> None:
+    from spvcoop.diagnostics import SpvError
+    from spvcoop.interp.runspec import load_toml
+    with pytest.raises(SpvError, match="nested too deeply"):
+        load_toml(b"a = " + b"[" * 100000 + b"]" * 100000, "deep.toml")

@@ -406,9 +406,15 @@ def read_yaml(path: str, limits: YamlLimits | None = None, max_bytes: int | None
 def load_toml(data: bytes, source: str):
     """TOML (SPIRV-Interpreter reads it too), through the standard library: errors at their line and column."""
     import re
-    import tomllib
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10 has no TOML reader in its standard library
+        raise SpvError(Diagnostic("error", "reading TOML needs Python 3.11 or newer; use YAML or JSON",
+                                  source=source)) from None
     try:
         return tomllib.loads(decode_utf8(data, source))
+    except RecursionError:
+        raise SpvError(Diagnostic("error", "invalid TOML: nested too deeply", source=source)) from None
     except tomllib.TOMLDecodeError as e:
         msg = str(e)
         m = re.search(r"\(at line (\d+), column (\d+)\)$", msg)
