@@ -11,14 +11,12 @@ from ..module import Module
 from . import coopmat_arith, coopmat_composite, coopmat_convert, coopmat_memory, coopmat_types  # noqa: F401
 from . import scopes, structure  # noqa: F401  (registers rules)
 from .index import ModuleIndex
-from .registry import BY_OPNAME, MODULE, RULES, Context, Rule
+from .registry import BY_OPNAME, MALFORMED, MODULE, RULES, Context, Rule
 from .shapes import ShapeKeys
 
 __all__ = ["validate", "RULES", "Rule", "ModuleIndex", "TARGET_ENVS"]
 
-# What a rule may raise on instructions with missing or absurd operands (modules built in code;
-# the assembler and binary reader reject those): reported as structure.malformed, never a traceback.
-_MALFORMED = (IndexError, AttributeError, TypeError, KeyError, ValueError, RecursionError)
+_MALFORMED = MALFORMED  # reported as structure.malformed, never a traceback
 
 TARGET_ENVS = ("universal", "spv1.0", "spv1.1", "spv1.2", "spv1.3", "spv1.4", "spv1.5", "spv1.6",
                "vulkan1.0", "vulkan1.1", "vulkan1.1spv1.4", "vulkan1.2", "vulkan1.3", "vulkan1.4")

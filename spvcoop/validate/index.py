@@ -19,8 +19,6 @@ CONSTANT_OPS = frozenset({
     "OpSpecConstantOp", "OpConstantCompositeReplicateEXT", "OpSpecConstantCompositeReplicateEXT",
     "OpConstantSampler", "OpConstantFunctionPointerINTEL", "OpConstantSizeOfEXT",
 })
-SPEC_OPS = frozenset({"OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse",
-                      "OpSpecConstantComposite", "OpSpecConstantOp", "OpSpecConstantCompositeReplicateEXT"})
 
 
 # Instructions the index records beyond definitions.
@@ -189,10 +187,11 @@ class ModuleIndex:
     def _friendly(self, id_: int) -> str | None:
         """For binaries: the name spirv-dis would print (built once, only when a finding needs it)."""
         if self._friendly_names is None:
+            from ..disassembler import FriendlyNames
+            from .registry import MALFORMED
             try:
-                from ..disassembler import FriendlyNames
                 self._friendly_names = FriendlyNames(self.module).names
-            except Exception:  # another area's code; plain numbers are fine
+            except MALFORMED:  # a module built in code with missing operands: plain numbers
                 self._friendly_names = {}
         n = self._friendly_names.get(id_)
         return None if n is None or n == str(id_) else n

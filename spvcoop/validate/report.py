@@ -18,15 +18,16 @@ class InstructionText:
         self._by_word: dict[int, int] | None = None
 
     def render(self, inst: Instruction) -> str:
+        from ..disassembler import Disassembler
+        from .registry import MALFORMED
         try:
             if self._dis is None:
-                from ..disassembler import Disassembler
                 d = Disassembler(self.module, False)
                 for i in self.module.instructions:
                     d.note(i)
                 self._dis = d
             return self._dis.instruction(inst, indent=False)
-        except Exception:  # the disassembler is another area's code: never let it hide a finding
+        except MALFORMED:  # a module built in code with missing operands: show the raw operands
             return simple_render(inst)
 
     def index_at_word(self, word: int) -> int | None:
