@@ -3,6 +3,7 @@
 `validate(module)` returns every finding as a Diagnostic (errors and warnings), each
 with a stable rule id, pointing at the operand at fault, with notes at the related
 declarations. Rules live in small modules and register themselves by opcode name.
+spirv-val (SPIRV-Tools) runs alongside for everything else; see spirv_val.py.
 """
 from __future__ import annotations
 
@@ -13,8 +14,11 @@ from . import scopes, structure  # noqa: F401  (registers rules)
 from .index import ModuleIndex
 from .registry import BY_OPNAME, MALFORMED, MODULE, RULES, Context, Rule
 from .shapes import ShapeKeys
+from .spirv_val import DEFAULT_TIMEOUT as DEFAULT_SPIRV_VAL_TIMEOUT
+from .spirv_val import SpirvValMissing, find_spirv_val, merge
+from .spirv_val import check as spirv_val_check
 
-__all__ = ["validate", "RULES", "Rule", "ModuleIndex", "TARGET_ENVS"]
+__all__ = ["validate", "RULES", "Rule", "ModuleIndex", "TARGET_ENVS", "SpirvValMissing"]
 
 _MALFORMED = MALFORMED  # reported as structure.malformed, never a traceback
 
@@ -23,10 +27,24 @@ TARGET_ENVS = ("universal", "spv1.0", "spv1.1", "spv1.2", "spv1.3", "spv1.4", "s
 
 
 def validate(module: Module, target_env: str = "universal", spec_constants: dict[int, int] | None = None,
-             profile=None) -> list[Diagnostic]:
-    """All findings for `module`, in instruction order. `spec_constants` maps SpecId -> value
-    (overriding defaults); `profile` is a device profile name, path or loaded Profile."""
+             profile=None, *, spirv_val: bool = True,
+             spirv_val_timeout: float = DEFAULT_SPIRV_VAL_TIMEOUT) -> list[Diagnostic]:
+    """All findings for `module`, in instruction order: our cooperative-matrix rules and, with
+    `spirv_val` (the default), SPIRV-Tools' spirv-val run on the module's binary for the same
+    target environment, merged into one report (its findings have rule id "spirv-val"; one on an
+    instruction we already report is folded into ours). `spec_constants` maps SpecId -> value
+    (overriding defaults); `profile` is a device profile name, path or loaded Profile.
+    Raises SpirvValMissing (an SpvError) when spirv-val is wanted but not installed."""
+    if spirv_val:
+        find_spirv_val()  # fail before any work when it is missing
     ix = ModuleIndex(module, target_env, spec_constants)
+    diags = _coopmat_findings(module, ix, profile)
+    if spirv_val:
+        diags = merge(diags, spirv_val_check(module, ix, target_env, spirv_val_timeout))
+    return diags
+
+
+def _coopmat_findings(module: Module, ix: ModuleIndex, profile) -> list[Diagnostic]:
     ctx = Context(ix)
     has_coop = any(c in ix.capabilities for c in ("CooperativeMatrixNV", "CooperativeMatrixKHR"))
     by_op = BY_OPNAME
