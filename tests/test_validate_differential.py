@@ -25,6 +25,7 @@ PROBES = Path(__file__).parent / "data" / "coopmat-probes"
 # probe -> rule that makes us reject what spirv-val 2025.5 accepts (section 5.1, L-numbers)
 WE_REJECT = {
     "khr_lax_bitcast_width": "coopmat.bitcast.width",            # L14
+    "khr_lax_bitcast_float": "coopmat.bitcast.integer",          # L14: float components
     "khr_lax_fadd_width_mismatch": "coopmat.arith.operand_type",  # L12
     "khr_lax_imul_shape_mismatch": "coopmat.arith.operand_type",  # L11
     "khr_lax_layout_u64": "coopmat.khr.layout",                   # L7

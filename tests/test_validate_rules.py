@@ -478,7 +478,9 @@ CASES: list[Case] = [
       body="%i = OpConvertFToS %matCi %d\n%x = OpBitcast %mCu16 %i"),
     C("bitcast_int_ok", "coopmat.bitcast.width", "pass", types=MATI,
       body="%i = OpConvertFToS %matCi %d\n%x = OpBitcast %matCu %i"),
-    C("bitcast_float", "coopmat.bitcast.kind", "warn", types=MATI, body="%x = OpBitcast %matCu %d"),
+    C("bitcast_float", "coopmat.bitcast.integer", "fail", ref="lax", types=MATI, body="%x = OpBitcast %matCu %d"),
+    C("bitcast_float_from_int", "coopmat.bitcast.integer", "fail", ref="lax", types=MATI,
+      body="%i = OpConvertFToS %matCi %d\n%x = OpBitcast %matC %i"),
     C("bitcast_nv", "coopmat.bitcast.kind", "warn", base="nv", types=NV_MATI, body="%x = OpBitcast %matCu %d"),
     # ---- 1J composites ----
     C("construct_two", "coopmat.construct", "fail", body="%x = OpCompositeConstruct %matC %f1 %f1"),
@@ -499,6 +501,11 @@ CASES: list[Case] = [
       body="OpControlBarrier %ss %ss %sem"),
     C("barrier_spec_scope_nv", "scope.constant", "pass", base="nv", types="%ss = OpSpecConstant %u32 2\n%sem = OpConstant %u32 0",
       body="OpControlBarrier %ss %ss %sem"),
+    # KHR relaxes Scope <id>s only: a spec-constant Memory Semantics <id> needs NV (issue 11 item 12)
+    C("barrier_spec_semantics_khr", "scope.constant", "fail", types="%sc = OpConstant %u32 2\n%sem = OpSpecConstant %u32 0",
+      body="OpControlBarrier %sc %sc %sem"),
+    C("barrier_spec_semantics_nv", "scope.constant", "pass", base="nv",
+      types="%sc = OpConstant %u32 2\n%sem = OpSpecConstant %u32 0", body="OpControlBarrier %sc %sc %sem"),
     C("barrier_undef_scope", "scope.constant", "fail", base="nv", types="%sem = OpConstant %u32 0",
       body="%us = OpUndef %u32\nOpControlBarrier %us %us %sem"),
     C("barrier_spec_scope_nocoop", "scope.constant", "fail",

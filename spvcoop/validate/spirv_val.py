@@ -123,8 +123,12 @@ def _rename(message: str, ix: ModuleIndex) -> str:
 
 # Known spirv-val 2025.5 false positives (docs/divergences.md S1-S3): (tag, message pattern,
 # whether this instruction is the case we know to be valid). Matching ones become warnings.
-def _coopmat_caps(ix: ModuleIndex, inst) -> bool:
-    return ix.has_cap("CooperativeMatrixKHR") or ix.has_cap("CooperativeMatrixNV")
+def _spec_scope(ix: ModuleIndex, inst) -> bool:
+    """A Scope <id> of this instruction is a spec constant, and a cooperative-matrix capability allows that."""
+    if not (ix.has_cap("CooperativeMatrixKHR") or ix.has_cap("CooperativeMatrixNV")):
+        return False
+    return any(o.kind == "IdScope" and ix.defs.get(o.value) is not None
+               and ix.defs[o.value].opname.startswith("OpSpecConstant") for o in inst.operands)
 
 
 def _spec_use(ix: ModuleIndex, inst) -> bool:
@@ -137,7 +141,7 @@ def _coopmat_result(ix: ModuleIndex, inst) -> bool:
 
 
 KNOWN_FALSE_POSITIVES: list[tuple[str, re.Pattern, Callable, str]] = [
-    ("S1", re.compile(r"^Scope ids must be OpConstant when Shader capability is present"), _coopmat_caps,
+    ("S1", re.compile(r"^Scope ids must be OpConstant when Shader capability is present"), _spec_scope,
      "both cooperative-matrix extensions allow a specialization constant as a Scope <id>"),
     ("S2", re.compile(r"^Cooperative matrix type must be A Type"), _spec_use,
      "a specialization constant is a constant instruction, so it may be a matrix's Use"),
