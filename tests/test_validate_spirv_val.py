@@ -4,7 +4,6 @@ instruction; --no-spirv-val; a missing spirv-val; a spirv-val that does not fini
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -160,17 +159,26 @@ def test_missing_spirv_val_is_one_line_exit_2(capsys, monkeypatch, iadd) -> None
         validate(spvcoop.assemble(IADD_FLOATS))
 
 
-def test_spirv_val_time_limit(capsys, monkeypatch, iadd) -> None:
-    seen = {}
-
-    def too_slow(cmd, **kw):
-        seen["timeout"] = kw["timeout"]
-        raise subprocess.TimeoutExpired(cmd, kw["timeout"])
-    monkeypatch.setattr(subprocess, "run", too_slow)
-    rc, _, err = run(capsys, "val", "--spirv-val-timeout", "2.5", str(DATA / "ok_khr.spvasm"))
-    assert rc == 1 and seen["timeout"] == 2.5
-    assert "error[spirv-val]: spirv-val did not finish within 2.5 s" in err
+def test_spirv_val_time_limit(capsys, monkeypatch, tmp_path, iadd) -> None:
+    import spvcoop.validate.spirv_val as sv
+    slow = tmp_path / "slow-spirv-val"
+    slow.write_text("#!/bin/sh\nexec sleep 30\n")
+    slow.chmod(0o755)
+    monkeypatch.setattr(sv, "find_spirv_val", lambda: (str(slow), None))
+    rc, _, err = run(capsys, "val", "--spirv-val-timeout", "0.5", str(DATA / "ok_khr.spvasm"))
+    assert rc == 1 and "error[spirv-val]: spirv-val did not finish within 0.5 s" in err
     assert run(capsys, "val", "--spirv-val-timeout", "0", str(iadd))[0] == 2
+
+
+def test_spirv_val_that_crashes_is_an_error(monkeypatch, tmp_path) -> None:
+    import spvcoop.validate.spirv_val as sv
+    bad = tmp_path / "crashing-spirv-val"
+    bad.write_text("#!/bin/sh\necho 'something odd' >&2\nexit 3\n")
+    bad.chmod(0o755)
+    monkeypatch.setattr(sv, "find_spirv_val", lambda: (str(bad), None))
+    diags = validate(spvcoop.assemble((DATA / "ok_khr.spvasm").read_text()))
+    assert [(d.rule, d.severity) for d in diags] == [("spirv-val", "error")]
+    assert diags[0].message == "spirv-val failed (exit status 3) without a diagnostic: something odd"
 
 
 def test_parse_output_forms() -> None:

@@ -15,8 +15,9 @@ from .index import ModuleIndex
 from .registry import BY_OPNAME, MALFORMED, MODULE, RULES, Context, Rule
 from .shapes import ShapeKeys
 from .spirv_val import DEFAULT_TIMEOUT as DEFAULT_SPIRV_VAL_TIMEOUT
-from .spirv_val import SpirvValMissing, find_spirv_val, merge
-from .spirv_val import check as spirv_val_check
+from .spirv_val import SpirvValMissing, merge
+from .spirv_val import finish as spirv_val_finish
+from .spirv_val import start as spirv_val_start
 
 __all__ = ["validate", "RULES", "Rule", "ModuleIndex", "TARGET_ENVS", "SpirvValMissing"]
 
@@ -35,12 +36,12 @@ def validate(module: Module, target_env: str = "universal", spec_constants: dict
     instruction we already report is folded into ours). `spec_constants` maps SpecId -> value
     (overriding defaults); `profile` is a device profile name, path or loaded Profile.
     Raises SpirvValMissing (an SpvError) when spirv-val is wanted but not installed."""
-    if spirv_val:
-        find_spirv_val()  # fail before any work when it is missing
+    # spirv-val runs in the background while our rules run
+    started = spirv_val_start(module, target_env, spirv_val_timeout) if spirv_val else None
     ix = ModuleIndex(module, target_env, spec_constants)
     diags = _coopmat_findings(module, ix, profile)
-    if spirv_val:
-        diags = merge(diags, spirv_val_check(module, ix, target_env, spirv_val_timeout))
+    if started is not None:
+        diags = merge(diags, spirv_val_finish(started, module, ix))
     return diags
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -91,24 +92,56 @@ def parse_output(text: str) -> list[Finding]:
     return out
 
 
-def run(data: bytes, target_env: str = "universal", timeout: float = DEFAULT_TIMEOUT) -> tuple[int, list[Finding]]:
-    """spirv-val's exit status and findings for a binary module (read from standard input)."""
-    exe, env = find_spirv_val()
-    try:
-        p = subprocess.run([exe, *env_args(target_env), "-"], input=data, capture_output=True,
-                           timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        return -1, [Finding("error", f"spirv-val did not finish within {timeout:g} s, so the module is not "
-                            "known to be valid (--spirv-val-timeout raises the limit)", None, None)]
-    except OSError as e:
-        return -1, [Finding("error", f"spirv-val could not be run: {e.strerror or e}", None, None)]
-    text = (p.stdout + p.stderr).decode("utf-8", "replace")
+class Run:
+    """spirv-val running in the background on one binary (read from its standard input): started
+    before our own rules, so that the two validators overlap on a machine with two cores."""
+
+    def __init__(self, data: bytes, target_env: str = "universal", timeout: float = DEFAULT_TIMEOUT) -> None:
+        exe, env = find_spirv_val()
+        self.timeout = timeout
+        self._result: tuple[int, list[Finding]] | None = None
+        self._thread: threading.Thread | None = None
+        try:
+            self._proc = subprocess.Popen([exe, *env_args(target_env), "-"], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        except OSError as e:
+            self._result = (-1, [Finding("error", f"spirv-val could not be run: {e.strerror or e}", None, None)])
+            return
+        self._thread = threading.Thread(target=self._communicate, args=(data,), daemon=True)
+        self._thread.start()
+
+    def _communicate(self, data: bytes) -> None:
+        try:
+            out, err = self._proc.communicate(data, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.communicate()
+            self._result = (-1, [Finding("error", f"spirv-val did not finish within {self.timeout:g} s, so the "
+                                         "module is not known to be valid (--spirv-val-timeout raises the limit)",
+                                         None, None)])
+            return
+        self._result = self._proc.returncode, _findings(self._proc.returncode, (out + err).decode("utf-8", "replace"))
+
+    def result(self) -> tuple[int, list[Finding]]:
+        """spirv-val's exit status and findings (waits for it)."""
+        if self._thread is not None:
+            self._thread.join()
+        assert self._result is not None
+        return self._result
+
+
+def _findings(returncode: int, text: str) -> list[Finding]:
     findings = parse_output(text)
-    if p.returncode != 0 and not any(f.severity == "error" for f in findings):
-        why = f"killed by signal {-p.returncode}" if p.returncode < 0 else f"exit status {p.returncode}"
+    if returncode != 0 and not any(f.severity == "error" for f in findings):
+        why = f"killed by signal {-returncode}" if returncode < 0 else f"exit status {returncode}"
         findings.append(Finding("error", f"spirv-val failed ({why}) without a diagnostic"
                                 + (f": {text.strip()[:500]}" if text.strip() else ""), None, None))
-    return p.returncode, findings
+    return findings
+
+
+def run(data: bytes, target_env: str = "universal", timeout: float = DEFAULT_TIMEOUT) -> tuple[int, list[Finding]]:
+    """spirv-val's exit status and findings for a binary module."""
+    return Run(data, target_env, timeout).result()
 
 
 # ---- turning findings into Diagnostics ------------------------------------------------------------
@@ -205,12 +238,19 @@ def merge(ours: list[Diagnostic], theirs: list[Diagnostic]) -> list[Diagnostic]:
     return merged
 
 
-def check(module: Module, ix: ModuleIndex, target_env: str, timeout: float = DEFAULT_TIMEOUT) -> list[Diagnostic]:
-    """spirv-val's findings on `module` as Diagnostics."""
+def start(module: Module, target_env: str, timeout: float = DEFAULT_TIMEOUT) -> Run | Diagnostic:
+    """spirv-val started on `module`'s binary, or the finding that says why it cannot be."""
     try:
         data = module.to_bytes()
     except MALFORMED as e:  # a module built in code with missing operands cannot be encoded
-        return [Diagnostic("error", f"cannot encode the module for spirv-val: it is malformed ({e!r})",
-                           None, "structure.malformed", [], module.source)]
-    _, findings = run(data, target_env, timeout)
+        return Diagnostic("error", f"cannot encode the module for spirv-val: it is malformed ({e!r})",
+                          None, "structure.malformed", [], module.source)
+    return Run(data, target_env, timeout)
+
+
+def finish(started: Run | Diagnostic, module: Module, ix: ModuleIndex) -> list[Diagnostic]:
+    """The findings of a spirv-val run from `start`, as Diagnostics."""
+    if isinstance(started, Diagnostic):
+        return [started]
+    _, findings = started.result()
     return to_diagnostics(findings, module, ix)
