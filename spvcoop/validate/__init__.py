@@ -3,6 +3,7 @@
 `validate(module)` returns every finding as a Diagnostic (errors and warnings), each
 with a stable rule id, pointing at the operand at fault, with notes at the related
 declarations. Rules live in small modules and register themselves by opcode name.
+spirv-val (SPIRV-Tools) runs alongside for everything else; see spirv_val.py.
 """
 from __future__ import annotations
 
@@ -11,24 +12,40 @@ from ..module import Module
 from . import coopmat_arith, coopmat_composite, coopmat_convert, coopmat_memory, coopmat_types  # noqa: F401
 from . import scopes, structure  # noqa: F401  (registers rules)
 from .index import ModuleIndex
-from .registry import BY_OPNAME, MODULE, RULES, Context, Rule
+from .registry import BY_OPNAME, MALFORMED, MODULE, RULES, Context, Rule
 from .shapes import ShapeKeys
+from .spirv_val import DEFAULT_TIMEOUT as DEFAULT_SPIRV_VAL_TIMEOUT
+from .spirv_val import SpirvValMissing, merge
+from .spirv_val import finish as spirv_val_finish
+from .spirv_val import start as spirv_val_start
 
-__all__ = ["validate", "RULES", "Rule", "ModuleIndex", "TARGET_ENVS"]
+__all__ = ["validate", "RULES", "Rule", "ModuleIndex", "TARGET_ENVS", "SpirvValMissing"]
 
-# What a rule may raise on instructions with missing or absurd operands (modules built in code;
-# the assembler and binary reader reject those): reported as structure.malformed, never a traceback.
-_MALFORMED = (IndexError, AttributeError, TypeError, KeyError, ValueError, RecursionError)
+_MALFORMED = MALFORMED  # reported as structure.malformed, never a traceback
 
 TARGET_ENVS = ("universal", "spv1.0", "spv1.1", "spv1.2", "spv1.3", "spv1.4", "spv1.5", "spv1.6",
                "vulkan1.0", "vulkan1.1", "vulkan1.1spv1.4", "vulkan1.2", "vulkan1.3", "vulkan1.4")
 
 
 def validate(module: Module, target_env: str = "universal", spec_constants: dict[int, int] | None = None,
-             profile=None) -> list[Diagnostic]:
-    """All findings for `module`, in instruction order. `spec_constants` maps SpecId -> value
-    (overriding defaults); `profile` is a device profile name, path or loaded Profile."""
+             profile=None, *, spirv_val: bool = True,
+             spirv_val_timeout: float = DEFAULT_SPIRV_VAL_TIMEOUT) -> list[Diagnostic]:
+    """All findings for `module`, in instruction order: our cooperative-matrix rules and, with
+    `spirv_val` (the default), SPIRV-Tools' spirv-val run on the module's binary for the same
+    target environment, merged into one report (its findings have rule id "spirv-val"; one on an
+    instruction we already report is folded into ours). `spec_constants` maps SpecId -> value
+    (overriding defaults); `profile` is a device profile name, path or loaded Profile.
+    Raises SpirvValMissing (an SpvError) when spirv-val is wanted but not installed."""
+    # spirv-val runs in the background while our rules run
+    started = spirv_val_start(module, target_env, spirv_val_timeout) if spirv_val else None
     ix = ModuleIndex(module, target_env, spec_constants)
+    diags = _coopmat_findings(module, ix, profile)
+    if started is not None:
+        diags = merge(diags, spirv_val_finish(started, module, ix))
+    return diags
+
+
+def _coopmat_findings(module: Module, ix: ModuleIndex, profile) -> list[Diagnostic]:
     ctx = Context(ix)
     has_coop = any(c in ix.capabilities for c in ("CooperativeMatrixNV", "CooperativeMatrixKHR"))
     by_op = BY_OPNAME

@@ -119,22 +119,29 @@ def bitcast_width(ctx: Context, inst) -> None:
                    [describe(ctx, src, "input"), describe(ctx, res, "Result")])
 
 
-@rule("coopmat.bitcast.kind", "OpBitcast",
-      "OpBitcast is allowed when the Component Types are integer types with the same Width (KHR); NV does not "
-      "list OpBitcast at all. Float components are ambiguous (warning).", severity="warning", source=KHR)
-def bitcast_kind(ctx: Context, inst) -> None:
+@rule("coopmat.bitcast.integer", "OpBitcast",
+      "KHR (Conversion Instructions): OpBitcast on cooperative matrices is allowed only when the Component "
+      "Types are integer types with the same Width.", source=KHR)
+def bitcast_integer(ctx: Context, inst) -> None:
     res, src, _ = _pair(ctx, inst)
-    if res is None or src is None:
+    if res is None or src is None or res.flavour != "KHR":
         return
     ix = ctx.ix
-    if res.flavour == "NV":
-        ctx.report(inst, None, "SPV_NV_cooperative_matrix does not list OpBitcast among the instructions that "
-                   "accept cooperative matrices")
-        return
     rk, sk = ix.scalar_kind(res.component), ix.scalar_kind(src.component)
     if (rk and rk[0] == "float") or (sk and sk[0] == "float"):
         ctx.report(inst, 0, f"OpBitcast between {ix.type_text(src.component)} and {ix.type_text(res.component)} "
-                   "components; the extension allows integer components only")
+                   "components: SPV_KHR_cooperative_matrix allows OpBitcast only between integer components")
+
+
+@rule("coopmat.bitcast.kind", "OpBitcast",
+      "NV does not list OpBitcast among the instructions that accept cooperative matrices (drivers accept "
+      "it; warning).", severity="warning", source="SPV_NV_cooperative_matrix")
+def bitcast_kind(ctx: Context, inst) -> None:
+    res, src, _ = _pair(ctx, inst)
+    if res is None or src is None or res.flavour != "NV":
+        return
+    ctx.report(inst, None, "SPV_NV_cooperative_matrix does not list OpBitcast among the instructions that "
+               "accept cooperative matrices")
 
 
 def _small_without_cap(ctx: Context, type_id: int) -> str | None:

@@ -7,10 +7,9 @@ or the value given with --spec-const) and OpSpecConstantOp where it folds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
-
-from ..module import Instruction, Module, Operand
+from ..module import Instruction, Module
 from ..spirv_grammar import load as load_grammar
+from .fold import FOLDS, MAX_WIDTH, Bits, bits_of, fold, interpret
 
 COOPMAT_TYPES = ("OpTypeCooperativeMatrixNV", "OpTypeCooperativeMatrixKHR")
 CONSTANT_OPS = frozenset({
@@ -19,8 +18,6 @@ CONSTANT_OPS = frozenset({
     "OpSpecConstantOp", "OpConstantCompositeReplicateEXT", "OpSpecConstantCompositeReplicateEXT",
     "OpConstantSampler", "OpConstantFunctionPointerINTEL", "OpConstantSizeOfEXT",
 })
-SPEC_OPS = frozenset({"OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse",
-                      "OpSpecConstantComposite", "OpSpecConstantOp", "OpSpecConstantCompositeReplicateEXT"})
 
 
 # Instructions the index records beyond definitions.
@@ -63,29 +60,6 @@ class CoopMat:
 USE_NAMES = {e.value: e.name.removesuffix("KHR")
              for e in load_grammar().operand_kinds["CooperativeMatrixUse"].enumerants}
 USE_VALUES = {name: value for value, name in USE_NAMES.items()}
-
-
-def _fold_binary(op: str) -> Callable[[int, int], int | None] | None:
-    """OpSpecConstantOp integer operations we can fold: (a, b) -> result (None: cannot)."""
-    table: dict[str, Callable] = {
-        "IAdd": lambda a, b: a + b, "ISub": lambda a, b: a - b, "IMul": lambda a, b: a * b,
-        "UDiv": lambda a, b: a // b if b else None, "UMod": lambda a, b: a % b if b else None,
-        "SDiv": lambda a, b: int(a / b) if b else None,
-        "SRem": lambda a, b: a - b * int(a / b) if b else None,
-        "SMod": lambda a, b: a % b if b else None,
-        "ShiftLeftLogical": lambda a, b: a << b if 0 <= b < 64 else None,
-        "ShiftRightLogical": lambda a, b: a >> b if 0 <= b < 64 else None,
-        "ShiftRightArithmetic": lambda a, b: a >> b if 0 <= b < 64 else None,
-        "BitwiseOr": lambda a, b: a | b, "BitwiseAnd": lambda a, b: a & b, "BitwiseXor": lambda a, b: a ^ b,
-        "IEqual": lambda a, b: int(a == b), "INotEqual": lambda a, b: int(a != b),
-        "ULessThan": lambda a, b: int(a < b), "SLessThan": lambda a, b: int(a < b),
-        "UGreaterThan": lambda a, b: int(a > b), "SGreaterThan": lambda a, b: int(a > b),
-        "ULessThanEqual": lambda a, b: int(a <= b), "SLessThanEqual": lambda a, b: int(a <= b),
-        "UGreaterThanEqual": lambda a, b: int(a >= b), "SGreaterThanEqual": lambda a, b: int(a >= b),
-        "LogicalAnd": lambda a, b: int(bool(a) and bool(b)), "LogicalOr": lambda a, b: int(bool(a) or bool(b)),
-        "LogicalEqual": lambda a, b: int(bool(a) == bool(b)), "LogicalNotEqual": lambda a, b: int(bool(a) != bool(b)),
-    }
-    return table.get(op)
 
 
 class ModuleIndex:
@@ -189,10 +163,11 @@ class ModuleIndex:
     def _friendly(self, id_: int) -> str | None:
         """For binaries: the name spirv-dis would print (built once, only when a finding needs it)."""
         if self._friendly_names is None:
+            from ..disassembler import FriendlyNames
+            from .registry import MALFORMED
             try:
-                from ..disassembler import FriendlyNames
                 self._friendly_names = FriendlyNames(self.module).names
-            except Exception:  # another area's code; plain numbers are fine
+            except MALFORMED:  # a module built in code with missing operands: plain numbers
                 self._friendly_names = {}
         n = self._friendly_names.get(id_)
         return None if n is None or n == str(id_) else n
@@ -319,26 +294,68 @@ class ModuleIndex:
         return inst is not None and inst.opname in CONSTANT_OPS
 
     def int_value(self, id_: int | None) -> Value | None:
-        """The integer (or bool as 0/1) value of a constant id, when it can be evaluated."""
+        """The integer (or bool as 0/1) value of a constant id, when it can be evaluated: in the
+        width and signedness of its type (signed types give negative values)."""
         if id_ is None:
             return None
-        if id_ in self._values:
-            return self._values[id_]
-        self._values[id_] = None  # guards against cycles
-        v = self._eval(id_)
-        self._values[id_] = v
-        return v
+        values = self._values
+        if id_ in values:
+            return values[id_]
+        # Depth-first with an explicit stack: a chain of any length costs one visit per constant
+        # and no Python recursion. A node is "open" once its operands are pushed; an operand that
+        # is still open is its own ancestor (a cycle): it is left unevaluated, so the fold gives None.
+        stack = [id_]
+        open_: set[int] = set()
+        while stack:
+            top = stack[-1]
+            if top in values:
+                stack.pop()
+                continue
+            if top not in open_:
+                open_.add(top)
+                stack.extend(d for d in self._operands_to_fold(top) if d not in values and d not in open_)
+                continue
+            values[top] = self._eval(top)
+            stack.pop()
+        return values[id_]
+
+    def _num_type(self, type_id: int | None) -> tuple[int, bool] | None:
+        """(width, signed) of an integer type (bool: (1, False)) the validator can evaluate."""
+        t = self.defs.get(type_id) if type_id is not None else None
+        if t is None:
+            return None
+        if t.opname == "OpTypeBool":
+            return 1, False
+        it = self.int_type(type_id)
+        if it is None or not isinstance(it[0], int) or not 1 <= it[0] <= MAX_WIDTH:
+            return None
+        return it
+
+    def _operands_to_fold(self, id_: int) -> list[int]:
+        """The ids an OpSpecConstantOp we fold reads (none for anything else)."""
+        inst = self.defs.get(id_)
+        if inst is None or inst.opname != "OpSpecConstantOp" or not inst.operands:
+            return []
+        target = self.grammar.by_opcode.get(inst.operands[0].value)
+        if target is None or target.opname[2:] not in FOLDS:
+            return []
+        return [o.value for o in inst.operands[1:] if o.is_id]
+
+    def _value(self, bits: int, nt: tuple[int, bool], spec: bool = False) -> Value:
+        b = bits_of(bits, nt[0])
+        return Value(interpret(b, nt[1]), spec)
 
     def _eval(self, id_: int) -> Value | None:
+        """One constant, its operands already evaluated (in self._values)."""
         inst = self.defs.get(id_)
         if inst is None:
             return None
         op = inst.opname
-        it = self.int_type(inst.result_type)
+        nt = self._num_type(inst.result_type)
+        if op in ("OpConstantTrue", "OpSpecConstantTrue", "OpConstantFalse", "OpSpecConstantFalse"):
+            nt = (1, False)
         if op == "OpConstant":
-            if it is None:
-                return None
-            return Value(_as_int(inst.operands[0], it))
+            return self._value(_literal(inst), nt) if nt is not None and inst.operands else None
         if op == "OpConstantNull":
             return Value(0) if self.scalar_kind(inst.result_type) else None
         if op == "OpConstantTrue":
@@ -346,61 +363,39 @@ class ModuleIndex:
         if op == "OpConstantFalse":
             return Value(0)
         if op in ("OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse"):
+            if nt is None:
+                return None
             sid = self.spec_ids.get(id_)
             if sid is not None and sid in self.spec_overrides:
-                return Value(int(self.spec_overrides[sid]), spec=False)
+                given = int(self.spec_overrides[sid])
+                return self._value(int(given != 0) if nt[0] == 1 else given, nt)
             if op == "OpSpecConstant":
-                if it is None:
-                    return None
-                return Value(_as_int(inst.operands[0], it), spec=True)
+                return self._value(_literal(inst), nt, spec=True) if inst.operands else None
             return Value(1 if op == "OpSpecConstantTrue" else 0, spec=True)
         if op == "OpSpecConstantOp":
-            return self._fold(inst, it)
+            return self._fold(inst, nt)
         return None
 
-    def _fold(self, inst: Instruction, it: tuple[int, bool] | None) -> Value | None:
-        ops = inst.operands
-        if not ops:
-            return None
-        target = self.grammar.by_opcode.get(ops[0].value)
+    def _fold(self, inst: Instruction, nt: tuple[int, bool] | None) -> Value | None:
+        if nt is None or not inst.operands:
+            return None  # a result type that is not an integer or bool: not folded
+        target = self.grammar.by_opcode.get(inst.operands[0].value)
         if target is None:
             return None
-        name = target.opname[2:]
-        args = [self.int_value(o.value) if o.is_id else None for o in ops[1:]]
-        if any(a is None for a in args):
-            return None
-        spec = any(a.spec for a in args)  # type: ignore[union-attr]
-        vals = [a.value for a in args]    # type: ignore[union-attr]
-        width = it[0] if it else 32
-        signed = it[1] if it else False
-        res: int | None = None
-        if len(vals) == 2:
-            f = _fold_binary(name)
-            if f is not None:
-                a, b = vals
-                if name.startswith("U") or name.startswith("Shift") and name != "ShiftRightArithmetic":
-                    a, b = a % (1 << width), b % (1 << width)
-                res = f(a, b)
-        elif len(vals) == 1:
-            a = vals[0]
-            res = {"SNegate": -a, "Not": ~a, "LogicalNot": int(not a), "UConvert": a, "SConvert": a}.get(name)
-        elif len(vals) == 3 and name == "Select":
-            res = vals[1] if vals[0] else vals[2]
-        if res is None:
-            return None
-        if it is not None:
-            res &= (1 << width) - 1
-            if signed and res >> (width - 1):
-                res -= 1 << width
-        return Value(res, spec)
+        args: list[Bits] = []
+        spec = False
+        for o in inst.operands[1:]:
+            v = self._values.get(o.value) if o.is_id else None
+            at = self._num_type(self.defs[o.value].result_type) if v is not None else None
+            if v is None or at is None:
+                return None
+            args.append(bits_of(v.value, at[0]))
+            spec = spec or v.spec
+        res = fold(target.opname[2:], args, nt[0])
+        return None if res is None else Value(interpret(res, nt[1]), spec)
 
 
-def _as_int(o: Operand, it: tuple[int, bool]) -> int:
-    """The integer an OpConstant literal holds, from its words (authoritative)."""
-    width, signed = it
-    words = o.words
-    raw = words[0] | ((words[1] << 32) if len(words) > 1 and width > 32 else 0)
-    raw &= (1 << width) - 1
-    if signed and raw >> (width - 1):
-        raw -= 1 << width
-    return raw
+def _literal(inst: Instruction) -> int:
+    """The bit pattern an OpConstant/OpSpecConstant literal holds, from its words (low word first)."""
+    words = inst.operands[0].words
+    return words[0] | (words[1] << 32 if len(words) > 1 else 0)

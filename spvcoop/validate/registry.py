@@ -15,6 +15,12 @@ from .index import ModuleIndex, Value
 
 MODULE = "*module*"
 
+# What code reading a malformed module may raise: instructions with missing or absurd operands
+# (modules built in code; the assembler and binary reader never make them). Rules, the name
+# mapper and the instruction renderer catch exactly these and report `structure.malformed`
+# (or fall back to plain numbers); anything else is a bug and propagates.
+MALFORMED = (IndexError, AttributeError, TypeError, KeyError, ValueError, RecursionError)
+
 
 @dataclass(frozen=True, slots=True)
 class Rule:

@@ -18,15 +18,16 @@ class InstructionText:
         self._by_word: dict[int, int] | None = None
 
     def render(self, inst: Instruction) -> str:
+        from ..disassembler import Disassembler
+        from .registry import MALFORMED
         try:
             if self._dis is None:
-                from ..disassembler import Disassembler
                 d = Disassembler(self.module, False)
                 for i in self.module.instructions:
                     d.note(i)
                 self._dis = d
             return self._dis.instruction(inst, indent=False)
-        except Exception:  # the disassembler is another area's code: never let it hide a finding
+        except MALFORMED:  # a module built in code with missing operands: show the raw operands
             return simple_render(inst)
 
     def index_at_word(self, word: int) -> int | None:
@@ -95,9 +96,14 @@ def _span_dict(span: Span | None) -> dict:
     return {"word": span.word}
 
 
+def origin(rule: str | None) -> str:
+    """Which validator a finding comes from: "spirv-val" (SPIRV-Tools) or "spvcoop" (our rules)."""
+    return "spirv-val" if rule == "spirv-val" else "spvcoop"
+
+
 def diagnostic_dict(d: Diagnostic, module: Module | None = None, it: InstructionText | None = None) -> dict:
-    """A JSON-ready dict of one finding."""
-    out = {"severity": d.severity, "rule": d.rule, "message": d.message, "file": d.source,
+    """A JSON-ready dict of one finding; `source` says which validator found it."""
+    out = {"severity": d.severity, "rule": d.rule, "source": origin(d.rule), "message": d.message, "file": d.source,
            **_span_dict(d.span), "instruction_index": d.instruction_index,
            "notes": [{"message": n.message, **_span_dict(n.span)} for n in d.notes]}
     if module is not None and module.text is None and d.instruction_index is not None and it is not None:
@@ -151,7 +157,8 @@ def format_sarif(results: list[dict]) -> str:
     for r in results:
         for d in r["diagnostics"]:
             res = {"ruleId": d["rule"] or "spvcoop", "level": _LEVEL.get(d["severity"], "note"),
-                   "message": {"text": d["message"]}, "locations": [_sarif_location(r["file"], d)]}
+                   "message": {"text": d["message"]}, "locations": [_sarif_location(r["file"], d)],
+                   "properties": {"source": d.get("source", origin(d["rule"]))}}
             if d["rule"] in index:
                 res["ruleIndex"] = index[d["rule"]]
             related = [dict(_sarif_location(r["file"], n), id=k, message={"text": n["message"]})

@@ -1,15 +1,18 @@
 """Scope and Memory Semantics <id>s of barriers, atomics, group ops (1K; S1).
 
-Both extensions relax 'must be OpConstant' to 'must be a constant instruction', so spec
-constants are accepted when either CooperativeMatrixNV or CooperativeMatrixKHR is declared
-(spirv-val only honours the NV capability: false positive S1)."""
+With the Shader capability a Scope or Memory Semantics <id> must be an OpConstant. NV relaxes
+both to 'a constant instruction' (specialization constants allowed); KHR relaxes Scope <id>s
+only ("All <id> used for Scope <id> must be the result of a constant instruction"), so a
+spec-constant Memory Semantics <id> stays invalid in a KHR-only module. spirv-val honours only
+the NV capability for Scope as well: false positive S1."""
 from __future__ import annotations
 
 from .coopmat_memory import LOAD_STORE
 from .index import COOPMAT_TYPES
 from .registry import MODULE, Context, rule
 
-SPEC_OK_CAPS = ("CooperativeMatrixNV", "CooperativeMatrixKHR")
+SPEC_OK_CAPS = {"IdScope": ("CooperativeMatrixNV", "CooperativeMatrixKHR"),
+                "IdMemorySemantics": ("CooperativeMatrixNV",)}
 # The type's Scope is checked by coopmat.type.*, load/store scopes by coopmat.memaccess.scope;
 # OpSpecConstantOp operands are checked when the constant is used.
 SKIP = frozenset(COOPMAT_TYPES + LOAD_STORE + ("OpSpecConstantOp",))
@@ -28,13 +31,13 @@ def _ops_with_scope_operands(grammar) -> frozenset[str]:
 
 
 @rule("scope.constant", MODULE,
-      "All <id> used for Scope <id> and Memory Semantics <id> must be the result of a constant instruction "
-      "(SPV_NV/KHR_cooperative_matrix: specialization constants allowed); without those capabilities a Shader "
-      "module needs OpConstant; the value must be a valid Scope.",
+      "All <id> used for Scope <id> and Memory Semantics <id> must be the result of a constant instruction; "
+      "a Shader module needs OpConstant, except that SPV_NV_cooperative_matrix allows specialization constants "
+      "for both and SPV_KHR_cooperative_matrix for Scope <id>s only; the value must be a valid Scope.",
       source="SPV_NV_cooperative_matrix / SPV_KHR_cooperative_matrix / SPIR-V core")
 def scope_constant(ctx: Context, _inst) -> None:
     ix = ctx.ix
-    spec_ok = any(ix.has_cap(c) for c in SPEC_OK_CAPS)
+    spec_ok = {k: any(ix.has_cap(c) for c in caps) for k, caps in SPEC_OK_CAPS.items()}
     shader = ix.has_cap("Shader")
     scopes = ix.grammar.operand_kinds["Scope"].by_value
     defs = ix.defs
@@ -56,9 +59,11 @@ def scope_constant(ctx: Context, _inst) -> None:
                 ctx.report(inst, o, f"{what} {ix.name(o.value)} is defined by {d.opname}; it must be a constant "
                            "instruction", [ctx.note_def(o.value, "defined here")])
                 continue
-            if d.opname.startswith("OpSpec") and not spec_ok and shader:
-                ctx.report(inst, o, f"{what} {ix.name(o.value)} is a specialization constant; without a "
-                           "cooperative-matrix capability a Shader module needs OpConstant",
+            if d.opname.startswith("OpSpec") and not spec_ok[k] and shader:
+                allowed_by = ("the CooperativeMatrixNV capability (SPV_KHR_cooperative_matrix relaxes Scope <id>s "
+                              "only)" if k == "IdMemorySemantics" else "a cooperative-matrix capability")
+                ctx.report(inst, o, f"{what} {ix.name(o.value)} is a specialization constant; a Shader module "
+                           f"needs OpConstant here unless {allowed_by} is declared",
                            [ctx.note_def(o.value, "defined here")])
                 continue
             it = ix.int_type(d.result_type)

