@@ -6,38 +6,53 @@ which invocation holds which matrix element, and an interpreter for compute shad
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
 from .diagnostics import Diagnostic, SpvError  # noqa: E402
 from .module import Header, Instruction, Module, Operand, Span  # noqa: E402
 
 __all__ = ["Diagnostic", "SpvError", "Header", "Instruction", "Module", "Operand", "Span",
-           "assemble", "disassemble", "read_binary", "__version__"]
+           "assemble", "disassemble", "read_binary", "validate", "run", "__version__"]
+
+if TYPE_CHECKING:
+    from .interp import RunResult
 
 
-def assemble(text: str, source: str = "<input>", **options) -> Module:
-    """Parse SPIR-V assembly text into a Module (see spvcoop.text.assemble)."""
+def assemble(text: str, source: str = "<input>", target_env: str = "spv1.6",
+             preserve_numeric_ids: bool = False) -> Module:
+    """Parse SPIR-V assembly text into a Module, as spirv-as would (spvcoop.text.assemble).
+    Raises SpvError with file:line:col on bad input."""
     from .text import assemble as _assemble
-    return _assemble(text, source, **options)
+    return _assemble(text, source, target_env, preserve_numeric_ids)
 
 
-def disassemble(module: Module, **options) -> str:
-    """Render a Module as spirv-dis would (see spvcoop.disassembler.disassemble)."""
+def disassemble(module: Module, raw_ids: bool = False, header: bool = True, indent: bool = True) -> str:
+    """Render a Module as spirv-dis would (spvcoop.disassembler.disassemble)."""
     from .disassembler import disassemble as _dis
-    return _dis(module, **options)
+    return _dis(module, raw_ids=raw_ids, header=header, indent=indent)
 
 
 def read_binary(data: bytes, source: str = "<input>") -> Module:
+    """Decode a SPIR-V binary into a Module (raises SpvError on malformed input)."""
     from .binary import read_binary as _read
     return _read(data, source)
 
 
-def __getattr__(name: str):
-    # Heavier entry points are imported on first use so that `spvcoop as` stays fast.
-    if name == "run":
-        from .interp import run
-        return run
-    if name == "validate":
-        from .validate import validate
-        return validate
-    raise AttributeError(name)
+def validate(module: Module, target_env: str = "universal", spec_constants: dict[int, int] | None = None,
+             profile: Any = None, *, spirv_val: bool = True, spirv_val_timeout: float = 60.0) -> list[Diagnostic]:
+    """All findings for `module`: spvcoop's cooperative-matrix rules merged with spirv-val's
+    (spvcoop.validator.validate has the details)."""
+    from .validator import validate as _validate
+    return _validate(module, target_env, spec_constants, profile, spirv_val=spirv_val,
+                     spirv_val_timeout=spirv_val_timeout)
+
+
+def run(shader: Any, **options: Any) -> RunResult:
+    """Run a compute shader on the CPU over a whole dispatch and return its buffers; `shader` is a
+    path (.spvasm, .spv, .comp), assembly text or a Module. The options are those of
+    spvcoop.interp.run (dispatch, buffers, spec_constants, push_constants, subgroup_size, layout,
+    coop_numerics, max_steps, max_memory, ...)."""
+    from .interp import run as _run
+    return _run(shader, **options)

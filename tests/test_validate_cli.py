@@ -156,7 +156,7 @@ def test_pre_commit_hooks_file() -> None:
 
 
 def test_list_rules(capsys) -> None:
-    from spvcoop.validate import RULES
+    from spvcoop.validator import RULES
     rc, out, _ = run(capsys, "val", "--list-rules")
     assert rc == 0
     for rid in RULES:

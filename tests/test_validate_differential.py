@@ -15,7 +15,7 @@ import pytest
 
 import spvcoop
 from spvcoop.reference_tools import require_tool
-from spvcoop.validate import validate
+from spvcoop.validator import validate
 
 PROBES = Path(__file__).parent / "data" / "coopmat-probes"
 

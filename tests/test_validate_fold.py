@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 import spvcoop
 from conftest import run_tool
 from spvcoop.binary import read_binary
-from spvcoop.validate import validate
-from spvcoop.validate.fold import Bits, bits_of, fold
-from spvcoop.validate.index import ModuleIndex
+from spvcoop.validator import validate
+from spvcoop.validator.fold import Bits, bits_of, fold
+from spvcoop.validator.index import ModuleIndex
 
 HEAD = """OpCapability Shader
 OpCapability Int64

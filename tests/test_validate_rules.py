@@ -539,7 +539,7 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 
 import spvcoop  # noqa: E402
-from spvcoop.validate import RULES, validate  # noqa: E402
+from spvcoop.validator import RULES, validate  # noqa: E402
 
 
 def _asm_env(env: str) -> str:
@@ -612,7 +612,7 @@ def test_binary_module_locates_by_instruction() -> None:
     d = next(d for d in diags if d.rule == "coopmat.muladd.k")
     assert d.span.line == 0
     assert binary.instructions[d.instruction_index].opname == "OpCooperativeMatrixMulAddNV"
-    from spvcoop.validate.report import format_human
+    from spvcoop.validator.report import format_human
     text = format_human([d], binary)
     assert f"instruction {d.instruction_index + 1}" in text
     assert "OpCooperativeMatrixMulAddNV" in text.split("\n")[1]
@@ -667,7 +667,7 @@ def test_type_used_as_value() -> None:
 
 
 def test_spec_constant_evaluation_and_folding() -> None:
-    from spvcoop.validate.index import ModuleIndex
+    from spvcoop.validator.index import ModuleIndex
     text = """OpCapability Shader
 OpMemoryModel Logical GLSL450
 OpDecorate %p SpecId 5

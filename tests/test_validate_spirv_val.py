@@ -10,8 +10,8 @@ import pytest
 
 import spvcoop
 from spvcoop.cli import main
-from spvcoop.validate import SpirvValMissing, validate
-from spvcoop.validate.spirv_val import parse_output
+from spvcoop.validator import SpirvValMissing, validate
+from spvcoop.validator.spirv_val import parse_output
 from test_validate_differential import FILES, WE_ACCEPT, WE_REJECT, _env, _spirv_val
 
 DATA = Path(__file__).parent / "data" / "validate"
@@ -160,7 +160,7 @@ def test_missing_spirv_val_is_one_line_exit_2(capsys, monkeypatch, iadd) -> None
 
 
 def test_spirv_val_time_limit(capsys, monkeypatch, tmp_path, iadd) -> None:
-    import spvcoop.validate.spirv_val as sv
+    import spvcoop.validator.spirv_val as sv
     slow = tmp_path / "slow-spirv-val"
     slow.write_text("#!/bin/sh\nexec sleep 30\n")
     slow.chmod(0o755)
@@ -171,7 +171,7 @@ def test_spirv_val_time_limit(capsys, monkeypatch, tmp_path, iadd) -> None:
 
 
 def test_spirv_val_that_crashes_is_an_error(monkeypatch, tmp_path) -> None:
-    import spvcoop.validate.spirv_val as sv
+    import spvcoop.validator.spirv_val as sv
     bad = tmp_path / "crashing-spirv-val"
     bad.write_text("#!/bin/sh\necho 'something odd' >&2\nexit 3\n")
     bad.chmod(0o755)

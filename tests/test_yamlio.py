@@ -126,7 +126,7 @@ def test_json_error_position():
 
 def test_layout_models_and_profiles_read_through_yamlio(tmp_path):
     from spvcoop.layouts.model import load_model
-    from spvcoop.validate.profiles import load_profile
+    from spvcoop.validator.profiles import load_profile
     lol = "a: &a [1,1,1,1,1,1,1,1,1,1]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(9))
     for loader, name in ((load_model, "m.yaml"), (load_profile, "p.yaml")):

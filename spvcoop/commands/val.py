@@ -36,7 +36,7 @@ def _seconds(text: str) -> float:
 
 
 def _target_env(text: str) -> str:
-    from ..validate import TARGET_ENVS  # imported when parsing, so other commands start fast
+    from ..validator import TARGET_ENVS  # imported when parsing, so other commands start fast
     if text not in TARGET_ENVS:
         from ..diagnostics import did_you_mean
         raise argparse.ArgumentTypeError(f"unknown target environment '{text}'{did_you_mean(text, TARGET_ENVS)}; "
@@ -100,8 +100,8 @@ def check_file(path: str, target_env: str, spec: dict[int, int], profile, werror
     """Validate one file: (json record, human text, exit status). Never raises for bad input."""
     from ..diagnostics import SpvError
     from ..loader import load_module_bytes
-    from ..validate import validate
-    from ..validate.report import file_result, format_human
+    from ..validator import validate
+    from ..validator.report import file_result, format_human
     from .common import read_input
     try:
         data = read_input(path)
@@ -122,8 +122,8 @@ def check_file(path: str, target_env: str, spec: dict[int, int], profile, werror
         from ..module import Header, Module
         shown = Module(Header(), [], path, text) if text is not None else None
         return rec, format_human(e.diagnostics, shown), 1
-    from ..validate import SpirvValMissing
-    from ..validate.spirv_val import DEFAULT_TIMEOUT
+    from ..validator import SpirvValMissing
+    from ..validator.spirv_val import DEFAULT_TIMEOUT
     try:
         diags = validate(module, target_env, spec, profile, spirv_val=spirv_val,
                          spirv_val_timeout=spirv_val_timeout or DEFAULT_TIMEOUT)
@@ -139,12 +139,12 @@ def check_file(path: str, target_env: str, spec: dict[int, int], profile, werror
 def _load_profile(args):
     if not args.profile:
         return None
-    from ..validate.profiles import load_profile
+    from ..validator.profiles import load_profile
     return load_profile(args.profile)
 
 
 def _emit(fmt: str, records: list[dict], human: list[str]) -> None:
-    from ..validate.report import format_github, format_json, format_sarif
+    from ..validator.report import format_github, format_json, format_sarif
     if fmt == "human":
         sys.stderr.write("".join(human))
         return
@@ -154,7 +154,7 @@ def _emit(fmt: str, records: list[dict], human: list[str]) -> None:
 
 
 def list_rules() -> str:
-    from ..validate import RULES
+    from ..validator import RULES
     lines = []
     for rid in sorted(RULES):
         r = RULES[rid]
@@ -166,8 +166,8 @@ def _spirv_val_missing(args: argparse.Namespace, command: str) -> bool:
     """Unless --no-spirv-val: say in one line what to install when spirv-val is missing."""
     if not args.spirv_val:
         return False
-    from ..validate import SpirvValMissing
-    from ..validate.spirv_val import find_spirv_val
+    from ..validator import SpirvValMissing
+    from ..validator.spirv_val import find_spirv_val
     try:
         find_spirv_val()
     except SpirvValMissing as e:
@@ -178,7 +178,7 @@ def _spirv_val_missing(args: argparse.Namespace, command: str) -> bool:
 
 def run_val(args: argparse.Namespace) -> int:
     from ..diagnostics import SpvError
-    from ..validate.report import format_human
+    from ..validator.report import format_human
     if args.list_rules:
         sys.stdout.write(list_rules())
         return 0
@@ -219,7 +219,7 @@ def _worker(job: tuple) -> tuple[dict, str, int]:
 
 def run_lint(args: argparse.Namespace) -> int:
     from ..diagnostics import SpvError
-    from ..validate.report import format_human
+    from ..validator.report import format_human
     if _spirv_val_missing(args, "lint"):
         return 2
     try:

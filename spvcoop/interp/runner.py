@@ -117,7 +117,7 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     buffers: {(set, binding) | "set:binding" | variable/block/member name: numpy array, bytes, or nested
     lists/dicts by member name}; extra names that match no variable become device-address-only buffers
     (their addresses are in RunResult.addresses and usable as '&name' in push constants and data).
-    validate: report the validator's errors (spvcoop.validate) before running.
+    validate: report the validator's errors (spvcoop.validator) before running.
     layout: cooperative-matrix layout model (name, .yaml path or LayoutModel; see coopmat.py); with
     subgroup_size=None the subgroup size is the model's default (32 without a model).
     coop_numerics: cooperative-matrix MulAdd rounding, "ieee" or "nvidia-tensorcore" (docs/interpreter-coopmat.md).
@@ -250,7 +250,7 @@ def _coopmat_layout(layout, subgroup_size):
 
 def _validate(module: Module) -> None:
     try:
-        from ..validate import validate
+        from ..validator import validate
     except ImportError:
         return
     # coopmat rules only, as before; full validation (spirv-val) for run is issue 11's run-side work
