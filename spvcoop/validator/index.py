@@ -61,6 +61,12 @@ USE_NAMES = {e.value: e.name.removesuffix("KHR")
              for e in load_grammar().operand_kinds["CooperativeMatrixUse"].enumerants}
 USE_VALUES = {name: value for value, name in USE_NAMES.items()}
 
+# What code reading a malformed module may raise: instructions with missing or absurd operands
+# (modules built in code; the assembler and binary reader never make them). Rules, the name
+# mapper and the instruction renderer catch exactly these and report `structure.malformed`
+# (or fall back to plain numbers); anything else is a bug and propagates.
+MALFORMED = (IndexError, AttributeError, TypeError, KeyError, ValueError, RecursionError)
+
 
 class ModuleIndex:
     """Everything the rules look up, keyed by id."""
@@ -164,7 +170,6 @@ class ModuleIndex:
         """For binaries: the name spirv-dis would print (built once, only when a finding needs it)."""
         if self._friendly_names is None:
             from ..disassembler import FriendlyNames
-            from .registry import MALFORMED
             try:
                 self._friendly_names = FriendlyNames(self.module).names
             except MALFORMED:  # a module built in code with missing operands: plain numbers

@@ -11,15 +11,10 @@ from typing import Callable, Iterable
 
 from ..diagnostics import Diagnostic, Note
 from ..module import Instruction, Operand, Span
-from .index import ModuleIndex, Value
+from .index import MALFORMED, ModuleIndex, Value  # noqa: F401  (MALFORMED re-exported)
 
 MODULE = "*module*"
 
-# What code reading a malformed module may raise: instructions with missing or absurd operands
-# (modules built in code; the assembler and binary reader never make them). Rules, the name
-# mapper and the instruction renderer catch exactly these and report `structure.malformed`
-# (or fall back to plain numbers); anything else is a bug and propagates.
-MALFORMED = (IndexError, AttributeError, TypeError, KeyError, ValueError, RecursionError)
 
 
 @dataclass(frozen=True, slots=True)
