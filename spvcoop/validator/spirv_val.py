@@ -8,12 +8,10 @@ maps the finding back to our instruction and its source span. spirv-val stops at
 """
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 from ..diagnostics import Diagnostic, Note, SpvError
@@ -45,15 +43,7 @@ def find_spirv_val() -> tuple[str, dict[str, str] | None]:
     tool = find_tool("spirv-val")
     if tool is None:
         raise SpirvValMissing()
-    path = str(getattr(tool, "path", tool))
-    # The native binary in <site-packages>/cmeel.prefix/bin may need cmeel.prefix/lib: set it in
-    # the subprocess's environment only, never in this process's.
-    lib = Path(path).parent.parent / "lib"
-    env = None
-    if Path(path).parent.parent.name == "cmeel.prefix" and lib.is_dir():
-        env = dict(os.environ)
-        env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(lib), env.get("LD_LIBRARY_PATH")]))
-    return path, env
+    return tool.path, tool.env()  # the library path goes into the subprocess's environment only
 
 
 def env_args(target_env: str) -> list[str]:
