@@ -34,7 +34,7 @@ from ..diagnostics import Diagnostic
 from .descriptors import KINDS, Descriptor, SpecError, _name, _short
 from .expr import Expr, ExprError, compile_expr
 from .layout import COMPONENTS, Layout, LayoutError, check_component, normalize_use
-from .limits import DEFAULT_LIMITS, MAX_ENUMERATED_TYPES, MAX_LIST, LayoutLimits
+from .limits import DEFAULT_LIMITS, MAX_ENUMERATED_TYPES, MAX_INT, MAX_LIST, LayoutLimits
 from .yamlloc import load_yaml, span_of
 
 ENUM_LIMIT = 64   # open-ended ranges are enumerated up to this size for listing/diffing
@@ -176,6 +176,8 @@ class LayoutModel:
             use, S = self._resolve(component, use, subgroup_size)
         except LayoutError:
             return False
+        if self.limits.check_type(int(rows), int(cols), S) is not None:
+            return False   # layout() would refuse it: over the size budget
         return self._find(component, int(rows), int(cols), use, S) is not None
 
     def layout(self, component: str, rows: int, cols: int, use: str | None = None,
@@ -214,7 +216,8 @@ class LayoutModel:
         seen: dict[Type, None] = {}
         for e in self.entries:
             for t in e.types():
-                seen.setdefault(t, None)
+                if self.limits.check_type(t[1], t[2], t[4]) is None:
+                    seen.setdefault(t, None)
         for t in self.examples:
             if self.defines(*t):
                 seen.setdefault(t, None)
@@ -263,7 +266,7 @@ def _where(source: str, node: Any, key: Any = None, column_offset: int | None = 
     return span
 
 
-def _sizes(value: Any, what: str, where: tuple, maximum: int, option: str) -> Sizes:
+def _sizes(value: Any, what: str, where: tuple) -> Sizes:
     def ok(v):
         return isinstance(v, int) and not isinstance(v, bool) and v > 0
     if value is None or value == "any":
@@ -276,9 +279,8 @@ def _sizes(value: Any, what: str, where: tuple, maximum: int, option: str) -> Si
                         f"got {_short(value)}", *where)
     if len(values) > MAX_LIST:
         raise SpecError(f"{what} lists {len(values)} values, more than the limit of {MAX_LIST}", *where)
-    if max(values) > maximum:
-        raise SpecError(f"{what}: {_short(max(values))} is larger than the limit of {maximum} (raise it with "
-                        f"{option})", *where)
+    if max(values) > MAX_INT:   # sizes beyond the budgets are refused when asked for, not here
+        raise SpecError(f"{what}: {_short(max(values))} is larger than {MAX_INT}", *where)
     if isinstance(value, dict):
         return Sizes(multiple_of=value["multiple_of"])
     return Sizes(tuple(values))
@@ -334,9 +336,9 @@ def _parse_entry(raw: Any, n: int, entries_node: Any, source: str, default_S: in
         except LayoutError as e:
             raise SpecError(f"entry '{name}': {e.diagnostics[0].message}", raw, "use") from None
     sizes = _sizes(raw.get("subgroup_size", default_S if default_S is not None else "any"),
-                   f"entry '{name}': subgroup_size", (raw, "subgroup_size"), limits.max_subgroup, "--max-subgroup")
-    rows = _sizes(raw.get("rows", "any"), f"entry '{name}': rows", (raw, "rows"), limits.max_dim, "--max-dim")
-    cols = _sizes(raw.get("cols", "any"), f"entry '{name}': cols", (raw, "cols"), limits.max_dim, "--max-dim")
+                   f"entry '{name}': subgroup_size", (raw, "subgroup_size"))
+    rows = _sizes(raw.get("rows", "any"), f"entry '{name}': rows", (raw, "rows"))
+    cols = _sizes(raw.get("cols", "any"), f"entry '{name}': cols", (raw, "cols"))
     let = []
     let_raw = raw.get("let") or {}
     if not isinstance(let_raw, dict):
@@ -377,7 +379,12 @@ def _parse_entry(raw: Any, n: int, entries_node: Any, source: str, default_S: in
 def parse_model(text: str, source: str, seed: int | None = None,
                 limits: LayoutLimits | None = None) -> LayoutModel:
     """Parse and check a model file's text (errors: LayoutError at file:line). `limits`: size budgets."""
-    data = load_yaml(text, source)
+    try:
+        data = load_yaml(text, source)
+    except (ValueError, RecursionError) as e:
+        # the YAML library's own limits (an integer of thousands of digits, deep nesting), unlocated
+        why = "nested too deeply" if isinstance(e, RecursionError) else str(e).split(";")[0]
+        raise LayoutError(f"invalid YAML: {why}", source) from None
     try:
         return _parse_model(data, source, seed, limits or DEFAULT_LIMITS)
     except SpecError as e:
@@ -398,9 +405,8 @@ def _parse_model(data: Any, source: str, seed: int | None, limits: LayoutLimits)
         raise SpecError("the model needs a 'name' (a string of at most 200 characters)", data,
                         "name" if "name" in data else None)
     S = data.get("subgroup_size")
-    if S is not None and (not isinstance(S, int) or isinstance(S, bool) or not 1 <= S <= limits.max_subgroup):
-        raise SpecError(f"subgroup_size must be an integer in 1..{limits.max_subgroup} (the limit "
-                        f"--max-subgroup)", data, "subgroup_size")
+    if S is not None and (not isinstance(S, int) or isinstance(S, bool) or not 1 <= S <= MAX_INT):
+        raise SpecError(f"subgroup_size must be an integer in 1..{MAX_INT}", data, "subgroup_size")
     raw_entries = data.get("entries")
     if not isinstance(raw_entries, list) or not raw_entries:
         raise SpecError("the model needs a non-empty 'entries' list", data, "entries" if "entries" in data else None)
@@ -423,8 +429,8 @@ def _parse_model(data: Any, source: str, seed: int | None, limits: LayoutLimits)
             return isinstance(v, int) and not isinstance(v, bool) and 0 < v <= maximum
         ok = (isinstance(ex, dict) and {"component", "rows", "cols"} <= set(ex)
               and isinstance(ex["component"], str) and ex["component"] in COMPONENTS
-              and posint(ex["rows"], limits.max_dim) and posint(ex["cols"], limits.max_dim)
-              and posint(ex.get("subgroup_size", S or 1), limits.max_subgroup))
+              and posint(ex["rows"], MAX_INT) and posint(ex["cols"], MAX_INT)
+              and posint(ex.get("subgroup_size", S or 1), MAX_INT))
         if ok:
             try:
                 use = normalize_use(ex.get("use"))
@@ -432,7 +438,7 @@ def _parse_model(data: Any, source: str, seed: int | None, limits: LayoutLimits)
                 ok = False
         if not ok:
             raise SpecError(f"examples must be mappings with a known component, rows and cols in "
-                            f"1..{limits.max_dim} (and optional use, subgroup_size)", raw_examples, ("item", n))
+                            f"1..{MAX_INT} (and optional use, subgroup_size)", raw_examples, ("item", n))
         examples.append((ex["component"], ex["rows"], ex["cols"], use, ex.get("subgroup_size", S)))
     description = data.get("description", "")
     description = description.strip() if isinstance(description, str) else _short(description)

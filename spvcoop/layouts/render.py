@@ -191,12 +191,10 @@ def parse_table(text: str, limits: LayoutLimits = DEFAULT_LIMITS) -> dict:
     if set(rule.strip()) - {"-", "+"}:
         raise ReadBackError("the line under the header must be a rule of '-' and '+'", n, 1)
     body = lines[3:]
-    if len(body) < L:
-        raise ReadBackError(f"truncated table: expected {L} element rows, found {len(body)}", end, 1)
-    if len(body) > L:
-        raise ReadBackError(f"expected {L} element rows (the title's length), found more", body[L][0], 1)
     lanes: list[list] = [[] for _ in range(S)]
     for i, (n, ln) in enumerate(body):
+        if i == L:
+            raise ReadBackError(f"more element rows than the title's length {L}", n, 1)
         if "|" not in ln:
             raise ReadBackError(f"element row {i}: expected 'INDEX | CELLS'", n, 1)
         bar = ln.index("|")
@@ -217,6 +215,8 @@ def parse_table(text: str, limits: LayoutLimits = DEFAULT_LIMITS) -> dict:
             r, _, c = text_.partition(",")
             lanes[p].append((_small_int(r, f"invocation {p} element {i}: the row", n, col),
                              _small_int(c, f"invocation {p} element {i}: the column", n, col)))
+    if len(body) < L:
+        raise ReadBackError(f"truncated table: expected {L} element rows, found {len(body)}", end, 1)
     return {"model": m["model"], "component": m["component"], "rows": rows, "cols": cols,
             "use": m["use"], "subgroup_size": S, "lanes": lanes}
 
