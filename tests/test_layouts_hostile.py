@@ -403,3 +403,50 @@ def test_shipped_models_load_within_the_small_budget(path):
     m = parse_model(path.read_text(), path.name, limits=SMALL)
     for t in m.types():
         m.layout(*t)
+
+
+# ------------------------------------------------------------------ the Python API on hostile arguments
+
+ANY_ARG = st.one_of(st.integers(-2 ** 70, 2 ** 70), st.sampled_from([0, 1, 8, 16, 32, 4096, 4097]),
+                    st.text(max_size=8), st.sampled_from(["f16", "s8", "a", "acc", "b", None, 1.5, float("nan")]))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(["nvidia", "striped", "shuffled", "tinytc", "amd-rdna3-wmma"]), ANY_ARG, ANY_ARG, ANY_ARG,
+       ANY_ARG, ANY_ARG)
+def test_api_arguments_give_layouts_or_errors(name, comp, rows, cols, use, S):
+    m = load_model(name, limits=SMALL)
+    defined = m.defines(comp, rows, cols, use, S)
+    try:
+        lay = m.layout(comp, rows, cols, use, S)
+    except SpvError:
+        assert not defined
+    else:
+        assert defined and lay.row.shape == (S if S is not None else m.default_subgroup_size, lay.length)
+    from spvcoop.layouts.probe import import_buffer, probe_inputs, probe_shader
+    for call in (lambda: probe_shader("khr", comp, rows, cols, use, S, SMALL),
+                 lambda: probe_inputs(comp, rows, cols, SMALL),
+                 lambda: import_buffer([1] * 40, rows, cols, S, SMALL)):
+        try:
+            call()
+        except SpvError:
+            pass
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.text(max_size=300), st.sampled_from(["", "nvidia: f16 16x16 use a, subgroup size 4, length 2\n",
+                                               "m: f16 2x2 (no use), subgroup size 2, length 2\ni | p0 p1\n--+--\n"]))
+def test_read_back_of_arbitrary_text(text, head):
+    from spvcoop.layouts.render import ReadBackError, parse_json, parse_table
+    for arg in (head + text, text):
+        try:
+            entry = parse_table(arg, SMALL)
+        except ReadBackError as e:
+            assert e.line is not None
+        else:
+            assert len(entry["lanes"]) == entry["subgroup_size"]
+    try:
+        parse_json({"model": text, "component": "f16", "rows": len(text), "cols": 1, "use": None,
+                    "subgroup_size": 1, "length": 1, "lanes": [[[0, 0]]]}, SMALL)
+    except ReadBackError:
+        assert len(text) == 0

@@ -278,7 +278,7 @@ def run_probe(args: argparse.Namespace) -> int:
             raise
         outputs: list = [(args.output, text)]
         if args.inputs:
-            row, col = probe_inputs(args.component, args.rows, args.cols)
+            row, col = probe_inputs(args.component, args.rows, args.cols, _limits(args))
             outputs += [(args.inputs + ".row.bin", row.astype(row.dtype.newbyteorder("<")).tobytes()),
                         (args.inputs + ".col.bin", col.astype(col.dtype.newbyteorder("<")).tobytes())]
         _write_all(outputs)   # nothing is written unless everything is ready

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+MAX_MODEL_BYTES = 8 << 20   # a model file (the shipped ones are under 20 KB)
 MAX_INT = (1 << 32) - 1      # any integer in a descriptor (strides, bases, shapes, table cells)
 MAX_EXPR_CHARS = 1000        # one formula expression (the shipped ones are under 80)
 MAX_EXPR_DEPTH = 64          # nesting of a formula's syntax tree (the shipped ones reach 8)

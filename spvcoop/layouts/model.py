@@ -24,6 +24,7 @@ ones when a type is first asked for. Every error names file:line and the entry.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -33,8 +34,8 @@ import numpy as np
 from ..diagnostics import Diagnostic
 from .descriptors import KINDS, Descriptor, SpecError, _name, _short
 from .expr import Expr, ExprError, compile_expr
-from .layout import COMPONENTS, Layout, LayoutError, check_component, normalize_use
-from .limits import DEFAULT_LIMITS, MAX_ENUMERATED_TYPES, MAX_INT, MAX_LIST, LayoutLimits
+from .layout import COMPONENTS, Layout, LayoutError, check_component, check_int, normalize_use
+from .limits import DEFAULT_LIMITS, MAX_ENUMERATED_TYPES, MAX_INT, MAX_LIST, MAX_MODEL_BYTES, LayoutLimits
 from .yamlloc import load_yaml, span_of
 
 ENUM_LIMIT = 64   # open-ended ranges are enumerated up to this size for listing/diffing
@@ -167,24 +168,25 @@ class LayoutModel:
         S = subgroup_size if subgroup_size is not None else self.default_subgroup_size
         if S is None:
             raise LayoutError(f"layout model '{self.name}' has no default subgroup size: give one", self.source)
-        return use, int(S)
+        return use, check_int(S, "the subgroup size")
 
     def defines(self, component: str, rows: int, cols: int, use: str | None = None,
                 subgroup_size: int | None = None) -> bool:
         """Whether layout() would answer for this type (no guessing)."""
         try:
             use, S = self._resolve(component, use, subgroup_size)
+            rows, cols = check_int(rows, "rows"), check_int(cols, "cols")
         except LayoutError:
             return False
-        if self.limits.check_type(int(rows), int(cols), S) is not None:
+        if self.limits.check_type(rows, cols, S) is not None:
             return False   # layout() would refuse it: over the size budget
-        return self._find(component, int(rows), int(cols), use, S) is not None
+        return self._find(component, rows, cols, use, S) is not None
 
     def layout(self, component: str, rows: int, cols: int, use: str | None = None,
                subgroup_size: int | None = None) -> Layout:
         """The layout of one type; LayoutError when the model does not define it."""
         use, S = self._resolve(component, use, subgroup_size)
-        rows, cols = int(rows), int(cols)
+        rows, cols = check_int(rows, "rows"), check_int(cols, "cols")
         why = self.limits.check_type(rows, cols, S)
         if why:
             raise LayoutError(f"layout model '{self.name}': {why}", self.source)
@@ -472,6 +474,9 @@ def load_model(name_or_path: str, seed: int | None = None, limits: LayoutLimits 
     """A built-in model by name, or a user's YAML file by path. `seed` feeds `shuffled` entries;
     `limits` are the size budgets (see limits.py)."""
     from ..diagnostics import did_you_mean
+    if not isinstance(name_or_path, (str, os.PathLike)):
+        raise LayoutError(f"a layout model is a name or a path, got {_short(name_or_path)}")
+    name_or_path = os.fspath(name_or_path)
     p = Path(name_or_path)
     if name_or_path in builtin_models():
         p = MODELS_DIR / f"{name_or_path}.yaml"
@@ -482,7 +487,14 @@ def load_model(name_or_path: str, seed: int | None = None, limits: LayoutLimits 
         raise LayoutError(f"unknown layout model '{name_or_path}'{did_you_mean(name_or_path, builtin_models())}; "
                           f"built-in models: {', '.join(builtin_models())} (or give a path to a .yaml file)")
     try:
-        text = p.read_text(encoding="utf-8")
+        if not p.is_file():   # a device, a pipe or a directory: refused, never read
+            raise LayoutError("cannot read layout model: not a regular file", str(name_or_path))
+        with open(p, "rb") as f:
+            data = f.read(MAX_MODEL_BYTES + 1)
+        if len(data) > MAX_MODEL_BYTES:
+            raise LayoutError(f"layout model file is larger than the limit of {MAX_MODEL_BYTES} bytes",
+                              str(name_or_path))
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise LayoutError(f"cannot read layout model: {getattr(e, 'strerror', None) or e}", str(name_or_path)) \
             from None

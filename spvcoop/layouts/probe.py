@@ -20,7 +20,7 @@ import re
 import numpy as np
 
 from ..module import Span
-from .layout import COMPONENTS, LayoutError, check_component, normalize_use
+from .layout import COMPONENTS, LayoutError, check_component, check_int, normalize_use
 from .limits import DEFAULT_LIMITS, LayoutLimits
 
 _USE_VALUE = {"a": 0, "b": 1, "acc": 2}
@@ -61,6 +61,8 @@ def probe_shader(api: str, component: str, rows: int, cols: int, use: str | None
         raise LayoutError("a KHR probe needs --use a, b or acc")
     if api == "nv" and use is not None:
         raise LayoutError("NV cooperative matrices have no use: drop --use for --api nv")
+    rows, cols = check_int(rows, "rows"), check_int(cols, "cols")
+    subgroup_size = check_int(subgroup_size, "the subgroup size")
     if rows < 1 or cols < 1 or subgroup_size < 1:
         raise LayoutError("rows, cols and subgroup size must be positive")
     why = limits.check_type(rows, cols, subgroup_size)
@@ -206,9 +208,14 @@ def _align(lines: list[str]) -> str:
     return "\n".join(out) + "\n"
 
 
-def probe_inputs(component: str, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+def probe_inputs(component: str, rows: int, cols: int,
+                 limits: LayoutLimits = DEFAULT_LIMITS) -> tuple[np.ndarray, np.ndarray]:
     """The ROW and COL input matrices (row-major, r + 1 and c + 1) as numpy arrays of the component type."""
     check_component(component)
+    rows, cols = check_int(rows, "rows"), check_int(cols, "cols")
+    why = limits.check_type(rows, cols, 1)
+    if why:
+        raise LayoutError(why)
     bits, kind = COMPONENTS[component]
     r, c = np.meshgrid(np.arange(rows) + 1, np.arange(cols) + 1, indexing="ij")
     if component == "bf16":  # small integers are exact in bf16: the upper half of the f32 bits
@@ -226,6 +233,8 @@ def import_buffer(words: np.ndarray, rows: int, cols: int, subgroup_size: int,
     """Per-invocation tables [[ [r, c] | None, ...], ...] from a probe's OUT buffer (uint32 words).
 
     LayoutError for a malformed buffer, located at the word it is about."""
+    rows, cols = check_int(rows, "rows"), check_int(cols, "cols")
+    subgroup_size = check_int(subgroup_size, "the subgroup size")
     why = limits.check_type(rows, cols, subgroup_size)
     if why:
         raise LayoutError(why)
