@@ -101,6 +101,11 @@ def test_issue_examples_are_located_errors(tmp_path, capsys, name, desc, message
     ("name: t\nentries:\n  - rows: [" + ", ".join(map(str, range(1, 100))) + "]\n    striped: {}\n",
      r"lists 99 values, more than the limit of 64"),
     ("name: t\nentries:\n  - rows: 4294967296\n    striped: {}\n", r"4294967296 is larger than 4294967295"),
+    ("name: t\nentries:\n" + "  - striped: {}\n" * 1025, r"1025 entries, more than the limit of 1024"),
+    ("name: t\nentries:\n  - formula: {length: '1', row: '0', col: '0', vars: {"
+     + ", ".join(f"v{k}: lane" for k in range(65)) + "}}\n", r"vars has 65 names, more than the limit of 64"),
+    ("name: t\nentries:\n  - striped: {}\n    let: {" + ", ".join(f"v{k}: '1'" for k in range(65)) + "}\n",
+     r"let has 65 names, more than the limit of 64"),
     ("name: t\nentries:\n  - rows: [1, 2, 4, 8, 16, 32, 64]\n    cols: [1, 2, 4, 8, 16, 32, 64]\n"
      "    subgroup_size: [1, 2, 4, 8, 16, 32]\n    striped: {}\n", r"concrete types, more than the limit of 4096"),
 ])

@@ -26,7 +26,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .expr import Expr, ExprError, compile_expr
-from .limits import DEFAULT_LIMITS, MAX_CUTE_CHARS, MAX_CUTE_DEPTH, MAX_INT, MAX_LINEAR_BASES, LayoutLimits
+from .limits import (DEFAULT_LIMITS, MAX_CUTE_CHARS, MAX_CUTE_DEPTH, MAX_INT, MAX_LINEAR_BASES, MAX_NAMES,
+                     LayoutLimits)
 
 Arrays = tuple[np.ndarray, np.ndarray]
 
@@ -165,6 +166,8 @@ class Formula(Descriptor):
         raw_vars = spec.get("vars") or {}
         if not isinstance(raw_vars, dict):
             raise SpecError("formula vars must be a mapping name: expression", spec, "vars")
+        if len(raw_vars) > MAX_NAMES:   # each var is an S x L array
+            raise SpecError(f"formula vars has {len(raw_vars)} names, more than the limit of {MAX_NAMES}", spec, "vars")
         for name, text in raw_vars.items():
             if not isinstance(name, str) or not name.isidentifier() or name in cls.RESERVED:
                 raise SpecError(f"formula var name '{name}' is not allowed (reserved: {', '.join(cls.RESERVED)})",

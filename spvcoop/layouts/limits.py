@@ -20,6 +20,8 @@ MAX_EXPR_DEPTH = 64          # nesting of a formula's syntax tree (the shipped o
 MAX_CUTE_CHARS = 1000        # one CuTe layout string
 MAX_CUTE_DEPTH = 8           # parentheses in a CuTe layout (real ones nest 3 deep)
 MAX_LINEAR_BASES = 24        # register or lane bases of a linear layout (2^24 slots)
+MAX_ENTRIES = 1024           # entries of one model (the shipped ones have at most a few dozen)
+MAX_NAMES = 64               # `let` constants of an entry, `vars` of a formula
 MAX_LIST = 64                # values in an entry's rows / cols / subgroup_size list
 MAX_ENUMERATED_TYPES = 4096  # concrete types a model's entries may list (layout list / diff), and examples
 

@@ -35,7 +35,8 @@ from ..diagnostics import Diagnostic
 from .descriptors import KINDS, Descriptor, SpecError, _name, _short
 from .expr import Expr, ExprError, compile_expr
 from .layout import COMPONENTS, Layout, LayoutError, check_component, check_int, normalize_use
-from .limits import DEFAULT_LIMITS, MAX_ENUMERATED_TYPES, MAX_INT, MAX_LIST, MAX_MODEL_BYTES, LayoutLimits
+from .limits import (DEFAULT_LIMITS, MAX_ENTRIES, MAX_ENUMERATED_TYPES, MAX_INT, MAX_LIST, MAX_MODEL_BYTES, MAX_NAMES,
+                     LayoutLimits)
 from .yamlloc import load_yaml, span_of
 
 ENUM_LIMIT = 64   # open-ended ranges are enumerated up to this size for listing/diffing
@@ -345,6 +346,8 @@ def _parse_entry(raw: Any, n: int, entries_node: Any, source: str, default_S: in
     let_raw = raw.get("let") or {}
     if not isinstance(let_raw, dict):
         raise SpecError(f"entry '{name}': let must be a mapping name: expression", raw, "let")
+    if len(let_raw) > MAX_NAMES:
+        raise SpecError(f"entry '{name}': let has {len(let_raw)} names, more than the limit of {MAX_NAMES}", raw, "let")
     for k, v in let_raw.items():
         if not isinstance(k, str) or not k.isidentifier():
             raise SpecError(f"entry '{name}': let name {_short(k)} is not a name (letters, digits, _)",
@@ -412,6 +415,9 @@ def _parse_model(data: Any, source: str, seed: int | None, limits: LayoutLimits)
     raw_entries = data.get("entries")
     if not isinstance(raw_entries, list) or not raw_entries:
         raise SpecError("the model needs a non-empty 'entries' list", data, "entries" if "entries" in data else None)
+    if len(raw_entries) > MAX_ENTRIES:
+        raise SpecError(f"the model has {len(raw_entries)} entries, more than the limit of {MAX_ENTRIES}", data,
+                        "entries")
     entries = [_parse_entry(raw, n, raw_entries, source, S, limits) for n, raw in enumerate(raw_entries)]
     listed = 0
     for n, e in enumerate(entries):   # bounds `layout list` and `diff`, and the checks below
