@@ -455,3 +455,27 @@ def test_read_back_of_arbitrary_text(text, head):
                     "subgroup_size": 1, "length": 1, "lanes": [[[0, 0]]]}, SMALL)
     except ReadBackError:
         assert len(text) == 0
+
+
+def test_model_files_are_read_within_a_budget(tmp_path, capsys):
+    big = tmp_path / "big.yaml"
+    big.write_text("name: t\nentries: [{striped: {}}]\n" + "# padding\n" * 30000)
+    rc, _, err = run(capsys, "layout", "list", str(big))
+    assert rc == 1 and "larger than the limit of 262144 bytes (raise it with --max-model-bytes)" in err
+    rc, out, _ = run(capsys, "layout", "list", str(big), "--max-model-bytes", "400000")
+    assert rc == 0 and out.startswith("t  (any subgroup size)")
+    for path in ("/dev/zero", str(tmp_path)):
+        rc, _, err = run(capsys, "layout", "show", path, "-t", "f16", "--rows", "16", "--cols", "16")
+        assert rc == 1 and "not a regular file" in err
+
+
+def test_when_conditions_have_a_work_budget(tmp_path):
+    lets = ", ".join(f"v{k}: 'R * {k}'" for k in range(64))
+    entries = "".join(f"  - name: e{n}\n    when: '0'\n    let: {{{lets}}}\n    striped: {{}}\n" for n in range(40))
+    examples = "".join(f"  - {{component: f16, rows: {r}, cols: 16, use: a}}\n" for r in range(1, 40))
+    path = tmp_path / "m.yaml"
+    path.write_text(f"name: t\nsubgroup_size: 32\nexamples:\n{examples}entries:\n{entries}")
+    m = load_model(str(path), limits=LayoutLimits(max_model_bytes=1 << 20))
+    with pytest.raises(SpvError, match=r"took more than 50000 expression evaluations") as info:
+        m.types()
+    assert info.value.diagnostics[0].span.line > 40   # at an entry

@@ -34,9 +34,11 @@ def _limit_args(p: argparse.ArgumentParser, output: bool = False) -> None:
                    help=f"largest rows or cols of a matrix (default {D.max_dim})")
     g.add_argument("--max-elements", type=_positive, default=D.max_elements, metavar="N",
                    help=f"largest rows*cols; a layout may hold twice as many slots, padding and copies "
-                        f"included, and a model may build 256 times that in all (default {D.max_elements})")
+                        f"included, and a model may build 64 times that in all (default {D.max_elements})")
     g.add_argument("--max-subgroup", type=_positive, default=D.max_subgroup, metavar="N",
                    help=f"largest subgroup size (default {D.max_subgroup})")
+    g.add_argument("--max-model-bytes", type=_positive, default=D.max_model_bytes, metavar="BYTES",
+                   help=f"largest model file read (default {D.max_model_bytes})")
     if output:
         g.add_argument("--max-output", type=_positive, default=D.max_output, metavar="BYTES",
                        help=f"largest rendered table, JSON, SVG or HTML, checked before rendering "
@@ -46,7 +48,8 @@ def _limit_args(p: argparse.ArgumentParser, output: bool = False) -> None:
 def _limits(args: argparse.Namespace):
     from ..layouts.limits import LayoutLimits
     return LayoutLimits(max_dim=args.max_dim, max_elements=args.max_elements, max_subgroup=args.max_subgroup,
-                        max_output=getattr(args, "max_output", LayoutLimits.max_output))
+                        max_output=getattr(args, "max_output", LayoutLimits.max_output),
+                        max_model_bytes=args.max_model_bytes)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-MAX_MODEL_BYTES = 8 << 20   # a model file (the shipped ones are under 20 KB)
 MAX_INT = (1 << 32) - 1      # any integer in a descriptor (strides, bases, shapes, table cells)
 MAX_EXPR_CHARS = 1000        # one formula expression (the shipped ones are under 80)
 MAX_EXPR_DEPTH = 64          # nesting of a formula's syntax tree (the shipped ones reach 8)
@@ -22,6 +21,7 @@ MAX_CUTE_DEPTH = 8           # parentheses in a CuTe layout (real ones nest 3 de
 MAX_LINEAR_BASES = 24        # register or lane bases of a linear layout (2^24 slots)
 MAX_ENTRIES = 1024           # entries of one model (the shipped ones have at most a few dozen)
 MAX_NAMES = 64               # `let` constants of an entry, `vars` of a formula
+MAX_WHEN_EVALS = 50_000      # 'when' / 'let' evaluations while matching types in one model (shipped: < 2000)
 MAX_LIST = 64                # values in an entry's rows / cols / subgroup_size list
 MAX_ENUMERATED_TYPES = 4096  # concrete types a model's entries may list (layout list / diff), and examples
 
@@ -33,6 +33,7 @@ class LayoutLimits:
     max_elements: int = 1 << 16    # rows * cols; a layout's S * L slots may be twice that (--max-elements)
     max_subgroup: int = 1024       # invocations per subgroup (--max-subgroup)
     max_output: int = 64 << 20     # bytes of a rendered table / JSON / SVG / HTML (--max-output)
+    max_model_bytes: int = 256 << 10  # a model file (--max-model-bytes); the shipped ones are under 20 KB
 
     @property
     def max_slots(self) -> int:
@@ -42,7 +43,7 @@ class LayoutLimits:
     @property
     def max_built_slots(self) -> int:
         """Slots one model may build in all (load-time checks, list, diff, a run): bounds the time."""
-        return 256 * self.max_slots
+        return 32 * self.max_slots
 
     def check_type(self, rows: int, cols: int, S: int) -> str | None:
         """Why a (rows, cols, S) is out of budget, or None."""

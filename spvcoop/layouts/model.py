@@ -35,8 +35,8 @@ from ..diagnostics import Diagnostic
 from .descriptors import KINDS, Descriptor, SpecError, _name, _short
 from .expr import Expr, ExprError, compile_expr
 from .layout import COMPONENTS, Layout, LayoutError, check_component, check_int, normalize_use
-from .limits import (DEFAULT_LIMITS, MAX_ENTRIES, MAX_ENUMERATED_TYPES, MAX_INT, MAX_LIST, MAX_MODEL_BYTES, MAX_NAMES,
-                     LayoutLimits)
+from .limits import (DEFAULT_LIMITS, MAX_ENTRIES, MAX_ENUMERATED_TYPES, MAX_INT, MAX_LIST, MAX_NAMES,
+                     MAX_WHEN_EVALS, LayoutLimits)
 from .yamlloc import load_yaml, span_of
 
 ENUM_LIMIT = 64   # open-ended ranges are enumerated up to this size for listing/diffing
@@ -85,6 +85,7 @@ class Entry:
     desc: Descriptor
     mark: Any
     source: str
+    work: list = field(default_factory=lambda: [0], repr=False)   # 'when' evaluations, shared by a model's entries
 
     def constants(self, component: str, rows: int, cols: int, use: str | None, S: int) -> dict:
         # '#'-names are for descriptors (shuffled); expressions cannot name them
@@ -102,6 +103,10 @@ class Entry:
         if self.uses is not None and use not in self.uses:
             return False
         if self.when is not None:
+            self.work[0] += len(self.let) + 1
+            if self.work[0] > MAX_WHEN_EVALS:
+                raise self.error(f"matching types against 'when' conditions took more than {MAX_WHEN_EVALS} "
+                                 f"expression evaluations in this model (too many entries, let names or examples)")
             try:
                 env = self.constants(component, rows, cols, use, S)
                 return bool(np.asarray(self.when.evaluate(env)).reshape(-1)[0])
@@ -208,7 +213,7 @@ class LayoutModel:
         budget = self.limits.max_built_slots
         if self._built_slots > budget:
             raise entry.error(f"the layouts built for model '{self.name}' hold more than {budget} slots in all, "
-                              f"the limit of 256 x --max-elements x 2 (max_elements in LayoutLimits)")
+                              f"the limit of 64 x --max-elements (max_elements in LayoutLimits)")
         out = build_entry(entry, *key, self.name, self.seed, self.limits)
         self._built_slots += out.row.size
         self._cache[key] = out
@@ -419,6 +424,9 @@ def _parse_model(data: Any, source: str, seed: int | None, limits: LayoutLimits)
         raise SpecError(f"the model has {len(raw_entries)} entries, more than the limit of {MAX_ENTRIES}", data,
                         "entries")
     entries = [_parse_entry(raw, n, raw_entries, source, S, limits) for n, raw in enumerate(raw_entries)]
+    work = [0]
+    for e in entries:
+        e.work = work
     listed = 0
     for n, e in enumerate(entries):   # bounds `layout list` and `diff`, and the checks below
         listed += e.type_count()
@@ -495,11 +503,12 @@ def load_model(name_or_path: str, seed: int | None = None, limits: LayoutLimits 
     try:
         if not p.is_file():   # a device, a pipe or a directory: refused, never read
             raise LayoutError("cannot read layout model: not a regular file", str(name_or_path))
+        cap = (limits or DEFAULT_LIMITS).max_model_bytes
         with open(p, "rb") as f:
-            data = f.read(MAX_MODEL_BYTES + 1)
-        if len(data) > MAX_MODEL_BYTES:
-            raise LayoutError(f"layout model file is larger than the limit of {MAX_MODEL_BYTES} bytes",
-                              str(name_or_path))
+            data = f.read(cap + 1)
+        if len(data) > cap:   # (YAML is parsed at about a megabyte per second)
+            raise LayoutError(f"layout model file is larger than the limit of {cap} bytes (raise it with "
+                              f"--max-model-bytes)", str(name_or_path))
         text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise LayoutError(f"cannot read layout model: {getattr(e, 'strerror', None) or e}", str(name_or_path)) \
