@@ -64,7 +64,8 @@ CASES = [
     ("table-2^63", f"    table: [[[{BIG}, 0]]]", r"integers in 0\.\.4294967295", 7, 14),
     ("formula-2^63", '    formula: {length: "8", row: "9223372036854775808", col: "0"}',
      r"integer 9223372036854775808 does not fit in 64 bits", 7, 34),
-    ("formula-digits", '    formula: {length: "8", row: "' + "9" * 40 + '", col: "0"}', r"does not fit in 64 bits", 7, 34),
+    ("formula-digits", '    formula: {length: "8", row: "' + "9" * 40 + '", col: "0"}',
+     r"does not fit in 64 bits", 7, 34),
     ("formula-5000-digits", '    formula: {length: "8", row: "' + "9" * 5000 + '", col: "0"}',
      r"5000 characters is longer than the limit of 1000", 7, 1034),
     ("formula-5000-not", '    formula: {length: "8", row: "' + "!" * 5000 + '1", col: "0"}',
@@ -204,7 +205,8 @@ def test_import_of_malformed_tables(capsys, tmp_path, shown, mutate, message, li
     (b"\x02\x00\x00", ["-t", "f16", "--rows", "8", "--cols", "8"], r"truncated probe buffer: 3 bytes"),
     (b"\x02\x00\x00\x00" * 16, ["-t", "f16", "--rows", "8", "--cols", "8", "-S", "8", "--rows", "100000"],
      r"--max-dim"),
-    (b"\x00" * 64, ["-t", "f16", "--rows", "2", "--cols", "2", "-S", "2"], r":word 0: error: probe buffer reports length 0"),
+    (b"\x00" * 64, ["-t", "f16", "--rows", "2", "--cols", "2", "-S", "2"],
+     r":word 0: error: probe buffer reports length 0"),
 ])
 def test_import_of_malformed_buffers_and_json(capsys, tmp_path, content, args, message):
     src = tmp_path / ("in.json" if content[:1] in b"[{" else "in.bin")
@@ -252,7 +254,8 @@ def test_import_refuses_a_device_and_two_inputs_of_one_type(capsys, tmp_path, sh
 
 def test_probe_leaves_no_file_when_it_fails(capsys, tmp_path):
     out = tmp_path / "p.spvasm"
-    base = ["layout", "probe", "--api", "khr", "-t", "f16", "--rows", "16", "--cols", "16", "--use", "a", "-o", str(out)]
+    base = ["layout", "probe", "--api", "khr", "-t", "f16", "--rows", "16", "--cols", "16", "--use", "a",
+            "-o", str(out)]
     rc, _, err = run(capsys, *base, "--inputs", str(tmp_path / "missing-dir" / "x"))
     assert rc == 1 and "cannot write output" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == []          # no p.spvasm, no temporaries
