@@ -16,6 +16,42 @@ def _type_args(p: argparse.ArgumentParser, required: bool = True) -> None:
                    help="invocations per subgroup (default: the model's, else 32)")
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+    return value
+
+
+def _limit_args(p: argparse.ArgumentParser, output: bool = False) -> None:
+    """The size budgets of spvcoop.layouts.limits.LayoutLimits as options (defaults protect a CI machine)."""
+    from ..layouts.limits import DEFAULT_LIMITS as D
+    g = p.add_argument_group("size limits (hostile input cannot exhaust memory; raise them for huge layouts)")
+    g.add_argument("--max-dim", type=_positive, default=D.max_dim, metavar="N",
+                   help=f"largest rows or cols of a matrix (default {D.max_dim})")
+    g.add_argument("--max-elements", type=_positive, default=D.max_elements, metavar="N",
+                   help=f"largest rows*cols; a layout may hold twice as many slots, padding and copies "
+                        f"included, and a model may build 64 times that in all (default {D.max_elements})")
+    g.add_argument("--max-subgroup", type=_positive, default=D.max_subgroup, metavar="N",
+                   help=f"largest subgroup size (default {D.max_subgroup})")
+    g.add_argument("--max-model-bytes", type=_positive, default=D.max_model_bytes, metavar="BYTES",
+                   help=f"largest model file read (default {D.max_model_bytes})")
+    if output:
+        g.add_argument("--max-output", type=_positive, default=D.max_output, metavar="BYTES",
+                       help=f"largest rendered table, JSON, SVG or HTML, checked before rendering "
+                            f"(default {D.max_output})")
+
+
+def _limits(args: argparse.Namespace):
+    from ..layouts.limits import LayoutLimits
+    return LayoutLimits(max_dim=args.max_dim, max_elements=args.max_elements, max_subgroup=args.max_subgroup,
+                        max_output=getattr(args, "max_output", LayoutLimits.max_output),
+                        max_model_bytes=args.max_model_bytes)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("layout", help="show, compare, probe and import cooperative-matrix layouts",
                        description="Layout models say which invocation holds which element of a cooperative "
@@ -25,6 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     q = lsub.add_parser("list", help="list the built-in models and the types each defines")
     q.add_argument("models", nargs="*", metavar="MODEL", help="only these models (names or YAML paths)")
+    _limit_args(q)
     q.set_defaults(func=run_list)
 
     q = lsub.add_parser("show", help="print one layout as a table, JSON, SVG or HTML",
@@ -34,6 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--format", "-f", choices=FORMATS, default="table")
     q.add_argument("--seed", type=int, help="seed for the shuffled model")
     q.add_argument("-o", dest="output", metavar="FILE", help="output file (default: standard output)")
+    _limit_args(q, output=True)
     q.set_defaults(func=run_show)
 
     q = lsub.add_parser("diff", help="show where two or more models disagree",
@@ -42,6 +80,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _type_args(q, required=False)
     q.add_argument("--seed", type=int, help="seed for the shuffled model")
     q.add_argument("--exit-code", action="store_true", help="exit with 1 when some layout differs")
+    _limit_args(q)
     q.set_defaults(func=run_diff)
 
     q = lsub.add_parser("probe", help="write the compute shader (SPIR-V assembly) that measures a driver's layout",
@@ -52,6 +91,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("-o", dest="output", metavar="FILE", help="output .spvasm (default: standard output)")
     q.add_argument("--inputs", metavar="PREFIX",
                    help="also write the input buffers PREFIX.row.bin and PREFIX.col.bin (raw bytes)")
+    _limit_args(q)
     q.set_defaults(func=run_probe)
 
     q = lsub.add_parser("import", help="turn probe buffers (or 'show' output) into a YAML table model",
@@ -63,6 +103,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _type_args(q, required=False)
     q.add_argument("--name", default="imported", help="model name (default: imported)")
     q.add_argument("-o", dest="output", metavar="FILE", help="output YAML (default: standard output)")
+    _limit_args(q, output=True)
     q.set_defaults(func=run_import)
 
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
@@ -78,9 +119,58 @@ def _guard(fn):
         return 1
 
 
-def _model(name: str, seed: int | None = None):
+def _model(name: str, args: argparse.Namespace, seed: int | None = None):
     from ..layouts import load_model
-    return load_model(name, seed=seed)
+    return load_model(name, seed=seed, limits=_limits(args))
+
+
+def _write_all(outputs: list[tuple[str | None, bytes | str]]) -> None:
+    """Write every (path, data) or none of them: all temporaries are written first and renamed into
+    place only when every one is complete; standard output (path None or '-') comes last."""
+    import os
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from ..diagnostics import Diagnostic, SpvError
+
+    def fail(path: str, e: OSError) -> SpvError:
+        return SpvError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=path))
+    temps: list[tuple[str, str]] = []
+    try:
+        for path, data in outputs:
+            if path is None or path == "-":
+                continue
+            data = data.encode("utf-8") if isinstance(data, str) else data
+            target = Path(path)
+            if target.is_dir():
+                raise SpvError(Diagnostic("error", "cannot write output: it is a directory", source=path))
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=".spvcoop-", dir=target.parent if str(target.parent) else ".")
+            except OSError as e:
+                raise fail(path, e) from None
+            temps.append((tmp, path))
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+            except OSError as e:
+                raise fail(path, e) from None
+        for tmp, path in temps:
+            try:
+                os.replace(tmp, path)
+            except OSError as e:
+                raise fail(path, e) from None
+    except BaseException:
+        for tmp, _ in temps:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        raise
+    for path, data in outputs:
+        if path is None or path == "-":
+            sys.stdout.buffer.write(data.encode("utf-8") if isinstance(data, str) else data)
+            sys.stdout.buffer.flush()
 
 
 def _S(model, args) -> int:
@@ -94,7 +184,7 @@ def run_list(args: argparse.Namespace) -> int:
 
     def go() -> int:
         for name in args.models or builtin_models():
-            m = _model(name)
+            m = _model(name, args)
             S = f"subgroup size {m.default_subgroup_size}" if m.default_subgroup_size else "any subgroup size"
             print(f"{m.name}  ({S})")
             if m.description:
@@ -114,33 +204,34 @@ def run_list(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     def go() -> int:
         from ..layouts.render import FORMATS as R
-        from .common import write_output
-        m = _model(args.model, args.seed)
+        from ..layouts.render import check_output_budget
+        m = _model(args.model, args, args.seed)
         lay = m.layout(args.component, args.rows, args.cols, args.use, _S(m, args))
-        write_output(args.output, R[args.format](lay))
+        check_output_budget(lay, args.format, args.max_output, m.source)
+        _write_all([(args.output, R[args.format](lay))])
         return 0
     return _guard(go)
 
 
 def _compare(a, b) -> str | None:
-    """None when equal, else a short description of the difference."""
+    """None when equal, else a short description of the difference (in numpy: layouts may be large)."""
     import numpy as np
     if a.same_as(b):
         return None
     if a.length != b.length:
         return f"length {a.length} vs {b.length}"
-    sa = [sorted(x for x in lane if x) for lane in a.lanes()]
-    sb = [sorted(x for x in lane if x) for lane in b.lanes()]
     n = int(np.sum((a.row != b.row) | (a.col != b.col)))
-    if sa == sb:
+    sa, sb = np.sort(a.flat, axis=1), np.sort(b.flat, axis=1)   # each invocation's elements, padding first
+    differ = np.flatnonzero(np.any(sa != sb, axis=1))
+    if not len(differ):
         return f"same elements per invocation, different order ({n} of {a.row.size} slots differ)"
-    p = next(p for p in range(len(sa)) if sa[p] != sb[p])
+    p = int(differ[0])
     return f"{n} of {a.row.size} slots differ; first at invocation {p}: {a.lanes()[p][:4]}... vs {b.lanes()[p][:4]}..."
 
 
 def run_diff(args: argparse.Namespace) -> int:
     def go() -> int:
-        models = [_model(n, args.seed) for n in args.models]
+        models = [_model(n, args, args.seed) for n in args.models]
         if len(models) < 2:
             from ..layouts import LayoutError
             raise LayoutError("diff needs at least two models")
@@ -179,84 +270,147 @@ def run_diff(args: argparse.Namespace) -> int:
 
 def run_probe(args: argparse.Namespace) -> int:
     def go() -> int:
+        from ..diagnostics import SpvError
         from ..layouts.probe import probe_inputs, probe_shader
-        from .common import write_output
-        text = probe_shader(args.api, args.component, args.rows, args.cols, args.use, args.subgroup_size or 32)
-        write_output(args.output, text)
+        S = args.subgroup_size or 32
+        try:
+            text = probe_shader(args.api, args.component, args.rows, args.cols, args.use, S, _limits(args))
+        except SpvError as e:   # the options are the input
+            for d in e.diagnostics:
+                d.source = "<command line>"
+            raise
+        outputs: list = [(args.output, text)]
         if args.inputs:
-            row, col = probe_inputs(args.component, args.rows, args.cols)
-            write_output(args.inputs + ".row.bin", row.astype(row.dtype.newbyteorder("<")).tobytes())
-            write_output(args.inputs + ".col.bin", col.astype(col.dtype.newbyteorder("<")).tobytes())
+            row, col = probe_inputs(args.component, args.rows, args.cols, _limits(args))
+            outputs += [(args.inputs + ".row.bin", row.astype(row.dtype.newbyteorder("<")).tobytes()),
+                        (args.inputs + ".col.bin", col.astype(col.dtype.newbyteorder("<")).tobytes())]
+        _write_all(outputs)   # nothing is written unless everything is ready
         return 0
     return _guard(go)
 
 
+def _read_capped(path: str, cap: int) -> bytes:
+    """A file or '-' (stdin), refused past `cap` bytes (a device or a huge file cannot exhaust memory)."""
+    import sys
+
+    from ..diagnostics import Diagnostic, SpvError
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(cap + 1)
+        else:
+            with open(path, "rb") as f:
+                data = f.read(cap + 1)
+    except OSError as e:
+        raise SpvError(Diagnostic("error", f"cannot read input: {e.strerror or e}", source=path)) from None
+    if len(data) > cap:
+        raise SpvError(Diagnostic("error", f"input is larger than the limit of {cap} bytes (raise it with "
+                                           f"--max-output)", source=path))
+    return data
+
+
 def _read_import(path: str, args: argparse.Namespace) -> dict:
-    """One entry {'component','rows','cols','use','subgroup_size','lanes'} from one import input."""
+    """One entry {'component','rows','cols','use','subgroup_size','lanes'} from one import input, checked
+    as a layout; every problem is an error located in that input."""
     import json
 
     import numpy as np
 
     from ..diagnostics import Diagnostic, SpvError
     from ..layouts import normalize_use
-    from ..layouts.layout import check_component
+    from ..layouts.layout import Layout, check_component
     from ..layouts.probe import import_buffer
-    from ..layouts.render import parse_json, parse_table
-    from .common import read_input
+    from ..layouts.render import ReadBackError, parse_json, parse_table
+    from ..module import Span
 
-    def fail(msg: str) -> SpvError:
-        return SpvError(Diagnostic("error", msg, source=path))
-    data = read_input(path)
-    words = None
-    if data[:1] in (b"{", b"[") or path.endswith(".json"):
-        try:
-            obj = json.loads(data)
-        except (ValueError, UnicodeDecodeError) as e:
-            raise fail(f"invalid JSON: {e}") from None
-        if isinstance(obj, dict):
-            try:
-                entry = parse_json(obj)
-            except ValueError as e:
-                raise fail(str(e)) from None
-            check_component(entry["component"])
-            entry["use"] = normalize_use(entry["use"])
-            return entry
-        if not isinstance(obj, list) or not all(isinstance(w, int) for w in obj):
-            raise fail("a JSON probe buffer is a list of integers")
-        words = np.array(obj, dtype=np.int64)
-    elif data.lstrip()[:1].isalpha():
-        try:
-            entry = parse_table(data.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError) as e:
-            raise fail(str(e)) from None
-        check_component(entry["component"])
-        return entry
-    else:
-        if len(data) % 4:
-            raise fail(f"{len(data)} bytes is not a whole number of uint32 words")
-        words = np.frombuffer(data, dtype="<u4").astype(np.int64)
-    if args.component is None or args.rows is None or args.cols is None:
-        raise fail("a probe buffer does not say its type: give --component, --rows and --cols (and --use)")
-    check_component(args.component)
-    S = args.subgroup_size or 32
-    try:
-        lanes = import_buffer(words, args.rows, args.cols, S)
-    except SpvError as e:
+    limits = _limits(args)
+
+    def fail(msg: str, line: int | None = None, col: int | None = None) -> SpvError:
+        span = Span(line, col or 1, (col or 1) + 1) if line else None
+        return SpvError(Diagnostic("error", msg, span, source=path))
+
+    def relocate(e: SpvError) -> SpvError:
         for d in e.diagnostics:
             d.source = path
-        raise
+        return e
+    data = _read_capped(path, getattr(args, "max_output", limits.max_output))
+    try:
+        if data[:1] in (b"{", b"[") or path.endswith(".json"):
+            try:
+                obj = json.loads(data)
+            except json.JSONDecodeError as e:
+                raise fail(f"invalid JSON: {e.msg}", e.lineno, e.colno) from None
+            except (ValueError, UnicodeDecodeError) as e:
+                raise fail(f"invalid JSON: {e}") from None
+            except RecursionError:
+                raise fail("invalid JSON: nested too deeply") from None
+            if isinstance(obj, dict):
+                entry, line = parse_json(obj, limits), None
+            elif isinstance(obj, list) and all(type(w) is int and 0 <= w < 1 << 32 for w in obj):
+                entry, line = _buffer_entry(np.array(obj, dtype=np.int64), args, limits, import_buffer), None
+            else:
+                raise fail("a JSON probe buffer is a list of integers in 0..2^32-1 (uint32 words)")
+        elif data.lstrip()[:1].isalpha():
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise fail(f"not UTF-8 text (byte {e.start}); a raw probe buffer must not start with a letter") \
+                    from None
+            entry, line = parse_table(text, limits), next(n for n, ln in enumerate(text.split("\n"), 1)
+                                                          if ln.strip())
+        else:
+            if len(data) % 4:
+                raise fail(f"truncated probe buffer: {len(data)} bytes is not a whole number of uint32 words")
+            entry, line = _buffer_entry(np.frombuffer(data, dtype="<u4").astype(np.int64), args, limits,
+                                        import_buffer), None
+    except ReadBackError as e:
+        raise fail(str(e), e.line, e.col) from None
+    except SpvError as e:
+        raise relocate(e) from None
+    try:
+        check_component(entry["component"])
+        entry["use"] = normalize_use(entry["use"])
+    except SpvError as e:
+        for d in e.diagnostics:
+            d.span = Span(line, 1, 2) if line else None
+        raise relocate(e) from None
+    lanes = entry["lanes"]
+    row = np.array([[-1 if x is None else x[0] for x in lane] for lane in lanes], dtype=np.int64)
+    col = np.array([[-1 if x is None else x[1] for x in lane] for lane in lanes], dtype=np.int64)
+    problems = Layout(entry["rows"], entry["cols"], entry["subgroup_size"], row, col).problems()
+    if problems:
+        raise fail("not a layout: " + "; ".join(problems), line)
+    return entry
+
+
+def _buffer_entry(words, args: argparse.Namespace, limits, import_buffer) -> dict:
+    from ..layouts import LayoutError, normalize_use
+    from ..layouts.layout import check_component
+    if args.component is None or args.rows is None or args.cols is None:
+        raise LayoutError("a probe buffer does not say its type: give --component, --rows and --cols (and --use)")
+    check_component(args.component)
+    S = args.subgroup_size or 32
+    lanes = import_buffer(words, args.rows, args.cols, S, limits)
     return {"component": args.component, "rows": args.rows, "cols": args.cols, "use": normalize_use(args.use),
             "subgroup_size": S, "lanes": lanes}
 
 
 def run_import(args: argparse.Namespace) -> int:
     def go() -> int:
+        from ..diagnostics import Diagnostic, SpvError
         from ..layouts import parse_model
         from ..layouts.render import to_yaml_model
-        from .common import write_output
-        entries = [_read_import(path, args) for path in args.inputs]
+        entries, seen = [], {}
+        for path in args.inputs:
+            entry = _read_import(path, args)
+            key = (entry["component"], entry["rows"], entry["cols"], entry["use"], entry["subgroup_size"])
+            if key in seen:
+                raise SpvError(Diagnostic("error", f"same type as {seen[key]} ({key[0]} {key[1]}x{key[2]}, use "
+                                                   f"{key[3] or 'none'}, subgroup size {key[4]}): a model holds one "
+                                                   f"layout per type", source=path))
+            seen[key] = path
+            entries.append(entry)
         text = to_yaml_model(args.name, "imported from " + ", ".join(args.inputs), entries)
-        parse_model(text, args.output or "<import>")   # check it before writing
-        write_output(args.output, text)
+        parse_model(text, args.output or "<import>", limits=_limits(args))   # check it before writing
+        _write_all([(args.output, text)])
         return 0
     return _guard(go)

@@ -16,6 +16,8 @@ shape (S, L) with -1 for padding; the caller validates coverage and range.
 from __future__ import annotations
 
 import functools
+import math
+import reprlib
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +26,10 @@ from typing import Any, Callable
 import numpy as np
 
 from .expr import Expr, ExprError, compile_expr
+from .limits import (DEFAULT_LIMITS, MAX_CUTE_CHARS, MAX_CUTE_DEPTH, MAX_INT, MAX_LINEAR_BASES, MAX_NAMES,
+                     LayoutLimits)
 
 Arrays = tuple[np.ndarray, np.ndarray]
-MAX_SLOTS = 1 << 24   # S * L above this is surely a mistake (and would exhaust memory)
 
 
 class SpecError(ValueError):
@@ -39,15 +42,40 @@ class SpecError(ValueError):
         self.column_offset = column_offset
 
 
-def _int(value: Any, what: str, node: Any, key: Any, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise SpecError(f"{what} must be an integer >= {minimum}, got {value!r}", node, key)
+def _int(value: Any, what: str, node: Any, key: Any, minimum: int = 0, maximum: int = MAX_INT) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+        raise SpecError(f"{what} must be an integer in {minimum}..{maximum}, got {_short(value)}", node, key)
     return value
+
+
+def _short(value: Any) -> str:
+    """repr() of a value, cut short (a hostile file may hold huge numbers or lists)."""
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
+    text = reprlib.repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _name(value: Any) -> str:
+    """A key or name for a message: its text, cut short."""
+    text = value if isinstance(value, str) else _short(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _limits(env: dict) -> LayoutLimits:
+    return env.get("#limits") or DEFAULT_LIMITS
+
+
+def _check_slots(env: dict, S: int, L: int) -> None:
+    """Refuse an (S, L) layout over the slot budget before anything of that size is allocated."""
+    why = _limits(env).slots_error(S, L)
+    if why:
+        raise SpecError(why)
 
 
 def _expr(value: Any, what: str, node: Any, key: Any) -> Expr:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise SpecError(f"{what} must be an expression (string or integer), got {value!r}", node, key)
+        raise SpecError(f"{what} must be an expression (string or integer), got {_short(value)}", node, key)
     try:
         return compile_expr(str(value))
     except ExprError as e:
@@ -56,7 +84,7 @@ def _expr(value: Any, what: str, node: Any, key: Any) -> Expr:
 
 def _int_list(value: Any, n: int | None, what: str, node: Any, key: Any, minimum: int = 0) -> list[int]:
     if not isinstance(value, list) or (n is not None and len(value) != n):
-        raise SpecError(f"{what} must be a list of {n or 'some'} integers, got {value!r}", node, key)
+        raise SpecError(f"{what} must be a list of {n or 'some'} integers, got {_short(value)}", node, key)
     return [_int(v, what, node, key, minimum) for v in value]
 
 
@@ -87,11 +115,11 @@ class Table(Descriptor):
                 if cell is None:
                     out.append(None)
                 elif (isinstance(cell, list) and len(cell) == 2
-                      and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in cell)):
+                      and all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= MAX_INT for x in cell)):
                     out.append((cell[0], cell[1]))
                 else:
-                    raise SpecError(f"table invocation {p} index {i}: expected [row, col] or null, got {cell!r}",
-                                    lane, ("item", i))
+                    raise SpecError(f"table invocation {p} index {i}: expected [row, col] (integers in "
+                                    f"0..{MAX_INT}) or null, got {_short(cell)}", lane, ("item", i))
             lanes.append(out)
         lengths = {len(x) for x in lanes}
         if len(lengths) != 1:
@@ -107,6 +135,7 @@ class Table(Descriptor):
         S = env["S"]
         if len(self.lanes) != S:
             raise SpecError(f"table has {len(self.lanes)} invocations but the subgroup size is {S}")
+        _check_slots(env, S, len(self.lanes[0]))
         row = np.array([[-1 if x is None else x[0] for x in lane] for lane in self.lanes], dtype=np.int64)
         col = np.array([[-1 if x is None else x[1] for x in lane] for lane in self.lanes], dtype=np.int64)
         return row, col
@@ -137,6 +166,8 @@ class Formula(Descriptor):
         raw_vars = spec.get("vars") or {}
         if not isinstance(raw_vars, dict):
             raise SpecError("formula vars must be a mapping name: expression", spec, "vars")
+        if len(raw_vars) > MAX_NAMES:   # each var is an S x L array
+            raise SpecError(f"formula vars has {len(raw_vars)} names, more than the limit of {MAX_NAMES}", spec, "vars")
         for name, text in raw_vars.items():
             if not isinstance(name, str) or not name.isidentifier() or name in cls.RESERVED:
                 raise SpecError(f"formula var name '{name}' is not allowed (reserved: {', '.join(cls.RESERVED)})",
@@ -153,8 +184,9 @@ class Formula(Descriptor):
         except ExprError as e:
             raise SpecError(f"length: {e}") from None
         S = env["S"]
-        if length < 1 or length * S > MAX_SLOTS:
-            raise SpecError(f"length evaluates to {length}, outside 1..{MAX_SLOTS // S}")
+        if length < 1:
+            raise SpecError(f"length evaluates to {length}; it must be at least 1")
+        _check_slots(env, S, length)
         scope["lane"] = np.arange(S, dtype=np.int64)[:, None]
         scope["i"] = np.arange(length, dtype=np.int64)[None, :]
         shape = (S, length)
@@ -204,6 +236,7 @@ class Iree(Descriptor):
             raise SpecError(f"iree outer*thread*element = {tile[0]}x{tile[1]}, but the matrix is {R}x{C}")
         ne = self.element[0] * self.element[1]
         length = self.outer[0] * self.outer[1] * ne
+        _check_slots(env, S, length)
         lane = np.arange(S)[:, None]
         v = np.arange(length)[None, :]
         e, o = v % ne, v // ne
@@ -224,22 +257,53 @@ def _cute_parser():
     return Lark(Path(__file__).with_name("cute.lark").read_text(), parser="lalr")
 
 
+class CuteError(ValueError):
+    """A malformed CuTe layout; `column` is 1-based inside the layout text (or None)."""
+
+    def __init__(self, message: str, column: int | None = None):
+        super().__init__(message)
+        self.column = column
+
+
 def parse_cute(text: str) -> tuple[Any, Any]:
-    """'Shape:Stride' -> (shape, stride) as nested tuples of ints (ValueError when malformed)."""
+    """'Shape:Stride' -> (shape, stride) as nested tuples of ints (CuteError, a ValueError, when malformed).
+
+    Length and nesting are checked before parsing, so that the recursive conversions below stay shallow."""
     from lark.exceptions import UnexpectedInput
+    if len(text) > MAX_CUTE_CHARS:
+        raise CuteError(f"layout of {len(text)} characters is longer than the limit of {MAX_CUTE_CHARS}",
+                        MAX_CUTE_CHARS + 1)
+    depth = 0
+    for col, ch in enumerate(text, 1):
+        depth += (ch == "(") - (ch == ")")
+        if depth > MAX_CUTE_DEPTH:
+            raise CuteError(f"layout nests deeper than the limit of {MAX_CUTE_DEPTH} parentheses", col)
     try:
         tree = _cute_parser().parse(text)
     except UnexpectedInput as e:
-        raise ValueError(f"malformed CuTe layout at column {getattr(e, 'column', '?')}") from None
+        column = getattr(e, "column", None)
+        raise CuteError(f"malformed CuTe layout at column {column or '?'}", column) from None
 
     def conv(t):
         if t.data == "leaf":
-            return int(t.children[0])
+            tok = t.children[0]
+            value = MAX_INT + 1 if len(tok) > 10 else int(tok)
+            if value > MAX_INT:
+                shown = tok if len(tok) <= 24 else f"{tok[:12]}... ({len(tok)} digits)"
+                raise CuteError(f"integer {shown} is larger than the limit of {MAX_INT}",
+                                getattr(tok, "column", None))
+            return value
         return tuple(conv(c) for c in t.children)
     shape, stride = (conv(c) for c in tree.children)
     if not _congruent(shape, stride):
-        raise ValueError("shape and stride are not congruent (same nesting)")
+        raise CuteError("shape and stride are not congruent (same nesting)")
+    if _min_leaf(shape) < 1:
+        raise CuteError("every shape must be at least 1")
     return shape, stride
+
+
+def _min_leaf(shape: Any) -> int:
+    return shape if isinstance(shape, int) else min(_min_leaf(s) for s in shape)
 
 
 def _congruent(a: Any, b: Any) -> bool:
@@ -249,9 +313,10 @@ def _congruent(a: Any, b: Any) -> bool:
 
 
 def cute_size(shape: Any) -> int:
+    """The number of coordinates of a shape (exact Python integers: numpy's product would wrap)."""
     if isinstance(shape, int):
         return shape
-    return int(np.prod([cute_size(s) for s in shape]))
+    return math.prod(cute_size(s) for s in shape)
 
 
 def cute_apply(shape: Any, stride: Any, x: np.ndarray) -> np.ndarray:
@@ -286,10 +351,13 @@ class Cute(Descriptor):
             raise SpecError(f"cute: unknown key '{sorted(map(str, unknown))[0]}' (known: layout, index, thr_id)",
                             node, key)
         where = spec if hasattr(spec, "key_marks") else node
+        if not isinstance(spec["layout"], str):
+            raise SpecError(f"cute layout must be a string, got {_short(spec['layout'])}", where,
+                            "layout" if where is spec else key)
         try:
-            shape, stride = parse_cute(str(spec["layout"]))
-        except ValueError as e:
-            raise SpecError(f"cute layout: {e}", where, "layout" if where is spec else key) from None
+            shape, stride = parse_cute(spec["layout"])
+        except CuteError as e:
+            raise SpecError(f"cute layout: {e}", where, "layout" if where is spec else key, e.column) from None
         if isinstance(shape, int) or len(shape) != 2:
             raise SpecError("cute layout must have two top modes: (thread, value)", where,
                             "layout" if where is spec else key)
@@ -299,10 +367,12 @@ class Cute(Descriptor):
                             "(idx = col + C*row, CuTe's (n,k) for a K x N B)", where, "index")
         thr = None
         if spec.get("thr_id") is not None:
+            if not isinstance(spec["thr_id"], str):
+                raise SpecError(f"cute thr_id must be a string, got {_short(spec['thr_id'])}", where, "thr_id")
             try:
-                thr = parse_cute(str(spec["thr_id"]))
-            except ValueError as e:
-                raise SpecError(f"cute thr_id: {e}", where, "thr_id") from None
+                thr = parse_cute(spec["thr_id"])
+            except CuteError as e:
+                raise SpecError(f"cute thr_id: {e}", where, "thr_id", e.column) from None
         d = cls(shape, stride, index, thr)
         d.fixed_length = cute_size(shape[1])
         return d
@@ -310,6 +380,9 @@ class Cute(Descriptor):
     def build(self, env: dict) -> Arrays:
         R, C, S = env["R"], env["C"], env["S"]
         T, L = cute_size(self.shape[0]), cute_size(self.shape[1])
+        if T > S:
+            raise SpecError(f"cute layout has {T} threads, more than the subgroup size {S}")
+        _check_slots(env, S, L)
         t = np.arange(T)
         lane_of = cute_apply(*self.thr_id, t) if self.thr_id else t
         if lane_of.max() >= S or len(set(lane_of.tolist())) != T:
@@ -344,6 +417,9 @@ class Linear(Descriptor):
             bases = spec[k]
             if not isinstance(bases, list):
                 raise SpecError(f"linear {k} must be a list of [row, col] bases", spec, k)
+            if len(bases) > MAX_LINEAR_BASES:
+                raise SpecError(f"linear {k} has {len(bases)} bases, more than the limit of {MAX_LINEAR_BASES}",
+                                spec, k)
             out[k] = [tuple(_int_list(b, 2, f"linear {k} basis", spec, k)) for b in bases]
         d = cls(out["register"], out["lane"])
         d.fixed_length = 1 << len(d.register)
@@ -355,6 +431,7 @@ class Linear(Descriptor):
             raise SpecError(f"linear layout has {len(self.lane)} lane bases (2^{len(self.lane)} lanes), "
                             f"but the subgroup size is {S}")
         L = 1 << len(self.register)
+        _check_slots(env, S, L)
         row = np.zeros((S, L), dtype=np.int64)
         col = np.zeros((S, L), dtype=np.int64)
         for axis, bases, n in ((0, self.lane, S), (1, self.register, L)):
@@ -380,6 +457,7 @@ class Striped(Descriptor):
     def build(self, env: dict) -> Arrays:
         R, C, S = env["R"], env["C"], env["S"]
         L = -(-R * C // S)
+        _check_slots(env, S, L)
         idx = np.arange(S)[:, None] + np.arange(L)[None, :] * S
         pad = idx >= R * C
         return np.where(pad, -1, idx // C), np.where(pad, -1, idx % C)
@@ -395,13 +473,14 @@ class Shuffled(Descriptor):
         spec = spec or {}
         if not isinstance(spec, dict) or set(spec) - {"seed"}:
             raise SpecError("shuffled takes only 'seed' (write 'shuffled: {seed: 0}')", node, key)
-        return cls(_int(spec.get("seed", 0), "shuffled seed", spec, "seed"))
+        return cls(_int(spec.get("seed", 0), "shuffled seed", spec, "seed", maximum=(1 << 64) - 1))
 
     def build(self, env: dict) -> Arrays:
         R, C, S = env["R"], env["C"], env["S"]
         seed = env.get("#seed")
         seed = self.seed if seed is None else seed
         L = -(-R * C // S)
+        _check_slots(env, S, L)
         tag = zlib.crc32(f"{env.get('#component')}/{R}x{C}/{env.get('#use')}/{S}".encode())
         perm = np.random.default_rng([int(seed) & 0xFFFFFFFF, tag]).permutation(S * L).reshape(S, L)
         pad = perm >= R * C

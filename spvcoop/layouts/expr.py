@@ -16,6 +16,8 @@ from typing import Callable, Mapping
 
 import numpy as np
 
+from .limits import MAX_EXPR_CHARS, MAX_EXPR_DEPTH
+
 Value = "np.ndarray | int"
 
 
@@ -88,7 +90,8 @@ _UNARY: dict[str, Callable] = {
 @functools.lru_cache(maxsize=1)
 def _parser():
     from lark import Lark
-    return Lark(Path(__file__).with_name("expr.lark").read_text(), parser="lalr", maybe_placeholders=False)
+    return Lark(Path(__file__).with_name("expr.lark").read_text(), parser="lalr", maybe_placeholders=False,
+                propagate_positions=True)
 
 
 @dataclass(frozen=True)
@@ -101,9 +104,12 @@ class Expr:
     def evaluate(self, env: Mapping[str, object]) -> np.ndarray:
         missing = sorted(n for n in self.names if n not in env)
         if missing:
-            raise ExprError(f"unknown name '{missing[0]}' (known: {', '.join(sorted(env))})")
+            known = ", ".join(sorted(k for k in env if not k.startswith("#")))
+            raise ExprError(f"unknown name '{missing[0]}' (known: {known})")
+        # Python ints become int64, so that arithmetic wraps like the arrays instead of growing
+        scope = {n: (np.int64(env[n]) if type(env[n]) is int else env[n]) for n in self.names}
         with np.errstate(all="ignore"):
-            return np.asarray(self._fn(env), dtype=np.int64)
+            return np.asarray(self._fn(scope), dtype=np.int64)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -114,6 +120,9 @@ def compile_expr(text: str) -> Expr:
 
     if not isinstance(text, str):
         text = str(text)
+    if len(text) > MAX_EXPR_CHARS:
+        raise ExprError(f"expression of {len(text)} characters is longer than the limit of {MAX_EXPR_CHARS}",
+                        MAX_EXPR_CHARS + 1)
     try:
         tree = _parser().parse(text)
     except UnexpectedToken as e:
@@ -123,6 +132,8 @@ def compile_expr(text: str) -> Expr:
         raise ExprError(f"syntax error: unexpected character '{text[e.pos_in_stream]}'", e.column) from None
     except UnexpectedInput as e:
         raise ExprError("syntax error", getattr(e, "column", None)) from None
+    if isinstance(tree, Tree):
+        _check_depth(tree)
     names: set[str] = set()
 
     def build(node) -> Callable:
@@ -132,9 +143,12 @@ def compile_expr(text: str) -> Expr:
         ch = node.children
         if kind == "num":
             s = str(ch[0])
-            value = int(s, 16) if s[:2] in ("0x", "0X") else int(s, 10)
+            # the length test comes first: int() of thousands of digits is slow (and refused)
+            value = 2 ** 63 if len(s) > 24 else int(s, 16) if s[:2] in ("0x", "0X") else int(s, 10)
             if value >= 2 ** 63:
-                raise ExprError(f"integer {ch[0]} does not fit in 64 bits", getattr(ch[0], "column", None))
+                shown = s if len(s) <= 24 else f"{s[:12]}... ({len(s)} characters)"
+                raise ExprError(f"integer {shown} does not fit in 64 bits", getattr(ch[0], "column", None))
+            value = np.int64(value)
             return lambda env: value
         if kind == "var":
             name = str(ch[0])
@@ -170,3 +184,15 @@ def compile_expr(text: str) -> Expr:
 
     fn = build(tree if isinstance(tree, Tree) else Tree("num", [tree]))
     return Expr(text, frozenset(names), fn)
+
+
+def _check_depth(tree) -> None:
+    """Refuse a syntax tree deeper than MAX_EXPR_DEPTH before the recursive build (iteratively)."""
+    from lark import Tree
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_EXPR_DEPTH:
+            column = getattr(getattr(node, "meta", None), "column", None)
+            raise ExprError(f"expression nests deeper than the limit of {MAX_EXPR_DEPTH} levels", column)
+        stack.extend((c, depth + 1) for c in node.children if isinstance(c, Tree))

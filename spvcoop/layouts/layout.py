@@ -69,6 +69,17 @@ def component_name(kind: str, width: int, signed: bool = False, encoding: str | 
     return name
 
 
+def check_int(value, what: str) -> int:
+    """An integer argument of the API (numpy integers too); LayoutError for anything else."""
+    import operator
+    if isinstance(value, bool):
+        raise LayoutError(f"{what} must be an integer, got {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise LayoutError(f"{what} must be an integer, got {str(value)[:40]!r}") from None
+
+
 def check_component(component: str) -> int:
     """Width in bits; LayoutError for an unknown name."""
     if not isinstance(component, str) or component not in COMPONENTS:

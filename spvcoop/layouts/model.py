@@ -24,6 +24,7 @@ ones when a type is first asked for. Every error names file:line and the entry.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -31,12 +32,13 @@ from typing import Any, Iterator
 import numpy as np
 
 from ..diagnostics import Diagnostic
-from .descriptors import KINDS, Descriptor, SpecError
+from .descriptors import KINDS, Descriptor, SpecError, _name, _short
 from .expr import Expr, ExprError, compile_expr
-from .layout import COMPONENTS, Layout, LayoutError, check_component, normalize_use
+from .layout import COMPONENTS, Layout, LayoutError, check_component, check_int, normalize_use
+from .limits import (DEFAULT_LIMITS, MAX_ENTRIES, MAX_ENUMERATED_TYPES, MAX_INT, MAX_LIST, MAX_NAMES,
+                     MAX_WHEN_EVALS, LayoutLimits)
 from .yamlloc import load_yaml, span_of
 
-MAX_DIM, MAX_SUBGROUP = 4096, 1024
 ENUM_LIMIT = 64   # open-ended ranges are enumerated up to this size for listing/diffing
 Type = tuple[str, int, int, "str | None", int]   # component, rows, cols, use, subgroup size
 
@@ -83,6 +85,7 @@ class Entry:
     desc: Descriptor
     mark: Any
     source: str
+    work: list = field(default_factory=lambda: [0], repr=False)   # 'when' evaluations, shared by a model's entries
 
     def constants(self, component: str, rows: int, cols: int, use: str | None, S: int) -> dict:
         # '#'-names are for descriptors (shuffled); expressions cannot name them
@@ -100,6 +103,10 @@ class Entry:
         if self.uses is not None and use not in self.uses:
             return False
         if self.when is not None:
+            self.work[0] += len(self.let) + 1
+            if self.work[0] > MAX_WHEN_EVALS:
+                raise self.error(f"matching types against 'when' conditions took more than {MAX_WHEN_EVALS} "
+                                 f"expression evaluations in this model (too many entries, let names or examples)")
             try:
                 env = self.constants(component, rows, cols, use, S)
                 return bool(np.asarray(self.when.evaluate(env)).reshape(-1)[0])
@@ -117,6 +124,14 @@ class Entry:
         if self.when is not None:
             s += f" when {self.when.text}"
         return f"{self.name}: {s} ({self.desc.kind})"
+
+    def type_count(self) -> int:
+        """How many combinations types() walks (0 when open-ended)."""
+        if not (self.rows.finite and self.cols.finite and self.sizes.finite):
+            return 0
+        uses = len(self.uses) if self.uses is not None else 4
+        return (len(self.components or COMPONENTS) * len(self.rows.values) * len(self.cols.values) * uses
+                * len(self.sizes.values))
 
     def types(self) -> Iterator[Type]:
         """Concrete types of a finite entry (nothing when rows, cols or S are open-ended)."""
@@ -143,7 +158,9 @@ class LayoutModel:
     source: str
     examples: list[Type] = field(default_factory=list)
     seed: int | None = None
+    limits: LayoutLimits = DEFAULT_LIMITS
     _cache: dict = field(default_factory=dict, repr=False)
+    _built_slots: int = field(default=0, repr=False)   # work done by _build, bounded by the limits
 
     def _find(self, component: str, rows: int, cols: int, use: str | None, S: int) -> Entry | None:
         for e in self.entries:
@@ -157,25 +174,28 @@ class LayoutModel:
         S = subgroup_size if subgroup_size is not None else self.default_subgroup_size
         if S is None:
             raise LayoutError(f"layout model '{self.name}' has no default subgroup size: give one", self.source)
-        return use, int(S)
+        return use, check_int(S, "the subgroup size")
 
     def defines(self, component: str, rows: int, cols: int, use: str | None = None,
                 subgroup_size: int | None = None) -> bool:
         """Whether layout() would answer for this type (no guessing)."""
         try:
             use, S = self._resolve(component, use, subgroup_size)
+            rows, cols = check_int(rows, "rows"), check_int(cols, "cols")
         except LayoutError:
             return False
-        return self._find(component, int(rows), int(cols), use, S) is not None
+        if self.limits.check_type(rows, cols, S) is not None:
+            return False   # layout() would refuse it: over the size budget
+        return self._find(component, rows, cols, use, S) is not None
 
     def layout(self, component: str, rows: int, cols: int, use: str | None = None,
                subgroup_size: int | None = None) -> Layout:
         """The layout of one type; LayoutError when the model does not define it."""
         use, S = self._resolve(component, use, subgroup_size)
-        rows, cols = int(rows), int(cols)
-        if not (0 < rows <= MAX_DIM and 0 < cols <= MAX_DIM and 0 < S <= MAX_SUBGROUP):
-            raise LayoutError(f"{rows}x{cols} at subgroup size {S} is outside what layout models handle "
-                              f"(rows, cols 1..{MAX_DIM}, subgroup size 1..{MAX_SUBGROUP})", self.source)
+        rows, cols = check_int(rows, "rows"), check_int(cols, "cols")
+        why = self.limits.check_type(rows, cols, S)
+        if why:
+            raise LayoutError(f"layout model '{self.name}': {why}", self.source)
         key = (component, rows, cols, use, S)
         hit = self._cache.get(key)
         if hit is not None:
@@ -186,7 +206,16 @@ class LayoutModel:
             listing = "; ".join(e.describe() for e in self.entries[:6])
             raise LayoutError(f"layout model '{self.name}' does not define {what}. It defines: {listing}",
                               self.source)
-        out = build_entry(entry, component, rows, cols, use, S, self.name, self.seed)
+        return self._build(entry, key)
+
+    def _build(self, entry: Entry, key: Type) -> Layout:
+        """Build, check and cache one layout, counting the slots built against the model's work budget."""
+        budget = self.limits.max_built_slots
+        if self._built_slots > budget:
+            raise entry.error(f"the layouts built for model '{self.name}' hold more than {budget} slots in all, "
+                              f"the limit of 64 x --max-elements (max_elements in LayoutLimits)")
+        out = build_entry(entry, *key, self.name, self.seed, self.limits)
+        self._built_slots += out.row.size
         self._cache[key] = out
         return out
 
@@ -195,7 +224,8 @@ class LayoutModel:
         seen: dict[Type, None] = {}
         for e in self.entries:
             for t in e.types():
-                seen.setdefault(t, None)
+                if self.limits.check_type(t[1], t[2], t[4]) is None:
+                    seen.setdefault(t, None)
         for t in self.examples:
             if self.defines(*t):
                 seen.setdefault(t, None)
@@ -203,12 +233,13 @@ class LayoutModel:
 
 
 def build_entry(entry: Entry, component: str, rows: int, cols: int, use: str | None, S: int,
-                model: str, seed: int | None = None) -> Layout:
+                model: str, seed: int | None = None, limits: LayoutLimits = DEFAULT_LIMITS) -> Layout:
     """Build and check one layout; any problem becomes a LayoutError at the entry's line."""
     what = f"{component} {rows}x{cols}" + (f" use {use}" if use else "") + f" S={S}"
     try:
         env = entry.constants(component, rows, cols, use, S)
         env["#seed"] = seed
+        env["#limits"] = limits
         row, col = entry.desc.build(env)
     except (SpecError, ExprError) as e:
         raise entry.error(f"{what}: {e}") from None
@@ -244,35 +275,42 @@ def _where(source: str, node: Any, key: Any = None, column_offset: int | None = 
 
 
 def _sizes(value: Any, what: str, where: tuple) -> Sizes:
+    def ok(v):
+        return isinstance(v, int) and not isinstance(v, bool) and v > 0
     if value is None or value == "any":
         return Sizes()
-    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-        return Sizes((value,))
-    if isinstance(value, list) and value and all(isinstance(v, int) and not isinstance(v, bool) and v > 0
-                                                 for v in value):
-        return Sizes(tuple(value))
-    if isinstance(value, dict) and set(value) == {"multiple_of"} and isinstance(value["multiple_of"], int) \
-            and value["multiple_of"] > 0:
+    values = [value] if ok(value) else value if isinstance(value, list) and value and all(map(ok, value)) else None
+    if isinstance(value, dict) and set(value) == {"multiple_of"} and ok(value["multiple_of"]):
+        values = [value["multiple_of"]]
+    if values is None:
+        raise SpecError(f"{what} must be a positive integer, a list of them, 'any' or {{multiple_of: n}}; "
+                        f"got {_short(value)}", *where)
+    if len(values) > MAX_LIST:
+        raise SpecError(f"{what} lists {len(values)} values, more than the limit of {MAX_LIST}", *where)
+    if max(values) > MAX_INT:   # sizes beyond the budgets are refused when asked for, not here
+        raise SpecError(f"{what}: {_short(max(values))} is larger than {MAX_INT}", *where)
+    if isinstance(value, dict):
         return Sizes(multiple_of=value["multiple_of"])
-    raise SpecError(f"{what} must be a positive integer, a list of them, 'any' or {{multiple_of: n}}; "
-                    f"got {value!r}", *where)
+    return Sizes(tuple(values))
 
 
 ENTRY_KEYS = {"name", "components", "component", "rows", "cols", "use", "subgroup_size", "let", "when",
               "description"}
 
 
-def _parse_entry(raw: Any, n: int, entries_node: Any, source: str, default_S: int | None) -> Entry:
+def _parse_entry(raw: Any, n: int, entries_node: Any, source: str, default_S: int | None,
+                 limits: LayoutLimits) -> Entry:
     if not isinstance(raw, dict):
         raise SpecError(f"entry {n} must be a mapping", entries_node, ("item", n))
-    name = str(raw.get("name", f"#{n}"))
+    name = raw.get("name", f"#{n}")
+    name = _name(name)
     kinds = [k for k in raw if k in KINDS]
     unknown = [k for k in raw if k not in KINDS and k not in ENTRY_KEYS]
     if unknown:
         from ..diagnostics import did_you_mean
         k = unknown[0]
-        raise SpecError(f"entry '{name}': unknown key '{k}'{did_you_mean(str(k), list(KINDS) + sorted(ENTRY_KEYS))}",
-                        raw, k)
+        raise SpecError(f"entry '{name}': unknown key '{_name(k)}'"
+                        f"{did_you_mean(str(k)[:80], list(KINDS) + sorted(ENTRY_KEYS))}", raw, k)
     if len(kinds) != 1:
         raise SpecError(f"entry '{name}' needs exactly one description ({', '.join(KINDS)}), "
                         f"found {len(kinds) or 'none'}", entries_node, ("item", n))
@@ -288,7 +326,8 @@ def _parse_entry(raw: Any, n: int, entries_node: Any, source: str, default_S: in
         for c in comps:
             if not isinstance(c, str) or c not in COMPONENTS:
                 from ..diagnostics import did_you_mean
-                raise SpecError(f"entry '{name}': unknown component '{c}'{did_you_mean(str(c), COMPONENTS)} "
+                raise SpecError(f"entry '{name}': unknown component '{_name(c)}'"
+                                f"{did_you_mean(str(c)[:80], COMPONENTS)} "
                                 f"(known: {', '.join(COMPONENTS)})", raw, ckey)
         components = tuple(comps)
     uses_raw = raw.get("use", "any")
@@ -312,14 +351,25 @@ def _parse_entry(raw: Any, n: int, entries_node: Any, source: str, default_S: in
     let_raw = raw.get("let") or {}
     if not isinstance(let_raw, dict):
         raise SpecError(f"entry '{name}': let must be a mapping name: expression", raw, "let")
+    if len(let_raw) > MAX_NAMES:
+        raise SpecError(f"entry '{name}': let has {len(let_raw)} names, more than the limit of {MAX_NAMES}", raw, "let")
     for k, v in let_raw.items():
+        if not isinstance(k, str) or not k.isidentifier():
+            raise SpecError(f"entry '{name}': let name {_short(k)} is not a name (letters, digits, _)",
+                            let_raw, k)
+        if isinstance(v, bool) or not isinstance(v, (int, str)):
+            raise SpecError(f"entry '{name}': let '{k}' must be an expression (string or integer), "
+                            f"got {_short(v)}", let_raw, k)
         try:
             e = compile_expr(str(v))
         except ExprError as ex:
             raise SpecError(f"entry '{name}': let '{k}': {ex}", let_raw, k, ex.column) from None
-        let.append((str(k), e))
+        let.append((k, e))
     when = None
     if "when" in raw:
+        if isinstance(raw["when"], bool) or not isinstance(raw["when"], (int, str)):
+            raise SpecError(f"entry '{name}': when must be an expression (string or integer), "
+                            f"got {_short(raw['when'])}", raw, "when")
         try:
             when = compile_expr(str(raw["when"]))
         except ExprError as ex:
@@ -336,17 +386,23 @@ def _parse_entry(raw: Any, n: int, entries_node: Any, source: str, default_S: in
                  getattr(raw, "mark", None), source)
 
 
-def parse_model(text: str, source: str, seed: int | None = None) -> LayoutModel:
-    """Parse and check a model file's text (errors: LayoutError at file:line)."""
-    data = load_yaml(text, source)
+def parse_model(text: str, source: str, seed: int | None = None,
+                limits: LayoutLimits | None = None) -> LayoutModel:
+    """Parse and check a model file's text (errors: LayoutError at file:line). `limits`: size budgets."""
     try:
-        return _parse_model(data, source, seed)
+        data = load_yaml(text, source)
+    except (ValueError, RecursionError) as e:
+        # the YAML library's own limits (an integer of thousands of digits, deep nesting), unlocated
+        why = "nested too deeply" if isinstance(e, RecursionError) else str(e).split(";")[0]
+        raise LayoutError(f"invalid YAML: {why}", source) from None
+    try:
+        return _parse_model(data, source, seed, limits or DEFAULT_LIMITS)
     except SpecError as e:
         raise LayoutError(Diagnostic("error", str(e.args[0]), _where(source, e.node, e.key, e.column_offset),
                                      source=source)) from None
 
 
-def _parse_model(data: Any, source: str, seed: int | None) -> LayoutModel:
+def _parse_model(data: Any, source: str, seed: int | None, limits: LayoutLimits) -> LayoutModel:
     if not isinstance(data, dict):
         raise SpecError("a layout model file must be a mapping with 'name' and 'entries'", data)
     unknown = set(data) - {"name", "description", "subgroup_size", "entries", "examples", "sources"}
@@ -355,35 +411,56 @@ def _parse_model(data: Any, source: str, seed: int | None) -> LayoutModel:
         raise SpecError(f"unknown top-level key '{k}' (known: name, description, subgroup_size, entries, "
                         f"examples, sources)", data, k)
     name = data.get("name")
-    if not isinstance(name, str) or not name:
-        raise SpecError("the model needs a 'name' (a string)", data, "name" if "name" in data else None)
+    if not isinstance(name, str) or not name or len(name) > 200:
+        raise SpecError("the model needs a 'name' (a string of at most 200 characters)", data,
+                        "name" if "name" in data else None)
     S = data.get("subgroup_size")
-    if S is not None and (not isinstance(S, int) or isinstance(S, bool) or S < 1):
-        raise SpecError("subgroup_size must be a positive integer", data, "subgroup_size")
+    if S is not None and (not isinstance(S, int) or isinstance(S, bool) or not 1 <= S <= MAX_INT):
+        raise SpecError(f"subgroup_size must be an integer in 1..{MAX_INT}", data, "subgroup_size")
     raw_entries = data.get("entries")
     if not isinstance(raw_entries, list) or not raw_entries:
         raise SpecError("the model needs a non-empty 'entries' list", data, "entries" if "entries" in data else None)
-    entries = [_parse_entry(raw, n, raw_entries, source, S) for n, raw in enumerate(raw_entries)]
+    if len(raw_entries) > MAX_ENTRIES:
+        raise SpecError(f"the model has {len(raw_entries)} entries, more than the limit of {MAX_ENTRIES}", data,
+                        "entries")
+    entries = [_parse_entry(raw, n, raw_entries, source, S, limits) for n, raw in enumerate(raw_entries)]
+    work = [0]
+    for e in entries:
+        e.work = work
+    listed = 0
+    for n, e in enumerate(entries):   # bounds `layout list` and `diff`, and the checks below
+        listed += e.type_count()
+        if listed > MAX_ENUMERATED_TYPES:
+            raise SpecError(f"the entries up to '{e.name}' list {listed} concrete types, more than the limit of "
+                            f"{MAX_ENUMERATED_TYPES}", raw_entries, ("item", n))
     examples = []
     raw_examples = data.get("examples") or []
     if not isinstance(raw_examples, list):
         raise SpecError("examples must be a list", data, "examples")
+    if len(raw_examples) > MAX_ENUMERATED_TYPES:
+        raise SpecError(f"examples lists {len(raw_examples)} types, more than the limit of {MAX_ENUMERATED_TYPES}",
+                        data, "examples")
     for n, ex in enumerate(raw_examples):
-        def posint(v):
-            return isinstance(v, int) and not isinstance(v, bool) and v > 0
+        def posint(v, maximum):
+            return isinstance(v, int) and not isinstance(v, bool) and 0 < v <= maximum
         ok = (isinstance(ex, dict) and {"component", "rows", "cols"} <= set(ex)
-              and isinstance(ex["component"], str) and ex["component"] in COMPONENTS and posint(ex["rows"]) and posint(ex["cols"]) and posint(ex.get("subgroup_size", S or 1)))
+              and isinstance(ex["component"], str) and ex["component"] in COMPONENTS
+              and posint(ex["rows"], MAX_INT) and posint(ex["cols"], MAX_INT)
+              and posint(ex.get("subgroup_size", S or 1), MAX_INT))
         if ok:
             try:
                 use = normalize_use(ex.get("use"))
             except LayoutError:
                 ok = False
         if not ok:
-            raise SpecError("examples must be mappings with a known component, positive rows and cols (and "
-                            "optional use, subgroup_size)", raw_examples, ("item", n))
+            raise SpecError(f"examples must be mappings with a known component, rows and cols in "
+                            f"1..{MAX_INT} (and optional use, subgroup_size)", raw_examples, ("item", n))
         examples.append((ex["component"], ex["rows"], ex["cols"], use, ex.get("subgroup_size", S)))
-    model = LayoutModel(name, str(data.get("description", "")).strip(), S, entries, source, examples, seed)
-    # Fixed-size entries are checked now, so a bad table or formula fails at load time.
+    description = data.get("description", "")
+    description = description.strip() if isinstance(description, str) else _short(description)
+    model = LayoutModel(name, description, S, entries, source, examples, seed, limits)
+    # Fixed-size entries are checked now, so a bad table or formula fails at load time
+    # (types over the size budget are left for when they are asked for, and refused then).
     for e in entries:
         if e.rows.finite and e.cols.finite and e.sizes.finite:
             comps = e.components or ("f32",)
@@ -392,8 +469,8 @@ def _parse_model(data: Any, source: str, seed: int | None) -> LayoutModel:
                 for r in e.rows.enumerate():
                     for c in e.cols.enumerate():
                         for s in e.sizes.enumerate():
-                            if e.matches(comp, r, c, uses[0], s):
-                                build_entry(e, comp, r, c, uses[0], s, name, seed)
+                            if limits.check_type(r, c, s) is None and e.matches(comp, r, c, uses[0], s):
+                                model._build(e, (comp, r, c, uses[0], s))
     return model
 
 
@@ -407,9 +484,13 @@ def builtin_models() -> list[str]:
     return sorted(p.stem for p in MODELS_DIR.glob("*.yaml"))
 
 
-def load_model(name_or_path: str, seed: int | None = None) -> LayoutModel:
-    """A built-in model by name, or a user's YAML file by path. `seed` feeds `shuffled` entries."""
+def load_model(name_or_path: str, seed: int | None = None, limits: LayoutLimits | None = None) -> LayoutModel:
+    """A built-in model by name, or a user's YAML file by path. `seed` feeds `shuffled` entries;
+    `limits` are the size budgets (see limits.py)."""
     from ..diagnostics import did_you_mean
+    if not isinstance(name_or_path, (str, os.PathLike)):
+        raise LayoutError(f"a layout model is a name or a path, got {_short(name_or_path)}")
+    name_or_path = os.fspath(name_or_path)
     p = Path(name_or_path)
     if name_or_path in builtin_models():
         p = MODELS_DIR / f"{name_or_path}.yaml"
@@ -420,8 +501,16 @@ def load_model(name_or_path: str, seed: int | None = None) -> LayoutModel:
         raise LayoutError(f"unknown layout model '{name_or_path}'{did_you_mean(name_or_path, builtin_models())}; "
                           f"built-in models: {', '.join(builtin_models())} (or give a path to a .yaml file)")
     try:
-        text = p.read_text(encoding="utf-8")
+        if not p.is_file():   # a device, a pipe or a directory: refused, never read
+            raise LayoutError("cannot read layout model: not a regular file", str(name_or_path))
+        cap = (limits or DEFAULT_LIMITS).max_model_bytes
+        with open(p, "rb") as f:
+            data = f.read(cap + 1)
+        if len(data) > cap:   # (YAML is parsed at about a megabyte per second)
+            raise LayoutError(f"layout model file is larger than the limit of {cap} bytes (raise it with "
+                              f"--max-model-bytes)", str(name_or_path))
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise LayoutError(f"cannot read layout model: {getattr(e, 'strerror', None) or e}", str(name_or_path)) \
             from None
-    return parse_model(text, source, seed)
+    return parse_model(text, source, seed, limits)

@@ -19,7 +19,9 @@ import re
 
 import numpy as np
 
-from .layout import COMPONENTS, LayoutError, check_component, normalize_use
+from ..module import Span
+from .layout import COMPONENTS, LayoutError, check_component, check_int, normalize_use
+from .limits import DEFAULT_LIMITS, LayoutLimits
 
 _USE_VALUE = {"a": 0, "b": 1, "acc": 2}
 
@@ -49,7 +51,7 @@ def _scalar_decls(component: str) -> tuple[list[str], list[str], list[str]]:
 
 
 def probe_shader(api: str, component: str, rows: int, cols: int, use: str | None = None,
-                 subgroup_size: int = 32) -> str:
+                 subgroup_size: int = 32, limits: LayoutLimits = DEFAULT_LIMITS) -> str:
     """SPIR-V assembly (spv1.6 / vulkan1.3) of the layout probe for one type."""
     check_component(component)
     use = normalize_use(use)
@@ -59,8 +61,16 @@ def probe_shader(api: str, component: str, rows: int, cols: int, use: str | None
         raise LayoutError("a KHR probe needs --use a, b or acc")
     if api == "nv" and use is not None:
         raise LayoutError("NV cooperative matrices have no use: drop --use for --api nv")
+    rows, cols = check_int(rows, "rows"), check_int(cols, "cols")
+    subgroup_size = check_int(subgroup_size, "the subgroup size")
     if rows < 1 or cols < 1 or subgroup_size < 1:
         raise LayoutError("rows, cols and subgroup size must be positive")
+    why = limits.check_type(rows, cols, subgroup_size)
+    if why:
+        raise LayoutError(why)
+    if subgroup_size * (1 + 2 * rows * cols) >= 1 << 32:
+        raise LayoutError(f"the probe's OUT buffer ({subgroup_size} * (1 + 2 * {rows} * {cols}) words) cannot be "
+                          f"indexed with 32-bit integers")
     bits, kind = COMPONENTS[component]
     caps, exts, tylines = _scalar_decls(component)
     S, R, C = subgroup_size, rows, cols
@@ -198,9 +208,14 @@ def _align(lines: list[str]) -> str:
     return "\n".join(out) + "\n"
 
 
-def probe_inputs(component: str, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+def probe_inputs(component: str, rows: int, cols: int,
+                 limits: LayoutLimits = DEFAULT_LIMITS) -> tuple[np.ndarray, np.ndarray]:
     """The ROW and COL input matrices (row-major, r + 1 and c + 1) as numpy arrays of the component type."""
     check_component(component)
+    rows, cols = check_int(rows, "rows"), check_int(cols, "cols")
+    why = limits.check_type(rows, cols, 1)
+    if why:
+        raise LayoutError(why)
     bits, kind = COMPONENTS[component]
     r, c = np.meshgrid(np.arange(rows) + 1, np.arange(cols) + 1, indexing="ij")
     if component == "bf16":  # small integers are exact in bf16: the upper half of the f32 bits
@@ -213,23 +228,37 @@ def probe_inputs(component: str, rows: int, cols: int) -> tuple[np.ndarray, np.n
     return conv(r).reshape(-1), conv(c).reshape(-1)
 
 
-def import_buffer(words: np.ndarray, rows: int, cols: int, subgroup_size: int) -> list[list]:
-    """Per-invocation tables [[ [r, c] | None, ...], ...] from a probe's OUT buffer (uint32 words)."""
+def import_buffer(words: np.ndarray, rows: int, cols: int, subgroup_size: int,
+                  limits: LayoutLimits = DEFAULT_LIMITS) -> list[list]:
+    """Per-invocation tables [[ [r, c] | None, ...], ...] from a probe's OUT buffer (uint32 words).
+
+    LayoutError for a malformed buffer, located at the word it is about."""
+    rows, cols = check_int(rows, "rows"), check_int(cols, "cols")
+    subgroup_size = check_int(subgroup_size, "the subgroup size")
+    why = limits.check_type(rows, cols, subgroup_size)
+    if why:
+        raise LayoutError(why)
     S, RC = subgroup_size, rows * cols
     words = np.asarray(words, dtype=np.int64).reshape(-1)
     need = S + 2 * S * RC
     if words.size < S:
-        raise LayoutError(f"probe buffer has {words.size} words; at least {S} (the lengths) are needed")
+        raise LayoutError(f"truncated probe buffer: it has {words.size} words; at least {S} (the lengths) are "
+                          f"needed", span=_word(words.size))
     lengths = words[:S]
-    if len(set(lengths.tolist())) != 1:
-        raise LayoutError(f"invocations report different lengths {sorted(set(lengths.tolist()))}: "
-                          "a layout needs one length")
+    odd = np.flatnonzero(lengths != lengths[0])
+    if len(odd):
+        raise LayoutError(f"invocations report different lengths ({lengths[0]} in invocation 0, "
+                          f"{lengths[odd[0]]} in invocation {odd[0]}): a layout needs one length",
+                          span=_word(int(odd[0])))
     L = int(lengths[0])
     if not 1 <= L <= RC:
-        raise LayoutError(f"probe buffer reports length {L}, outside 1..{RC}")
+        raise LayoutError(f"probe buffer reports length {L}, outside 1..{RC}", span=_word(0))
+    why = limits.slots_error(S, L)
+    if why:
+        raise LayoutError(why, span=_word(0))
     if words.size < need:
-        raise LayoutError(f"probe buffer has {words.size} words; a {rows}x{cols} probe at subgroup size {S} "
-                          f"writes {need}")
+        raise LayoutError(f"truncated probe buffer: it has {words.size} words; a {rows}x{cols} probe at "
+                          f"subgroup size {S} writes {need}", span=_word(words.size))
     pairs = words[S:need].reshape(S, RC, 2)[:, :L, :]
     tables = []
     for p in range(S):
@@ -242,6 +271,11 @@ def import_buffer(words: np.ndarray, rows: int, cols: int, subgroup_size: int) -
                 lane.append([r - 1, c - 1])
             else:
                 raise LayoutError(f"invocation {p} index {i} reports row+1={r}, col+1={c}: outside the "
-                                  f"{rows}x{cols} matrix (and not padding)")
+                                  f"{rows}x{cols} matrix (and not padding)", span=_word(S + 2 * (p * RC + i)))
         tables.append(lane)
     return tables
+
+
+def _word(n: int) -> Span:
+    """The location of word n of a buffer (printed as 'word n')."""
+    return Span(0, 0, 0, n)

@@ -12,7 +12,8 @@ import json
 import re
 from html import escape
 
-from .layout import Layout
+from .layout import Layout, LayoutError
+from .limits import DEFAULT_LIMITS, LayoutLimits
 
 
 def title(lay: Layout) -> str:
@@ -115,54 +116,143 @@ def to_yaml_model(name: str, description: str, entries: list[dict]) -> str:
 FORMATS = {"table": to_table, "json": to_json, "svg": to_svg, "html": to_html}
 
 
+def estimate_size(lay: Layout, fmt: str) -> int:
+    """An upper estimate of the bytes FORMATS[fmt](lay) writes, computed without rendering."""
+    S, L = lay.row.shape
+    cell = len(f"{max(lay.rows - 1, 0)},{max(lay.cols - 1, 0)}")
+    table = (L + 3) * (len(str(L)) + 4 + S * (max(cell, len(f"p{S - 1}")) + 1)) + 300
+    if fmt == "table":
+        return table
+    if fmt == "json":
+        return S * L * (cell + 5) + 4 * S + 300
+    # per matrix cell: a group with a tooltip, a rect and up to 4 labels; per slot: its 'invocation p element i'
+    svg = lay.rows * lay.cols * 240 + S * L * (40 + 2 * len(str(max(S, L)))) + (lay.rows + lay.cols) * 120 + 600
+    return svg if fmt == "svg" else svg + 2 * table + 600
+
+
+def check_output_budget(lay: Layout, fmt: str, max_output: int = DEFAULT_LIMITS.max_output,
+                        source: str = "<layout>") -> None:
+    """LayoutError before rendering a picture or table larger than max_output bytes."""
+    size = estimate_size(lay, fmt)
+    if size > max_output:
+        raise LayoutError(f"the {fmt} output of {title(lay)} would take about {size} bytes, more than the limit "
+                          f"of {max_output} (raise it with --max-output)", source)
+
+
 _TITLE = re.compile(r"^(?P<model>.*): (?P<component>[a-z0-9]+) (?P<rows>\d+)x(?P<cols>\d+)"
                     r"(?: use (?P<use>a|b|acc)| \(no use\)), subgroup size (?P<S>\d+), length (?P<L>\d+)")
+_CELL = re.compile(r"\S+")
 
 
-def parse_table(text: str) -> dict:
-    """Read back `to_table` output: {'component','rows','cols','use','subgroup_size','lanes'} (ValueError)."""
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    m = _TITLE.match(lines[0]) if lines else None
-    if not m or len(lines) < 3:
-        raise ValueError("not a layout table: the first line must read 'MODEL: T RxC use U, subgroup size S, ...'")
-    S, L = int(m["S"]), int(m["L"])
-    heads = lines[1].split("|", 1)[1].split()
-    if heads != [f"p{p}" for p in range(S)]:
-        raise ValueError(f"the header must name invocations p0..p{S - 1}")
+class ReadBackError(ValueError):
+    """Malformed `show` output read back; `line` and `col` (1-based) locate it when known."""
+
+    def __init__(self, message: str, line: int | None = None, col: int | None = None):
+        super().__init__(message)
+        self.line, self.col = line, col
+
+
+def _small_int(text: str, what: str, line: int | None = None, col: int | None = None) -> int:
+    """A decimal count or index; at most 9 digits (int() of a huge literal is slow and refused)."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 9:
+        raise ReadBackError(f"{what} must be a decimal number of at most 9 digits, got '{text[:20]}'", line, col)
+    return int(text)
+
+
+def _check_sizes(rows: int, cols: int, S: int, L: int, limits: LayoutLimits, line: int | None = None) -> None:
+    why = limits.check_type(rows, cols, S) or (None if L >= 1 else "length must be at least 1") \
+        or limits.slots_error(S, L)
+    if why:
+        raise ReadBackError(why, line, 1 if line else None)
+
+
+def parse_table(text: str, limits: LayoutLimits = DEFAULT_LIMITS) -> dict:
+    """Read back `to_table` output: {'component','rows','cols','use','subgroup_size','lanes'}.
+
+    ReadBackError (a ValueError) names the line and column of the first problem: a truncated table,
+    a wrong header, a missing or extra invocation or element row, a cell that is not `row,col`."""
+    lines = [(n, ln.rstrip("\r")) for n, ln in enumerate(text.split("\n"), 1) if ln.strip()]
+    first = lines[0] if lines else (1, "")
+    m = _TITLE.match(first[1]) if len(first[1]) <= 1000 else None
+    if not m:
+        raise ReadBackError("not a layout table: the first line must read 'MODEL: T RxC use U, subgroup size S, "
+                           "length L'", first[0], 1)
+    rows, cols = _small_int(m["rows"], "rows", first[0]), _small_int(m["cols"], "cols", first[0])
+    S, L = _small_int(m["S"], "the subgroup size", first[0]), _small_int(m["L"], "the length", first[0])
+    _check_sizes(rows, cols, S, L, limits, first[0])
+    end = (lines[-1][0] + 1) if lines else 1
+    if len(lines) < 3:
+        raise ReadBackError("truncated table: the header line 'i | p0 p1 ...' and the rule below it are missing",
+                           end, 1)
+    n, head = lines[1]
+    if "|" not in head or head.split("|", 1)[1].split() != [f"p{p}" for p in range(S)]:
+        raise ReadBackError(f"the header must read 'i | p0 ... p{S - 1}' (one column per invocation)", n, 1)
+    n, rule = lines[2]
+    if set(rule.strip()) - {"-", "+"}:
+        raise ReadBackError("the line under the header must be a rule of '-' and '+'", n, 1)
     body = lines[3:]
-    if len(body) != L:
-        raise ValueError(f"expected {L} element rows, found {len(body)}")
     lanes: list[list] = [[] for _ in range(S)]
-    for i, ln in enumerate(body):
-        idx, cells = ln.split("|", 1)
-        cells = cells.split()
-        if int(idx) != i or len(cells) != S:
-            raise ValueError(f"element row {i}: expected index {i} and {S} cells")
+    for i, (n, ln) in enumerate(body):
+        if i == L:
+            raise ReadBackError(f"more element rows than the title's length {L}", n, 1)
+        if "|" not in ln:
+            raise ReadBackError(f"element row {i}: expected 'INDEX | CELLS'", n, 1)
+        bar = ln.index("|")
+        if _small_int(ln[:bar].strip(), "the element index", n, 1) != i:
+            raise ReadBackError(f"element row {i}: expected index {i} (rows must be in order, without gaps "
+                               f"or repeats)", n, 1)
+        cells = list(_CELL.finditer(ln, bar + 1))
+        if len(cells) != S:
+            col = cells[S].start() + 1 if len(cells) > S else len(ln) + 1
+            raise ReadBackError(f"element row {i}: expected {S} cells (one per invocation), found {len(cells)}",
+                               n, col)
         for p, cell in enumerate(cells):
-            r, c = cell.split(",")
-            lanes[p].append(None if r == "-" else (int(r), int(c)))
-    return {"model": m["model"], "component": m["component"], "rows": int(m["rows"]), "cols": int(m["cols"]),
+            text_ = cell.group()
+            col = cell.start() + 1
+            if text_ == "-,-":
+                lanes[p].append(None)
+                continue
+            r, _, c = text_.partition(",")
+            lanes[p].append((_small_int(r, f"invocation {p} element {i}: the row", n, col),
+                             _small_int(c, f"invocation {p} element {i}: the column", n, col)))
+    if len(body) < L:
+        raise ReadBackError(f"truncated table: expected {L} element rows, found {len(body)}", end, 1)
+    return {"model": m["model"], "component": m["component"], "rows": rows, "cols": cols,
             "use": m["use"], "subgroup_size": S, "lanes": lanes}
 
 
-def parse_json(obj: object) -> dict:
-    """Read back `to_json` output (ValueError when it is not one)."""
+def parse_json(obj: object, limits: LayoutLimits = DEFAULT_LIMITS) -> dict:
+    """Read back `to_json` output (ReadBackError, a ValueError, when it is not one)."""
     keys = ["model", "component", "rows", "cols", "use", "subgroup_size", "length", "lanes"]
     if not isinstance(obj, dict) or sorted(obj) != sorted(keys):
-        raise ValueError(f"a layout JSON object has exactly the keys {', '.join(keys)}")
+        raise ReadBackError(f"a layout JSON object has exactly the keys {', '.join(keys)}")
+
+    def count(k):
+        v = obj[k]
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ReadBackError(f"'{k}' must be a positive integer, got {str(v)[:40]}")
+        return v
+    rows, cols, S, L = count("rows"), count("cols"), count("subgroup_size"), count("length")
+    _check_sizes(rows, cols, S, L, limits)
+    for k in ("model", "component"):
+        if not isinstance(obj[k], str):
+            raise ReadBackError(f"'{k}' must be a string")
+    if obj["use"] is not None and not isinstance(obj["use"], str):
+        raise ReadBackError("'use' must be a string or null")
     lanes = obj["lanes"]
-    if not isinstance(lanes, list) or len(lanes) != obj["subgroup_size"] or \
-            any(not isinstance(l, list) or len(l) != obj["length"] for l in lanes):
-        raise ValueError("lanes must hold subgroup_size lists of length entries")
+    if not isinstance(lanes, list) or len(lanes) != S or \
+            any(not isinstance(lane, list) or len(lane) != L for lane in lanes):
+        raise ReadBackError(f"'lanes' must hold {S} lists (subgroup_size) of {L} entries (length)")
     out = []
-    for lane in lanes:
+    for p, lane in enumerate(lanes):
         row = []
-        for x in lane:
+        for i, x in enumerate(lane):
             if x is None:
                 row.append(None)
-            elif isinstance(x, list) and len(x) == 2 and all(isinstance(v, int) and v >= 0 for v in x):
+            elif isinstance(x, list) and len(x) == 2 and \
+                    all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 32 for v in x):
                 row.append((x[0], x[1]))
             else:
-                raise ValueError(f"a lane element must be [row, col] or null, got {x!r}")
+                raise ReadBackError(f"lanes[{p}][{i}] must be [row, col] or null, got {str(x)[:40]}")
         out.append(row)
     return {**{k: obj[k] for k in keys if k not in ("lanes", "length")}, "lanes": out}
