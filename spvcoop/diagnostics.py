@@ -52,7 +52,7 @@ class SpvError(Exception):
 
 
 class InputError(SpvError):
-    """An input that cannot be read (missing, unreadable, over the size limit): exit status 2."""
+    """A file that cannot be read (missing, unreadable, over the size limit) or written: exit status 2."""
     exit_status = 2
 
 

@@ -9,7 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .diagnostics import Diagnostic, InputError, SpvError
+from .diagnostics import Diagnostic, InputError
 
 
 # Inputs are read whole; a bound keeps `/dev/zero` or a runaway pipe from taking all memory.
@@ -49,14 +49,16 @@ def write_output(path: str | None, data: bytes | str) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=".spvcoop-", dir=directory)
     except OSError as e:
-        raise SpvError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=path)) from None
+        raise InputError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=path)) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(e, OSError):  # a full disk, a directory in the way: the user's to fix
+            raise InputError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=path)) from None
         raise

@@ -118,3 +118,13 @@ def test_run_memory_budget_names_its_option(capsys) -> None:
     err = capsys.readouterr().err
     assert "error[interp.max-memory]: memory budget of 1 KiB exceeded" in err and "--max-memory" in err
     assert cli.main(["run", SAXPY, "--max-memory", "64M", "-q"]) == 0
+
+
+def test_output_onto_a_directory_is_a_clean_error(tmp_path, capsys) -> None:
+    src = tmp_path / "m.spvasm"
+    src.write_text(GOOD)
+    target = tmp_path / "out"
+    target.mkdir()
+    assert cli.main(["as", str(src), "-o", str(target)]) == 2
+    assert "cannot write output: Is a directory" in capsys.readouterr().err
+    assert list(target.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["m.spvasm", "out"]
