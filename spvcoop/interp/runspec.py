@@ -38,7 +38,8 @@ import numpy as np
 from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, StrictInt,
                       StrictStr, Tag, TypeAdapter, ValidationError, model_validator)
 
-from ..diagnostics import Diagnostic, SpvError, did_you_mean
+from ..diagnostics import Diagnostic, SpvError
+from ..schema import schema_errors, short as _short
 from ..yamlio import MiB, LDict, YamlLimits, decode_utf8, error_at, load_json, load_yaml, mark_at, read_bytes, \
     span_of
 
@@ -301,86 +302,6 @@ _EXPECTED = TypeAdapter(dict[Key, ExpectedEntry])  # type: ignore[valid-type]
 _INPUTS = TypeAdapter(dict[Key, Annotated[Any, AfterValidator(_data_value)]])
 
 
-def _short(v, n: int = 40) -> str:
-    if isinstance(v, (dict, list)):
-        return "a mapping" if isinstance(v, dict) else "a list"
-    r = repr(v)
-    return r if len(r) <= n else r[:n] + "..."
-
-
-_MESSAGES = {"int_type": "expected an integer", "float_type": "expected a number", "string_type": "expected a string",
-             "dict_type": "expected a mapping", "list_type": "expected a list", "model_type": "expected a mapping",
-             "bool_type": "expected true or false", "missing": "is required", "literal_error": None}
-
-
-def schema_errors(e: ValidationError, root, source: str, prefix: tuple = ()) -> SpvError:
-    """Each pydantic error as a Diagnostic at the file:line:col of its YAML node (all of them)."""
-    diags = []
-    seen = set()
-    for err in e.errors(include_url=False):
-        loc = prefix + tuple(err["loc"])
-        real = [p for p in loc if not (isinstance(p, str) and p.startswith("<") and p.endswith(">"))
-                and p != "[key]" and not str(p).startswith(("function-", "list[", "dict["))]
-        kind = err["type"]
-        path = _path_text(root, real)
-        if kind == "extra_forbidden":
-            parent = mark_at(root, real[:-1])
-            node = _walk(root, real[:-1])
-            key = real[-1]
-            mark = getattr(node, "name_marks", {}).get(key, parent)
-            choices = _fields_of(node, root, real[:-1])
-            msg = f"unknown key '{key}'" + (f" in {'.'.join(map(str, real[:-1]))}" if real[:-1] else "") + \
-                did_you_mean(str(key), choices)
-        else:
-            mark = mark_at(root, real)
-            if kind == "missing":
-                msg = f"'{real[-1]}' is required" if real else "is required"
-                mark = mark_at(root, real[:-1])
-            else:
-                ctx = err.get("ctx", {})
-                base = _MESSAGES.get(kind) or {
-                    "less_than_equal": f"must be at most {ctx.get('le')}",
-                    "greater_than_equal": f"must be at least {ctx.get('ge')}",
-                    "too_short": f"needs at least {ctx.get('min_length')} item(s)",
-                    "too_long": f"takes at most {ctx.get('max_length')} item(s)",
-                    "literal_error": f"must be one of {ctx.get('expected')}"}.get(kind) or err["msg"]
-                if kind in ("value_error", "assertion_error"):
-                    base = str(err.get("ctx", {}).get("error", err["msg"]))
-                got = err.get("input")
-                tail = "" if kind in ("value_error",) or isinstance(got, (dict, list)) or got is None and \
-                    kind == "missing" else f" (got {_short(got)})"
-                msg = f"{path}: {base}{tail}"
-        if (msg, str(mark)) in seen:
-            continue
-        seen.add((msg, str(mark)))
-        diags.append(Diagnostic("error", msg, span_of(mark), source=source))
-    diags.sort(key=lambda d: (d.span.line, d.span.col) if d.span else (0, 0))
-    return SpvError(diags)
-
-
-def _path_text(root, path) -> str:
-    """buffers.x.shape[0]: list indexes in brackets, mapping keys after dots."""
-    out, node = "", root
-    for p in path:
-        if isinstance(node, list) and isinstance(p, int):
-            out += f"[{p}]"
-            node = node[p] if 0 <= p < len(node) else None
-        else:
-            out += f".{p}"
-            node = node.get(p) if isinstance(node, dict) else None
-    return out.lstrip(".") or "(top level)"
-
-
-def _walk(root, path):
-    node = root
-    for p in path:
-        if isinstance(node, dict) and p in node:
-            node = node[p]
-        elif isinstance(node, list) and isinstance(p, int) and 0 <= p < len(node):
-            node = node[p]
-    return node
-
-
 def _fields_of(node, root, path) -> list[str]:
     if node is root:
         return sorted(SPEC_KEYS)
@@ -438,7 +359,7 @@ def load_spec(path: str, options: FileOptions | None = None) -> RunSpec:
     try:
         m = _SPEC.validate_python(raw)
     except ValidationError as e:
-        raise schema_errors(e, raw, path) from None
+        raise schema_errors(e, raw, path, keys_of=_fields_of) from None
     return RunSpec(shader=m.shader, base=Path(path).parent, entry_point=m.entry_point,
                    dispatch=tuple(m.dispatch), subgroup_size=m.subgroup_size,  # type: ignore[arg-type]
                    spec_constants=dict(m.spec_constants), push_constants=raw.get("push_constants"),
@@ -501,7 +422,7 @@ def check_expected(data, source: str):
     try:
         _EXPECTED.validate_python(data)
     except ValidationError as e:
-        raise schema_errors(e, data, source) from None
+        raise schema_errors(e, data, source, keys_of=_fields_of) from None
     return data
 
 
@@ -512,7 +433,7 @@ def check_inputs(data, source: str):
     try:
         _INPUTS.validate_python(data)
     except ValidationError as e:
-        raise schema_errors(e, data, source) from None
+        raise schema_errors(e, data, source, keys_of=_fields_of) from None
     return data
 
 
@@ -593,7 +514,7 @@ def generate(entry, where: str, base: Path, source: str, hint=None, mark=None, o
     except ValidationError as e:
         holder = LDict({where: entry})
         holder.key_marks[where] = mark
-        raise schema_errors(e, holder, source, () if expected else (where,)) from None
+        raise schema_errors(e, holder, source, () if expected else (where,), keys_of=_fields_of) from None
     if _entry_kind(entry) == "<inline>":
         return entry  # inline data typed by the shader
     emark = getattr(entry, "mark", None) or mark

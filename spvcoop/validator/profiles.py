@@ -66,7 +66,11 @@ def _bad(source: str, message: str) -> SpvError:
 
 
 def load_profile(name_or_path: str) -> Profile:
-    """A built-in profile by name, or a YAML file; malformed profiles raise SpvError."""
+    """A built-in profile by name, or a YAML file; malformed profiles raise SpvError, each
+    violation at its file:line:col."""
+    from pydantic import ValidationError
+
+    from ..schema import schema_errors
     from ..yamlio import load_file
     path = Path(name_or_path)
     if not (name_or_path.endswith((".yaml", ".yml")) or path.exists()):
@@ -78,32 +82,85 @@ def load_profile(name_or_path: str) -> Profile:
                        f"{', '.join(available_profiles())} (or pass a .yaml file)")
     src = str(path)
     data = load_file(path, src, as_json=False)  # located errors; alias, depth and size budgets
-    if not isinstance(data, dict) or not isinstance(data.get("combinations"), list):
-        raise _bad(src, "a profile must be a mapping with a 'combinations' list")
-    combos = []
-    for n, c in enumerate(data["combinations"], start=1):
-        combos.append(_combo(src, n, c))
-    return Profile(str(data.get("name", path.stem)), tuple(combos), str(data.get("description", "")))
-
-
-def _combo(src: str, n: int, c) -> Combo:
-    if not isinstance(c, dict):
-        raise _bad(src, f"combination {n} must be a mapping")
     try:
-        apis = c.get("api", ["NV", "KHR"])
-        apis = tuple(str(a).upper() for a in (apis if isinstance(apis, list) else [apis]))
-        scope = c.get("scope", "Subgroup")
-        scope_v = SCOPES[scope] if isinstance(scope, str) else int(scope)
-        types = {k: _TYPE_ALIASES.get(str(c[k]).lower(), str(c[k]).lower()) for k in ("A", "B", "C")}
-        result = _TYPE_ALIASES.get(str(c.get("Result", c["C"])).lower(), str(c.get("Result", c["C"])).lower())
-        sat = c.get("saturating")
-        return Combo(apis, int(c["M"]), int(c["N"]), int(c["K"]), types["A"], types["B"], types["C"], result,
-                     scope_v, None if sat is None else bool(sat))
-    except KeyError as e:
-        raise _bad(src, f"combination {n} lacks {e} (needs M, N, K, A, B, C; optional Result, scope, api, "
-                   "saturating)") from None
-    except (TypeError, ValueError) as e:
-        raise _bad(src, f"combination {n} is malformed: {e}") from None
+        model = _profile_schema().validate_python(data)
+    except ValidationError as e:
+        raise schema_errors(e, data, src, keys_of=_profile_keys) from None
+    combos = tuple(Combo(c.api, c.M, c.N, c.K, c.A, c.B, c.C, c.Result or c.C, c.scope, c.saturating)
+                   for c in model.combinations)
+    return Profile(str(model.name) if model.name is not None else path.stem, combos, model.description)
+
+
+COMPONENT_TYPES = ("f16", "f32", "f64", "bf16", "e4m3", "e5m2", "s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64")
+MAX_DIMENSION = 1 << 16     # no device reports a larger M, N or K
+MAX_COMBINATIONS = 4096
+
+
+def _profile_keys(node, root, path) -> list[str]:
+    return ["name", "description", "combinations"] if node is root else \
+        ["api", "M", "N", "K", "A", "B", "C", "Result", "scope", "saturating"]
+
+
+def _profile_schema():
+    """The profile's pydantic schema, built on first use (pydantic costs start-up time)."""
+    global _PROFILE_SCHEMA
+    if _PROFILE_SCHEMA is not None:
+        return _PROFILE_SCHEMA
+    from typing import Annotated, Optional, Union
+
+    from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAdapter
+
+    def to_component(v):
+        if not isinstance(v, str):
+            raise ValueError(f"a component type is a name such as f16 or s8 ({', '.join(COMPONENT_TYPES)})")
+        name = _TYPE_ALIASES.get(v.lower(), v.lower())
+        if name not in COMPONENT_TYPES:
+            raise ValueError(f"unknown component type '{v}' (one of: {', '.join(COMPONENT_TYPES)})")
+        return name
+
+    def to_scope(v):
+        if isinstance(v, str) and v in SCOPES:
+            return SCOPES[v]
+        if isinstance(v, int) and not isinstance(v, bool) and v in SCOPES.values():
+            return v
+        raise ValueError(f"a scope is one of {', '.join(SCOPES)} (or its value)")
+
+    def to_apis(v):
+        items = v if isinstance(v, list) else [v]
+        out = []
+        for a in items:
+            if not isinstance(a, str) or a.upper() not in ("NV", "KHR"):
+                raise ValueError("api is NV, KHR or a list of them")
+            out.append(a.upper())
+        return tuple(out)
+
+    Dim = Annotated[StrictInt, Field(ge=1, le=MAX_DIMENSION)]
+    Component = Annotated[str, BeforeValidator(to_component)]
+
+    class ComboModel(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        api: Annotated[tuple[str, ...], BeforeValidator(to_apis)] = ("NV", "KHR")
+        M: Dim
+        N: Dim
+        K: Dim
+        A: Component
+        B: Component
+        C: Component
+        Result: Optional[Component] = None
+        scope: Annotated[int, BeforeValidator(to_scope)] = SCOPES["Subgroup"]
+        saturating: Optional[StrictBool] = None
+
+    class ProfileModel(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        name: Optional[Union[StrictStr, StrictInt]] = None
+        description: StrictStr = ""
+        combinations: Annotated[list[ComboModel], Field(max_length=MAX_COMBINATIONS)]
+
+    _PROFILE_SCHEMA = TypeAdapter(ProfileModel)
+    return _PROFILE_SCHEMA
+
+
+_PROFILE_SCHEMA = None
 
 
 def component_name(ctx: Context, type_id: int) -> str | None:
