@@ -51,6 +51,8 @@ def main(argv=None) -> int:
     ap.add_argument("--entry", type=parse_entries, default=list(ENTRIES),
                     help=f"entry points, comma-separated, or all: {', '.join(ENTRIES)}")
     ap.add_argument("--count", type=int, default=1000, help="inputs per entry point")
+    ap.add_argument("--counts", metavar="ENTRY=N,...", default="",
+                    help="per-entry overrides of --count, e.g. run=5000,cli=5000 (run inputs cost ~0.5 s each)")
     ap.add_argument("--start", type=int, default=0, help="first input index (to continue a campaign)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2, help="worker processes")
@@ -67,10 +69,17 @@ def main(argv=None) -> int:
 
     from .campaign import run_campaign
     from .report import save_reproducers
-    stats = run_campaign(a.entry, a.count, a.seed, a.jobs, a.time_limit, a.mem_limit, a.start)
-    print(f"seed {a.seed}, inputs {a.start}..{a.start + a.count - 1} per entry point, {a.jobs} workers, "
+    counts = {e: a.count for e in a.entry}
+    for item in filter(None, a.counts.split(",")):
+        name, _, n = item.partition("=")
+        if name not in counts:
+            ap.error(f"--counts: {name} is not among the entry points")
+        counts[name] = int(n)
+    stats = run_campaign(a.entry, counts, a.seed, a.jobs, a.time_limit, a.mem_limit, a.start)
+    print(f"seed {a.seed}, {stats.total()} inputs from index {a.start}, {a.jobs} workers, "
           f"time limit {a.time_limit:g} s, memory limit {a.mem_limit / (1 << 30):g} GiB, "
-          f"{stats.wall_s:.0f} s wall, {stats.worker_starts} worker starts\n")
+          f"{stats.wall_s:.0f} s wall, {stats.worker_starts} worker starts"
+          + (" (interrupted: fewer inputs than asked)" if stats.interrupted else "") + "\n")
     print(stats.table())
     if stats.signatures:
         print("\nDistinct findings:")

@@ -37,7 +37,8 @@ class Worker:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tools.fuzz.worker", "--seed", str(self.seed), "--time-limit", str(self.time_limit),
              "--mem-limit", str(self.mem_limit), "--dump", self.dump, "--tmp", self.tmp],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT, env=env,
+            start_new_session=True)  # a Ctrl-C meant for the driver must not strike an input
         self.buf = b""
         self.starts += 1
 
@@ -95,31 +96,39 @@ class Worker:
                 "exit_code": code, "rss_kb": 0, "seconds": round(seconds, 4)}
 
 
-def run_campaign(entries: list[str], count: int, seed: int, jobs: int, time_limit: float, mem_limit: int,
+def run_campaign(entries: list[str], count: int | dict, seed: int, jobs: int, time_limit: float, mem_limit: int,
                  start: int = 0, progress=sys.stderr) -> Stats:
+    """`count`: inputs per entry point, or a dict entry -> count."""
     stats = Stats(seed=seed, time_limit=time_limit, mem_limit=mem_limit)
     todo: queue.Queue = queue.Queue()
-    for i in range(start, start + count):  # interleaved, so a cut-short campaign covers every entry
-        for e in entries:
-            todo.put((e, i))
+    counts = count if isinstance(count, dict) else {e: count for e in entries}
+    for i in range(start, start + max(counts.values(), default=0)):
+        for e in entries:  # interleaved, so a cut-short campaign covers every entry
+            if i < start + counts.get(e, 0):
+                todo.put((e, i))
     total = todo.qsize()
     lock = threading.Lock()
     tmp = tempfile.mkdtemp(prefix="spvcoop-fuzz-")
     deadline = time_limit + 20  # beyond the worker's own timer and faulthandler watchdog
     t_start = time.monotonic()
     last = [t_start]
+    stop = threading.Event()
 
     def loop(n: int) -> None:
         w = Worker(n, seed, time_limit, mem_limit, tmp)
         try:
-            while True:
+            while not stop.is_set():
                 try:
                     entry, index = todo.get_nowait()
                 except queue.Empty:
                     return
                 rec = w.run(entry, index, deadline)
                 with lock:
+                    known = len(stats.signatures)
                     stats.add(rec)
+                    if progress and len(stats.signatures) > known:  # a new finding: say so at once
+                        print(f"[fuzz] new {rec['cls']}: {rec['signature']} ({entry}:{index})", file=progress,
+                              flush=True)
                     now = time.monotonic()
                     if progress and now - last[0] > 15:
                         last[0] = now
@@ -134,8 +143,19 @@ def run_campaign(entries: list[str], count: int, seed: int, jobs: int, time_limi
     threads = [threading.Thread(target=loop, args=(n,), daemon=True) for n in range(jobs)]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
+    # Ctrl-C or SIGTERM: finish the inputs in flight, skip the rest, still report
+    def on_stop(signum, frame):
+        stop.set()
+        print("[fuzz] stopping after the inputs in flight", file=progress or sys.stderr, flush=True)
+    old = {s: signal.signal(s, on_stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        while any(t.is_alive() for t in threads):
+            for t in threads:
+                t.join(timeout=0.5)
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+    stats.interrupted = stop.is_set()
     stats.wall_s = time.monotonic() - t_start
     import shutil
     shutil.rmtree(tmp, ignore_errors=True)

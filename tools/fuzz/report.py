@@ -29,6 +29,7 @@ class Stats:
     signatures: dict = field(default_factory=dict)  # (cls, signature) -> {count, entry, index, detail, entries}
     wall_s: float = 0.0
     worker_starts: int = 0
+    interrupted: bool = False
 
     def add(self, rec: dict) -> None:
         e = self.entries.setdefault(rec["entry"], EntryStats())
@@ -85,7 +86,8 @@ class Stats:
     def to_json(self) -> dict:
         return {
             "seed": self.seed, "time_limit_s": self.time_limit, "mem_limit_bytes": self.mem_limit,
-            "wall_s": round(self.wall_s, 1), "worker_starts": self.worker_starts, "inputs": self.total(),
+            "wall_s": round(self.wall_s, 1), "worker_starts": self.worker_starts, "interrupted": self.interrupted,
+            "inputs": self.total(),
             "entries": {n: {"inputs": e.inputs, **e.counts, "distinct_findings": len(e.signatures),
                             "peak_rss_kb": e.peak_rss_kb, "max_seconds": round(e.max_seconds, 3),
                             "mean_ms": round(1000 * e.seconds / max(1, e.inputs), 2)}
