@@ -62,13 +62,22 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="write the full report (counts, findings with tracebacks) as JSON")
     ap.add_argument("--save-dir", help="save one reproducer directory per distinct finding here")
     ap.add_argument("--replay", metavar="ENTRY:INDEX", help="run one input in-process and show the outcome")
+    ap.add_argument("--save-from", metavar="REPORT.json", help="only save the reproducers of a saved --out report "
+                    "into --save-dir")
     ap.add_argument("--keep", metavar="DIR", help="with --replay: materialize the input in DIR")
     a = ap.parse_args(argv)
     if a.replay:
         return replay(a.replay, a.seed, a.keep)
 
     from .campaign import run_campaign
-    from .report import save_reproducers
+    from .report import save_reproducers, stats_from_json
+    if a.save_from:
+        if not a.save_dir:
+            ap.error("--save-from needs --save-dir")
+        report = json.loads(Path(a.save_from).read_text())
+        dirs = save_reproducers(stats_from_json(report), Path(a.save_dir), report["seed"])
+        print(f"{len(dirs)} reproducers in {a.save_dir}")
+        return 0
     counts = {e: a.count for e in a.entry}
     for item in filter(None, a.counts.split(",")):
         name, _, n = item.partition("=")

@@ -129,7 +129,7 @@ def mutate_words(rng: random.Random, data: bytes, other: bytes = b"") -> bytes:
         words[s:s] = words[s:s + max(1, words[s] >> 16)]
     elif op == 6:  # drop the last operand of an instruction but keep its word count
         s = pick(rng, starts)
-        end = s + max(1, words[s] >> 16)
+        end = min(len(words), s + max(1, words[s] >> 16))
         if end - 1 > s:
             del words[end - 1]
     elif op == 7:  # header bound / version / magic

@@ -113,6 +113,14 @@ def slug(text: str, n: int = 60) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)[:n].strip("_")
 
 
+def stats_from_json(report: dict) -> Stats:
+    """The findings of a saved --out report (enough to save their reproducers again)."""
+    s = Stats(seed=report["seed"])
+    for f in report["findings"]:
+        s.signatures[(f["class"], f["signature"])] = f
+    return s
+
+
 def save_reproducers(stats: Stats, save_dir: Path, seed: int) -> list[Path]:
     """One directory per distinct finding: the input files, the call, the traceback, a replay line."""
     from .cases import generate
@@ -121,7 +129,12 @@ def save_reproducers(stats: Stats, save_dir: Path, seed: int) -> list[Path]:
     for n, s in enumerate(sorted(stats.signatures.values(), key=lambda s: (s["class"], s["signature"]))):
         d = save_dir / f"{n:03d}-{s['class']}-{s['entry']}-{slug(s['signature'])}"
         d.mkdir(parents=True, exist_ok=True)
-        case = generate(seed, s["entry"], s["index"])
+        try:
+            case = generate(seed, s["entry"], s["index"])
+        except Exception as e:  # noqa: BLE001 - a driver-error finding: keep its traceback only
+            (d / "README.txt").write_text(f"{s['class']}: {s['signature']}\ncannot rebuild: {e!r}\n\n{s['detail']}\n")
+            out.append(d)
+            continue
         for name, data in case.files.items():
             (d / name).parent.mkdir(parents=True, exist_ok=True)
             (d / name).write_bytes(data)
