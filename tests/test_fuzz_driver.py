@@ -1,0 +1,201 @@
+"""Unit tests of the fuzzing driver itself (tools/fuzz): determinism of the mutators and the
+input generation, classification of outcomes, the report table, and the worker's watchdog."""
+from __future__ import annotations
+
+import random
+import struct
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tools.fuzz import cases, mutators  # noqa: E402
+from tools.fuzz.__main__ import parse_entries, parse_size  # noqa: E402
+from tools.fuzz.execute import (Outcome, Timeout, classify_exception, classify_exit, execute,  # noqa: E402
+                                innermost_frame, materialize, signature_from_dump)
+from tools.fuzz.report import Stats, save_reproducers  # noqa: E402
+
+TEXT = "OpCapability Shader\n%int = OpTypeInt 32 1\n%c = OpConstant %int 7\n%d = OpConstant %int 9\n"
+
+
+@pytest.mark.parametrize("entry", cases.ENTRIES)
+def test_generation_is_a_function_of_seed_entry_index(entry):
+    a = [cases.generate(3, entry, i) for i in range(6)]
+    b = [cases.generate(3, entry, i) for i in range(6)]
+    assert a == b
+    other = [cases.generate(4, entry, i) for i in range(6)]
+    assert a != other  # another campaign seed gives other inputs
+
+
+def test_inputs_differ_between_indices():
+    datas = {tuple(sorted(cases.generate(1, "dis", i).files.items())) for i in range(20)}
+    assert len(datas) > 15
+
+
+@pytest.mark.parametrize("mutate", mutators.TEXT_MUTATORS + [mutators.mutate_text])
+def test_text_mutators_are_deterministic(mutate):
+    out1 = [mutate(random.Random(k), TEXT) for k in range(20)]
+    out2 = [mutate(random.Random(k), TEXT) for k in range(20)]
+    assert out1 == out2
+    assert all(isinstance(t, str) for t in out1)
+    assert any(t != TEXT for t in out1)
+
+
+def test_replace_number_uses_hostile_numbers():
+    outs = {mutators.replace_number(random.Random(k), "%c = OpConstant %int 7\n") for k in range(200)}
+    assert any("0x1p99999999999" in t for t in outs)
+    assert all(t.startswith("%c = OpConstant %int ") for t in outs)  # ids are not numbers to replace
+
+
+def test_word_mutations_keep_bytes_and_follow_instructions():
+    words = [0x07230203, 0x00010600, 0, 10, 0, (2 << 16) | 17, 1, (4 << 16) | 21, 5, 32, 1]
+    data = struct.pack(f"<{len(words)}I", *words)
+    assert mutators.instruction_starts(words) == [5, 7]
+    outs = [mutators.mutate_words(random.Random(k), data) for k in range(100)]
+    assert outs == [mutators.mutate_words(random.Random(k), data) for k in range(100)]
+    assert all(isinstance(o, bytes) for o in outs)
+    assert sum(o != data for o in outs) > 80
+
+
+def test_byte_mutators():
+    data = bytes(range(64))
+    assert mutators.flip_bits(random.Random(1), data) != data
+    assert len(mutators.truncate(random.Random(2), data)) <= 64
+    s = mutators.invalid_utf8(random.Random(3), b"abc")
+    with pytest.raises(UnicodeDecodeError):
+        s.decode("utf-8")
+
+
+def test_alias_bomb_expands_geometrically():
+    anchors, alias = mutators.alias_bomb(levels=4, width=3)
+    data = yaml.safe_load(anchors + f"x: {alias}\n")
+
+    def leaves(v):
+        return sum(leaves(x) for x in v) if isinstance(v, list) else 1
+    assert leaves(data["x"]) == 3 ** 3
+
+
+def test_yaml_tree_mutation_changes_the_tree_and_dumps_bombs():
+    tree = {"shader": "a.spvasm", "dispatch": [1, 1, 1], "buffers": {"x": {"arange": 4}}}
+    outs = [mutators.mutate_tree(random.Random(k), tree) for k in range(50)]
+    assert tree == {"shader": "a.spvasm", "dispatch": [1, 1, 1], "buffers": {"x": {"arange": 4}}}  # not in place
+    assert sum(o != tree for o in outs) > 40
+    text = mutators.dump_tree(random.Random(0), {"a": mutators.BOMB, "b": mutators.DEEP})
+    assert "&l0" in text and "*l" in text and "[[[[" in text or "{a: {a:" in text
+
+
+def test_classify_exit():
+    assert classify_exit(0, "", "").cls == "accepted"
+    assert classify_exit(1, "x.spvasm:3:4: error: bad\n", "").cls == "rejected"
+    assert classify_exit(1, "x.spvasm:3:4: error[structure.id.order]: bad\n", "").cls == "rejected"
+    assert classify_exit(1, "", '{"severity": "error"}').cls == "rejected"  # val --format json
+    u = classify_exit(2, "something went wrong 12\n", "")
+    assert u.cls == "unlocated" and "N" in u.signature
+    t = classify_exit(3, "spvcoop: internal error at spvcoop/binary.py:88 (please report): boom\n", "")
+    assert t.cls == "traceback" and t.signature == "exit 3 at spvcoop/binary.py:88"
+    p = classify_exit(1, "Traceback (most recent call last):\n  File ...\nKeyError: 5\n", "")
+    assert p.cls == "traceback"
+    assert classify_exit(137, "", "").cls == "traceback"
+
+
+def _raise_inside_spvcoop():
+    # a real spvcoop frame: read_binary on 3 bytes raises SpvError; here ask for an exception
+    # from a library frame by handing it a wrong type
+    from spvcoop.binary import read_binary
+    read_binary(None, "x")
+
+
+def test_classify_exception_signatures():
+    from spvcoop.diagnostics import Diagnostic, SpvError
+    assert classify_exception(SpvError(Diagnostic("error", "no", source="f"))).cls == "rejected"
+    try:
+        _raise_inside_spvcoop()
+    except Exception as e:  # noqa: BLE001
+        out, name = classify_exception(e), type(e).__name__
+    assert out.cls == "traceback"
+    assert out.signature.startswith(name + " at spvcoop/binary.py:")
+    assert classify_exception(MemoryError()).cls == "memory"
+    assert classify_exception(Timeout()).cls == "hang"
+    assert classify_exception(SystemExit(2)).cls == "rejected"
+    assert classify_exception(SystemExit(0)).cls == "accepted"
+    assert innermost_frame(None) == "<outside spvcoop>"
+
+
+def test_signature_from_faulthandler_dump():
+    pkg = str(ROOT / "spvcoop")
+    dump = (f'Timeout (0:00:15)!\nThread 0x1 (most recent call first):\n'
+            f'  File "{pkg}/literals.py", line 40 in parse_float\n'
+            f'  File "{pkg}/text.py", line 300 in encode\n  File "/x/tools/fuzz/execute.py", line 9 in execute\n')
+    assert signature_from_dump(dump) == "spvcoop/literals.py:parse_float"
+    assert signature_from_dump("nothing") == "<outside spvcoop>"
+
+
+def test_execute_classifies_real_calls(tmp_path):
+    ok = cases.Case("as", 0, "api", {"in.spvasm": TEXT.encode()}, api="assemble",
+                    params={"path": "in.spvasm", "preserve_numeric_ids": False, "target_env": "spv1.6"})
+    bad = cases.Case("as", 1, "api", {"in.spvasm": b"%x = OpNope\n"}, api="assemble",
+                     params={"path": "in.spvasm", "preserve_numeric_ids": False, "target_env": "spv1.6"})
+    for case, want in ((ok, "accepted"), (bad, "rejected")):
+        d = tmp_path / str(case.index)
+        d.mkdir()
+        materialize(case, d)
+        assert (d / "link").is_symlink()
+        assert execute(case, d).cls == want
+
+
+def test_execute_reports_leftover_output(tmp_path):
+    # the command fails, and a file stands at its -o path: the driver must call it a leftover
+    case = cases.Case("as", 0, "cli", {"bad.spvasm": b"%x = OpNope\n"}, ["as", "bad.spvasm", "-o", "out.spv"],
+                      outputs=["out.spv"])
+    materialize(case, tmp_path)
+    (tmp_path / "out.spv").write_bytes(b"stale")
+    out = execute(case, tmp_path)
+    assert out.cls == "leftover" and out.exit_code == 1
+    (tmp_path / "out.spv").unlink()
+    assert execute(case, tmp_path).cls == "rejected"
+
+
+def test_stats_table_and_reproducers(tmp_path):
+    s = Stats(seed=1)
+    s.add({"entry": "as", "index": 0, "cls": "rejected", "signature": "", "rss_kb": 2048, "seconds": 0.01})
+    s.add({"entry": "as", "index": 1, "cls": "traceback", "signature": "KeyError at spvcoop/x.py:1",
+           "rss_kb": 4096, "seconds": 0.02, "detail": "tb"})
+    s.add({"entry": "as", "index": 2, "cls": "traceback", "signature": "KeyError at spvcoop/x.py:1",
+           "rss_kb": 1024, "seconds": 0.02})
+    s.add({"entry": "dis", "index": 0, "cls": "hang", "signature": "hang at spvcoop/y.py:f", "seconds": 10.0})
+    table = s.table().splitlines()
+    assert table[2].startswith("| as | 3 | 1 | 0 | 2 (1) | 0 |")
+    assert table[3].startswith("| dis | 1 | 0 | 0 | 0 (0) | 1 |")
+    assert table[4].startswith("| all | 4 | 1 | 0 | 2 (1) | 1 |")
+    assert "| 4 |" in table[2]  # peak RSS MiB of 'as'
+    assert len(s.signatures) == 2 and s.signatures[("traceback", "KeyError at spvcoop/x.py:1")]["count"] == 2
+    dirs = save_reproducers(s, tmp_path, seed=1)
+    assert len(dirs) == 2
+    assert (dirs[0] / "repro.json").exists() and (dirs[0] / "README.txt").exists()
+
+
+def test_option_parsing():
+    assert parse_size("4G") == 4 << 30 and parse_size("512M") == 512 << 20 and parse_size("100") == 100
+    assert parse_entries("all") == list(cases.ENTRIES)
+    assert parse_entries("as,dis") == ["as", "dis"]
+    with pytest.raises(Exception):
+        parse_entries("as,nope")
+
+
+def test_worker_runs_inputs_and_watchdog_restarts_it(tmp_path):
+    from tools.fuzz.campaign import Worker
+    w = Worker(0, seed=1, time_limit=10, mem_limit=4 << 30, tmp=str(tmp_path))
+    try:
+        rec = w.run("as", 0, deadline_s=120)
+        assert rec["entry"] == "as" and rec["index"] == 0
+        assert rec["cls"] in ("accepted", "rejected", "traceback", "unlocated")
+        lost = w.run("as", 1, deadline_s=0)  # no answer in time: killed, recorded as a hang
+        assert lost["cls"] == "hang" and w.proc.poll() is not None
+        again = w.run("as", 0, deadline_s=120)  # a fresh worker gives the same outcome
+        assert again["cls"] == rec["cls"] and w.starts == 2
+    finally:
+        w.stop()

@@ -1,0 +1,9 @@
+"""Standalone fuzzing driver for spvcoop: mutated inputs per entry point, run in capped worker
+processes, classified (clean rejection, accepted, traceback, hang, memory) and tabulated.
+
+    python -m tools.fuzz --entry all --count 2000 --seed 1 --jobs 2 --time-limit 10 --mem-limit 4G
+
+Modules: corpus (seed files), mutators, cases (per-entry input generation), execute (one input
+in-process + classification), worker (capped subprocess loop), campaign (pool + watchdog),
+report (table, JSON, reproducers). See docs/reliability.md.
+"""

@@ -1,0 +1,87 @@
+"""Seed inputs: the valid files of the repository, loaded once per process in a fixed order."""
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _sorted(paths) -> list[Path]:
+    return sorted(set(paths), key=lambda p: str(p))
+
+
+@functools.lru_cache(maxsize=None)
+def spvasm_paths() -> tuple[Path, ...]:
+    return tuple(_sorted(list((ROOT / "tests" / "data").rglob("*.spvasm")) + list((ROOT / "samples").rglob("*.spvasm"))))
+
+
+@functools.lru_cache(maxsize=None)
+def spvasm_text(i: int) -> str:
+    paths = spvasm_paths()
+    return paths[i % len(paths)].read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=None)
+def binary(i: int) -> bytes:
+    """The binary of the i-th assembly seed that assembles (the next one that does, if not)."""
+    import spvcoop
+    paths = spvasm_paths()
+    for k in range(len(paths)):
+        try:
+            return spvcoop.assemble(spvasm_text(i + k), str(paths[(i + k) % len(paths)])).to_bytes()
+        except Exception:  # a seed meant to be rejected: take the next one
+            continue
+    raise RuntimeError("no assembly seed assembles")
+
+
+@functools.lru_cache(maxsize=None)
+def coopmat_module_paths() -> tuple[Path, ...]:
+    """Seeds declaring a cooperative-matrix capability (the ones a device profile applies to)."""
+    return tuple(p for p in spvasm_paths() if "CooperativeMatrix" in p.read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=None)
+def layout_model_paths() -> tuple[Path, ...]:
+    return tuple(_sorted((ROOT / "spvcoop" / "layouts" / "models").glob("*.yaml")))
+
+
+@functools.lru_cache(maxsize=None)
+def profile_paths() -> tuple[Path, ...]:
+    return tuple(_sorted(list((ROOT / "spvcoop" / "validate" / "profiles").glob("*.yaml"))
+                         + list((ROOT / "tests" / "data" / "validate").glob("profile*.yaml"))))
+
+
+@functools.lru_cache(maxsize=None)
+def probe_buffers() -> tuple[tuple[Path, list[str]], ...]:
+    """(probe OUT buffer, the `layout import` type options its name encodes)."""
+    out = []
+    for p in _sorted((ROOT / "tests" / "data" / "layouts").glob("h100_probe_*.bin")):
+        m = re.match(r"h100_probe_(nv|khr)_(\w+?)_(\d+)x(\d+)(?:_(\w+))?\.bin", p.name)
+        if m:
+            opts = ["--component", m.group(2), "--rows", m.group(3), "--cols", m.group(4)]
+            if m.group(5):
+                opts += ["--use", m.group(5)]
+            out.append((p, opts))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=None)
+def run_samples() -> tuple[tuple[Path, str, tuple[str, ...]], ...]:
+    """(sample directory, spec file name, extra argv) for every runnable sample."""
+    out = []
+    for spec in _sorted((ROOT / "samples").rglob("run.yaml")):
+        out.append((spec.parent, "run.yaml", ()))
+    for inp in _sorted((ROOT / "samples").rglob("in.yaml")):  # shader + --input values
+        shaders = sorted(inp.parent.glob("*.spvasm")) or sorted(inp.parent.glob("*.comp"))
+        if shaders:
+            out.append((inp.parent, shaders[0].name, ("--input", "in.yaml")))
+    return tuple(out)
+
+
+def sample_files(directory: Path) -> dict[str, bytes]:
+    """The files of a sample directory a run may need (no expected outputs)."""
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())
+            if p.is_file() and not p.name.startswith("expected") and p.suffix in (".yaml", ".spvasm", ".comp",
+                                                                                    ".npy", ".spv")}

@@ -1,0 +1,247 @@
+"""Run one Case in-process and classify what happened.
+
+Outcome classes:
+  accepted   the call succeeded (exit 0)
+  rejected   SpvError from the library, or exit 1/2 from the CLI with an 'error:' diagnostic
+  unlocated  exit 1/2 from the CLI but no diagnostic on stderr (a rejection nobody can act on)
+  traceback  any other exception, exit 3 (internal error), or a traceback printed on stderr
+  hang       the time limit passed (Timeout raised by the worker's alarm, or the worker killed)
+  memory     MemoryError, or the peak RSS of the input went over the memory limit
+  leftover   a failed CLI command left its -o output behind
+  crash      the worker process died (signal, abort)
+Tracebacks, hangs and memory are deduplicated by a signature: the exception type and the
+innermost frame inside the spvcoop package (file:line; file:function for hangs and memory,
+whose exact line depends on when the limit struck).
+"""
+from __future__ import annotations
+
+import io
+import os
+import re
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .cases import LINKS, Case
+
+PKG = str(Path(__file__).resolve().parents[2] / "spvcoop") + os.sep
+FINDINGS = ("traceback", "hang", "memory", "leftover", "crash", "unlocated")
+
+
+class Timeout(BaseException):
+    """Raised by the worker's alarm; a BaseException so that `except Exception` in the code under
+    test does not swallow it."""
+
+
+@dataclass
+class Outcome:
+    cls: str
+    signature: str = ""
+    detail: str = ""                       # message and traceback (findings only)
+    exit_code: int | None = None
+    rss_kb: int = 0
+    seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+
+# --- output capture: the code under test prints to sys.stdout(.buffer) and sys.stderr ------------
+
+class _Head(io.RawIOBase):
+    """A write-only sink keeping the first `keep` bytes (the rest is counted, not stored)."""
+
+    def __init__(self, keep: int):
+        self.keep, self.head, self.total = keep, bytearray(), 0
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        n = len(b)
+        if len(self.head) < self.keep:
+            self.head += bytes(b[:self.keep - len(self.head)])
+        self.total += n
+        return n
+
+
+def _stream(keep: int):
+    raw = _Head(keep)
+    return raw, io.TextIOWrapper(io.BufferedWriter(raw), encoding="utf-8", errors="backslashreplace",
+                                 write_through=True)
+
+
+# --- signatures ---------------------------------------------------------------------------------
+
+def innermost_frame(tb, by_function: bool = False) -> str:
+    """'spvcoop/x.py:LINE' of the innermost frame inside the package ('<outside>' if none)."""
+    where = "<outside spvcoop>"
+    for frame, line in traceback.walk_tb(tb):
+        fn = frame.f_code.co_filename
+        if fn.startswith(PKG):
+            rel = "spvcoop/" + fn[len(PKG):]
+            where = f"{rel}:{frame.f_code.co_name}" if by_function else f"{rel}:{line}"
+    return where
+
+
+_DUMP_FRAME = re.compile(r'File "([^"]+)", line (\d+) in (\S+)')
+
+
+def signature_from_dump(text: str) -> str:
+    """Innermost spvcoop frame in a faulthandler dump (most recent call first there)."""
+    for fn, _line, func in _DUMP_FRAME.findall(text):
+        if fn.startswith(PKG):
+            return f"spvcoop/{fn[len(PKG):]}:{func}"
+    return "<outside spvcoop>"
+
+
+def classify_exception(e: BaseException, mem_limit_kb: int = 0, rss_kb: int = 0) -> Outcome:
+    from spvcoop.diagnostics import SpvError
+    tb = e.__traceback__
+    if isinstance(e, Timeout):
+        return Outcome("hang", "hang at " + innermost_frame(tb, True), _format(e))
+    if isinstance(e, MemoryError):
+        return Outcome("memory", "MemoryError at " + innermost_frame(tb, True), _format(e))
+    if isinstance(e, SpvError):
+        return Outcome("rejected", detail=str(e)[:300])
+    if isinstance(e, SystemExit):  # argparse: 2 on a usage error, 0 for --help
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+        return classify_exit(code, "error:" if code == 2 else "", "")
+    return Outcome("traceback", f"{type(e).__name__} at {innermost_frame(tb)}", _format(e))
+
+
+def _format(e: BaseException) -> str:
+    text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+    return text if len(text) < 6000 else text[:1500] + "\n...\n" + text[-4000:]
+
+
+_INTERNAL = re.compile(r"internal error at (\S+)")
+# human 'error:', json/sarif '"error"', github '::error'
+_LOCATED = re.compile(r'\berror(\[[^\]\n]*\])?:|"error"|::error')
+
+
+def classify_exit(code: int, stderr: str, stdout: str) -> Outcome:
+    """A CLI exit status and its captured stderr."""
+    if "Traceback (most recent call last)" in stderr:
+        last = stderr.strip().splitlines()[-1][:120]
+        return Outcome("traceback", "printed traceback: " + re.sub(r"\d+", "N", last), stderr[-4000:], code)
+    if code == 0:
+        return Outcome("accepted", exit_code=0)
+    if code == 3:
+        m = _INTERNAL.search(stderr)
+        return Outcome("traceback", "exit 3 at " + (m.group(1) if m else "?"), stderr[-4000:], code)
+    if code in (1, 2):
+        if _LOCATED.search(stderr) or _LOCATED.search(stdout):
+            return Outcome("rejected", exit_code=code, detail=stderr[:300])
+        first = (stderr.strip().splitlines() or ["<no stderr>"])[0]
+        return Outcome("unlocated", f"exit {code} without diagnostic: " + re.sub(r"\d+", "N", first[:100]),
+                       stderr[:2000], code)
+    return Outcome("traceback", f"exit {code}", stderr[-4000:], code)
+
+
+# --- running ------------------------------------------------------------------------------------
+
+def materialize(case: Case, directory: Path) -> None:
+    for name, data in case.files.items():
+        p = directory / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+    for name, target in LINKS.items():
+        if name not in case.files:
+            os.symlink(target, directory / name)
+
+
+def _api_assemble(case, p):
+    import spvcoop
+    text = (Path(p["path"])).read_bytes().decode("utf-8")
+    m = spvcoop.assemble(text, p["path"], preserve_numeric_ids=p["preserve_numeric_ids"], target_env=p["target_env"])
+    m.to_bytes()
+
+
+def _parse_module(path: str):
+    import spvcoop
+    data = Path(path).read_bytes()
+    if path.endswith(".spv"):
+        return spvcoop.read_binary(data, path)
+    return spvcoop.assemble(data.decode("utf-8"), path)
+
+
+def _api_disassemble(case, p):
+    import spvcoop
+    m = spvcoop.read_binary(Path(p["path"]).read_bytes(), p["path"])
+    spvcoop.disassemble(m, raw_ids=p["raw_ids"], header=p["header"], indent=p["indent"])
+
+
+def _api_validate(case, p):
+    # spvcoop.validate (the function, through the package's __getattr__) is shadowed by the
+    # subpackage of the same name once that is imported, as the worker does: import it directly
+    from spvcoop.validate import validate
+    m = _parse_module(p["path"])
+    validate(m, p["target_env"], {int(k): v for k, v in p["spec_constants"].items()} or None,
+                     profile=p["profile"])
+
+
+def _api_layout_model(case, p):
+    from spvcoop.layouts.model import load_model
+    model = load_model(p["path"], seed=p["seed"])
+    types = list(model.types())
+    e = p["example"] or {}
+    for t in types[:3]:
+        model.layout(*t)
+    if e:
+        model.layout(e.get("component"), e.get("rows"), e.get("cols"), e.get("use"), e.get("subgroup_size"))
+
+
+def _api_profile(case, p):
+    from spvcoop.validate import validate
+    from spvcoop.validate.profiles import load_profile
+    prof = load_profile(p["path"])
+    validate(_parse_module(p["module"]), "vulkan1.3", profile=prof)
+
+
+API = {"assemble": _api_assemble, "disassemble": _api_disassemble, "validate": _api_validate,
+       "layout_model": _api_layout_model, "profile": _api_profile}
+
+
+def execute(case: Case, directory: Path) -> Outcome:
+    """Run `case` with `directory` as the working directory (its files already there). Exceptions
+    the classification does not handle (Timeout, MemoryError) become outcomes too."""
+    import gc
+    old_cwd = os.getcwd()
+    old = sys.stdin, sys.stdout, sys.stderr
+    out_raw, out = _stream(65536)
+    err_raw, err = _stream(65536)
+    os.chdir(directory)
+    try:
+        sys.stdout, sys.stderr = out, err
+        sys.stdin = io.TextIOWrapper(io.BytesIO(case.stdin), encoding="utf-8")
+        if case.kind == "api":
+            API[case.api](case, case.params)
+            return Outcome("accepted")
+        from spvcoop import cli
+        code = cli.main(list(case.argv))
+        try:
+            out.flush(), err.flush()
+        except Exception:
+            pass
+        result = classify_exit(int(code), err_raw.head.decode("utf-8", "replace"),
+                               out_raw.head.decode("utf-8", "replace"))
+        if result.cls != "accepted":
+            for o in case.outputs:
+                if o not in case.files and os.path.lexists(o):  # an input file named by -o is no leftover
+                    return Outcome("leftover", f"{case.argv[0]} left -o output after exit {code}",
+                                   f"{case.describe()}\nexit {code}, {o} exists\n"
+                                   + err_raw.head.decode("utf-8", "replace")[:2000], code)
+        return result
+    except BaseException as e:  # noqa: BLE001 - classifying every exception is the point
+        err.flush()
+        result = classify_exception(e)
+        if case.kind == "cli" and result.cls == "rejected" and not isinstance(e, SystemExit):  # the command let it escape: a traceback
+            result = Outcome("traceback", f"uncaught {type(e).__name__} at {innermost_frame(e.__traceback__)}",
+                             _format(e))
+        if result.cls == "traceback" and err_raw.total:
+            result.detail += "\n--- stderr ---\n" + err_raw.head.decode("utf-8", "replace")[:2000]
+        return result
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = old
+        os.chdir(old_cwd)
+        gc.enable()  # cli.main() disables the cyclic collector for its one-shot process
