@@ -172,11 +172,9 @@ def _api_disassemble(case, p):
 
 
 def _api_validate(case, p):
-    # spvcoop.validate (the function, through the package's __getattr__) is shadowed by the
-    # subpackage of the same name once that is imported, as the worker does: import it directly
-    from spvcoop.validate import validate
+    import spvcoop
     m = _parse_module(p["path"])
-    validate(m, p["target_env"], {int(k): v for k, v in p["spec_constants"].items()} or None,
+    spvcoop.validate(m, p["target_env"], {int(k): v for k, v in p["spec_constants"].items()} or None,
                      profile=p["profile"])
 
 
@@ -192,10 +190,10 @@ def _api_layout_model(case, p):
 
 
 def _api_profile(case, p):
-    from spvcoop.validate import validate
-    from spvcoop.validate.profiles import load_profile
+    import spvcoop
+    from spvcoop.validator.profiles import load_profile
     prof = load_profile(p["path"])
-    validate(_parse_module(p["module"]), "vulkan1.3", profile=prof)
+    spvcoop.validate(_parse_module(p["module"]), "vulkan1.3", profile=prof)
 
 
 API = {"assemble": _api_assemble, "disassemble": _api_disassemble, "validate": _api_validate,

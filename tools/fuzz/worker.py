@@ -85,7 +85,7 @@ def main(argv=None) -> int:
     import spvcoop
     import spvcoop.cli
     import spvcoop.interp  # noqa: F401
-    import spvcoop.validate  # noqa: F401
+    import spvcoop.validator  # noqa: F401
 
     from .cases import generate
     from .execute import Outcome, Timeout, classify_exception, execute, materialize
