@@ -42,13 +42,6 @@ FAILS_TODAY = {
         "7 (spec-constant ids 14, 15 the module lacks), 6 (statically unused buffer_reference variables "
         "need data)",
         ["no specialization constant '14'", UNUSED_NEEDS_DATA]),
-    "partial_subgroup/O0": (
-        "2 (a matrix through a function call in a partial subgroup loses the elements of the absent "
-        "lanes: silently wrong, half of y is 0)",
-        ["check failed: 512 value(s) differ"]),
-    "small_tiles/small_tiles": (
-        "1 (element-wise writes into a matrix with fewer elements than lanes: internal error)",
-        ["ValueError: input operand has more dimensions than allowed by the axis remapping"]),
 }
 
 
