@@ -16,6 +16,7 @@ family; docs/interpreter-coopmat.md states the semantics.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -122,6 +123,14 @@ class CoopInfo:
         return self.layout().length
 
 
+@functools.lru_cache(maxsize=None)
+def _builtin_model(name: str):
+    """A built-in model, parsed once per process: without --layout every matrix type of every run asked for
+    the default models again (a YAML parse and the model's fixed tables each time)."""
+    from ...layouts import load_model
+    return load_model(name)
+
+
 def resolve_layout(ex, info: CoopInfo):
     from ...layouts import LayoutError, load_model
     S = info.scope_size
@@ -130,7 +139,7 @@ def resolve_layout(ex, info: CoopInfo):
     last = None
     for m in names:
         try:
-            model = load_model(m) if isinstance(m, str) else m
+            model = (_builtin_model(m) if m in DEFAULT_MODELS else load_model(m)) if isinstance(m, str) else m
             if chosen is None and not model.defines(info.component, info.rows, info.cols, info.use, S):
                 continue
             return model.layout(info.component, info.rows, info.cols, info.use, S)
