@@ -31,24 +31,10 @@ IDS = [f"{src.parent.name}/{variant}" for src, variant, *_ in BUILDS]
 
 # kernel/variant -> (issue 11 defects, the errors it stops with today, in the order they are met: when
 # one defect is fixed the next one shows, which is still a known failure)
-UNUSED_NEEDS_DATA = "no data for buffer 'inputA'"
 FAILS_TODAY = {
     "cmperf_nv_tiled/fp16_fp32": (
-        "9 (NV at SPIR-V 1.0 refused by coopmat.version), 7 (spec-constant id 13 the module lacks), "
-        "6 (statically unused buffer_reference variables need data)",
-        ["error[coopmat.version]: capability CooperativeMatrixNV needs SPIR-V 1.3",
-         "no specialization constant '13'", UNUSED_NEEDS_DATA]),
-    "cmperf_khr_tiled/fp16_fp32": (
-        "7 (spec-constant ids 14, 15 the module lacks), 6 (statically unused buffer_reference variables "
-        "need data)",
-        ["no specialization constant '14'", UNUSED_NEEDS_DATA]),
-    "partial_subgroup/O0": (
-        "2 (a matrix through a function call in a partial subgroup loses the elements of the absent "
-        "lanes: silently wrong, half of y is 0)",
-        ["check failed: 512 value(s) differ"]),
-    "small_tiles/small_tiles": (
-        "1 (element-wise writes into a matrix with fewer elements than lanes: internal error)",
-        ["ValueError: input operand has more dimensions than allowed by the axis remapping"]),
+        "9 (NV at SPIR-V 1.0 refused by coopmat.version)",
+        ["error[coopmat.version]: capability CooperativeMatrixNV needs SPIR-V 1.3"]),
 }
 
 

@@ -31,6 +31,7 @@ class Memory:
             self.data[:len(data)] = np.frombuffer(data, dtype=np.uint8)
         self.address = 0                      # device address when bound as a buffer with one
         self.written: np.ndarray | None = None  # per-copy 'was written' flags (uninitialised-read check)
+        self.side: dict = {}  # what op families keep with a variable (coopmat: the absent lanes' copies)
 
     def bytes(self) -> bytes:
         return self.data[:self.region * self.copies].tobytes()

@@ -301,6 +301,29 @@ class Program:
                 if t is None or t.kind != "pointer":
                     raise self.error(f"{self.name_of(o.value)} is not a pointer (operand {i + 1} of {op})", inst)
 
+    def statically_used(self, fn_id: int) -> set[int]:
+        """Ids named by the instructions of a function and of every function it calls (Vulkan's "statically
+        used": a variable outside this set needs no descriptor)."""
+        ids: set[int] = set()
+        seen: set[int] = set()
+        todo = [fn_id]
+        while todo:
+            f = todo.pop()
+            if f in seen:
+                continue
+            seen.add(f)
+            fn = self.functions[f]
+            insts = list(fn.variables)
+            for blk in fn.blocks.values():
+                insts += [*blk.phis, *blk.body, *([blk.merge] if blk.merge else []), blk.term]
+            for inst in insts:
+                if inst is None:
+                    continue
+                ids.update(o.value for o in inst.operands if o.kind.startswith("Id"))
+                if inst.opname == "OpFunctionCall":
+                    todo.append(inst.operands[0].value)
+        return ids
+
     def _check_recursion(self, calls: dict[int, list[tuple[int, Instruction]]]) -> None:
         """SPIR-V forbids recursion: a call-graph cycle is an error at the call that closes it."""
         state: dict[int, int] = {}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..diagnostics import Diagnostic, SpvError, did_you_mean
+from ..diagnostics import Diagnostic, SpvError, did_you_mean, print_diagnostics
 from ..module import Module
 from .config import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS, RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
@@ -171,6 +171,12 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
             for t in length_users.get(inst.result_id, ()):
                 t.count = int(np.asarray(v).reshape(-1)[0])
     unknown = [k for k in overrides if k not in used]
+    ids = [k for k in unknown if _is_spec_id(k)]
+    if ids:  # Vulkan ignores map entries for ids the module does not declare
+        many = len(ids) > 1
+        _note_once(src, f"specialization constant id{'s' if many else ''} {', '.join(str(k) for k in ids)} "
+                        f"{'are' if many else 'is'} not declared by the module: ignored, as Vulkan does")
+        unknown = [k for k in unknown if not _is_spec_id(k)]
     if unknown:
         known = [str(prog.decorations[i]["SpecId"][0]) for i in prog.decorations if "SpecId" in prog.decorations[i]]
         known += [prog.names[i] for i in prog.decorations if "SpecId" in prog.decorations[i] and i in prog.names]
@@ -201,7 +207,8 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     addresses: dict[str, int] = {}
     given = {_norm_key(k): v for k, v in (buffers or {}).items()}
     consumed: set = set()
-    _bind_variables(ex, prog, given, consumed, bindings, push_constants, addresses, interface)
+    _bind_variables(ex, prog, given, consumed, bindings, push_constants, addresses, interface,
+                    prog.statically_used(ep_fn))
     for k, v in given.items():
         if k in consumed:
             continue
@@ -355,8 +362,23 @@ def _layout_lanes(ex: Executor, N: int, wg, dispatch, S: int) -> None:
     ex.lane_info = info
 
 
-def _bind_variables(ex, prog, given, consumed, bindings, push_constants, addresses, interface) -> None:
+def _is_spec_id(k) -> bool:
+    return isinstance(k, int) or (isinstance(k, str) and k.isdigit())
+
+
+_noted: set = set()  # notes already printed by this process (a portability run calls run() per model)
+
+
+def _note_once(source, message: str) -> None:
+    if (source, message) in _noted:
+        return
+    _noted.add((source, message))
+    print_diagnostics([Diagnostic("note", message, source=source)])
+
+
+def _bind_variables(ex, prog, given, consumed, bindings, push_constants, addresses, interface, used) -> None:
     ex.pending = []
+    unused: list[str] = []
     for inst in prog.globals:
         if inst.opname != "OpVariable":
             continue
@@ -402,6 +424,11 @@ def _bind_variables(ex, prog, given, consumed, bindings, push_constants, address
                         consumed.add(c)
                         break
             shown = prog.names.get(vid) or t.name or name
+            if not found and vid not in used:
+                # e.g. the StorageBuffer variable glslang emits for every buffer_reference block: Vulkan
+                # needs no descriptor for a variable no function of the entry point uses
+                unused.append(shown)
+                continue
             bindings[key] = Binding(shown, key, t, None, None, vid)
             ex.pending.append((bindings[key], data, found, inst))
         elif storage == "PhysicalStorageBuffer":
@@ -409,6 +436,10 @@ def _bind_variables(ex, prog, given, consumed, bindings, push_constants, address
         else:
             raise SpvError(Diagnostic("error", f"variables in {storage} storage are not supported",
                                       inst.span, source=prog.source))
+    if unused:
+        names = ", ".join(f"'{n}'" for n in unused)
+        _note_once(prog.source, f"buffer{'s' if len(unused) > 1 else ''} {names} "
+                                f"{'are' if len(unused) > 1 else 'is'} not used by the entry point; no data needed")
 
 
 def _write_pending(ex, prog, bindings, addresses) -> None:

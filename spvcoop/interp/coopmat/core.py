@@ -16,6 +16,7 @@ family; docs/interpreter-coopmat.md states the semantics.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -122,6 +123,14 @@ class CoopInfo:
         return self.layout().length
 
 
+@functools.lru_cache(maxsize=None)
+def _builtin_model(name: str):
+    """A built-in model, parsed once per process: without --layout every matrix type of every run asked for
+    the default models again (a YAML parse and the model's fixed tables each time)."""
+    from ...layouts import load_model
+    return load_model(name)
+
+
 def resolve_layout(ex, info: CoopInfo):
     from ...layouts import LayoutError, load_model
     S = info.scope_size
@@ -130,7 +139,7 @@ def resolve_layout(ex, info: CoopInfo):
     last = None
     for m in names:
         try:
-            model = load_model(m) if isinstance(m, str) else m
+            model = (_builtin_model(m) if m in DEFAULT_MODELS else load_model(m)) if isinstance(m, str) else m
             if chosen is None and not model.defines(info.component, info.rows, info.cols, info.use, S):
                 continue
             return model.layout(info.component, info.rows, info.cols, info.use, S)
@@ -209,7 +218,7 @@ class CoopMat:
     @property
     def data(self) -> np.ndarray:
         if self._data is None:
-            self._data = from_lanes(self.info.layout(), self.pl)
+            self._data = lanes_to_matrix(self.info, self.pl)
         return self._data
 
     def full(self) -> np.ndarray:
@@ -248,6 +257,10 @@ class CoopMat:
         new_l, old_l = self.lanes(), np.array(old.lanes())
         g, p = info.group[mask], info.position[mask]
         old_l[g, p] = new_l[g, p]
+        ab = absent_lanes(ex, info)
+        if ab is not None:  # absent lanes follow the first invocation of their subgroup
+            gs = ab.groups[ab.follow(mask)]
+            old_l[gs, ab.first:] = new_l[gs, ab.first:]
         return CoopMat(info, pl=old_l)
 
     def __repr__(self) -> str:
@@ -260,6 +273,72 @@ def from_lanes(lay, lanes: np.ndarray) -> np.ndarray:
         return lay.from_lanes(lanes)
     except LayoutError as e:
         raise Fault(e.diagnostics[0].message) from None
+
+
+# ---- partial subgroups ----------------------------------------------------------------------
+# A workgroup of W invocations with W % S != 0 ends in a partial subgroup: its positions W % S .. S-1 hold
+# no invocation (every GPU does this for a workgroup smaller than the subgroup). Those absent lanes do not
+# exist: they execute nothing and write no element one by one (m[i] = ..., OpCompositeInsert). The matrix
+# is still whole: the elements the layout gives to absent lanes belong to it and move with it wherever it
+# goes (loads, stores, MulAdd, element-wise ops, function arguments and results, Phi/Select, variables).
+# Where invocations of a partial subgroup choose different matrices (a mask that splits it: Phi, Select,
+# a store to a variable under divergent control flow), the absent lanes follow the subgroup's first
+# invocation, so every form of the same choice gives the same matrix.
+@dataclass(frozen=True)
+class Absent:
+    groups: np.ndarray   # (P,) the partial subgroups (sg_global), one per workgroup
+    lead: np.ndarray     # (P,) the invocation at position 0 of each: the absent lanes follow it
+    first: int           # the first absent position; positions first .. S-1 are absent
+    count: int           # S - first absent lanes per partial subgroup
+
+    def follow(self, mask: np.ndarray) -> np.ndarray:
+        """(P,) bool: the partial subgroups whose absent lanes take the value chosen under `mask`."""
+        mask = np.asarray(mask)
+        return mask[self.lead] if mask.shape[0] > 1 else np.broadcast_to(mask, self.groups.shape)
+
+
+def absent_lanes(ex, info: "CoopInfo | None" = None) -> Absent | None:
+    """The absent lanes of the dispatch's partial subgroups (None when every subgroup is full, and for
+    Workgroup-scope matrices, whose scope has no absent positions)."""
+    if info is not None and info.scope == "Workgroup":
+        return None
+    if "coopmat.absent" not in ex.family_state:
+        S, W = ex.subgroup_size, ex.wg_size
+        a = None
+        if W % S and ex.N:
+            nsg = -(-W // S)
+            wgs = np.arange(ex.N // W, dtype=np.int64)
+            a = Absent(wgs * nsg + nsg - 1, wgs * W + (nsg - 1) * S, W % S, S - W % S)
+        ex.family_state["coopmat.absent"] = a
+    return ex.family_state["coopmat.absent"]
+
+
+def lanes_to_matrix(info: CoopInfo, lanes: np.ndarray, weak: np.ndarray | None = None) -> np.ndarray:
+    """The logical matrices of per-invocation values (G, S, L). Under a layout that holds an element in several
+    slots, a copy in a `weak` lane ((G, S) bool: lanes whose values are unknown, e.g. outside a load's mask)
+    or in an absent lane takes the value of a copy in another lane: absent lanes write no element one by one,
+    so their copy cannot be the one that disagrees. Copies in ordinary lanes must agree (else a Fault)."""
+    lay = info.layout()
+    ab = absent_lanes(info.ex, info)
+    if lay.replicated and (weak is not None or ab is not None):
+        w = np.zeros(lanes.shape[:2], bool) if weak is None else np.array(weak)
+        if ab is not None:
+            w[ab.groups, ab.first:] = True
+        if w.any():
+            flat = lay.flat
+            held = flat >= 0
+            n = info.rows * info.cols
+            known = np.zeros((lanes.shape[0], n), lanes.dtype)
+            covered = np.zeros((lanes.shape[0], n), bool)
+            g, p, i = np.nonzero(~w[:, :, None] & held[None])
+            known[g, flat[p, i]] = lanes[g, p, i]
+            covered[g, flat[p, i]] = True
+            g, p, i = np.nonzero(w[:, :, None] & held[None])
+            e = flat[p, i]
+            f = covered[g, e]
+            lanes = np.array(lanes)
+            lanes[g[f], p[f], i[f]] = known[g[f], e[f]]
+    return from_lanes(lay, lanes)
 
 
 def coop_val(ex, frame, id_) -> CoopMat:

@@ -14,9 +14,9 @@ import numpy as np
 
 from ..dispatch import KindHooks, OpSet
 from ..fault import Fault
-from ..memory import Pointer, load, read_scalar, store, write_scalar
+from ..memory import Memory, Pointer, load, read_scalar, store, write_scalar
 from ..values import select
-from .core import (CoopMat, Lazy, coop_info, coop_val, ensure_sizes, first_lanes, from_lanes, holds_coopmat,
+from .core import (CoopMat, Lazy, absent_lanes, coop_info, coop_val, ensure_sizes, first_lanes, holds_coopmat, lanes_to_matrix,
                    pointer_holds_coopmat, realize, result_holds_coopmat, result_is_coopmat, uniform)
 
 OPS = OpSet()
@@ -48,17 +48,67 @@ def _load(ex, frame, inst, mask, base):
     return _load_value(ex, ptr, ptr.type, mask)
 
 
+def _read_views(mem, off, base, info, mask) -> np.ndarray:
+    """(n, L) views from a matrix variable: L components per copy at `off` (read_scalar gives (n,) for L = 1)."""
+    raw = read_scalar(mem, off, base, info.storage_dtype, mask, info.length)
+    return info.from_storage(raw).reshape(mask.shape[0], info.length)
+
+
+def _write_views(mem, off, base, info, views: np.ndarray, mask) -> None:
+    """Write (n, L) views into a matrix variable (write_scalar takes (n,) for L = 1)."""
+    L = info.length
+    vals = info.to_storage(np.asarray(views)).reshape((-1, L) if L > 1 else (-1,))
+    write_scalar(mem, off, base, info.storage_dtype, vals, mask, L)
+
+
+# A matrix variable in memory holds one view per invocation; the views of the absent lanes of partial
+# subgroups (core.absent_lanes) are kept beside it, in `mem.side["coopmat.absent"]`: one copy of the
+# variable per absent lane, at the offset the subgroup's present invocations use.
+def _absent_place(ex, ptr: Pointer, info, ab, groups_on: np.ndarray, mask):
+    """(side memory or None, offsets, bases, partial subgroups) for the partial subgroups in groups_on."""
+    js = np.flatnonzero(groups_on[ab.groups])
+    mem = ptr.mem
+    if not len(js) or not isinstance(mem, Memory) or mem.storage not in ("Function", "Private"):
+        return None, None, None, None
+    groups = ab.groups[js]
+    g_act, first = first_lanes(info, None, mask)
+    lane = first[np.searchsorted(g_act, groups)]
+    rel = (np.broadcast_to(ptr.off, mask.shape)[lane] - np.broadcast_to(np.asarray(ptr.base), mask.shape)[lane])
+    copy = js[:, None] * ab.count + np.arange(ab.count)[None, :]
+    base = (copy * mem.region).reshape(-1)
+    return mem, base + np.repeat(rel, ab.count), base, groups
+
+
+def _absent_side(ex, mem: Memory, ab) -> Memory:
+    side = mem.side.get("coopmat.absent")
+    if side is None:
+        side = Memory(f"{mem.name} (absent lanes)", mem.storage, mem.region, len(ab.groups) * ab.count)
+        mem.side["coopmat.absent"] = side
+    return side
+
+
 def _load_value(ex, ptr: Pointer, t, mask):
     """A value of type t (a matrix, or an array/struct holding matrices) from a Function variable."""
     if t.kind == "coopmat":
         info = coop_info(ex, t)
         L = info.length
-        vals = info.from_storage(read_scalar(ptr.mem, ptr.off, ptr.base, info.storage_dtype, mask, L)
-                                 ).reshape(mask.shape[0], L)
+        vals = _read_views(ptr.mem, ptr.off, ptr.base, info, mask)
         lanes = np.zeros((info.num_groups, info.scope_size, L), info.dtype)
         m = mask & ex.alive
         lanes[info.group[m], info.position[m]] = vals[m]
-        return CoopMat(info, from_lanes(info.layout(), lanes))
+        ab = absent_lanes(ex, info)
+        if ab is not None:
+            on = np.bincount(info.group[m], minlength=info.num_groups) > 0
+            mem, off, base, groups = _absent_place(ex, ptr, info, ab, on, mask)
+            side = mem.side.get("coopmat.absent") if mem is not None else None
+            if side is not None:
+                views = _read_views(side, off, base, info, np.ones(len(off), bool))
+                lanes[groups, ab.first:] = views.reshape(len(groups), ab.count, L)
+        weak = None
+        if not m.all():  # lanes outside the mask read nothing: their copies of replicated elements yield
+            weak = np.ones(lanes.shape[:2], bool)
+            weak[info.group[m], info.position[m]] = False
+        return CoopMat(info, lanes_to_matrix(info, lanes, weak))
     if t.kind == "array":
         s = t.array_stride()
         return tuple(_load_value(ex, ptr.moved(i * s, t.elem), t.elem, mask) for i in range(t.count))
@@ -72,8 +122,16 @@ def _store_value(ex, ptr: Pointer, t, value, mask) -> None:
         v = realize(ex, value)
         if not isinstance(v, CoopMat):
             raise Fault("storing something that is not a cooperative matrix into a matrix variable")
-        write_scalar(ptr.mem, ptr.off, ptr.base, v.info.storage_dtype, v.info.to_storage(v.per_invocation()), mask,
-                     v.info.length)
+        info = v.info
+        _write_views(ptr.mem, ptr.off, ptr.base, info, v.per_invocation(), mask)
+        ab = absent_lanes(ex, info)
+        if ab is not None:  # the absent lanes store with the first invocation of their subgroup
+            on = np.zeros(info.num_groups, bool)
+            on[ab.groups] = ab.follow(mask)
+            mem, off, base, groups = _absent_place(ex, ptr, info, ab, on, mask)
+            if mem is not None:
+                views = v.lanes()[groups][:, ab.first:].reshape(len(off), info.length)
+                _write_views(_absent_side(ex, mem, ab), off, base, info, views, np.ones(len(off), bool))
     elif t.kind == "array":
         s = t.array_stride()
         for i in range(t.count):
