@@ -165,11 +165,21 @@ OpDecorate %outbuf Binding 1
 """
 
 
+def _header(**fields) -> str:
+    """HEADER with its element types; a component type equal to %u32's is that type (SPIR-V forbids
+    declaring a non-aggregate type twice, and run validates)."""
+    text = HEADER.format(**fields)
+    for name, decl in (("%elem", fields["etype"]), ("%oelem", fields["otype"])):
+        if decl == "OpTypeInt 32 0":
+            text = text.replace(f"{name} = {decl}\n", "").replace(name + " ", "%u32 ").replace(name + "\n", "%u32\n")
+    return text
+
+
 def _module(body: str, etype="OpTypeFloat 16", otype="OpTypeFloat 32", esize=2, osize=4, rows=16, cols=16, wg=32,
             nshared=16, decls: str = ""):
     from spvcoop.text import assemble
-    text = HEADER.format(etype=etype, otype=otype, esize=esize, osize=osize, rows=rows, cols=cols, wg=wg,
-                         nshared=nshared)
+    text = _header(etype=etype, otype=otype, esize=esize, osize=osize, rows=rows, cols=cols, wg=wg,
+                   nshared=nshared)
     head, tail = text.split("%main = OpFunction", 1)
     return assemble(head + decls + "%main = OpFunction" + tail + body + "OpReturn\nOpFunctionEnd\n",
                     "coop_test.spvasm")
@@ -277,7 +287,7 @@ def test_int8_muladd_signedness_and_saturation(signed, operands, saturate):
 
 def _module_with_decls(decls: str, code: str, et, ot):
     from spvcoop.text import assemble
-    text = HEADER.format(etype=et, otype=ot, esize=1, osize=4, rows=16, cols=16, wg=32, nshared=16)
+    text = _header(etype=et, otype=ot, esize=1, osize=4, rows=16, cols=16, wg=32, nshared=16)
     head, tail = text.split("%main = OpFunction", 1)
     return assemble(head + decls + "%main = OpFunction" + tail + code + "OpReturn\nOpFunctionEnd\n", "muladd.spvasm")
 

@@ -187,11 +187,25 @@ def test_unsupported_instruction_is_named_with_its_line():
 %d = OpDPdx %float %f
 OpReturn
 """
+    # validation refuses OpDPdx in a compute shader first (next test); without it the
+    # interpreter still names what it cannot execute
     with pytest.raises(SpvError) as e:
-        go(body)
+        go(body, validate=False)
     d = e.value.diagnostics[0]
     assert "unsupported instruction OpDPdx" in d.message
     assert d.span is not None and d.span.line == shader(body).splitlines().index("%d = OpDPdx %float %f") + 1
+
+
+def test_run_validates_with_spirv_val_first():
+    body = """
+%f = OpConvertUToF %float %x
+%d = OpDPdx %float %f
+OpReturn
+"""
+    with pytest.raises(SpvError) as e:
+        go(body)
+    d = e.value.diagnostics[0]
+    assert d.rule == "spirv-val" and "DPdx" in d.message
 
 
 def test_uninitialised_function_variable_read():
@@ -204,7 +218,8 @@ OpReturn
 """
     src = shader(body)
     with pytest.raises(SpvError) as e:
-        run(assemble(src, "u.spvasm"), dispatch=(2, 1, 1), buffers={(0, 0): np.zeros(8, np.uint32)})
+        # (the body's variable is not first in its block, which spirv-val refuses: run unvalidated)
+        run(assemble(src, "u.spvasm"), dispatch=(2, 1, 1), buffers={(0, 0): np.zeros(8, np.uint32)}, validate=False)
     assert "read before anything was stored" in e.value.diagnostics[0].message
 
 

@@ -18,7 +18,7 @@ SHADER = """\
                OpCapability Shader
                OpExtension "SPV_KHR_storage_buffer_storage_class"
                OpMemoryModel Logical GLSL450
-               OpEntryPoint GLCompute %main "main" %gid
+               OpEntryPoint GLCompute %main "main" %gid %used %viacall %unused %orphanbuf
                OpExecutionMode %main LocalSize 4 1 1
                OpName %main "main"
                OpName %helper "helper"

@@ -31,11 +31,7 @@ IDS = [f"{src.parent.name}/{variant}" for src, variant, *_ in BUILDS]
 
 # kernel/variant -> (issue 11 defects, the errors it stops with today, in the order they are met: when
 # one defect is fixed the next one shows, which is still a known failure)
-FAILS_TODAY = {
-    "cmperf_nv_tiled/fp16_fp32": (
-        "9 (NV at SPIR-V 1.0 refused by coopmat.version)",
-        ["error[coopmat.version]: capability CooperativeMatrixNV needs SPIR-V 1.3"]),
-}
+FAILS_TODAY: dict[str, tuple[str, list[str]]] = {}
 
 
 def _run_spec(kernel: str, variant: str) -> tuple[Path, Path]:

@@ -13,20 +13,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "model's. Exit status 0: portable, 1: some output depends on the layout.",
         epilog="Example:\n  spvcoop portability samples/coopmat/nonportable/run.yaml",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("spec", help="run spec (.yaml) or shader (.spvasm, .spv, .comp)")
-    p.add_argument("--input", metavar="IN.yaml", help="buffer, push- and spec-constant values by name")
-    p.add_argument("--dispatch", metavar="X,Y,Z", help="override the dispatch size")
-    p.add_argument("--entry-point", metavar="NAME", help="entry point to run")
-    p.add_argument("--subgroup-size", type=int, metavar="N", help="subgroup size (default: the spec's, or 32)")
-    p.add_argument("--max-steps", type=int, metavar="N", help="stop with an error after N executed instructions")
-    p.add_argument("--no-validate", action="store_true", help="run without validating the module first")
-    p.add_argument("--coop-numerics", choices=("ieee", "nvidia-tensorcore"), default="ieee",
-                   help="cooperative-matrix MulAdd rounding (default ieee)")
+    from .run import add_execution_options
+    add_execution_options(p)
     p.set_defaults(func=_portability)
 
 
 def _portability(args: argparse.Namespace) -> int:
     from .run import run_command
-    full = argparse.Namespace(check=None, rtol=1e-5, atol=1e-6, output=None, trace=None, quiet=True, layout="all",
-                              **vars(args))
+    full = argparse.Namespace(check=None, compare=None, rtol=None, atol=None, output=None, trace=None, quiet=True,
+                              layout="all", **vars(args))
     return run_command(full)

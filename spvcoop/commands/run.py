@@ -19,9 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  spvcoop run shader.spv --input in.yaml --check out.yaml\n"
                "  spvcoop run spec.yaml -o out.json --trace 5",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("spec", help="run spec (.yaml) or shader (.spvasm, .spv, .comp)")
-    p.add_argument("--input", metavar="IN.yaml", help="buffer, push- and spec-constant values by name or result id, "
-                   "as SPIRV-Interpreter's input files (.yaml, .json, .toml)")
+    add_execution_options(p)
     p.add_argument("--check", metavar="EXPECTED.yaml",
                    help="compare outputs with these values; exit 1 if they differ (with a run spec: buffer names "
                         "to data with tolerances; with a shader: SPIRV-Interpreter's expected-output file)")
@@ -33,6 +31,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--atol", type=float, default=None, help="default absolute tolerance for --check (1e-6)")
     p.add_argument("-o", dest="output", metavar="OUT", help="write outputs to OUT.yaml, OUT.json, or a directory "
                    "(one .npy per buffer); default: YAML on standard output")
+    p.add_argument("--trace", metavar="INVOCATION",
+                   help="print each instruction executed by this invocation, with its result: a linear index "
+                        "in the dispatch (workgroup by workgroup) or a global invocation id X,Y,Z")
+    p.add_argument("--layout", metavar="MODEL|FILE.yaml|all",
+                   help="cooperative-matrix layout model (see `spvcoop layout list`; default: nvidia where it "
+                        "defines the type, else striped); the subgroup size follows the model unless "
+                        "--subgroup-size is given; 'all': run under every model defining the shader's types "
+                        "(and shuffled with 3 seeds) and report which outputs differ (exit 1 if any)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no output unless --check fails")
+    p.set_defaults(func=run_command)
+
+
+def add_execution_options(p: argparse.ArgumentParser) -> None:
+    """The options of everything that executes a spec (`run`, `portability`): input, dispatch,
+    limits, validation, numerics, file confinement."""
+    p.add_argument("spec", help="run spec (.yaml) or shader (.spvasm, .spv, .comp)")
+    p.add_argument("--input", metavar="IN.yaml", help="buffer, push- and spec-constant values by name or result id, "
+                   "as SPIRV-Interpreter's input files (.yaml, .json, .toml)")
     p.add_argument("--dispatch", metavar="X,Y,Z", help="override the dispatch size")
     p.add_argument("--entry-point", metavar="NAME", help="entry point to run")
     p.add_argument("--subgroup-size", type=int, metavar="N", help="subgroup size (default 32)")
@@ -42,15 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-memory", type=parse_size, metavar="BYTES",
                    help="memory budget for the dispatch's state, buffers and variables, checked before "
                         "allocating (default 2G; suffixes K, M, G)")
-    p.add_argument("--trace", metavar="INVOCATION",
-                   help="print each instruction executed by this invocation, with its result: a linear index "
-                        "in the dispatch (workgroup by workgroup) or a global invocation id X,Y,Z")
     p.add_argument("--no-validate", action="store_true", help="run without validating the module first")
-    p.add_argument("--layout", metavar="MODEL|FILE.yaml|all",
-                   help="cooperative-matrix layout model (see `spvcoop layout list`; default: nvidia where it "
-                        "defines the type, else striped); the subgroup size follows the model unless "
-                        "--subgroup-size is given; 'all': run under every model defining the shader's types "
-                        "(and shuffled with 3 seeds) and report which outputs differ (exit 1 if any)")
     p.add_argument("--coop-numerics", choices=("ieee", "nvidia-tensorcore"), default="ieee",
                    help="cooperative-matrix MulAdd rounding: ieee (products exact, f32 sums, one rounding; default) "
                         "or nvidia-tensorcore (bit-identical to an H100 for f16 inputs)")
@@ -60,14 +68,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-file-size", type=parse_size, metavar="BYTES", default=None,
                    help="largest file a spec may name and largest buffer it may generate (default 256M; "
                         "suffixes K, M, G)")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no output unless --check fails")
-    p.set_defaults(func=run_command)
 
 
 def _file_options(args: argparse.Namespace):
     from ..interp.runspec import DEFAULT_MAX_FILE_BYTES, FileOptions
-    return FileOptions(allow_outside=bool(getattr(args, "allow_outside_files", False)),
-                       max_bytes=getattr(args, "max_file_size", None) or DEFAULT_MAX_FILE_BYTES)
+    return FileOptions(allow_outside=args.allow_outside_files, max_bytes=args.max_file_size or DEFAULT_MAX_FILE_BYTES)
 
 
 class Progress:

@@ -256,14 +256,17 @@ def _coopmat_layout(layout, subgroup_size):
 
 
 def _validate(module: Module) -> None:
-    try:
-        from ..validator import validate
-    except ImportError:
-        return
-    # coopmat rules only, as before; full validation (spirv-val) for run is issue 11's run-side work
-    diags = [d for d in validate(module, spirv_val=False) if d.severity == "error"]
-    if diags:
-        raise SpvError(diags)
+    """Full validation (our rules and spirv-val) before executing: the executor only ever sees
+    valid modules. What drivers accept although `spvcoop val` reports it is shown as a warning
+    (validator.for_run says which)."""
+    from ..validator.for_run import validate_for_run
+    errors, warnings = validate_for_run(module)
+    if errors:
+        raise SpvError(errors)
+    fresh = [w for w in warnings if (w.source, w.headline()) not in _noted]
+    _noted.update((w.source, w.headline()) for w in fresh)
+    if fresh:
+        print_diagnostics(fresh, module.text)
 
 
 def _names_of(bindings: dict) -> list[str]:

@@ -7,8 +7,10 @@ what it computes, and a user porting published kernels wants them to run. So, fo
 - findings of rules where spvcoop is stricter than spirv-val (docs/divergences.md, "Stricter
   than spirv-val") and that do not change the computation are warnings;
 - spirv-val's "needs a newer SPIR-V version" findings (NVIDIA's 2019 samples are SPIR-V 1.0
-  modules using 1.3 extensions; drivers run them) are warnings, and because spirv-val stops at its
-  first error, the module is then checked again as SPIR-V 1.3 so that nothing behind it is missed.
+  modules using 1.3 extensions; drivers run them) and "variable not listed as an interface" (SPIR-V
+  1.4+ rule, often broken by hand-written modules) are warnings; because spirv-val stops at its
+  first error, the module is then checked again as drivers read it (newer version, full
+  interface lists), so that nothing behind such a finding is missed.
 """
 from __future__ import annotations
 
@@ -57,25 +59,76 @@ def _version_needed(d: Diagnostic) -> tuple[int, int] | None:
     return major, minor
 
 
+_INTERFACE = re.compile(r"is used by entry point .* but is not listed as an interface")
+_FUNCTION_STORAGE = 7  # StorageClass Function
+
+
+def _interface_incomplete(d: Diagnostic) -> bool:
+    return d.rule == SPIRV_VAL and d.severity == "error" and bool(_INTERFACE.search(d.message))
+
+
+def _benign(d: Diagnostic) -> bool:
+    """A finding that drivers accept and that does not change what the module computes."""
+    return d.severity == "error" and (d.rule in RUN_WARNING_RULES or _version_needed(d) is not None
+                                      or _interface_incomplete(d))
+
+
+def _repaired(module: Module, diags: list[Diagnostic]) -> Module | None:
+    """The module as drivers read it, for checking what spirv-val's first error hid: a newer SPIR-V
+    version where one is needed, every module-scope variable in the entry points' interfaces
+    (hand-written SPIR-V 1.4+ often omits them). Instruction positions are kept, so findings on
+    the repaired module point at the same instructions. None when there is nothing to repair."""
+    needed = [v for v in map(_version_needed, diags) if v is not None]
+    fill = any(map(_interface_incomplete, diags))
+    if not needed and not fill:
+        return None
+    header = module.header
+    if needed:
+        version = max(max(needed), (1, 3), header.version_tuple)
+        header = dataclasses.replace(header, version=(version[0] << 16) | (version[1] << 8))
+    instructions = module.instructions
+    if fill:
+        from ..module import Instruction, Operand
+        variables = [i.result_id for i in instructions if i.opname == "OpVariable" and i.operands
+                     and i.operands[0].value != _FUNCTION_STORAGE and i.result_type is not None]
+        fixed = []
+        for inst in instructions:
+            if inst.opname == "OpEntryPoint":
+                listed = {o.value for o in inst.operands[3:]}
+                extra = [Operand("IdRef", v, (v,)) for v in variables if v not in listed]
+                inst = Instruction(inst.opname, inst.opcode, inst.result_type, inst.result_id,
+                                   [*inst.operands, *extra], inst.span, inst.index)
+            fixed.append(inst)
+        instructions = fixed
+    return Module(header, instructions, module.source, module.text, module.id_names)
+
+
 def validate_for_run(module: Module, spec_constants: dict[int, int] | None = None, *,
                      spirv_val: bool = True) -> tuple[list[Diagnostic], list[Diagnostic]]:
     """(errors that stop the run, findings to show as warnings) for `module`."""
     from . import validate
     diags = validate(module, target_env_for(module), spec_constants, spirv_val=spirv_val)
-    needed = [v for v in map(_version_needed, diags) if v is not None]
-    if needed:
-        version = max(max(needed), (1, 3))
-        raised = Module(dataclasses.replace(module.header, version=(version[0] << 16) | (version[1] << 8)),
-                        module.instructions, module.source, module.text, module.id_names)
-        again = validate(raised, target_env_for(raised), spec_constants, spirv_val=True)
-        seen = {(d.rule, d.message, d.span) for d in diags}
-        diags = diags + [d for d in again if d.rule == SPIRV_VAL and (d.rule, d.message, d.span) not in seen]
+    seen = {(d.rule, d.message, d.span) for d in diags}
+    checked = module
+    for _ in range(3):  # spirv-val stops at its first error: repair what is benign and look again
+        if not any(d.rule == SPIRV_VAL and _benign(d) for d in diags):
+            break
+        repaired = _repaired(checked, [d for d in diags if d.rule == SPIRV_VAL])
+        if repaired is None:
+            break
+        checked = repaired
+        again = [d for d in validate(checked, target_env_for(checked), spec_constants, spirv_val=True)
+                 if d.rule == SPIRV_VAL and (d.rule, d.message, d.span) not in seen]
+        seen.update((d.rule, d.message, d.span) for d in again)
+        if not again:
+            break
+        diags = diags + again
     errors: list[Diagnostic] = []
     warnings: list[Diagnostic] = []
     for d in diags:
         if d.severity != "error":
             warnings.append(d)
-        elif d.rule in RUN_WARNING_RULES or _version_needed(d) is not None:
+        elif _benign(d):
             warnings.append(_as_warning(d))
         else:
             errors.append(d)
