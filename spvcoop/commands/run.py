@@ -55,6 +55,10 @@ def add_execution_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-steps", type=int, metavar="N",
                    help="stop with an error after N executed instructions (default 200000: every sample and "
                         "benchmark needs under 3000; an endless loop stops within seconds)")
+    p.add_argument("--max-work", type=parse_size, metavar="N",
+                   help="stop with an error once executed instructions x invocations pass N (default 512M: "
+                        "a few seconds of numpy; saxpy over 2^20 invocations needs 25M; suffixes K, M, G; "
+                        "shared among the models of --layout all)")
     p.add_argument("--max-memory", type=parse_size, metavar="BYTES",
                    help="memory budget for the dispatch's state, buffers and variables, checked before "
                         "allocating (default 2G; suffixes K, M, G)")
@@ -163,7 +167,7 @@ def _run(args: argparse.Namespace) -> int:
             dispatch=dispatch, buffers=buffers, spec_constants=spec_constants, push_constants=push,
             subgroup_size=S, entry_point=args.entry_point or spec.entry_point,
             max_steps=args.max_steps if args.max_steps is not None else spec.max_steps,
-            max_memory=args.max_memory,
+            max_memory=args.max_memory, max_work=args.max_work,
             validate=not args.no_validate, coop_numerics=args.coop_numerics), spec.outputs), S)
         print("\n".join(lines))
         return status
@@ -175,7 +179,7 @@ def _run(args: argparse.Namespace) -> int:
                   entry_point=args.entry_point or spec.entry_point,
                   max_steps=args.max_steps if args.max_steps is not None else spec.max_steps,
                   trace=trace, trace_out=sys.stderr if trace is not None else None, progress=progress,
-                  validate=not args.no_validate, max_memory=args.max_memory)
+                  validate=not args.no_validate, max_memory=args.max_memory, max_work=args.max_work)
     finally:
         progress.done()
     outputs = _select_outputs(res, spec.outputs)

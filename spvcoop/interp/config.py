@@ -13,6 +13,10 @@ COOP_NUMERICS = ("ieee", "nvidia-tensorcore")  # cooperative-matrix MulAdd round
 # sample, test or benchmark takes 2,918 steps (tests/glsl/interp/control_flow.comp; the 512^3 GEMM 1,328);
 # an infinite loop costs 5-35 us per step, so it stops after 1-7 s.
 DEFAULT_MAX_STEPS = 200_000
+# Work: executed instructions times the invocations they run for (an upper bound on the
+# numpy element operations). saxpy over 2^20 invocations takes 25 M, the 2^20 shared-memory reduction
+# 222 M; numpy does 60-200 M a second, so the default stops a huge dispatch within seconds.
+DEFAULT_MAX_WORK = 1 << 29
 # Bytes a run may allocate: dispatch state, buffers, Workgroup/Private/Function variables, null values.
 DEFAULT_MAX_MEMORY = 2 << 30
 
@@ -29,13 +33,15 @@ class ConfigError(SpvError, ValueError):
 class RunConfig:
     """subgroup_size: lanes per subgroup (a power of two); layout_model: a spvcoop.layouts LayoutModel or
     None (the built-in defaults); coop_numerics: one of COOP_NUMERICS; max_steps: executed-instruction
-    limit; max_memory: allocation budget in bytes, checked before allocating; trace: the invocation to print a trace for (its index, or its global id (x, y, z));
+    limit; max_work: executed instructions x invocations of the dispatch; max_memory: allocation budget
+    in bytes, checked before allocating; trace: the invocation to print a trace for (its index, or its global id (x, y, z));
     trace_out: where the trace goes (None: stdout); progress: called with the step count every 1024 steps."""
     subgroup_size: int = 32
     layout_model: object | None = None
     coop_numerics: str = "ieee"
     max_steps: int = DEFAULT_MAX_STEPS
     max_memory: int = DEFAULT_MAX_MEMORY
+    max_work: int = DEFAULT_MAX_WORK
     trace: int | tuple[int, ...] | None = None
     trace_out: TextIO | None = None
     progress: Callable | None = None
@@ -48,6 +54,8 @@ class RunConfig:
             raise ConfigError(f"unknown coop_numerics {self.coop_numerics!r} (known: {', '.join(COOP_NUMERICS)})")
         if not _is_int(self.max_steps) or self.max_steps < 1:
             raise ConfigError(f"max_steps {self.max_steps!r} must be a positive integer")
+        if not _is_int(self.max_work) or self.max_work < 1:
+            raise ConfigError(f"max_work {self.max_work!r} must be a positive integer")
         if not _is_int(self.max_memory) or self.max_memory < 1:
             raise ConfigError(f"max_memory {self.max_memory!r} must be a positive number of bytes")
         t = self.trace

@@ -56,7 +56,7 @@ class Executor:
         self.gvals: dict[int, object] = {}
         self.device = DeviceMemory()
         self.steps = 0
-        self.max_steps = config.max_steps
+        self.max_steps = config.max_steps  # lowered by set_invocations when the work limit is tighter
         self.memory_used = 0  # bytes reserved for the whole run (dispatch state, buffers, global variables)
         self.trace: int | None = None  # the traced lane, once the runner has laid the lanes out
         self.trace_out = config.trace_out or sys.stdout
@@ -271,11 +271,21 @@ class Executor:
         raise self.fault_error(term, Fault("OpUnreachable was reached", np.flatnonzero(mask)))
 
     # ---- blocks and instructions ---------------------------------------------------
+    def set_invocations(self, n: int) -> None:
+        """Lay out n invocations; the work limit becomes a step limit for them (one check per step)."""
+        self.N = n
+        self.max_steps = min(self.config.max_steps, max(1, self.config.max_work // max(1, n)))
+
     def tick(self, frame: Frame, inst: Instruction, mask: np.ndarray) -> None:
         self.steps += 1
         if self.steps > self.max_steps:
             notes: list = []
             span, source = self.where(inst, notes)
+            if self.max_steps < self.config.max_steps:
+                raise SpvError(Diagnostic(
+                    "error", f"work limit of {self.config.max_work} reached at {inst.opname}: {self.max_steps} "
+                    f"instructions for {self.N} invocations; raise it with max_work= (Python API) or --max-work "
+                    "(spvcoop run)", span, rule="interp.max-work", notes=notes, source=source))
             raise SpvError(Diagnostic(
                 "error", f"step limit of {self.max_steps} executed instructions reached at {inst.opname} (an "
                 f"infinite loop?); raise it with max_steps= (Python API) or --max-steps (spvcoop run)",

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..diagnostics import Diagnostic, SpvError, did_you_mean, print_diagnostics
 from ..module import Module
-from .config import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS, RunConfig
+from .config import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS, DEFAULT_MAX_WORK, RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
 from .dataio import as_array, decode, encode
 from .executor import Executor
@@ -111,7 +111,8 @@ def compile_glsl(path: str) -> Module:
 def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants: dict | None = None,
         push_constants=None, subgroup_size: int | None = 32, entry_point: str | None = None,
         max_steps: int | None = None, trace: int | None = None, trace_out=None, progress=None,
-        validate: bool = True, layout=None, coop_numerics: str = "ieee", max_memory: int | None = None) -> RunResult:
+        validate: bool = True, layout=None, coop_numerics: str = "ieee", max_memory: int | None = None,
+        max_work: int | None = None) -> RunResult:
     """Run a compute shader over a whole dispatch and return its buffers.
 
     buffers: {(set, binding) | "set:binding" | variable/block/member name: numpy array, bytes, or nested
@@ -122,7 +123,8 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     subgroup_size=None the subgroup size is the model's default (32 without a model).
     coop_numerics: cooperative-matrix MulAdd rounding, "ieee" or "nvidia-tensorcore" (docs/interpreter-coopmat.md).
     max_steps: executed-instruction limit (None: config.DEFAULT_MAX_STEPS); max_memory: the bytes the run may
-    allocate, checked before allocating (None: config.DEFAULT_MAX_MEMORY). Hitting either is a located SpvError.
+    allocate, checked before allocating (None: config.DEFAULT_MAX_MEMORY); max_work: executed instructions
+    times invocations (None: config.DEFAULT_MAX_WORK). Hitting a limit is a located SpvError naming it.
     """
     ops = default_dispatcher()
     module = load_shader(shader)
@@ -152,6 +154,7 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     config = RunConfig(subgroup_size=subgroup_size, layout_model=model, coop_numerics=coop_numerics,
                        max_steps=DEFAULT_MAX_STEPS if max_steps is None else max_steps,
                        max_memory=DEFAULT_MAX_MEMORY if max_memory is None else max_memory,
+                       max_work=DEFAULT_MAX_WORK if max_work is None else max_work,
                        trace=trace, trace_out=trace_out, progress=progress)
     ex = Executor(prog, 1, config, ops)  # one lane until the workgroup size is known (constants first)
     overrides = dict(spec_constants or {})
@@ -309,7 +312,7 @@ def _workgroup_size(prog: Program, ex: Executor, ep_fn: int) -> tuple[int, int, 
 
 def _layout_lanes(ex: Executor, N: int, wg, dispatch, S: int) -> None:
     W = wg[0] * wg[1] * wg[2]
-    ex.N = N
+    ex.set_invocations(N)
     ex.alive = np.ones(N, bool)
     lane = np.arange(N, dtype=np.int64)
     ex.wg_index = lane // W

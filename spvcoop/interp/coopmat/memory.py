@@ -113,18 +113,26 @@ def _locate(ptr: Pointer, info: CoopInfo, geo: Geometry, groups, what: str):
         start = geo.off
         rel0 = geo.off - geo.base
         region = np.full(len(groups), mem.region)
-    simple = not (geo.pitch < 0).any()
-    if simple:
-        bad_g = (rel0 < 0) | (rel0 + geo.last(info) + E > region)
-    if not simple or bad_g.any():
-        rel = (rel0 - geo.off)[:, None, None] + geo.addresses(info)
-        bad = (rel < 0) | (rel + E > region[:, None, None])
-        if bad.any():
-            j, r, c = (int(x) for x in np.argwhere(bad)[0])
-            m = mems[j] if mems else mem
-            raise Fault(f"{what} out of bounds in {info.scope.lower()} {int(groups[j])}: element (row {r}, col {c}) "
-                        f"is at byte offset {int(rel[j, r, c])} of '{m.name}' ({m.storage}, {m.region} bytes); "
-                        f"{int(bad[j].sum())} of {info.rows * info.cols} elements are outside")
+    # The addresses are affine in (row, col), so the extremes of each matrix are at its corners:
+    # the bounds check needs four addresses per matrix, and the details only the first bad one.
+    E = info.itemsize
+    R, C = info.rows - 1, info.cols - 1
+    step_r = np.where(geo.col_major, E, geo.pitch)
+    step_c = np.where(geo.col_major, geo.pitch, E)
+    corners = [rel0 + a * step_r + b * step_c for a in (0, R) for b in (0, C)]
+    low = np.minimum.reduce(corners)
+    high = np.maximum.reduce(corners)
+    bad_g = (low < 0) | (high + E > region)
+    if bad_g.any():
+        j = int(np.flatnonzero(bad_g)[0])
+        one = Geometry(geo.off[j:j + 1], geo.pitch[j:j + 1], geo.col_major[j:j + 1], geo.base)
+        rel = (rel0[j] - geo.off[j]) + one.addresses(info)[0]
+        bad = (rel < 0) | (rel + E > region[j])
+        r, c = (int(x) for x in np.argwhere(bad)[0])
+        m = mems[j] if mems else mem
+        raise Fault(f"{what} out of bounds in {info.scope.lower()} {int(groups[j])}: element (row {r}, col {c}) "
+                    f"is at byte offset {int(rel[r, c])} of '{m.name}' ({m.storage}, {m.region} bytes); "
+                    f"{int(bad.sum())} of {info.rows * info.cols} elements are outside")
     return mems, start
 
 

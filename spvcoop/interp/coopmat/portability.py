@@ -58,14 +58,23 @@ def _outputs(res, wanted) -> dict:
     return out
 
 
+LIMIT_RULES = ("interp.max-steps", "interp.max-work", "interp.max-memory")
+
+
 def check(module, run_kwargs: dict, wanted=None, models=None) -> list[ModelOutcome]:
     """Run under each model; the first model that runs is the reference the others are compared with."""
     outcomes: list[ModelOutcome] = []
     ref: ModelOutcome | None = None
-    for label, model in (models or candidate_models()):
+    models = list(models or candidate_models())
+    # one work budget for the whole check, shared among the models
+    from ..config import DEFAULT_MAX_WORK
+    run_kwargs = dict(run_kwargs, max_work=max(1, (run_kwargs.get("max_work") or DEFAULT_MAX_WORK) // len(models)))
+    for label, model in models:
         try:
             res = run(module, layout=model, **run_kwargs)
         except SpvError as e:
+            if e.diagnostics and e.diagnostics[0].rule in LIMIT_RULES:
+                raise  # every other model would hit it too
             msg = e.diagnostics[0].message
             undefined = "does not define" in msg or "has no default subgroup size" in msg
             msg = msg.split(". It defines")[0]
