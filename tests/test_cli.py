@@ -128,3 +128,14 @@ def test_output_onto_a_directory_is_a_clean_error(tmp_path, capsys) -> None:
     assert cli.main(["as", str(src), "-o", str(target)]) == 2
     assert "cannot write output: Is a directory" in capsys.readouterr().err
     assert list(target.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["m.spvasm", "out"]
+
+
+def test_run_subgroup_size_out_of_range(capsys) -> None:
+    assert cli.main(["run", SAXPY, "--subgroup-size", str(2**64), "-q"]) == 1
+    assert "subgroup size 18446744073709551616 must be a power of two from 1 to 128" in capsys.readouterr().err
+
+
+def test_run_work_limit_names_its_option(capsys) -> None:
+    assert cli.main(["run", SAXPY, "--max-work", "64", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert "error[interp.max-work]: work limit of 64 reached" in err and "--max-work" in err

@@ -9,6 +9,8 @@ from ..diagnostics import Diagnostic, SpvError
 
 COOP_NUMERICS = ("ieee", "nvidia-tensorcore")  # cooperative-matrix MulAdd rounding (docs/interpreter-coopmat.md)
 
+MAX_SUBGROUP_SIZE = 128  # Vulkan's largest (VkPhysicalDeviceSubgroupSizeControlProperties)
+
 # Executed instructions (all invocations of the dispatch together: one step per instruction). The largest
 # sample, test or benchmark takes 2,918 steps (tests/glsl/interp/control_flow.comp; the 512^3 GEMM 1,328);
 # an infinite loop costs 5-35 us per step, so it stops after 1-7 s.
@@ -48,8 +50,8 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         S = self.subgroup_size
-        if not _is_int(S) or S < 1 or S & (S - 1):
-            raise ConfigError(f"subgroup size {S!r} must be a power of two")
+        if not _is_int(S) or S < 1 or S & (S - 1) or S > MAX_SUBGROUP_SIZE:
+            raise ConfigError(f"subgroup size {S!r} must be a power of two from 1 to {MAX_SUBGROUP_SIZE}")
         if self.coop_numerics not in COOP_NUMERICS:
             raise ConfigError(f"unknown coop_numerics {self.coop_numerics!r} (known: {', '.join(COOP_NUMERICS)})")
         if not _is_int(self.max_steps) or self.max_steps < 1:
