@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import struct
-import sys
 from array import array
 
 from .diagnostics import SpvError, Diagnostic
 from .literals import float_type
 from .module import MAGIC, Header, Instruction, LazyInstruction, Module, Operand, Span
+from .operand_walk import OperandWalk
 from .spirv_grammar import Grammar, OperandSpec, load as load_grammar
 
 
@@ -164,36 +164,34 @@ class BinaryReader:
             inst._pending = (kinds[start:], body[start:])
             return inst
         inst = Instruction(spec.opname, opcode, span=Span(0, 0, word=pos))
-        self.pos0 = pos + 1
-        self.decode_operands(inst, spec.operands, body, 0, pos)
+        self.decode_operands(inst, spec.operands, body, pos)
         if inst.opname in ("OpTypeInt", "OpTypeFloat"):
             self.types.note(inst)
         elif inst.opname == "OpExtInstImport":
             self.ext_sets[inst.result_id] = inst.operands[0].value
         return inst
 
-    def decode_operands(self, inst: Instruction, specs, body: list[int], i: int, pos: int) -> int:
-        for spec in specs:
-            if spec.quantifier == "*":
-                while i < len(body):
-                    i = self.operand(inst, spec, body, i, pos)
-            elif spec.quantifier == "?":
-                if i < len(body):
-                    i = self.operand(inst, spec, body, i, pos)
-            else:
-                if i >= len(body):
-                    raise self.fail(f"{inst.opname}: missing operand '{spec.name or spec.kind}'"
-                                    f" ({spec.kind})", pos)
-                i = self.operand(inst, spec, body, i, pos)
-        if i < len(body):
-            raise self.fail(f"{inst.opname}: {len(body) - i} word(s) left over after the last operand",
-                            pos + 1 + i)
-        return i
+    def decode_operands(self, inst: Instruction, specs, body: list[int], pos: int) -> None:
+        """Read body (the words after the opcode word) as the operands the grammar walk expects."""
+        walk = OperandWalk(specs, self.g.operand_kinds)
+        n = len(body)
+        i = 0
+        while True:
+            o = walk.next(i < n)
+            if o is None:
+                break
+            if i >= n:
+                raise self.fail(f"{inst.opname}: missing operand '{o.name or o.kind}' ({o.kind})", pos)
+            i = self.operand(inst, o, body, i, pos, walk)
+        if i < n:
+            raise self.fail(f"{inst.opname}: {n - i} word(s) left over after the last operand", pos + 1 + i)
 
     def add(self, inst: Instruction, kind: str, value, words, pos: int) -> None:
         inst.operands.append(Operand(kind, value, tuple(words), Span(0, 0, word=pos)))
 
-    def operand(self, inst: Instruction, spec: OperandSpec, body: list[int], i: int, pos: int) -> int:
+    def operand(self, inst: Instruction, spec: OperandSpec, body: list[int], i: int, pos: int,
+                walk: OperandWalk) -> int:
+        """Read one operand at body[i] (which exists); return the index after it."""
         kind = spec.kind
         wpos = pos + 1 + i
         if kind == "IdResultType":
@@ -228,73 +226,36 @@ class BinaryReader:
             set_name = self.ext_sets.get(inst.operands[0].value if inst.operands else -1)
             ext = self.g.ext_set(set_name) if set_name else None
             espec = ext.by_opcode.get(body[i]) if ext else None
-            rest = body[i + 1:]
             if espec is None:
-                for j, word in enumerate(rest):
-                    self.add(inst, "IdRef", word, (word,), wpos + 1 + j)
-                return len(body)
-            self.ext_kinds = ext.operand_kinds
-            try:
-                self.decode_operands(inst, espec.operands, body, i + 1, pos)
-            finally:
-                self.ext_kinds = None
-            return len(body)
+                walk.replace(_ID_LIST)
+            else:
+                walk.replace(espec.operands, ext.operand_kinds)
+            return i + 1
         if kind == "LiteralSpecConstantOpInteger":
             op = body[i]
             self.add(inst, kind, op, body[i:i + 1], wpos)
             target = self.g.by_opcode.get(op)
             if target is None:
                 raise self.fail(f"OpSpecConstantOp: invalid opcode {op}", wpos)
-            specs = [s for s in target.operands if s.kind not in ("IdResultType", "IdResult")]
-            return self.decode_operands(inst, specs, body, i + 1, pos)
+            walk.insert(s for s in target.operands if s.kind not in ("IdResultType", "IdResult"))
+            return i + 1
         if kind in ("LiteralInteger", "LiteralFloat"):
             self.add(inst, kind, body[i], body[i:i + 1], wpos)
             return i + 1
-        okind = self.lookup_kind(kind)
+        okind = walk.kind(kind)
         if okind is None:
             raise self.fail(f"{inst.opname}: unknown operand kind {kind}", wpos)
-        if okind.category == "Composite":
-            for base in okind.bases:
-                i = self.operand(inst, OperandSpec(base, "", ""), body, i, pos)
-            return i
-        if okind.category == "ValueEnum":
-            v = body[i]
-            self.add(inst, kind, v, body[i:i + 1], wpos)
-            e = okind.by_value.get(v)
-            i += 1
-            if e is not None:
-                for p in e.parameters:
-                    if i >= len(body):
-                        raise self.fail(f"{inst.opname}: {kind} {e.name} needs a {p.kind} parameter", wpos)
-                    i = self.operand(inst, p, body, i, pos)
-            return i
-        if okind.category == "BitEnum":
-            v = body[i]
-            self.add(inst, kind, v, body[i:i + 1], wpos)
-            i += 1
-            for bit in range(32):
-                if v >> bit & 1:
-                    e = okind.by_value.get(1 << bit)
-                    if e is None:
-                        continue
-                    for p in e.parameters:
-                        if i >= len(body):
-                            raise self.fail(f"{inst.opname}: {kind} {e.name} needs a {p.kind} parameter", wpos)
-                        i = self.operand(inst, p, body, i, pos)
-            return i
-        self.add(inst, kind, body[i], body[i:i + 1], wpos)
+        v = body[i]
+        self.add(inst, kind, v, body[i:i + 1], wpos)
+        if okind.category in ("ValueEnum", "BitEnum"):
+            walk.enum_value(okind, v)
         return i + 1
 
-    ext_kinds = None
     id_plans: dict = {}
     use_id_plans = True  # False: decode every operand at once (tests compare both)
 
-    def lookup_kind(self, kind: str):
-        if self.ext_kinds and kind in self.ext_kinds:
-            return self.ext_kinds[kind]
-        return self.g.operand_kinds.get(kind)
 
-
+_ID_LIST = (OperandSpec("IdRef", "*", ""),)  # the operands of an instruction of an unknown set
 _ID_KINDS = ("IdResultType", "IdResult", "IdRef", "IdScope", "IdMemorySemantics")
 _new_object = object.__new__
 _new_span = tuple.__new__
@@ -360,8 +321,6 @@ def words_from_bytes(data: bytes, source: str = "<input>") -> list[int]:
         if a[0] != MAGIC:
             raise SpvError(Diagnostic("error", f"invalid magic number 0x{magic:08x} (expected 0x{MAGIC:08x})",
                                       Span(0, 0, word=0), source=source))
-    if sys.byteorder != "little" and a[0] == MAGIC:
-        pass
     return a.tolist()
 
 

@@ -54,6 +54,9 @@ class OperandKind:
     by_name: dict[str, Enumerant] = field(default_factory=dict)
     by_value: dict[int, Enumerant] = field(default_factory=dict)
     bases: tuple[str, ...] = ()  # for Composite kinds
+    base_specs: tuple[OperandSpec, ...] = ()  # the same as required operands
+    # value -> the operands it brings (spvcoop.operand_walk.enum_parameters fills it)
+    parameter_cache: dict[int, tuple[OperandSpec, ...]] = field(default_factory=dict, repr=False)
 
 
 @dataclass(slots=True)
@@ -157,7 +160,9 @@ def _value(v) -> int:
 def _operand_kinds(raw: list[dict]) -> dict[str, OperandKind]:
     kinds: dict[str, OperandKind] = {}
     for k in raw:
-        ok = OperandKind(k["kind"], k["category"], bases=tuple(k.get("bases", ())))
+        bases = tuple(k.get("bases", ()))
+        ok = OperandKind(k["kind"], k["category"], bases=bases,
+                         base_specs=tuple(OperandSpec(b, "", "") for b in bases))
         for e in k.get("enumerants", ()):
             en = Enumerant(e["enumerant"], _value(e["value"]), _operand_specs(e.get("parameters")),
                            tuple(e.get("capabilities", ())), tuple(e.get("extensions", ())),

@@ -17,6 +17,7 @@ from .literals import LiteralError, float_words, int_words, parse_float, parse_i
 from .module import Header, Instruction, Module, Operand, Span
 from .spirv_grammar import Grammar, InstructionSpec, OperandSpec, load as load_grammar
 from .line_templates import TemplatedLines
+from .operand_walk import OperandWalk
 from .tokenizer import Token, group_instructions, token_span, tokenize
 
 # --target-env -> version word (spirv-as 2025.5, measured)
@@ -39,6 +40,7 @@ _TYPE_OPCODES_PREFIX = "OpType"
 _ID_NAME = re.compile(r"[A-Za-z0-9_]+\Z")
 _ID_KINDS = frozenset({"IdRef", "IdScope", "IdMemorySemantics"})
 _new_span = tuple.__new__
+_ID_LIST = (OperandSpec("IdRef", "*", ""),)  # the operands of an instruction of an unknown set
 
 
 def _string_value(tok: Token) -> str:
@@ -259,11 +261,13 @@ class Assembler(TemplatedLines):
             pos += 1
         if pos == len(ops):
             return toks[pos:]
-        expected: deque[OperandSpec] = deque(ops[pos:])
-        self.ext_kinds = None
-        while expected:
-            o = expected.popleft()
-            if pos < n:
+        walk = OperandWalk(ops[pos:], self.g.operand_kinds)
+        while True:
+            more = pos < n
+            o = walk.next(more)
+            if o is None:
+                break
+            if more:
                 # the common case first: an id operand, already numbered
                 tok = toks[pos]
                 if tok[0] == "ID" and o.kind in _ID_KINDS:
@@ -273,12 +277,8 @@ class Assembler(TemplatedLines):
                         col = tok[3]
                         append(Operand(o.kind, v, (v,), _new_span(Span, (tok[2], col, col + len(text), -1)), text))
                         pos += 1
-                        if o.quantifier == "*":
-                            expected.appendleft(o)
                         continue
-            if pos >= n:
-                if o.quantifier:
-                    continue
+            else:
                 nxt = self.next_token
                 if o.kind == "LiteralSpecConstantOpInteger" and nxt is not None and nxt[0] == "OPNAME":
                     raise self.fail(f"OpSpecConstantOp takes the opcode name without 'Op': write "
@@ -287,20 +287,17 @@ class Assembler(TemplatedLines):
                                 f"{'end of the stream' if self.last_group else 'next instruction instead'}.",
                                 toks[-1] if toks else op_tok,
                                 [Note(f"missing operand '{o.name or o.kind}' ({o.kind})")])
-            tok = toks[pos]
             if tok[0] == "RAW":
                 # !<integer>: the word verbatim, then raw mode for the rest of the instruction
                 for t in toks[pos:]:
                     self.raw_operand(inst, t)
                 return []
-            if o.quantifier == "*":
-                expected.appendleft(o)
-            pos = self.operand(inst, o, toks, pos, expected)
+            pos = self.operand(inst, o, toks, pos, walk)
         return toks[pos:]
 
     # ---- operands ----
     def operand(self, inst: Instruction, o: OperandSpec, toks: list[Token], pos: int,
-                expected: deque[OperandSpec]) -> int:
+                walk: OperandWalk) -> int:
         tok = toks[pos]
         kind = o.kind
         if kind == "IdResultType":
@@ -316,6 +313,8 @@ class Assembler(TemplatedLines):
             self.push(inst, kind, s, encode_string(s), tok)
             return pos + 1
         if kind == "LiteralInteger":
+            if inst.opname == "OpSwitch":
+                return self.switch_case(inst, tok, pos)
             v = self.literal(tok, lambda t: parse_int(t, 32, False))
             self.push(inst, kind, v, (v,), tok)
             return pos + 1
@@ -326,7 +325,7 @@ class Assembler(TemplatedLines):
         if kind == "LiteralContextDependentNumber":
             return self.context_number(inst, tok, pos)
         if kind == "LiteralExtInstInteger":
-            return self.ext_inst(inst, tok, pos, expected)
+            return self.ext_inst(inst, tok, pos, walk)
         if kind == "LiteralSpecConstantOpInteger":
             target = self.g.instructions.get("Op" + tok[1]) if tok[0] == "WORD" else None
             if target is None or tok[1].startswith("Op"):
@@ -334,18 +333,11 @@ class Assembler(TemplatedLines):
                 raise self.fail(f"Invalid Opcode name '{tok[1]}' (OpSpecConstantOp takes the opcode "
                                 f"name without 'Op'){hint.replace(' Op', ' ').replace(chr(39) + 'Op', chr(39))}", tok)
             self.push(inst, kind, target.opcode, (target.opcode,), tok)
-            expected.extendleft(reversed([s for s in target.operands
-                                          if s.kind not in ("IdResultType", "IdResult")]))
+            walk.insert(s for s in target.operands if s.kind not in ("IdResultType", "IdResult"))
             return pos + 1
-        if kind == "PairLiteralIntegerIdRef":
-            if inst.opname == "OpSwitch":
-                return self.switch_case(inst, toks, pos)
-        okind = (self.ext_kinds or {}).get(kind) or self.g.operand_kinds.get(kind)
+        okind = walk.kind(kind)
         if okind is None:
             raise self.fail(f"unknown operand kind {kind}", tok)
-        if okind.category == "Composite":
-            expected.extendleft(reversed([OperandSpec(b, "", "") for b in okind.bases]))
-            return pos
         if okind.category == "ValueEnum":
             if tok[0] != "WORD":
                 raise self.fail(f"Invalid {_kind_words(kind)} '{tok[1]}'.", tok)
@@ -354,26 +346,20 @@ class Assembler(TemplatedLines):
                 raise self.fail(f"Invalid {_kind_words(kind)} '{tok[1]}'.{did_you_mean(tok[1], okind.by_name)}",
                                 tok)
             self.push(inst, kind, e.value, (e.value,), tok)
-            expected.extendleft(reversed(e.parameters))
+            walk.enum_value(okind, e.value)
             return pos + 1
         if okind.category == "BitEnum":
             if tok[0] != "WORD":
                 raise self.fail(f"Invalid {_kind_words(kind)} operand '{tok[1]}'.", tok)
             value = 0
-            params = []
             for part in tok[1].split("|"):
                 e = okind.by_name.get(part)
                 if e is None:
                     raise self.fail(f"Invalid {_kind_words(kind)} operand '{tok[1]}'."
                                     f"{did_you_mean(part, okind.by_name)}", tok)
                 value |= e.value
-            for bit in range(32):
-                if value >> bit & 1:
-                    e = okind.by_value.get(1 << bit)
-                    if e is not None:
-                        params.extend(e.parameters)
             self.push(inst, kind, value, (value,), tok)
-            expected.extendleft(reversed(params))
+            walk.enum_value(okind, value)
             return pos + 1
         raise self.fail(f"unsupported operand kind {kind}", tok)
 
@@ -412,21 +398,18 @@ class Assembler(TemplatedLines):
         self.push(inst, "LiteralContextDependentNumber", v, words, tok)
         return pos + 1
 
-    def switch_case(self, inst: Instruction, toks: list[Token], pos: int) -> int:
+    def switch_case(self, inst: Instruction, tok: Token, pos: int) -> int:
+        """A case literal of OpSwitch, in the width of the selector's type."""
         selector = inst.operands[0].value
         ntype = self.numeric_types.get(self.value_types.get(selector, -1))
         if ntype is None or ntype[0] != "int":
             raise self.fail("The selector operand for OpSwitch must be the result of an instruction that "
-                            "generates an integer scalar", toks[pos])
-        v, words = self.number_of_type(toks[pos], ntype)
-        self.push(inst, "LiteralInteger", v, words, toks[pos])
-        if pos + 1 >= len(toks):
-            raise self.fail("Expected operand for OpSwitch instruction, but found the next instruction instead.",
-                            toks[pos])
-        self.push(inst, "IdRef", self.expect_id(toks[pos + 1]), None, toks[pos + 1])
-        return pos + 2
+                            "generates an integer scalar", tok)
+        v, words = self.number_of_type(tok, ntype)
+        self.push(inst, "LiteralInteger", v, words, tok)
+        return pos + 1
 
-    def ext_inst(self, inst: Instruction, tok: Token, pos: int, expected: deque[OperandSpec]) -> int:
+    def ext_inst(self, inst: Instruction, tok: Token, pos: int, walk: OperandWalk) -> int:
         set_id = inst.operands[0].value if inst.operands else None
         set_name = self.ext_sets.get(set_id)
         ext = self.g.ext_set(set_name) if set_name else None
@@ -434,8 +417,7 @@ class Assembler(TemplatedLines):
             # unknown (e.g. NonSemantic.*) set: numbers only, then ids
             v = self.literal(tok, lambda t: parse_int(t, 32, False))
             self.push(inst, "LiteralExtInstInteger", v, (v,), tok)
-            expected.clear()
-            expected.append(OperandSpec("IdRef", "*", ""))
+            walk.replace(_ID_LIST)
             return pos + 1
         espec = ext.instructions.get(tok[1])
         if espec is None:
@@ -444,16 +426,12 @@ class Assembler(TemplatedLines):
                 v = self.literal(tok, lambda t: parse_int(t, 32, False))
                 espec = ext.by_opcode.get(v)
                 self.push(inst, "LiteralExtInstInteger", v, (v,), tok)
-                expected.clear()
-                expected.extend(espec.operands if espec else [OperandSpec("IdRef", "*", "")])
-                self.ext_kinds = ext.operand_kinds
+                walk.replace(espec.operands if espec else _ID_LIST, ext.operand_kinds)
                 return pos + 1
             raise self.fail(f"Invalid extended instruction name '{tok[1]}'."
                             f"{did_you_mean(tok[1], ext.instructions)}", tok)
         self.push(inst, "LiteralExtInstInteger", espec.opcode, (espec.opcode,), tok)
-        expected.clear()
-        expected.extend(espec.operands)
-        self.ext_kinds = ext.operand_kinds
+        walk.replace(espec.operands, ext.operand_kinds)
         return pos + 1
 
     # ---- raw words ----
