@@ -337,10 +337,3 @@ def disassemble(module: Module, raw_ids: bool = False, header: bool = True, inde
         append(f"{head.rjust(12) if indent else head} = {body}")
     return "\n".join(lines) + "\n"
 
-
-def disassemble_instruction(module: Module, inst: Instruction, raw_ids: bool = False) -> str:
-    """One instruction, without indentation, with the module's friendly names (for diagnostics)."""
-    d = Disassembler(module, raw_ids)
-    for prior in module.instructions[:inst.index]:
-        d.note(prior)
-    return d.instruction(inst, indent=False)

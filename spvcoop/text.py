@@ -489,9 +489,6 @@ class Assembler(TemplatedLines):
         return inst
 
 
-# Instructions whose encoding depends on other instructions (a literal's width from a type,
-# an extended instruction's name from its set) or that change what later lines mean: never
-# encoded from a template.
 def _kind_words(kind: str) -> str:
     """'MemoryAccess' -> 'memory access', as spirv-as words its messages."""
     out = []
