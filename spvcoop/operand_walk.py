@@ -14,6 +14,7 @@ from collections import deque
 from .spirv_grammar import OperandKind, OperandSpec
 
 _NO_PARAMETERS: tuple[OperandSpec, ...] = ()
+_ONE_ID = OperandSpec("IdRef", "", "")
 
 
 def enum_parameters(okind: OperandKind, value: int) -> tuple[OperandSpec, ...]:
@@ -76,6 +77,10 @@ class OperandWalk:
                     pending.appendleft(o)
             okind = self.kind(o.kind)
             if okind is not None and okind.category == "Composite":
+                if q == "*" and okind.bases == ("IdRef", "IdRef"):
+                    # SPIRV-Tools reads a list of id pairs as a list of ids: spirv-as and spirv-dis
+                    # take an OpPhi with an odd number of ids (measured)
+                    return _ONE_ID
                 # its bases are each required once the pair has begun
                 pending.extendleft(reversed(okind.base_specs))
                 continue

@@ -217,3 +217,43 @@ def load() -> Grammar:
         ext_files[_ext_key(import_name)] = f
     return Grammar(_value(raw["magic_number"]), (raw["major_version"], raw["minor_version"]),
                    insts, by_opcode, _operand_kinds(raw["operand_kinds"]), ext_files)
+
+
+# How SPIRV-Tools 2025.5 names operand kinds in its binary parser's messages ("missing <name> operand",
+# "Invalid <name> operand: N"), measured with spirv-dis on a truncated and an out-of-range operand of
+# each kind that the core grammar uses.
+_TOOL_KIND_WORDS = {
+    "AccessQualifier": "access qualifier", "AddressingModel": "addressing model", "BuiltIn": "built-in",
+    "Capability": "capability", "CooperativeMatrixOperands": "cooperative matrix operands",
+    "CooperativeMatrixReduce": "cooperative matrix reduce", "Decoration": "decoration",
+    "Dim": "dimensionality", "ExecutionMode": "execution mode", "ExecutionModel": "execution model",
+    "FPDenormMode": "FP denorm mode", "FPEncoding": "FP encoding",
+    "FPFastMathMode": "floating-point fast math mode", "FPOperationMode": "FP operation mode",
+    "FPRoundingMode": "floating-point rounding mode", "FunctionControl": "function control",
+    "FunctionParameterAttribute": "function parameter attribute", "GroupOperation": "group operation",
+    "HostAccessQualifier": "host access qualifier", "IdMemorySemantics": "memory semantics ID",
+    "IdRef": "ID", "IdResult": "result ID", "IdResultType": "type ID", "IdScope": "scope ID",
+    "ImageFormat": "image format", "ImageOperands": "image",
+    "InitializationModeQualifier": "initialization mode qualifier", "LinkageType": "linkage type",
+    "LiteralFloat": "literal number", "LiteralInteger": "literal number",
+    "LiteralString": "literal string", "LoadCacheControl": "load cache control",
+    "LoopControl": "loop control",
+    "MatrixMultiplyAccumulateOperands": "matrix multiply accumulate operands",
+    "MemoryAccess": "memory access", "MemoryModel": "memory model",
+    "NamedMaximumNumberOfRegisters": "named maximum number of registers",
+    "PackedVectorFormat": "packed vector format", "RawAccessChainOperands": "raw access chain operands",
+    "SamplerAddressingMode": "sampler addressing mode", "SamplerFilterMode": "sampler filter mode",
+    "SelectionControl": "selection control", "SourceLanguage": "source language",
+    "StorageClass": "storage class", "StoreCacheControl": "store cache control",
+    "TensorAddressingOperands": "tensor addressing operands", "TensorOperands": "tensor operands",
+}
+
+
+def operand_kind_words(kind: str) -> str:
+    """'BuiltIn' -> 'built-in': an operand kind as SPIRV-Tools' messages name it; kinds it was not
+    measured on are split into lower-case words."""
+    words = _TOOL_KIND_WORDS.get(kind)
+    if words is None:
+        words = "".join(" " + c.lower() if c.isupper() and i and not kind[i - 1].isupper() else c.lower()
+                        for i, c in enumerate(kind))
+    return words

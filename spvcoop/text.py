@@ -460,6 +460,13 @@ class Assembler(TemplatedLines):
             raise self.fail(f"Immediate {text} does not fit in a 32-bit word", tok)
         return v
 
+    def unknown_instruction(self, tok: Token, head: int, opcode: int, words: list[int]) -> Instruction:
+        inst = Instruction("OpUnknown", opcode, span=token_span(tok))
+        inst.operands = [Operand("Raw", w, (w,), token_span(tok)) for w in words]
+        # keep the header word exact
+        inst.operands.insert(0, Operand("RawHeader", head, (), token_span(tok)))
+        return inst
+
     def raw_instruction(self, group: list[Token]) -> Instruction:
         """`!<word> operands...`: a whole instruction as raw words; decoded afterwards."""
         head = self.raw_number(group[0], group[0][1][1:])
@@ -472,16 +479,16 @@ class Assembler(TemplatedLines):
         count, opcode = head >> 16, head & 0xFFFF
         spec = self.g.by_opcode.get(opcode)
         if spec is None or count != len(words) + 1:
-            inst = Instruction("OpUnknown", opcode, span=token_span(group[0]))
-            inst.operands = [Operand("Raw", w, (w,), token_span(group[0])) for w in words]
-            # keep the header word exact
-            inst.operands.insert(0, Operand("RawHeader", head, (), token_span(group[0])))
-            return inst
+            return self.unknown_instruction(group[0], head, opcode, words)
         from .binary import BinaryReader
-        reader = BinaryReader([], self.source, self.g)
+        reader = BinaryReader([], self.source, self.g, strict=False)
         reader.types.types = self.numeric_types
         reader.ext_sets = self.ext_sets
-        inst = reader.instruction(opcode, words, 0)
+        try:
+            inst = reader.instruction(opcode, words, 0)
+        except SpvError:
+            # spirv-as writes `!<word>` instructions verbatim, whether they decode or not
+            return self.unknown_instruction(group[0], head, opcode, words)
         inst.span = token_span(group[0])
         for o in inst.operands:
             o.span = token_span(group[0])
