@@ -41,14 +41,20 @@ class LiteralError(ValueError):
 
 def parse_int(text: str, width: int = 32, signed: bool = False) -> int:
     """The integer `text` as a value of the given type (signed value for signed types)."""
+    kind = "signed" if signed else "unsigned"
+    if width > 64:
+        raise LiteralError(f"Unsupported {width}-bit integer literals")  # spirv-as's words
     if not _INT_RE.match(text):
-        kind = "signed" if signed else "unsigned"
         raise LiteralError(f"Invalid {kind} integer literal: {text}")
     negative = text.startswith("-")
     body = text.lstrip("+-")
     is_hex = body[:2] in ("0x", "0X")
-    value = int(body, 16) if is_hex else (int(body, 8) if len(body) > 1 and body[0] == "0" else int(body))
-    kind = "signed" if signed else "unsigned"
+    octal = not is_hex and len(body) > 1 and body[0] == "0"
+    digits = (body[2:] if is_hex else body).lstrip("0")
+    if len(digits) > (16 if is_hex else 22 if octal else 20):
+        # more than 64 bits (spirv-as reads into 64 bits; Python would refuse 4300 decimal digits)
+        raise LiteralError(f"Invalid {kind} integer literal: {text}")
+    value = int(body, 16) if is_hex else (int(body, 8) if octal else int(body))
     if negative and not signed:
         raise LiteralError("Cannot put a negative number in an unsigned literal")
     if is_hex and signed and not negative:
@@ -60,6 +66,8 @@ def parse_int(text: str, width: int = 32, signed: bool = False) -> int:
         return value
     if negative:
         value = -value
+    if not -(1 << 63) <= value <= (1 << 64) - 1:
+        raise LiteralError(f"Invalid {kind} integer literal: {text}")  # beyond 64 bits, as spirv-as says
     lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
     if not lo <= value <= hi:
         raise LiteralError(f"Integer {text} does not fit in a {width}-bit {kind} integer")
@@ -130,7 +138,8 @@ def parse_float(text: str, width: int, fmt=None) -> int:
     'e4m3' for an OpTypeFloat with an FPEncoding; IEEE by width otherwise)."""
     fmt = width if fmt in (None, "float") else fmt
     if fmt not in FLOAT_FORMATS:
-        raise LiteralError(f"{width}-bit float literals are not supported")
+        # spirv-as's words, with the width read as a signed 32-bit number as it prints it
+        raise LiteralError(f"Unsupported {width - (1 << 32) if width >> 31 else width}-bit float literals")
     m = _HEX_FLOAT_RE.match(text)
     if fmt == "e4m3" and _magnitude(text, m) >= 256:
         # spirv-as treats E4M3's top binade (256..448) and overflow in ways we have not reproduced
@@ -175,9 +184,16 @@ def _parse_hex_float(m: re.Match, text: str, fmt) -> int:
         raise LiteralError(f"Invalid {width}-bit float literal: {text}")
     sign_bit = 1 << (width - 1) if sign == "-" else 0
     mant = int(whole + frac, 16) if (whole + frac) else 0
-    value = Fraction(mant, 16 ** len(frac)) * Fraction(2) ** exp
-    if value == 0:
+    if mant == 0:
         return sign_bit
+    # the value's binary exponent, bounded before any power is built: beyond the format's range
+    # the result is infinity or (digits dropped toward zero) zero, whatever the exponent's size
+    top_exp = exp + mant.bit_length() - 1 - 4 * len(frac)
+    if top_exp > bias + 1:
+        return sign_bit | (((1 << ebits) - 1) << mbits)
+    if top_exp < 1 - bias - mbits - 1:
+        return sign_bit
+    value = Fraction(mant, 16 ** len(frac)) * Fraction(2) ** exp
     if value >= Fraction(2) ** (bias + 1):
         # infinity or NaN: the maximal exponent, the fraction bits taken from the mantissa
         top = value / Fraction(2) ** (bias + 1)

@@ -61,6 +61,19 @@ def _string_value(tok: Token) -> str:
     return "".join(out)
 
 
+def _numeric_id(name: str) -> int | None:
+    """The number a numeric id name keeps with --preserve-numeric-ids: decimal digits (leading
+    zeros allowed) of a value below 2**32; spirv-as treats any other name, such as %4294967296,
+    as a name and numbers it afresh (measured)."""
+    if not name.isdigit() or not name.isascii():
+        return None
+    digits = name.lstrip("0")
+    if len(digits) > 10:
+        return None
+    n = int(digits or "0")
+    return n if n <= 0xFFFFFFFF else None
+
+
 class _Ids:
     """Id names -> numbers: first textual appearance, or kept if numeric and preserving."""
 
@@ -73,10 +86,12 @@ class _Ids:
             for t in tokens:
                 if t[0] in ("ID", "RESULT"):
                     name = t[1][1:]
-                    if name.isdigit():
-                        self.numbers[name] = int(name)
-                        self.used.add(int(name))
-                        self.largest = max(self.largest, int(name))
+                    n = _numeric_id(name)
+                    if n is not None:
+                        self.numbers[name] = n
+                        self.used.add(n)
+                        if n < 0xFFFFFFFF:  # spirv-as: the bound (n + 1) wraps to 0 and is dropped
+                            self.largest = max(self.largest, n)
 
     def get(self, name: str) -> int:
         n = self.numbers.get(name)
@@ -214,8 +229,18 @@ class Assembler(TemplatedLines):
                             result_tok)
         self.cur_tokens = operands or [op_tok]
         rest = self.operands(inst, spec, operands, op_tok)
+        self.check_length(inst)
         self.after(inst)
         return inst, rest
+
+    def check_length(self, inst: Instruction) -> None:
+        """A word count must fit the 16 bits of the opcode word (spirv-as's message)."""
+        total = 1 + (inst.result_type is not None) + (inst.result_id is not None)
+        for o in inst.operands:
+            total += len(o.words)
+            if total > 0xFFFF:
+                raise SpvError(Diagnostic("error", "Instruction too long: more than 65535 words.",
+                                          o.span or inst.span, source=self.source))
 
     def after(self, inst: Instruction) -> None:
         """Remember what later instructions' literals depend on."""
@@ -224,6 +249,8 @@ class Assembler(TemplatedLines):
             self.numeric_types[inst.result_id] = numeric_type(inst)
         elif op == "OpExtInstImport":
             name = inst.operands[0].value
+            if not isinstance(name, str):
+                return  # `OpExtInstImport !1`: spirv-as takes it; an OpExtInst of this set is refused
             if not self.g.ext_import_known(name):
                 raise self.fail(f"Invalid extended instruction import '{name}'", self.cur_tokens[0])
             self.ext_sets[inst.result_id] = name
@@ -412,6 +439,10 @@ class Assembler(TemplatedLines):
     def ext_inst(self, inst: Instruction, tok: Token, pos: int, walk: OperandWalk) -> int:
         set_id = inst.operands[0].value if inst.operands else None
         set_name = self.ext_sets.get(set_id)
+        if set_name is None:
+            span = inst.operands[0].span if inst.operands else token_span(tok)
+            raise SpvError(Diagnostic("error", f"Invalid extended instruction import Id {set_id}", span,
+                                      source=self.source))
         ext = self.g.ext_set(set_name) if set_name else None
         if ext is None:
             # unknown (e.g. NonSemantic.*) set: numbers only, then ids
