@@ -8,7 +8,8 @@ from .diagnostics import Diagnostic, Note, SpvError
 from .literals import float_type
 from .module import MAGIC, Header, Instruction, LazyInstruction, Module, Operand, Span
 from .operand_walk import OperandWalk
-from .spirv_grammar import Grammar, OperandSpec, load as load_grammar, operand_kind_words
+from .spirv_grammar import SPEC_CONSTANT_OP_OPCODES, Grammar, OperandSpec, load as load_grammar, \
+    operand_kind_words
 
 
 def decode_string(words: list[int] | tuple[int, ...], start: int, end: int | None = None) -> tuple[str, int] | None:
@@ -360,18 +361,7 @@ _VERSIONS = frozenset((1 << 16) | (minor << 8) for minor in range(7))
 _ZERO_ID = {"IdResultType": "Error: Type Id is 0", "IdResult": "Error: Result Id is 0"}
 _INVALID_SUFFIX = {"SourceLanguage": ", if you are creating a new source language please use value 0 "
                                      "(Unknown) and when ready, add your source language to SPIRV-Headers"}
-# The opcodes OpSpecConstantOp takes in SPIRV-Tools 2025.5 (measured: spirv-dis refuses every other
-# opcode with "Invalid OpSpecConstantOp opcode", spirv-as likewise)
-SPEC_CONSTANT_OP_OPCODES = frozenset(
-    "Op" + n for n in (
-        "AccessChain InBoundsAccessChain PtrAccessChain InBoundsPtrAccessChain VectorShuffle "
-        "CompositeExtract CompositeInsert ConvertFToU ConvertFToS ConvertSToF ConvertUToF UConvert SConvert "
-        "FConvert QuantizeToF16 ConvertPtrToU ConvertUToPtr PtrCastToGeneric GenericCastToPtr Bitcast "
-        "SNegate FNegate IAdd FAdd ISub FSub IMul FMul UDiv SDiv FDiv UMod SRem SMod FRem FMod "
-        "LogicalEqual LogicalNotEqual LogicalOr LogicalAnd LogicalNot Select IEqual INotEqual "
-        "UGreaterThan SGreaterThan UGreaterThanEqual SGreaterThanEqual ULessThan SLessThan "
-        "ULessThanEqual SLessThanEqual ShiftRightLogical ShiftRightArithmetic ShiftLeftLogical "
-        "BitwiseOr BitwiseXor BitwiseAnd Not CooperativeMatrixLengthKHR CooperativeMatrixLengthNV").split())
+
 
 
 _ID_LIST = (OperandSpec("IdRef", "*", ""),)  # the operands of an instruction of an unknown set

@@ -15,7 +15,8 @@ from .binary import encode_string, numeric_type
 from .diagnostics import Diagnostic, Note, SpvError, did_you_mean
 from .literals import LiteralError, float_words, int_words, parse_float, parse_int
 from .module import Header, Instruction, Module, Operand, Span
-from .spirv_grammar import Grammar, InstructionSpec, OperandSpec, load as load_grammar
+from .spirv_grammar import SPEC_CONSTANT_OP_OPCODES, Grammar, InstructionSpec, OperandSpec, \
+    load as load_grammar
 from .line_templates import TemplatedLines
 from .operand_walk import OperandWalk
 from .tokenizer import Token, group_instructions, token_span, tokenize
@@ -336,7 +337,7 @@ class Assembler(TemplatedLines):
         if kind == "LiteralString":
             if tok[0] != "STRING":
                 raise self.fail(f"Expected string literal, found '{tok[1]}'.", tok)
-            s = _string_value(tok)
+            s = self.string_value(tok)
             self.push(inst, kind, s, encode_string(s), tok)
             return pos + 1
         if kind == "LiteralInteger":
@@ -359,6 +360,8 @@ class Assembler(TemplatedLines):
                 hint = did_you_mean("Op" + tok[1], self.g.instructions) if tok[0] == "WORD" else ""
                 raise self.fail(f"Invalid Opcode name '{tok[1]}' (OpSpecConstantOp takes the opcode "
                                 f"name without 'Op'){hint.replace(' Op', ' ').replace(chr(39) + 'Op', chr(39))}", tok)
+            if target.opname not in SPEC_CONSTANT_OP_OPCODES:
+                raise self.fail(f"Invalid OpSpecConstantOp opcode '{tok[1]}'.", tok)
             self.push(inst, kind, target.opcode, (target.opcode,), tok)
             walk.insert(s for s in target.operands if s.kind not in ("IdResultType", "IdResult"))
             return pos + 1
@@ -394,6 +397,13 @@ class Assembler(TemplatedLines):
         text = tok[1]
         inst.operands.append(Operand(kind, value, tuple(words) if words is not None else (value,),
                                      _new_span(Span, (tok[2], tok[3], tok[3] + len(text), -1)), text))
+
+    def string_value(self, tok: Token) -> str:
+        """A string literal's text; a NUL byte would end it early in the binary: spirv-as refuses it
+        (its lexer ends the token there), so do we."""
+        if "\0" in tok[1]:
+            raise self.fail(f"Invalid literal string '{tok[1][:tok[1].index(chr(0))]}'.", tok)
+        return _string_value(tok)
 
     def expect_id(self, tok: Token) -> int:
         if tok[0] not in ("ID", "RESULT"):
@@ -471,7 +481,7 @@ class Assembler(TemplatedLines):
             v = self.raw_number(tok, tok[1][1:])
             self.push(inst, "Raw", v, (v,), tok)
         elif tok[0] == "STRING":
-            s = _string_value(tok)
+            s = self.string_value(tok)
             self.push(inst, "LiteralString", s, encode_string(s), tok)
         elif tok[0] in ("ID", "RESULT"):
             self.push(inst, "IdRef", self.id_of(tok), None, tok)

@@ -61,7 +61,21 @@ CASES = {
     "immediate instruction of 70000 words": (HEAD + "!0x00010000 " + "!1 " * 70000 + "\n", ()),
     "odd OpPhi": (HEAD + "%u = OpTypeInt 32 0\n%x = OpPhi %u %a %b %c\n", ()),
     "OpGroupMemberDecorate without its literal": (HEAD + "%g = OpDecorationGroup\nOpGroupMemberDecorate %g %a\n", ()),
+    "NUL byte in an OpName string": (HEAD + '%v = OpTypeVoid\nOpName %v "ab\0"\n', ()),
+    "NUL byte alone in an OpString": (HEAD + '%s = OpString "\0"\n', ()),
+    "NUL byte in an optional string": (HEAD + 'OpSource GLSL 450 %x "a\0b"\n%x = OpString "q"\n', ()),
+    "OpSpecConstantOp Load": (HEAD + "%u = OpTypeInt 32 0\n%x = OpSpecConstantOp %u Load %u\n", ()),
+    "OpSpecConstantOp Nope": (HEAD + "%u = OpTypeInt 32 0\n%x = OpSpecConstantOp %u Nope %u\n", ()),
+    "OpSpecConstantOp of an immediate opcode": (HEAD + "%u = OpTypeInt 32 0\n%x = OpSpecConstantOp %u !61 %u\n", ()),
+    "f16 of an f32 subnormal": (F16.format("1e-40"), ()),
 }
+# FP8 literals: spirv-as narrows decimals through f32 with two quirks (see literals._narrow_f32_fp8)
+FP8_VALUES = ["1e-40", "-1e-40", "4.913883947484e-44", "6.286528724949225e-44", "1e-38", "1e-45", "300", "-300",
+              "448", "448.1", "449", "256", "255.9375", "57344", "61440", "65536", "0x1p8", "0x1.ep8", "0x1.fp8",
+              "0x1p9", "0x1p16", "0x1p-150", "0.1", "-0.3", "3.5e-3", "2e-7", "1e-9", "0x1.8p-9", "0"]
+for enc in ("Float8E4M3EXT", "Float8E5M2EXT"):
+    for v in FP8_VALUES:
+        CASES[f"{enc} {v}"] = (FP8.format(enc, v), ())
 
 
 def spirv_as(text: str, flags) -> tuple[int, bytes | None, str]:
@@ -94,3 +108,13 @@ def check_against_spirv_as(text: str, flags) -> None:
 def test_as_agrees_with_spirv_as(name: str) -> None:
     text, flags = CASES[name]
     check_against_spirv_as(text, flags)
+
+
+def test_fp8_decimal_sweep_matches_spirv_as() -> None:
+    """A fixed pseudo-random sweep over the whole f32 range (subnormals included), both FP8 formats."""
+    import random
+    rng = random.Random(11)
+    values = [repr(rng.choice((1, -1)) * 10 ** rng.uniform(-46, 6)) for _ in range(40)]
+    for enc in ("Float8E4M3EXT", "Float8E5M2EXT"):
+        for v in values:
+            check_against_spirv_as(FP8.format(enc, v), ())
