@@ -135,16 +135,23 @@ class BinaryReader:
             if fast and kinds is not None and required < count <= len(kinds) + 1 and end <= n:
                 # every word is an id (most instructions of a large module): keep the words and make
                 # Operand objects only when asked; built without the dataclass __init__
-                k = pos + 1 + spec.has_result_type + spec.has_result
+                k = pos + 1
+                rt = rid = None
+                if spec.has_result_type:
+                    rt = w[k]
+                    k += 1
+                if spec.has_result:
+                    rid = w[k]
+                    k += 1
                 ids = w[k:end]
-                if 0 in ids or 0 in w[pos + 1:k]:
+                if rt == 0 or rid == 0 or 0 in ids:
                     inst = self.instruction(opcode, w[pos + 1:end], pos)  # says which id is 0
                 else:
                     inst = _new_object(IdsOnlyInstruction)
                     inst.opname = spec.opname
                     inst.opcode = opcode
-                    inst.result_type = w[pos + 1] if spec.has_result_type else None
-                    inst.result_id = w[k - 1] if spec.has_result else None
+                    inst.result_type = rt
+                    inst.result_id = rid
                     inst.span = _new_span(Span, (0, 0, 0, pos))
                     inst._pending = (kinds[k - pos - 1:], ids)
             else:
