@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .binary import _encoding, number_from_words, numeric_type
+from .binary import _encoding, numeric_type
 from .literals import format_float
 from .binary import IdsOnlyInstruction
 from .module import Instruction, Module, Operand
@@ -62,9 +62,10 @@ def _generator_names() -> dict[int, str]:
         xml = (grammar_dir().parent / "spir-v.xml").read_text()
     except OSError:
         return {}
-    # only ids that name a tool; reserved ones print as Unknown(N), as spirv-dis does
-    return {int(m.group(1)): f"{m.group(2)} {m.group(3)}"
-            for m in re.finditer(r'<id\s+value="(\d+)"\s+vendor="([^"]*)"\s+tool="([^"]*)"', xml)}
+    # 'Vendor Tool', or the vendor alone where no tool is named ('Khronos' for 0, as spirv-dis
+    # prints it); ids not listed print as Unknown(N)
+    return {int(m.group(1)): m.group(2) + (f" {m.group(4)}" if m.group(4) is not None else "")
+            for m in re.finditer(r'<id\s+value="(\d+)"\s+vendor="([^"]*)"(\s+tool="([^"]*)")?', xml)}
 
 
 def generator_name(word: int) -> str:
@@ -178,11 +179,28 @@ class FriendlyNames:
 
 
 def format_number(o: Operand, ntype: tuple[str, int, bool] | None) -> str:
-    """A literal number as spirv-dis prints it, given the type it belongs to."""
+    """A literal number as spirv-dis prints it, given the type it belongs to: from its words, as
+    SPIRV-Tools does (measured): one word is an int32/uint32 (never masked to a narrower width:
+    'OpTypeInt 3 0' with 0xffffffff prints 4294967295), a half, a float, or bf16/fp8 by its
+    encoding (masked to 16 or 8 bits); two words an int64/uint64 or a double, whatever the width;
+    other widths (float 8 without an encoding, 96-bit types) print nothing."""
     if ntype is None:
         return str(o.value)
-    value = number_from_words(o.words, ntype)  # signed integer, or a float's bit pattern
-    return str(value) if ntype[0] == "int" else format_float(value, ntype[1], ntype[0])
+    kind, width, signed = ntype
+    words = o.words
+    if len(words) == 1:
+        w = words[0]
+        if kind == "int":
+            return str(w - (1 << 32) if signed and w >> 31 else w)
+        if kind == "float":
+            return format_float(w & 0xFFFF, 16) if width == 16 else format_float(w, 32) if width == 32 else ""
+        return format_float(w & (0xFFFF if kind == "bf16" else 0xFF), width, kind)
+    if len(words) == 2:
+        v = words[0] | words[1] << 32
+        if kind == "int":
+            return str(v - (1 << 64) if signed and v >> 63 else v)
+        return format_float(v, 64)
+    return ""
 
 
 def _escape(s: str) -> str:
@@ -337,10 +355,3 @@ def disassemble(module: Module, raw_ids: bool = False, header: bool = True, inde
         append(f"{head.rjust(12) if indent else head} = {body}")
     return "\n".join(lines) + "\n"
 
-
-def disassemble_instruction(module: Module, inst: Instruction, raw_ids: bool = False) -> str:
-    """One instruction, without indentation, with the module's friendly names (for diagnostics)."""
-    d = Disassembler(module, raw_ids)
-    for prior in module.instructions[:inst.index]:
-        d.note(prior)
-    return d.instruction(inst, indent=False)

@@ -54,6 +54,9 @@ class OperandKind:
     by_name: dict[str, Enumerant] = field(default_factory=dict)
     by_value: dict[int, Enumerant] = field(default_factory=dict)
     bases: tuple[str, ...] = ()  # for Composite kinds
+    base_specs: tuple[OperandSpec, ...] = ()  # the same as required operands
+    # value -> the operands it brings (spvcoop.operand_walk.enum_parameters fills it)
+    parameter_cache: dict[int, tuple[OperandSpec, ...]] = field(default_factory=dict, repr=False)
 
 
 @dataclass(slots=True)
@@ -157,7 +160,9 @@ def _value(v) -> int:
 def _operand_kinds(raw: list[dict]) -> dict[str, OperandKind]:
     kinds: dict[str, OperandKind] = {}
     for k in raw:
-        ok = OperandKind(k["kind"], k["category"], bases=tuple(k.get("bases", ())))
+        bases = tuple(k.get("bases", ()))
+        ok = OperandKind(k["kind"], k["category"], bases=bases,
+                         base_specs=tuple(OperandSpec(b, "", "") for b in bases))
         for e in k.get("enumerants", ()):
             en = Enumerant(e["enumerant"], _value(e["value"]), _operand_specs(e.get("parameters")),
                            tuple(e.get("capabilities", ())), tuple(e.get("extensions", ())),
@@ -212,3 +217,57 @@ def load() -> Grammar:
         ext_files[_ext_key(import_name)] = f
     return Grammar(_value(raw["magic_number"]), (raw["major_version"], raw["minor_version"]),
                    insts, by_opcode, _operand_kinds(raw["operand_kinds"]), ext_files)
+
+
+# How SPIRV-Tools 2025.5 names operand kinds in its binary parser's messages ("missing <name> operand",
+# "Invalid <name> operand: N"), measured with spirv-dis on a truncated and an out-of-range operand of
+# each kind that the core grammar uses.
+_TOOL_KIND_WORDS = {
+    "AccessQualifier": "access qualifier", "AddressingModel": "addressing model", "BuiltIn": "built-in",
+    "Capability": "capability", "CooperativeMatrixOperands": "cooperative matrix operands",
+    "CooperativeMatrixReduce": "cooperative matrix reduce", "Decoration": "decoration",
+    "Dim": "dimensionality", "ExecutionMode": "execution mode", "ExecutionModel": "execution model",
+    "FPDenormMode": "FP denorm mode", "FPEncoding": "FP encoding",
+    "FPFastMathMode": "floating-point fast math mode", "FPOperationMode": "FP operation mode",
+    "FPRoundingMode": "floating-point rounding mode", "FunctionControl": "function control",
+    "FunctionParameterAttribute": "function parameter attribute", "GroupOperation": "group operation",
+    "HostAccessQualifier": "host access qualifier", "IdMemorySemantics": "memory semantics ID",
+    "IdRef": "ID", "IdResult": "result ID", "IdResultType": "type ID", "IdScope": "scope ID",
+    "ImageFormat": "image format", "ImageOperands": "image",
+    "InitializationModeQualifier": "initialization mode qualifier", "LinkageType": "linkage type",
+    "LiteralFloat": "literal number", "LiteralInteger": "literal number",
+    "LiteralString": "literal string", "LoadCacheControl": "load cache control",
+    "LoopControl": "loop control",
+    "MatrixMultiplyAccumulateOperands": "matrix multiply accumulate operands",
+    "MemoryAccess": "memory access", "MemoryModel": "memory model",
+    "NamedMaximumNumberOfRegisters": "named maximum number of registers",
+    "PackedVectorFormat": "packed vector format", "RawAccessChainOperands": "raw access chain operands",
+    "SamplerAddressingMode": "sampler addressing mode", "SamplerFilterMode": "sampler filter mode",
+    "SelectionControl": "selection control", "SourceLanguage": "source language",
+    "StorageClass": "storage class", "StoreCacheControl": "store cache control",
+    "TensorAddressingOperands": "tensor addressing operands", "TensorOperands": "tensor operands",
+}
+
+
+def operand_kind_words(kind: str) -> str:
+    """'BuiltIn' -> 'built-in': an operand kind as SPIRV-Tools' messages name it; kinds it was not
+    measured on are split into lower-case words."""
+    words = _TOOL_KIND_WORDS.get(kind)
+    if words is None:
+        words = "".join(" " + c.lower() if c.isupper() and i and not kind[i - 1].isupper() else c.lower()
+                        for i, c in enumerate(kind))
+    return words
+
+
+# The opcodes OpSpecConstantOp takes in SPIRV-Tools 2025.5 (measured: spirv-dis refuses every other
+# opcode with "Invalid OpSpecConstantOp opcode", spirv-as likewise)
+SPEC_CONSTANT_OP_OPCODES = frozenset(
+    "Op" + n for n in (
+        "AccessChain InBoundsAccessChain PtrAccessChain InBoundsPtrAccessChain VectorShuffle "
+        "CompositeExtract CompositeInsert ConvertFToU ConvertFToS ConvertSToF ConvertUToF UConvert SConvert "
+        "FConvert QuantizeToF16 ConvertPtrToU ConvertUToPtr PtrCastToGeneric GenericCastToPtr Bitcast "
+        "SNegate FNegate IAdd FAdd ISub FSub IMul FMul UDiv SDiv FDiv UMod SRem SMod FRem FMod "
+        "LogicalEqual LogicalNotEqual LogicalOr LogicalAnd LogicalNot Select IEqual INotEqual "
+        "UGreaterThan SGreaterThan UGreaterThanEqual SGreaterThanEqual ULessThan SLessThan "
+        "ULessThanEqual SLessThanEqual ShiftRightLogical ShiftRightArithmetic ShiftLeftLogical "
+        "BitwiseOr BitwiseXor BitwiseAnd Not CooperativeMatrixLengthKHR CooperativeMatrixLengthNV").split())

@@ -15,8 +15,10 @@ from .binary import encode_string, numeric_type
 from .diagnostics import Diagnostic, Note, SpvError, did_you_mean
 from .literals import LiteralError, float_words, int_words, parse_float, parse_int
 from .module import Header, Instruction, Module, Operand, Span
-from .spirv_grammar import Grammar, InstructionSpec, OperandSpec, load as load_grammar
+from .spirv_grammar import SPEC_CONSTANT_OP_OPCODES, Grammar, InstructionSpec, OperandSpec, \
+    load as load_grammar
 from .line_templates import TemplatedLines
+from .operand_walk import OperandWalk
 from .tokenizer import Token, group_instructions, token_span, tokenize
 
 # --target-env -> version word (spirv-as 2025.5, measured)
@@ -39,6 +41,7 @@ _TYPE_OPCODES_PREFIX = "OpType"
 _ID_NAME = re.compile(r"[A-Za-z0-9_]+\Z")
 _ID_KINDS = frozenset({"IdRef", "IdScope", "IdMemorySemantics"})
 _new_span = tuple.__new__
+_ID_LIST = (OperandSpec("IdRef", "*", ""),)  # the operands of an instruction of an unknown set
 
 
 def _string_value(tok: Token) -> str:
@@ -59,6 +62,19 @@ def _string_value(tok: Token) -> str:
     return "".join(out)
 
 
+def _numeric_id(name: str) -> int | None:
+    """The number a numeric id name keeps with --preserve-numeric-ids: decimal digits (leading
+    zeros allowed) of a value below 2**32; spirv-as treats any other name, such as %4294967296,
+    as a name and numbers it afresh (measured)."""
+    if not name.isdigit() or not name.isascii():
+        return None
+    digits = name.lstrip("0")
+    if len(digits) > 10:
+        return None
+    n = int(digits or "0")
+    return n if n <= 0xFFFFFFFF else None
+
+
 class _Ids:
     """Id names -> numbers: first textual appearance, or kept if numeric and preserving."""
 
@@ -71,10 +87,12 @@ class _Ids:
             for t in tokens:
                 if t[0] in ("ID", "RESULT"):
                     name = t[1][1:]
-                    if name.isdigit():
-                        self.numbers[name] = int(name)
-                        self.used.add(int(name))
-                        self.largest = max(self.largest, int(name))
+                    n = _numeric_id(name)
+                    if n is not None:
+                        self.numbers[name] = n
+                        self.used.add(n)
+                        if n < 0xFFFFFFFF:  # spirv-as: the bound (n + 1) wraps to 0 and is dropped
+                            self.largest = max(self.largest, n)
 
     def get(self, name: str) -> int:
         n = self.numbers.get(name)
@@ -212,8 +230,18 @@ class Assembler(TemplatedLines):
                             result_tok)
         self.cur_tokens = operands or [op_tok]
         rest = self.operands(inst, spec, operands, op_tok)
+        self.check_length(inst)
         self.after(inst)
         return inst, rest
+
+    def check_length(self, inst: Instruction) -> None:
+        """A word count must fit the 16 bits of the opcode word (spirv-as's message)."""
+        total = 1 + (inst.result_type is not None) + (inst.result_id is not None)
+        for o in inst.operands:
+            total += len(o.words)
+            if total > 0xFFFF:
+                raise SpvError(Diagnostic("error", "Instruction too long: more than 65535 words.",
+                                          o.span or inst.span, source=self.source))
 
     def after(self, inst: Instruction) -> None:
         """Remember what later instructions' literals depend on."""
@@ -222,6 +250,8 @@ class Assembler(TemplatedLines):
             self.numeric_types[inst.result_id] = numeric_type(inst)
         elif op == "OpExtInstImport":
             name = inst.operands[0].value
+            if not isinstance(name, str):
+                return  # `OpExtInstImport !1`: spirv-as takes it; an OpExtInst of this set is refused
             if not self.g.ext_import_known(name):
                 raise self.fail(f"Invalid extended instruction import '{name}'", self.cur_tokens[0])
             self.ext_sets[inst.result_id] = name
@@ -259,11 +289,13 @@ class Assembler(TemplatedLines):
             pos += 1
         if pos == len(ops):
             return toks[pos:]
-        expected: deque[OperandSpec] = deque(ops[pos:])
-        self.ext_kinds = None
-        while expected:
-            o = expected.popleft()
-            if pos < n:
+        walk = OperandWalk(ops[pos:], self.g.operand_kinds)
+        while True:
+            more = pos < n
+            o = walk.next(more)
+            if o is None:
+                break
+            if more:
                 # the common case first: an id operand, already numbered
                 tok = toks[pos]
                 if tok[0] == "ID" and o.kind in _ID_KINDS:
@@ -273,12 +305,8 @@ class Assembler(TemplatedLines):
                         col = tok[3]
                         append(Operand(o.kind, v, (v,), _new_span(Span, (tok[2], col, col + len(text), -1)), text))
                         pos += 1
-                        if o.quantifier == "*":
-                            expected.appendleft(o)
                         continue
-            if pos >= n:
-                if o.quantifier:
-                    continue
+            else:
                 nxt = self.next_token
                 if o.kind == "LiteralSpecConstantOpInteger" and nxt is not None and nxt[0] == "OPNAME":
                     raise self.fail(f"OpSpecConstantOp takes the opcode name without 'Op': write "
@@ -287,20 +315,17 @@ class Assembler(TemplatedLines):
                                 f"{'end of the stream' if self.last_group else 'next instruction instead'}.",
                                 toks[-1] if toks else op_tok,
                                 [Note(f"missing operand '{o.name or o.kind}' ({o.kind})")])
-            tok = toks[pos]
             if tok[0] == "RAW":
                 # !<integer>: the word verbatim, then raw mode for the rest of the instruction
                 for t in toks[pos:]:
                     self.raw_operand(inst, t)
                 return []
-            if o.quantifier == "*":
-                expected.appendleft(o)
-            pos = self.operand(inst, o, toks, pos, expected)
+            pos = self.operand(inst, o, toks, pos, walk)
         return toks[pos:]
 
     # ---- operands ----
     def operand(self, inst: Instruction, o: OperandSpec, toks: list[Token], pos: int,
-                expected: deque[OperandSpec]) -> int:
+                walk: OperandWalk) -> int:
         tok = toks[pos]
         kind = o.kind
         if kind == "IdResultType":
@@ -312,10 +337,12 @@ class Assembler(TemplatedLines):
         if kind == "LiteralString":
             if tok[0] != "STRING":
                 raise self.fail(f"Expected string literal, found '{tok[1]}'.", tok)
-            s = _string_value(tok)
+            s = self.string_value(tok)
             self.push(inst, kind, s, encode_string(s), tok)
             return pos + 1
         if kind == "LiteralInteger":
+            if inst.opname == "OpSwitch":
+                return self.switch_case(inst, tok, pos)
             v = self.literal(tok, lambda t: parse_int(t, 32, False))
             self.push(inst, kind, v, (v,), tok)
             return pos + 1
@@ -326,26 +353,21 @@ class Assembler(TemplatedLines):
         if kind == "LiteralContextDependentNumber":
             return self.context_number(inst, tok, pos)
         if kind == "LiteralExtInstInteger":
-            return self.ext_inst(inst, tok, pos, expected)
+            return self.ext_inst(inst, tok, pos, walk)
         if kind == "LiteralSpecConstantOpInteger":
             target = self.g.instructions.get("Op" + tok[1]) if tok[0] == "WORD" else None
             if target is None or tok[1].startswith("Op"):
                 hint = did_you_mean("Op" + tok[1], self.g.instructions) if tok[0] == "WORD" else ""
                 raise self.fail(f"Invalid Opcode name '{tok[1]}' (OpSpecConstantOp takes the opcode "
                                 f"name without 'Op'){hint.replace(' Op', ' ').replace(chr(39) + 'Op', chr(39))}", tok)
+            if target.opname not in SPEC_CONSTANT_OP_OPCODES:
+                raise self.fail(f"Invalid OpSpecConstantOp opcode '{tok[1]}'.", tok)
             self.push(inst, kind, target.opcode, (target.opcode,), tok)
-            expected.extendleft(reversed([s for s in target.operands
-                                          if s.kind not in ("IdResultType", "IdResult")]))
+            walk.insert(s for s in target.operands if s.kind not in ("IdResultType", "IdResult"))
             return pos + 1
-        if kind == "PairLiteralIntegerIdRef":
-            if inst.opname == "OpSwitch":
-                return self.switch_case(inst, toks, pos)
-        okind = (self.ext_kinds or {}).get(kind) or self.g.operand_kinds.get(kind)
+        okind = walk.kind(kind)
         if okind is None:
             raise self.fail(f"unknown operand kind {kind}", tok)
-        if okind.category == "Composite":
-            expected.extendleft(reversed([OperandSpec(b, "", "") for b in okind.bases]))
-            return pos
         if okind.category == "ValueEnum":
             if tok[0] != "WORD":
                 raise self.fail(f"Invalid {_kind_words(kind)} '{tok[1]}'.", tok)
@@ -354,26 +376,20 @@ class Assembler(TemplatedLines):
                 raise self.fail(f"Invalid {_kind_words(kind)} '{tok[1]}'.{did_you_mean(tok[1], okind.by_name)}",
                                 tok)
             self.push(inst, kind, e.value, (e.value,), tok)
-            expected.extendleft(reversed(e.parameters))
+            walk.enum_value(okind, e.value)
             return pos + 1
         if okind.category == "BitEnum":
             if tok[0] != "WORD":
                 raise self.fail(f"Invalid {_kind_words(kind)} operand '{tok[1]}'.", tok)
             value = 0
-            params = []
             for part in tok[1].split("|"):
                 e = okind.by_name.get(part)
                 if e is None:
                     raise self.fail(f"Invalid {_kind_words(kind)} operand '{tok[1]}'."
                                     f"{did_you_mean(part, okind.by_name)}", tok)
                 value |= e.value
-            for bit in range(32):
-                if value >> bit & 1:
-                    e = okind.by_value.get(1 << bit)
-                    if e is not None:
-                        params.extend(e.parameters)
             self.push(inst, kind, value, (value,), tok)
-            expected.extendleft(reversed(params))
+            walk.enum_value(okind, value)
             return pos + 1
         raise self.fail(f"unsupported operand kind {kind}", tok)
 
@@ -381,6 +397,13 @@ class Assembler(TemplatedLines):
         text = tok[1]
         inst.operands.append(Operand(kind, value, tuple(words) if words is not None else (value,),
                                      _new_span(Span, (tok[2], tok[3], tok[3] + len(text), -1)), text))
+
+    def string_value(self, tok: Token) -> str:
+        """A string literal's text; a NUL byte would end it early in the binary: spirv-as refuses it
+        (its lexer ends the token there), so do we."""
+        if "\0" in tok[1]:
+            raise self.fail(f"Invalid literal string '{tok[1][:tok[1].index(chr(0))]}'.", tok)
+        return _string_value(tok)
 
     def expect_id(self, tok: Token) -> int:
         if tok[0] not in ("ID", "RESULT"):
@@ -412,30 +435,30 @@ class Assembler(TemplatedLines):
         self.push(inst, "LiteralContextDependentNumber", v, words, tok)
         return pos + 1
 
-    def switch_case(self, inst: Instruction, toks: list[Token], pos: int) -> int:
+    def switch_case(self, inst: Instruction, tok: Token, pos: int) -> int:
+        """A case literal of OpSwitch, in the width of the selector's type."""
         selector = inst.operands[0].value
         ntype = self.numeric_types.get(self.value_types.get(selector, -1))
         if ntype is None or ntype[0] != "int":
             raise self.fail("The selector operand for OpSwitch must be the result of an instruction that "
-                            "generates an integer scalar", toks[pos])
-        v, words = self.number_of_type(toks[pos], ntype)
-        self.push(inst, "LiteralInteger", v, words, toks[pos])
-        if pos + 1 >= len(toks):
-            raise self.fail("Expected operand for OpSwitch instruction, but found the next instruction instead.",
-                            toks[pos])
-        self.push(inst, "IdRef", self.expect_id(toks[pos + 1]), None, toks[pos + 1])
-        return pos + 2
+                            "generates an integer scalar", tok)
+        v, words = self.number_of_type(tok, ntype)
+        self.push(inst, "LiteralInteger", v, words, tok)
+        return pos + 1
 
-    def ext_inst(self, inst: Instruction, tok: Token, pos: int, expected: deque[OperandSpec]) -> int:
+    def ext_inst(self, inst: Instruction, tok: Token, pos: int, walk: OperandWalk) -> int:
         set_id = inst.operands[0].value if inst.operands else None
         set_name = self.ext_sets.get(set_id)
+        if set_name is None:
+            span = inst.operands[0].span if inst.operands else token_span(tok)
+            raise SpvError(Diagnostic("error", f"Invalid extended instruction import Id {set_id}", span,
+                                      source=self.source))
         ext = self.g.ext_set(set_name) if set_name else None
         if ext is None:
             # unknown (e.g. NonSemantic.*) set: numbers only, then ids
             v = self.literal(tok, lambda t: parse_int(t, 32, False))
             self.push(inst, "LiteralExtInstInteger", v, (v,), tok)
-            expected.clear()
-            expected.append(OperandSpec("IdRef", "*", ""))
+            walk.replace(_ID_LIST)
             return pos + 1
         espec = ext.instructions.get(tok[1])
         if espec is None:
@@ -444,16 +467,12 @@ class Assembler(TemplatedLines):
                 v = self.literal(tok, lambda t: parse_int(t, 32, False))
                 espec = ext.by_opcode.get(v)
                 self.push(inst, "LiteralExtInstInteger", v, (v,), tok)
-                expected.clear()
-                expected.extend(espec.operands if espec else [OperandSpec("IdRef", "*", "")])
-                self.ext_kinds = ext.operand_kinds
+                walk.replace(espec.operands if espec else _ID_LIST, ext.operand_kinds)
                 return pos + 1
             raise self.fail(f"Invalid extended instruction name '{tok[1]}'."
                             f"{did_you_mean(tok[1], ext.instructions)}", tok)
         self.push(inst, "LiteralExtInstInteger", espec.opcode, (espec.opcode,), tok)
-        expected.clear()
-        expected.extend(espec.operands)
-        self.ext_kinds = ext.operand_kinds
+        walk.replace(espec.operands, ext.operand_kinds)
         return pos + 1
 
     # ---- raw words ----
@@ -462,7 +481,7 @@ class Assembler(TemplatedLines):
             v = self.raw_number(tok, tok[1][1:])
             self.push(inst, "Raw", v, (v,), tok)
         elif tok[0] == "STRING":
-            s = _string_value(tok)
+            s = self.string_value(tok)
             self.push(inst, "LiteralString", s, encode_string(s), tok)
         elif tok[0] in ("ID", "RESULT"):
             self.push(inst, "IdRef", self.id_of(tok), None, tok)
@@ -482,6 +501,13 @@ class Assembler(TemplatedLines):
             raise self.fail(f"Immediate {text} does not fit in a 32-bit word", tok)
         return v
 
+    def unknown_instruction(self, tok: Token, head: int, opcode: int, words: list[int]) -> Instruction:
+        inst = Instruction("OpUnknown", opcode, span=token_span(tok))
+        inst.operands = [Operand("Raw", w, (w,), token_span(tok)) for w in words]
+        # keep the header word exact
+        inst.operands.insert(0, Operand("RawHeader", head, (), token_span(tok)))
+        return inst
+
     def raw_instruction(self, group: list[Token]) -> Instruction:
         """`!<word> operands...`: a whole instruction as raw words; decoded afterwards."""
         head = self.raw_number(group[0], group[0][1][1:])
@@ -494,16 +520,16 @@ class Assembler(TemplatedLines):
         count, opcode = head >> 16, head & 0xFFFF
         spec = self.g.by_opcode.get(opcode)
         if spec is None or count != len(words) + 1:
-            inst = Instruction("OpUnknown", opcode, span=token_span(group[0]))
-            inst.operands = [Operand("Raw", w, (w,), token_span(group[0])) for w in words]
-            # keep the header word exact
-            inst.operands.insert(0, Operand("RawHeader", head, (), token_span(group[0])))
-            return inst
+            return self.unknown_instruction(group[0], head, opcode, words)
         from .binary import BinaryReader
-        reader = BinaryReader([], self.source, self.g)
+        reader = BinaryReader([], self.source, self.g, strict=False)
         reader.types.types = self.numeric_types
         reader.ext_sets = self.ext_sets
-        inst = reader.instruction(opcode, words, 0)
+        try:
+            inst = reader.instruction(opcode, words, 0)
+        except SpvError:
+            # spirv-as writes `!<word>` instructions verbatim, whether they decode or not
+            return self.unknown_instruction(group[0], head, opcode, words)
         inst.span = token_span(group[0])
         for o in inst.operands:
             o.span = token_span(group[0])
@@ -511,9 +537,6 @@ class Assembler(TemplatedLines):
         return inst
 
 
-# Instructions whose encoding depends on other instructions (a literal's width from a type,
-# an extended instruction's name from its set) or that change what later lines mean: never
-# encoded from a template.
 def _kind_words(kind: str) -> str:
     """'MemoryAccess' -> 'memory access', as spirv-as words its messages."""
     out = []

@@ -71,18 +71,21 @@ def test_cli_as_error_leaves_no_output(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == [src]  # no temporary file left behind
 
 
+# (binary, words of the message: spirv-dis's own text where spirv-dis refuses it too)
 BROKEN_BINARIES = [
-    (b"", "too short"),
+    (b"", "Missing module."),
     (b"\x01\x02\x03", "multiple of 4"),
-    (b"\x00\x00\x00\x00" * 5, "invalid magic number"),
+    (b"\x00\x00\x00\x00" * 5, "Invalid SPIR-V magic number '0'."),
     (bytes.fromhex("03022307 00000100 00000700 05000000 00000000"), None),  # header only: valid, empty
-    (bytes.fromhex("03022307 00000100 00000700 05000000"), "truncated header"),
-    (bytes.fromhex("03022307 00000100 00000700 05000000 00000000 11000200"), "runs past the end"),
-    (bytes.fromhex("03022307 00000100 00000700 05000000 00000000 00000000"), "word count is 0"),
-    (bytes.fromhex("03022307 00000100 00000700 05000000 00000000 ffff0100"), "invalid opcode"),
-    (bytes.fromhex("03022307 00000100 00000700 05000000 00000000 11000100"), "missing operand"),
+    (bytes.fromhex("03022307 00000100 00000700 05000000"), "Module has incomplete header: only 4 words instead of 5"),
+    (bytes.fromhex("03022307 00000100 00000700 05000000 00000000 11000200"),
+     "End of input reached while decoding OpCapability starting at word 5: missing capability operand at word offset 1."),
+    (bytes.fromhex("03022307 00000100 00000700 05000000 00000000 00000000"), "Invalid instruction word count: 0"),
+    (bytes.fromhex("03022307 00000100 00000700 05000000 00000000 ffff0100"), "Invalid opcode: 65535"),
+    (bytes.fromhex("03022307 00000100 00000700 05000000 00000000 11000100"),
+     "End of input reached while decoding OpCapability starting at word 5: expected more operands after 1 words."),
     (bytes.fromhex("03022307 00000100 00000700 05000000 00000000 0f000400 05000000 01000000 61626364"),
-     "not NUL-terminated"),
+     "truncated literal string operand at word offset 3."),
 ]
 
 
