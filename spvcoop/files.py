@@ -28,8 +28,9 @@ def read_input(path: str, limit: int | None = None) -> bytes:
         else:
             with open(path, "rb") as f:
                 data = f.read(limit + 1)
-    except OSError as e:
-        raise InputError(Diagnostic("error", f"cannot read input: {e.strerror or e}", source=path)) from None
+    except (OSError, ValueError) as e:  # ValueError: a NUL in the name
+        raise InputError(Diagnostic("error", f"cannot read input: {getattr(e, 'strerror', None) or e}",
+                                    source=path)) from None
     if len(data) > limit:
         raise InputError(Diagnostic("error", f"input is larger than the limit of {limit} bytes "
                                   "(raise it with --max-input-size)", source=path))
@@ -39,7 +40,8 @@ def read_input(path: str, limit: int | None = None) -> bytes:
 def write_output(path: str | None, data: bytes | str) -> None:
     """Write all of data or nothing: a temporary file renamed into place."""
     if isinstance(data, str):
-        data = data.encode("utf-8")
+        # surrogate escapes carry the raw bytes of strings that are not UTF-8 (spirv-dis prints them as is)
+        data = data.encode("utf-8", "surrogateescape")
     if path is None or path == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()

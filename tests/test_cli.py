@@ -105,6 +105,7 @@ def test_console_script_exit_status(tmp_path) -> None:
 
 
 SAXPY = os.path.join(os.path.dirname(__file__), "..", "samples", "saxpy", "run.yaml")
+SAXPY_DIR = __import__("pathlib").Path(SAXPY).parent
 
 
 def test_run_step_limit_names_its_option(capsys) -> None:
@@ -139,3 +140,16 @@ def test_run_work_limit_names_its_option(capsys) -> None:
     assert cli.main(["run", SAXPY, "--max-work", "64", "-q"]) == 1
     err = capsys.readouterr().err
     assert "error[interp.max-work]: work limit of 64 reached" in err and "--max-work" in err
+
+
+def test_run_npy_outputs_stay_in_their_directory(tmp_path, capsys) -> None:
+    # buffer names come from OpName/OpMemberName strings: a hostile one must not lead out of -o DIR/
+    text = (SAXPY_DIR / "saxpy.spvasm").read_text().replace('OpMemberName %Y 0 "y"', 'OpMemberName %Y 0 "../../esc"')
+    (tmp_path / "s.spvasm").write_text(text)
+    spec = tmp_path / "run.yaml"
+    spec.write_text((SAXPY_DIR / "run.yaml").read_text().replace("saxpy.spvasm", "s.spvasm")
+                    .replace("outputs: [y]", 'outputs: ["../../esc"]').replace("\n  y:", '\n  "../../esc":'))
+    out = tmp_path / "out"
+    assert cli.main(["run", str(spec), "-q", "-o", str(out) + "/"]) == 0
+    assert [p.name for p in out.iterdir()] == ["_.._esc.npy"]
+    assert not list(tmp_path.parent.glob("*esc*")) and not list(tmp_path.glob("*esc*"))

@@ -74,7 +74,15 @@ def test_broken_module_is_a_located_error(name, body, words):
     if name == "entry point names a constant":
         text = text.replace('OpEntryPoint GLCompute %main "main"', 'OpEntryPoint GLCompute %one "main"')
         text = text.replace("OpExecutionMode %main", "OpExecutionMode %one") + MAIN + END
-    module = assemble(text, "broken.spvasm")
+    if name == "ext inst of a non-import":
+        # spirv-as and spvcoop's assembler refuse this text, so build the module in code: a valid
+        # OpExtInst whose set operand is then pointed at a constant
+        text = text.replace("OpCapability Shader\n", "OpCapability Shader\n%glsl = OpExtInstImport \"GLSL.std.450\"\n", 1)
+        module = assemble(text.replace("OpExtInst %float %one 31", "OpExtInst %float %glsl Sqrt"), "broken.spvasm")
+        one = next(i.result_id for i in module.instructions if module.id_names.get(i.result_id) == "one")
+        next(i for i in module.instructions if i.opname == "OpExtInst").operands[0].value = one
+    else:
+        module = assemble(text, "broken.spvasm")
     with pytest.raises(SpvError) as e:
         run(module, validate=False)
     d = e.value.diagnostics[0]

@@ -74,6 +74,21 @@ def add_execution_options(p: argparse.ArgumentParser) -> None:
                         "suffixes K, M, G)")
 
 
+def _npy_name(buffer_name: str) -> str:
+    """A file name for a buffer's .npy: buffer names come from the shader's OpName strings, so
+    nothing in them may lead out of the output directory."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in str(buffer_name)).lstrip(".")
+    return (safe or "buffer") + ".npy"
+
+
+def _npy_bytes(arr) -> bytes:
+    import io
+    import numpy as np
+    buf = io.BytesIO()
+    np.save(buf, np.asarray(arr), allow_pickle=False)
+    return buf.getvalue()
+
+
 def _file_options(args: argparse.Namespace):
     from ..interp.runspec import DEFAULT_MAX_FILE_BYTES, FileOptions
     return FileOptions(allow_outside=args.allow_outside_files, max_bytes=args.max_file_size or DEFAULT_MAX_FILE_BYTES)
@@ -117,9 +132,7 @@ def run_command(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    import numpy as np
-
-    from ..diagnostics import Diagnostic, SpvError
+    from ..diagnostics import Diagnostic, InputError, SpvError
     from ..interp.runner import element_dtypes, load_shader, run
     from ..interp.runspec import (RunSpec, buffer_key, check_inputs, generate, load_spec, load_spec_shader,
                                   read_yaml, render)
@@ -192,14 +205,18 @@ def _run(args: argparse.Namespace) -> int:
     out = args.output
     if out or not args.quiet or status:  # -q silences standard output, never the -o file
         if out and (out.endswith("/") or Path(out).is_dir()):
-            Path(out).mkdir(parents=True, exist_ok=True)
-            for name, arr in outputs.items():
-                np.save(Path(out) / f"{name}.npy", np.asarray(arr) if isinstance(arr, np.ndarray) else np.asarray(arr))
+            try:
+                Path(out).mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise InputError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=out)) from None
+            files = {_npy_name(name): _npy_bytes(arr) for name, arr in outputs.items()}
+            for name, data in files.items():
+                write_output(str(Path(out) / name), data)
         elif out and out.endswith(".npy"):
             if len(outputs) != 1:
                 raise SpvError(Diagnostic("error", f"-o {out}: {len(outputs)} output buffers; give a directory "
                                           f"or list one buffer under 'outputs' in the spec"))
-            np.save(out, next(iter(outputs.values())))
+            write_output(out, _npy_bytes(next(iter(outputs.values()))))
         elif not args.check or out:
             write_output(out, render(outputs, "json" if out and out.endswith(".json") else "yaml"))
     return status

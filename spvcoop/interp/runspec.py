@@ -444,6 +444,8 @@ def resolve_file(name: str, base: Path, source: str, mark=None, options: FileOpt
     unless options.allow_outside, a regular file, under options.max_bytes. Messages name the file,
     never its contents."""
     options = options or FileOptions()
+    if "\0" in name:  # no file system has such a name (the OS calls would raise ValueError)
+        raise _err(f"{what} {name!r}: a file name cannot contain a NUL character", source, mark)
     p = Path(name)
     if not p.is_absolute():
         p = base / p
