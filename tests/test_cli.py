@@ -153,3 +153,19 @@ def test_run_npy_outputs_stay_in_their_directory(tmp_path, capsys) -> None:
     assert cli.main(["run", str(spec), "-q", "-o", str(out) + "/"]) == 0
     assert [p.name for p in out.iterdir()] == ["_.._esc.npy"]
     assert not list(tmp_path.parent.glob("*esc*")) and not list(tmp_path.glob("*esc*"))
+
+
+def test_outputs_named_by_binding_number(tmp_path, capsys) -> None:
+    spec = tmp_path / "run.yaml"
+    for name in ("saxpy.spvasm",):
+        (tmp_path / name).write_text((SAXPY_DIR / name).read_text())
+    spec.write_text((SAXPY_DIR / "run.yaml").read_text().replace("outputs: [y]", "outputs: [1]"))
+    assert cli.main(["run", str(spec), "-q", "-o", str(tmp_path / "o.json")]) == 0
+    import json
+    assert json.loads((tmp_path / "o.json").read_text())["1"][:3] == [1.0, 3.0, 5.0]
+
+
+def test_layout_size_options_are_bounded(capsys) -> None:
+    with pytest.raises(SystemExit) as e:
+        cli.main(["layout", "list", "--max-model-bytes", str(2**64)])
+    assert e.value.code == 2 and "up to 2^48" in capsys.readouterr().err

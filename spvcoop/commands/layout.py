@@ -21,8 +21,8 @@ def _positive(text: str) -> int:
         value = int(text)
     except ValueError:
         value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+    if value < 1 or value > 1 << 48:  # larger than any machine: refused before it overflows an index
+        raise argparse.ArgumentTypeError(f"expected a positive integer up to 2^48, got '{text}'")
     return value
 
 

@@ -244,8 +244,10 @@ def _select_outputs(res, wanted) -> dict:
 
 def _output_value(res, key):
     import numpy as np
+
+    from ..interp.runner import binding_of
     arr = res[key]
-    b = res.bindings[key]
+    b = binding_of(res, key)
     if b.type is not None and arr.dtype == np.uint8 and b.like is None and b.type.kind == "struct":
         return res.values(key)  # a structured block: nested values by member name
     return arr

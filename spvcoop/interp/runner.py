@@ -58,6 +58,11 @@ class RunResult:
         return decode(b.type, b.memory.bytes(), b.name)
 
 
+def binding_of(res: "RunResult", key):
+    """The Binding behind any key RunResult accepts (an int binding, "set:binding", a name)."""
+    return res.bindings[_norm_key(key)]
+
+
 def _norm_key(key):
     if isinstance(key, list):
         key = tuple(key)
