@@ -18,9 +18,9 @@ DEFAULT_MAX_INPUT_BYTES = 256 * 1024 * 1024
 max_input_bytes = DEFAULT_MAX_INPUT_BYTES
 
 
-def read_input(path: str, limit: int | None = None) -> bytes:
+def read_input(path: str, limit: int | None = None, option: str = "--max-input-size") -> bytes:
     """Read a file or '-' (stdin), at most `limit` bytes (default: max_input_bytes); unreadable or
-    oversized input is a user error (SpvError)."""
+    oversized input is a user error (InputError) that names the `option` raising the limit."""
     limit = max_input_bytes if limit is None else limit
     try:
         if path == "-":
@@ -33,7 +33,7 @@ def read_input(path: str, limit: int | None = None) -> bytes:
                                     source=path)) from None
     if len(data) > limit:
         raise InputError(Diagnostic("error", f"input is larger than the limit of {limit} bytes "
-                                  "(raise it with --max-input-size)", source=path))
+                                    f"(raise it with {option})", source=path))
     return data
 
 

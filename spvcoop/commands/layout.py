@@ -289,25 +289,6 @@ def run_probe(args: argparse.Namespace) -> int:
     return _guard(go)
 
 
-def _read_capped(path: str, cap: int) -> bytes:
-    """A file or '-' (stdin), refused past `cap` bytes (a device or a huge file cannot exhaust memory)."""
-    import sys
-
-    from ..diagnostics import Diagnostic, SpvError
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read(cap + 1)
-        else:
-            with open(path, "rb") as f:
-                data = f.read(cap + 1)
-    except OSError as e:
-        raise SpvError(Diagnostic("error", f"cannot read input: {e.strerror or e}", source=path)) from None
-    if len(data) > cap:
-        raise SpvError(Diagnostic("error", f"input is larger than the limit of {cap} bytes (raise it with "
-                                           f"--max-output)", source=path))
-    return data
-
-
 def _read_import(path: str, args: argparse.Namespace) -> dict:
     """One entry {'component','rows','cols','use','subgroup_size','lanes'} from one import input, checked
     as a layout; every problem is an error located in that input."""
@@ -332,7 +313,8 @@ def _read_import(path: str, args: argparse.Namespace) -> dict:
         for d in e.diagnostics:
             d.source = path
         return e
-    data = _read_capped(path, getattr(args, "max_output", limits.max_output))
+    from ..files import read_input
+    data = read_input(path, getattr(args, "max_output", limits.max_output), "--max-output")
     try:
         if data[:1] in (b"{", b"[") or path.endswith(".json"):
             try:

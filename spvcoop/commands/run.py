@@ -289,14 +289,7 @@ def _check(res, expected, args) -> int:
             total += compare_typed(b.type, got, want, str(k), lines, CheckOptions(limit=10))
             continue
         total += compare(str(k), got, want, rtol, atol, lines, digits=args.compare == "digits")
-    if total:
-        print(f"check failed: {total} value(s) differ from {args.check}", file=sys.stderr)
-        for line in lines[:10]:
-            print(f"  {line}", file=sys.stderr)
-        return 1
-    if not args.quiet:
-        print(f"check passed: {len(expected)} buffer(s) match {args.check}", file=sys.stderr)
-    return 0
+    return _check_verdict(total, lines, len(expected), args)
 
 
 def _check_si(module, res, expected, args) -> int:
@@ -309,11 +302,16 @@ def _check_si(module, res, expected, args) -> int:
     opts = CheckOptions(digits=not tolerance, rtol=1e-5 if args.rtol is None else args.rtol,
                         atol=1e-6 if args.atol is None else args.atol)
     total, lines, n = check(Program(module), res, expected, args.check, opts)
+    return _check_verdict(total, lines, n, args)
+
+
+def _check_verdict(total: int, lines: list[str], buffers: int, args: argparse.Namespace) -> int:
+    """Print the outcome of --check (the first ten differences) and return the exit status."""
     if total:
         print(f"check failed: {total} value(s) differ from {args.check}", file=sys.stderr)
         for line in lines[:10]:
             print(f"  {line}", file=sys.stderr)
         return 1
     if not args.quiet:
-        print(f"check passed: {n} buffer(s) match {args.check}", file=sys.stderr)
+        print(f"check passed: {buffers} buffer(s) match {args.check}", file=sys.stderr)
     return 0
