@@ -24,10 +24,10 @@ def read_input(path: str, limit: int | None = None, option: str = "--max-input-s
     limit = max_input_bytes if limit is None else limit
     try:
         if path == "-":
-            data = sys.stdin.buffer.read(limit + 1)
+            data = read_bounded(sys.stdin.buffer, limit)
         else:
             with open(path, "rb") as f:
-                data = f.read(limit + 1)
+                data = read_bounded(f, limit)
     except (OSError, ValueError) as e:  # ValueError: a NUL in the name
         raise InputError(Diagnostic("error", f"cannot read input: {getattr(e, 'strerror', None) or e}",
                                     source=path)) from None
@@ -35,6 +35,20 @@ def read_input(path: str, limit: int | None = None, option: str = "--max-input-s
         raise InputError(Diagnostic("error", f"input is larger than the limit of {limit} bytes "
                                     f"(raise it with {option})", source=path))
     return data
+
+
+def read_bounded(f, limit: int) -> bytes:
+    """At most limit + 1 bytes, in chunks: read(n) allocates n bytes at once, so a raised limit must
+    not cost its size in memory for a small file."""
+    chunks: list[bytes] = []
+    total = 0
+    while total <= limit:
+        chunk = f.read(min(1 << 24, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
 
 
 def write_output(path: str | None, data: bytes | str) -> None:

@@ -34,6 +34,7 @@ from typing import Any
 import yaml
 
 from .diagnostics import Diagnostic, SpvError
+from .files import read_bounded
 from .module import Span
 
 MiB = 1 << 20
@@ -144,7 +145,7 @@ def read_bytes(path: str | os.PathLike, source: str | None = None, max_bytes: in
                 raise fail("not a regular file")
             if st.st_size > max_bytes:
                 raise fail(f"{what} of {st.st_size} bytes is over the size limit of {max_bytes} bytes")
-            data = f.read(max_bytes + 1)
+            data = read_bounded(f, max_bytes)
     except IsADirectoryError:
         raise fail("not a regular file") from None
     except OSError as e:

@@ -169,3 +169,15 @@ def test_layout_size_options_are_bounded(capsys) -> None:
     with pytest.raises(SystemExit) as e:
         cli.main(["layout", "list", "--max-model-bytes", str(2**64)])
     assert e.value.code == 2 and "up to 2^48" in capsys.readouterr().err
+
+
+def test_a_raised_input_limit_costs_no_memory_for_a_small_file(tmp_path) -> None:
+    # read(n) allocates n bytes at once: with an 8 GiB limit under a 1 GiB address-space cap a small
+    # file must still be read (the fuzzing driver found a MemoryError here)
+    src = tmp_path / "m.spvasm"
+    src.write_text(GOOD)
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
+            "from spvcoop import cli; sys.exit(cli.main(sys.argv[1:]))")
+    r = subprocess.run([sys.executable, "-c", code, "as", str(src), "-o", str(tmp_path / "m.spv"),
+                        "--max-input-size", "8G"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

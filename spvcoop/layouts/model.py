@@ -504,8 +504,9 @@ def load_model(name_or_path: str, seed: int | None = None, limits: LayoutLimits 
         if not p.is_file():   # a device, a pipe or a directory: refused, never read
             raise LayoutError("cannot read layout model: not a regular file", str(name_or_path))
         cap = (limits or DEFAULT_LIMITS).max_model_bytes
+        from ..files import read_bounded
         with open(p, "rb") as f:
-            data = f.read(cap + 1)
+            data = read_bounded(f, cap)
         if len(data) > cap:   # (YAML is parsed at about a megabyte per second)
             raise LayoutError(f"layout model file is larger than the limit of {cap} bytes (raise it with "
                               f"--max-model-bytes)", str(name_or_path))
