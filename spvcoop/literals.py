@@ -68,7 +68,10 @@ def parse_int(text: str, width: int = 32, signed: bool = False) -> int:
         value = -value
     if not -(1 << 63) <= value <= (1 << 64) - 1:
         raise LiteralError(f"Invalid {kind} integer literal: {text}")  # beyond 64 bits, as spirv-as says
-    lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
+    if signed and width == 0:
+        lo, hi = -1, 0  # what spirv-as 2025.5 accepts for a 0-bit signed type (0 and -1, one word)
+    else:
+        lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
     if not lo <= value <= hi:
         raise LiteralError(f"Integer {text} does not fit in a {width}-bit {kind} integer")
     return value

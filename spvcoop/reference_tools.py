@@ -36,8 +36,10 @@ class Tool:
 
     def run(self, *args: str, input: bytes | str | None = None, timeout: float | None = 120,
             text: bool = False, cwd: str | None = None, check: bool = False) -> subprocess.CompletedProcess:
+        # the tools echo their input's bytes in messages: never fail on decoding them
         return subprocess.run([self.path, *args], input=input, capture_output=True, timeout=timeout,
-                              text=text, env=self.env(), cwd=cwd, check=check)
+                              text=text, errors="replace" if text else None, env=self.env(), cwd=cwd,
+                              check=check)
 
 
 def _is_script(path: Path) -> bool:

@@ -173,10 +173,15 @@ class Program:
                 blk = None
             elif op == "OpVariable":
                 fn.variables.append(inst)
-            elif op in ("OpLine", "OpNoLine", "OpNop") or op.startswith("OpExtInst") and False:
+            elif op in ("OpLine", "OpNoLine", "OpNop"):
                 continue
             else:
                 blk.body.append(inst)
+        if fn is not None:  # a truncated module
+            where = blk.label_inst if blk is not None else fn.inst
+            raise self.error(f"function {self.name_of(fn.id)} has no OpFunctionEnd"
+                             + (f" (block {self.name_of(blk.label)} has no terminator)" if blk is not None else ""),
+                             where)
         self._check_ids()
         self._finish_types()
         self._check_functions()

@@ -221,7 +221,14 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
         if k in consumed:
             continue
         if isinstance(k, str):  # a device-address-only buffer
-            arr = np.ascontiguousarray(v) if not isinstance(v, (bytes, bytearray)) else None
+            try:
+                arr = np.ascontiguousarray(v) if not isinstance(v, (bytes, bytearray)) else None
+            except (ValueError, TypeError, OverflowError) as e:  # ragged or mixed data with no type to guide it
+                raise SpvError(Diagnostic("error", f"buffer '{k}' matches no variable of the shader, and its data "
+                                          f"is not a regular array ({str(e).split('.')[0]})", source=src)) from None
+            if arr is not None and arr.dtype.kind not in "biufc":
+                raise SpvError(Diagnostic("error", f"buffer '{k}' matches no variable of the shader, and its data "
+                                          f"is not numbers (dtype {arr.dtype})", source=src))
             data = bytes(v) if arr is None else arr.tobytes()
             ex.reserve(len(data), f"buffer '{k}'", None)
             mem = Memory(k, "PhysicalStorageBuffer", len(data), data=data)

@@ -30,6 +30,7 @@ import json
 import math
 import os
 import stat
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
@@ -656,7 +657,8 @@ def read_npy(data: bytes, name: str, source: str, mark=None, max_bytes: int = DE
             shape, fortran, dtype = npf.read_array_header_2_0(f, max_header_size=10000)
         else:
             raise ValueError(f"unsupported .npy version {version}")
-    except (ValueError, TypeError, SyntaxError, EOFError, OverflowError, MemoryError) as e:
+    except (ValueError, TypeError, SyntaxError, EOFError, OverflowError, MemoryError, RecursionError,
+            tokenize.TokenError) as e:  # what numpy's header parser (tokenize, literal_eval) raises on junk
         raise fail(f"not a valid .npy file ({str(e).splitlines()[0][:120] if str(e) else type(e).__name__})") \
             from None
     if dtype.hasobject or dtype.kind not in "biuf" or dtype.fields is not None or dtype.subdtype is not None:

@@ -1,0 +1,52 @@
+"""Inputs the fuzzing driver (tools/fuzz) found to escape as Python exceptions, each now a located
+error: one small reproducer per class."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import spvcoop
+from spvcoop import SpvError, cli
+
+SAXPY = Path(__file__).parent.parent / "samples" / "saxpy"
+REDUCE = Path(__file__).parent.parent / "samples" / "reduce"
+
+
+def _saxpy() -> spvcoop.Module:
+    return spvcoop.assemble((SAXPY / "saxpy.spvasm").read_text(), "saxpy.spvasm")
+
+
+def test_ragged_data_for_an_address_only_buffer() -> None:
+    with pytest.raises(SpvError, match="buffer 'zz' matches no variable of the shader, and its data is not a "
+                                       "regular array"):
+        spvcoop.run(_saxpy(), buffers={"x": np.zeros(64, np.float32), "y": np.zeros(64, np.float32),
+                                       "zz": [[1, 2], [3]]}, push_constants={"a": 1.0, "n": 8})
+
+
+def test_truncated_module_without_validation() -> None:
+    text = (SAXPY / "saxpy.spvasm").read_text().rsplit("OpReturn", 1)[0]
+    module = spvcoop.assemble(text, "cut.spvasm")
+    with pytest.raises(SpvError, match="has no OpFunctionEnd"):
+        spvcoop.run(module, validate=False, buffers={"x": np.zeros(64, np.float32), "y": np.zeros(64, np.float32)},
+                    push_constants={"a": 1.0, "n": 8})
+
+
+def test_npy_header_that_numpy_cannot_tokenize(tmp_path, capsys) -> None:
+    header = b"{'descr': '<f4', 'fortran_order': False, 'shape': (64, \n"
+    header = header[:-1] + b" " * (118 - len(header)) + b"\n"
+    (tmp_path / "x.npy").write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + b"\0" * 256)
+    (tmp_path / "saxpy.spvasm").write_text((SAXPY / "saxpy.spvasm").read_text())
+    spec = (SAXPY / "run.yaml").read_text().replace("x: {arange: 64}", "x: {file: x.npy}")
+    (tmp_path / "run.yaml").write_text(spec)
+    assert cli.main(["run", str(tmp_path / "run.yaml"), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert "run.yaml:9:" in err and "file 'x.npy': not a valid .npy file" in err
+
+
+def test_glslang_messages_that_are_not_utf8(tmp_path, capsys) -> None:
+    src = tmp_path / "bad.comp"
+    src.write_bytes((REDUCE / "reduce.comp").read_bytes().replace(b"void main", b"\x80void main", 1))
+    assert cli.main(["run", str(src), "-q"]) == 1
+    assert "glslangValidator failed" in capsys.readouterr().err
