@@ -126,7 +126,7 @@ def run_command(args: argparse.Namespace) -> int:
         return _run(args)
     except SpvError as e:
         print_diagnostics(e.diagnostics)
-        return 1
+        return e.exit_status   # 2 for unreadable input or a missing tool, 1 for a finding
 
 
 def _run(args: argparse.Namespace) -> int:
