@@ -50,3 +50,15 @@ def test_glslang_messages_that_are_not_utf8(tmp_path, capsys) -> None:
     src.write_bytes((REDUCE / "reduce.comp").read_bytes().replace(b"void main", b"\x80void main", 1))
     assert cli.main(["run", str(src), "-q"]) == 1
     assert "glslangValidator failed" in capsys.readouterr().err
+
+
+def test_profile_name_too_long_for_the_file_system(capsys) -> None:
+    assert cli.main(["val", str(SAXPY / "saxpy.spvasm"), "--no-spirv-val", "--profile", "a" * 3000]) == 2
+    assert "unknown profile" in capsys.readouterr().err
+
+
+def test_lint_does_not_walk_a_huge_tree(tmp_path, capsys) -> None:
+    for i in range(30):
+        (tmp_path / f"d{i}").mkdir()
+    assert cli.main(["lint", str(tmp_path), "--no-spirv-val", "--max-files", "10"]) == 2
+    assert "more than 10 files and directories" in capsys.readouterr().err

@@ -85,6 +85,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog="Example: spvcoop lint shaders/ --format github")
     q.add_argument("paths", nargs="+", help="files or directories")
     q.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (default: number of cores)")
+    q.add_argument("--max-files", type=int, default=MAX_LINT_ENTRIES, metavar="N",
+                   help=f"stop searching directories after N entries (default {MAX_LINT_ENTRIES}: a directory "
+                        "named by mistake, such as /, must not be walked for ever)")
     _common(q)
     q.set_defaults(func=run_lint)
 
@@ -198,12 +201,23 @@ def run_val(args: argparse.Namespace) -> int:
     return status
 
 
-def find_files(paths: list[str]) -> tuple[list[str], list[str]]:
-    """(files to check, paths that do not exist), directories searched recursively, sorted."""
+MAX_LINT_ENTRIES = 100_000
+
+
+def find_files(paths: list[str], max_entries: int = MAX_LINT_ENTRIES) -> tuple[list[str], list[str]]:
+    """(files to check, paths that do not exist), directories searched recursively, sorted; more than
+    max_entries directory entries in all is an error (SpvError)."""
+    from ..diagnostics import Diagnostic, InputError
     files, missing = [], []
+    seen = 0
     for p in paths:
         if os.path.isdir(p):
             for root, dirs, names in os.walk(p):
+                seen += len(dirs) + len(names)
+                if seen > max_entries:
+                    raise InputError(Diagnostic("error", f"more than {max_entries} files and directories under "
+                                                f"'{p}' (name the directories to lint, or raise --max-files)",
+                                                source=p))
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 files += [os.path.join(root, n) for n in sorted(names) if n.endswith((".spv", ".spvasm"))]
         elif os.path.exists(p) or p == "-":
@@ -227,7 +241,11 @@ def run_lint(args: argparse.Namespace) -> int:
     except SpvError as e:
         sys.stderr.write(format_human(e.diagnostics, None))
         return 2
-    files, missing = find_files(args.paths)
+    try:
+        files, missing = find_files(args.paths, args.max_files)
+    except SpvError as e:
+        sys.stderr.write(format_human(e.diagnostics, None))
+        return e.exit_status
     for m in missing:
         sys.stderr.write(f"{m}: error: no such file or directory\n")
     jobs = [(f, args.target_env, dict(args.spec_const), profile, args.werror, args.format == "human",

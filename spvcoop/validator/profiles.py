@@ -73,9 +73,13 @@ def load_profile(name_or_path: str) -> Profile:
     from ..schema import schema_errors
     from ..yamlio import load_file
     path = Path(name_or_path)
-    if not (name_or_path.endswith((".yaml", ".yml")) or path.exists()):
+    try:
+        exists = path.exists()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL in it
+        exists = False
+    if not (name_or_path.endswith((".yaml", ".yml")) or exists):
         path = PROFILE_DIR / f"{name_or_path}.yaml"
-        if not path.exists():
+        if "/" in name_or_path or "\0" in name_or_path or len(name_or_path) > 200 or not path.exists():
             from ..diagnostics import did_you_mean
             raise _bad(name_or_path, f"unknown profile '{name_or_path}'"
                        f"{did_you_mean(name_or_path, available_profiles())}; built-in: "
