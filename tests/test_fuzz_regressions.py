@@ -62,3 +62,10 @@ def test_lint_does_not_walk_a_huge_tree(tmp_path, capsys) -> None:
         (tmp_path / f"d{i}").mkdir()
     assert cli.main(["lint", str(tmp_path), "--no-spirv-val", "--max-files", "10"]) == 2
     assert "more than 10 files and directories" in capsys.readouterr().err
+
+
+def test_layout_all_verdict_is_said_on_stderr_even_quiet(capsys) -> None:
+    spec = Path(__file__).parent.parent / "samples" / "coopmat" / "nonportable" / "run.yaml"
+    assert cli.main(["run", str(spec), "--layout", "all", "-q"]) == 1
+    cap = capsys.readouterr()
+    assert cap.out == "" and "error: NOT PORTABLE: output(s) 's' depend on the layout" in cap.err

@@ -184,7 +184,10 @@ def _run(args: argparse.Namespace) -> int:
             max_steps=args.max_steps if args.max_steps is not None else spec.max_steps,
             max_memory=args.max_memory, max_work=args.max_work,
             validate=not args.no_validate, coop_numerics=args.coop_numerics), spec.outputs), S)
-        print("\n".join(lines))
+        if not args.quiet:
+            print("\n".join(lines))
+        if status:  # the verdict is a finding: said on stderr too, also under -q
+            print(f"{args.spec}: error: {lines[-1].removeprefix('result: ')}", file=sys.stderr)
         return status
     progress = Progress(not args.quiet)
     try:
