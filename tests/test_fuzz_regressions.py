@@ -69,3 +69,8 @@ def test_layout_all_verdict_is_said_on_stderr_even_quiet(capsys) -> None:
     assert cli.main(["run", str(spec), "--layout", "all", "-q"]) == 1
     cap = capsys.readouterr()
     assert cap.out == "" and "error: NOT PORTABLE: output(s) 's' depend on the layout" in cap.err
+
+
+def test_layout_model_name_too_long_for_the_file_system(capsys) -> None:
+    assert cli.main(["layout", "list", "a" * 3000]) in (1, 2)
+    assert "unknown layout model" in capsys.readouterr().err

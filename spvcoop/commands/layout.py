@@ -143,7 +143,7 @@ def _write_all(outputs: list[tuple[str | None, bytes | str]]) -> None:
                 continue
             data = data.encode("utf-8") if isinstance(data, str) else data
             target = Path(path)
-            if target.is_dir():
+            if os.path.isdir(target):
                 raise SpvError(Diagnostic("error", "cannot write output: it is a directory", source=path))
             try:
                 fd, tmp = tempfile.mkstemp(prefix=".spvcoop-", dir=target.parent if str(target.parent) else ".")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -209,7 +210,7 @@ def _run(args: argparse.Namespace) -> int:
         status = _check_si(module, res, read_yaml(args.check, max_bytes=options.max_bytes), args)
     out = args.output
     if out or not args.quiet or status:  # -q silences standard output, never the -o file
-        if out and (out.endswith("/") or Path(out).is_dir()):
+        if out and (out.endswith("/") or os.path.isdir(out)):
             try:
                 Path(out).mkdir(parents=True, exist_ok=True)
             except OSError as e:

@@ -97,7 +97,7 @@ def compile_glsl(path: str) -> Module:
     import tempfile
     from ..binary import read_binary
     from ..reference_tools import find_tool
-    if not Path(path).is_file():
+    if not os.path.isfile(path):
         raise InputError(Diagnostic("error", "cannot read input: No such file or directory", source=path))
     tool = find_tool("glslangValidator")
     if tool is None:

@@ -495,7 +495,7 @@ def load_model(name_or_path: str, seed: int | None = None, limits: LayoutLimits 
     if name_or_path in builtin_models():
         p = MODELS_DIR / f"{name_or_path}.yaml"
         source = f"<builtin>/{p.name}"
-    elif p.suffix in (".yaml", ".yml") or p.exists():
+    elif p.suffix in (".yaml", ".yml") or os.path.exists(p):  # (os.path: False for a name too long)
         source = str(name_or_path)
     else:
         raise LayoutError(f"unknown layout model '{name_or_path}'{did_you_mean(name_or_path, builtin_models())}; "

@@ -12,6 +12,7 @@ MulAdd that no combination covers, as the Vulkan validation layers do at pipelin
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,11 +74,8 @@ def load_profile(name_or_path: str) -> Profile:
     from ..schema import schema_errors
     from ..yamlio import load_file
     path = Path(name_or_path)
-    try:
-        exists = path.exists()
-    except (OSError, ValueError):  # a name too long for the file system, a NUL in it
-        exists = False
-    if not (name_or_path.endswith((".yaml", ".yml")) or exists):
+    # os.path.exists is False for a name too long for the file system (Path.exists raises)
+    if not (name_or_path.endswith((".yaml", ".yml")) or os.path.exists(path)):
         path = PROFILE_DIR / f"{name_or_path}.yaml"
         if "/" in name_or_path or "\0" in name_or_path or len(name_or_path) > 200 or not path.exists():
             from ..diagnostics import did_you_mean
