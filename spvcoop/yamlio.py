@@ -236,17 +236,27 @@ def _flow_depth_bound(text: str, limit: int) -> bool:
 # ---- long flow lists of numbers, in one go ------------------------------------------------------
 FAST_MIN_CHARS = 2000    # shorter flow lists go the general way
 _FAST_CANDIDATE = re.compile(r"\[[0-9eE+\-., \r\n]{%d,}\]" % FAST_MIN_CHARS)
-# character classes: 0 other, 1 digit, 2 '-', 3 '+', 4 '.', 5 'e'/'E', 6 ',', 7 whitespace
+# character classes: 0 other, 1 digit 1-9, 2 '-', 3 '+', 4 '.', 5 'e'/'E', 6 ',', 7 whitespace, 8 '0'
 _CLASS = np.zeros(256, np.uint8)
-_CLASS[list(b"0123456789")] = 1
+_CLASS[list(b"123456789")] = 1
+_CLASS[ord("0")] = 8
 _CLASS[ord("-")], _CLASS[ord("+")], _CLASS[ord(".")] = 2, 3, 4
 _CLASS[list(b"eE")] = 5
 _CLASS[ord(",")] = 6
 _CLASS[list(b" \r\n")] = 7
 # which class may follow which inside the list (whitespace removed): -?D+(.D*([eE][-+]D+)?)? items
-_PAIR_OK = np.zeros(64, bool)   # indexed by 8 * class + next class
+_PAIR_OK = np.zeros(1 << 16, bool)   # indexed by class | next class << 8 (two bytes read as one uint16)
 for _a, _b in ((6, 2), (6, 1), (2, 1), (3, 1), (1, 1), (1, 4), (1, 6), (1, 5), (4, 1), (4, 6), (4, 5), (5, 2), (5, 3)):
-    _PAIR_OK[8 * _a + _b] = True
+    for _x in ((_a, 8) if _a == 1 else (_a,)):
+        for _y in ((_b, 8) if _b == 1 else (_b,)):
+            _PAIR_OK[_x | _y << 8] = True
+
+
+def _pairs_ok(c: np.ndarray) -> bool:
+    """Every two neighbouring classes an allowed pair: c read as uint16 at even and at odd offsets."""
+    even = c[:c.size - c.size % 2].view("<u2")
+    odd = c[1:c.size - (c.size - 1) % 2].view("<u2")
+    return bool(_PAIR_OK[even].all() and _PAIR_OK[odd].all())
 
 
 def _parse_numbers(body: str):
@@ -257,9 +267,9 @@ def _parse_numbers(body: str):
     ws = cls == 7
     solid = ~ws
     c = cls[solid]
-    if c.size == 0 or c[0] not in (1, 2) or c[-1] not in (1, 4):
+    if c.size == 0 or c[0] not in (1, 2, 8) or c[-1] not in (1, 4, 8):
         return None
-    if not _PAIR_OK[c[:-1] * 8 + c[1:]].all():
+    if not _pairs_ok(c):
         return None
     # whitespace only around commas: "1 2" is one plain scalar, not two numbers
     after_ws = np.empty_like(ws)
@@ -283,9 +293,8 @@ def _parse_numbers(body: str):
     # no leading zeros (YAML 1.1 reads 017 as octal)
     starts = np.concatenate(([0], commas + 1))
     first = starts + (c[starts] == 2)
-    nxt = np.minimum(first + 1, c.size - 1)
-    r = raw[solid]
-    if ((r[first] == 48) & (first + 1 < c.size) & (c[nxt] == 1)).any():
+    nxt = c[np.minimum(first + 1, c.size - 1)]
+    if ((c[first] == 8) & (first + 1 < c.size) & ((nxt == 1) | (nxt == 8))).any():
         return None
     if dots.size == 0:   # all integers: at most 18 digits, within int64
         lengths = np.diff(np.concatenate((starts, [c.size + 1]))) - 1 - (c[starts] == 2)

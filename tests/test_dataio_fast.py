@@ -353,3 +353,29 @@ def test_encode_floats_for_int_types_and_wrapping():
     t = _block_type("u64")
     data = {"m0": [2**64 - 1, 2**63] + list(range(2000))}
     assert dataio.encode(t, data, "b", "t", {}) == _slow_encode(t, data)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_mutated_numeric_lists_read_as_the_general_path(seed):
+    """A long list of numbers with a few characters changed (to signs, points, exponents, zeros,
+    commas, spaces, newlines): whatever YAML 1.1 makes of it, the fast reader makes the same."""
+    rng = np.random.default_rng(seed)
+    vals = [float(x) for x in rng.standard_normal(500) * 10.0 ** rng.integers(-8, 8, 500)]
+    if seed % 3 == 0:
+        vals = [int(x) for x in rng.integers(-10**6, 10**6, 500)]
+    body = _flow(vals)
+    chars = list(body)
+    alphabet = "0123456789-+.eE, \n"
+    for _ in range(int(rng.integers(1, 4))):
+        i = int(rng.integers(1, len(chars) - 1))
+        chars[i] = alphabet[int(rng.integers(0, len(alphabet)))]
+    text = "v: " + "".join(chars) + "\nw: 1\n"
+    try:
+        want = _compose(text, "t.yaml", YamlLimits.default(), True)
+    except SpvError as e:
+        with pytest.raises(SpvError) as got:
+            load_yaml(text, "t.yaml")
+        assert str(got.value) == str(e)
+        return
+    got = load_yaml(text, "t.yaml")
+    assert got == want and _types(got) == _types(want)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 _P10 = np.array([10 ** i for i in range(20)], dtype=np.uint64)
+_P10F = np.array([10.0 ** i for i in range(23)])   # exact powers of ten in float64
 _MAX_DIGITS = 20
 
 
@@ -35,42 +36,48 @@ def _f32_digits(x: np.ndarray):
     mid_up, mid_dn = (ax + up) / 2, (ax + dn) / 2      # exact in float64
     m_out = np.zeros(n, np.int64)
     k_out = np.zeros(n, np.int64)
-    # reading back is monotonic in the number of digits p (the nearest decimal of p+1 digits is at least
-    # as near): binary search for the least p in 0..10 (10 always reads back; p counts from one digit
-    # fewer than log10 says, as log10 may be off by one)
-    lo = np.zeros(n, np.int64)
-    hi = np.full(n, 10, np.int64)
-    have = np.full(n, -1, np.int64)                     # p at which m_out/k_out were found
 
     def probe(idx, p):
+        """The nearest decimal of p digits (counted from log10's exponent) for x[idx]: ok where it reads back."""
         k = p - 1 - e[idx]
-        scale = 10.0 ** np.abs(k).astype(np.float64)    # exact: |k| <= 22
         a = ax[idx]
-        prod = np.where(k >= 0, a * scale, a / scale)   # one rounding: error under an ulp of prod
+        pos = k >= 0
+        scale = _P10F[np.abs(k)]                        # exact: |k| <= 22
+        if pos.all():
+            prod = a * scale                            # one rounding: error under an ulp of prod
+        else:
+            prod = np.where(pos, a * scale, a / scale)
         fl = np.floor(prod)
         frac = prod - fl
         tie = np.abs(frac - 0.5) <= prod * 2.0 ** -49
         m = fl + (frac > 0.5)
-        d = np.where(k >= 0, m / scale, m * scale)      # the decimal m*10^-k correctly rounded to float64
+        d = m / scale if pos.all() else np.where(pos, m / scale, m * scale)   # m*10^-k correctly rounded
         # d on an f32 rounding midpoint: reading the decimal itself might round the other way
         edge = (d == mid_up[idx]) | (d == mid_dn[idx])
         bad[idx[tie | edge]] = True
-        ok = (d.astype(np.float32) == ax32[idx]) & (m > 0)
-        return ok, m.astype(np.int64), k
-    while True:
-        idx = np.flatnonzero((lo < hi) & ~bad)
-        if idx.size == 0:
+        ok = (d.astype(np.float32) == ax32[idx]) & (m > 0) & ~tie & ~edge
+        m_out[idx[ok]] = m[ok]
+        k_out[idx[ok]] = k[ok]
+        return ok
+    # reading back is monotonic in the number of digits (the nearest decimal of p+1 digits is at least as
+    # near as that of p): from 8 digits (most float32 values need 7 or 8) up until one reads back (10
+    # always does, whatever log10's error), then down until one does not
+    idx = np.flatnonzero(~bad)
+    ok = probe(idx, 8)
+    down = idx[ok]
+    up = idx[~ok]
+    for q in (9, 10):
+        up = up[~bad[up]]
+        if up.size == 0:
             break
-        mid = (lo[idx] + hi[idx]) // 2
-        ok, m, k = probe(idx, mid)
-        hi[idx[ok]] = mid[ok]
-        lo[idx[~ok]] = mid[~ok] + 1
-        m_out[idx[ok]], k_out[idx[ok]], have[idx[ok]] = m[ok], k[ok], mid[ok]
-    idx = np.flatnonzero((have != hi) & ~bad)           # the answer is 10 digits, never probed
-    if idx.size:
-        ok, m, k = probe(idx, hi[idx])
-        bad[idx[~ok]] = True
-        m_out[idx], k_out[idx] = m, k
+        ok = probe(up, q)
+        up = up[~ok]
+    bad[up] = True
+    q = 8
+    while down.size and q > 0:
+        q -= 1
+        down = down[~bad[down]]
+        down = down[probe(down, q)]   # where q digits do not read back, q + 1 (already kept) is the answer
     # strip trailing zeros (a nearest decimal may end in 0 when rounding carried)
     live = ~bad
     for _ in range(_MAX_DIGITS):
@@ -84,7 +91,7 @@ def _f32_digits(x: np.ndarray):
 
 def _decimal_value(m: np.ndarray, k: np.ndarray) -> np.ndarray:
     """m * 10^-k correctly rounded to float64 (m < 2^53, |k| <= 22: one exact division or product)."""
-    scale = 10.0 ** np.abs(k).astype(np.float64)
+    scale = _P10F[np.abs(k)]
     mf = m.astype(np.float64)
     return np.where(k >= 0, mf / scale, mf * scale)
 
