@@ -96,10 +96,11 @@ def write_cases(d: Path, only=None) -> dict[str, list[str]]:
     }
 
 
-def measure(cmd: list[str], env: dict, timeout: float | None = None) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS in MB, exit status) of one process (killed after timeout seconds: -9)."""
+def measure(cmd: list[str], env: dict, timeout: float | None = None, cwd=None) -> tuple[float, float, int]:
+    """(wall seconds, peak RSS in MB, exit status) of one process (killed after timeout seconds: -9).
+    cwd: not a checkout (`python -m` puts the working directory before PYTHONPATH)."""
     t = time.perf_counter()
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
     timer = None
     if timeout:
         import threading
@@ -130,14 +131,14 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         cases = write_cases(d)
-        start = min(measure([sys.executable, "-c", "import spvcoop.cli"], env)[0] for _ in range(args.runs))
+        start = min(measure([sys.executable, "-c", "import spvcoop.cli"], env, cwd=d)[0] for _ in range(args.runs))
         print(f"spvcoop from {env['PYTHONPATH']}")
         print(f"python -c 'import spvcoop.cli' (process start): {start:.2f} s")
         print(f"{'case':<12} {'wall (s)':>9} {'peak RSS (MB)':>14} {'exit':>5}")
         for name, cmd in cases.items():
             if args.cases and name not in args.cases:
                 continue
-            runs = [measure(cmd, env, args.timeout) for _ in range(args.runs)]
+            runs = [measure(cmd, env, args.timeout, cwd=d) for _ in range(args.runs)]
             wall = min(r[0] for r in runs)
             rss = max(r[1] for r in runs)
             rows.append({"case": name, "wall_s": wall, "peak_rss_mb": rss, "exit": runs[-1][2]})

@@ -72,7 +72,8 @@ def test_tokens_are_the_plain_path_text(dtype, style):
     n = 3000
     if dt.kind == "f":
         bits = rng.integers(0, 2**63, n, dtype=np.uint64).astype(f"u{dt.itemsize}")
-        a = np.concatenate([bits.view(dt), np.array(EDGES32).astype(dt)])
+        with np.errstate(over="ignore"):
+            a = np.concatenate([bits.view(dt), np.array(EDGES32).astype(dt)])
     elif dt.kind == "b":
         a = rng.integers(0, 2, n).astype(bool)
     else:
@@ -93,7 +94,8 @@ def _outputs(seed: int, large: bool) -> dict:
     for dt in kinds if not large else kinds[seed % 3::3] + ("float32",) * (seed % 3 != 1):
         d = np.dtype(dt)
         if d.kind == "f":
-            a = (rng.standard_normal(n) * 10.0 ** rng.integers(-6, 8, n)).astype(d)
+            with np.errstate(over="ignore"):
+                a = (rng.standard_normal(n) * 10.0 ** rng.integers(-6, 8, n)).astype(d)
             a[:3] = [np.nan, np.inf, -0.0]
         else:
             info = np.iinfo(d)
@@ -148,6 +150,13 @@ def test_a_placeholder_lookalike_in_the_data_falls_back_to_the_plain_path(monkey
     outs = {"s": "spvcoopbig000000000000x0y", "y": np.arange(LARGE_ARRAY + 5, dtype=np.float32)}
     assert yaml.safe_load(render(outs, "yaml")) == yaml.safe_load(_render_plain(
         {k: to_plain(v) for k, v in outs.items()}, "yaml"))
+
+
+def test_large_lists_keep_the_block_layout_around_them():
+    outs = {"y": np.arange(LARGE_ARRAY + 1, dtype=np.float32), "s": {"a": 1, "b": [1, 2]}}
+    text = render(outs, "yaml")
+    assert text.startswith("y: [0.0, 1.0, 2.0,") and text.endswith("\ns:\n  a: 1\n  b: [1, 2]\n")
+    assert max(len(line) for line in text.splitlines()) <= 100
 
 
 def test_numlist_dumps_as_a_list():

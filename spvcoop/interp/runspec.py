@@ -698,26 +698,27 @@ def render(outputs: dict, fmt: str) -> str:
     (numtext: the same number strings, flow lists wrapped at about 100 columns), everything else
     exactly as yaml.safe_dump / json.dumps write it."""
     style = "json" if fmt == "json" else "yaml"
-    big: dict[str, str] = {}
+    big: dict[str, list] = {}
     tag = "spvcoopbig" + os.urandom(6).hex()
 
-    def hole(text: str) -> str:
+    def hole(items: list):
+        # YAML: a one-item list, so the dumper chooses every style as for the list itself
         name = f"{tag}x{len(big)}y"   # no name is a prefix of another
-        big[name] = text
-        return name
+        big[name] = items
+        return name if fmt == "json" else [name]
 
     skeleton = {k: _skeleton(v, style, hole, top=True) for k, v in outputs.items()}
     text = _render_plain(skeleton, fmt)
     if not big:
         return text
-    for name, flow in big.items():
-        quoted = f'"{name}"' if fmt == "json" else name
+    for name, items in big.items():
+        quoted = f'"{name}"' if fmt == "json" else f"[{name}]"
         at = text.find(quoted)
         if at < 0 or text.find(quoted, at + 1) >= 0:   # not where we put it: write everything the plain way
             return _render_plain({k: to_plain(v) for k, v in outputs.items()}, fmt)
         line_start = text.rfind("\n", 0, at) + 1
-        indent = len(text[line_start:at]) - len(text[line_start:at].lstrip(" ")) + 2
-        text = text[:at] + _wrap(flow, indent) + text[at + len(quoted):]
+        indent = len(text[line_start:at]) - len(text[line_start:at].lstrip(" -")) + 2
+        text = text[:at] + _wrap(items, indent) + text[at + len(quoted):]
     return text
 
 
