@@ -12,6 +12,41 @@ class Address(str):
     """A reference to the device address of a named buffer (written '&name' in YAML)."""
 
 
+LARGE = 1000  # elements of a decoded array above which the list keeps its typed array (NumList)
+BATCH = 32    # elements of an array from which data is converted and stored as one numpy array
+
+
+class NumList(list):
+    """A decoded array of numbers: a plain list of its values, with the typed numpy array they came
+    from in `array` (so writers can format them in one go)."""
+
+    def __init__(self, values, array: np.ndarray):
+        super().__init__(values)
+        self.array = array
+
+
+def _register_yaml() -> None:
+    """NumList dumps as the list it is (PyYAML's safe representers match exact types)."""
+    try:
+        from yaml.representer import SafeRepresenter
+    except ImportError:  # pragma: no cover - PyYAML is a dependency
+        return
+    SafeRepresenter.add_representer(NumList, SafeRepresenter.represent_list)
+
+
+_register_yaml()
+
+
+class _Batch:
+    """The values of every element of an array of scalars or vectors: one array of shape (n, ...)."""
+
+    def __init__(self, arr: np.ndarray):
+        self.arr = arr
+
+    def __len__(self) -> int:
+        return len(self.arr)
+
+
 def _err(msg: str, source: str) -> SpvError:
     return SpvError(Diagnostic("error", msg, source=source))
 
@@ -65,13 +100,66 @@ def to_value(t: Type, v, where: str, source: str, addresses: dict[str, int]):
         raise _err(f"{where}: expected a mapping of members for {t.describe()}", source)
     if k in ("array", "runtime_array"):
         if isinstance(v, np.ndarray):
+            batch = _leaf_batch(t.elem, v)
+            if batch is not None and (k == "runtime_array" or len(batch) == t.count):
+                return _Batch(batch)
             v = list(v)
         if not isinstance(v, (list, tuple)):
             raise _err(f"{where}: expected a list for {t.describe()}", source)
         if k == "array" and len(v) != t.count:
             raise _err(f"{where}: expected {t.count} elements for {t.describe()}, got {len(v)}", source)
+        batch = _leaf_batch(t.elem, v)
+        if batch is not None:
+            return _Batch(batch)
         return tuple(to_value(t.elem, x, f"{where}[{i}]", source, addresses) for i, x in enumerate(v))
     raise _err(f"{where}: cannot give data for type {t.describe()}", source)
+
+
+def _leaf_batch(e: Type, v) -> np.ndarray | None:
+    """Every element of v for scalar or vector type e at once, exactly the values to_value gives one by
+    one (shape (n,) or (n, count), dtype e.dtype); None where the per-element path must decide (and
+    report, at the element): short lists, anything but plain numbers, a value that does not fit."""
+    if e.kind not in ("int", "float", "vector") or len(v) < BATCH:
+        return None
+    try:
+        if e.scalar.kind not in ("int", "float"):
+            return None
+        dt = e.dtype
+        shape = (len(v), e.count) if e.kind == "vector" else (len(v),)
+        a = getattr(v, "array", None)          # a long YAML list of numbers keeps its parsed array
+        if a is None and isinstance(v, np.ndarray):
+            a = v if v.dtype.kind in "iuf" else None
+        if a is None:
+            flat = v
+            if e.kind == "vector":
+                if not all(isinstance(x, list) and len(x) == e.count for x in v):
+                    return None
+                flat = [y for x in v for y in x]
+            kinds = set(map(type, flat))
+            if kinds == {int}:
+                a = np.array(flat, np.int64)     # OverflowError beyond 64 bits: the per-element path
+            elif kinds <= {int, float} and (kinds == {float} or e.scalar.kind == "float"):
+                a = np.array(flat, np.float64)
+            else:
+                return None
+            if a.size != np.prod(shape):
+                return None
+            a = a.reshape(shape)
+        if a.shape != shape or a.dtype.kind not in "iuf":
+            return None
+        if e.scalar.kind == "float":
+            if a.dtype.kind == "u" and a.dtype.itemsize == 8:
+                return None
+            return a.astype(np.float64).astype(dt)   # as to_value: through float64
+        w = e.scalar.width
+        if a.dtype.kind == "u" and a.dtype.itemsize == 8 and a.size and int(a.max()) >= 2**63:
+            return None
+        a = _integral(a, w)
+        if w < 64:
+            a = a & ((1 << w) - 1)
+        return a.astype(f"u{w // 8}").view(dt)
+    except (ValueError, TypeError, OverflowError):
+        return None
 
 
 def _integral(a: np.ndarray, width: int) -> np.ndarray:
@@ -132,7 +220,12 @@ def encode(t: Type, data, where: str, source: str, addresses: dict[str, int]) ->
 
 def _store_value(ptr: Pointer, t: Type, value) -> None:
     one = np.ones(1, bool)
-    if t.kind == "runtime_array":
+    if isinstance(value, _Batch):
+        s = t.array_stride()
+        n = len(value)
+        if n:
+            store(ptr.moved(np.arange(n, dtype=np.int64) * s, t.elem, unit=s), t.elem, value.arr, np.ones(n, bool))
+    elif t.kind == "runtime_array":
         s = t.array_stride()
         for i, x in enumerate(value):
             _store_value(ptr.moved(i * s, t.elem), t.elem, x)
@@ -175,6 +268,11 @@ def _decode(ptr: Pointer, t: Type, limit: int, matrix=None):
         s = t.array_stride()
         start = int(ptr.off[0])
         n = t.count if t.kind == "array" else max(0, (limit - start) // s if s else 0)
+        e = t.elem
+        if n >= BATCH and e.kind in ("int", "float", "bool", "vector", "matrix"):
+            v = load(ptr.moved(np.arange(n, dtype=np.int64) * s, e, unit=s), e, np.ones(n, bool))
+            values = short_floats(v)
+            return NumList(values, v) if n > LARGE else values
         return [_decode(ptr.moved(i * s, t.elem), t.elem, limit) for i in range(n)]
     if t.kind == "pointer":
         from .memory import read_scalar
@@ -190,6 +288,9 @@ def short_floats(a: np.ndarray):
     if a.dtype == np.float16:
         return a.astype(np.float64).tolist()
     if a.dtype == np.float32:
+        if a.size >= BATCH:
+            from .numtext import f32_short   # float(str(x)) for each x, in one go
+            return f32_short(a).tolist()
         flat = [float(str(x)) if np.isfinite(x) else float(x) for x in a.reshape(-1)]
         return np.array(flat, dtype=object).reshape(a.shape).tolist() if a.ndim else flat[0]
     return a.tolist()

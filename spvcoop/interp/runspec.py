@@ -685,6 +685,9 @@ def buffer_key(k):
 
 
 # ---- output -------------------------------------------------------------------------------
+LARGE_ARRAY = 1000   # numbers in one list above which the output takes the fast layout
+
+
 def to_plain(x):
     if isinstance(x, np.ndarray):
         from .dataio import short_floats
@@ -695,11 +698,93 @@ def to_plain(x):
 
 
 def render(outputs: dict, fmt: str) -> str:
-    plain = {k: to_plain(v) for k, v in outputs.items()}
+    """Outputs as YAML or JSON text. Lists of more than LARGE_ARRAY numbers are written in one go
+    (numtext: the same number strings, flow lists wrapped at about 100 columns), everything else
+    exactly as yaml.safe_dump / json.dumps write it."""
+    style = "json" if fmt == "json" else "yaml"
+    big: dict[str, list] = {}
+    tag = "spvcoopbig" + os.urandom(6).hex()
+
+    def hole(items: list):
+        # YAML: a one-item list, so the dumper chooses every style as for the list itself
+        name = f"{tag}x{len(big)}y"   # no name is a prefix of another
+        big[name] = items
+        return name if fmt == "json" else [name]
+
+    skeleton = {k: _skeleton(v, style, hole, top=True) for k, v in outputs.items()}
+    text = _render_plain(skeleton, fmt)
+    if not big:
+        return text
+    for name, items in big.items():
+        quoted = f'"{name}"' if fmt == "json" else f"[{name}]"
+        at = text.find(quoted)
+        if at < 0 or text.find(quoted, at + 1) >= 0:   # not where we put it: write everything the plain way
+            return _render_plain({k: to_plain(v) for k, v in outputs.items()}, fmt)
+        line_start = text.rfind("\n", 0, at) + 1
+        indent = len(text[line_start:at]) - len(text[line_start:at].lstrip(" -")) + 2
+        text = text[:at] + _wrap(items, indent) + text[at + len(quoted):]
+    return text
+
+
+def _render_plain(plain: dict, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(plain, indent=1) + "\n"
     import yaml
     return yaml.safe_dump(plain, sort_keys=False, default_flow_style=None, width=100)
+
+
+def _skeleton(v, style: str, hole, top: bool = False):
+    """The value with each large numeric list replaced by a placeholder name (its text kept by hole)."""
+    if isinstance(v, np.ndarray):
+        if v.size > LARGE_ARRAY and v.ndim >= 1 and v.dtype.kind in "biuf":
+            from .numtext import tokens
+            return hole(_nest(tokens(v, style), v.shape))
+        return to_plain(v) if top else v
+    if isinstance(v, dict):
+        new = {k: _skeleton(x, style, hole) for k, x in v.items()}
+        return v if all(new[k] is x for k, x in v.items()) else new   # unchanged: the same object (aliases)
+    if isinstance(v, list):
+        arr = getattr(v, "array", None)   # a decoded buffer keeps the typed array it came from
+        if arr is not None and len(v) > LARGE_ARRAY and len(v) == len(arr):
+            from .numtext import tokens
+            return hole(_nest(tokens(arr, style), arr.shape))
+        toks = _number_tokens(v, style) if len(v) > LARGE_ARRAY else None
+        if toks is not None:
+            return hole(toks)
+        new = [_skeleton(x, style, hole) for x in v]
+        return v if all(a is b for a, b in zip(new, v)) else new
+    return to_plain(v) if top else v
+
+
+def _number_tokens(v: list, style: str):
+    """A flat list of Python numbers as its flow items (bytes), or None when it holds anything else."""
+    from .numtext import scalar_text
+    out = []
+    for x in v:
+        t = scalar_text(x, style)
+        if t is None:
+            return None
+        out.append(t.encode("ascii"))
+    return out
+
+
+def _nest(toks, shape) -> list:
+    """Flat tokens of an array -> the items of its outer list ('[a, b]' rows for each inner dimension)."""
+    items = toks.tolist()
+    for n in reversed(shape[1:]):
+        items = [b"[" + b", ".join(items[i:i + n]) + b"]" for i in range(0, len(items), n)]
+    return items
+
+
+def _wrap(items: list, indent: int, width: int = 100) -> str:
+    """A flow list of items, as many to a line as fit in `width` columns (at least one)."""
+    if not items:
+        return "[]"
+    w = max(map(len, items)) + 2
+    per = max(1, (width - indent) // w)
+    sep = b",\n" + b" " * indent
+    rows = [b", ".join(items[i:i + per]) for i in range(0, len(items), per)]
+    return "[" + sep.join(rows).decode("ascii") + "]"
 
 
 # ---- --check ----------------------------------------------------------------------------------
