@@ -74,3 +74,15 @@ def test_layout_all_verdict_is_said_on_stderr_even_quiet(capsys) -> None:
 def test_layout_model_name_too_long_for_the_file_system(capsys) -> None:
     assert cli.main(["layout", "list", "a" * 3000]) in (1, 2)
     assert "unknown layout model" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("style", ["yaml", "json"])
+def test_f32_zeros_and_specials_take_the_array_path(style) -> None:
+    # a buffer of 4 million zeros went value by value (30 s); zeros, infinities and NaN now have
+    # fixed spellings: they must be exactly the per-value ones
+    from spvcoop.interp import numtext
+    rng = np.random.default_rng(5)
+    a = rng.choice(np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, 3.1e-39, -2.5e38, 0.1], np.float32), 5000)
+    got = [t.decode() for t in numtext.tokens(a, style)]
+    want = [numtext.float_text(float(str(x)) if np.isfinite(x) else float(x), style) for x in a]
+    assert got == want

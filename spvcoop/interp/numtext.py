@@ -255,14 +255,22 @@ def tokens(a: np.ndarray, style: str) -> np.ndarray:
             x = flat[idx]
             m, k, ok = _f32_digits(x)
             toks = _float_tokens(x[ok] < 0, m[ok], k[ok], style)
-        slow = np.concatenate((idx[~ok], np.flatnonzero(~fin)))   # per value: rare
-        extra = [float_text(float(str(flat[i])) if np.isfinite(flat[i]) else float(flat[i]), style).encode("ascii")
-                 for i in slow.tolist()]
-        width = max([toks.dtype.itemsize] + [len(t) for t in extra])
+        slow = idx[~ok]   # values the digit search could not settle: per value, rare
+        extra = [float_text(float(str(flat[i])), style).encode("ascii") for i in slow.tolist()]
+        # zeros, infinities and NaN (whole buffers of zeros are common) by their fixed spellings
+        special = np.flatnonzero(~fin)
+        zero, neg_zero, inf, neg_inf, nan = (float_text(v, style).encode("ascii") for v in
+                                             (0.0, -0.0, float("inf"), float("-inf"), float("nan")))
+        width = max([toks.dtype.itemsize, len(neg_inf), len(nan)] + [len(t) for t in extra])
         out = np.zeros(flat.size, f"S{width}")
         out[idx[ok]] = toks
         if extra:
             out[slow] = np.array(extra, f"S{width}")
+        if special.size:
+            sv = flat[special]
+            neg = np.signbit(sv)
+            out[special] = np.where(np.isnan(sv), nan, np.where(np.isinf(sv), np.where(neg, neg_inf, inf),
+                                                                  np.where(neg, neg_zero, zero)))
         return out
     if kind == "f":
         return np.array([float_text(v, style).encode("ascii") for v in flat.astype(np.float64).tolist()], "S")
