@@ -132,7 +132,7 @@ def mutate_words(rng: random.Random, data: bytes, other: bytes = b"") -> bytes:
         end = min(len(words), s + max(1, words[s] >> 16))
         if end - 1 > s:
             del words[end - 1]
-    elif op == 7:  # header bound / version / magic
+    elif op == 7 and len(words) >= 5:  # header bound / version / magic (of a module that still has a header)
         words[pick(rng, [0, 1, 3, 4])] = pick(rng, HOSTILE_WORDS)
     else:
         return mutate_bytes(rng, data, other)
