@@ -86,3 +86,13 @@ def test_f32_zeros_and_specials_take_the_array_path(style) -> None:
     got = [t.decode() for t in numtext.tokens(a, style)]
     want = [numtext.float_text(float(str(x)) if np.isfinite(x) else float(x), style) for x in a]
     assert got == want
+
+
+def test_text_output_is_bounded(tmp_path, capsys) -> None:
+    spec = tmp_path / "run.yaml"
+    (tmp_path / "saxpy.spvasm").write_text((SAXPY / "saxpy.spvasm").read_text())
+    spec.write_text((SAXPY / "run.yaml").read_text())
+    assert cli.main(["run", str(spec), "-q", "-o", str(tmp_path / "o.yaml"), "--max-text-values", "5"]) == 1
+    assert "over the limit of 5 for YAML/JSON text" in capsys.readouterr().err
+    assert not (tmp_path / "o.yaml").exists()
+    assert cli.main(["run", str(spec), "-q", "-o", str(tmp_path / "d") + "/", "--max-text-values", "5"]) == 0

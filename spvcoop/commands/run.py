@@ -30,6 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(--rtol/--atol; the default with a run spec, and whenever --rtol or --atol is given)")
     p.add_argument("--rtol", type=float, default=None, help="default relative tolerance for --check (1e-5)")
     p.add_argument("--atol", type=float, default=None, help="default absolute tolerance for --check (1e-6)")
+    p.add_argument("--max-text-values", type=parse_size, default=4_000_000, metavar="N",
+                   help="most numbers written as YAML/JSON text (default 4M, a few seconds; -o DIR/ writes .npy "
+                        "files of any size)")
     p.add_argument("-o", dest="output", metavar="OUT", help="write outputs to OUT.yaml, OUT.json, or a directory "
                    "(one .npy per buffer); default: YAML on standard output")
     p.add_argument("--trace", metavar="INVOCATION",
@@ -73,6 +76,16 @@ def add_execution_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-file-size", type=parse_size, metavar="BYTES", default=None,
                    help="largest file a spec may name and largest buffer it may generate (default 256M; "
                         "suffixes K, M, G)")
+
+
+def _values_in(value) -> int:
+    """How many numbers a (nested) output holds."""
+    import numpy as np
+    if isinstance(value, dict):
+        return sum(_values_in(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(_values_in(v) for v in value)
+    return int(np.size(value))
 
 
 def _npy_name(buffer_name: str) -> str:
@@ -224,6 +237,11 @@ def _run(args: argparse.Namespace) -> int:
                                           f"or list one buffer under 'outputs' in the spec"))
             write_output(out, _npy_bytes(next(iter(outputs.values()))))
         elif not args.check or out:
+            n = _values_in(outputs)
+            if n > args.max_text_values:
+                raise SpvError(Diagnostic("error", f"the outputs hold {n} values, over the limit of "
+                                          f"{args.max_text_values} for YAML/JSON text: write them as .npy with "
+                                          "-o DIR/ (or raise --max-text-values)", source=args.spec))
             write_output(out, render(outputs, "json" if out and out.endswith(".json") else "yaml"))
     return status
 
