@@ -580,7 +580,8 @@ def generate(entry, where: str, base: Path, source: str, hint=None, mark=None, o
 def _numeric(data, dt, fail, key) -> np.ndarray:
     """Nested lists of numbers -> an array of dtype dt; values that do not fit are located errors."""
     try:
-        a = np.asarray(data)
+        a = getattr(data, "array", None)   # a long YAML list of numbers comes with its array
+        a = np.asarray(data) if a is None else a
     except (ValueError, TypeError, OverflowError):
         raise fail("data must be numbers in nested lists of equal lengths", key) from None
     if a.dtype.kind == "U":  # YAML 1.1 reads 1e-5 (no dot) as a string
