@@ -699,7 +699,7 @@ def render(outputs: dict, fmt: str) -> str:
     (numtext: the same number strings, flow lists wrapped at about 100 columns), everything else
     exactly as yaml.safe_dump / json.dumps write it."""
     style = "json" if fmt == "json" else "yaml"
-    big: dict[str, list] = {}
+    big: dict = {}   # placeholder name -> write(indent)
     tag = "spvcoopbig" + os.urandom(6).hex()
 
     def hole(write):
@@ -735,7 +735,6 @@ def _skeleton(v, style: str, hole, top: bool = False):
     """The value with each large numeric list replaced by a placeholder name (its text kept by hole)."""
     if isinstance(v, np.ndarray):
         if v.size > LARGE_ARRAY and v.ndim >= 1 and v.dtype.kind in "biuf":
-            from .numtext import tokens
             return hole(lambda indent: _array_text(v, style, indent))
         return to_plain(v) if top else v
     if isinstance(v, dict):
