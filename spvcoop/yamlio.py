@@ -38,7 +38,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import yaml
 
 from .diagnostics import Diagnostic, SpvError
@@ -237,34 +236,49 @@ def _flow_depth_bound(text: str, limit: int) -> bool:
 # ---- long flow lists of numbers, in one go ------------------------------------------------------
 FAST_MIN_CHARS = 2000    # shorter flow lists go the general way
 _FAST_CANDIDATE = re.compile(r"\[[0-9eE+\-., \r\n]{%d,}\]" % FAST_MIN_CHARS)
-# character classes: 0 other, 1 digit 1-9, 2 '-', 3 '+', 4 '.', 5 'e'/'E', 6 ',', 7 whitespace, 8 '0'
-_CLASS = np.zeros(256, np.uint8)
-_CLASS[list(b"123456789")] = 1
-_CLASS[ord("0")] = 8
-_CLASS[ord("-")], _CLASS[ord("+")], _CLASS[ord(".")] = 2, 3, 4
-_CLASS[list(b"eE")] = 5
-_CLASS[ord(",")] = 6
-_CLASS[list(b" \r\n")] = 7
-# which class may follow which inside the list (whitespace removed): -?D+(.D*([eE][-+]D+)?)? items
-_PAIR_OK = np.zeros(1 << 16, bool)   # indexed by class | next class << 8 (two bytes read as one uint16)
-for _a, _b in ((6, 2), (6, 1), (2, 1), (3, 1), (1, 1), (1, 4), (1, 6), (1, 5), (4, 1), (4, 6), (4, 5), (5, 2), (5, 3)):
-    for _x in ((_a, 8) if _a == 1 else (_a,)):
-        for _y in ((_b, 8) if _b == 1 else (_b,)):
-            _PAIR_OK[_x | _y << 8] = True
+_TABLES: tuple | None = None
 
 
-def _pairs_ok(c: np.ndarray) -> bool:
+def _tables():
+    """(class of each byte, allowed neighbour pairs), built on first use (numpy is imported lazily:
+    most YAML files the project reads have no long lists)."""
+    global _TABLES
+    if _TABLES is None:
+        import numpy as np
+        # classes: 0 other, 1 digit 1-9, 2 '-', 3 '+', 4 '.', 5 'e'/'E', 6 ',', 7 whitespace, 8 '0'
+        cls = np.zeros(256, np.uint8)
+        cls[list(b"123456789")] = 1
+        cls[ord("0")] = 8
+        cls[ord("-")], cls[ord("+")], cls[ord(".")] = 2, 3, 4
+        cls[list(b"eE")] = 5
+        cls[ord(",")] = 6
+        cls[list(b" \r\n")] = 7
+        # which class may follow which inside the list (whitespace removed): -?D+(.D*([eE][-+]D+)?)? items;
+        # indexed by class | next class << 8 (two bytes read as one uint16)
+        ok = np.zeros(1 << 16, bool)
+        for a, b in ((6, 2), (6, 1), (2, 1), (3, 1), (1, 1), (1, 4), (1, 6), (1, 5), (4, 1), (4, 6), (4, 5), (5, 2),
+                     (5, 3)):
+            for x in ((a, 8) if a == 1 else (a,)):
+                for y in ((b, 8) if b == 1 else (b,)):
+                    ok[x | y << 8] = True
+        _TABLES = (cls, ok)
+    return _TABLES
+
+
+def _pairs_ok(c) -> bool:
     """Every two neighbouring classes an allowed pair: c read as uint16 at even and at odd offsets."""
+    pair_ok = _tables()[1]
     even = c[:c.size - c.size % 2].view("<u2")
     odd = c[1:c.size - (c.size - 1) % 2].view("<u2")
-    return bool(_PAIR_OK[even].all() and _PAIR_OK[odd].all())
+    return bool(pair_ok[even].all() and pair_ok[odd].all())
 
 
 def _parse_numbers(body: str):
     """The items of a flow list's inside when every one is a plain YAML 1.1 int (-?(0|[1-9][0-9]*), at
     most 18 digits) or float (-?D+.D*, exponent with a sign): (values, array), else None."""
+    import numpy as np
     raw = np.frombuffer(body.encode("ascii"), np.uint8)
-    cls = _CLASS[raw]
+    cls = _tables()[0][raw]
     ws = cls == 7
     solid = ~ws
     c = cls[solid]
@@ -328,9 +342,10 @@ class _Marks:
     def __getitem__(self, i: int):
         if not -self.n <= i < self.n:
             raise IndexError(i)
+        import numpy as np
         if self._at is None:
             raw = np.frombuffer(self.body.encode("ascii"), np.uint8)
-            solid = np.flatnonzero(_CLASS[raw] != 7)
+            solid = np.flatnonzero(_tables()[0][raw] != 7)
             commas = np.flatnonzero(raw == ord(","))
             self._at = solid[np.searchsorted(solid, np.concatenate(([0], commas + 1)))]
             self._nl = np.flatnonzero(raw == ord("\n"))

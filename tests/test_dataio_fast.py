@@ -388,3 +388,73 @@ def test_mutated_numeric_lists_read_as_the_general_path(seed):
         return
     got = load_yaml(text, "t.yaml")
     assert got == want and _types(got) == _types(want)
+
+
+# ---- whole runs -----------------------------------------------------------------------------------
+def test_saxpy_with_long_lists_in_and_out(tmp_path, capsys):
+    """SPIRV-Interpreter-style input of 5000 floats, YAML and JSON output, --check: the values the
+    shader computes, read back exactly from the fast layout."""
+    from pathlib import Path
+
+    from spvcoop.cli import main
+    shader = Path(__file__).resolve().parent.parent / "samples" / "saxpy" / "saxpy.spvasm"
+    n = 5000
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    (tmp_path / "in.yaml").write_text(f"pc: {{a: 2.0, n: {n}}}\nx: {_flow(dataio.short_floats(x))}\n"
+                                      f"y: {_flow(dataio.short_floats(y))}\n")
+    want = np.float32(2) * x + y
+    for out in ("out.yaml", "out.json"):
+        rc = main(["run", str(shader), "--input", str(tmp_path / "in.yaml"), "--dispatch", f"{-(-n // 64)},1,1",
+                   "-o", str(tmp_path / out)])
+        assert rc == 0
+        text = (tmp_path / out).read_text()
+        got = json.loads(text) if out.endswith(".json") else load_yaml(text, out)
+        assert np.array_equal(np.array(got["y"], np.float32), want)
+        assert np.array_equal(np.array(got["x"], np.float32), x)
+    (tmp_path / "exp.yaml").write_text(f"y: {_flow(dataio.short_floats(want))}\n")
+    rc = main(["run", str(shader), "--input", str(tmp_path / "in.yaml"), "--dispatch", f"{-(-n // 64)},1,1",
+               "--check", str(tmp_path / "exp.yaml"), "--compare", "tolerance", "--rtol", "0", "--atol", "0"])
+    assert rc == 0
+    bad = want.copy()
+    bad[4321] += 1
+    (tmp_path / "exp.yaml").write_text(f"y: {_flow(dataio.short_floats(bad))}\n")
+    rc = main(["run", str(shader), "--input", str(tmp_path / "in.yaml"), "--dispatch", f"{-(-n // 64)},1,1",
+               "--check", str(tmp_path / "exp.yaml"), "--compare", "tolerance", "--rtol", "0", "--atol", "0"])
+    assert rc == 1
+    assert "y[4321]" in capsys.readouterr().err
+
+
+def test_run_spec_data_lists_as_the_general_path(tmp_path):
+    from pathlib import Path
+
+    from spvcoop.interp.runspec import generate
+    vals = [float(x) for x in np.random.default_rng(3).standard_normal(3000)]
+    text = f"b: {{data: {_flow(vals)}, dtype: float16}}\nc: {{data: {_flow([int(v * 100) for v in vals])}, dtype: int8}}\n"
+    fast = load_yaml(text, "s.yaml")
+    slow = _compose(text, "s.yaml", YamlLimits.default(), True)
+    got = generate(fast["b"], "b", Path(tmp_path), "s.yaml")
+    assert got.dtype == np.float16 and np.array_equal(got, generate(slow["b"], "b", Path(tmp_path), "s.yaml"))
+    with pytest.raises(SpvError) as e1:
+        generate(fast["c"], "c", Path(tmp_path), "s.yaml", mark=mark_at(fast, ["c"]))
+    with pytest.raises(SpvError) as e2:
+        generate(slow["c"], "c", Path(tmp_path), "s.yaml", mark=mark_at(slow, ["c"]))
+    assert str(e1.value) == str(e2.value) and "does not fit int8" in str(e1.value)
+
+
+def test_si_check_compares_the_stored_values():
+    """An expected value equal to the f32 result passes at 6 digits and at zero tolerance, also where the
+    result's shortest decimal (2.778565) and its f32 value (2.7785649...) round apart at 6 digits."""
+    from spvcoop.interp.sicompat import CheckOptions, _compare_numbers
+    from spvcoop.interp.types import Type
+    f32 = Type(0, "float", width=32)
+    got = np.array([2.778565, -1.416855, 1.980535], np.float32)
+    want = [float(str(v)) for v in got]
+    for opts in (CheckOptions(), CheckOptions(digits=False, rtol=0, atol=0)):
+        lines: list[str] = []
+        assert _compare_numbers(f32, dataio.short_floats(got), want, "y", lines, opts) == 0, lines
+    lines = []
+    assert _compare_numbers(f32, dataio.short_floats(got), [2.77858, -1.416855, 1.980535], "y", lines,
+                            CheckOptions()) == 1
+    assert lines == ["y[0]: expected 2.77858, got 2.778565 (not equal at 6 significant digits, f32)"]

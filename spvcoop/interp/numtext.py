@@ -142,17 +142,24 @@ def scalar_text(v, style: str) -> str | None:
     return None
 
 
+_LUT5 = None
+
+
 def _digit_matrix(m: np.ndarray, nd: np.ndarray) -> np.ndarray:
-    """ASCII digits of each m, most significant first, in columns 0..nd-1."""
-    D = np.zeros((m.size, _MAX_DIGITS), np.uint8)
-    p10 = _P10 if m.dtype == np.uint64 else _P10[:19].astype(m.dtype)
-    ten = m.dtype.type(10)
-    for i in range(_MAX_DIGITS):
-        live = nd > i
-        if not live.any():
+    """ASCII digits of each m, right-aligned in _MAX_DIGITS columns (zero-padded): five digits at a
+    time from a table of the 100000 five-digit strings."""
+    global _LUT5
+    if _LUT5 is None:
+        v = np.arange(100000)
+        _LUT5 = np.stack([(v // 10 ** (4 - i)) % 10 + 48 for i in range(5)], axis=1).astype(np.uint8)
+    D = np.full((m.size, _MAX_DIGITS), 48, np.uint8)
+    m = m.copy()
+    chunk = m.dtype.type(100000)
+    for j in range(_MAX_DIGITS // 5):
+        D[:, _MAX_DIGITS - 5 * (j + 1):_MAX_DIGITS - 5 * j] = _LUT5[(m % chunk).astype(np.intp)]
+        m //= chunk
+        if j < _MAX_DIGITS // 5 - 1 and not m.any():
             break
-        shift = np.where(live, nd - 1 - i, 0)
-        D[:, i] = np.where(live, (m // p10[shift]) % ten + 48, 0)
     return D
 
 
@@ -161,7 +168,7 @@ def _n_digits(m: np.ndarray) -> np.ndarray:
 
 
 def _fill(keys: np.ndarray, D: np.ndarray, template, width_hint: int = 8) -> np.ndarray:
-    """Tokens (an 'S' array) built per group of equal keys: template(key) -> (text, [(column, digit)])."""
+    """Tokens (an 'S' array) built per group of equal keys: template(key) -> (text, [(column, column of D)])."""
     n = keys.size
     order = np.argsort(keys, kind="stable")
     ks = keys[order]
@@ -196,7 +203,7 @@ def _float_template(style: str):
         probe = float(f"{'-' if neg else ''}0.{_MARK[:nd]}e{decpt}")
         text = float_text(probe, style)
         mant, _, exp = text.partition("e")
-        digits = [(i, int(c) - 1) for i, c in enumerate(mant) if c in _MARK]
+        digits = [(i, _MAX_DIGITS - nd + int(c) - 1) for i, c in enumerate(mant) if c in _MARK]
         return text, digits
     return template
 
@@ -218,7 +225,7 @@ def _int_tokens(a: np.ndarray) -> np.ndarray:
 
     def template(key: int):
         ng, d = divmod(key, 64)
-        return "-" * ng + "0" * d, [(i + ng, i) for i in range(d)]
+        return "-" * ng + "0" * d, [(i + ng, _MAX_DIGITS - d + i) for i in range(d)]
     return _fill(keys, _digit_matrix(mag, nd), template)
 
 

@@ -583,7 +583,8 @@ def generate(entry, where: str, base: Path, source: str, hint=None, mark=None, o
 def _numeric(data, dt, fail, key) -> np.ndarray:
     """Nested lists of numbers -> an array of dtype dt; values that do not fit are located errors."""
     try:
-        a = np.asarray(data)
+        a = getattr(data, "array", None)   # a long YAML list of numbers comes with its array
+        a = np.asarray(data) if a is None else a
     except (ValueError, TypeError, OverflowError):
         raise fail("data must be numbers in nested lists of equal lengths", key) from None
     if a.dtype.kind == "U":  # YAML 1.1 reads 1e-5 (no dot) as a string
@@ -702,27 +703,28 @@ def render(outputs: dict, fmt: str) -> str:
     (numtext: the same number strings, flow lists wrapped at about 100 columns), everything else
     exactly as yaml.safe_dump / json.dumps write it."""
     style = "json" if fmt == "json" else "yaml"
-    big: dict[str, list] = {}
+    big: dict = {}   # placeholder name -> write(indent)
     tag = "spvcoopbig" + os.urandom(6).hex()
 
-    def hole(items: list):
-        # YAML: a one-item list, so the dumper chooses every style as for the list itself
+    def hole(write):
+        """A placeholder for a large list; write(indent) gives its text.
+        YAML: a one-item list, so the dumper chooses every style as for the list itself."""
         name = f"{tag}x{len(big)}y"   # no name is a prefix of another
-        big[name] = items
+        big[name] = write
         return name if fmt == "json" else [name]
 
     skeleton = {k: _skeleton(v, style, hole, top=True) for k, v in outputs.items()}
     text = _render_plain(skeleton, fmt)
     if not big:
         return text
-    for name, items in big.items():
+    for name, write in big.items():
         quoted = f'"{name}"' if fmt == "json" else f"[{name}]"
         at = text.find(quoted)
         if at < 0 or text.find(quoted, at + 1) >= 0:   # not where we put it: write everything the plain way
             return _render_plain({k: to_plain(v) for k, v in outputs.items()}, fmt)
         line_start = text.rfind("\n", 0, at) + 1
         indent = len(text[line_start:at]) - len(text[line_start:at].lstrip(" -")) + 2
-        text = text[:at] + _wrap(items, indent) + text[at + len(quoted):]
+        text = text[:at] + write(indent) + text[at + len(quoted):]
     return text
 
 
@@ -737,8 +739,7 @@ def _skeleton(v, style: str, hole, top: bool = False):
     """The value with each large numeric list replaced by a placeholder name (its text kept by hole)."""
     if isinstance(v, np.ndarray):
         if v.size > LARGE_ARRAY and v.ndim >= 1 and v.dtype.kind in "biuf":
-            from .numtext import tokens
-            return hole(_nest(tokens(v, style), v.shape))
+            return hole(lambda indent: _array_text(v, style, indent))
         return to_plain(v) if top else v
     if isinstance(v, dict):
         new = {k: _skeleton(x, style, hole) for k, x in v.items()}
@@ -746,11 +747,10 @@ def _skeleton(v, style: str, hole, top: bool = False):
     if isinstance(v, list):
         arr = getattr(v, "array", None)   # a decoded buffer keeps the typed array it came from
         if arr is not None and len(v) > LARGE_ARRAY and len(v) == len(arr):
-            from .numtext import tokens
-            return hole(_nest(tokens(arr, style), arr.shape))
+            return hole(lambda indent: _array_text(arr, style, indent))
         toks = _number_tokens(v, style) if len(v) > LARGE_ARRAY else None
         if toks is not None:
-            return hole(toks)
+            return hole(lambda indent: "[" + _wrap(toks, indent) + "]")
         new = [_skeleton(x, style, hole) for x in v]
         return v if all(a is b for a, b in zip(new, v)) else new
     return to_plain(v) if top else v
@@ -776,15 +776,23 @@ def _nest(toks, shape) -> list:
     return items
 
 
-def _wrap(items: list, indent: int, width: int = 100) -> str:
-    """A flow list of items, as many to a line as fit in `width` columns (at least one)."""
-    if not items:
+def _array_text(a: np.ndarray, style: str, indent: int, chunk: int = 1 << 16) -> str:
+    """An array as a wrapped flow list, formatted a chunk of rows at a time (bounded memory)."""
+    from .numtext import tokens
+    if len(a) == 0:
         return "[]"
+    parts = [_wrap(_nest(tokens(a[i:i + chunk], style), a.shape), indent) for i in range(0, len(a), chunk)]
+    return "[" + (",\n" + " " * indent).join(parts) + "]"
+
+
+def _wrap(items: list, indent: int, width: int = 100) -> str:
+    """Items of a flow list (without its brackets), as many to a line as fit in `width` columns."""
+    if not items:
+        return ""
     w = max(map(len, items)) + 2
     per = max(1, (width - indent) // w)
     sep = b",\n" + b" " * indent
-    rows = [b", ".join(items[i:i + per]) for i in range(0, len(items), per)]
-    return "[" + sep.join(rows).decode("ascii") + "]"
+    return sep.join([b", ".join(items[i:i + per]) for i in range(0, len(items), per)]).decode("ascii")
 
 
 # ---- --check ----------------------------------------------------------------------------------
