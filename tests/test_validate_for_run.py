@@ -58,3 +58,15 @@ def test_structural_errors_stop_the_run() -> None:
     module = spvcoop.assemble(text, "broken.spvasm")
     errors, _ = validate_for_run(module)
     assert any("%undefined_id is used by OpIAdd but never defined" in e.message for e in errors)
+
+
+def test_incomplete_interface_list_is_a_warning_and_the_rest_is_still_checked() -> None:
+    text = (DATA / "coopmat-probes" / "khr_ok_basic.spvasm").read_text()
+    text = text.replace('OpEntryPoint GLCompute %main "main" %ssbo', 'OpEntryPoint GLCompute %main "main"')
+    errors, warnings = validate_for_run(spvcoop.assemble(text, "noiface.spvasm"))
+    assert errors == []
+    assert any("is not listed as an interface" in w.message and w.severity == "warning" for w in warnings)
+    # an error behind it (a block without a terminator) is still found on the repaired module
+    broken = text.replace("               OpReturn\n", "")
+    errors, _ = validate_for_run(spvcoop.assemble(broken, "noiface.spvasm"))
+    assert errors and any(e.rule == "spirv-val" for e in errors)
