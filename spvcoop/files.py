@@ -31,6 +31,9 @@ def read_input(path: str, limit: int | None = None, option: str = "--max-input-s
     except (OSError, ValueError) as e:  # ValueError: a NUL in the name
         raise InputError(Diagnostic("error", f"cannot read input: {getattr(e, 'strerror', None) or e}",
                                     source=path)) from None
+    except MemoryError:  # a limit raised past what the machine has (a device read until the end)
+        raise InputError(Diagnostic("error", f"not enough memory to read up to {limit} bytes of input "
+                                    "(lower --max-input-size)", source=path)) from None
     if len(data) > limit:
         raise InputError(Diagnostic("error", f"input is larger than the limit of {limit} bytes "
                                     f"(raise it with {option})", source=path))

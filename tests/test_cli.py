@@ -181,3 +181,11 @@ def test_a_raised_input_limit_costs_no_memory_for_a_small_file(tmp_path) -> None
     r = subprocess.run([sys.executable, "-c", code, "as", str(src), "-o", str(tmp_path / "m.spv"),
                         "--max-input-size", "8G"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_an_input_limit_beyond_memory_is_a_clean_error() -> None:
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
+            "from spvcoop import cli; sys.exit(cli.main(sys.argv[1:]))")
+    r = subprocess.run([sys.executable, "-c", code, "as", "/dev/zero", "--max-input-size", "4G"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "not enough memory to read up to 4294967296 bytes" in r.stderr, r.stderr
