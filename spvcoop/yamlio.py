@@ -319,7 +319,10 @@ def _parse_numbers(body: str):
     elif dots.size == n:
         arr = np.fromstring(body, dtype=np.float64, sep=",")
     else:   # mixed: each item its own type, as the general path gives them
-        values = [float(p) if "." in p else int(p) for p in body.split(",")]
+        parts = body.split(",")
+        if any(len(p) > 30 for p in parts):   # leave long literals to the general path and its limits
+            return None
+        values = [float(p) if "." in p else int(p) for p in parts]
         return (values, None) if len(values) == n else None
     if arr.size != n:
         return None
@@ -590,12 +593,13 @@ def load_yaml(text: str | bytes, source: str, limits: YamlLimits | None = None) 
 
 
 def _compose(text: str, source: str, limits: YamlLimits, c_ok: bool) -> Any:
-    if c_ok:
-        loader = _CLoader(text)
-    else:
-        loader = _PyLoader(text)
-        loader.max_flow_depth = limits.max_depth
+    loader = None
     try:
+        if c_ok:
+            loader = _CLoader(text)
+        else:
+            loader = _PyLoader(text)   # its reader refuses unprintable characters here already
+            loader.max_flow_depth = limits.max_depth
         return _Composer(loader, source, limits).compose()
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark

@@ -96,3 +96,32 @@ def test_text_output_is_bounded(tmp_path, capsys) -> None:
     assert "over the limit of 5 for YAML/JSON text" in capsys.readouterr().err
     assert not (tmp_path / "o.yaml").exists()
     assert cli.main(["run", str(spec), "-q", "-o", str(tmp_path / "d") + "/", "--max-text-values", "5"]) == 0
+
+
+def test_yaml_with_a_nul_character_is_a_located_error(tmp_path, capsys) -> None:
+    bad = tmp_path / "model.yaml"
+    bad.write_bytes(b"name: x\nlayouts: [\x00]\n")
+    assert cli.main(["layout", "list", str(bad)]) in (1, 2)
+    assert "unacceptable character #x0000" in capsys.readouterr().err
+
+
+def test_long_mixed_number_list_with_a_huge_literal(tmp_path) -> None:
+    from spvcoop.yamlio import load_yaml
+    text = "x: [" + ", ".join(["1.5", "2"] * 600) + ", " + "7" * 5000 + "]\n"
+    with pytest.raises(SpvError, match="integer literal of 5000 characters"):
+        load_yaml(text.encode(), "big.yaml")
+
+
+@pytest.mark.parametrize("style", ["yaml", "json"])
+def test_empty_integer_output(style) -> None:
+    from spvcoop.interp import numtext
+    assert numtext.tokens(np.zeros(0, np.uint32), style).size == 0
+
+
+def test_length_of_a_scalar_type_stops_a_run() -> None:
+    # coopmat.length is an error for run as for val: the interpreter cannot give it a meaning
+    path = Path(__file__).parent / "data" / "length_of_a_scalar.spvasm"
+    with pytest.raises(SpvError) as e:
+        spvcoop.run(spvcoop.assemble(path.read_text(), path.name), buffers={"x": np.zeros(256, np.float32),
+                                                                           "s": np.zeros(16, np.uint32)})
+    assert any(d.rule == "coopmat.length" for d in e.value.diagnostics)

@@ -170,6 +170,8 @@ def _n_digits(m: np.ndarray) -> np.ndarray:
 def _fill(keys: np.ndarray, D: np.ndarray, template, width_hint: int = 8) -> np.ndarray:
     """Tokens (an 'S' array) built per group of equal keys: template(key) -> (text, [(column, column of D)])."""
     n = keys.size
+    if n == 0:   # an empty output (a zero-length buffer)
+        return np.zeros(0, "S1")
     order = np.argsort(keys, kind="stable")
     ks = keys[order]
     starts = np.concatenate(([0], np.flatnonzero(ks[1:] != ks[:-1]) + 1, [n]))
