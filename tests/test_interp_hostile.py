@@ -106,7 +106,7 @@ def test_infinite_loop_stops_at_the_default_step_limit():
     d = e.value.diagnostics[0]
     assert "step limit of 5000" in d.message and "max_steps" in d.message and "--max-steps" in d.message
     assert d.span is not None and d.span.line
-    assert 100_000 <= DEFAULT_MAX_STEPS <= 1_000_000
+    assert 10 * 2_918 <= DEFAULT_MAX_STEPS <= 100_000  # headroom over the largest sample; an endless loop stops in seconds
 
 
 def test_default_step_limit_applies_without_max_steps():

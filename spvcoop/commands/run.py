@@ -57,7 +57,7 @@ def add_execution_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--entry-point", metavar="NAME", help="entry point to run")
     p.add_argument("--subgroup-size", type=int, metavar="N", help="subgroup size (default 32)")
     p.add_argument("--max-steps", type=int, metavar="N",
-                   help="stop with an error after N executed instructions (default 200000: every sample and "
+                   help="stop with an error after N executed instructions (default 50000: every sample and "
                         "benchmark needs under 3000; an endless loop stops within seconds)")
     p.add_argument("--max-work", type=parse_size, metavar="N",
                    help="stop with an error once executed instructions x invocations pass N (default 512M: "

@@ -13,8 +13,9 @@ MAX_SUBGROUP_SIZE = 128  # Vulkan's largest (VkPhysicalDeviceSubgroupSizeControl
 
 # Executed instructions (all invocations of the dispatch together: one step per instruction). The largest
 # sample, test or benchmark takes 2,918 steps (tests/glsl/interp/control_flow.comp; the 512^3 GEMM 1,328);
-# an infinite loop costs 5-35 us per step, so it stops after 1-7 s.
-DEFAULT_MAX_STEPS = 200_000
+# a step costs 5-80 us (80 for a loop of cooperative-matrix loads and MulAdds: the fuzzing campaign's
+# endless GEMM loop took 16 s to reach 200,000), so an endless loop stops within about 4 s.
+DEFAULT_MAX_STEPS = 50_000
 # Work: executed instructions times the invocations they run for (an upper bound on the
 # numpy element operations). saxpy over 2^20 invocations takes 25 M, the 2^20 shared-memory reduction
 # 222 M; numpy does 60-200 M a second, so the default stops a huge dispatch within seconds.
