@@ -418,21 +418,20 @@ def _buffer_list(entries: list, source: str) -> LDict:
 
 def check_expected(data, source: str):
     """An expectation file (--check): buffer names to data; schema errors located."""
-    if data is None:
-        return LDict()
-    try:
-        _EXPECTED.validate_python(data)
-    except ValidationError as e:
-        raise schema_errors(e, data, source, keys_of=_fields_of) from None
-    return data
+    return _checked(_EXPECTED, data, source)
 
 
 def check_inputs(data, source: str):
     """A SPIRV-Interpreter style input file: names (or result ids) to values."""
+    return _checked(_INPUTS, data, source)
+
+
+def _checked(schema: TypeAdapter, data, source: str):
+    """`data` (an empty mapping for an empty file) once `schema` accepts it; violations located."""
     if data is None:
         return LDict()
     try:
-        _INPUTS.validate_python(data)
+        schema.validate_python(data)
     except ValidationError as e:
         raise schema_errors(e, data, source, keys_of=_fields_of) from None
     return data
