@@ -11,6 +11,7 @@ from ..diagnostics import Diagnostic
 from ..module import Module
 from . import coopmat_arith, coopmat_composite, coopmat_convert, coopmat_memory, coopmat_types  # noqa: F401
 from . import scopes, structure  # noqa: F401  (registers rules)
+from . import coopmat2_memory, coopmat2_ops, coopmat2_tensor  # noqa: F401  (SPV_NV_cooperative_matrix2, tensors)
 from .index import ModuleIndex
 from .registry import BY_OPNAME, MALFORMED, MODULE, RULES, Context, Rule
 from .shapes import ShapeKeys
@@ -47,7 +48,7 @@ def validate(module: Module, target_env: str = "universal", spec_constants: dict
 
 def _coopmat_findings(module: Module, ix: ModuleIndex, profile) -> list[Diagnostic]:
     ctx = Context(ix)
-    has_coop = any(c in ix.capabilities for c in ("CooperativeMatrixNV", "CooperativeMatrixKHR"))
+    has_coop = any(c in ix.capabilities for c in ("CooperativeMatrixNV", "CooperativeMatrixKHR", "TensorAddressingNV"))
     by_op = BY_OPNAME
     for r in by_op.get(MODULE, ()):
         ctx.current = r
@@ -60,7 +61,7 @@ def _coopmat_findings(module: Module, ix: ModuleIndex, profile) -> list[Diagnost
         # without a cooperative-matrix capability only the opcode-gating rules can fire; keep the
         # per-instruction loop to the coopmat opcodes (cheap for large non-coopmat modules)
         relevant = {op: rs for op, rs in by_op.items() if op != MODULE and "CooperativeMatrix" in op
-                    or op == "OpCapability"}
+                    or op == "OpCapability" or "Tensor" in op}
     else:
         relevant = {op: rs for op, rs in by_op.items() if op != MODULE}
     shapes = ShapeKeys(ix)
