@@ -3,7 +3,8 @@ matrix, pointer, tensor layout and view operands, memory operands, the DecodeFun
 from __future__ import annotations
 
 from ..diagnostics import Note
-from .coopmat_memory import LOADSTORE_CLASSES, LOGICAL_POINTER_OPS, VARIABLE_POINTER_OPS, _last_step_container
+from .coopmat_memory import (LOADSTORE_CLASSES, LOGICAL_POINTER_OPS, VARIABLE_POINTER_OPS, _largest_scalar_bytes,
+                             _last_step_container)
 from .coopmat2_tensor import Addressing, addressing_operands
 from .coopmat_types import describe
 from .registry import Context, rule
@@ -134,11 +135,22 @@ def _mask_names(ctx: Context, mask) -> set[str]:
 
 @rule("coopmat2.tensor_access.memory_operands", TENSOR_ACCESS,
       "MakePointerAvailable is not valid with OpCooperativeMatrixLoadTensorNV, MakePointerVisible not with "
-      "OpCooperativeMatrixStoreTensorNV; NonPrivatePointer must be specified with either; Aligned is a power of two.",
-      source=f"{CM2} / SPIR-V core 3.26")
+      "OpCooperativeMatrixStoreTensorNV; NonPrivatePointer must be specified with either; Aligned is a power of two; "
+      "accesses through a PhysicalStorageBuffer pointer must use Aligned, at least the size of the largest scalar "
+      "pointed at (VUID-StandaloneSpirv-PhysicalStorageBuffer64-04708).", source=f"{CM2} / SPIR-V core 3.26 / Vulkan")
 def access_memory_operands(ctx: Context, inst) -> None:
     a = addressing_operands(inst)
     names = _mask_names(ctx, a.memory)
+    pt, sc = _pointer_class(ctx, a)
+    if sc == "PhysicalStorageBuffer":
+        if "Aligned" not in names:
+            ctx.report(inst, a.memory, "access through a PhysicalStorageBuffer pointer without the Aligned memory "
+                       "operand", [Note("e.g. 'Aligned 16'")])
+        elif a.memory_params and isinstance(a.memory_params[0].value, int):
+            size = _largest_scalar_bytes(ctx, pt.operands[1].value)  # type: ignore[attr-defined]
+            if 0 < a.memory_params[0].value < size:
+                ctx.report(inst, a.memory_params[0], f"Aligned {a.memory_params[0].value} is smaller than the "
+                           f"largest scalar pointed at ({size} bytes)")
     bad = "MakePointerAvailable" if inst.opname == LOAD else "MakePointerVisible"
     if bad in names:
         ctx.report(inst, a.memory, f"{bad} cannot be used with {inst.opname}")
