@@ -82,6 +82,25 @@ def decode(*params: str, ret: str = "%f32") -> str:
     return func("dec", ret, *params, decorate_first="%dp")
 
 
+# the profile cases drop the 8x16 MatrixB transpose of the base module: the H100 has no such size
+PROFILE_SUB = [("      %matBT = OpTypeCooperativeMatrixKHR %f16 %subgroup %c8 %c16 %useB\n", ""),
+               ("         %tr = OpCooperativeMatrixTransposeNV %matBT %h\n", "")]
+FLEX_TYPES = """%wg = OpConstant %u32 2
+%c24 = OpConstant %u32 24
+%c32 = OpConstant %u32 32
+%c48 = OpConstant %u32 48
+%c2048 = OpConstant %u32 2048
+%mA = OpTypeCooperativeMatrixKHR %f16 {scope} {m} {k} %useA
+%mB = OpTypeCooperativeMatrixKHR %f16 {scope} {k} {n} %useB
+%mC = OpTypeCooperativeMatrixKHR %f32 {scope} {m} {n} %useAcc"""
+FLEX_MULADD = "%fa = OpUndef %mA\n%fb = OpUndef %mB\n%fc = OpUndef %mC\n%fd = OpCooperativeMatrixMulAddKHR %mC %fa %fb %fc"
+
+
+def P(name, rule, expect, sub=PROFILE_SUB, **kw) -> "Case":
+    """A case validated with the nvidia-h100 profile (not compared with spirv-val: a device question)."""
+    return Case(name, rule, expect, sub=list(sub), profile="nvidia-h100", ref=None, **kw)
+
+
 @dataclass
 class Case:
     name: str
@@ -335,6 +354,20 @@ CASES: list[Case] = [
            "OpCooperativeMatrixStoreTensorNV %ptr %p %Ls None None"),
     C("load_block_size_two", "coopmat2.tensor_store.block_size", "pass",
       body="%Lb = OpTensorLayoutSetBlockSizeNV %layout %L4 %c2 %c1\n%x = OpCooperativeMatrixLoadTensorNV %matC %ptr %c %Lb None None"),
+    # ---- the nvidia-h100 profile: flexible dimensions and Workgroup scope (VK_NV_cooperative_matrix2) ----
+    P("profile_base", "profile.type", "pass"),
+    P("profile_flexible_subgroup", "profile.muladd", "pass", types=FLEX_TYPES.format(scope="%subgroup", m="%c32", n="%c32", k="%c48"),
+      body=FLEX_MULADD),
+    P("profile_flexible_not_multiple", "profile.type", "fail", types=FLEX_TYPES.format(scope="%subgroup", m="%c24", n="%c32", k="%c48")),
+    P("profile_flexible_too_large", "profile.type", "fail", types=FLEX_TYPES.format(scope="%subgroup", m="%c2048", n="%c32", k="%c48")),
+    P("profile_flexible_mixed_accumulators", "profile.muladd", "fail", types=FLEX_TYPES.format(scope="%subgroup", m="%c32", n="%c32", k="%c48")
+      + "\n%mCh = OpTypeCooperativeMatrixKHR %f16 %subgroup %c32 %c32 %useAcc", body=FLEX_MULADD.replace("%fc = OpUndef %mC", "%fc = OpUndef %mCh")),
+    P("profile_workgroup_128", "profile.muladd", "pass", sub=[*PROFILE_SUB, ("LocalSize 32 1 1", "LocalSize 128 1 1")],
+      types=FLEX_TYPES.format(scope="%wg", m="%c32", n="%c16", k="%c48"), body=FLEX_MULADD),
+    P("profile_workgroup_96", "profile.type", "fail", sub=[*PROFILE_SUB, ("LocalSize 32 1 1", "LocalSize 96 1 1")],
+      types=FLEX_TYPES.format(scope="%wg", m="%c32", n="%c16", k="%c48")),
+    P("profile_workgroup_granularity", "profile.type", "fail", sub=[*PROFILE_SUB, ("LocalSize 32 1 1", "LocalSize 256 1 1")],
+      types=FLEX_TYPES.format(scope="%wg", m="%c32", n="%c16", k="%c48")),
     # ---- callbacks ----
     C("combine_with_barrier", "coopmat2.callback.tangled", "fail", ref="lax",
       funcs=func("cbar", "%f32", "%f32", "%f32", body="OpControlBarrier %c2 %c2 %u0", ftype="%combinefn"),
@@ -533,3 +566,40 @@ def test_for_run_stops_on_coopmat2_errors_and_warns_on_version() -> None:
     errors, warnings = validate_for_run(spvcoop.assemble(old.text(), target_env="spv1.5"))
     assert not errors, [d.headline() for d in errors]
     assert any(d.rule == "coopmat2.version" for d in warnings)
+
+
+def test_h100_profile_lists_what_the_driver_reports() -> None:
+    """The nvidia-h100 profile's flexible combinations are the driver's (recorded on the GPU)."""
+    import re
+
+    from spvcoop.validator.profiles import load_profile
+    info = (Path(__file__).parent / "data" / "h100-vulkan" / "info-2026-11-23.txt").read_text()
+    reported = set()
+    for m in re.finditer(r"^flex MGran=(\d+) NGran=(\d+) KGran=(\d+) A=(\w+) B=(\w+) C=(\w+) R=(\w+) sat=\d "
+                         r"scope=(\d) workgroupInvocations=(\d+)$", info, re.M):
+        g = m.groups()
+        reported.add((int(g[0]), int(g[1]), int(g[2]), *g[3:7], int(g[7]), int(g[8])))
+    prof = load_profile("nvidia-h100")
+    listed = {(f.M, f.N, f.K, f.A, f.B, f.C, f.Result, f.scope, f.invocations) for f in prof.flexible}
+    assert reported and listed == reported
+    max_dim = int(re.search(r"flexibleDimensionsMaxDimension=(\d+)", info).group(1))
+    assert prof.max_dimension == max_dim
+
+
+@pytest.mark.parametrize("text,message", [
+    ("combinations: []\nflexible:\n  - {MGranularity: 16, NGranularity: 16, KGranulrity: 16, A: f16, B: f16, C: f32}\n",
+     "unknown key 'KGranulrity' in flexible.0 (did you mean 'KGranularity'?)"),
+    ("combinations: []\nflexible:\n  - {MGranularity: 0, NGranularity: 16, KGranularity: 16, A: f16, B: f16, C: f32}\n",
+     "must be at least 1"),
+    ("combinations: []\nflexibleDimensionsMaxDimension: -1\n", "must be at least 1"),
+    ("combinations: []\nflexible:\n  - {MGranularity: 16, NGranularity: 16, KGranularity: 16, A: f16, B: f16, C: f32,"
+     " workgroupInvocations: x}\n", "expected an integer"),
+])
+def test_flexible_profile_entries_are_checked(tmp_path: Path, text: str, message: str) -> None:
+    from spvcoop.diagnostics import SpvError
+    from spvcoop.validator.profiles import load_profile
+    p = tmp_path / "p.yaml"
+    p.write_text(text)
+    with pytest.raises(SpvError) as e:
+        load_profile(str(p))
+    assert any(message in d.message for d in e.value.diagnostics), [d.message for d in e.value.diagnostics]
