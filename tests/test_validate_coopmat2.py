@@ -603,3 +603,24 @@ def test_flexible_profile_entries_are_checked(tmp_path: Path, text: str, message
     with pytest.raises(SpvError) as e:
         load_profile(str(p))
     assert any(message in d.message for d in e.value.diagnostics), [d.message for d in e.value.diagnostics]
+
+
+def test_merged_report_keeps_false_positive_s5_as_a_warning() -> None:
+    case = next(c for c in CASES if c.name == "reduce_scope_same_value")
+    diags = validate(spvcoop.assemble(case.text(), target_env=case.env), case.env)
+    assert not [d for d in diags if d.severity == "error"], [d.headline() for d in diags]
+    w = next(d for d in diags if d.rule == "spirv-val")
+    assert w.severity == "warning" and any("spirv-val false positive S5" in n.message for n in w.notes)
+
+
+@pytest.mark.parametrize("case", [c for c in COMPARED if c.ref == "same"], ids=lambda c: c.name)
+def test_merged_report_has_spirv_vals_error(case: Case) -> None:
+    """Full validation (spirv-val merged): spirv-val's error is in the report, its own or folded into ours."""
+    module = spvcoop.assemble(case.text(), target_env=case.env)
+    diags = validate(module, case.env)
+    errors = [d for d in diags if d.severity == "error"]
+    rc, out = _spirv_val(module.to_bytes(), case.env)
+    assert bool(errors) == (rc != 0), (out, [d.headline() for d in diags])
+    if rc:
+        assert any(d.rule == "spirv-val" or any(n.message.startswith("spirv-val agrees") for n in d.notes)
+                   for d in errors)
