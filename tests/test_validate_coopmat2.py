@@ -624,3 +624,64 @@ def test_merged_report_has_spirv_vals_error(case: Case) -> None:
     if rc:
         assert any(d.rule == "spirv-val" or any(n.message.startswith("spirv-val agrees") for n in d.notes)
                    for d in errors)
+
+
+# ---- hostile variants: the coopmat2 rules never raise, and never fail on a module the assembler made ---------
+
+import os  # noqa: E402
+import re  # noqa: E402
+import struct  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+FUZZ_SOURCES = {c.name: c.text() for c in CASES if c.name in (
+    "cm2_base", "decode_ok", "pe_extra_scalar_and_matrix", "reduce_2x2_half", "store_block_size_two",
+    "per_element_calls_subgroup_op", "view_perm_swapped", "psb_aligned_sixteen")}
+FUZZ_CI = os.environ.get("CI") == "true"
+CM2_FUZZ = settings(max_examples=150 if FUZZ_CI else 300, deadline=None, derandomize=FUZZ_CI,
+                    suppress_health_check=list(HealthCheck))
+_TOKEN = re.compile(r"%\w+|\b\d+\b|\bOp\w+|\b[A-Z]\w+(?:\|\w+)*")
+
+
+def _no_crash_report(module, *, assembled: bool) -> None:
+    from spvcoop.validator.report import file_result, format_human, format_json, format_sarif
+    diags = validate(module, "spv1.6", spirv_val=False)
+    format_human(diags, module)
+    json.loads(format_json([file_result(module.source, diags, module)]))
+    format_sarif([file_result(module.source, diags, module)])
+    if assembled:  # the assembler makes every operand the grammar asks for: a malformed finding is a rule's bug
+        assert not [d for d in diags if d.rule == "structure.malformed"], [d.headline() for d in diags]
+
+
+@CM2_FUZZ
+@given(st.data())
+def test_mutated_coopmat2_text(data) -> None:
+    name = data.draw(st.sampled_from(sorted(FUZZ_SOURCES)))
+    text = FUZZ_SOURCES[name]
+    pool = sorted({m.group(0) for m in _TOKEN.finditer(text)}) + ["0", "1", "6", "4294967295", "%undefined"]
+    for _ in range(data.draw(st.integers(1, 3))):
+        tokens = list(_TOKEN.finditer(text))
+        m = data.draw(st.sampled_from(tokens))
+        text = text[:m.start()] + data.draw(st.sampled_from(pool)) + text[m.end():]
+    try:
+        module = spvcoop.assemble(text, name, target_env="spv1.6")
+    except spvcoop.SpvError:
+        return
+    _no_crash_report(module, assembled=True)
+
+
+@CM2_FUZZ
+@given(st.data())
+def test_mutated_coopmat2_binary(data) -> None:
+    name = data.draw(st.sampled_from(sorted(FUZZ_SOURCES)))
+    raw = spvcoop.assemble(FUZZ_SOURCES[name], name, target_env="spv1.6").to_bytes()
+    words = list(struct.unpack(f"<{len(raw) // 4}I", raw))
+    for _ in range(data.draw(st.integers(1, 4))):
+        k = data.draw(st.integers(5, len(words) - 1))
+        words[k] = data.draw(st.one_of(st.sampled_from([0, 1, 2, 3, 4, 5, 0xFFFFFFFF]), st.integers(0, 2 ** 32 - 1)))
+    try:
+        module = spvcoop.read_binary(struct.pack(f"<{len(words)}I", *words), name + ".spv")
+    except spvcoop.SpvError:
+        return
+    _no_crash_report(module, assembled=False)
