@@ -309,7 +309,10 @@ def check_profile(ctx: Context, profile: Profile) -> None:
                     and not _type_fits_flexible(ctx, profile, cm, wg_sizes):
                 ctx.report(inst, None, f"{profile.name} does not support cooperative matrix type "
                            f"{ix.name(cm.id)} = {ix.type_text(cm.id)}, scope {ix.scope_name(cm.scope)}",
-                           [Note(f"supported: {_summary(profile, cm.flavour)}")], rule_id="profile.type",
+                           [Note(f"supported: {_summary(profile, cm.flavour, cm.scope.value, component_name(ctx, cm.component))}")]
+                           + ([Note(f"the workgroup has {', '.join(sorted(str(x) for x in wg_sizes))} invocations")]
+                              if profile.flexible and cm.scope.value == SCOPES["Workgroup"] and wg_sizes else []),
+                           rule_id="profile.type",
                            spec_dependent=cm.rows.spec or cm.cols.spec)
         elif inst.opname.startswith("OpCooperativeMatrixMulAdd"):
             _check_muladd(ctx, profile, inst, wg_sizes)
@@ -344,9 +347,12 @@ def _check_muladd(ctx: Context, profile: Profile, inst, wg_sizes: set[int | None
                rule_id="profile.muladd")
 
 
-def _summary(profile: Profile, flavour: str) -> str:
+def _summary(profile: Profile, flavour: str, scope: int | None = None, component: str | None = None) -> str:
+    """The fixed combinations of the flavour; the flexible ones of this scope that use this component type."""
     fixed = [cb.text() for cb in profile.combos if flavour in cb.apis]
-    flexible = [f"{f.text()} ({_SCOPE_NAMES.get(f.scope, f.scope)})" for f in profile.flexible] if flavour == "KHR" else []
+    flexible = [f"{f.text()} ({_SCOPE_NAMES.get(f.scope, f.scope)})" for f in profile.flexible
+                if flavour == "KHR" and (scope is None or f.scope == scope)
+                and (component is None or component in (f.A, f.B, f.C, f.Result))]
     return ", ".join(fixed) + (f"; flexible (multiples, at most {profile.max_dimension}): " + ", ".join(flexible)
                                if flexible else "")
 
