@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..diagnostics import Note
 from ..module import Instruction, Operand
-from .index import TENSOR_TYPES, Tensor
+from .index import TENSOR_TYPES, Tensor, Value
 from .registry import MODULE, Context, rule
 
 TA = "SPV_NV_tensor_addressing"
@@ -244,3 +244,55 @@ def operand_int32(ctx: Context, inst) -> None:
         if ix.defs.get(o.value) is not None and not _int32(ctx, o.value):
             ctx.report(inst, o, f"operand {ix.name(o.value)} has type {ix.value_type_text(o.value)}; it must be a "
                        "32-bit integer", _operand_note(ctx, o.value))
+
+
+def _traced_layout_values(ctx: Context, layout_id: int) -> tuple[list | None, list | None]:
+    """(layoutDimension, blockSize) of a tensor layout value, followed back through the OpTensorLayout*NV
+    copies to OpCreateTensorLayoutNV: one Value (or None) per dimension, or None where it cannot be traced
+    (a phi, a parameter, a load)."""
+    ix = ctx.ix
+    dims = blocks = None
+    d = ix.defs.get(layout_id)
+    for _ in range(1000):
+        if d is None:
+            return dims, blocks
+        if d.opname == "OpCreateTensorLayoutNV":
+            tt = ix.tensor(d.result_type)
+            n = tt.dim.value if tt is not None and tt.dim is not None else None
+            if n is not None and 1 <= n <= MAX_DIM:
+                dims = dims if dims is not None else [Value(0)] * n   # initialized to zero ...
+                blocks = blocks if blocks is not None else [Value(1)] * n  # ... and one
+            return dims, blocks
+        if d.opname not in SETTERS or not d.opname.startswith("OpTensorLayout") or not d.operands:
+            return dims, blocks
+        if d.opname == "OpTensorLayoutSetDimensionNV" and dims is None:
+            dims = [ix.int_value(o.value) for o in d.operands[1:]]
+        elif d.opname == "OpTensorLayoutSetBlockSizeNV" and blocks is None:
+            blocks = [ix.int_value(o.value) for o in d.operands[1:]]
+        if dims is not None and blocks is not None:
+            return dims, blocks
+        d = ix.defs.get(d.operands[0].value)
+    return None, None
+
+
+@rule("coopmat2.tensor.layout_stride", "OpTensorLayoutSetStrideNV",
+      "'Stride<i>' must be at least 'Stride<i+1>' * ceiling(layoutDimension[i+1] / blockSize[i+1]) (checked where "
+      "the strides, dimensions and block sizes are constants the layout can be traced to).", source=TA)
+def layout_stride(ctx: Context, inst) -> None:
+    ix = ctx.ix
+    if not inst.operands:
+        return
+    strides = [ix.int_value(o.value) for o in inst.operands[1:]]
+    dims, blocks = _traced_layout_values(ctx, inst.operands[0].value)
+    if dims is None or blocks is None or not len(strides) == len(dims) == len(blocks):
+        return
+    for i in range(len(strides) - 1):
+        s, s1, dim, blk = strides[i], strides[i + 1], dims[i + 1], blocks[i + 1]
+        if None in (s, s1, dim, blk) or blk.value <= 0 or dim.value < 0 or s1.value < 0:
+            continue
+        need = s1.value * -(-dim.value // blk.value)
+        if s.value < need:
+            ctx.report(inst, inst.operands[1 + i], f"Stride{i} is {s.value}, less than Stride{i + 1} ({s1.value}) times "
+                       f"ceiling(dimension {dim.value} / block size {blk.value}) = {need}: rows of the layout would "
+                       "overlap", [ctx.note_def(inst.operands[1 + i].value, "value defined here")],
+                       spec_dependent=any(v.spec for v in (s, s1, dim, blk)))
