@@ -2,8 +2,9 @@
 
 Each case is a small module made from one of two valid base modules (scalar bfloat16/FP8 code without
 cooperative matrices; cooperative matrices with the QCOM conversions), naming the rule it exercises,
-whether it must fail / warn / pass, and what spirv-val 2025.5 says ("same", "lax": spirv-val accepts
-what we reject, documented in docs/divergences.md, None: not compared). Every module is also
+whether it must fail / warn / pass, and what spirv-val 2025.5 says ("same"; "lax": spirv-val accepts
+what we reject; "strict": spirv-val rejects what the text allows; both documented in
+docs/divergences.md; None: not compared). Every module is also
 assembled by spirv-as (same bytes as ours) and disassembled by spirv-dis (same text as ours).
 """
 from __future__ import annotations
@@ -222,7 +223,7 @@ class Case:
     body: str = ""
     annotations: str = ""
     sub: list = field(default_factory=list)  # (old, new) replacements in the base text
-    ref: str | None = "same"       # spirv-val 2025.5: "same", "lax" (it accepts what we reject) or None
+    ref: str | None = "same"       # spirv-val 2025.5: "same", "lax", "strict" (see the docstring) or None
     profile: str | None = None
 
     def text(self) -> str:
@@ -363,6 +364,10 @@ CASES: list[Case] = [
       body="%x = OpCompositeConstructCoopMatQCOM %matC %pk\n%y = OpCompositeConstructCoopMatQCOM %matC %cx"),
     Q("construct_spec_length", "qcom.construct.length", "warn", types="%sl = OpSpecConstant %u32 6\n"
       "%f32xs = OpTypeArray %f32 %sl", body="%v = OpUndef %f32xs\n%x = OpCompositeConstructCoopMatQCOM %matC %v"),
+    # a spec-constant Use whose default is MatrixAccumulatorKHR: spirv-val rejects every spec-constant Use
+    Q("construct_spec_use", "qcom.construct.length", "pass", ref="strict",
+      types="%su = OpSpecConstant %u32 2\n%mS = OpTypeCooperativeMatrixKHR %f32 %subgroup %c16 %c8 %su",
+      body="%x = OpCompositeConstructCoopMatQCOM %mS %cx"),
     # ---- OpCompositeExtractCoopMatQCOM ----
     Q("extract_to_scalar", "qcom.extract.types", "fail", body="%x = OpCompositeExtractCoopMatQCOM %f32 %c"),
     Q("extract_from_array", "qcom.extract.types", "fail", body="%x = OpCompositeExtractCoopMatQCOM %f32x8 %cx"),
@@ -370,6 +375,9 @@ CASES: list[Case] = [
     Q("extract_f16_acc_to_u32x8", "qcom.extract.result", "fail", body="%x = OpCompositeExtractCoopMatQCOM %u32x8 %ch"),
     Q("extract_f32_acc_to_f16", "qcom.extract.result", "fail", types="%f16x8 = OpTypeArray %f16 %c8",
       body="%x = OpCompositeExtractCoopMatQCOM %f16x8 %c"),
+    Q("extract_spec_use", "qcom.extract.result", "pass", ref="strict",
+      types="%su = OpSpecConstant %u32 2\n%mS = OpTypeCooperativeMatrixKHR %f32 %subgroup %c16 %c8 %su",
+      body="%m = OpUndef %mS\n%x = OpCompositeExtractCoopMatQCOM %f32x8 %m"),
     Q("extract_f16_acc_to_u32x4", "qcom.extract.result", "pass", body="%x = OpCompositeExtractCoopMatQCOM %u32x4 %ch"),
     # ---- OpExtractSubArrayQCOM ----
     Q("subarray_element_mismatch", "qcom.subarray.types", "fail", types="%f32x4 = OpTypeArray %f32 %c4",
@@ -396,6 +404,9 @@ CASES: list[Case] = [
     Q("bitcast_array_i8", "qcom.bitcast.types", "fail", body="%x = OpBitCastArrayQCOM %i8x32 %pk"),
     Q("bitcast_array_bf16", "qcom.bitcast.types", "fail", types="%bfx16 = OpTypeArray %bf %c16",
       body="%v = OpUndef %bfx16\n%x = OpBitCastArrayQCOM %u32x8 %v"),
+    Q("bitcast_array_of_arrays", "qcom.bitcast.types", "fail", types="%c2 = OpConstant %u32 2\n"
+      "%f32x4 = OpTypeArray %f32 %c4\n%f32x4x2 = OpTypeArray %f32x4 %c2",
+      body="%v = OpUndef %f32x4x2\n%x = OpBitCastArrayQCOM %u32x8 %v"),
     Q("bitcast_array_size", "qcom.bitcast.size", "fail", body="%x = OpBitCastArrayQCOM %u32x4 %r"),
     Q("bitcast_array_f32_to_f16", "qcom.bitcast.size", "pass", body="%x = OpBitCastArrayQCOM %f16x16 %cx"),
     # ---- device profile: the H100 has bf16 A/B with f32 C, no FP8 ----
@@ -469,14 +480,16 @@ def test_case_agrees_with_spirv_val(case: Case) -> None:
     shown = [d.headline() for d in diags]
     if case.ref == "same":
         assert mine_invalid == theirs_invalid, (shown, r.stdout + r.stderr)
-    else:  # lax: spirv-val lets through what the extension text forbids
+    elif case.ref == "lax":  # spirv-val lets through what the extension text forbids
         assert mine_invalid and not theirs_invalid, (shown, r.stdout + r.stderr)
+    else:  # strict: spirv-val rejects what the text allows
+        assert not mine_invalid and theirs_invalid, (shown, r.stdout + r.stderr)
 
 
 def test_lax_cases_are_documented() -> None:
     doc = (Path(__file__).parent.parent / "docs" / "divergences.md").read_text()
     for case in CASES:
-        if case.ref == "lax":
+        if case.ref in ("lax", "strict"):
             assert case.name in doc, case.name
 
 
