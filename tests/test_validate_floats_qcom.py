@@ -557,3 +557,63 @@ def test_new_rules_stop_a_run_except_the_benign_ones() -> None:
     errors, warnings = validate_for_run(module)
     assert not any(d.rule == "qcom.subarray.index" for d in errors)
     assert any(d.rule == "qcom.subarray.index" for d in warnings)
+
+
+# ---- the command line, every output format -------------------------------------------------------
+
+FLOATS = Path(__file__).parent / "data" / "validate" / "floats"
+
+
+def _cli(capsys, *argv: str) -> tuple[int, str, str]:
+    from spvcoop.cli import main
+    rc = main(list(argv))
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_cli_valid_module(capsys) -> None:
+    assert _cli(capsys, "val", str(FLOATS / "qcom_bf16_ok.spvasm")) == (0, "", "")
+
+
+def test_cli_human_locates_both_findings(capsys) -> None:
+    rc, _, err = _cli(capsys, "val", str(FLOATS / "qcom_bf16_bad.spvasm"))
+    assert rc == 1
+    text = (FLOATS / "qcom_bf16_bad.spvasm").read_text().split("\n")
+    heads = [line for line in err.splitlines() if ": error[" in line]
+    assert [h.split("error[")[1].split("]")[0] for h in heads] == ["qcom.construct.length", "coopmat.arith.encoding"]
+    path, line, col = heads[0].split(": error[")[0].rsplit(":", 2)
+    assert path.endswith("qcom_bf16_bad.spvasm") and text[int(line) - 1][int(col) - 1:].startswith("%hw")
+    assert "spirv-val agrees" in err  # spirv-val finds the first one too, folded into ours
+
+
+def test_cli_json_sarif_github(capsys) -> None:
+    import json
+    path = str(FLOATS / "qcom_bf16_bad.spvasm")
+    rc, out, _ = _cli(capsys, "val", path, "--format", "json")
+    (f,) = json.loads(out)["files"]
+    d = next(d for d in f["diagnostics"] if d["rule"] == "qcom.construct.length")
+    assert rc == 1 and d["severity"] == "error" and d["line"] > 0 and d["notes"]
+    rc, out, _ = _cli(capsys, "val", path, "--format", "sarif")
+    run_ = json.loads(out)["runs"][0]
+    rules = {r["id"]: r for r in run_["tool"]["driver"]["rules"]}
+    assert "Source Array's Length" in rules["qcom.construct.length"]["fullDescription"]["text"]
+    assert {res["ruleId"] for res in run_["results"]} >= {"qcom.construct.length", "coopmat.arith.encoding"}
+    rc, out, _ = _cli(capsys, "val", path, "--format", "github")
+    line = next(x for x in out.splitlines() if "qcom.construct.length" in x)
+    assert rc == 1 and line.startswith("::error file=") and "title=qcom.construct.length" in line
+
+
+def test_binary_module_locates_by_instruction() -> None:
+    module = spvcoop.assemble((FLOATS / "qcom_bf16_bad.spvasm").read_text(), "bad.spvasm")
+    binary = spvcoop.read_binary(module.to_bytes(), "bad.spv")
+    diags = validate(binary, spirv_val=False)
+    d = next(d for d in diags if d.rule == "qcom.construct.length")
+    assert binary.instructions[d.instruction_index].opname == "OpCompositeConstructCoopMatQCOM"
+
+
+@pytest.mark.parametrize("path", sorted(FLOATS.glob("*.spvasm")), ids=lambda p: p.stem)
+def test_data_module_assembles_like_spirv_as(path: Path, tmp_path: Path) -> None:
+    ref = tmp_path / "ref.spv"
+    assert _tool("spirv-as", "--target-env", "spv1.6", str(path), "-o", str(ref)).returncode == 0
+    assert spvcoop.assemble(path.read_text(), path.name).to_bytes() == ref.read_bytes()
+    assert spvcoop.disassemble(spvcoop.read_binary(ref.read_bytes())) == _tool("spirv-dis", str(ref)).stdout
