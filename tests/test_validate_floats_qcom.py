@@ -303,6 +303,10 @@ CASES: list[Case] = [
            ("         %w3 = OpConvertFToS %i32 %e51\n", ""), ("         %w6 = OpCompositeExtract %e4 %ve4 1\n", ""),
            ("         %w7 = OpBitcast %u8 %e41\n", ""), ("         %w8 = OpFConvert %v2e4 %vf2\n", "")],
       annotations="OpDecorate %w1 SaturatedToLargestFloat8NormalConversionEXT"),
+    C("bf16_capability_without_extension", "structure.capability.extension", "fail",
+      sub=[('OpExtension "SPV_KHR_bfloat16"\n', "")]),
+    C("fp8_capability_without_extension", "structure.capability.extension", "fail",
+      sub=[('OpExtension "SPV_EXT_float8"\n', "")]),
     # ---- the saturating FP8 conversion decoration ----
     C("saturated_fconvert", "float.fp8.saturated_target", "pass",
       annotations="OpDecorate %w2 SaturatedToLargestFloat8NormalConversionEXT\n"
@@ -326,6 +330,18 @@ CASES: list[Case] = [
     Q("bf16_matrix_length_extract", "float.bf16.use", "pass",
       body="%n = OpCooperativeMatrixLengthKHR %u32 %matBfA\n%x = OpCompositeExtract %bf %ba 0\n"
            "%y = OpFConvert %matBfA %a"),
+    Q("bf16_nv_matrix_without_capability", "coopmat.type.component_capability", "fail", sub=NO_BF16_COOP_CAP + [
+        ("OpCapability CooperativeMatrixKHR\n", "OpCapability CooperativeMatrixKHR\nOpCapability CooperativeMatrixNV\n"),
+        ('OpExtension "SPV_KHR_bfloat16"\n', 'OpExtension "SPV_KHR_bfloat16"\nOpExtension "SPV_NV_cooperative_matrix"\n'),
+        ("     %matBfA = OpTypeCooperativeMatrixKHR %bf %subgroup %c16 %c16 %useA\n",
+         "     %matBfA = OpTypeCooperativeMatrixNV %bf %subgroup %c16 %c16\n"),
+        ("     %matBfB = OpTypeCooperativeMatrixKHR %bf %subgroup %c16 %c8 %useB\n", ""),
+        ("        %bb = OpUndef %matBfB\n", ""), ("        %d = OpCooperativeMatrixMulAddKHR %matC %ba %bb %c\n", ""),
+        ("        %sb = OpFConvert %matBfA %a\n", "")]),
+    Q("qcom_without_capability", "structure.capability.opcode", "fail",
+      sub=[("OpCapability CooperativeMatrixConversionQCOM\n", "")]),
+    Q("qcom_without_extension", "structure.capability.extension", "fail",
+      sub=[('OpExtension "SPV_QCOM_cooperative_matrix_conversion"\n', "")]),
     # ---- OpCompositeConstructCoopMatQCOM ----
     Q("construct_not_matrix", "qcom.construct.types", "fail", body="%x = OpCompositeConstructCoopMatQCOM %f32x8 %cx"),
     Q("construct_from_scalar", "qcom.construct.types", "fail",
