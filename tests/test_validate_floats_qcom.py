@@ -376,6 +376,8 @@ CASES: list[Case] = [
       body="%x = OpCompositeConstructCoopMatQCOM %matC %half"),
     Q("construct_f16_acc_from_u32x8", "qcom.construct.length", "fail", ref="lax",
       body="%x = OpCompositeConstructCoopMatQCOM %matCh %pk"),
+    Q("construct_i8_a_from_u32x32", "qcom.construct.length", "fail", ref="lax", types="%u32x32 = OpTypeArray %u32 %c32",
+      body="%v = OpUndef %u32x32\n%x = OpCompositeConstructCoopMatQCOM %matAi %v"),
     Q("construct_f32_acc_from_u32x8", "qcom.construct.length", "pass",
       body="%x = OpCompositeConstructCoopMatQCOM %matC %pk\n%y = OpCompositeConstructCoopMatQCOM %matC %cx"),
     Q("construct_spec_length", "qcom.construct.length", "warn", types="%sl = OpSpecConstant %u32 6\n"

@@ -98,48 +98,51 @@ def fp8_use(ctx: Context, _inst) -> None:
     _check_uses(ctx, want_fp8=True)
 
 
+def _exempt(ctx: Context, inst) -> bool:
+    op = inst.opname
+    if op.startswith("OpCooperativeMatrix") and op.endswith("NV") and op != "OpCooperativeMatrixMulAddNV":
+        return True  # NV (cooperative_matrix2) instructions: their own rules; the texts do not name them
+    # debug information names values without computing on them
+    return op == "OpExtInst" and _ext_inst_set(ctx, inst).startswith("NonSemantic.")
+
+
 def _check_uses(ctx: Context, want_fp8: bool) -> None:
     ix = ctx.ix
-    floats = [i for i in ix.module.instructions if i.opname == "OpTypeFloat" and len(i.operands) > 1
-              and i.operands[1].value in ENCODING_NAMES and (i.operands[1].value != BFLOAT16) == want_fp8]
-    if not floats:
+    if not any(i.opname == "OpTypeFloat" and len(i.operands) > 1 and i.operands[1].value in ENCODING_NAMES
+               and (i.operands[1].value != BFLOAT16) == want_fp8 for i in ix.module.instructions):
         return  # the common case: no such type, nothing to walk
     includes = _Includes(ctx)
-    wanted = (lambda e: e is not None and (e != BFLOAT16) == want_fp8)
-    instructions = ix.grammar.instructions
+    kind = E4M3 if want_fp8 else BFLOAT16  # the encoding family this rule is about
+
+    def wanted(e: int | None) -> bool:
+        return e is not None and (e != BFLOAT16) == want_fp8
+
     for inst in ix.module.instructions:
-        spec = instructions.get(inst.opname)
-        if spec is None or inst.opname.startswith("OpCooperativeMatrix") and inst.opname.endswith("NV") \
-                and inst.opname != "OpCooperativeMatrixMulAddNV":
-            continue  # cooperative_matrix2 instructions: their own rules (the texts do not name them)
-        if inst.opname == "OpExtInst" and _ext_inst_set(ctx, inst).startswith("NonSemantic."):
-            continue  # debug information names values without computing on them
-        klass = spec.klass
-        enc = includes(inst.result_type)
+        spec = ix.grammar.instructions.get(inst.opname)
+        # OpExtInst: the FP8 text lists Extension Instructions, but it extends no extended instruction
+        # set to FP8, and spirv-val refuses them: so only OpExtInstImport of that class is allowed
+        if spec is None or inst.opname != "OpExtInst" and _allowed(inst.opname, spec.klass, kind) \
+                or _exempt(ctx, inst):
+            continue
         at = None
+        enc = includes(inst.result_type)
         if not wanted(enc):
             enc = None
             for o in inst.operands:
-                if o.kind != "IdRef":
-                    continue
-                d = ix.defs.get(o.value)
+                d = ix.defs.get(o.value) if o.kind == "IdRef" else None
                 if d is None or d.result_type is None:
-                    continue  # types, labels, undefined ids: not values
-                e = includes(d.result_type)
-                if wanted(e):
+                    continue  # literals, types, labels, undefined ids: not values
+                if wanted(e := includes(d.result_type)):
                     enc, at = e, o
                     break
         if enc is None:
             continue
-        # OpExtInst: the FP8 text lists Extension Instructions, but no extended instruction set
-        # defines an operation on FP8 (spirv-val rejects them too): only OpExtInstImport is allowed.
-        if inst.opname == "OpExtInst" or not _allowed(inst.opname, klass, enc):
-            if inst.opname in _COOPMAT_ARITH and ix.coopmat(inst.result_type) is not None:
-                continue  # coopmat.arith.encoding reports it
-            what = (f"its operand {ix.name(at.value)} has type {ix.value_type_text(at.value)}" if at is not None
-                    else f"its result type {ix.name(inst.result_type)} is {ix.type_text(inst.result_type)}")
-            ctx.report(inst, at, f"{inst.opname} does not accept {ENCODING_NAMES[enc]} values ({what})",
-                       [Note("convert to an IEEE float type (OpFConvert) first and compute on that")])
+        if inst.opname in _COOPMAT_ARITH and ix.coopmat(inst.result_type) is not None:
+            continue  # coopmat.arith.encoding reports it
+        what = (f"its operand {ix.name(at.value)} has type {ix.value_type_text(at.value)}" if at is not None
+                else f"its result type {ix.name(inst.result_type)} is {ix.type_text(inst.result_type)}")
+        ctx.report(inst, at, f"{inst.opname} does not accept {ENCODING_NAMES[enc]} values ({what})",
+                   [Note("convert to an IEEE float type (OpFConvert) first and compute on that")])
 
 
 @rule("float.type.encoding_width", "OpTypeFloat",
