@@ -49,8 +49,9 @@ def _to_odd_f32(x: np.ndarray) -> np.ndarray:
     return bits.view(np.float32)
 
 
-def convert(x: np.ndarray, dt: np.dtype, saturate: bool = False) -> np.ndarray:
-    """A float or integer array converted to float type dt with SPIR-V's rules (see the module text)."""
+def convert(x: np.ndarray, dt: np.dtype, saturate: bool = False, bf16_truncate: bool = False) -> np.ndarray:
+    """A float or integer array converted to float type dt with SPIR-V's rules (see the module text); bf16
+    rounded to nearest even, or toward zero with bf16_truncate (both allowed by SPV_KHR_bfloat16)."""
     x = np.asarray(x)
     if not is_encoded(dt):
         return x.astype(dt)
@@ -62,6 +63,8 @@ def convert(x: np.ndarray, dt: np.dtype, saturate: bool = False) -> np.ndarray:
         x = x.astype(np.float32)                       # exact from f16/bf16/fp8; f64 -> f32 rounds (bf16)
     else:
         x = _to_odd_f32(x)                             # FP8 from f64: one rounding in the end
+    if bf16_truncate and dt == BF16:
+        return bf16_toward_zero(x)
     with np.errstate(over="ignore", invalid="ignore"):
         out = x.astype(dt)
     if saturate and dt in FP8:
@@ -69,6 +72,14 @@ def convert(x: np.ndarray, dt: np.dtype, saturate: bool = False) -> np.ndarray:
         if big.any():
             out = np.where(big, np.where(x < 0, -largest(dt), largest(dt)).astype(dt), out)
     return out
+
+
+def bf16_toward_zero(x: np.ndarray) -> np.ndarray:
+    """f32 -> bf16 rounded toward zero (what the H100 does, --coop-numerics nvidia-tensorcore): the upper half
+    of the f32 pattern; a NaN stays a quiet NaN (its payload may sit in the lower half)."""
+    f = np.ascontiguousarray(x, dtype=np.float32)
+    hi = (f.view(np.uint32) >> 16).astype(np.uint16)
+    return np.where(np.isnan(f), hi | np.uint16(0x0040), hi).view(BF16)
 
 
 def bits_dtype(dt: np.dtype) -> np.dtype:

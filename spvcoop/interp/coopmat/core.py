@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...diagnostics import Diagnostic, print_diagnostics
-from ..encodings import BF16, convert
+from ..encodings import BF16, bf16_toward_zero, convert
 from ..fault import Fault
 from ..program import enum_name
 
@@ -73,9 +73,8 @@ class CoopInfo:
         nearest even, or (bf16 only: what the H100 does) toward zero."""
         if self.storage is None:
             return values
-        if truncate and self.storage == BF16:  # toward zero: the upper half of the f32 pattern
-            u = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
-            return (u & np.uint32(0xFFFF0000)).view(np.float32)
+        if truncate and self.storage == BF16:
+            return bf16_toward_zero(values).astype(np.float32)
         return self.from_storage(self.to_storage(values, saturate))
 
 
