@@ -1,0 +1,160 @@
+"""bf16 and FP8 (E4M3, E5M2) values end to end: constants, storage, conversions (saturating too), bitcasts,
+element access and cooperative matrices. Expected values come from ml_dtypes and numpy, computed here
+independently of the interpreter; modules are hand-written SPIR-V assembly (glslang 13.1 has neither type)
+with the GLSL they stand for in their comments, and each is validated by spirv-val."""
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import spvcoop
+from conftest import DATA, run_tool
+
+FP8 = DATA / "fp8"
+E4, E5, BF = ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2, ml_dtypes.bfloat16
+
+
+def _valid(path: Path, tmp_path: Path) -> Path:
+    spv = tmp_path / (path.stem + ".spv")
+    r = run_tool("spirv-as", "--target-env", "vulkan1.3", str(path), "-o", str(spv))
+    assert r.returncode == 0, r.stderr
+    r = run_tool("spirv-val", "--target-env", "vulkan1.3", str(spv))
+    assert r.returncode == 0, r.stderr
+    return spv
+
+
+def _saturated(x: np.ndarray, dt) -> np.ndarray:
+    """Reference for SaturatedToLargestFloat8NormalConversionEXT: clip to the largest finite value, then round."""
+    big = float(ml_dtypes.finfo(dt).max)
+    with np.errstate(invalid="ignore"):
+        return np.clip(x.astype(np.float64), -big, big).astype(np.float32).astype(dt)
+
+
+# ---- scalars ----------------------------------------------------------------------------------------
+X = np.array([0, -0.0, 1, 1.5, 0.1, 448, 449, 464, 465, 480, 500, -1000, 57344, 61439, 61440, 1e6, np.inf, -np.inf,
+              np.nan, 2**-9, 2**-10, 2**-17, 3.14159, -2.75, 0.3, 240, 15.5, -0.0009765625], np.float32)
+N = np.array([0, 1, -1, 448, 449, 1000, -100000, 17, 2**31 - 1, -(2**31)], np.int32)
+H = np.array([0, 1, 0.1, 57344, 60000, 65504, np.inf, -np.inf, 2**-14, 2**-24], np.float16)
+
+
+def _pad(a: np.ndarray, n: int = 64) -> np.ndarray:
+    return np.concatenate([a, np.zeros(n - len(a), a.dtype)])
+
+
+@pytest.fixture(scope="module")
+def fp8_scalars(tmp_path_factory):
+    _valid(FP8 / "fp8_convert.spvasm", tmp_path_factory.mktemp("fp8"))
+    bufs = {0: _pad(X), 9: _pad(N), 11: _pad(H), 13: np.zeros(6, np.uint32)}
+    for i in (1, 2, 3, 4, 10, 12):
+        bufs[i] = np.zeros(64, np.uint8)
+    for i, dt in ((5, np.float32), (6, np.float32), (7, np.uint32), (8, np.int32)):
+        bufs[i] = np.zeros(64, dt)
+    res = spvcoop.run(str(FP8 / "fp8_convert.spvasm"), dispatch=(1, 1, 1), buffers=bufs)
+    return {k: np.asarray(res[k]) for k in range(14)}
+
+
+def test_f32_to_fp8_rounds_to_nearest_even_and_overflows_to_nan_or_infinity(fp8_scalars) -> None:
+    n = len(X)
+    with np.errstate(invalid="ignore", over="ignore"):
+        e4 = X.astype(E4).view(np.uint8)
+        e5 = X.astype(E5).view(np.uint8)
+    assert (fp8_scalars[1][:n] == e4).all() and (fp8_scalars[3][:n] == e5).all()
+    # the extension's rule, checked on the expectations: out of range -> NaN (E4M3) / infinity (E5M2)
+    assert np.isnan(fp8_scalars[1][:n].view(E4)[[8, 9, 10, 11, 15, 16, 17]].astype(np.float32)).all()
+    assert (fp8_scalars[3][:n].view(E5)[[14, 15, 16]].astype(np.float32) == np.inf).all()
+
+
+def test_saturating_conversions_give_the_largest_finite_value(fp8_scalars) -> None:
+    n = len(X)
+    s4, s5 = fp8_scalars[2][:n], fp8_scalars[4][:n]
+    fin = ~np.isnan(X)
+    assert (s4[fin] == _saturated(X, E4).view(np.uint8)[fin]).all()
+    assert (s5[fin] == _saturated(X, E5).view(np.uint8)[fin]).all()
+    assert np.isnan(s4.view(E4)[~fin].astype(np.float32)).all() and np.isnan(s5.view(E5)[~fin].astype(np.float32)).all()
+    assert s4[16] == 0x7E and s4[17] == 0xFE and s5[16] == 0x7B and s5[17] == 0xFB   # +-448, +-57344
+    sn = fp8_scalars[10][:len(N)]                                      # OpConvertSToF, saturating
+    assert (sn == _saturated(N.astype(np.float32), E4).view(np.uint8)).all()
+
+
+def test_fp8_widening_bitcast_and_integer_conversion(fp8_scalars) -> None:
+    n = len(X)
+    with np.errstate(invalid="ignore", over="ignore"):
+        e4, e5 = X.astype(E4), X.astype(E5)
+    np.testing.assert_array_equal(fp8_scalars[5][:n], e4.astype(np.float32))
+    np.testing.assert_array_equal(fp8_scalars[6][:n], e5.astype(np.float32))
+    assert (fp8_scalars[7][:n] == e4.view(np.uint8)).all()            # OpBitcast to u8
+    fin = np.isfinite(e5.astype(np.float32))
+    assert (fp8_scalars[8][:n][fin] == np.trunc(e5.astype(np.float64)[fin]).astype(np.int64)).all()
+    with np.errstate(over="ignore"):
+        assert (fp8_scalars[12][:len(H)] == H.astype(E5).view(np.uint8)).all()   # f16 -> E5M2 directly
+
+
+def test_fp8_constants_are_the_assembled_words(fp8_scalars, tmp_path: Path) -> None:
+    """The interpreter's constants are spirv-as's words, and those are ml_dtypes' encodings of the literals."""
+    want = [np.float32(448).astype(E4), np.float32(-0.015625).astype(E4), np.float32(57344).astype(E5),
+            np.float32(2**-13).astype(E5), np.float32(1.5).astype(E4), np.float32(0).astype(E5)]
+    assert fp8_scalars[13].tolist() == [int(np.array([w]).view(np.uint8)[0]) for w in want]
+
+
+# ---- literals: spirv-as against ml_dtypes ---------------------------------------------------------------
+LITERALS = [("bf", "1.5"), ("bf", "-0.0078125"), ("bf", "3.3895313892515355e+38"), ("bf", "0x1.02p+0"),
+            ("bf", "1e-40"), ("e4", "448"), ("e4", "-0.001953125"), ("e4", "0.875"), ("e5", "57344"),
+            ("e5", "1.52587890625e-05"), ("e5", "-3.5"),
+            # not representable: spirv-as narrows toward zero, ml_dtypes (and our conversions) to nearest even
+            ("bf", "0.1"), ("e4", "0.1"), ("e5", "0.12"), ("e5", "1e-5")]
+DT = {"bf": BF, "e4": E4, "e5": E5}
+
+
+def _assembled_constants(tmp_path: Path) -> list[int]:
+    lines = ["OpCapability Shader", "OpCapability Float8EXT", "OpCapability BFloat16TypeKHR",
+             'OpExtension "SPV_EXT_float8"', 'OpExtension "SPV_KHR_bfloat16"', "OpMemoryModel Logical GLSL450",
+             "%e4 = OpTypeFloat 8 Float8E4M3EXT", "%e5 = OpTypeFloat 8 Float8E5M2EXT", "%bf = OpTypeFloat 16 BFloat16KHR"]
+    lines += [f"%k{i} = OpConstant %{t} {lit}" for i, (t, lit) in enumerate(LITERALS)]
+    src, spv = tmp_path / "k.spvasm", tmp_path / "k.spv"
+    src.write_text("\n".join(lines) + "\n")
+    r = run_tool("spirv-as", str(src), "-o", str(spv))
+    assert r.returncode == 0, r.stderr
+    words = struct.unpack(f"<{len(spv.read_bytes()) // 4}I", spv.read_bytes())[5:]
+    out, i = [], 0
+    while i < len(words):
+        n, op = words[i] >> 16, words[i] & 0xFFFF
+        if op == 43:  # OpConstant: type, id, value
+            out.append(words[i + 3])
+        i += n
+    return out
+
+
+def test_spirv_as_literals_against_ml_dtypes(tmp_path: Path) -> None:
+    got = _assembled_constants(tmp_path)
+    assert len(got) == len(LITERALS)
+    exact = 11
+    for (t, lit), w in zip(LITERALS[:exact], got[:exact]):
+        v = float.fromhex(lit) if lit.startswith(("0x", "-0x")) else float(lit)
+        assert w == int(np.array([v], np.float64).astype(np.float32).astype(DT[t]).view(f"u{np.dtype(DT[t]).itemsize}")[0]), lit
+    for (t, lit), w in zip(LITERALS[exact:], got[exact:]):
+        v = np.array([float(lit)], np.float64)
+        nearest = int(v.astype(np.float32).astype(DT[t]).view(f"u{np.dtype(DT[t]).itemsize}")[0])
+        assert w == nearest - 1, (lit, hex(w), hex(nearest))   # positive literals: one below
+
+
+# ---- bf16 vectors, OpDot, OpSelect, storage formats -------------------------------------------------------
+def test_bf16_vectors_dot_and_select(tmp_path: Path) -> None:
+    shader = DATA / "fp8" / "bf16_vectors.spvasm"
+    _valid(shader, tmp_path)
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(4 * 32).astype(np.float32).astype(BF)
+    b = rng.standard_normal(4 * 32).astype(np.float32).astype(BF)
+    res = spvcoop.run(str(shader), dispatch=(1, 1, 1), buffers={0: a.view(np.uint16), 1: b.view(np.uint16),
+                                                                2: np.zeros(32, np.uint16), 3: np.zeros(32, np.uint16)})
+    A, B = a.astype(np.float32).reshape(32, 4), b.astype(np.float32).reshape(32, 4)
+    dot = (A.astype(np.float64) * B).sum(axis=1)            # exact products; the f32 sum of 4 is within an ulp
+    got = res[2].view(BF).astype(np.float64)
+    assert (np.abs(got - dot) <= np.abs(dot) * 2.0 ** -7 + 1e-30).all()
+    ref = np.sum(A * B, axis=1, dtype=np.float32).astype(BF).view(np.uint16)
+    assert (res[2] == ref).all()
+    sel = np.where(A[:, 0] < B[:, 0], a.reshape(32, 4)[:, 1], b.reshape(32, 4)[:, 2])
+    assert (res[3] == sel.view(np.uint16)).all()
