@@ -158,3 +158,57 @@ def test_bf16_vectors_dot_and_select(tmp_path: Path) -> None:
     assert (res[2] == ref).all()
     sel = np.where(A[:, 0] < B[:, 0], a.reshape(32, 4)[:, 1], b.reshape(32, 4)[:, 2])
     assert (res[3] == sel.view(np.uint16)).all()
+
+
+# ---- FP8 cooperative matrices ---------------------------------------------------------------------------------
+def _fp8_gemm(layout: str, numerics: str = "ieee"):
+    rng = np.random.default_rng(8)
+    A = (rng.standard_normal(512) * 4).astype(np.float32).astype(E4)
+    B = (rng.standard_normal(512) * 4).astype(np.float32).astype(E5)
+    C = (rng.standard_normal(256) * 8).astype(np.float32)
+    C[:3] = [1000.0, -5000.0, 70000.0]      # D past E4M3's 448 (saturated) and E5M2's range (infinity)
+    CH = (rng.standard_normal(256) * 8).astype(np.float16)
+    bufs = {0: A.view(np.uint8), 1: B.view(np.uint8), 2: C, 3: np.zeros(256, np.float32), 4: CH,
+            5: np.zeros(256, np.float16), 6: np.zeros(256, np.uint8), 7: np.zeros(256, np.uint8),
+            8: np.zeros(512, np.uint8), 9: np.zeros(128, np.float32), 10: np.zeros(32, np.uint32)}
+    res = spvcoop.run(str(FP8 / "fp8_gemm.spvasm"), dispatch=(1, 1, 1), layout=layout, buffers=bufs,
+                      coop_numerics=numerics)
+    return A, B, C, CH, res
+
+
+def test_fp8_gemm_module_is_valid(tmp_path: Path) -> None:
+    _valid(FP8 / "fp8_gemm.spvasm", tmp_path)
+
+
+@pytest.mark.parametrize("numerics", ["ieee", "nvidia-tensorcore"])
+def test_fp8_muladd_with_f32_and_f16_accumulators(numerics: str) -> None:
+    A, B, C, CH, res = _fp8_gemm("nvidia", numerics)
+    P = A.astype(np.float64).reshape(16, 32) @ B.astype(np.float64).reshape(32, 16)   # exact
+    D, DH = res[3].reshape(16, 16), res[5].reshape(16, 16)
+    scale = np.abs(A.astype(np.float64)).reshape(16, 32) @ np.abs(B.astype(np.float64)).reshape(32, 16)
+    assert (np.abs(D - (P + C.reshape(16, 16))) <= (scale + np.abs(C.reshape(16, 16))) * 2.0 ** -21).all()
+    exact_h = P + CH.astype(np.float64).reshape(16, 16)
+    assert (np.abs(DH.astype(np.float64) - exact_h) <= np.abs(exact_h) * 2.0 ** -10 + scale * 2.0 ** -20).all()
+    assert (res[8] == A.view(np.uint8)).all()                          # E4M3 store of an E4M3 load
+
+
+def test_fp8_matrix_conversions_saturate_only_when_decorated() -> None:
+    A, B, C, CH, res = _fp8_gemm("nvidia")
+    D = res[3]
+    assert (res[6] == _saturated(D, E4).view(np.uint8)).all()          # decorated: +-448 past the range
+    assert res[6][0] == 0x7E and res[6][1] == 0xFE
+    with np.errstate(over="ignore"):
+        assert (res[7] == D.astype(E5).view(np.uint8)).all()           # plain: infinity past the range
+    assert res[7][2] == 0x7C
+
+
+@pytest.mark.parametrize("layout", ["nvidia", "striped", "tinytc"])
+def test_fp8_element_access_follows_the_layout_model(layout: str) -> None:
+    from spvcoop.layouts import load_model
+    A, B, C, CH, res = _fp8_gemm(layout)
+    lay = load_model(layout).layout("e4m3", 16, 32, "a", 32)
+    assert (res[10] == lay.length).all()
+    mat = A.astype(np.float32).reshape(16, 32)
+    held = lay.row[:, :4] >= 0
+    want = np.where(held, mat[lay.row[:, :4].clip(0), lay.col[:, :4].clip(0)], 0)
+    assert (res[9].reshape(32, 4)[held] == want[held]).all()
