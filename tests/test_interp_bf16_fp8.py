@@ -212,3 +212,39 @@ def test_fp8_element_access_follows_the_layout_model(layout: str) -> None:
     held = lay.row[:, :4] >= 0
     want = np.where(held, mat[lay.row[:, :4].clip(0), lay.col[:, :4].clip(0)], 0)
     assert (res[9].reshape(32, 4)[held] == want[held]).all()
+
+
+# ---- bf16 element access under every layout model that defines bf16 ----------------------------------------------
+def _bf16_models():
+    from spvcoop.layouts import builtin_models, load_model
+    out = []
+    for name in builtin_models():
+        m = load_model(name)
+        for S in (16, 32, 64):
+            if m.defines("bf16", 16, 16, "a", S) and m.defines("bf16", 16, 16, "b", S):
+                out.append((name, S))
+    return out
+
+
+def test_every_model_defining_bf16_16x16_is_checked() -> None:
+    names = {n for n, _ in _bf16_models()}
+    assert {"nvidia", "mesa-nvk", "intel-anv", "amd-rdna3-wmma", "amd-cdna3-mfma", "striped"} <= names
+
+
+@pytest.mark.parametrize("model,S", _bf16_models())
+def test_bf16_element_access_under_every_model(model: str, S: int, tmp_path: Path) -> None:
+    """int(m[i]) through a Function variable (dynamic index) on bf16 A and B: invocation t, element i holds
+    (row, col) = the model's layout at position t % S."""
+    from spvcoop.layouts import load_model
+    shader = FP8 / "bf16_access.spvasm"
+    vals = (np.arange(256, dtype=np.float32) + 1).astype(BF).view(np.uint16)     # exact: integers to 256
+    res = spvcoop.run(str(shader), dispatch=(1, 1, 1), layout=model, subgroup_size=S,
+                      buffers={0: vals, 1: vals, 2: np.zeros(128 + 2 * 64 * 32, np.uint32)})
+    out = res[2]
+    for base, use, lens in ((128, "a", out[:64]), (2176, "b", out[64:128])):
+        lay = load_model(model).layout("bf16", 16, 16, use, S)
+        assert (lens == lay.length).all()
+        got = out[base:base + 64 * 32].reshape(64, 32)[:, :lay.length]
+        p = np.arange(64) % S
+        want = np.where(lay.row[p] >= 0, lay.row[p] * 16 + lay.col[p] + 1, 0)
+        assert (got == want).all(), use
