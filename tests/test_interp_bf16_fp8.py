@@ -248,3 +248,52 @@ def test_bf16_element_access_under_every_model(model: str, S: int, tmp_path: Pat
         p = np.arange(64) % S
         want = np.where(lay.row[p] >= 0, lay.row[p] * 16 + lay.col[p] + 1, 0)
         assert (got == want).all(), use
+
+
+# ---- run specs: bf16 / FP8 buffers in and out ---------------------------------------------------------------
+def test_run_spec_reads_and_writes_fp8_and_bf16_buffers(tmp_path: Path) -> None:
+    """Buffers of FP8 / bf16 values in a run spec: given as numbers with dtype float8_e4m3fn / bfloat16 (or typed
+    by the shader through their binding), printed as the numbers they hold, written to .npy as float32."""
+    import subprocess
+    import sys
+    import yaml
+    shader = tmp_path / "fp8_convert.spvasm"
+    shader.write_text((FP8 / "fp8_convert.spvasm").read_text())
+    xs = [float(v) for v in np.linspace(-500, 500, 64, dtype=np.float32)]
+    outs = "\n".join(f'  "0:{b}": {{zeros: 64}}' for b in (1, 3, 5, 6, 7, 8, 12))
+    spec = tmp_path / "run.yaml"
+    spec.write_text(f"shader: fp8_convert.spvasm\ndispatch: [1, 1, 1]\nbuffers:\n  X: {{data: {xs}}}\n"
+                    f"  N: {{arange: 64, dtype: int32}}\n  H: {{data: {[0.1] * 64}, dtype: float16}}\n{outs}\n"
+                    f"  S4: {{zeros: 64, dtype: float8_e4m3fn}}\n  S5: {{zeros: 64, dtype: float8_e5m2}}\n"
+                    f"  SN: {{zeros: 64, dtype: float8_e4m3fn}}\n  K: {{zeros: 6, dtype: uint32}}\n")
+    r = subprocess.run([sys.executable, "-m", "spvcoop", "run", str(spec)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    got = yaml.safe_load(r.stdout)
+    x = np.array(xs, np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        e4 = x.astype(E4).astype(np.float64)
+    g = np.array(got["E4"], np.float64)
+    assert ((g == e4) | (np.isnan(g) & np.isnan(e4))).all()
+    assert got["S4"] == _saturated(x, E4).astype(np.float64).tolist()
+    assert got["S5"] == _saturated(x, E5).astype(np.float64).tolist()
+    assert got["H5"] == np.full(64, 0.1, np.float16).astype(E5).astype(np.float64).tolist()
+    r = subprocess.run([sys.executable, "-m", "spvcoop", "run", str(spec), "-q", "-o", str(tmp_path / "out") + "/"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    s4 = np.load(tmp_path / "out" / "S4.npy")
+    assert s4.dtype == np.float32 and (s4 == _saturated(x, E4).astype(np.float32)).all()
+
+
+def test_run_spec_bfloat16_inline_data(tmp_path: Path) -> None:
+    """dtype: bfloat16 turns the numbers into bf16 (nearest even) before the run; bf16_scalar doubles element 0."""
+    import subprocess
+    import sys
+    import yaml
+    shader = tmp_path / "bf.spvasm"
+    shader.write_text((DATA / "bf16_scalar.spvasm").read_text())
+    spec = tmp_path / "run.yaml"
+    spec.write_text("shader: bf.spvasm\ndispatch: [1, 1, 1]\nbuffers:\n  0: {data: [1.1, 0], dtype: bfloat16}\n")
+    r = subprocess.run([sys.executable, "-m", "spvcoop", "run", str(spec)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    b = float(np.float32(1.1).astype(BF))
+    assert list(yaml.safe_load(r.stdout).values())[0] == [b, float(np.float32(2 * b).astype(BF))]
