@@ -50,9 +50,10 @@ def muladd(ex, frame, inst, mask):
                     f"C {C.shape[-2]}x{C.shape[-1]}")
     rdt = info.dtype
     half_inputs = (A.dtype == np.float16 or a.info.storage is not None) and \
-        (B.dtype == np.float16 or b.info.storage is not None)  # f16 or bf16 A and B
+        (B.dtype == np.float16 or b.info.storage is not None)  # f16, bf16 or FP8 A and B
     if rdt.kind == "f" and half_inputs and ex.config.coop_numerics == "nvidia-tensorcore":
-        # the H100 model holds for bf16 inputs too: 256 of 256 bit-identical (tests/test_interp_coopmat_bf16.py)
+        # measured for bf16 inputs too (tests/test_interp_coopmat_bf16.py, test_interp_bf16_gpu.py); FP8: a model
+        # only (the H100's Vulkan driver has no FP8)
         return CoopMat(info, info.rounded(tensorcore_muladd(A, B, C, rdt), truncate=True))
     if rdt.kind == "f" or A.dtype.kind == "f":
         acc = np.float64 if np.float64 in (A.dtype, B.dtype, C.dtype, rdt) else np.float32
