@@ -98,8 +98,12 @@ def _npy_name(buffer_name: str) -> str:
 def _npy_bytes(arr) -> bytes:
     import io
     import numpy as np
+    from ..interp.encodings import is_encoded
+    arr = np.asarray(arr)
+    if is_encoded(arr.dtype):  # bf16 / FP8: .npy has no such dtype (it would read back as void); f32 is exact
+        arr = arr.astype(np.float32)
     buf = io.BytesIO()
-    np.save(buf, np.asarray(arr), allow_pickle=False)
+    np.save(buf, arr, allow_pickle=False)
     return buf.getvalue()
 
 

@@ -49,7 +49,7 @@ SPEC_KEYS = {"shader", "entry_point", "dispatch", "subgroup_size", "spec_constan
 SOURCE_KEYS = ("data", "file", "random", "zeros", "arange")
 DATA_KEYS = set(SOURCE_KEYS) | {"dtype", "shape"}
 DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-          "uint64", "bool")
+          "uint64", "bool", "bfloat16", "float8_e4m3fn", "float8_e5m2")   # the last three: ml_dtypes' names
 DEFAULT_MAX_FILE_BYTES = 256 * MiB
 MAX_DISPATCH_DIM = 2**31 - 1
 MAX_DISPATCH_WORKGROUPS = 2**32 - 1   # the product; the interpreter's memory budget bounds what really runs

@@ -17,6 +17,7 @@ import numpy as np
 from ...spirv_grammar import load as load_grammar
 from ..dispatch import OpSet
 from ..fault import Fault
+from ..ops_convert import saturating
 from ..types import Type
 from .core import CoopInfo, CoopMat, active_groups, coop_info, coop_val, first_lanes, result_is_coopmat, uniform
 
@@ -49,9 +50,10 @@ def muladd(ex, frame, inst, mask):
                     f"C {C.shape[-2]}x{C.shape[-1]}")
     rdt = info.dtype
     half_inputs = (A.dtype == np.float16 or a.info.storage is not None) and \
-        (B.dtype == np.float16 or b.info.storage is not None)  # f16 or bf16 A and B
+        (B.dtype == np.float16 or b.info.storage is not None)  # f16, bf16 or FP8 A and B
     if rdt.kind == "f" and half_inputs and ex.config.coop_numerics == "nvidia-tensorcore":
-        # the H100 model holds for bf16 inputs too: 256 of 256 bit-identical (tests/test_interp_coopmat_bf16.py)
+        # measured for bf16 inputs too (tests/test_interp_coopmat_bf16.py, test_interp_bf16_gpu.py); FP8: a model
+        # only (the H100's Vulkan driver has no FP8)
         return CoopMat(info, info.rounded(tensorcore_muladd(A, B, C, rdt), truncate=True))
     if rdt.kind == "f" or A.dtype.kind == "f":
         acc = np.float64 if np.float64 in (A.dtype, B.dtype, C.dtype, rdt) else np.float32
@@ -184,7 +186,8 @@ def _elementwise(base, ex, frame, inst, mask, info, view):
     gmask = np.ones(info.num_groups, bool)
     # the H100 narrows f32 to bf16 toward zero (measured); the IEEE rule rounds to nearest even
     truncate = inst.opname == "OpFConvert" and ex.config.coop_numerics == "nvidia-tensorcore"
-    data = info.rounded(np.asarray(base(view, frame, inst, gmask)).astype(info.dtype, copy=False), truncate)
+    data = info.rounded(np.asarray(base(view, frame, inst, gmask)).astype(info.dtype, copy=False), truncate,
+                        saturating(ex, inst))
     if data.ndim != 3:
         data = np.broadcast_to(data.reshape((-1,) + (1,) * 2), (data.shape[0] if data.ndim else 1,
                                                                  info.rows, info.cols))
@@ -197,8 +200,8 @@ _on_coopmat(*ELEMENTWISE)(_elementwise)
 @_on_coopmat("OpMatrixTimesScalar")
 def _matrix_times_scalar(base, ex, frame, inst, mask, info, view):
     m, s = view.arg(frame, inst, 0), view.arg(frame, inst, 1)
-    if info.dtype.kind == "f":
-        return CoopMat(info, (m * s).astype(info.dtype))
+    if info.dtype.kind == "f":  # bf16 / FP8: in f32 (their scalar too), rounded once to the component type
+        return CoopMat(info, info.rounded(m * s.astype(info.dtype)))
     return CoopMat(info, (m.astype(np.int64) * s.astype(np.int64)).astype(f"u{info.itemsize}").view(info.dtype))
 
 
