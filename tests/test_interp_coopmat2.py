@@ -14,7 +14,7 @@ KERNELS = DATA / "coopmat2"
 f32 = np.float32
 
 
-@pytest.mark.parametrize("name", ["reduce", "perelem", "loadtensor", "wg_gemm"])
+@pytest.mark.parametrize("name", ["reduce", "perelem", "loadtensor", "wg_gemm", "tensor2", "decode"])
 def test_modules_are_valid(name, tmp_path):
     spv = tmp_path / "m.spv"
     assert run_tool("spirv-as", "--target-env", "vulkan1.3", str(KERNELS / f"{name}.spvasm"), "-o",
@@ -156,3 +156,30 @@ def test_workgroup_scope_gemm_with_clamped_edges(mnk, dispatch):
                     buffers={0: A.ravel(), 1: B.ravel(), 2: np.full(M * N, -1, f32)})
     want = A.astype(np.float64) @ B.astype(np.float64)
     np.testing.assert_allclose(r[2].reshape(M, N), want, rtol=1e-5, atol=1e-5)
+
+
+def test_view_with_dimensions_mirror_of_size_one_and_block_size():
+    T = (np.arange(512) * 0.25).astype(f32)
+    r = spvcoop.run(str(KERNELS / "tensor2.spvasm"), dispatch=(1, 1, 1),
+                    buffers={0: T, 1: np.zeros(256, f32), 2: np.zeros(256, f32), 3: np.zeros(256, f32)})
+    neg = np.full((16, 16), -1, f32)
+    # the GLSL extension's space_to_depth example: an 8 x 8 x 4 HWC tensor viewed as 4 x 2 x 4 x 2 x 4, permuted
+    v = ref.view(dims=[4, 2, 4, 2, 4], perm=[0, 2, 1, 3, 4])
+    assert (r[1].reshape(16, 16) == ref.load(T, ref.layout([8, 8, 4]), v, 16, 16, neg)).all()
+    H, W, C = 8, 8, 4
+    s2d = T[:H * W * C].reshape(H // 2, 2, W // 2, 2, C).transpose(0, 2, 1, 3, 4).reshape(16, 16)
+    assert (r[1].reshape(16, 16) == s2d).all()  # and it is what numpy calls that transform
+    # RepeatMirrored over a dimension of one: 2*D-2 = 0, every coordinate mirrors to 0
+    t = ref.sliced(ref.layout([1, 11], "RepeatMirrored"), -2, 16, 0, 16)
+    assert (r[2].reshape(16, 16) == ref.load(T, t, None, 16, 16, neg)).all()
+    # a block size without a decode function: strides count blocks, the element at blockCoord . stride
+    assert (r[3].reshape(16, 16) == ref.load(T, ref.layout([16, 32], block=[1, 2]), None, 16, 16, neg)).all()
+
+
+def test_decode_function_gets_a_pointer_to_the_block_and_both_coordinates():
+    Hs = (np.arange(512) % 97 * 0.5).astype(np.float16)
+    r = spvcoop.run(str(KERNELS / "decode.spvasm"), dispatch=(1, 1, 1), buffers={0: Hs, 1: np.zeros(256, np.float16)})
+    blocks = Hs.reshape(16, 16, 2)  # 16 rows of 16 blocks of two float16_t
+    want = np.array([[blocks[i, (j + 6) // 2, (j + 6) % 2] + np.float16(i) for j in range(16)] for i in range(16)],
+                    np.float16)
+    assert (r[1].reshape(16, 16) == want).all()

@@ -10,10 +10,6 @@ from pathlib import Path
 
 import numpy as np
 
-# kernel -> (dispatch, spec constants, [(binding file or None, zero-filled size in bytes)])
-KERNELS: dict[str, tuple] = {}
-
-
 def wide_floats(rng, n: int, lo: int, hi: int, dtype) -> np.ndarray:
     """Normal values scaled by 2^e, e uniform in [lo, hi]: sums of them depend on the order of the additions."""
     return (rng.standard_normal(n) * np.exp2(rng.integers(lo, hi + 1, n))).astype(dtype)
@@ -34,10 +30,13 @@ def inputs(rng) -> dict[str, dict[int, np.ndarray | int]]:
     M, N, K = 50, 40, 70
     k["wg_gemm"] = {0: rng.standard_normal(M * K).astype(np.float16), 1: rng.standard_normal(K * N).astype(np.float16),
                     2: np.full(M * N, -1, np.float32)}
+    k["tensor2"] = {0: (np.arange(512) * 0.25).astype(np.float32), 1: 1024, 2: 1024, 3: 1024}
+    k["decode"] = {0: (np.arange(512) % 97 * 0.5).astype(np.float16), 1: 512}
     return k
 
 
-DISPATCH = {"reduce": (1, 1, 1), "perelem": (1, 1, 1), "loadtensor": (1, 1, 1), "wg_gemm": (2, 2, 1)}
+DISPATCH = {"reduce": (1, 1, 1), "perelem": (1, 1, 1), "loadtensor": (1, 1, 1), "wg_gemm": (2, 2, 1),
+            "tensor2": (1, 1, 1), "decode": (1, 1, 1)}
 
 
 def main(out: Path) -> None:
