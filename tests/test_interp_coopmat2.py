@@ -27,7 +27,7 @@ def test_modules_are_valid(name, tmp_path):
 def _reduce_run(x32, x16):
     bufs = {0: x32, 1: np.zeros(1024, f32), 2: np.zeros(1024, f32), 3: np.zeros(256, f32), 4: np.zeros(256, f32),
             5: np.zeros(1024, f32), 6: x16, 7: np.zeros(1024, np.float16), 8: np.zeros(1024, np.float16),
-            9: np.zeros(256, np.float16)}
+            9: np.zeros(256, np.float16), 10: np.zeros(256, f32), 11: np.zeros(256, f32)}
     return spvcoop.run(str(KERNELS / "reduce.spvasm"), dispatch=(1, 1, 1), buffers=bufs)
 
 
@@ -51,6 +51,9 @@ def test_reduce_row_column_2x2_all_and_max():
     assert (r[3].reshape(16, 16) == quad).all()
     assert (r[4] == ref.tree_reduce(rows, add32)).all()  # Row|Column: every row, then the row results
     assert (r[5].reshape(32, 32) == X.max(axis=1, keepdims=True)).all()  # max is exact in any order
+    Y = X[:16, :16]
+    assert (r[10].reshape(16, 16) == np.array([ref.tree_reduce(Y[i], add32) for i in range(16)], f32)[:, None]).all()
+    assert (r[11].reshape(16, 16) == np.array([ref.tree_reduce(Y[:, j], add32) for j in range(16)], f32)[None, :]).all()
     hrows = np.array([ref.tree_reduce(H[i], add16) for i in range(32)], np.float16)
     assert (r[7].reshape(32, 32) == hrows[:, None]).all()
     hcols = np.array([ref.tree_reduce(H[:, j], add16) for j in range(32)], np.float16)

@@ -19,7 +19,7 @@ def inputs(rng) -> dict[str, dict[int, np.ndarray | int]]:
     """kernel -> binding -> input array, or the byte size of a zero-filled output."""
     k: dict[str, dict[int, np.ndarray | int]] = {}
     k["reduce"] = {0: wide_floats(rng, 1024, -12, 12, np.float32), 1: 4096, 2: 4096, 3: 1024, 4: 1024, 5: 4096,
-                   6: wide_floats(rng, 1024, -6, 6, np.float16), 7: 2048, 8: 2048, 9: 512}
+                   6: wide_floats(rng, 1024, -6, 6, np.float16), 7: 2048, 8: 2048, 9: 512, 10: 1024, 11: 1024}
     k["perelem"] = {0: wide_floats(rng, 256, -4, 4, np.float32), 1: wide_floats(rng, 256, -4, 4, np.float32),
                     2: np.array([0.7071067811865476, 0, 0, 0], np.float32), 3: 1024,
                     4: wide_floats(rng, 256, -4, 4, np.float16), 5: 512, 6: 512, 7: 512}
@@ -32,11 +32,13 @@ def inputs(rng) -> dict[str, dict[int, np.ndarray | int]]:
                     2: np.full(M * N, -1, np.float32)}
     k["tensor2"] = {0: (np.arange(512) * 0.25).astype(np.float32), 1: 1024, 2: 1024, 3: 1024}
     k["decode"] = {0: (np.arange(512) % 97 * 0.5).astype(np.float16), 1: 512}
+    k["attention"] = {0: rng.standard_normal(512).astype(np.float16), 1: rng.standard_normal(1024).astype(np.float16),
+                      2: rng.standard_normal(1024).astype(np.float16), 3: 2048}  # samples/coopmat2/flash_attention
     return k
 
 
 DISPATCH = {"reduce": (1, 1, 1), "perelem": (1, 1, 1), "loadtensor": (1, 1, 1), "wg_gemm": (2, 2, 1),
-            "tensor2": (1, 1, 1), "decode": (1, 1, 1)}
+            "tensor2": (1, 1, 1), "decode": (1, 1, 1), "attention": (2, 1, 1)}
 
 
 def main(out: Path) -> None:
