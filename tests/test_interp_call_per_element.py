@@ -151,13 +151,15 @@ def test_call_per_element_restores_the_dispatch_state():
 
     ex = Probe.__new__(Probe)
     ex.N, ex.alive, ex.any_killed, ex.trace = 4, np.array([True, False, True, True]), True, 3
+    ex.steps, ex.max_steps = 10, 1000
     ex.gvals = {1: np.arange(4), 2: np.zeros(1), 3: (np.arange(4), np.ones(1))}
-    before = (ex.N, ex.alive, ex.any_killed, ex.gvals, ex.trace)
+    before = (ex.N, ex.alive, ex.any_killed, ex.gvals, ex.trace, ex.max_steps)
     seen = {}
 
     def fake_call(fn, args, mask, call_inst=None):
         seen["g1"], seen["g2"], seen["g3"] = ex.gvals[1], ex.gvals[2], ex.gvals[3]
         seen["state"] = (ex.N, ex.alive.copy(), ex.any_killed, ex.trace)
+        seen["max_steps"] = ex.max_steps
         return np.asarray(args[0]) * 2
 
     ex.call = fake_call
@@ -167,4 +169,30 @@ def test_call_per_element_restores_the_dispatch_state():
     assert seen["g2"].shape == (1,)                            # shared values unchanged
     assert (seen["g3"][0] == [0, 0, 2, 2, 3, 3]).all() and seen["g3"][1].shape == (1,)
     assert seen["state"][0] == 6 and seen["state"][1].all() and seen["state"][2] is False and seen["state"][3] is None
-    assert (ex.N, ex.alive, ex.any_killed, ex.gvals, ex.trace) == before  # the very same objects afterwards
+    assert seen["max_steps"] == 10 + 990 * 4 // 6  # 6 virtual invocations for 4 real ones: the work limit holds
+    assert (ex.N, ex.alive, ex.any_killed, ex.gvals, ex.trace, ex.max_steps) == before  # the same objects afterwards
+
+
+def test_an_endless_per_element_function_hits_the_work_limit(tmp_path):
+    """A per-element function that loops forever: the run stops at the work limit (a located error), and sooner
+    than the step limit alone would allow, as the calls run for 256 elements per subgroup."""
+    mod = MODULE.replace("""          %x = OpFunctionParameter %f32
+         %lf = OpLabel
+""", """          %x = OpFunctionParameter %f32
+         %lf = OpLabel
+               OpBranch %spin
+       %spin = OpLabel
+               OpLoopMerge %exit %spin None
+               OpBranchConditional %true %spin %exit
+       %exit = OpLabel
+""").replace("        %f32 = OpTypeFloat 32\n", "        %f32 = OpTypeFloat 32\n       %bool = OpTypeBool\n"
+             "       %true = OpConstantTrue %bool\n")
+    path = tmp_path / "spin.spvasm"
+    path.write_text(mod)
+    from spvcoop.diagnostics import SpvError
+    import pytest
+    with pytest.raises(SpvError) as e:
+        spvcoop.run(str(path), dispatch=(1, 1, 1), subgroup_size=32, max_work=1_000_000,
+                    buffers={0: np.zeros(256, np.float32), 1: np.zeros(512, np.float32), 2: np.zeros(256, np.uint32)})
+    d = e.value.diagnostics[0]
+    assert d.rule == "interp.max-work" and "512 invocations" in d.message, d.message

@@ -143,16 +143,19 @@ class Executor:
         invocation whose own state (built-in inputs, Private and Workgroup variables) it sees. The dispatch's
         lane layout is swapped for the call and restored afterwards; executed instructions count once per
         call, as for any instruction. These functions contain no tangled instructions (the extension forbids
-        them), so nothing inside needs the real lane layout."""
+        them), so nothing inside needs the real lane layout. The work limit holds: a call over more virtual
+        invocations than the dispatch has may execute proportionally fewer instructions."""
         lanes = np.asarray(lanes, np.int64)
         n = int(lanes.shape[0])
-        saved = (self.N, self.alive, self.any_killed, self.gvals, self.trace)
+        saved = (self.N, self.alive, self.any_killed, self.gvals, self.trace, self.max_steps)
         try:
             self.gvals = {k: _lanes_of(v, lanes, saved[0]) for k, v in self.gvals.items()}
+            if n > self.N:
+                self.max_steps = self.steps + max(1, (self.max_steps - self.steps) * max(self.N, 1) // n)
             self.N, self.alive, self.any_killed, self.trace = n, np.ones(n, bool), False, None
             return self.call(fn, args, np.ones(n, bool), call_inst)
         finally:
-            self.N, self.alive, self.any_killed, self.gvals, self.trace = saved
+            self.N, self.alive, self.any_killed, self.gvals, self.trace, self.max_steps = saved
 
     def walk(self, frame: Frame, label: int, incoming: list, stops: frozenset) -> Arrivals:
         out: Arrivals = defaultdict(list)
