@@ -198,3 +198,31 @@ def test_zero_span_is_an_error_not_a_crash(tmp_path):
     with pytest.raises(SpvError) as e:
         _run(body, tmp_path)
     assert "tensor layout span 0 is zero" in e.value.diagnostics[0].message
+
+
+def test_reduce_results_of_other_shapes(tmp_path):
+    """Row keeps the rows and may have any number of columns (each holds the row's result); Row|Column may have
+    any shape (every element holds the whole matrix's result)."""
+    body = """          %m = OpCooperativeMatrixLoadKHR %macc %pin %rowmajor %u16
+         %rw = OpCooperativeMatrixReduceNV %mwide %m Row %add
+               OpCooperativeMatrixStoreKHR %pout %rw %rowmajor %u32c
+         %al = OpCooperativeMatrixReduceNV %mtall %m Row|Column %add
+      %pout2 = OpAccessChain %pf %b1 %i0 %u512
+               OpCooperativeMatrixStoreKHR %pout2 %al %rowmajor %u16
+"""
+    head = HEAD.replace("       %macc = OpTypeCooperativeMatrixKHR", "       %u32c = OpConstant %u32 32\n"
+                        "       %u512 = OpConstant %u32 512\n"
+                        "      %mwide = OpTypeCooperativeMatrixKHR %f32 %subgroup %u16 %u32c %useAcc\n"
+                        "      %mtall = OpTypeCooperativeMatrixKHR %f32 %subgroup %u32c %u16 %useAcc\n"
+                        "       %macc = OpTypeCooperativeMatrixKHR")
+    path = tmp_path / "m.spvasm"
+    path.write_text(head + body + TAIL)
+    spv = tmp_path / "m.spv"
+    assert run_tool("spirv-as", "--target-env", "vulkan1.3", str(path), "-o", str(spv)).returncode == 0
+    r = run_tool("spirv-val", "--target-env", "vulkan1.3", str(spv))
+    assert r.returncode == 0, r.stdout.decode() + r.stderr.decode()
+    x = np.arange(256, dtype=np.float32)
+    out = spvcoop.run(str(path), dispatch=(1, 1, 1), buffers={0: x, 1: np.zeros(1024, np.float32)})[1]
+    X = x.reshape(16, 16).astype(np.float64)
+    assert (out[:512].reshape(16, 32) == X.sum(axis=1, keepdims=True)).all()
+    assert (out[512:].reshape(32, 16) == X.sum()).all()
