@@ -226,3 +226,18 @@ def test_reduce_results_of_other_shapes(tmp_path):
     X = x.reshape(16, 16).astype(np.float64)
     assert (out[:512].reshape(16, 32) == X.sum(axis=1, keepdims=True)).all()
     assert (out[512:].reshape(32, 16) == X.sum()).all()
+
+
+def test_workgroup_scope_operands_must_agree_across_the_workgroup(tmp_path):
+    """wg_gemm with n0 = gl_LocalInvocationID.x * 32 instead of gl_WorkGroupID.x * 32: the slice differs between the
+    invocations of the workgroup that owns the Workgroup-scope matrix."""
+    from conftest import DATA
+    src = (DATA / "coopmat2" / "wg_gemm.spvasm").read_text().replace("BuiltIn WorkgroupId", "BuiltIn LocalInvocationId")
+    path = tmp_path / "wg.spvasm"
+    path.write_text(src)
+    with pytest.raises(SpvError) as e:
+        spvcoop.run(str(path), dispatch=(1, 1, 1), spec_constants={0: 32, 1: 32, 2: 32},
+                    buffers={0: np.zeros(1024, np.float16), 1: np.zeros(1024, np.float16), 2: np.zeros(1024, np.float32)})
+    msg = e.value.diagnostics[0].message
+    assert "the TensorLayout operand (offset) differs within workgroup 0: invocation 1 has [0, 32], invocation 0 " \
+           "has [0, 0] (it must be the same for the whole workgroup)" in msg, msg
