@@ -98,6 +98,8 @@ def _prepare(ex, frame, inst, mask, info: CoopInfo, store: bool):
         V = {k: np.asarray(uniform(info, v, groups, lanes, mask, f"the TensorView operand ({k})"))
              for k, v in view.fields.items()}
     where = _Where(ex, ex.val(frame, inst.operands[0].value), info, groups, lanes, mask)
+    n = len(groups) * info.rows * info.cols  # the addressing's int64 arrays per element: checked, not kept
+    ex.reserve(n * 8 * (12 + 4 * layout.type.dims), f"tensor addressing of {n:,} elements", inst, keep=False)
     where.dims = L["dim"]
     a = tensor_addresses(layout.type, L, vt, V, info.rows, info.cols, store)
     return groups, lanes, where, a, (layout.type, L), decode_id
