@@ -32,9 +32,10 @@ def _op(ex, frame, inst, mask):
 def test_default_table_names_only_real_opcodes():
     d = default_dispatcher()
     grammar = load_grammar()
-    assert d.families == ("core", "coopmat")
+    assert d.families == ("core", "coopmat", "coopmat2")
     assert set(d.ops) <= set(grammar.instructions)
     assert "OpCooperativeMatrixMulAddKHR" in d.ops and "OpFAdd" in d.ops
+    assert "OpCooperativeMatrixReduceNV" in d.ops and "OpTensorLayoutSliceNV" in d.ops
     assert "Sqrt" in d.ext_ops["GLSL.std.450"]
     assert default_dispatcher() is d  # built once
 
@@ -85,7 +86,7 @@ def test_kind_hooks_declared_twice_fail():
 
 
 def test_families_are_the_declared_ones():
-    assert [f.name for f in FAMILIES] == ["core", "coopmat"]
+    assert [f.name for f in FAMILIES] == ["core", "coopmat", "coopmat2"]
 
 
 @pytest.mark.parametrize("kwargs, match", [

@@ -9,7 +9,8 @@ Execution model: see executor.py (settings: config.RunConfig, checked when it is
 Ops (dispatch.py): each op module owns an `OpSet` and registers one function per opcode,
 `@OPS.op("OpFAdd")` -> fn(ex, frame, inst, mask) returning the result value; extended instructions with
 `@OPS.ext_op("GLSL.std.450", "Sqrt")`. Op sets are grouped into families (families.py: CORE, then the
-cooperative-matrix family of coopmat/); `families.default_dispatcher()` builds the one table from them
+cooperative-matrix family of coopmat/, then cooperative_matrix2 + tensor addressing of coopmat2/);
+`families.default_dispatcher()` builds the one table from them
 once, checking every name against the SPIR-V grammar, so a typo fails at start-up.
 
 A family handles its own types in ops another family defines with
@@ -19,8 +20,9 @@ shape (subgroups, rows, cols)) are objects with `masked_select(mask, other)` (us
 masked results); the family declares `dispatch.KindHooks` for them (null values, constant composites,
 extract/insert, access chains, Private/Function variables before allocation). Per-run state of a family
 goes in `ex.family_state`; the lane layout is on the Executor (ex.sg_global, ex.sg_local,
-ex.subgroup_size, ex.num_sg_total, ex.wg_index). A new extension (cooperative_matrix2) is a package
-like coopmat/ with a family.py, appended to families.FAMILIES.
+ex.subgroup_size, ex.num_sg_total, ex.wg_index). Ops that call a SPIR-V function per element use
+ex.call_per_element. A new extension is a package like coopmat2/ with a family.py, appended to
+families.FAMILIES.
 """
 from __future__ import annotations
 

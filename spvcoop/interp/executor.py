@@ -21,7 +21,7 @@ from ..module import Instruction
 from .config import RunConfig
 from .dispatch import Dispatcher
 from .fault import Fault
-from .memory import DeviceMemory, Memory, Pointer
+from .memory import DeviceMemory, Memory, Pointer, Register
 from .program import Block, Function, Program
 from .values import lane, select
 
@@ -133,6 +133,29 @@ class Executor:
             self.exec_inst(frame, v, mask, True)
         self.walk(frame, fn.entry, [(0, mask)], frozenset({RETURN}))
         return frame.ret
+
+    def call_per_element(self, fn: Function, args: list, lanes: np.ndarray, call_inst: Instruction):
+        """Run `fn` once for each of n virtual invocations and return its result, shape (n, ...): the combine,
+        per-element and decode functions that SPV_NV_cooperative_matrix2 instructions call per matrix element.
+
+        `args` hold one value per virtual invocation ((n, ...) arrays, tuples of them, pointers with (n,)
+        offsets) or one for all ((1, ...)); `lanes` (n,) names, for each virtual invocation, the real
+        invocation whose own state (built-in inputs, Private and Workgroup variables) it sees. The dispatch's
+        lane layout is swapped for the call and restored afterwards; executed instructions count once per
+        call, as for any instruction. These functions contain no tangled instructions (the extension forbids
+        them), so nothing inside needs the real lane layout. The work limit holds: a call over more virtual
+        invocations than the dispatch has may execute proportionally fewer instructions."""
+        lanes = np.asarray(lanes, np.int64)
+        n = int(lanes.shape[0])
+        saved = (self.N, self.alive, self.any_killed, self.gvals, self.trace, self.max_steps)
+        try:
+            self.gvals = {k: _lanes_of(v, lanes, saved[0]) for k, v in self.gvals.items()}
+            if n > self.N:
+                self.max_steps = self.steps + max(1, (self.max_steps - self.steps) * max(self.N, 1) // n)
+            self.N, self.alive, self.any_killed, self.trace = n, np.ones(n, bool), False, None
+            return self.call(fn, args, np.ones(n, bool), call_inst)
+        finally:
+            self.N, self.alive, self.any_killed, self.gvals, self.trace, self.max_steps = saved
 
     def walk(self, frame: Frame, label: int, incoming: list, stops: frozenset) -> Arrivals:
         out: Arrivals = defaultdict(list)
@@ -393,6 +416,25 @@ class Executor:
             from .memory import store
             store(ptr, t, init, np.ones(self.N, bool) if mask is None else mask)
         return ptr
+
+
+def _lanes_of(v, lanes: np.ndarray, n: int):
+    """A global value as the virtual invocations of call_per_element see it: per-invocation parts picked by
+    `lanes`, values shared by all (constants, (1, ...) arrays) unchanged."""
+    if isinstance(v, np.ndarray):
+        return v[lanes] if v.ndim and v.shape[0] == n and n > 1 else v
+    if isinstance(v, tuple):
+        return tuple(_lanes_of(x, lanes, n) for x in v)
+    if isinstance(v, Pointer):
+        off = np.asarray(v.off)
+        if off.ndim and off.shape[0] == n and n > 1:
+            base = v.base if np.ndim(v.base) == 0 else np.asarray(v.base)[lanes]
+            return Pointer(v.mem, off[lanes], v.type, base, v.matrix, v.vstride, v.align)
+        return v
+    if isinstance(v, Register):
+        w = v.written
+        return Register(v.name, _lanes_of(v.value, lanes, n), None if w is None else w[lanes])
+    return v
 
 
 def _size(n: int) -> str:

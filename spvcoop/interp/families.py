@@ -10,11 +10,12 @@ from functools import cache
 
 from . import ops_arith, ops_atomic, ops_composite, ops_convert, ops_glsl, ops_memory, ops_subgroup
 from .coopmat.family import FAMILY as COOPMAT
+from .coopmat2.family import FAMILY as COOPMAT2
 from .dispatch import Dispatcher, Family, build
 
 CORE = Family("core", (ops_arith.OPS, ops_convert.OPS, ops_composite.OPS, ops_memory.OPS, ops_atomic.OPS,
                        ops_subgroup.OPS, ops_glsl.OPS))
-FAMILIES = (CORE, COOPMAT)
+FAMILIES = (CORE, COOPMAT, COOPMAT2)
 
 
 @cache

@@ -26,6 +26,22 @@ FLOAT_WIDTHS = (16, 32, 64)  # other widths only with an FPEncoding (refused whe
 # what an id operand of an instruction in a function must name, by grammar operand name (default: a value)
 _LABEL_OPERANDS = {"Target Label", "True Label", "False Label", "Default", "Merge Block", "Continue Target"}
 _POINTER_OPERANDS = {"Pointer"}  # and an access chain's Base (OpBitFieldInsert's Base is an integer)
+_DECODE_FUNC = 0x2  # TensorAddressingOperands bit whose parameter is a function
+
+
+def function_operands(inst: Instruction) -> tuple[int, ...]:
+    """Indices of the operands that name a function an instruction calls (SPV_NV_cooperative_matrix2: the
+    combine, per-element and decode functions), besides OpFunctionCall's callee."""
+    op = inst.opname
+    if op == "OpCooperativeMatrixReduceNV":
+        return (2,)
+    if op == "OpCooperativeMatrixPerElementOpNV":
+        return (1,)
+    if op == "OpCooperativeMatrixLoadTensorNV":
+        for i, o in enumerate(inst.operands):
+            if o.kind == "TensorAddressingOperands" and o.value & _DECODE_FUNC and len(inst.operands) > i + 1:
+                return (len(inst.operands) - 1,)
+    return ()
 
 TYPE_KINDS = {
     "OpTypeVoid": "void", "OpTypeBool": "bool", "OpTypeInt": "int", "OpTypeFloat": "float",
@@ -33,7 +49,9 @@ TYPE_KINDS = {
     "OpTypeRuntimeArray": "runtime_array", "OpTypeStruct": "struct", "OpTypePointer": "pointer",
     "OpTypeForwardPointer": None, "OpTypeFunction": "function",
     "OpTypeCooperativeMatrixNV": "coopmat", "OpTypeCooperativeMatrixKHR": "coopmat",
+    "OpTypeTensorLayoutNV": "tensor_layout", "OpTypeTensorViewNV": "tensor_view",  # opaque (interp/coopmat2)
 }
+OPAQUE_VALUE_KINDS = ("coopmat", "tensor_layout", "tensor_view")  # held as values by their op family
 
 
 @cache
@@ -261,6 +279,13 @@ class Program:
             for blk in fn.blocks.values():
                 for inst in [*blk.phis, *blk.body, *([blk.merge] if blk.merge else []), blk.term]:
                     self._check_operands(fn, inst)
+                    for j in function_operands(inst):  # called by the op itself (coopmat2)
+                        callee = self.functions.get(inst.operands[j].value)
+                        if callee is not None and not callee.blocks:
+                            raise self.error(f"{self.name_of(callee.id)} has no blocks (a declaration) and "
+                                             f"cannot be called", inst)
+                        if callee is not None:
+                            calls[fn.id].append((callee.id, inst))
                     if inst.opname == "OpFunctionCall":
                         callee = self.functions[inst.operands[0].value]
                         if len(inst.operands) - 1 != len(callee.params):
@@ -278,11 +303,14 @@ class Program:
     def _check_operands(self, fn: Function, inst: Instruction) -> None:
         op = inst.opname
         names = _operand_names(op)
+        funcs = function_operands(inst)
         for i, o in enumerate(inst.operands):
             if not o.kind.startswith("Id"):
                 continue
             name = names[i] if i < len(names) else ""
-            if op == "OpPhi":
+            if i in funcs:
+                want = "function"
+            elif op == "OpPhi":
                 want = "label" if i % 2 else "value"
             elif op == "OpSwitch" and i >= 1 or name in _LABEL_OPERANDS:
                 want = "label"
@@ -327,6 +355,7 @@ class Program:
                 ids.update(o.value for o in inst.operands if o.kind.startswith("Id"))
                 if inst.opname == "OpFunctionCall":
                     todo.append(inst.operands[0].value)
+                todo.extend(inst.operands[j].value for j in function_operands(inst))
         return ids
 
     def _check_recursion(self, calls: dict[int, list[tuple[int, Instruction]]]) -> None:
@@ -356,7 +385,7 @@ class Program:
             if inst.opname == "OpVariable":
                 pt = self.types.get(inst.result_type)
                 if pt is not None and pt.storage in ("Function", "Private") and pt.elem is not None and \
-                        pt.elem.kind in ("bool", "int", "float", "vector", "matrix", "coopmat"):
+                        pt.elem.kind in ("bool", "int", "float", "vector", "matrix", *OPAQUE_VALUE_KINDS):
                     cands.add(inst.result_id)
         bad: set[int] = set()
         for inst in self.module.instructions:
@@ -414,6 +443,8 @@ class Program:
         elif t.kind == "coopmat":
             t.extra["operand_ids"] = [o.value for o in ops]
             t.elem = self._type_of(inst, ops[0].value, "component type")
+        elif t.kind in ("tensor_layout", "tensor_view"):
+            t.extra["operand_ids"] = [o.value for o in ops]
         self.types[tid] = t
 
     def _finish_types(self) -> None:

@@ -166,6 +166,9 @@ class Type:
             return -(-end // al) * al
         if k == "coopmat":
             return int(self.extra.get("size", 0))
+        if k in ("tensor_layout", "tensor_view"):
+            raise Fault(f"a {k.replace('_', ' ')} in memory (a variable used other than by whole loads and stores, "
+                        f"e.g. passed to a function by pointer) is not supported: the interpreter holds them as values")
         raise TypeError(f"type {self.describe()} has no size in memory")
 
 

@@ -1,0 +1,197 @@
+"""OpCooperativeMatrixLoadTensorNV / StoreTensorNV: whole logical matrices through tensor layouts and views.
+
+Element (row, col) is at byte `Pointer + index * E` (E: the component size), index from addressing.py. Every
+operand must be the same for the whole scope instance. A load keeps Object's element where the view's clip
+region excludes it and gives the layout's clamp value (its low E bytes) where Constant mode clamps it; a store
+skips both. Out of range under clamp mode Undefined, and any element outside its buffer, stops the run with the
+element and its byte offset. With a DecodeFunc the function is called once per loaded element with a
+PhysicalStorageBuffer pointer to `Pointer + index * P` (P: the size of its pointee) and the block coordinate and
+coordinate in block, and returns the element.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dispatch import OpSet
+from ..fault import Fault
+from ..memory import ADDRESS_SHIFT, DeviceMemory, Pointer
+from ..coopmat.core import CoopInfo, CoopMat, active_groups, coop_info, coop_val, first_lanes, uniform
+from .addressing import Addresses, tensor_addresses
+from .core import LayoutType, TensorLayout, TensorView, ViewType, call_elements, tensor_val
+
+OPS = OpSet()
+
+_VIEW, _DECODE = 0x1, 0x2
+
+
+def _addressing_operands(ex, inst):
+    """(view id or None, decode function id or None) from the Tensor Addressing Operands."""
+    ops = inst.operands
+    for i, o in enumerate(ops):
+        if o.kind == "TensorAddressingOperands":
+            rest = [x.value for x in ops[i + 1:]]
+            view = rest.pop(0) if o.value & _VIEW and rest else None
+            decode = rest.pop(0) if o.value & _DECODE and rest else None
+            return view, decode
+    return None, None
+
+
+class _Where:
+    """Per active scope instance: the memory, the element-0 index into its bytes, and its bounds."""
+
+    def __init__(self, ex, ptr, info: CoopInfo, groups, lanes, mask):
+        if not isinstance(ptr, Pointer):
+            raise Fault("the Pointer operand is not a pointer")
+        off = uniform(info, np.asarray(ptr.off).reshape(-1), groups, lanes, mask,
+                      "the Pointer operand (byte offset)").astype(np.int64)
+        mem = ptr.mem
+        if isinstance(mem, DeviceMemory):
+            k = off >> ADDRESS_SHIFT
+            self.mems = []
+            for j, kk in enumerate(k.tolist()):
+                if kk < 1 or kk > len(mem.buffers):
+                    raise Fault(f"address 0x{int(off[j]):x} is not inside any buffer with a device address")
+                self.mems.append(mem.buffers[kk - 1])
+            self.start = off - (k << ADDRESS_SHIFT)
+            self.rel = self.start
+        else:
+            base = np.asarray(ptr.base)
+            base = np.broadcast_to(base, mask.shape)[lanes] if base.ndim else np.full(len(groups), int(base))
+            self.mems = [mem] * len(groups)
+            self.start = off
+            self.rel = off - base
+        self.ptr = ptr
+
+    def check(self, info: CoopInfo, a: Addresses, groups, E: int, what: str, lt: LayoutType) -> None:
+        if a.undefined.any():
+            j, r, c = (int(x) for x in np.argwhere(a.undefined)[0])
+            d, x = int(a.bad_dim[j, r, c]), int(a.bad_coord[j, r, c])
+            raise Fault(f"{what} out of range in {info.scope.lower()} {int(groups[j])}: element (row {r}, col {c}) "
+                        f"has tensor coordinate {x} in dimension {d}, outside 0..{int(self.dims[j, d]) - 1}, under "
+                        f"clamp mode Undefined; {int(a.undefined[j].sum())} of {info.rows * info.cols} elements are "
+                        f"out of range")
+        region = np.array([m.region for m in self.mems], np.int64)[:, None, None]
+        rel = self.rel[:, None, None] + a.index * E
+        bad = a.access & ((rel < 0) | (rel + E > region))
+        if bad.any():
+            j, r, c = (int(x) for x in np.argwhere(bad)[0])
+            m = self.mems[j]
+            raise Fault(f"{what} out of bounds in {info.scope.lower()} {int(groups[j])}: element (row {r}, col {c}) "
+                        f"is tensor element {int(a.index[j, r, c])}, at byte offset {int(rel[j, r, c])} of "
+                        f"'{m.name}' ({m.storage}, {m.region} bytes); {int(bad[j].sum())} of "
+                        f"{info.rows * info.cols} elements are outside")
+
+
+def _prepare(ex, frame, inst, mask, info: CoopInfo, store: bool):
+    gmask = active_groups(ex, info, mask, inst.opname)
+    groups, lanes = first_lanes(info, gmask, mask)
+    if len(groups) == 0:
+        return groups, lanes, None, None, None, None
+    layout = tensor_val(ex, frame, inst.operands[2].value, TensorLayout)
+    view_id, decode_id = _addressing_operands(ex, inst)
+    L = {k: np.asarray(uniform(info, v, groups, lanes, mask, f"the TensorLayout operand ({k})"))
+         for k, v in layout.fields.items()}
+    vt = V = None
+    if view_id is not None:
+        view = tensor_val(ex, frame, view_id, TensorView)
+        vt = view.type
+        V = {k: np.asarray(uniform(info, v, groups, lanes, mask, f"the TensorView operand ({k})"))
+             for k, v in view.fields.items()}
+    where = _Where(ex, ex.val(frame, inst.operands[0].value), info, groups, lanes, mask)
+    n = len(groups) * info.rows * info.cols  # the addressing's int64 arrays per element: checked, not kept
+    ex.reserve(n * 8 * (12 + 4 * layout.type.dims), f"tensor addressing of {n:,} elements", inst, keep=False)
+    where.dims = L["dim"]
+    a = tensor_addresses(layout.type, L, vt, V, info.rows, info.cols, store)
+    return groups, lanes, where, a, (layout.type, L), decode_id
+
+
+def _gather(where: _Where, info: CoopInfo, a: Addresses) -> np.ndarray:
+    """(k,) element values of the accessed elements, in np.nonzero(a.access) order."""
+    E = info.itemsize
+    j, r, c = np.nonzero(a.access)
+    out = np.zeros(len(j), info.storage_dtype)
+    for jj in np.unique(j):
+        sel = j == jj
+        data = where.mems[jj].data
+        addr = where.start[jj] + a.index[jj, r[sel], c[sel]] * E
+        raw = np.ascontiguousarray(data[addr[:, None] + np.arange(E)]).view(info.storage_dtype)[:, 0]
+        out[sel] = raw
+    return info.from_storage(out)
+
+
+def _clamp_values(info: CoopInfo, clamp: np.ndarray) -> np.ndarray:
+    """(g,) the clamp value's low E bytes as the component type."""
+    E = info.itemsize
+    bits = (clamp.astype(np.int64) & ((1 << (8 * E)) - 1)).astype(f"u{E}")
+    return info.from_storage(bits.view(info.storage_dtype))
+
+
+@OPS.op("OpCooperativeMatrixLoadTensorNV")
+def load_tensor(ex, frame, inst, mask):
+    info = coop_info(ex, ex.rtype(inst))
+    obj = coop_val(ex, frame, inst.operands[1].value)
+    groups, lanes, where, a, lt_l, decode_id = _prepare(ex, frame, inst, mask, info, False)
+    if where is None:
+        return CoopMat(info, np.zeros((info.num_groups, info.rows, info.cols), info.dtype))
+    lt, L = lt_l
+    E = info.itemsize
+    where.check(info, a, groups, E, "load", lt)
+    vals = np.array(obj.full()[groups], dtype=info.dtype)
+    if decode_id is not None:
+        vals[a.access] = _decode(ex, inst, decode_id, where, info, a, lanes)
+    else:
+        vals[a.access] = _gather(where, info, a)
+    if a.constant.any():
+        cv = np.broadcast_to(_clamp_values(info, L["clamp_value"])[:, None, None], vals.shape)
+        vals[a.constant] = cv[a.constant]
+    if len(groups) == info.num_groups:
+        return CoopMat(info, vals)
+    out = np.array(obj.full(), dtype=info.dtype)
+    out[groups] = vals
+    return CoopMat(info, out)
+
+
+def _decode(ex, inst, decode_id, where: _Where, info: CoopInfo, a: Addresses, lanes) -> np.ndarray:
+    """Call the decode function for every accessed element (in np.nonzero(a.access) order)."""
+    fn = ex.prog.functions.get(decode_id)
+    if fn is None:
+        raise Fault(f"DecodeFunc {ex.prog.name_of(decode_id)} is not a function")
+    ptype = fn.params[0] and ex.types.get(fn.params[0].result_type)
+    if ptype is None or ptype.kind != "pointer" or ptype.elem is None:
+        raise Fault(f"the first parameter of DecodeFunc {ex.prog.name_of(decode_id)} is not a pointer")
+    P = max(ptype.elem.size(), 1)
+    j, r, c = np.nonzero(a.access)
+    addr = np.zeros(len(j), np.int64)
+    for jj in np.unique(j):
+        m = where.mems[jj]
+        if not m.address:
+            ex.device.add(m)  # a StorageBuffer reached through the decode function's PhysicalStorageBuffer pointer
+        sel = j == jj
+        addr[sel] = m.address + where.start[jj] + a.index[jj, r[sel], c[sel]] * P
+    ptr = Pointer(ex.device, addr, ptype.elem, 0, None, None, P & -P)
+    D = a.block_coord.shape[-1]
+    bc = tuple(a.block_coord[j, r, c, d].astype(np.uint32) for d in range(D))
+    ib = tuple(a.in_block[j, r, c, d].astype(np.uint32) for d in range(D))
+    v = call_elements(ex, inst, fn, [ptr, bc, ib], lanes[j])
+    return info.rounded(np.asarray(v).astype(info.dtype))
+
+
+@OPS.op("OpCooperativeMatrixStoreTensorNV")
+def store_tensor(ex, frame, inst, mask):
+    v = coop_val(ex, frame, inst.operands[1].value)
+    info = v.info
+    groups, lanes, where, a, lt_l, decode_id = _prepare(ex, frame, inst, mask, info, True)
+    if where is None:
+        return None
+    lt = lt_l[0]
+    E = info.itemsize
+    where.check(info, a, groups, E, "store", lt)
+    vals = info.to_storage(np.asarray(v.full()[groups]))
+    j, r, c = np.nonzero(a.access)
+    for jj in np.unique(j):
+        sel = j == jj
+        data = where.mems[jj].data
+        addr = where.start[jj] + a.index[jj, r[sel], c[sel]] * E
+        raw = np.ascontiguousarray(vals[jj, r[sel], c[sel]].astype(info.storage_dtype)).view(np.uint8)
+        data[(addr[:, None] + np.arange(E)).reshape(-1)] = raw.reshape(-1)
+    return None

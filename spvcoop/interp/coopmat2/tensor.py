@@ -1,0 +1,124 @@
+"""Tensor layout and view instructions (SPV_NV_tensor_addressing): each copies its operand's state and updates
+the requested part, as the extension text says; the addressing that uses the state is in addressing.py."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dispatch import KindHooks, OpSet
+from ..fault import Fault
+from .core import (LayoutType, TensorLayout, TensorView, ViewType, new_layout, new_view, operand_rows, s32,
+                   tensor_val, u32)
+
+OPS = OpSet()
+
+
+def _layout_operands(ex, frame, inst, count_per_dim: int = 1):
+    t = tensor_val(ex, frame, inst.operands[0].value, TensorLayout)
+    d = t.type.dims
+    ids = [o.value for o in inst.operands[1:]]
+    if len(ids) != d * count_per_dim:
+        raise Fault(f"{len(ids)} operands for a tensor layout of dimension {d} (needs {d * count_per_dim})")
+    return t, ids
+
+
+@OPS.op("OpCreateTensorLayoutNV")
+def create_layout(ex, frame, inst, mask):
+    return new_layout(LayoutType.of(ex, ex.rtype(inst)))
+
+
+@OPS.op("OpTensorLayoutSetDimensionNV")
+def layout_set_dimension(ex, frame, inst, mask):
+    """layoutDimension and span = Dim<i>, offsets 0, strides packed: stride[D-1] = 1,
+    stride[i] = stride[i+1] * ceil(Dim<i+1> / blockSize[i+1])."""
+    t, ids = _layout_operands(ex, frame, inst)
+    dims = operand_rows(ex, frame, ids)
+    n = max(dims.shape[0], t.block.shape[0])
+    dims = np.broadcast_to(dims, (n, dims.shape[1]))
+    block = np.broadcast_to(t.block, dims.shape)
+    stride = np.ones(dims.shape, np.int64)
+    for i in range(dims.shape[1] - 2, -1, -1):
+        b = np.maximum(block[:, i + 1], 1)  # a zero block size: the ceiling is undefined; count one block
+        stride[:, i] = stride[:, i + 1] * (-(-dims[:, i + 1] // b))
+    return t.replaced(dim=dims, span=dims, offset=np.zeros(dims.shape, np.int64), stride=stride)
+
+
+@OPS.op("OpTensorLayoutSetStrideNV")
+def layout_set_stride(ex, frame, inst, mask):
+    t, ids = _layout_operands(ex, frame, inst)
+    return t.replaced(stride=operand_rows(ex, frame, ids))
+
+
+@OPS.op("OpTensorLayoutSetBlockSizeNV")
+def layout_set_block_size(ex, frame, inst, mask):
+    t, ids = _layout_operands(ex, frame, inst)
+    return t.replaced(block=operand_rows(ex, frame, ids))
+
+
+@OPS.op("OpTensorLayoutSliceNV")
+def layout_slice(ex, frame, inst, mask):
+    """offset[i] += Offset<i> (signed), span[i] = Span<i>."""
+    t, ids = _layout_operands(ex, frame, inst, 2)
+    cols = [s32(ex.val(frame, i)).reshape(-1) for i in ids[0::2]]
+    n = max(max(c.shape[0] for c in cols), t.offset.shape[0])
+    offs = np.stack([np.broadcast_to(c, (n,)) for c in cols], axis=1)
+    return t.replaced(offset=np.broadcast_to(t.offset, offs.shape) + offs, span=operand_rows(ex, frame, ids[1::2]))
+
+
+@OPS.op("OpTensorLayoutSetClampValueNV")
+def layout_set_clamp_value(ex, frame, inst, mask):
+    t = tensor_val(ex, frame, inst.operands[0].value, TensorLayout)
+    return t.replaced(clamp_value=u32(ex.val(frame, inst.operands[1].value)).reshape(-1))
+
+
+def _view_operands(ex, frame, inst, count: int | None = None):
+    v = tensor_val(ex, frame, inst.operands[0].value, TensorView)
+    ids = [o.value for o in inst.operands[1:]]
+    want = v.type.dims if count is None else count
+    if len(ids) != want:
+        raise Fault(f"{len(ids)} operands for a tensor view of dimension {v.type.dims} (needs {want})")
+    return v, ids
+
+
+@OPS.op("OpCreateTensorViewNV")
+def create_view(ex, frame, inst, mask):
+    return new_view(ViewType.of(ex, ex.rtype(inst)))
+
+
+@OPS.op("OpTensorViewSetDimensionNV")
+def view_set_dimension(ex, frame, inst, mask):
+    """viewDimension = Dim<i>; viewStride[i] = product of Dim<i+1> .. Dim<D-1> (viewStride[D-1] = 1)."""
+    v, ids = _view_operands(ex, frame, inst)
+    dims = operand_rows(ex, frame, ids)
+    stride = np.ones(dims.shape, np.int64)
+    for i in range(dims.shape[1] - 2, -1, -1):
+        stride[:, i] = stride[:, i + 1] * dims[:, i + 1]
+    return v.replaced(vdim=dims, vstride=stride)
+
+
+@OPS.op("OpTensorViewSetStrideNV")
+def view_set_stride(ex, frame, inst, mask):
+    v, ids = _view_operands(ex, frame, inst)
+    return v.replaced(vstride=operand_rows(ex, frame, ids))
+
+
+@OPS.op("OpTensorViewSetClipNV")
+def view_set_clip(ex, frame, inst, mask):
+    v, ids = _view_operands(ex, frame, inst, 4)
+    return v.replaced(clip=operand_rows(ex, frame, ids))
+
+
+
+def _null_layout(t, n):
+    """OpConstantNull / OpUndef: a state without a type; using it is an error (core.tensor_val)."""
+    z = np.zeros((1, 1), np.int64)
+    return TensorLayout(None, {"block": z, "dim": z, "stride": z, "offset": z, "span": z,
+                               "clamp_value": np.zeros((1,), np.int64)})
+
+
+def _null_view(t, n):
+    z = np.zeros((1, 1), np.int64)
+    return TensorView(None, {"vdim": z, "vstride": z, "clip": np.zeros((1, 4), np.int64)})
+
+
+LAYOUT_HOOKS = KindHooks("tensor_layout", zeros=_null_layout)
+VIEW_HOOKS = KindHooks("tensor_view", zeros=_null_view)

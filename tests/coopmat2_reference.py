@@ -1,0 +1,142 @@
+"""Plain-Python references for the coopmat2 tests: the extension text's pseudo-code, transcribed statement by
+statement (one element at a time, Python integers), independent of the interpreter's vectorized numpy code.
+Used by tests/test_interp_coopmat2*.py; the samples' expected outputs are computed by their own make_data.py."""
+from __future__ import annotations
+
+import numpy as np
+
+CLAMP = {"Undefined": 0, "Constant": 1, "ClampToEdge": 2, "Repeat": 3, "RepeatMirrored": 4}
+
+
+def layout(dims, mode="Undefined", block=None, clamp_value=0):
+    """createTensorLayoutNV + setTensorLayoutBlockSizeNV + setTensorLayoutDimensionNV (+ clamp value)."""
+    D = len(dims)
+    t = {"mode": mode, "block": list(block or [1] * D), "dim": list(dims), "span": list(dims), "offset": [0] * D,
+         "clamp_value": clamp_value}
+    stride, s = [0] * D, 1
+    for i in range(D - 1, -1, -1):
+        stride[i] = s
+        s *= -(-dims[i] // t["block"][i])
+    t["stride"] = stride
+    return t
+
+
+def sliced(t, *offset_span):
+    t = dict(t)
+    t["offset"] = [o + a for o, a in zip(t["offset"], offset_span[0::2])]
+    t["span"] = list(offset_span[1::2])
+    return t
+
+
+def view(dims=None, perm=None, clip=(0, 0xFFFFFFFF, 0, 0xFFFFFFFF), strides=None, ndim=2):
+    """createTensorViewNV(D, hasDimensions = dims is not None, perm...) + dimensions/strides/clip."""
+    v = {"has": dims is not None, "perm": list(perm or range(len(dims) if dims else ndim)), "clip": clip}
+    if dims is not None:
+        v["dim"] = list(dims)
+        st = [1] * len(dims)
+        for i in range(len(dims) - 2, -1, -1):
+            st[i] = st[i + 1] * dims[i + 1]
+        v["stride"] = list(strides) if strides else st
+    return v
+
+
+def smod(a, b):
+    return a - b * (a // b)  # Python's // floors: the result has the divisor's sign, like OpSMod
+
+
+def element(t, v, row, col, N, store=False):
+    """('skip' | 'const' | 'undefined' | index, blockCoord, coordInBlock) for one matrix element."""
+    if v is not None:
+        ro, rs, co, cs = v["clip"]
+        if row < ro or row >= ro + rs or col < co or col >= co + cs:
+            return "skip", None, None
+        row -= ro
+        col -= co
+        index = row * min(N, cs) + col
+        dims = v["dim"] if v["has"] else t["span"]
+        vd = len(v["perm"])
+        vc = [0] * vd
+        for dim in range(vd - 1, -1, -1):
+            i = v["perm"][dim]
+            vc[i] = index % dims[i]
+            index //= dims[i]
+        if v["has"]:
+            stride = v["stride"]
+        else:
+            stride = [0] * vd
+            stride[vd - 1] = 1
+            for dim in range(vd - 2, -1, -1):
+                stride[dim] = stride[dim + 1] * t["span"][dim + 1]
+        index = sum(vc[d] * stride[d] for d in range(vd))
+    else:
+        index = row * N + col
+    D = len(t["dim"])
+    sc = [0] * D
+    for dim in range(D - 1, -1, -1):
+        sc[dim] = index % t["span"][dim]
+        index //= t["span"][dim]
+    bc, ib = [0] * D, [0] * D
+    for dim in range(D):
+        c = sc[dim] + t["offset"][dim]
+        n = t["dim"][dim]
+        if c < 0 or c >= n:
+            mode = t["mode"]
+            if store and mode != "Undefined":
+                mode = "Constant"
+            if mode == "Undefined":
+                return "undefined", None, None
+            if mode == "Constant":
+                return "const", None, None
+            if mode == "ClampToEdge":
+                c = min(max(c, 0), n - 1)
+            elif mode == "Repeat":
+                c = smod(c, n)
+            else:
+                c = smod(c, 2 * n - 2) if n > 1 else 0
+                c = 2 * n - 2 - c if c >= n else c
+        ib[dim] = c % t["block"][dim]
+        bc[dim] = c // t["block"][dim]
+    return sum(bc[d] * t["stride"][d] for d in range(D)), bc, ib
+
+
+def load(tensor: np.ndarray, t, v, R, C, obj: np.ndarray) -> np.ndarray:
+    """A whole matrix load: obj where skipped, the clamp value's low bits where Constant clamps."""
+    out = obj.copy()
+    w = tensor.dtype.itemsize
+    for r in range(R):
+        for c in range(C):
+            e, _, _ = element(t, v, r, c, C)
+            if e == "skip":
+                continue
+            if e == "const":
+                bits = np.array([t["clamp_value"] & ((1 << 8 * w) - 1)], f"u{w}")
+                out[r, c] = bits.view(tensor.dtype)[0]
+            elif e == "undefined":
+                raise AssertionError("out of range under Undefined")
+            else:
+                out[r, c] = tensor[e]
+    return out
+
+
+def store(tensor: np.ndarray, t, v, m: np.ndarray) -> np.ndarray:
+    out = tensor.copy()
+    R, C = m.shape
+    for r in range(R):
+        for c in range(C):
+            e, _, _ = element(t, v, r, c, C, store=True)
+            if isinstance(e, int):
+                out[e] = m[r, c]
+    return out
+
+
+def tree_reduce(values, combine):
+    """The reduction tree the interpreter documents (and the H100 was measured to use): pairs of neighbours
+    first, i.e. bit 0 of the index, then bit 1, ...; partial results at i and i + 2^b combined as combine(i, i+2^b)."""
+    vals = list(values)
+    step = 1
+    while step < len(vals):
+        for i in range(0, len(vals), 2 * step):
+            if i + step < len(vals):
+                vals[i] = combine(vals[i], vals[i + step])
+        step *= 2
+    return vals[0]
