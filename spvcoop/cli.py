@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "spvcoop.commands.layout",
     "spvcoop.commands.run",
     "spvcoop.commands.portability",
+    "spvcoop.commands.device",
 ]
 
 

@@ -23,7 +23,7 @@ class GpuUnavailable(InputError):
     """No Vulkan package, loader or device: every GPU command says why in one line and exits 2."""
 
     def __init__(self, reason: str):
-        super().__init__(Diagnostic("error", reason))
+        super().__init__(Diagnostic("error", reason, source="vulkan"))
         self.reason = reason
 
 
