@@ -8,6 +8,7 @@ import numpy as np
 from ..diagnostics import Diagnostic, SpvError
 from ..interp.constants import _override  # the interpreter's conversion of a spec-constant value
 from ..interp.dataio import as_array, encode
+from ..interp.fault import Fault
 from ..interp.memory import Memory
 from ..interp.program import Program
 from ..interp.runner import Binding, RunResult, load_shader
@@ -158,7 +159,10 @@ def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_
                 raw = own.read(bound[key][1], bound[key][2])
             mem = Memory(name, "PushConstant" if key == "push_constants" else "StorageBuffer", len(raw), data=raw)
             b = Binding(name, key, t, mem, likes[key], vid)
-            res.buffers[key] = as_array(t, raw, likes[key])
+            try:
+                res.buffers[key] = as_array(t, raw, likes[key])
+            except Fault:  # element types numpy lacks (bfloat16): the raw bytes
+                res.buffers[key] = np.frombuffer(raw, np.uint8).copy()
             res.bindings[key] = b
             for alias in _aliases(prog, b):
                 if alias not in res.buffers:

@@ -1,0 +1,158 @@
+"""The parametric family of cooperative-matrix MulAdd numerics (docs/interpreter-coopmat.md).
+
+A model computes D = A x B + C for 16-bit float inputs (f16, or bf16 held as float32) like this, per block of
+`block` k (the MulAdd's K runs in blocks; each block starts from the previous block's rounded result):
+
+- products: exact (`exact_products`; otherwise each is rounded to f32 first, which changes nothing for
+  16-bit inputs: their products fit in f32);
+- alignment (`align: max`): every product and the accumulator are aligned to the largest exponent among them,
+  where a product's exponent is the sum of its inputs' exponents (before normalisation), and a subnormal
+  input counts with the format's smallest normal exponent (`subnormal_inputs: stored`, what its exponent field
+  says) or its true one (`true`); each term keeps `bits` bits below that exponent, the rest dropped toward zero
+  (`drop: truncate`) or rounded to nearest even (`round`); the kept terms are summed exactly.
+  `align: none` sums the exact terms with no alignment step;
+- the block's sum is rounded to the result: f32 toward zero (`final: rtz`) or to nearest even (`rne`); an f16
+  result is rounded to nearest even from the exact sum (`f16_result: direct`) or from the f32 rounding
+  (`via-f32`). Overflow of an f32 result under rtz gives the largest finite value (`overflow: saturate`) or
+  infinity (`inf`). NaN results have the bit pattern `nan_f32` / `nan_f16` (None: whatever numpy gives).
+
+`nvidia-tensorcore` (an H100's tensor cores, measured) is one instance: exact products, alignment to the
+largest exponent with stored subnormal exponents, 25 bits kept, truncation, rtz, f16 results direct.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+
+import numpy as np
+
+ALIGN = ("max", "none")
+DROP = ("truncate", "round")
+SUBNORMAL = ("stored", "true")
+FINAL = ("rtz", "rne")
+F16_RESULT = ("direct", "via-f32")
+OVERFLOW = ("saturate", "inf")
+EMIN = {"f16": -14, "bf16": -126, "f32": -126}
+CHUNK = 32   # tiles per pass: keeps the (tiles, M, N, K) products in cache
+
+
+@dataclass(frozen=True)
+class MulAddModel:
+    name: str = "custom"
+    exact_products: bool = True
+    align: str = "max"
+    bits: int = 25
+    drop: str = "truncate"
+    subnormal_inputs: str = "stored"
+    block: int = 16
+    final: str = "rtz"
+    f16_result: str = "direct"
+    overflow: str = "saturate"
+    nan_f32: int | None = None
+    nan_f16: int | None = None
+
+    def __post_init__(self):
+        for name, allowed in (("align", ALIGN), ("drop", DROP), ("subnormal_inputs", SUBNORMAL),
+                              ("final", FINAL), ("f16_result", F16_RESULT), ("overflow", OVERFLOW)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {getattr(self, name)!r}")
+        if not 1 <= self.bits <= 52 or not 1 <= self.block <= 1024:
+            raise ValueError("bits must be in 1..52 and block in 1..1024")
+
+    def params(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if k != "name"}
+
+    def with_(self, **kw) -> "MulAddModel":
+        return replace(self, **kw)
+
+
+NVIDIA_TENSORCORE = MulAddModel(name="nvidia-tensorcore", nan_f32=0x7FFFFFFF, nan_f16=0x7FFF)
+PARAM_NAMES = tuple(f.name for f in fields(MulAddModel) if f.name != "name")
+
+
+def _exponents(x: np.ndarray, emin: int, stored: bool) -> np.ndarray:
+    """floor(log2|x|) as int32; zeros very small (never the maximum); subnormals at emin when `stored`."""
+    _, e = np.frexp(x)
+    e = e.astype(np.int32) - 1
+    if stored:
+        e = np.maximum(e, emin)
+    e[x == 0] = -30000
+    e[~np.isfinite(x)] = 0   # inf/NaN terms make the sum inf/NaN whatever the alignment
+    return e
+
+
+def muladd(model: MulAddModel, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt, a_format: str = "f16",
+           b_format: str = "f16") -> np.ndarray:
+    """D = A x B + C under `model`: A (..., M, K) and B (..., K, N) of 16-bit float values (any float dtype
+    holding them), C (..., M, N); the result in dtype rdt (float32 or float16)."""
+    rdt = np.dtype(rdt)
+    A32 = np.asarray(A, np.float32)
+    B32 = np.asarray(B, np.float32)
+    shape = np.broadcast_shapes(A32.shape[:-2], B32.shape[:-2], np.shape(C)[:-2])
+    M, K, N = A32.shape[-2], A32.shape[-1], B32.shape[-1]
+    A32 = np.broadcast_to(A32, shape + (M, K)).reshape(-1, M, K)
+    B32 = np.broadcast_to(B32, shape + (K, N)).reshape(-1, K, N)
+    c = np.broadcast_to(np.asarray(C, np.float32), shape + (M, N)).reshape(-1, M, N).astype(np.float64)
+    stored = model.subnormal_inputs == "stored"
+    eA = _exponents(A32, EMIN[a_format], stored)
+    eB = _exponents(B32, EMIN[b_format], stored)
+    out = np.empty(c.shape, rdt)
+    with np.errstate(all="ignore"):
+        for g0 in range(0, c.shape[0], CHUNK):
+            g = slice(g0, g0 + CHUNK)
+            out[g] = _chunk(model, A32[g], B32[g], c[g], eA[g], eB[g], rdt)
+    return out.reshape(shape + (M, N))
+
+
+def _chunk(model, A, B, c, eA, eB, rdt):
+    K = A.shape[-1]
+    BT = np.ascontiguousarray(np.swapaxes(B, -1, -2))        # (G, N, K): products reduce over the last axis
+    eBT = np.ascontiguousarray(np.swapaxes(eB, -1, -2))
+    for k0 in range(0, K, model.block):
+        k1 = min(K, k0 + model.block)
+        P = A[:, :, None, k0:k1] * BT[:, None, :, k0:k1]      # (G, M, N, k) exact in f32
+        if model.align == "none":
+            s = P.sum(axis=-1, dtype=np.float64) + c            # exact: 16-bit products in float64
+        else:
+            emax = (eA[:, :, None, k0:k1] + eBT[:, None, :, k0:k1]).max(axis=-1)
+            emax = np.maximum(emax, _exponents(c, EMIN["f32"], False)).clip(-1000, 1000)
+            shift = (model.bits - emax)
+            # terms become integers after the drop; the f32 scale stays finite for every exponent f16/bf16 reach
+            scale32 = np.ldexp(np.float32(1), shift.clip(-126, 127).astype(np.int32))
+            P *= scale32[..., None]
+            if model.drop == "truncate":
+                np.trunc(P, out=P)
+            else:
+                np.rint(P, out=P)
+            scale = np.ldexp(1.0, shift)
+            cs = c * scale
+            cs = np.trunc(cs) if model.drop == "truncate" else np.rint(cs)
+            s = (P.sum(axis=-1, dtype=np.float64) + cs) / scale  # exact: integers below 2^32, power-of-2 scale
+        last = k1 == K
+        if last and rdt == np.float16 and model.f16_result == "direct":
+            return _nan(s.astype(np.float16), model.nan_f16)
+        c = _to_f32(s, model).astype(np.float64)
+    r = c.astype(np.float32)
+    if rdt == np.float16:
+        return _nan(r.astype(np.float16), model.nan_f16)
+    return _nan(r, model.nan_f32)
+
+
+def _to_f32(s: np.ndarray, model: MulAddModel) -> np.ndarray:
+    f = s.astype(np.float32)                  # nearest even
+    if model.final == "rtz":
+        away = np.abs(f.astype(np.float64)) > np.abs(s)
+        f = np.where(away, np.nextafter(f, np.float32(0)), f)
+        if model.overflow == "inf":
+            f = np.where(np.isinf(s) | (np.abs(s) >= 2.0 ** 128), s.astype(np.float32), f)
+    return f
+
+
+def _nan(x: np.ndarray, bits: int | None) -> np.ndarray:
+    if bits is None:
+        return x
+    nan = np.isnan(x)
+    if nan.any():
+        u = x.view(f"u{x.dtype.itemsize}").copy()
+        u[nan] = bits
+        x = u.view(x.dtype)
+    return x
