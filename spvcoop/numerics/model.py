@@ -14,10 +14,12 @@ A model computes D = A x B + C for 16-bit float inputs (f16, or bf16 held as flo
 - the block's sum is rounded to the result: f32 toward zero (`final: rtz`) or to nearest even (`rne`); an f16
   result is rounded to nearest even from the exact sum (`f16_result: direct`) or from the f32 rounding
   (`via-f32`). Overflow of an f32 result under rtz gives the largest finite value (`overflow: saturate`) or
-  infinity (`inf`). NaN results have the bit pattern `nan_f32` / `nan_f16` (None: whatever numpy gives).
+  infinity (`inf`). A nonzero sum that rounds to zero keeps its sign (`zero_sign: ieee`) or gives +0
+  (`positive`). NaN results have the bit pattern `nan_f32` / `nan_f16` (None: whatever numpy gives).
 
 `nvidia-tensorcore` (an H100's tensor cores, measured) is one instance: exact products, alignment to the
-largest exponent with stored subnormal exponents, 25 bits kept, truncation, rtz, f16 results direct.
+largest exponent with stored subnormal exponents, 25 bits kept, truncation, rtz, f16 results direct,
+overflow to infinity, underflow to +0, NaN 0x7fffffff / 0x7fff.
 """
 from __future__ import annotations
 
@@ -31,8 +33,9 @@ SUBNORMAL = ("stored", "true")
 FINAL = ("rtz", "rne")
 F16_RESULT = ("direct", "via-f32")
 OVERFLOW = ("saturate", "inf")
+ZERO_SIGN = ("ieee", "positive")
 EMIN = {"f16": -14, "bf16": -126, "f32": -126}
-CHUNK = 32   # tiles per pass: keeps the (tiles, M, N, K) products in cache
+CHUNK = 256  # tiles per pass: the (tiles, M, N) arrays stay in cache
 
 
 @dataclass(frozen=True)
@@ -47,12 +50,14 @@ class MulAddModel:
     final: str = "rtz"
     f16_result: str = "direct"
     overflow: str = "saturate"
+    zero_sign: str = "ieee"
     nan_f32: int | None = None
     nan_f16: int | None = None
 
     def __post_init__(self):
         for name, allowed in (("align", ALIGN), ("drop", DROP), ("subnormal_inputs", SUBNORMAL),
-                              ("final", FINAL), ("f16_result", F16_RESULT), ("overflow", OVERFLOW)):
+                              ("final", FINAL), ("f16_result", F16_RESULT), ("overflow", OVERFLOW),
+                              ("zero_sign", ZERO_SIGN)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {getattr(self, name)!r}")
         if not 1 <= self.bits <= 52 or not 1 <= self.block <= 1024:
@@ -65,7 +70,8 @@ class MulAddModel:
         return replace(self, **kw)
 
 
-NVIDIA_TENSORCORE = MulAddModel(name="nvidia-tensorcore", nan_f32=0x7FFFFFFF, nan_f16=0x7FFF)
+NVIDIA_TENSORCORE = MulAddModel(name="nvidia-tensorcore", overflow="inf", zero_sign="positive", nan_f32=0x7FFFFFFF,
+                                nan_f16=0x7FFF)
 PARAM_NAMES = tuple(f.name for f in fields(MulAddModel) if f.name != "name")
 
 
@@ -96,45 +102,83 @@ def muladd(model: MulAddModel, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt,
     eA = _exponents(A32, EMIN[a_format], stored)
     eB = _exponents(B32, EMIN[b_format], stored)
     out = np.empty(c.shape, rdt)
+    wide = model.exact_products and "bf16" in (a_format, b_format)
     with np.errstate(all="ignore"):
         for g0 in range(0, c.shape[0], CHUNK):
             g = slice(g0, g0 + CHUNK)
-            out[g] = _chunk(model, A32[g], B32[g], c[g], eA[g], eB[g], rdt)
+            out[g] = _chunk(model, A32[g], B32[g], c[g], eA[g], eB[g], rdt, wide)
     return out.reshape(shape + (M, N))
 
 
-def _chunk(model, A, B, c, eA, eB, rdt):
+def _chunk(model, A, B, c, eA, eB, rdt, wide: bool):
+    """One chunk of tiles: a loop over k on (G, M, N) arrays (faster in numpy than (G, M, N, K) products)."""
     K = A.shape[-1]
-    BT = np.ascontiguousarray(np.swapaxes(B, -1, -2))        # (G, N, K): products reduce over the last axis
-    eBT = np.ascontiguousarray(np.swapaxes(eB, -1, -2))
+    pdt = np.float64 if wide else np.float32   # 16-bit-float products are exact in f32 unless bf16 overflows it
+    A = A.astype(pdt, copy=False)
+    B = B.astype(pdt, copy=False)
+    t = np.empty(c.shape, pdt)
     for k0 in range(0, K, model.block):
         k1 = min(K, k0 + model.block)
-        P = A[:, :, None, k0:k1] * BT[:, None, :, k0:k1]      # (G, M, N, k) exact in f32
+        s = np.zeros(c.shape)
         if model.align == "none":
-            s = P.sum(axis=-1, dtype=np.float64) + c            # exact: 16-bit products in float64
+            for k in range(k0, k1):
+                np.multiply(A[:, :, k, None], B[:, None, k, :], out=t)
+                s += t                                            # exact for 16-bit inputs in float64
+            s += c
         else:
-            emax = (eA[:, :, None, k0:k1] + eBT[:, None, :, k0:k1]).max(axis=-1)
-            emax = np.maximum(emax, _exponents(c, EMIN["f32"], False)).clip(-1000, 1000)
-            shift = (model.bits - emax)
-            # terms become integers after the drop; the f32 scale stays finite for every exponent f16/bf16 reach
-            scale32 = np.ldexp(np.float32(1), shift.clip(-126, 127).astype(np.int32))
-            P *= scale32[..., None]
-            if model.drop == "truncate":
-                np.trunc(P, out=P)
-            else:
-                np.rint(P, out=P)
-            scale = np.ldexp(1.0, shift)
-            cs = c * scale
-            cs = np.trunc(cs) if model.drop == "truncate" else np.rint(cs)
-            s = (P.sum(axis=-1, dtype=np.float64) + cs) / scale  # exact: integers below 2^32, power-of-2 scale
-        last = k1 == K
-        if last and rdt == np.float16 and model.f16_result == "direct":
-            return _nan(s.astype(np.float16), model.nan_f16)
-        c = _to_f32(s, model).astype(np.float64)
+            emax = np.maximum(_block_emax(eA[:, :, k0:k1], eB[:, k0:k1, :], wide), _exponents(c, EMIN["f32"], False))
+            shift = (model.bits - emax.clip(-1000, 1000))
+            # terms become integers after the drop: scale by 2^shift (finite: f16 never needs more than 2^127)
+            scale = _pow2(shift, pdt)
+            drop = np.trunc if model.drop == "truncate" else np.rint
+            for k in range(k0, k1):
+                np.multiply(A[:, :, k, None], B[:, None, k, :], out=t)
+                t *= scale
+                drop(t, out=t)
+                s += t
+            s += drop(c * scale)
+            s *= _pow2(-shift, np.float64)                       # exact: integers below 2^32, power-of-2 scale
+        if k1 == K and rdt == np.float16 and model.f16_result == "direct":
+            return _nan(_zero(s.astype(np.float16), s, model), model.nan_f16)
+        c = _zero(_to_f32(s, model), s, model).astype(np.float64)
     r = c.astype(np.float32)
     if rdt == np.float16:
-        return _nan(r.astype(np.float16), model.nan_f16)
+        return _nan(_zero(r.astype(np.float16), c, model), model.nan_f16)
     return _nan(r, model.nan_f32)
+
+
+def _pow2(e: np.ndarray, dtype) -> np.ndarray:
+    """2.0**e built from its bits (np.ldexp is several times slower), e clipped to the normal range."""
+    if dtype == np.float32:
+        return ((e.clip(-126, 127).astype(np.int32) + 127) << 23).view(np.float32)
+    return ((e.clip(-1022, 1023).astype(np.int64) + 1023) << 52).view(np.float64)
+
+
+def _block_emax(eA: np.ndarray, eB: np.ndarray, wide: bool) -> np.ndarray:
+    """max over k of eA[m, k] + eB[k, n] per tile. For f16 exponents one float64 matmul does it: with f such that
+    2^f > k, sum_k 2^(f (eA + eB)) lies in [2^(f emax), 2^(f emax + f)), so its exponent // f is emax exactly
+    (zeros contribute 0; f times every f16 exponent sum stays inside float64's range)."""
+    K = eA.shape[-1]
+    f = K.bit_length()
+    if not wide and f * 60 < 1000:
+        def pw(e):
+            p = _pow2(f * e, np.float64)
+            p[e < -100] = 0.0    # zeros
+            return p
+        S = np.matmul(pw(eA), pw(eB))
+        e = ((S.view(np.int64) >> 52) & 0x7FF) - 1023
+        return np.where(S > 0, e // f, -30000).astype(np.int32)
+    emax = np.full(eA.shape[:-1] + eB.shape[-1:], -30000, np.int32)
+    for k in range(K):
+        np.maximum(emax, eA[:, :, k, None] + eB[:, None, k, :], out=emax)
+    return emax
+
+
+def _zero(r: np.ndarray, s: np.ndarray, model: MulAddModel) -> np.ndarray:
+    """Under zero_sign 'positive', a nonzero sum that rounded to zero gives +0."""
+    if model.zero_sign == "positive":
+        r = np.where((r == 0) & (s != 0), r.dtype.type(0), r)
+    return r
 
 
 def _to_f32(s: np.ndarray, model: MulAddModel) -> np.ndarray:
