@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "spvcoop.commands.run",
     "spvcoop.commands.portability",
     "spvcoop.commands.device",
+    "spvcoop.commands.numerics",
 ]
 
 

@@ -73,9 +73,10 @@ def add_execution_options(p: argparse.ArgumentParser) -> None:
                    help="memory budget for the dispatch's state, buffers and variables, checked before "
                         "allocating (default 2G; suffixes K, M, G)")
     p.add_argument("--no-validate", action="store_true", help="run without validating the module first")
-    p.add_argument("--coop-numerics", choices=("ieee", "nvidia-tensorcore"), default="ieee",
-                   help="cooperative-matrix MulAdd rounding: ieee (products exact, f32 sums, one rounding; default) "
-                        "or nvidia-tensorcore (bit-identical to an H100 for f16 inputs)")
+    p.add_argument("--coop-numerics", default="ieee", metavar="ieee|nvidia-tensorcore|FILE.yaml",
+                   help="cooperative-matrix MulAdd rounding: ieee (products exact, f32 sums, one rounding; default), "
+                        "nvidia-tensorcore (bit-identical to an H100 for f16 and bf16 inputs) or a model file "
+                        "written by `spvcoop numerics measure`")
     p.add_argument("--allow-outside-files", action="store_true",
                    help="let the run spec (and the --check file) name files outside its own directory tree; by "
                         "default every file a spec names must resolve, symlinks followed, inside it")
@@ -162,6 +163,7 @@ def _run(args: argparse.Namespace) -> int:
 
     path = args.spec
     options = _file_options(args)
+    args.coop_numerics = _numerics(args.coop_numerics)
     run_spec = path.endswith((".yaml", ".yml"))
     if run_spec:
         spec = load_spec(path, options)
@@ -209,15 +211,16 @@ def _run(args: argparse.Namespace) -> int:
         if status:  # the verdict is a finding: said on stderr too, also under -q
             print(f"{args.spec}: error: {lines[-1].removeprefix('result: ')}", file=sys.stderr)
         return status
-    if args.compare == "device" and not args.device:
+    device = getattr(args, "device", None)  # `portability` builds its own namespace
+    if args.compare == "device" and not device:
         raise InputError(Diagnostic("error", "--compare without a value compares with a device: give --device "
                                     "vulkan[:N] (or --compare digits|tolerance for --check)"))
-    if args.device:
+    if device:
         from ..gpu import parse_device
         from ..gpu.runner import run_on_device
         res = run_on_device(module, dispatch=dispatch, buffers=buffers, spec_constants=spec_constants,
                             push_constants=push, entry_point=args.entry_point or spec.entry_point,
-                            device=parse_device(args.device), validate=not args.no_validate,
+                            device=parse_device(device), validate=not args.no_validate,
                             subgroup_size=args.subgroup_size)
         if args.compare == "device":
             interp = run(module, dispatch=dispatch, buffers=buffers, spec_constants=spec_constants,
@@ -242,6 +245,18 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         progress.done()
     return _write_outputs(res, spec, run_spec, module, args, options)
+
+
+def _numerics(value):
+    """--coop-numerics: a built-in name as it is, a model file as its fitted model."""
+    if not isinstance(value, str) or value in ("ieee", "nvidia-tensorcore"):
+        return value
+    if value.endswith((".yaml", ".yml")):
+        from ..numerics.fit import load_model_file
+        return load_model_file(value)
+    from ..diagnostics import Diagnostic, InputError
+    raise InputError(Diagnostic("error", f"--coop-numerics: '{value}' is not ieee, nvidia-tensorcore or a .yaml "
+                                "model file (spvcoop numerics measure)"))
 
 
 def _compare_device(interp: dict, gpu: dict, args) -> int:
