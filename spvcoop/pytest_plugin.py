@@ -54,6 +54,15 @@ def _spvcoop_gpu_device():
 
 
 @pytest.fixture
+def spvcoop_gpu_device(_spvcoop_gpu_device):
+    """The open spvcoop.gpu.compute.Device 0 (shared by the session); skips, with the reason, without one."""
+    dev, reason = _spvcoop_gpu_device
+    if dev is None:
+        pytest.skip(f"no GPU: {reason}")
+    return dev
+
+
+@pytest.fixture
 def spvcoop_gpu(_spvcoop_gpu_device, tmp_path):
     """Callable: spvcoop_gpu(shader, dispatch=..., buffers=..., ...) -> RunResult from Vulkan device 0
     (spvcoop.gpu.runner.run_on_device's arguments); the test is skipped, with the reason, without a device.

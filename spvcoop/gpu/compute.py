@@ -45,7 +45,7 @@ class Device:
         try:
             self.handle = vk.vkCreateDevice(pd, info, None)
         except (vk.VkError, vk.VkException) as e:
-            raise SpvError(Diagnostic("error", f"vkCreateDevice failed: {type(e).__name__}")) from None
+            raise SpvError(Diagnostic("error", f"vkCreateDevice failed: {type(e).__name__}", source="vulkan")) from None
         self.queue = vk.vkGetDeviceQueue(self.handle, self.family, 0)
         self.memory_types = vk.vkGetPhysicalDeviceMemoryProperties(pd)
         self.pool = vk.vkCreateCommandPool(self.handle, vk.VkCommandPoolCreateInfo(queueFamilyIndex=self.family), None)
@@ -104,7 +104,7 @@ class Device:
         for i in range(mt.memoryTypeCount):
             if bits & (1 << i) and (mt.memoryTypes[i].propertyFlags & want) == want:
                 return i
-        raise SpvError(Diagnostic("error", "the device has no host-visible coherent memory"))
+        raise SpvError(Diagnostic("error", "the device has no host-visible coherent memory", source="vulkan"))
 
     def buffer(self, size: int, uniform: bool = False):
         """(buffer, memory, size, device address or 0) of at least `size` bytes (16 at least), zeroed."""
@@ -193,7 +193,7 @@ class Device:
                                                    [vk.VkComputePipelineCreateInfo(stage=stage, layout=pl)], None)[0]
             except (vk.VkError, vk.VkException) as e:
                 raise SpvError(Diagnostic("error", f"the driver refused the pipeline: vkCreateComputePipelines "
-                                          f"failed ({type(e).__name__})")) from None
+                                          f"failed ({type(e).__name__})", source="vulkan")) from None
             made.append((vk.vkDestroyPipeline, pipe))
             sets_h = []
             if layouts:
@@ -236,7 +236,7 @@ class Device:
                 vk.vkWaitForFences(dev, 1, [fence], vk.VK_TRUE, FENCE_TIMEOUT_NS)
             except (vk.VkError, vk.VkException) as e:
                 raise SpvError(Diagnostic("error", f"the dispatch did not finish: {type(e).__name__} "
-                                          f"(an endless loop on the GPU?)")) from None
+                                          f"(an endless loop on the GPU?)", source="vulkan")) from None
             vk.vkFreeCommandBuffers(dev, self.pool, 1, [cb])
         finally:
             for destroy, h in reversed(made):

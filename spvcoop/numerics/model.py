@@ -35,7 +35,7 @@ F16_RESULT = ("direct", "via-f32")
 OVERFLOW = ("saturate", "inf")
 ZERO_SIGN = ("ieee", "positive")
 EMIN = {"f16": -14, "bf16": -126, "f32": -126}
-CHUNK = 256  # tiles per pass: the (tiles, M, N) arrays stay in cache
+CHUNK = 128  # tiles per pass: the (M, N, tiles) arrays stay in cache
 
 
 @dataclass(frozen=True)
@@ -76,13 +76,24 @@ PARAM_NAMES = tuple(f.name for f in fields(MulAddModel) if f.name != "name")
 
 
 def _exponents(x: np.ndarray, emin: int, stored: bool) -> np.ndarray:
-    """floor(log2|x|) as int32; zeros very small (never the maximum); subnormals at emin when `stored`."""
-    _, e = np.frexp(x)
-    e = e.astype(np.int32) - 1
+    """floor(log2|x|) as int32 from the bits of float32 (or float64) x; zeros very small (never the maximum);
+    subnormal inputs (below 2^emin, all normal in float32 for f16) at emin when `stored`; inf/NaN 0."""
+    if x.dtype == np.float64:
+        u = x.view(np.uint64)
+        f = ((u >> np.uint64(52)) & np.uint64(0x7FF)).astype(np.int32)
+        e, top, zero = f - 1023, 0x7FF, (u << np.uint64(1)) == 0
+    else:
+        u = x.view(np.uint32)
+        f = ((u >> np.uint32(23)) & np.uint32(0xFF)).astype(np.int32)
+        e, top, zero = f - 127, 0xFF, (u << np.uint32(1)) == 0
+    if x.dtype != np.float64 and emin <= -126:   # f32 subnormals (bf16's): their true exponent needs frexp
+        sub = (f == 0) & ~zero
+        if sub.any():
+            e[sub] = (np.frexp(x[sub])[1] - 1).astype(np.int32)
     if stored:
-        e = np.maximum(e, emin)
-    e[x == 0] = -30000
-    e[~np.isfinite(x)] = 0   # inf/NaN terms make the sum inf/NaN whatever the alignment
+        np.maximum(e, emin, out=e)
+    e[zero] = -30000
+    e[f == top] = 0   # inf/NaN terms make the sum inf/NaN whatever the alignment
     return e
 
 
@@ -97,42 +108,45 @@ def muladd(model: MulAddModel, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt,
     M, K, N = A32.shape[-2], A32.shape[-1], B32.shape[-1]
     A32 = np.broadcast_to(A32, shape + (M, K)).reshape(-1, M, K)
     B32 = np.broadcast_to(B32, shape + (K, N)).reshape(-1, K, N)
-    c = np.broadcast_to(np.asarray(C, np.float32), shape + (M, N)).reshape(-1, M, N).astype(np.float64)
+    c = np.broadcast_to(np.asarray(C, np.float32), shape + (M, N)).reshape(-1, M, N)
     stored = model.subnormal_inputs == "stored"
     eA = _exponents(A32, EMIN[a_format], stored)
     eB = _exponents(B32, EMIN[b_format], stored)
-    out = np.empty(c.shape, rdt)
     wide = model.exact_products and "bf16" in (a_format, b_format)
+    out = np.empty(c.shape, rdt)
     with np.errstate(all="ignore"):
         for g0 in range(0, c.shape[0], CHUNK):
             g = slice(g0, g0 + CHUNK)
-            out[g] = _chunk(model, A32[g], B32[g], c[g], eA[g], eB[g], rdt, wide)
+            # tiles last: every elementwise step below runs over contiguous rows of tiles
+            r = _chunk(model, A32[g], B32[g], np.moveaxis(c[g], 0, -1).astype(np.float64), eA[g], eB[g], rdt, wide)
+            out[g] = np.moveaxis(r, -1, 0)
     return out.reshape(shape + (M, N))
 
 
 def _chunk(model, A, B, c, eA, eB, rdt, wide: bool):
-    """One chunk of tiles: a loop over k on (G, M, N) arrays (faster in numpy than (G, M, N, K) products)."""
+    """One chunk of G tiles: A (G, M, K), B (G, K, N), c (M, N, G) float64; a loop over k on (M, N, G) arrays."""
     K = A.shape[-1]
     pdt = np.float64 if wide else np.float32   # 16-bit-float products are exact in f32 unless bf16 overflows it
-    A = A.astype(pdt, copy=False)
-    B = B.astype(pdt, copy=False)
+    At = np.ascontiguousarray(np.moveaxis(A, 0, -1), dtype=pdt)     # (M, K, G)
+    Bt = np.ascontiguousarray(np.moveaxis(B, 0, -1), dtype=pdt)     # (K, N, G)
     t = np.empty(c.shape, pdt)
+    drop = np.trunc if model.drop == "truncate" else np.rint
     for k0 in range(0, K, model.block):
         k1 = min(K, k0 + model.block)
         s = np.zeros(c.shape)
         if model.align == "none":
             for k in range(k0, k1):
-                np.multiply(A[:, :, k, None], B[:, None, k, :], out=t)
+                np.multiply(At[:, k, None, :], Bt[None, k, :, :], out=t)
                 s += t                                            # exact for 16-bit inputs in float64
             s += c
         else:
-            emax = np.maximum(_block_emax(eA[:, :, k0:k1], eB[:, k0:k1, :], wide), _exponents(c, EMIN["f32"], False))
-            shift = (model.bits - emax.clip(-1000, 1000))
+            emax = np.moveaxis(_block_emax(eA[:, :, k0:k1], eB[:, k0:k1, :], wide), 0, -1)
+            emax = np.maximum(emax, _exponents(c, EMIN["f32"], False))
+            shift = model.bits - emax.clip(-1000, 1000)
             # terms become integers after the drop: scale by 2^shift (finite: f16 never needs more than 2^127)
             scale = _pow2(shift, pdt)
-            drop = np.trunc if model.drop == "truncate" else np.rint
             for k in range(k0, k1):
-                np.multiply(A[:, :, k, None], B[:, None, k, :], out=t)
+                np.multiply(At[:, k, None, :], Bt[None, k, :, :], out=t)
                 t *= scale
                 drop(t, out=t)
                 s += t
@@ -184,10 +198,13 @@ def _zero(r: np.ndarray, s: np.ndarray, model: MulAddModel) -> np.ndarray:
 def _to_f32(s: np.ndarray, model: MulAddModel) -> np.ndarray:
     f = s.astype(np.float32)                  # nearest even
     if model.final == "rtz":
-        away = np.abs(f.astype(np.float64)) > np.abs(s)
-        f = np.where(away, np.nextafter(f, np.float32(0)), f)
+        # rounded away from zero: one step back toward zero (the magnitude's bits minus one)
+        away = np.abs(f) > np.abs(s)
+        u = f.view(np.uint32)
+        u -= away.astype(np.uint32)
         if model.overflow == "inf":
-            f = np.where(np.isinf(s) | (np.abs(s) >= 2.0 ** 128), s.astype(np.float32), f)
+            big = np.abs(s) >= 2.0 ** 128
+            f[big] = np.copysign(np.inf, s[big]).astype(np.float32)
     return f
 
 

@@ -55,11 +55,11 @@ def _float_input(component: str, dist: str, shape, rng) -> np.ndarray:
     elif dist == "wide":
         x = rng.choice([-1.0, 1.0], shape) * np.exp2(rng.uniform(lo_exp, 9, shape)) * rng.uniform(1, 2, shape)
         x[rng.random(shape) < 0.05] = 0
-    elif dist == "subnormal":  # half subnormal (stored exponent 0), half normal of mixed sizes
+    elif dist == "subnormal":  # mostly subnormal (stored exponent 0) with some small normals; see make_tiles
         sub_exp = -24 if component == "f16" else -133
         mant = rng.integers(1, 1 << (10 if component == "f16" else 7), shape)
         sub = mant * 2.0 ** sub_exp
-        x = np.where(rng.random(shape) < 0.5, sub, np.exp2(rng.uniform(lo_exp + 10, -8, shape)) *
+        x = np.where(rng.random(shape) < 0.7, sub, np.exp2(rng.uniform(lo_exp + 10, lo_exp + 16, shape)) *
                      rng.uniform(1, 2, shape)) * rng.choice([-1.0, 1.0], shape)
     elif dist == "overflow":
         x = rng.choice([-1.0, 1.0], shape) * np.exp2(rng.uniform(hi_exp - 8, hi_exp, shape)) * rng.uniform(1, 2, shape)
@@ -93,6 +93,9 @@ def make_tiles(a: str, b: str, c: str, M: int, N: int, K: int, dist: str, n: int
         return cast(a, A), cast(b, B), cast(c, C)
     A = _float_input(a, dist, (n, M, K), rng)
     B = _float_input(b, dist, (n, K, N), rng)
+    if dist == "subnormal":   # B mostly large, so that products of subnormals with it set the alignment
+        big = rng.choice([-1.0, 1.0], B.shape) * np.exp2(rng.uniform(-2, 6, B.shape)) * rng.uniform(1, 2, B.shape)
+        B = np.where(rng.random(B.shape) < 0.8, big, B)
     if dist == "cancel":
         h = K // 2
         A[:, :, h:2 * h] = -A[:, :, :h]
