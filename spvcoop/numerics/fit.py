@@ -122,7 +122,8 @@ def fit(samples: list[Sample], start: MulAddModel | None = None, name: str = "fi
             if not improved:
                 break
     unidentified = []
-    for name_, values in list(SEARCH.items()) + [("drop", DROP), ("final", FINAL), ("align", ALIGN)]:
+    rest = [("bits", BITS), ("drop", DROP), ("final", FINAL), ("align", ALIGN)]
+    for name_, values in list(SEARCH.items()) + rest:
         base = _score(model, floats)
         if all(_score(model.with_(**{name_: v}), floats) == base for v in values if v != getattr(model, name_)):
             unidentified.append(name_)
