@@ -24,6 +24,8 @@ COMMAND_MODULES = [
     "spvcoop.commands.layout",
     "spvcoop.commands.run",
     "spvcoop.commands.portability",
+    "spvcoop.commands.device",
+    "spvcoop.commands.numerics",
 ]
 
 
