@@ -9,8 +9,6 @@ maps the finding back to our instruction and its source span. spirv-val stops at
 from __future__ import annotations
 
 import re
-import subprocess
-import threading
 from dataclasses import dataclass
 from typing import Callable
 
@@ -87,6 +85,8 @@ class Run:
     before our own rules, so that the two validators overlap on a machine with two cores."""
 
     def __init__(self, data: bytes, target_env: str = "universal", timeout: float = DEFAULT_TIMEOUT) -> None:
+        import subprocess  # here: a run validates without spirv-val and need not load them
+        import threading
         exe, env = find_spirv_val()
         self.timeout = timeout
         self._result: tuple[int, list[Finding]] | None = None
@@ -101,6 +101,7 @@ class Run:
         self._thread.start()
 
     def _communicate(self, data: bytes) -> None:
+        import subprocess
         try:
             out, err = self._proc.communicate(data, timeout=self.timeout)
         except subprocess.TimeoutExpired:
