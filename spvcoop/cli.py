@@ -31,7 +31,8 @@ COMMAND_MODULES = [
 COMMAND_NAMES = {"as": "spvcoop.commands.asm", "dis": "spvcoop.commands.dis", "val": "spvcoop.commands.val",
                  "lint": "spvcoop.commands.val",
                  "layout": "spvcoop.commands.layout", "run": "spvcoop.commands.run",
-                 "portability": "spvcoop.commands.portability"}
+                 "portability": "spvcoop.commands.portability", "device": "spvcoop.commands.device",
+                 "numerics": "spvcoop.commands.numerics"}
 # global options that take a value (the command name is the first other word)
 _VALUE_OPTIONS = ("--max-input-size",)
 
