@@ -635,3 +635,59 @@ def test_data_module_assembles_like_spirv_as(path: Path, tmp_path: Path) -> None
     assert _tool("spirv-as", "--target-env", "spv1.6", str(path), "-o", str(ref)).returncode == 0
     assert spvcoop.assemble(path.read_text(), path.name).to_bytes() == ref.read_bytes()
     assert spvcoop.disassemble(spvcoop.read_binary(ref.read_bytes())) == _tool("spirv-dis", str(ref)).stdout
+
+
+# ---- a sweep: every Use x component x array element x length, construct and extract --------------
+
+_SWEEP_TYPES = {"f16": "%f16", "f32": "%f32", "s8": "%i8", "u8": "%u8", "s32": "%i32", "bf16": "%bf"}
+_SWEEP_WIDTH = {"f16": 16, "f32": 32, "s8": 8, "u8": 8, "s32": 32, "bf16": 16}
+
+
+def _sweep():
+    for op in ("construct", "extract"):
+        for use in (0, 1, 2):
+            for comp in _SWEEP_TYPES:
+                for elt in ("same", "u32", "f32"):
+                    for length in (4, 8, 16, 32):
+                        yield op, use, comp, elt, length
+
+
+def _sweep_module(op: str, use: int, comp: str, elt: str, length: int) -> str:
+    k = 256 // _SWEEP_WIDTH[comp]  # A columns / B rows that make a 256-bit row (column)
+    rows, cols = (16, k) if use == 0 else (k, 16) if use == 1 else (16, 8)
+    elt_t = _SWEEP_TYPES[comp] if elt == "same" else "%u32" if elt == "u32" else "%f32"
+    lines = [f"%sw_r = OpConstant %u32 {rows}", f"%sw_c = OpConstant %u32 {cols}", f"%sw_n = OpConstant %u32 {length}",
+             "%u8 = OpTypeInt 8 0" if comp == "u8" else "",
+             f"%sw_m = OpTypeCooperativeMatrixKHR {_SWEEP_TYPES[comp]} %subgroup %sw_r %sw_c "
+             f"{('%useA', '%useB', '%useAcc')[use]}",
+             f"%sw_a = OpTypeArray {elt_t} %sw_n"]
+    body = ("%v = OpUndef %sw_a\n%x = OpCompositeConstructCoopMatQCOM %sw_m %v" if op == "construct" else
+            "%v = OpUndef %sw_m\n%x = OpCompositeExtractCoopMatQCOM %sw_a %v")
+    return Case("sweep", "*", "pass", base="coop", types="\n".join(x for x in lines if x), body=body).text()
+
+
+def _lax(op: str, use: int, comp: str, elt: str, length: int) -> bool:
+    """Where spirv-val 2025.5 accepts what qcom.construct.length rejects (docs/divergences.md): it lets
+    a u32 array of the matrix's Columns (Rows) through for every component type."""
+    if op != "construct" or elt != "u32" or comp in ("bf16",) or (comp == "s32" and use != 2):
+        return False
+    k = 256 // _SWEEP_WIDTH[comp]
+    dim = 8 if use == 2 else k
+    return length == dim and length != (8 if use != 2 else (4 if comp == "f16" else 8))
+
+
+def test_qcom_sweep_agrees_with_spirv_val(tmp_path: Path) -> None:
+    disagree = []
+    combos = list(_sweep())
+    for n, combo in enumerate(combos):
+        module = spvcoop.assemble(_sweep_module(*combo), "sweep.spvasm")
+        diags = validate(module, spirv_val=False)
+        mine = [d.rule for d in diags if d.severity == "error"]
+        out = tmp_path / f"m{n}.spv"
+        out.write_bytes(module.to_bytes())
+        theirs = _tool("spirv-val", "--target-env", "spv1.6", str(out)).returncode != 0
+        expected = (not theirs) if _lax(*combo) else theirs
+        if bool(mine) != expected or _lax(*combo) and mine != ["qcom.construct.length"]:
+            disagree.append((combo, mine, theirs))
+    assert not disagree, disagree[:10]
+    assert len(combos) == 432
