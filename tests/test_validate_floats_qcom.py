@@ -691,3 +691,23 @@ def test_qcom_sweep_agrees_with_spirv_val(tmp_path: Path) -> None:
             disagree.append((combo, mine, theirs))
     assert not disagree, disagree[:10]
     assert len(combos) == 432
+
+
+def test_a_profile_that_lists_fp8_accepts_fp8_matrices(tmp_path: Path) -> None:
+    # a device with e4m3 x e5m2 -> f32 (as VK_EXT_shader_float8 devices report); the H100 profile has none
+    prof = tmp_path / "fp8-gpu.yaml"
+    prof.write_text("name: fp8-gpu\ncombinations:\n"
+                    "  - {api: [KHR], M: 16, N: 8, K: 32, A: e4m3, B: e5m2, C: f32, Result: f32, scope: Subgroup}\n")
+    case = _case("coop_base")
+    module = spvcoop.assemble(case.text(), "coop.spvasm")
+    diags = validate(module, profile=str(prof), spirv_val=False)
+    fp8 = [d for d in diags if d.rule.startswith("profile.") and ("Float8" in d.message or "e4m3" in d.message)]
+    assert not any("%matE4A" in d.message or "%matE5B" in d.message for d in fp8), [d.message for d in fp8]
+    # the MulAdd of %matE4A x %matE5B + %matC (16x8x32) is the listed combination; the f16 ones are not
+    muladds = [d for d in diags if d.rule == "profile.muladd"]
+    assert muladds and not any("e4m3*e5m2" in d.message for d in muladds)
+    assert any("bf16*bf16" in d.message for d in muladds)
+    # and e4m3 in place of e5m2 for B is refused
+    prof.write_text(prof.read_text().replace("B: e5m2", "B: e4m3"))
+    diags = validate(module, profile=str(prof), spirv_val=False)
+    assert any("e4m3*e5m2" in d.message for d in diags if d.rule == "profile.muladd")
