@@ -711,3 +711,12 @@ def test_a_profile_that_lists_fp8_accepts_fp8_matrices(tmp_path: Path) -> None:
     prof.write_text(prof.read_text().replace("B: e5m2", "B: e4m3"))
     diags = validate(module, profile=str(prof), spirv_val=False)
     assert any("e4m3*e5m2" in d.message for d in diags if d.rule == "profile.muladd")
+
+
+@pytest.mark.parametrize("name", ["construct_spec_use", "extract_spec_use"])
+def test_spirv_val_spec_use_false_positive_is_a_warning(name: str) -> None:
+    module, _ = run_case(_case(name))
+    diags = validate(module)  # with spirv-val: its finding is kept, as a warning that says why
+    assert not [d.headline() for d in diags if d.severity == "error"]
+    d = next(d for d in diags if d.rule == "spirv-val")
+    assert d.severity == "warning" and any("false positive S5" in n.message for n in d.notes)

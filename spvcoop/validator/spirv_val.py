@@ -170,6 +170,9 @@ KNOWN_FALSE_POSITIVES: list[tuple[str, re.Pattern, Callable, str]] = [
      "a specialization constant is a constant instruction, so it may be a matrix's Use"),
     ("S3", re.compile(r"^Expected scalar or composite type as Result Type: Select"), _coopmat_result,
      "a cooperative matrix is a composite, and OpSelect selects composites since SPIR-V 1.4"),
+    ("S5", re.compile(r"^Opcode Composite(Construct|Extract)CoopMatQCOM requires the the (resulting|source) "
+                      r"cooerative matrix's use be"), _spec_use,
+     "a specialization constant is a constant instruction, so it may be a matrix's Use"),
 ]
 
 
