@@ -30,6 +30,9 @@ FLOAT_BASE = """\
                OpCapability GroupNonUniform
                OpCapability GroupNonUniformArithmetic
                OpCapability GroupNonUniformBallot
+               OpCapability GroupNonUniformShuffle
+               OpCapability GroupNonUniformQuad
+               OpCapability GroupNonUniformVote
                OpCapability DerivativeControl
                OpExtension "SPV_KHR_bfloat16"
                OpExtension "SPV_EXT_float8"
@@ -635,3 +638,140 @@ def test_data_module_assembles_like_spirv_as(path: Path, tmp_path: Path) -> None
     assert _tool("spirv-as", "--target-env", "spv1.6", str(path), "-o", str(ref)).returncode == 0
     assert spvcoop.assemble(path.read_text(), path.name).to_bytes() == ref.read_bytes()
     assert spvcoop.disassemble(spvcoop.read_binary(ref.read_bytes())) == _tool("spirv-dis", str(ref)).stdout
+
+
+# ---- a sweep: every Use x component x array element x length, construct and extract --------------
+
+_SWEEP_TYPES = {"f16": "%f16", "f32": "%f32", "s8": "%i8", "u8": "%u8", "s32": "%i32", "bf16": "%bf"}
+_SWEEP_WIDTH = {"f16": 16, "f32": 32, "s8": 8, "u8": 8, "s32": 32, "bf16": 16}
+
+
+def _sweep():
+    for op in ("construct", "extract"):
+        for use in (0, 1, 2):
+            for comp in _SWEEP_TYPES:
+                for elt in ("same", "u32", "f32"):
+                    for length in (4, 8, 16, 32):
+                        yield op, use, comp, elt, length
+
+
+def _sweep_module(op: str, use: int, comp: str, elt: str, length: int) -> str:
+    k = 256 // _SWEEP_WIDTH[comp]  # A columns / B rows that make a 256-bit row (column)
+    rows, cols = (16, k) if use == 0 else (k, 16) if use == 1 else (16, 8)
+    elt_t = _SWEEP_TYPES[comp] if elt == "same" else "%u32" if elt == "u32" else "%f32"
+    lines = [f"%sw_r = OpConstant %u32 {rows}", f"%sw_c = OpConstant %u32 {cols}", f"%sw_n = OpConstant %u32 {length}",
+             "%u8 = OpTypeInt 8 0" if comp == "u8" else "",
+             f"%sw_m = OpTypeCooperativeMatrixKHR {_SWEEP_TYPES[comp]} %subgroup %sw_r %sw_c "
+             f"{('%useA', '%useB', '%useAcc')[use]}",
+             f"%sw_a = OpTypeArray {elt_t} %sw_n"]
+    body = ("%v = OpUndef %sw_a\n%x = OpCompositeConstructCoopMatQCOM %sw_m %v" if op == "construct" else
+            "%v = OpUndef %sw_m\n%x = OpCompositeExtractCoopMatQCOM %sw_a %v")
+    return Case("sweep", "*", "pass", base="coop", types="\n".join(x for x in lines if x), body=body).text()
+
+
+def _lax(op: str, use: int, comp: str, elt: str, length: int) -> bool:
+    """Where spirv-val 2025.5 accepts what qcom.construct.length rejects (docs/divergences.md): it lets
+    a u32 array of the matrix's Columns (Rows) through for every component type."""
+    if op != "construct" or elt != "u32" or comp in ("bf16",) or (comp == "s32" and use != 2):
+        return False
+    k = 256 // _SWEEP_WIDTH[comp]
+    dim = 8 if use == 2 else k
+    return length == dim and length != (8 if use != 2 else (4 if comp == "f16" else 8))
+
+
+def test_qcom_sweep_agrees_with_spirv_val(tmp_path: Path) -> None:
+    disagree = []
+    combos = list(_sweep())
+    for n, combo in enumerate(combos):
+        module = spvcoop.assemble(_sweep_module(*combo), "sweep.spvasm")
+        diags = validate(module, spirv_val=False)
+        mine = [d.rule for d in diags if d.severity == "error"]
+        out = tmp_path / f"m{n}.spv"
+        out.write_bytes(module.to_bytes())
+        theirs = _tool("spirv-val", "--target-env", "spv1.6", str(out)).returncode != 0
+        expected = (not theirs) if _lax(*combo) else theirs
+        if bool(mine) != expected or _lax(*combo) and mine != ["qcom.construct.length"]:
+            disagree.append((combo, mine, theirs))
+    assert not disagree, disagree[:10]
+    assert len(combos) == 432
+
+
+def test_a_profile_that_lists_fp8_accepts_fp8_matrices(tmp_path: Path) -> None:
+    # a device with e4m3 x e5m2 -> f32 (as VK_EXT_shader_float8 devices report); the H100 profile has none
+    prof = tmp_path / "fp8-gpu.yaml"
+    prof.write_text("name: fp8-gpu\ncombinations:\n"
+                    "  - {api: [KHR], M: 16, N: 8, K: 32, A: e4m3, B: e5m2, C: f32, Result: f32, scope: Subgroup}\n")
+    case = _case("coop_base")
+    module = spvcoop.assemble(case.text(), "coop.spvasm")
+    diags = validate(module, profile=str(prof), spirv_val=False)
+    fp8 = [d for d in diags if d.rule.startswith("profile.") and ("Float8" in d.message or "e4m3" in d.message)]
+    assert not any("%matE4A" in d.message or "%matE5B" in d.message for d in fp8), [d.message for d in fp8]
+    # the MulAdd of %matE4A x %matE5B + %matC (16x8x32) is the listed combination; the f16 ones are not
+    muladds = [d for d in diags if d.rule == "profile.muladd"]
+    assert muladds and not any("e4m3*e5m2" in d.message for d in muladds)
+    assert any("bf16*bf16" in d.message for d in muladds)
+    # and e4m3 in place of e5m2 for B is refused
+    prof.write_text(prof.read_text().replace("B: e5m2", "B: e4m3"))
+    diags = validate(module, profile=str(prof), spirv_val=False)
+    assert any("e4m3*e5m2" in d.message for d in diags if d.rule == "profile.muladd")
+
+
+@pytest.mark.parametrize("name", ["construct_spec_use", "extract_spec_use"])
+def test_spirv_val_spec_use_false_positive_is_a_warning(name: str) -> None:
+    module, _ = run_case(_case(name))
+    diags = validate(module)  # with spirv-val: its finding is kept, as a warning that says why
+    assert not [d.headline() for d in diags if d.severity == "error"]
+    d = next(d for d in diags if d.rule == "spirv-val")
+    assert d.severity == "warning" and any("false positive S6" in n.message for n in d.notes)
+
+
+# ---- a sweep: bfloat16 and FP8 values with the instructions spirv-val refuses them for, and more ------
+
+# opname -> body ({T}: the scalar type, {v}: a value of it). LAX: refused by the extension texts, let
+# through by spirv-val 2025.5 (docs/divergences.md, float.bf16.use / float.fp8.use).
+_USES = {
+    "OpFAdd": "%x = OpFAdd {T} {v} {v}", "OpFSub": "%x = OpFSub {T} {v} {v}", "OpFMul": "%x = OpFMul {T} {v} {v}",
+    "OpFDiv": "%x = OpFDiv {T} {v} {v}", "OpFRem": "%x = OpFRem {T} {v} {v}", "OpFMod": "%x = OpFMod {T} {v} {v}",
+    "OpFNegate": "%x = OpFNegate {T} {v}", "OpDPdy": "%x = OpDPdy {T} {v}", "OpFwidthFine": "%x = OpFwidthFine {T} {v}",
+    "OpIsNan": "%x = OpIsNan %bool {v}", "OpIsInf": "%x = OpIsInf %bool {v}",
+    "OpExtInst": "%x = OpExtInst {T} %glsl FMin {v} {v}",
+    "OpGroupNonUniformBroadcastFirst": "%x = OpGroupNonUniformBroadcastFirst {T} %subgroup {v}",
+    "OpGroupNonUniformShuffle": "%x = OpGroupNonUniformShuffle {T} %subgroup {v} %u0",
+    "OpGroupNonUniformShuffleXor": "%x = OpGroupNonUniformShuffleXor {T} %subgroup {v} %u0",
+    "OpGroupNonUniformQuadSwap": "%x = OpGroupNonUniformQuadSwap {T} %subgroup {v} %u0",
+    "OpGroupNonUniformFMul": "%x = OpGroupNonUniformFMul {T} %subgroup Reduce {v}",
+    "OpGroupNonUniformFMin": "%x = OpGroupNonUniformFMin {T} %subgroup Reduce {v}",
+    "OpGroupNonUniformAllEqual": "%x = OpGroupNonUniformAllEqual %bool %subgroup {v}",
+    # let through by spirv-val
+    "OpFOrdGreaterThan": "%x = OpFOrdGreaterThan %bool {v} {v}", "OpFUnordEqual": "%x = OpFUnordEqual %bool {v} {v}",
+    "OpGroupNonUniformFMax": "%x = OpGroupNonUniformFMax {T} %subgroup Reduce {v}",
+    # allowed
+    "OpSelect": "%x = OpSelect {T} %true {v} {v}", "OpCopyObject": "%x = OpCopyObject {T} {v}",
+    "OpFConvert": "%x = OpFConvert %f32 {v}", "OpConvertFToU": "%x = OpConvertFToU %u32 {v}",
+    "OpCompositeConstruct": "%x = OpCompositeConstruct %v2{t} {v} {v}",
+}
+_LAX_USES = {"OpFOrdGreaterThan", "OpFUnordEqual", "OpGroupNonUniformFMax"}
+_ALLOWED_USES = {"OpSelect", "OpCopyObject", "OpFConvert", "OpConvertFToU", "OpCompositeConstruct"}
+
+
+@pytest.mark.parametrize("enc", ["bf", "e4"])
+def test_use_sweep_agrees_with_spirv_val(enc: str, tmp_path: Path) -> None:
+    rule = "float.bf16.use" if enc == "bf" else "float.fp8.use"
+    value = "%bf1" if enc == "bf" else "%e41"
+    disagree = []
+    for n, (op, body) in enumerate(_USES.items()):
+        case = Case(op, rule, "fail", body=body.format(T=f"%{enc}", v=value, t=enc))
+        module, diags = run_case(case)
+        mine = [d.rule for d in diags if d.severity == "error"]
+        out = tmp_path / f"m{n}.spv"
+        out.write_bytes(module.to_bytes())
+        theirs = _tool("spirv-val", "--target-env", "spv1.6", str(out)).returncode != 0
+        if op in _ALLOWED_USES:
+            ok = not mine and not theirs
+        elif op in _LAX_USES:
+            ok = mine == [rule] and not theirs
+        else:
+            ok = rule in mine and theirs
+        if not ok:
+            disagree.append((op, mine, theirs))
+    assert not disagree, disagree

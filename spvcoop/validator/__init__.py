@@ -64,8 +64,8 @@ def _coopmat_findings(module: Module, ix: ModuleIndex, profile) -> list[Diagnost
             ctx.report(None, None, f"cannot check rule {r.id}: the module is malformed ({e!r})",
                        severity="error", rule_id="structure.malformed")
     if not has_coop:
-        # without a cooperative-matrix capability only the opcode-gating rules can fire; keep the
-        # per-instruction loop to the coopmat opcodes (cheap for large non-coopmat modules)
+        # without a cooperative-matrix capability only the opcode-gating and float-encoding rules can
+        # fire; keep the per-instruction loop to those opcodes (cheap for large non-coopmat modules)
         relevant = {op: rs for op, rs in by_op.items() if op != MODULE and "CooperativeMatrix" in op
                     or op in _ALWAYS_CHECKED or "Tensor" in op}
     else:

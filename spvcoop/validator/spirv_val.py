@@ -180,6 +180,9 @@ KNOWN_FALSE_POSITIVES: list[tuple[str, re.Pattern, Callable, str]] = [
      "a cooperative matrix is a composite, and OpSelect selects composites since SPIR-V 1.4"),
     ("S5", re.compile(r"^Result Type and Matrix type must have the same scope: CooperativeMatrixReduceNV"),
      _same_scope_value, "the two Scope <id>s have the same value: the scopes match"),
+    ("S6", re.compile(r"^Opcode Composite(Construct|Extract)CoopMatQCOM requires the the (resulting|source) "
+                      r"cooerative matrix's use be"), _spec_use,
+     "a specialization constant is a constant instruction, so it may be a matrix's Use"),
 ]
 
 
