@@ -509,7 +509,7 @@ def element_dtypes(module: Module) -> dict:
         try:
             info = (arr.elem.dtype, arr.elem.count if arr.elem.kind == "vector" else 1)
         except Fault:
-            continue  # a type the interpreter refuses (e.g. bfloat16): the run reports it where it is used
+            continue  # a type the interpreter refuses (an unknown FP encoding): the run reports it where it is used
         dec = prog.decorations.get(inst.result_id, {})
         key = (dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0])
         for k in (key, prog.names.get(inst.result_id), t.name, t.member_names[0]):
