@@ -14,7 +14,8 @@ KERNELS = DATA / "coopmat2"
 f32 = np.float32
 
 
-@pytest.mark.parametrize("name", ["reduce", "perelem", "loadtensor", "wg_gemm", "tensor2", "decode"])
+@pytest.mark.parametrize("name", ["reduce", "reduce_wg", "perelem", "loadtensor", "wg_gemm", "tensor2",
+                                  "decode"])
 def test_modules_are_valid(name, tmp_path):
     spv = tmp_path / "m.spv"
     assert run_tool("spirv-as", "--target-env", "vulkan1.3", str(KERNELS / f"{name}.spvasm"), "-o",
@@ -70,6 +71,22 @@ def test_reduce_of_integers_is_exact_in_any_order():
     assert (r[2].reshape(32, 32) == X.sum(axis=0, keepdims=True)).all()
     assert (r[3].reshape(16, 16) == X.reshape(16, 2, 16, 2).sum(axis=(1, 3))).all()
     assert (r[4] == X.sum()).all()
+
+
+def test_workgroup_scope_reduce():
+    rng = np.random.default_rng(9)
+    x = (rng.standard_normal(4096) * np.exp2(rng.integers(-12, 13, 4096))).astype(f32)
+    r = spvcoop.run(str(KERNELS / "reduce_wg.spvasm"), dispatch=(1, 1, 1),
+                    buffers={0: x, 1: np.zeros(4096, f32), 2: np.zeros(4096, f32), 3: np.zeros(1024, f32),
+                             4: np.zeros(1024, f32)})
+    X, add32 = x.reshape(64, 64), _add(f32)
+    rows = np.array([ref.tree_reduce(X[i], add32) for i in range(64)], f32)
+    assert (r[1].reshape(64, 64) == rows[:, None]).all()
+    assert (r[2].reshape(64, 64) == np.array([ref.tree_reduce(X[:, j], add32) for j in range(64)], f32)[None, :]).all()
+    quad = np.array([[add32(add32(X[2 * i, 2 * j], X[2 * i, 2 * j + 1]), add32(X[2 * i + 1, 2 * j], X[2 * i + 1, 2 * j + 1]))
+                      for j in range(32)] for i in range(32)], f32)
+    assert (r[3].reshape(32, 32) == quad).all()
+    assert (r[4] == ref.tree_reduce(rows, add32)).all()
 
 
 # ---- PerElementOp, Transpose, ConvertNV, Use-changing FConvert -------------------------------------------------

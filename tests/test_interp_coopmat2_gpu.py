@@ -20,6 +20,8 @@ KERNELS = {
     "reduce": ("tests/data/coopmat2/reduce.spvasm", (1, 1, 1),
                {0: f32, 1: f32, 2: f32, 3: f32, 4: f32, 5: f32, 6: f16, 7: f16, 8: f16, 9: f16, 10: f32, 11: f32},
                [1, 2, 3, 4, 5, 7, 8, 9, 10, 11]),
+    "reduce_wg": ("tests/data/coopmat2/reduce_wg.spvasm", (1, 1, 1), {0: f32, 1: f32, 2: f32, 3: f32, 4: f32},
+                  [1, 2, 3, 4]),
     "perelem": ("tests/data/coopmat2/perelem.spvasm", (1, 1, 1),
                 {0: f32, 1: f32, 2: f32, 3: f32, 4: f16, 5: f16, 6: f16, 7: f16}, [3, 5, 6, 7]),
     "loadtensor": ("tests/data/coopmat2/loadtensor.spvasm", (1, 1, 1),
@@ -48,7 +50,7 @@ def gpu_case(name: str):
     return {b: (np.asarray(res[b]), np.fromfile(d / f"out{b}.bin", dtypes[b])[:len(res[b])]) for b in outs}
 
 
-@pytest.mark.parametrize("name", ["reduce", "perelem", "loadtensor", "tensor2", "decode", "wg_gemm"])
+@pytest.mark.parametrize("name", ["reduce", "reduce_wg", "perelem", "loadtensor", "tensor2", "decode", "wg_gemm"])
 def test_bit_identical_to_the_h100(name):
     for b, (mine, gpu) in gpu_case(name).items():
         assert mine.tobytes() == gpu.tobytes(), (name, b, int((mine.view(f"u{mine.itemsize}") !=

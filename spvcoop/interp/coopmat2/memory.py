@@ -10,6 +10,8 @@ coordinate in block, and returns the element.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..dispatch import OpSet
@@ -17,14 +19,14 @@ from ..fault import Fault
 from ..memory import ADDRESS_SHIFT, DeviceMemory, Pointer
 from ..coopmat.core import CoopInfo, CoopMat, active_groups, coop_info, coop_val, first_lanes, uniform
 from .addressing import Addresses, tensor_addresses
-from .core import LayoutType, TensorLayout, TensorView, ViewType, call_elements, tensor_val
+from .core import TensorLayout, TensorView, call_elements, tensor_val
 
 OPS = OpSet()
 
 _VIEW, _DECODE = 0x1, 0x2
 
 
-def _addressing_operands(ex, inst):
+def _addressing_operands(inst):
     """(view id or None, decode function id or None) from the Tensor Addressing Operands."""
     ops = inst.operands
     for i, o in enumerate(ops):
@@ -62,12 +64,13 @@ class _Where:
             self.rel = off - base
         self.ptr = ptr
 
-    def check(self, info: CoopInfo, a: Addresses, groups, E: int, what: str, lt: LayoutType) -> None:
+    def check(self, info: CoopInfo, a: Addresses, groups, dims: np.ndarray, what: str) -> None:
+        E = info.itemsize
         if a.undefined.any():
             j, r, c = (int(x) for x in np.argwhere(a.undefined)[0])
             d, x = int(a.bad_dim[j, r, c]), int(a.bad_coord[j, r, c])
             raise Fault(f"{what} out of range in {info.scope.lower()} {int(groups[j])}: element (row {r}, col {c}) "
-                        f"has tensor coordinate {x} in dimension {d}, outside 0..{int(self.dims[j, d]) - 1}, under "
+                        f"has tensor coordinate {x} in dimension {d}, outside 0..{int(dims[j, d]) - 1}, under "
                         f"clamp mode Undefined; {int(a.undefined[j].sum())} of {info.rows * info.cols} elements are "
                         f"out of range")
         region = np.array([m.region for m in self.mems], np.int64)[:, None, None]
@@ -82,13 +85,24 @@ class _Where:
                         f"{info.rows * info.cols} elements are outside")
 
 
-def _prepare(ex, frame, inst, mask, info: CoopInfo, store: bool):
+@dataclass
+class _Access:
+    """One LoadTensor/StoreTensor for its active scope instances: where, which elements, the layout's fields."""
+    groups: np.ndarray      # (g,) active scope instances
+    lanes: np.ndarray       # (g,) the first active invocation of each
+    where: _Where
+    a: Addresses
+    layout: dict            # the layout's fields, (g, ...) each
+    decode_id: int | None
+
+
+def _prepare(ex, frame, inst, mask, info: CoopInfo, store: bool) -> _Access | None:
     gmask = active_groups(ex, info, mask, inst.opname)
     groups, lanes = first_lanes(info, gmask, mask)
     if len(groups) == 0:
-        return groups, lanes, None, None, None, None
+        return None
     layout = tensor_val(ex, frame, inst.operands[2].value, TensorLayout)
-    view_id, decode_id = _addressing_operands(ex, inst)
+    view_id, decode_id = _addressing_operands(inst)
     L = {k: np.asarray(uniform(info, v, groups, lanes, mask, f"the TensorLayout operand ({k})"))
          for k, v in layout.fields.items()}
     vt = V = None
@@ -100,9 +114,9 @@ def _prepare(ex, frame, inst, mask, info: CoopInfo, store: bool):
     where = _Where(ex, ex.val(frame, inst.operands[0].value), info, groups, lanes, mask)
     n = len(groups) * info.rows * info.cols  # the addressing's int64 arrays per element: checked, not kept
     ex.reserve(n * 8 * (12 + 4 * layout.type.dims), f"tensor addressing of {n:,} elements", inst, keep=False)
-    where.dims = L["dim"]
     a = tensor_addresses(layout.type, L, vt, V, info.rows, info.cols, store)
-    return groups, lanes, where, a, (layout.type, L), decode_id
+    where.check(info, a, groups, L["dim"], "store" if store else "load")
+    return _Access(groups, lanes, where, a, L, decode_id)
 
 
 def _gather(where: _Where, info: CoopInfo, a: Addresses) -> np.ndarray:
@@ -130,33 +144,32 @@ def _clamp_values(info: CoopInfo, clamp: np.ndarray) -> np.ndarray:
 def load_tensor(ex, frame, inst, mask):
     info = coop_info(ex, ex.rtype(inst))
     obj = coop_val(ex, frame, inst.operands[1].value)
-    groups, lanes, where, a, lt_l, decode_id = _prepare(ex, frame, inst, mask, info, False)
-    if where is None:
+    acc = _prepare(ex, frame, inst, mask, info, False)
+    if acc is None:
         return CoopMat(info, np.zeros((info.num_groups, info.rows, info.cols), info.dtype))
-    lt, L = lt_l
-    E = info.itemsize
-    where.check(info, a, groups, E, "load", lt)
-    vals = np.array(obj.full()[groups], dtype=info.dtype)
-    if decode_id is not None:
-        vals[a.access] = _decode(ex, inst, decode_id, where, info, a, lanes)
+    a = acc.a
+    vals = np.array(obj.full()[acc.groups], dtype=info.dtype)
+    if acc.decode_id is not None:
+        vals[a.access] = _decode(ex, inst, acc, info)
     else:
-        vals[a.access] = _gather(where, info, a)
+        vals[a.access] = _gather(acc.where, info, a)
     if a.constant.any():
-        cv = np.broadcast_to(_clamp_values(info, L["clamp_value"])[:, None, None], vals.shape)
+        cv = np.broadcast_to(_clamp_values(info, acc.layout["clamp_value"])[:, None, None], vals.shape)
         vals[a.constant] = cv[a.constant]
-    if len(groups) == info.num_groups:
+    if len(acc.groups) == info.num_groups:
         return CoopMat(info, vals)
     out = np.array(obj.full(), dtype=info.dtype)
-    out[groups] = vals
+    out[acc.groups] = vals
     return CoopMat(info, out)
 
 
-def _decode(ex, inst, decode_id, where: _Where, info: CoopInfo, a: Addresses, lanes) -> np.ndarray:
+def _decode(ex, inst, acc: _Access, info: CoopInfo) -> np.ndarray:
     """Call the decode function for every accessed element (in np.nonzero(a.access) order)."""
+    decode_id, where, a, lanes = acc.decode_id, acc.where, acc.a, acc.lanes
     fn = ex.prog.functions.get(decode_id)
     if fn is None:
         raise Fault(f"DecodeFunc {ex.prog.name_of(decode_id)} is not a function")
-    ptype = fn.params[0] and ex.types.get(fn.params[0].result_type)
+    ptype = ex.types.get(fn.params[0].result_type) if fn.params else None
     if ptype is None or ptype.kind != "pointer" or ptype.elem is None:
         raise Fault(f"the first parameter of DecodeFunc {ex.prog.name_of(decode_id)} is not a pointer")
     P = max(ptype.elem.size(), 1)
@@ -180,18 +193,16 @@ def _decode(ex, inst, decode_id, where: _Where, info: CoopInfo, a: Addresses, la
 def store_tensor(ex, frame, inst, mask):
     v = coop_val(ex, frame, inst.operands[1].value)
     info = v.info
-    groups, lanes, where, a, lt_l, decode_id = _prepare(ex, frame, inst, mask, info, True)
-    if where is None:
+    acc = _prepare(ex, frame, inst, mask, info, True)
+    if acc is None:
         return None
-    lt = lt_l[0]
     E = info.itemsize
-    where.check(info, a, groups, E, "store", lt)
-    vals = info.to_storage(np.asarray(v.full()[groups]))
-    j, r, c = np.nonzero(a.access)
+    vals = info.to_storage(np.asarray(v.full()[acc.groups]))
+    j, r, c = np.nonzero(acc.a.access)
     for jj in np.unique(j):
         sel = j == jj
-        data = where.mems[jj].data
-        addr = where.start[jj] + a.index[jj, r[sel], c[sel]] * E
+        data = acc.where.mems[jj].data
+        addr = acc.where.start[jj] + acc.a.index[jj, r[sel], c[sel]] * E
         raw = np.ascontiguousarray(vals[jj, r[sel], c[sel]].astype(info.storage_dtype)).view(np.uint8)
         data[(addr[:, None] + np.arange(E)).reshape(-1)] = raw.reshape(-1)
     return None

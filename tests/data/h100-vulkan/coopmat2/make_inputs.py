@@ -30,6 +30,7 @@ def inputs(rng) -> dict[str, dict[int, np.ndarray | int]]:
     M, N, K = 50, 40, 70
     k["wg_gemm"] = {0: rng.standard_normal(M * K).astype(np.float16), 1: rng.standard_normal(K * N).astype(np.float16),
                     2: np.full(M * N, -1, np.float32)}
+    k["reduce_wg"] = {0: wide_floats(rng, 4096, -12, 12, np.float32), 1: 16384, 2: 16384, 3: 4096, 4: 4096}
     k["tensor2"] = {0: (np.arange(512) * 0.25).astype(np.float32), 1: 1024, 2: 1024, 3: 1024}
     k["decode"] = {0: (np.arange(512) % 97 * 0.5).astype(np.float16), 1: 512}
     k["attention"] = {0: rng.standard_normal(512).astype(np.float16), 1: rng.standard_normal(1024).astype(np.float16),
@@ -38,7 +39,7 @@ def inputs(rng) -> dict[str, dict[int, np.ndarray | int]]:
 
 
 DISPATCH = {"reduce": (1, 1, 1), "perelem": (1, 1, 1), "loadtensor": (1, 1, 1), "wg_gemm": (2, 2, 1),
-            "tensor2": (1, 1, 1), "decode": (1, 1, 1), "attention": (2, 1, 1)}
+            "tensor2": (1, 1, 1), "decode": (1, 1, 1), "attention": (2, 1, 1), "reduce_wg": (1, 1, 1)}
 
 
 def main(out: Path) -> None:
