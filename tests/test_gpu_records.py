@@ -110,6 +110,22 @@ def test_subnormal_inputs_align_with_their_stored_exponent():
         assert (_bits(old) != _bits(s.D)).any()
 
 
+def test_numerics_measure_on_the_h100_fitted_nvidia_tensorcore():
+    """What `spvcoop numerics measure` wrote on the H100: the family instance nvidia-tensorcore, 100% agreement on
+    the fitted and on fresh tiles of every distribution, nothing left unidentified."""
+    import yaml
+
+    from spvcoop.numerics.fit import load_model_file
+    assert load_model_file(str(DATA / "numerics-measured.yaml")).params() == NVIDIA_TENSORCORE.params()
+    doc = yaml.safe_load((DATA / "numerics-measured.yaml").read_text())
+    assert doc["not_identified"] == []
+    for part in ("agreement_fit", "agreement_fresh"):
+        eq, n = doc[part]["total"].split("/")
+        assert eq == n and int(n) > 500_000
+        assert all(v.split("/")[0] == v.split("/")[1]
+                   for dists in doc[part]["per_combination"].values() for v in dists.values())
+
+
 def test_interpreter_runs_the_probe_shader_like_the_gpu():
     """The MulAdd probe shader through the interpreter (--coop-numerics nvidia-tensorcore) gives the recorded D."""
     from spvcoop.interp import run

@@ -432,4 +432,10 @@ def run_measure(args: argparse.Namespace) -> int:
             print(f"skipped: {s}", file=sys.stderr)
         print(f"{len(entries)} type(s) measured on {info.name} in {time.monotonic() - t0:.1f} s", file=sys.stderr)
         return 0
-    return _guard(go)
+    from ..diagnostics import SpvError
+    from .common import print_diagnostics
+    try:
+        return go()
+    except SpvError as e:   # no GPU or an unusable --device: 2, like every GPU command
+        print_diagnostics(e.diagnostics)
+        return e.exit_status

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 from . import GpuUnavailable
 from .vk import (ST_COOPMAT2_FLEX_PROPERTIES, ST_COOPMAT2_PROPERTIES, ST_COOPMAT_KHR_PROPERTIES,
@@ -207,7 +208,9 @@ def _enumerate(fn, pd, ctype: str, stype: int) -> list:
         arr[i].sType = stype
     if fn(handle, n, arr) not in (0, 5):  # VK_INCOMPLETE (5): the list may have grown; take what came
         return []
-    return [arr[i] for i in range(n[0])]
+    # copied out while `arr` is alive: an element of a cffi array does not keep the array's memory
+    names = [f for f, _ in ffi.typeof(ctype).fields]
+    return [SimpleNamespace(**{f: getattr(arr[i], f) for f in names}) for i in range(n[0])]
 
 
 def list_devices() -> list[DeviceInfo]:

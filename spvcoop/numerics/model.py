@@ -114,13 +114,36 @@ def muladd(model: MulAddModel, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt,
     eB = _exponents(B32, EMIN[b_format], stored)
     wide = model.exact_products and "bf16" in (a_format, b_format)
     out = np.empty(c.shape, rdt)
-    with np.errstate(all="ignore"):
-        for g0 in range(0, c.shape[0], CHUNK):
-            g = slice(g0, g0 + CHUNK)
+
+    def one(g0: int) -> None:
+        g = slice(g0, g0 + CHUNK)
+        with np.errstate(all="ignore"):
             # tiles last: every elementwise step below runs over contiguous rows of tiles
             r = _chunk(model, A32[g], B32[g], np.moveaxis(c[g], 0, -1).astype(np.float64), eA[g], eB[g], rdt, wide)
-            out[g] = np.moveaxis(r, -1, 0)
+        out[g] = np.moveaxis(r, -1, 0)
+    starts = range(0, c.shape[0], CHUNK)
+    if len(starts) > 1 and _workers() > 1:   # numpy releases the GIL in its loops: chunks run side by side
+        list(_pool().map(one, starts))
+    else:
+        for g0 in starts:
+            one(g0)
     return out.reshape(shape + (M, N))
+
+
+_POOL = None
+
+
+def _workers() -> int:
+    import os
+    return min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+def _pool():
+    global _POOL
+    if _POOL is None:
+        from concurrent.futures import ThreadPoolExecutor
+        _POOL = ThreadPoolExecutor(_workers(), thread_name_prefix="spvcoop-muladd")
+    return _POOL
 
 
 def _chunk(model, A, B, c, eA, eB, rdt, wide: bool):

@@ -93,9 +93,11 @@ def make_tiles(a: str, b: str, c: str, M: int, N: int, K: int, dist: str, n: int
         return cast(a, A), cast(b, B), cast(c, C)
     A = _float_input(a, dist, (n, M, K), rng)
     B = _float_input(b, dist, (n, K, N), rng)
-    if dist == "subnormal":   # B mostly large, so that products of subnormals with it set the alignment
+    if dist == "subnormal":
+        # odd tiles: B mostly large, so that products of subnormals with it set the alignment; even tiles: small
+        # B, so that sums underflow (the sign of a zero result)
         big = rng.choice([-1.0, 1.0], B.shape) * np.exp2(rng.uniform(-2, 6, B.shape)) * rng.uniform(1, 2, B.shape)
-        B = np.where(rng.random(B.shape) < 0.8, big, B)
+        B = np.where((rng.random(B.shape) < 0.8) & (np.arange(n) % 2 == 1)[:, None, None], big, B)
     if dist == "cancel":
         h = K // 2
         A[:, :, h:2 * h] = -A[:, :, :h]
@@ -106,6 +108,8 @@ def make_tiles(a: str, b: str, c: str, M: int, N: int, K: int, dist: str, n: int
     C = rng.standard_normal((n, M, N)) * cs
     if dist == "wide":
         C *= np.exp2(rng.uniform(-20, 10, (n, M, N)))
+    if dist == "subnormal":
+        C[::2] *= 2.0 ** -12   # even tiles: sums near zero
     if dist == "infnan":
         r = rng.random((n, M, N))
         C[r < 0.02] = np.inf
