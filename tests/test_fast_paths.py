@@ -163,3 +163,12 @@ def test_an_op_the_compiler_does_not_know_falls_back(monkeypatch) -> None:
     module = load_shader(str(LOOP))
     fast, plain = _both(monkeypatch, lambda: _outcome(module, **_tiled()))
     assert fast == plain and fast[0] == "error" and "unsupported instruction OpIMul" in fast[1][0]
+
+
+def test_a_value_of_a_block_left_early_keeps_its_lanes(monkeypatch) -> None:
+    """Invocation i leaves the loop after i + 1 trips; the header's value it uses afterwards is from its own
+    last trip (the compiled block assigns under the mask, as the plain path does)."""
+    module = load_shader(str(TESTS / "data" / "divergent_loop.spvasm"))
+    fast, plain = _both(monkeypatch, lambda: _outcome(module, buffers={"o": np.zeros(8, np.uint32)}))
+    assert fast == plain
+    assert np.frombuffer(fast[1]["(0, 0)"], np.uint32).tolist() == [i * 3 + 1 for i in range(8)]

@@ -15,15 +15,16 @@ Exactness:
 - --trace: a traced run always takes the plain path, so its lines are the plain path's;
 - an op missing from the table goes through exec_inst, which reports it as before.
 
-The compiled functions are cached per Program (a module's blocks) and op table, and reused by every
-invocation group the dispatch runs. RunConfig(fast_paths=False) or SPVCOOP_NO_FAST_PATHS=1 turns the
-fast path off; tests/test_fast_paths.py runs every sample and test shader both ways and compares bytes.
+The compiled functions are cached per run (Executor.compiled_blocks: the module's blocks under one op
+table, its types and settings), made on a block's second execution, and reused by every invocation
+group the dispatch runs. An op that a family extends is resolved per instruction (its `when` asked once;
+dispatch.py says predicates are properties of the instruction in a run).
+RunConfig(fast_paths=False) or SPVCOOP_NO_FAST_PATHS=1 turns the fast path off; tests/test_fast_paths.py runs every sample and test shader both ways and compares bytes.
 The generated source holds only numbers and names made here: no text from the module.
 """
 from __future__ import annotations
 
 import os
-import weakref
 
 import numpy as np
 
@@ -33,8 +34,6 @@ from .fault import Fault
 # RunConfig.fast_paths=True is overridden by this (for differential testing from the command line)
 DISABLE_ENV = "SPVCOOP_NO_FAST_PATHS"
 
-_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # Program -> {(label, ops id): fn}
-
 
 def enabled(config) -> bool:
     return bool(getattr(config, "fast_paths", True)) and not os.environ.get(DISABLE_ENV)
@@ -42,30 +41,52 @@ def enabled(config) -> bool:
 
 def run_body(ex, frame, blk, mask, full: bool) -> None:
     """Execute blk.body under mask as exec_inst would, instruction by instruction."""
-    cache = _CACHE.get(ex.prog)
-    if cache is None:
-        cache = _CACHE[ex.prog] = {}
-    key = (blk.label, id(ex.ops))
-    entry = cache.get(key)
-    if entry is None or entry[0] is not ex.ops:
-        entry = cache[key] = (ex.ops, compile_body(ex, blk.body))
-    entry[1](ex, frame, mask, full)
+    cache = ex.compiled_blocks   # per run: its op table, types and settings are fixed
+    fn = cache.get(blk.label)
+    if fn is None:
+        if blk.label not in cache:
+            # a block's first execution takes the plain path: one that runs once is never compiled
+            cache[blk.label] = None
+            for inst in blk.body:
+                ex.exec_inst(frame, inst, mask, full)
+            return
+        fn = cache[blk.label] = compile_body(ex, blk.body)
+    fn(ex, frame, mask, full)
 
 
-def _int_binary_ok(ex, inst) -> bool:
-    """The op is ops_arith.int_binary itself (no family extends it here) and its result type is known:
-    the inline code below is that function's body."""
-    return ex.ops.get(inst.opname) is ops_arith.int_binary and inst.result_type in ex.types \
-        and len(inst.operands) == 2
+def resolve(ex, inst):
+    """(op function, extension base or None) that exec_inst would end up calling for inst: an op a family
+    extends is taken apart here, its `when` asked once (dispatch.py: a property of the instruction in
+    this run). A predicate that fails leaves the wrapper to be called as it is."""
+    fn = ex.ops.get(inst.opname)
+    while fn is not None and getattr(fn, "extension", None) is not None:
+        when, ext = fn.extension
+        try:
+            hit = bool(when(ex, inst))
+        except Exception:  # noqa: BLE001 - it will fail (or not) at run time, where exec_inst calls it
+            return fn, None
+        if hit:
+            return ext, fn.__wrapped__
+        fn = fn.__wrapped__
+    return fn, None
 
 
-def _compare_ok(ex, inst) -> bool:
-    return ex.ops.get(inst.opname) is ops_arith.int_compare and len(inst.operands) == 2
+def _int_binary_ok(fn, ex, inst) -> bool:
+    """The op is ops_arith.int_binary itself and its result type is known: the inline code below is that
+    function's body."""
+    if fn is not ops_arith.int_binary or inst.result_type not in ex.types or len(inst.operands) != 2:
+        return False
+    try:
+        ex.types[inst.result_type].dtype
+    except Exception:  # noqa: BLE001 - int_binary itself fails at run time, where exec_inst calls it
+        return False
+    return True
 
 
 def compile_body(ex, body: list):
     """One function (ex, frame, mask, full) running `body` as exec_inst runs it, one instruction at a time."""
-    ns: dict = {"Fault": Fault, "errstate": np.errstate, "to_type": ops_arith.to_type, "as_int": ops_arith.as_int}
+    ns: dict = {"Fault": Fault, "errstate": np.errstate, "to_type": ops_arith.to_type, "as_int": ops_arith.as_int,
+                "ndarray": np.ndarray}
     lines = ["def block(ex, frame, mask, full):",
              "    vals = frame.vals",
              "    val = ex.val",
@@ -84,7 +105,7 @@ def compile_body(ex, body: list):
         emit(f"{ind}if s > ms:")
         emit(f"{ind}    ex.steps = s")
         emit(f"{ind}    ex.tick(frame, I{k}, mask)")
-        fn = ex.ops.get(inst.opname)
+        fn, base = resolve(ex, inst)
         rid = inst.result_id
         if fn is None:
             # not in the table: the plain path reports it (and counts the step itself)
@@ -92,12 +113,17 @@ def compile_body(ex, body: list):
             emit(f"{ind}ex.exec_inst(frame, I{k}, mask, full)")
             emit(f"{ind}s = ex.steps")
             continue
-        if _int_binary_ok(ex, inst):
+        if base is None and _int_binary_ok(fn, ex, inst):
             ns[f"U{k}"] = ops_arith.INT_BINARY[inst.opname]
-            ns[f"T{k}"] = ex.types[inst.result_type]
-            a, b = inst.operands[0].value, inst.operands[1].value
-            emit(f"{ind}v = U{k}(to_type(val(frame, {a}), T{k}), to_type(val(frame, {b}), T{k}))")
-        elif _compare_ok(ex, inst):
+            # to_type(x, t), with t and its dtype bound: an array already of that dtype is used as it is
+            t = ex.types[inst.result_type]
+            ns[f"T{k}"], ns[f"D{k}"] = t, t.dtype
+            for name, opnd in (("a", inst.operands[0].value), ("b", inst.operands[1].value)):
+                emit(f"{ind}{name} = val(frame, {opnd})")
+                emit(f"{ind}if type({name}) is not ndarray or {name}.dtype != D{k}:")
+                emit(f"{ind}    {name} = to_type({name}, T{k})")
+            emit(f"{ind}v = U{k}(a, b)")
+        elif base is None and fn is ops_arith.int_compare and len(inst.operands) == 2:
             ufunc, signed = ops_arith.COMPARE[inst.opname]
             ns[f"U{k}"] = ufunc
             a, b = inst.operands[0].value, inst.operands[1].value
@@ -106,7 +132,11 @@ def compile_body(ex, body: list):
             ns[f"F{k}"] = fn
             # the op may run other code (a function call): the count it sees and leaves is the true one
             emit(f"{ind}ex.steps = s")
-            emit(f"{ind}v = F{k}(ex, frame, I{k}, mask)")
+            if base is None:
+                emit(f"{ind}v = F{k}(ex, frame, I{k}, mask)")
+            else:
+                ns[f"B{k}"] = base
+                emit(f"{ind}v = F{k}(ex, frame, I{k}, mask, B{k})")
             emit(f"{ind}s = ex.steps")
         if rid is not None:
             emit(f"{ind}if full:")
