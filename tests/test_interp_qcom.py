@@ -1,8 +1,7 @@
 """SPV_QCOM_cooperative_matrix_conversion in the interpreter: row i (A, accumulator) / column i (B) of a matrix
 to and from invocation i's array, packed u32 arrays, OpExtractSubArrayQCOM and OpBitCastArrayQCOM.
 Module: tests/data/qcom/qcom_convert.spvasm (hand-written, its GLSL-like meaning in its comment), valid for
-spirv-val. Runs unvalidated: spvcoop's validator still reports the QCOM instructions as
-coopmat.op.unsupported (the validator's part of issue 12). Expected values: numpy, computed here."""
+spirv-val and for spvcoop's validator (runs validate first). Expected values: numpy, computed here."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -38,7 +37,7 @@ def _run(shader: Path, layout: str, RA, PB, RC):
     bufs = {0: RA, 1: PB, 2: RC, 3: np.zeros(256, np.float32), 4: np.zeros((32, 16), np.float32),
             5: np.zeros((32, 8), np.uint32), 6: np.zeros((32, 8), np.float32), 7: np.zeros((32, 16), np.uint32),
             8: np.zeros((32, 16), np.float16)}
-    return spvcoop.run(str(shader), dispatch=(1, 1, 1), layout=layout, buffers=bufs, validate=False)
+    return spvcoop.run(str(shader), dispatch=(1, 1, 1), layout=layout, buffers=bufs)
 
 
 @pytest.mark.parametrize("layout", ["nvidia", "striped", "shuffled"])
