@@ -172,7 +172,11 @@ def test_compare_outputs_integers_and_structures():
     lines, differ = compare_outputs({"i": np.array([1, 2, 3], np.int32), "s": {"x": [1.0, 2.0]}},
                                     {"i": np.array([1, 5, 3], np.int32), "s": {"x": [1.0, 2.0]}}, "a", "b")
     assert differ == 1 and lines[0].startswith("i: 1 of 3 elements differ, max 3 ulp; first at [1]: a 2, b 5")
-    assert lines[1] == "s.x: bit-identical (2 elements)"
+    assert lines[1] == "s: bit-identical (2 elements)"
+    lines, differ = compare_outputs({"W": {"dt": np.float32(1), "p": [{"a": np.int32(1)}, {"a": np.int32(2)}]}},
+                                    {"W": {"dt": np.float32(1), "p": [{"a": np.int32(1)}, {"a": np.int32(7)}]}},
+                                    "a", "b")
+    assert differ == 1 and lines == ["W: 1 of 3 elements differ, max 5 ulp; first at W.p[1].a[0]: a 2, b 7"]
 
 
 # ---- commands without a GPU -------------------------------------------------------------------------------

@@ -423,6 +423,10 @@ def run_measure(args: argparse.Namespace) -> int:
         with Device(index) as dev:
             info = dev.instance.info(index)
             entries, skipped = measure(dev, info)
+        if not entries:
+            from ..diagnostics import Diagnostic, InputError
+            raise InputError(Diagnostic("error", f"{info.name} reports no cooperative-matrix type a probe can "
+                                        "measure" + (f" ({'; '.join(skipped)})" if skipped else ""), source=args.device))
         name = args.name or (Path(args.output).stem if args.output else "measured")
         text = to_yaml_model(name, f"measured on {info.name} ({info.driver_name} {info.driver_info}, Vulkan "
                                    f"{info.api_version}) by spvcoop layout measure", entries)

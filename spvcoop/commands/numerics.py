@@ -72,11 +72,15 @@ def run_measure(args: argparse.Namespace) -> int:
     from ..gpu.compute import Device
     from ..gpu.numerics import measure_tiles, save_tiles
     if not 1 <= args.tiles <= 4096:
-        raise InputError(Diagnostic("error", f"--tiles {args.tiles}: give 1 to 4096"))
+        raise InputError(Diagnostic("error", f"--tiles {args.tiles}: give 1 to 4096", source="numerics measure"))
     t0 = time.monotonic()
     index = parse_device(args.device)
     with Device(index) as dev:
         info = dev.instance.info(index)
+        from ..gpu.numerics import combinations
+        if not combinations(info):
+            raise InputError(Diagnostic("error", f"{info.name} reports no cooperative-matrix combination the MulAdd "
+                                        "probes handle", source=args.device))
         data = measure_tiles(dev, info, args.tiles, seeds=(1, 2))
     if args.save_tiles:
         save_tiles(args.save_tiles, data)

@@ -31,5 +31,5 @@ def parse_device(text: str) -> int:
     """'vulkan' or 'vulkan:N' -> the physical device index N (0 by default)."""
     name, _, index = text.partition(":")
     if name != "vulkan" or (index and not index.isdigit()):
-        raise InputError(Diagnostic("error", f"--device wants vulkan or vulkan:N, got '{text}'"))
+        raise InputError(Diagnostic("error", f"--device wants vulkan or vulkan:N, got '{text}'", source="vulkan"))
     return int(index or 0)

@@ -84,7 +84,9 @@ def diff_arrays(name: str, a: np.ndarray, b: np.ndarray) -> BufferDiff:
 
 
 def compare_outputs(a: dict, b: dict, a_name: str = "a", b_name: str = "b") -> tuple[list[str], int]:
-    """(one line per output buffer, how many buffers differ) for two {name: value} output dicts."""
+    """(one line per output buffer, how many buffers differ) for two {name: value} output dicts. A structured
+    buffer (nested members) is one line too: its elements summed over members, the first difference named by
+    its member path."""
     lines, differ = [], 0
     for name in a:
         if name not in b:
@@ -92,8 +94,17 @@ def compare_outputs(a: dict, b: dict, a_name: str = "a", b_name: str = "b") -> t
             differ += 1
             continue
         la, lb = dict(_leaves(a[name], name)), dict(_leaves(b[name], name))
-        for leaf in la:
-            d = diff_arrays(leaf, la[leaf], lb.get(leaf, np.zeros(0, la[leaf].dtype)))
-            lines.append(d.text(a_name, b_name))
-            differ += d.count > 0
+        diffs = [diff_arrays(leaf, la[leaf], lb.get(leaf, np.zeros(0, la[leaf].dtype))) for leaf in la]
+        total = sum(d.total for d in diffs)
+        bad = [d for d in diffs if d.count]
+        if not bad:
+            lines.append(f"{name}: bit-identical ({total} elements)")
+            continue
+        differ += 1
+        first = bad[0]
+        merged = BufferDiff(first.name if len(diffs) > 1 else name, sum(d.count for d in bad), total,
+                            max(d.max_ulp for d in bad), first.first, first.a_value, first.b_value)
+        text = merged.text(a_name, b_name)
+        lines.append(text if len(diffs) == 1 else f"{name}: " + text.split(": ", 1)[1].replace(
+            "first at [", f"first at {first.name}["))
     return lines, differ

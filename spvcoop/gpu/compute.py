@@ -2,8 +2,6 @@
 host-visible buffers (with device addresses where the device has them), a pipeline, a fence."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..diagnostics import Diagnostic, SpvError
 from .device import Instance
 from .vk import as_vk_pointer, extra
@@ -12,15 +10,6 @@ from .vk import as_vk_pointer, extra
 WANTED_EXTENSIONS = ("VK_KHR_cooperative_matrix", "VK_NV_cooperative_matrix", "VK_NV_cooperative_matrix2",
                      "VK_KHR_shader_bfloat16", "VK_EXT_shader_float8")
 FENCE_TIMEOUT_NS = 60_000_000_000  # a dispatch that runs a minute is stuck (an endless loop on the GPU)
-
-
-@dataclass
-class BufferSpec:
-    """A buffer to create: its bytes, and where the shader sees it ((set, binding), or None for a buffer
-    reached only through its device address). Uniform buffers are bound as such."""
-    data: bytes
-    binding: tuple[int, int] | None
-    uniform: bool = False
 
 
 class Device:

@@ -47,6 +47,29 @@ def spec_entries(prog: Program, overrides: dict) -> list[tuple[int, bytes]]:
     return out
 
 
+def _array_lengths(prog: Program, overrides: dict) -> None:
+    """Array types get their lengths from their length constants (with specialization overrides), as the
+    interpreter's constant evaluation gives them; a length from a constant expression is refused."""
+    from ..interp.constants import scalar_from_words
+    defs = {inst.result_id: inst for inst in prog.globals if inst.result_id}
+    for t in prog.types.values():
+        if t.kind != "array" or "length_id" not in t.extra:
+            continue
+        inst = defs.get(t.extra["length_id"])
+        if inst is None or inst.opname not in ("OpConstant", "OpSpecConstant"):
+            raise SpvError(Diagnostic("error", f"the length of {t.describe()} is not a plain constant: not supported "
+                                      "on a device yet", source=prog.source))
+        ct = prog.types[inst.result_type]
+        value = scalar_from_words(ct, inst.operands[0].words)
+        if inst.opname == "OpSpecConstant":
+            sid = prog.decorations.get(inst.result_id, {}).get("SpecId", [None])[0]
+            for key in (sid, str(sid) if sid is not None else None, prog.names.get(inst.result_id)):
+                if key is not None and key in overrides:
+                    value = _override(ct, overrides[key], key)
+                    break
+        t.count = int(np.asarray(value).reshape(-1)[0])
+
+
 def _interface(prog: Program, given: dict, push_constants):
     """[(key, name, type, var_id, data, found, uniform)] for the buffer variables, and the keys consumed."""
     consumed: set = set()
@@ -59,9 +82,8 @@ def _interface(prog: Program, given: dict, push_constants):
             continue
         t, vid = ptype.elem, inst.result_id
         name = prog.names.get(vid) or t.name or prog.name_of(vid)
-        if ptype.storage == "PushConstant":
-            if push_constants is not None:
-                out.append(("push_constants", name, t, vid, push_constants, True, False))
+        if ptype.storage == "PushConstant":   # none given: zeros, as the interpreter runs it
+            out.append(("push_constants", name, t, vid, push_constants, push_constants is not None, False))
             continue
         dec = prog.decorations.get(vid, {})
         key = (dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0])
@@ -101,6 +123,7 @@ def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_
         if errors:
             raise SpvError(errors)
     prog = Program(module)
+    _array_lengths(prog, dict(spec_constants or {}))
     eps = [e for e in prog.entry_points if e[2] == "GLCompute" and (entry_point is None or e[0] == entry_point)]
     if not eps:
         raise SpvError(Diagnostic("error", "no GLCompute entry point" + (f" named '{entry_point}'" if entry_point

@@ -92,8 +92,8 @@ def _exponents(x: np.ndarray, emin: int, stored: bool) -> np.ndarray:
             e[sub] = (np.frexp(x[sub])[1] - 1).astype(np.int32)
     if stored:
         np.maximum(e, emin, out=e)
-    e[zero] = -30000
-    e[f == top] = 0   # inf/NaN terms make the sum inf/NaN whatever the alignment
+    np.putmask(e, zero, -30000)
+    np.putmask(e, f == top, 0)   # inf/NaN terms make the sum inf/NaN whatever the alignment
     return e
 
 
@@ -154,6 +154,10 @@ def _chunk(model, A, B, c, eA, eB, rdt, wide: bool):
     Bt = np.ascontiguousarray(np.moveaxis(B, 0, -1), dtype=pdt)     # (K, N, G)
     t = np.empty(c.shape, pdt)
     drop = np.trunc if model.drop == "truncate" else np.rint
+    # every truncated term is below 2^(bits + 2) (a product of two values below 2^(e+1)), so a block's sum of
+    # them fits int32 when bits + 2 + log2(block) <= 31; inf and NaN need the float path
+    integer_sum = (not wide and model.drop == "truncate" and model.bits + 2 + (model.block - 1).bit_length() <= 31
+                   and np.isfinite(At).all() and np.isfinite(Bt).all())
     for k0 in range(0, K, model.block):
         k1 = min(K, k0 + model.block)
         s = np.zeros(c.shape)
@@ -168,11 +172,21 @@ def _chunk(model, A, B, c, eA, eB, rdt, wide: bool):
             shift = model.bits - emax.clip(-1000, 1000)
             # terms become integers after the drop: scale by 2^shift (finite: f16 never needs more than 2^127)
             scale = _pow2(shift, pdt)
-            for k in range(k0, k1):
-                np.multiply(At[:, k, None, :], Bt[None, k, :, :], out=t)
-                t *= scale
-                drop(t, out=t)
-                s += t
+            if integer_sum:   # the common case, in int32: a cast truncates toward zero, and int adds are cheap
+                si = np.zeros(c.shape, np.int32)
+                ti = np.empty(c.shape, np.int32)
+                for k in range(k0, k1):
+                    np.multiply(At[:, k, None, :], Bt[None, k, :, :], out=t)
+                    t *= scale
+                    np.copyto(ti, t, casting="unsafe")
+                    si += ti
+                s = si.astype(np.float64)
+            else:
+                for k in range(k0, k1):
+                    np.multiply(At[:, k, None, :], Bt[None, k, :, :], out=t)
+                    t *= scale
+                    drop(t, out=t)
+                    s += t
             s += drop(c * scale)
             s *= _pow2(-shift, np.float64)                       # exact: integers below 2^32, power-of-2 scale
         if k1 == K and rdt == np.float16 and model.f16_result == "direct":
