@@ -46,6 +46,7 @@ class CoopInfo:
     ex: object
     _layout: object = None
     storage: np.dtype | None = None  # the component's own dtype where it differs from dtype (bf16, FP8)
+    all_lanes: tuple | None = None   # first_lanes when every invocation is active (read-only arrays)
 
     @property
     def storage_dtype(self) -> np.dtype:
@@ -364,10 +365,18 @@ def active_groups(ex, info: CoopInfo, mask: np.ndarray, what: str) -> np.ndarray
 
 def first_lanes(info: CoopInfo, gmask: np.ndarray | None, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(groups, lane of the first active invocation of each) for the active scope instances."""
-    m = mask & info.ex.alive if mask.shape[0] > 1 else np.ones(info.group.shape[0], bool)
+    every = mask.shape[0] == 1 or (not info.ex.any_killed and mask.all())
+    if every and info.all_lanes is not None:   # the same for every instruction of the run: made once
+        return info.all_lanes
+    m = np.ones(info.group.shape[0], bool) if every else mask & info.ex.alive
     idx = np.flatnonzero(m)
     g, first = np.unique(info.group[idx], return_index=True)
-    return g, idx[first]
+    out = g, idx[first]
+    if every:
+        for a in out:
+            a.flags.writeable = False
+        info.all_lanes = out
+    return out
 
 
 def uniform(info: CoopInfo, value, groups: np.ndarray, lanes: np.ndarray, mask: np.ndarray, what: str) -> np.ndarray:
