@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .common import reports_errors
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("device", help="list Vulkan devices and their cooperative-matrix properties (spvcoop[gpu])",
@@ -23,19 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.set_defaults(func=run_info)
 
 
-def _guard(fn):
-    def wrapped(args):
-        from ..diagnostics import SpvError
-        from .common import print_diagnostics
-        try:
-            return fn(args)
-        except SpvError as e:
-            print_diagnostics(e.diagnostics)
-            return e.exit_status
-    return wrapped
-
-
-@_guard
+@reports_errors
 def run_list(args: argparse.Namespace) -> int:
     from ..gpu.device import list_devices
     for d in list_devices():
@@ -45,7 +35,7 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
-@_guard
+@reports_errors
 def run_info(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path

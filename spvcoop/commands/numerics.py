@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .common import reports_errors
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("numerics", help="measure MulAdd numerics on a Vulkan device and fit the numeric model",
@@ -29,18 +31,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.set_defaults(func=run_fit)
 
 
-def _guard(fn):
-    def wrapped(args):
-        from ..diagnostics import SpvError
-        from .common import print_diagnostics
-        try:
-            return fn(args)
-        except SpvError as e:
-            print_diagnostics(e.diagnostics)
-            return e.exit_status
-    return wrapped
-
-
 def _finish(data: dict, args, device: str, fit_seed: int, t0: float) -> int:
     import time
     from pathlib import Path
@@ -63,7 +53,7 @@ def _finish(data: dict, args, device: str, fit_seed: int, t0: float) -> int:
     return 0
 
 
-@_guard
+@reports_errors
 def run_measure(args: argparse.Namespace) -> int:
     import time
 
@@ -88,7 +78,7 @@ def run_measure(args: argparse.Namespace) -> int:
                    1, t0)
 
 
-@_guard
+@reports_errors
 def run_fit(args: argparse.Namespace) -> int:
     import time
     import zipfile

@@ -11,7 +11,7 @@ from ..interp.dataio import as_array, encode
 from ..interp.fault import Fault
 from ..interp.memory import Memory
 from ..interp.program import Program
-from ..interp.runner import Binding, RunResult, load_shader
+from ..interp.runner import Binding, RunResult, buffer_aliases, load_shader
 from ..module import Module
 
 BUFFER_CLASSES = ("StorageBuffer", "Uniform", "PushConstant")
@@ -187,7 +187,7 @@ def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_
             except Fault:  # element types numpy lacks (bfloat16): the raw bytes
                 res.buffers[key] = np.frombuffer(raw, np.uint8).copy()
             res.bindings[key] = b
-            for alias in _aliases(prog, b):
+            for alias in buffer_aliases(prog, b):
                 if alias not in res.buffers:
                     res.buffers[alias] = res.buffers[key]
                     res.bindings[alias] = b
@@ -205,17 +205,3 @@ def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_
             own.free(buf, mem)
         if own is not device:
             own.close()
-
-
-def _aliases(prog: Program, b: Binding) -> list[str]:
-    """The other names a buffer answers to, as in the interpreter's RunResult."""
-    out = []
-    if b.var_id and prog.names.get(b.var_id):
-        out.append(prog.names[b.var_id])
-    t = b.type
-    if t is not None and t.kind == "struct":
-        if t.name:
-            out.append(t.name)
-        if len(t.members) == 1:
-            out.append(t.member_names[0])
-    return out
