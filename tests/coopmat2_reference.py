@@ -129,14 +129,27 @@ def store(tensor: np.ndarray, t, v, m: np.ndarray) -> np.ndarray:
     return out
 
 
-def tree_reduce(values, combine):
-    """The reduction tree the interpreter documents (and the H100 was measured to use): pairs of neighbours
-    first, i.e. bit 0 of the index, then bit 1, ...; partial results at i and i + 2^b combined as combine(i, i+2^b)."""
+ROW_BITS, COLUMN_BITS = (1, 2, 0), (0, 1, 2)
+
+
+def h100_reduce(values, combine, tree_bits, parts: int = 1):
+    """The reduction order measured on an H100, one line of scalars at a time: the line cut into `parts` equal
+    segments (a Workgroup-scope matrix's subgroups), each cut into blocks of 8 combined one after the other, the
+    8 partial results then paired in a tree over the index bits in `tree_bits` order (combine(i, i + 2^b)); the
+    segments' results combined one after the other."""
     vals = list(values)
-    step = 1
-    while step < len(vals):
-        for i in range(0, len(vals), 2 * step):
-            if i + step < len(vals):
-                vals[i] = combine(vals[i], vals[i + step])
-        step *= 2
-    return vals[0]
+    seg = len(vals) // parts
+    total = None
+    for p in range(parts):
+        part = vals[p * seg:(p + 1) * seg]
+        acc = part[0:8]
+        for b in range(8, seg, 8):
+            acc = [combine(x, y) for x, y in zip(acc, part[b:b + 8])]
+        done = 0
+        for bit in tree_bits:
+            for i in range(8):
+                if not i & done and not i & (1 << bit):
+                    acc[i] = combine(acc[i], acc[i + (1 << bit)])
+            done |= 1 << bit
+        total = acc[0] if total is None else combine(total, acc[0])
+    return total
