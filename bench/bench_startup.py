@@ -48,7 +48,8 @@ def main(argv=None) -> int:
         (d / "in.yaml").write_text("pc: {a: 2.0, n: 1}\nx: [1.0]\ny: [1.0]\n")
         (d / "saxpy.spvasm").write_bytes(SAXPY.read_bytes())
         (d / "spec.yaml").write_text("shader: saxpy.spvasm\ndispatch: [1, 1, 1]\npush_constants: {a: 2.0, n: 1}\n"
-                                     "buffers:\n  x: {data: [1.0], dtype: float32}\n  y: {data: [1.0], dtype: float32}\n"
+                                     "buffers:\n  x: {data: [1.0], dtype: float32}\n"
+                                     "  y: {data: [1.0], dtype: float32}\n"
                                      "outputs: [y]\n")
         run = [sys.executable, "-m", "spvcoop", "run"]
         cases = {"si-input": run + ["saxpy.spvasm", "--dispatch", "1,1,1", "--input", "in.yaml"],

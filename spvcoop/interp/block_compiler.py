@@ -17,9 +17,10 @@ Exactness:
 
 The compiled functions are cached per run (Executor.compiled_blocks: the module's blocks under one op
 table, its types and settings), made once a block has run COMPILE_AFTER times, and reused by every
-invocation group the dispatch runs. An op that a family extends is resolved per instruction (its `when` asked once;
-dispatch.py says predicates are properties of the instruction in a run).
-RunConfig(fast_paths=False) or SPVCOOP_NO_FAST_PATHS=1 turns the fast path off; tests/test_fast_paths.py runs every sample and test shader both ways and compares bytes.
+invocation group the dispatch runs. An op that a family extends is resolved per instruction (its
+`when` asked once; dispatch.py says predicates are properties of the instruction in a run).
+RunConfig(fast_paths=False) or SPVCOOP_NO_FAST_PATHS=1 turns the fast path off; tests/test_fast_paths.py
+runs every sample and test shader both ways and compares bytes.
 The generated source holds only numbers and names made here: no text from the module.
 """
 from __future__ import annotations
