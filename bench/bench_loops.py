@@ -5,7 +5,7 @@
     python bench/bench_loops.py --root /path/to/other/checkout   # before/after
 
 1. In-process, one small dispatch: run() time / executed instructions, with the fast path
-   (interp/block_compiler.py) and without it (SPVCOOP_NO_FAST_PATHS=1), best of --runs, for
+   (interp/block_compiler.py) and without it (SPVCOOP_NO_FAST_PATHS=1), in turn, CPU time, medians of --runs, for
    bench/shaders/int_loop.spvasm (one invocation, 2000 iterations of scalar integer arithmetic) and
    bench/shaders/gemm_tiled.spvasm (one workgroup of one subgroup looping over every 16x16 tile of C,
    K loop inside) at the --sizes. --root times another checkout (its own run(), this script's shaders).
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -31,22 +32,27 @@ DISABLE_ENV = "SPVCOOP_NO_FAST_PATHS"
 WIDE = ROOT / "samples" / "coopmat" / "khr_gemm" / "gemm.spvasm"
 
 
-def per_instruction(shader: Path, kw: dict, runs: int, fast: bool) -> tuple[float, int]:
+def per_instruction(shader: Path, kw: dict, runs: int) -> tuple[list[float], list[float], int]:
+    """CPU microseconds per executed instruction of each run, fast and plain in turn (fast, plain, steps)."""
     from spvcoop.interp import run
     from spvcoop.interp.runner import load_shader
-    if fast:
-        os.environ.pop(DISABLE_ENV, None)
-    else:
-        os.environ[DISABLE_ENV] = "1"
     module = load_shader(str(shader))
-    best, steps = 1e9, 0
-    for _ in range(runs + 1):   # the first run compiles the blocks (and warms caches)
-        t = time.perf_counter()
-        res = run(module, max_steps=10_000_000, **{k: (dict(v) if isinstance(v, dict) else v) for k, v in kw.items()})
-        best = min(best, time.perf_counter() - t)
-        steps = res.steps
+    out: dict = {True: [], False: []}
+    steps = 0
+    for i in range(runs + 1):   # the first pair warms caches up and is not counted
+        for fast in (True, False):
+            if fast:
+                os.environ.pop(DISABLE_ENV, None)
+            else:
+                os.environ[DISABLE_ENV] = "1"
+            t = time.process_time()
+            res = run(module, max_steps=10_000_000,
+                      **{k: (dict(v) if isinstance(v, dict) else v) for k, v in kw.items()})
+            if i:
+                out[fast].append((time.process_time() - t) / res.steps * 1e6)
+            steps = res.steps
     os.environ.pop(DISABLE_ENV, None)
-    return best, steps
+    return out[True], out[False], steps
 
 
 def gemm_case(n: int) -> dict:
@@ -76,7 +82,7 @@ def write_specs(d: Path, n: int) -> tuple[Path, Path]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", type=int, nargs="+", default=[64])
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=8)
     ap.add_argument("--whole", type=int, default=256, help="n of the whole-process comparison (0: skip)")
     ap.add_argument("--root", default=str(ROOT), help="the spvcoop checkout to time (before/after)")
     args = ap.parse_args(argv)
@@ -84,11 +90,13 @@ def main(argv=None) -> int:
     cases = [("int_loop x2000", INT_LOOP, dict(dispatch=(1, 1, 1), spec_constants={0: 2000},
                                                buffers={"0:0": np.zeros(2, np.uint32)}))]
     cases += [(f"gemm_tiled {n}^3", TILED, gemm_case(n)) for n in args.sizes]
-    print(f"{'case':<16} {'steps':>7} {'fast: us/step':>14} {'plain: us/step':>15} {'plain/fast':>10}")
+    print(f"{'case':<16} {'steps':>7} {'fast: us/step':>14} {'plain: us/step':>15} {'plain/fast':>10}   "
+          f"(CPU time, medians of {args.runs} runs in turn)")
     for name, shader, kw in cases:
-        tf, steps = per_instruction(shader, kw, args.runs, True)
-        tp, _ = per_instruction(shader, kw, args.runs, False)
-        print(f"{name:<16} {steps:>7} {tf / steps * 1e6:>14.1f} {tp / steps * 1e6:>15.1f} {tp / tf:>10.2f}", flush=True)
+        tf, tp, steps = per_instruction(shader, kw, args.runs)
+        ratio = statistics.median(p / f for f, p in zip(tf, tp))
+        print(f"{name:<16} {steps:>7} {statistics.median(tf):>14.1f} {statistics.median(tp):>15.1f} {ratio:>10.2f}",
+              flush=True)
     if args.whole:
         env = dict(os.environ, PYTHONPATH=str(Path(args.root).resolve()))
         with tempfile.TemporaryDirectory() as tmp:
@@ -97,7 +105,7 @@ def main(argv=None) -> int:
             times = {}
             for name, spec in (("tiled", tiled), ("wide", wide)):
                 best = 1e9
-                for _ in range(args.runs):
+                for _ in range(min(args.runs, 3)):
                     t = time.perf_counter()
                     subprocess.run([sys.executable, "-m", "spvcoop", "run", str(spec), "-o", str(d / name) + "/"],
                                    env=env, check=True, cwd=d)

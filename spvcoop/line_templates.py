@@ -134,7 +134,8 @@ class TemplatedLines:
                         offset += len(line) + 1
                         i += 1
                         # (a new template may give the next line a shape now known)
-                        cur = nxt if nxt is not None and j == i and nxt[2] is not None else (shape(i) if i < n else None)
+                        reuse = nxt is not None and j == i and nxt[2] is not None
+                        cur = nxt if reuse else (shape(i) if i < n else None)
                         continue
             line_tokens = line_tokenize(line, i + 1)
             if line_tokens is None:

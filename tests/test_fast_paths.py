@@ -27,8 +27,10 @@ LOOP = ROOT / "bench" / "shaders" / "gemm_tiled.spvasm"
 
 
 def _both(monkeypatch, fn):
-    """fn() with the fast path, then without it (notes printed once per process are printed by both)."""
+    """fn() with the fast path (every block compiled on its first execution), then without it (notes
+    printed once per process are printed by both)."""
     from spvcoop.interp import runner
+    monkeypatch.setattr(block_compiler, "COMPILE_AFTER", 0)
     monkeypatch.delenv(block_compiler.DISABLE_ENV, raising=False)
     runner._noted.clear()
     fast = fn()
@@ -172,3 +174,16 @@ def test_a_value_of_a_block_left_early_keeps_its_lanes(monkeypatch) -> None:
     fast, plain = _both(monkeypatch, lambda: _outcome(module, buffers={"o": np.zeros(8, np.uint32)}))
     assert fast == plain
     assert np.frombuffer(fast[1]["(0, 0)"], np.uint32).tolist() == [i * 3 + 1 for i in range(8)]
+
+
+def test_blocks_are_compiled_after_some_executions(monkeypatch) -> None:
+    """With the default threshold a loop's blocks are compiled part way through: the result is the same."""
+    calls = []
+    real = block_compiler.compile_body
+    monkeypatch.setattr(block_compiler, "compile_body", lambda ex, body: calls.append(len(body)) or real(ex, body))
+    module = load_shader(str(LOOP))
+    monkeypatch.delenv(block_compiler.DISABLE_ENV, raising=False)
+    fast = _outcome(module, **_tiled(64))
+    assert calls, "no block was compiled"
+    monkeypatch.setenv(block_compiler.DISABLE_ENV, "1")
+    assert _outcome(module, **_tiled(64)) == fast

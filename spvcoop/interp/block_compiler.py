@@ -16,10 +16,11 @@ Exactness:
 - an op missing from the table goes through exec_inst, which reports it as before.
 
 The compiled functions are cached per run (Executor.compiled_blocks: the module's blocks under one op
-table, its types and settings), made on a block's second execution, and reused by every invocation
-group the dispatch runs. An op that a family extends is resolved per instruction (its `when` asked once;
-dispatch.py says predicates are properties of the instruction in a run).
-RunConfig(fast_paths=False) or SPVCOOP_NO_FAST_PATHS=1 turns the fast path off; tests/test_fast_paths.py runs every sample and test shader both ways and compares bytes.
+table, its types and settings), made once a block has run COMPILE_AFTER times, and reused by every
+invocation group the dispatch runs. An op that a family extends is resolved per instruction (its
+`when` asked once; dispatch.py says predicates are properties of the instruction in a run).
+RunConfig(fast_paths=False) or SPVCOOP_NO_FAST_PATHS=1 turns the fast path off; tests/test_fast_paths.py
+runs every sample and test shader both ways and compares bytes.
 The generated source holds only numbers and names made here: no text from the module.
 """
 from __future__ import annotations
@@ -33,6 +34,7 @@ from .fault import Fault
 
 # RunConfig.fast_paths=True is overridden by this (for differential testing from the command line)
 DISABLE_ENV = "SPVCOOP_NO_FAST_PATHS"
+COMPILE_AFTER = 8   # executions of a block on the plain path before it is compiled
 
 
 def enabled(config) -> bool:
@@ -42,11 +44,12 @@ def enabled(config) -> bool:
 def run_body(ex, frame, blk, mask, full: bool) -> None:
     """Execute blk.body under mask as exec_inst would, instruction by instruction."""
     cache = ex.compiled_blocks   # per run: its op table, types and settings are fixed
-    fn = cache.get(blk.label)
-    if fn is None:
-        if blk.label not in cache:
-            # a block's first execution takes the plain path: one that runs once is never compiled
-            cache[blk.label] = None
+    fn = cache.get(blk.label, 0)
+    if type(fn) is int:
+        if fn < COMPILE_AFTER:
+            # the first executions take the plain path: compiling a block (about a millisecond) pays
+            # only for one that runs again and again
+            cache[blk.label] = fn + 1
             for inst in blk.body:
                 ex.exec_inst(frame, inst, mask, full)
             return

@@ -75,7 +75,7 @@ class Executor:
         self.num_sg_total = 1
         self.lane_info = None  # callable lane -> str, for messages
         self.fast_blocks = fast_paths_enabled(config)  # block_compiler: the plain path, compiled
-        self.compiled_blocks: dict = {}  # block label -> its compiled body (None: run once so far)
+        self.compiled_blocks: dict = {}  # block label -> its compiled body, or how often it ran so far
 
     # ---- values -------------------------------------------------------------
     def val(self, frame: Frame, id_: int):

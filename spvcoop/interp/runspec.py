@@ -550,8 +550,31 @@ def _array_text(a: np.ndarray, style: str, indent: int, chunk: int = 1 << 16) ->
     from .numtext import tokens
     if len(a) == 0:
         return "[]"
-    parts = [_wrap(_nest(tokens(a[i:i + chunk], style), a.shape), indent) for i in range(0, len(a), chunk)]
+    if a.ndim == 1:
+        parts = [_wrap_flat(tokens(a[i:i + chunk], style), indent) for i in range(0, len(a), chunk)]
+    else:
+        parts = [_wrap(_nest(tokens(a[i:i + chunk], style), a.shape), indent) for i in range(0, len(a), chunk)]
     return "[" + (",\n" + " " * indent).join(parts) + "]"
+
+
+def _wrap_flat(toks: np.ndarray, indent: int, width: int = 100) -> str:
+    """_wrap(toks.tolist(), indent, width) for an 'S' array of tokens, in a few numpy calls: each token's
+    bytes with its separator after it (', ', or ',\n' and the indent after the last token of a line) in
+    one byte matrix, then the padding (zero bytes, which no token holds) dropped."""
+    n = toks.size
+    if n == 0:
+        return ""
+    size = toks.dtype.itemsize
+    raw = np.ascontiguousarray(toks).view(np.uint8).reshape(n, size)
+    w = int(np.count_nonzero(raw, axis=1).max()) + 2
+    per = max(1, (width - indent) // w)
+    brk = np.frombuffer(b",\n" + b" " * indent, np.uint8)
+    out = np.zeros((n, size + len(brk)), np.uint8)
+    out[:, :size] = raw
+    out[:-1, size:size + 2] = (ord(","), ord(" "))
+    out[np.arange(per - 1, n - 1, per), size:] = brk
+    flat = out.reshape(-1)
+    return flat[flat != 0].tobytes().decode("ascii")
 
 
 def _wrap(items: list, indent: int, width: int = 100) -> str:

@@ -10,8 +10,8 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Di
 
 from ..schema import schema_errors
 from ..yamlio import LDict
-from .runspec_checks import (DATA_KEYS, MAX_DISPATCH_DIM, SPEC_KEYS, _data_value, _dispatch, _dispatch_product, _dtype, _entry_kind, _finite, _key,
-                             _no_source, _none_is_empty, _pow2, _spec_value, _yaml_float)
+from .runspec_checks import (DATA_KEYS, MAX_DISPATCH_DIM, SPEC_KEYS, _data_value, _dispatch, _dispatch_product,
+                             _dtype, _entry_kind, _finite, _key, _no_source, _none_is_empty, _pow2, _spec_value, _yaml_float)
 
 # ---- the models -------------------------------------------------------------------------------
 Float = Annotated[float, BeforeValidator(_yaml_float), AfterValidator(_finite)]
