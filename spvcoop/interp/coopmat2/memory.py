@@ -119,17 +119,26 @@ def _prepare(ex, frame, inst, mask, info: CoopInfo, store: bool) -> _Access | No
     return _Access(groups, lanes, where, a, L, decode_id)
 
 
+def _by_memory(where: _Where, j: np.ndarray):
+    """(memory, positions) pairs: the accessed elements (positions into np.nonzero's arrays, ascending) grouped by
+    the memory their scope instance reaches -- one numpy gather or scatter per buffer, not one pass over every
+    element per scope instance (that was quadratic in the number of workgroups)."""
+    ids: dict[int, int] = {}
+    key = np.array([ids.setdefault(id(m), len(ids)) for m in where.mems], np.int64)[j]
+    order = np.argsort(key, kind="stable")
+    for run in np.split(order, np.flatnonzero(np.diff(key[order])) + 1):
+        if len(run):
+            yield where.mems[j[run[0]]], run
+
+
 def _gather(where: _Where, info: CoopInfo, a: Addresses) -> np.ndarray:
     """(k,) element values of the accessed elements, in np.nonzero(a.access) order."""
     E = info.itemsize
     j, r, c = np.nonzero(a.access)
     out = np.zeros(len(j), info.storage_dtype)
-    for jj in np.unique(j):
-        sel = j == jj
-        data = where.mems[jj].data
-        addr = where.start[jj] + a.index[jj, r[sel], c[sel]] * E
-        raw = np.ascontiguousarray(data[addr[:, None] + np.arange(E)]).view(info.storage_dtype)[:, 0]
-        out[sel] = raw
+    addr = where.start[j] + a.index[j, r, c] * E
+    for mem, run in _by_memory(where, j):
+        out[run] = np.ascontiguousarray(mem.data[addr[run, None] + np.arange(E)]).view(info.storage_dtype)[:, 0]
     return info.from_storage(out)
 
 
@@ -175,13 +184,11 @@ def _decode(ex, inst, acc: _Access, info: CoopInfo) -> np.ndarray:
         raise Fault(f"the first parameter of DecodeFunc {ex.prog.name_of(decode_id)} is not a pointer")
     P = max(ptype.elem.size(), 1)
     j, r, c = np.nonzero(a.access)
-    addr = np.zeros(len(j), np.int64)
-    for jj in np.unique(j):
-        m = where.mems[jj]
+    addr = where.start[j] + a.index[j, r, c] * P
+    for m, run in _by_memory(where, j):
         if not m.address:
             ex.device.add(m)  # a StorageBuffer reached through the decode function's PhysicalStorageBuffer pointer
-        sel = j == jj
-        addr[sel] = m.address + where.start[jj] + a.index[jj, r[sel], c[sel]] * P
+        addr[run] += m.address
     ptr = Pointer(ex.device, addr, ptype.elem, 0, None, None, P & -P)
     D = a.block_coord.shape[-1]
     bc = tuple(a.block_coord[j, r, c, d].astype(np.uint32) for d in range(D))
@@ -200,10 +207,8 @@ def store_tensor(ex, frame, inst, mask):
     E = info.itemsize
     vals = info.to_storage(np.asarray(v.full()[acc.groups]))
     j, r, c = np.nonzero(acc.a.access)
-    for jj in np.unique(j):
-        sel = j == jj
-        data = acc.where.mems[jj].data
-        addr = acc.where.start[jj] + acc.a.index[jj, r[sel], c[sel]] * E
-        raw = np.ascontiguousarray(vals[jj, r[sel], c[sel]].astype(info.storage_dtype)).view(np.uint8)
-        data[(addr[:, None] + np.arange(E)).reshape(-1)] = raw.reshape(-1)
+    addr = acc.where.start[j] + acc.a.index[j, r, c] * E
+    raw = np.ascontiguousarray(vals[j, r, c].astype(info.storage_dtype)).view(np.uint8).reshape(len(j), E)
+    for mem, run in _by_memory(acc.where, j):
+        mem.data[(addr[run, None] + np.arange(E)).reshape(-1)] = raw[run].reshape(-1)
     return None
