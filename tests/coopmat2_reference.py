@@ -92,7 +92,9 @@ def element(t, v, row, col, N, store=False):
             elif mode == "Repeat":
                 c = smod(c, n)
             else:
-                c = smod(c, 2 * n - 2) if n > 1 else 0
+                if n <= 1:
+                    return "undefined", None, None  # c smod 0
+                c = smod(c, 2 * n - 2)
                 c = 2 * n - 2 - c if c >= n else c
         ib[dim] = c % t["block"][dim]
         bc[dim] = c // t["block"][dim]
@@ -129,14 +131,29 @@ def store(tensor: np.ndarray, t, v, m: np.ndarray) -> np.ndarray:
     return out
 
 
-def tree_reduce(values, combine):
-    """The reduction tree the interpreter documents (and the H100 was measured to use): pairs of neighbours
-    first, i.e. bit 0 of the index, then bit 1, ...; partial results at i and i + 2^b combined as combine(i, i+2^b)."""
+def h100_reduce(values, combine, axis: str, segment=None):
+    """The reduction order the interpreter documents (measured on the H100) for one row ('row') or column ('col'):
+    for j < 8, values j, j+8, j+16, ... combined one after the other; then the partial results paired by the bits
+    of j (row: bit 1, bit 2, bit 0; column: bit 0, bit 1, bit 2); Workgroup scope: per segment, then the segments'
+    results in order."""
     vals = list(values)
-    step = 1
-    while step < len(vals):
-        for i in range(0, len(vals), 2 * step):
-            if i + step < len(vals):
-                vals[i] = combine(vals[i], vals[i + step])
-        step *= 2
-    return vals[0]
+    if segment is not None and len(vals) > segment:
+        parts = [h100_reduce(vals[s:s + segment], combine, axis) for s in range(0, len(vals), segment)]
+        acc = parts[0]
+        for p in parts[1:]:
+            acc = combine(acc, p)
+        return acc
+    part = {}
+    for j in range(min(8, len(vals))):
+        acc = vals[j]
+        for k in range(j + 8, len(vals), 8):
+            acc = combine(acc, vals[k])
+        part[j] = acc
+    done = 0
+    for b in ((1, 2, 0) if axis == "row" else (0, 1, 2)):
+        step = 1 << b
+        for j in sorted(part):
+            if not j & done and not j & step and j + step in part:
+                part[j] = combine(part[j], part[j + step])
+        done |= step
+    return part[0]

@@ -99,9 +99,14 @@ def tensor_addresses(lt: LayoutType, L: dict, vt: ViewType | None, V: dict | Non
                 if (np.broadcast_to(n, x.shape)[out] == 0).any():
                     raise Fault(f"tensor layout dimension {d} is zero (clamp mode Repeat divides by it)")
                 x = np.where(out, x % np.where(n > 0, n, 1), x)
-            else:  # RepeatMirrored: c = c smod (2D-2); c = c >= D ? 2D-2-c : c (a dimension of one: always 0)
+            else:  # RepeatMirrored: c = c smod (2D-2); c = c >= D ? 2D-2-c : c
                 p = 2 * n - 2
-                m = np.where(p > 0, x % np.where(p > 0, p, 1), 0)
+                if (np.broadcast_to(p <= 0, x.shape) & out).any():
+                    raise Fault(f"clamp mode RepeatMirrored over tensor dimension {d} of size "
+                                f"{int(np.broadcast_to(n, x.shape)[out].min())}: the mirrored coordinate is c smod "
+                                f"(2 * size - 2), a division by zero (undefined; the H100 loads zeros for the whole "
+                                f"matrix)")
+                m = x % np.where(p > 0, p, 1)
                 x = np.where(out, np.where(m >= n, p - m, m), x)
         b = _nonzero(L["block"][:, d], f"tensor layout block size {d}")[:, None, None]
         bc, ib = x // b, x % b

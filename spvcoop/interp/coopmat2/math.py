@@ -1,7 +1,7 @@
 """OpCooperativeMatrixReduceNV, PerElementOpNV, TransposeNV and ConvertNV on logical matrices.
 
 The combine and per-element functions are real SPIR-V function calls (Executor.call_per_element), one call of the
-function per step for all elements at once. Reduce combines in a fixed tree (REDUCE_ORDER, below): the extension
+function per step for all elements at once. Reduce combines in a fixed order (TREE_BITS, below): the extension
 leaves the order to the implementation ("implementation-dependent elements ... or combinations thereof"), so
 a non-associative combine (floating-point addition) gives order-dependent results; the order here is the one the
 H100 was measured to use (docs/interpreter-coopmat.md).
@@ -19,19 +19,19 @@ from .core import call_elements, callee
 OPS = OpSet()
 
 ROW, COLUMN, QUAD = 0x1, 0x2, 0x4
-# Reduction tree: the bits of the row (column) index in the order their pairs are combined. A step on bit b
-# combines the partial results at i and i + 2^b (i with bit b clear), the one at i first. "ascending": bit 0 first
-# (neighbours first), which is what the H100 does (tests/test_interp_coopmat2_gpu.py).
-REDUCE_ORDER = "ascending"
-
-
-def _bits(n: int) -> list[int]:
-    bits = list(range(max(1, (n - 1).bit_length())))
-    return bits if REDUCE_ORDER == "ascending" else bits[::-1]
+# The H100's reduction order (measured bit for bit, tests/test_interp_coopmat2_gpu.py), for one row (Row) or one
+# column (Column) of n elements: first, for each j < 8, the elements j, j+8, j+16, ... are combined one after the
+# other, in ascending order (what one invocation holds of an NVIDIA accumulator fragment); then the 8 partial
+# results are combined pairwise, (j, j + 2^b) for the index bits b in TREE_BITS order (row: across the invocations
+# of a quad, then the two neighbouring columns; column: across the invocations holding the eight rows). A
+# Workgroup-scope matrix is reduced in segments of WORKGROUP_SEGMENT (the part one subgroup holds), whose results
+# are then combined in ascending order.
+TREE_BITS = {ROW: (1, 2, 0), COLUMN: (0, 1, 2)}
+WORKGROUP_SEGMENT = 32
 
 
 class _Combiner:
-    """Runs the combine function on pairs of elements; `lanes_of_group` (g,) the invocation each call sees."""
+    """Runs the combine function on pairs of elements; `lanes` (g,) the invocation each group's calls see."""
 
     def __init__(self, ex, inst, fn, info: CoopInfo, lanes_of_group: np.ndarray):
         self.ex, self.inst, self.fn, self.info, self.lanes = ex, inst, fn, info, lanes_of_group
@@ -44,25 +44,28 @@ class _Combiner:
         return self.info.rounded(np.asarray(v).astype(self.info.dtype)).reshape(shape)
 
 
-def _reduce_steps(x: np.ndarray, steps: list[tuple[int, int]], comb: _Combiner) -> np.ndarray:
-    """Apply tree steps (axis 1 = rows, 2 = columns; bit) to x (g, R, C); afterwards the element whose processed
-    bits are all clear holds the combination of its group of elements."""
-    x = np.array(x)
-    done = {1: 0, 2: 0}
-    for axis, b in steps:
-        n, s = x.shape[axis], 1 << b
-        live = {ax: np.array([i for i in range(x.shape[ax]) if not i & done[ax]], np.int64) for ax in (1, 2)}
-        lo = np.array([i for i in live[axis] if not i & s and i + s < n], np.int64)
+def _reduce_last(x: np.ndarray, which: int, comb: _Combiner, segment: int | None) -> np.ndarray:
+    """(g, k, n) -> (g, k): every row of the last axis reduced in the H100's order (above)."""
+    n = x.shape[-1]
+    if segment is not None and n > segment:
+        parts = [_reduce_last(x[..., s:s + segment], which, comb, None) for s in range(0, n, segment)]
+        acc = parts[0]
+        for p in parts[1:]:
+            acc = comb(acc, p)
+        return acc
+    m = min(8, n)
+    acc = np.array(x[..., :m])
+    for s in range(8, n, 8):  # ascending blocks of 8, one element after the other
+        w = min(8, n - s)
+        acc[..., :w] = comb(acc[..., :w], x[..., s:s + w])
+    done = 0
+    for b in TREE_BITS[which]:
+        st = 1 << b
+        lo = np.array([j for j in range(m) if not j & done and not j & st and j + st < m], np.int64)
         if len(lo):
-            other = live[3 - axis]
-            if axis == 1:
-                ia, ib, jc = lo[:, None], (lo + s)[:, None], other[None, :]
-                x[:, ia, jc] = comb(x[:, ia, jc], x[:, ib, jc])
-            else:
-                ir, ja, jb = other[:, None], lo[None, :], (lo + s)[None, :]
-                x[:, ir, ja] = comb(x[:, ir, ja], x[:, ir, jb])
-        done[axis] |= s
-    return x
+            acc[..., lo] = comb(acc[..., lo], acc[..., lo + st])
+        done |= st
+    return acc[..., 0]
 
 
 @OPS.op("OpCooperativeMatrixReduceNV")
@@ -79,22 +82,25 @@ def reduce(ex, frame, inst, mask):
     x = m.full()[groups]
     R, C = x.shape[1:]
     comb = _Combiner(ex, inst, fn, m.info, lanes)
+    segment = WORKGROUP_SEGMENT if m.info.scope == "Workgroup" else None
     if mode & QUAD:
         if mode != QUAD:
             raise Fault("Reduce mode 2x2 combined with Row or Column")
         if (info.rows * 2, info.cols * 2) != (R, C):
             raise Fault(f"a 2x2 reduction of a {R}x{C} matrix gives {R // 2}x{C // 2}, not {info.rows}x{info.cols}")
-        red = _reduce_steps(x, [(2, 0), (1, 0)], comb)[:, 0::2, 0::2]
+        # combine(combine(a00, a01), combine(a10, a11)), as the H100 does
+        red = comb(comb(x[:, 0::2, 0::2], x[:, 0::2, 1::2]), comb(x[:, 1::2, 0::2], x[:, 1::2, 1::2]))
     elif mode == ROW:
         if info.rows != R:
             raise Fault(f"a row reduction keeps the {R} rows; the result type has {info.rows}")
-        red = _reduce_steps(x, [(2, b) for b in _bits(C)], comb)[:, :, :1]
+        red = _reduce_last(x, ROW, comb, segment)[:, :, None]
     elif mode == COLUMN:
         if info.cols != C:
             raise Fault(f"a column reduction keeps the {C} columns; the result type has {info.cols}")
-        red = _reduce_steps(x, [(1, b) for b in _bits(R)], comb)[:, :1, :]
-    elif mode == ROW | COLUMN:
-        red = _reduce_steps(x, [(2, b) for b in _bits(C)] + [(1, b) for b in _bits(R)], comb)[:, :1, :1]
+        red = _reduce_last(np.swapaxes(x, 1, 2), COLUMN, comb, segment)[:, None, :]
+    elif mode == ROW | COLUMN:  # every column, then the column results as a row (the H100's order)
+        cols = _reduce_last(np.swapaxes(x, 1, 2), COLUMN, comb, segment)
+        red = _reduce_last(cols[:, None, :], ROW, comb, segment)[:, :, None]
     else:
         raise Fault(f"Reduce mode {mode:#x} is not Row, Column, Row|Column or 2x2")
     out[groups] = np.broadcast_to(red, (len(groups), info.rows, info.cols))
