@@ -11,7 +11,6 @@ import gc
 import os
 import importlib
 import sys
-import traceback
 
 from .commands.common import parse_size
 from .diagnostics import SpvError, print_diagnostics
@@ -24,10 +23,42 @@ COMMAND_MODULES = [
     "spvcoop.commands.layout",
     "spvcoop.commands.run",
     "spvcoop.commands.portability",
+    "spvcoop.commands.device",
+    "spvcoop.commands.numerics",
 ]
+# The name each module registers: a command line naming one of them imports only that module (the
+# others pull in numpy, pydantic, the layouts; `spvcoop as` and a one-invocation `run` start faster).
+COMMAND_NAMES = {"as": "spvcoop.commands.asm", "dis": "spvcoop.commands.dis", "val": "spvcoop.commands.val",
+                 "lint": "spvcoop.commands.val",
+                 "layout": "spvcoop.commands.layout", "run": "spvcoop.commands.run",
+                 "portability": "spvcoop.commands.portability", "device": "spvcoop.commands.device",
+                 "numerics": "spvcoop.commands.numerics"}
+# global options that take a value (the command name is the first other word)
+_VALUE_OPTIONS = ("--max-input-size",)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def chosen_command(argv: list[str]) -> str | None:
+    """The module of the command `argv` names, or None (no command, an unknown one, or help asked
+    before it: then every command is registered, for the full usage)."""
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            return None
+        if a in _VALUE_OPTIONS:
+            i += 2
+            continue
+        if a.startswith("-"):
+            if a in ("-h", "--help", "--version"):
+                return None
+            i += 1
+            continue
+        return COMMAND_NAMES.get(a)
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; `only` (a module of COMMAND_NAMES): register just that command."""
     p = argparse.ArgumentParser(
         prog="spvcoop",
         description="SPIR-V cooperative matrices: assemble, disassemble, validate, show layouts, run shaders.",
@@ -36,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"spvcoop {__version__}")
     _add_global_options(p, None)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in [only] if only else COMMAND_MODULES:
         importlib.import_module(name).register(sub)  # a misspelt name fails here, loudly
     for command_parser in sub.choices.values():  # accepted after the command name too
         _add_global_options(command_parser, argparse.SUPPRESS)
@@ -65,6 +96,7 @@ def _inputs_of(args: argparse.Namespace) -> str:
 def internal_error_line(exc: BaseException, args: argparse.Namespace | None = None) -> str:
     """One line for a bug: where in spvcoop it happened and on which input."""
     where = "?"
+    import traceback
     for frame in traceback.extract_tb(exc.__traceback__):
         if f"{os.sep}spvcoop{os.sep}" in frame.filename:
             where = f"{os.path.relpath(frame.filename, _PACKAGE_ROOT)}:{frame.lineno}"
@@ -83,7 +115,7 @@ EXIT_INTERNAL_ERROR = 3
 def main(argv: list[str] | None = None) -> int:
     """Run one command; exit status 0 (success), 1 (findings), 2 (usage or unreadable input) or
     3 (internal error: a bug in spvcoop, reported in one line; --debug shows the traceback)."""
-    parser = build_parser()
+    parser = build_parser(chosen_command(sys.argv[1:] if argv is None else list(argv)))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -104,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         return e.exit_status
     except Exception as e:  # noqa: BLE001 - the last line of defence: a bug, never a traceback
         if args.debug:
+            import traceback
             traceback.print_exc()
         print(internal_error_line(e, args), file=sys.stderr)
         return EXIT_INTERNAL_ERROR

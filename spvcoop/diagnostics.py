@@ -1,7 +1,6 @@
 """Diagnostics: `file:line:col: error: message`, with notes, never a traceback."""
 from __future__ import annotations
 
-import difflib
 import sys
 from dataclasses import dataclass, field
 from typing import Iterable
@@ -63,6 +62,7 @@ def error(message: str, span: Span | None = None, source: str = "<input>",
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """' (did you mean 'X'?)' for the closest of choices, or ''."""
+    import difflib  # only when a message suggests a name
     best = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     if not best:
         lowered = {c.lower(): c for c in choices}

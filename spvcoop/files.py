@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from .diagnostics import Diagnostic, InputError
@@ -66,6 +65,7 @@ def write_output(path: str | None, data: bytes | str) -> None:
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
     try:
+        import tempfile  # only where a file is written
         fd, tmp = tempfile.mkstemp(prefix=".spvcoop-", dir=directory)
     except OSError as e:
         raise InputError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=path)) from None

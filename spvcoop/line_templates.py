@@ -30,9 +30,10 @@ class TemplatedLines:
         numbered by first appearance."""
         lines = self.text.split("\n")
         n = len(lines)
-        # the opcode name of each line that begins an instruction ('Op...' or '%id = Op...'), else None
-        starts = [m and m.group(1) for m in map(_START.match, lines)]
+        start_match = _START.match   # a line that begins an instruction: its opcode name (group 1)
         special = _SPECIAL_LINE.search
+        id_split = _ID_SPLIT
+        id_name = _ID_NAME.match
         pending: list[Token] = []  # tokens of lines for the general path, not yet encoded
         offset = 0
         source = self.source
@@ -44,39 +45,75 @@ class TemplatedLines:
                 return None
 
         templates = self.templates
-        numbers = self.ids.numbers
+        ids = self.ids
+        numbers = ids.numbers
         instructions = self.instructions
         value_types = self.value_types
+
+        def shape(k: int):
+            """(id split, shape key, template, start match) of line k. A line of a known shape
+            begins an instruction as the line it was made from did (the shape is all of its text
+            but the id names), so only a line of an unknown shape needs the start pattern."""
+            parts = id_split(lines[k])  # [text, id name, text, id name, ..., text]
+            key = tuple(parts[0::2])
+            template = templates.get(key)
+            return parts, key, template, None if template is not None else start_match(lines[k])
+
         i = 0
+        cur = shape(0) if n else None
         while i < n:
             line = lines[i]
-            opname = starts[i]
-            if opname is not None and not special(line):
+            parts, key, template, m = cur
+            nxt = None
+            if template is not None or m is not None:
+                # the next line that is not blank must begin an instruction too (else this one goes on)
                 j = i + 1
-                while j < n and not lines[j].strip():
+                while j < n:
+                    nxt = shape(j)
+                    if nxt[2] is not None or nxt[3] is not None or lines[j].strip():
+                        break
                     j += 1
-                if j == n or starts[j] is not None:
-                    parts = _ID_SPLIT(line)  # [text, id name, text, id name, ..., text]
-                    key = tuple(parts[0::2])  # the line's shape: all but the id names
-                    template = templates.get(key)
+                if j == n or nxt[2] is not None or nxt[3] is not None:
+                    handled = False
                     if template is None:
-                        handled = self.new_template(i + 1, line, opname, key, pending, j == n)
+                        if not special(line):
+                            handled = self.new_template(i + 1, line, m.group(1), key, pending, j == n)
                     else:
-                        if pending:
-                            self.flush_before(pending, line, i + 1)
-                        handled = True
-                        # the hot path (most lines of a large module): fill the ids in
-                        spec, out, slots, has_result, lazy_cls = template
+                        # the hot path (most lines of a large module): fill the ids in. A template's
+                        # shape has no special characters (it was made from a plain line) and a known
+                        # id name has none, so only a line with a new name needs the check
+                        spec, out, slots, has_result, lazy_cls, opname = template
                         out = list(out)
                         names = parts[1::2]
+                        checked = False
                         for text_index, word_pos in slots:
-                            v = numbers.get(names[text_index])
+                            name = names[text_index]
+                            v = numbers.get(name)
                             if v is None:
-                                v = self.new_id(names[text_index], i + 1, line)
-                                if v is None:
-                                    break  # the general path took the line
+                                if not checked:
+                                    if special(line):
+                                        break  # not a plain line after all: the general path below
+                                    checked = True
+                                    if pending:  # earlier lines first: ids are numbered in text order
+                                        self.flush_before(pending, line, i + 1)
+                                        pending = []
+                                        v = numbers.get(name)   # (defined there, maybe)
+                                if v is None and id_name(name) and not ids.used:  # _Ids.get, inline
+                                    v = ids.next
+                                    ids.next = v + 1
+                                    numbers[name] = v
+                                    if v > ids.largest:
+                                        ids.largest = v
+                                elif v is None:
+                                    v = self.new_id(name, i + 1, line)
+                                    if v is None:
+                                        handled = True
+                                        break  # the general path took the line
                             out[word_pos] = v
                         else:
+                            if pending:
+                                self.flush_before(pending, line, i + 1)
+                            handled = True
                             col = len(parts[0]) + 1 if has_result else len(line) - len(line.lstrip()) + 1
                             # the span covers '%r = OpName' (or 'OpName'), as the general path's does
                             end = (line.find(opname, col) + 1 if has_result else col) + len(opname)
@@ -96,6 +133,9 @@ class TemplatedLines:
                         pending = []
                         offset += len(line) + 1
                         i += 1
+                        # (a new template may give the next line a shape now known)
+                        reuse = nxt is not None and j == i and nxt[2] is not None
+                        cur = nxt if reuse else (shape(i) if i < n else None)
                         continue
             line_tokens = line_tokenize(line, i + 1)
             if line_tokens is None:
@@ -105,6 +145,7 @@ class TemplatedLines:
             pending.extend(line_tokens)
             offset += len(line) + 1
             i += 1
+            cur = nxt if nxt is not None and j == i and nxt[2] is not None else (shape(i) if i < n else None)
         if pending:
             self.encode_tokens(pending, None, True)
 
@@ -143,7 +184,7 @@ class TemplatedLines:
         if template is None:
             self.no_template.add(key)
         else:
-            self.templates[key] = template
+            self.templates[key] = (*template, opname)  # the opcode name as written (an alias, maybe)
         return True
 
     def new_id(self, name: str, lineno: int, line: str) -> int | None:

@@ -11,7 +11,10 @@ from __future__ import annotations
 import math
 import re
 import struct
-from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 _INT_RE = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)\Z")
 _DEC_FLOAT_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
@@ -87,6 +90,7 @@ def int_words(value: int, width: int) -> tuple[int, ...]:
 
 def _round_fraction(value: Fraction, fmt, truncate: bool = False) -> int | None:
     """Bits of |value| rounded to nearest even (or toward zero) in the format; None on overflow."""
+    from fractions import Fraction  # exact rounding, only for literals that need it
     ebits, mbits = FLOAT_FORMATS[fmt]
     bias = (1 << (ebits - 1)) - 1
     if value == 0:
@@ -112,6 +116,7 @@ def _round_fraction(value: Fraction, fmt, truncate: bool = False) -> int | None:
 
 
 def _decimal_to_f32_bits(text: str) -> int | None:
+    from fractions import Fraction  # exact rounding, only for literals that need it
     d = float(text)
     if math.isinf(d):
         return None
@@ -130,6 +135,7 @@ def _narrow_f32(b: int, fmt) -> int:
     """An f32 bit pattern narrowed toward zero to a smaller format, or -1 on overflow.
     SPIRV-Tools narrows float to half toward zero (HexFloat castTo's default), measured:
     0.6180340051651001 -> f16 0x38f1, 65535.0 -> 0x7bff, 65536.0 -> error; bf16 0.1 -> 0x3dcc."""
+    from fractions import Fraction  # exact rounding, only for literals that need it
     sign = (b >> 31) << (_bits(fmt) - 1)
     v = Fraction(struct.unpack("<f", struct.pack("<I", b & 0x7FFFFFFF))[0])
     r = _round_fraction(v, fmt, truncate=True)
@@ -203,6 +209,7 @@ def _parse_decimal(text: str, width: int, fmt) -> int:
 
 
 def _parse_hex_float(m: re.Match, text: str, fmt) -> int:
+    from fractions import Fraction  # exact rounding, only for literals that need it
     ebits, mbits = FLOAT_FORMATS[fmt]
     width = _bits(fmt)
     bias = (1 << (ebits - 1)) - 1

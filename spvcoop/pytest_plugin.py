@@ -29,3 +29,56 @@ def spvcoop_run(tmp_path):
             shader = path
         return interp_run(shader, **kwargs)
     return run
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: needs a Vulkan device (skipped with the reason where there is none)")
+
+
+@pytest.fixture(scope="session")
+def _spvcoop_gpu_device():
+    """One open Vulkan device for the session, or the reason there is none."""
+    try:
+        from .gpu import GpuUnavailable
+        from .gpu.compute import Device
+    except ImportError as e:  # pragma: no cover - the package itself is importable everywhere
+        yield None, str(e)
+        return
+    try:
+        dev = Device(0)
+    except GpuUnavailable as e:
+        yield None, e.reason
+        return
+    yield dev, None
+    dev.close()
+
+
+@pytest.fixture
+def spvcoop_gpu_device(_spvcoop_gpu_device):
+    """The open spvcoop.gpu.compute.Device 0 (shared by the session); skips, with the reason, without one."""
+    dev, reason = _spvcoop_gpu_device
+    if dev is None:
+        pytest.skip(f"no GPU: {reason}")
+    return dev
+
+
+@pytest.fixture
+def spvcoop_gpu(_spvcoop_gpu_device, tmp_path):
+    """Callable: spvcoop_gpu(shader, dispatch=..., buffers=..., ...) -> RunResult from Vulkan device 0
+    (spvcoop.gpu.runner.run_on_device's arguments); the test is skipped, with the reason, without a device.
+
+        def test_double_on_gpu(spvcoop_gpu):
+            res = spvcoop_gpu("shader.comp", buffers={(0, 0): np.arange(64, dtype=np.float32)})
+    """
+    dev, reason = _spvcoop_gpu_device
+    if dev is None:
+        pytest.skip(f"no GPU: {reason}")
+
+    def run(shader, **kwargs):
+        from .gpu.runner import run_on_device
+        if isinstance(shader, str) and "#version" in shader:
+            path = tmp_path / f"shader{len(list(tmp_path.glob('shader*.comp')))}.comp"
+            path.write_text(shader)
+            shader = path
+        return run_on_device(shader, device=dev, **kwargs)
+    return run

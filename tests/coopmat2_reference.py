@@ -92,9 +92,7 @@ def element(t, v, row, col, N, store=False):
             elif mode == "Repeat":
                 c = smod(c, n)
             else:
-                if n <= 1:
-                    return "undefined", None, None  # c smod 0
-                c = smod(c, 2 * n - 2)
+                c = smod(c, 2 * n - 2) if n > 1 else 0
                 c = 2 * n - 2 - c if c >= n else c
         ib[dim] = c % t["block"][dim]
         bc[dim] = c // t["block"][dim]
@@ -131,29 +129,27 @@ def store(tensor: np.ndarray, t, v, m: np.ndarray) -> np.ndarray:
     return out
 
 
-def h100_reduce(values, combine, axis: str, segment=None):
-    """The reduction order the interpreter documents (measured on the H100) for one row ('row') or column ('col'):
-    for j < 8, values j, j+8, j+16, ... combined one after the other; then the partial results paired by the bits
-    of j (row: bit 1, bit 2, bit 0; column: bit 0, bit 1, bit 2); Workgroup scope: per segment, then the segments'
-    results in order."""
+ROW_BITS, COLUMN_BITS = (1, 2, 0), (0, 1, 2)
+
+
+def h100_reduce(values, combine, tree_bits, parts: int = 1):
+    """The reduction order measured on an H100, one line of scalars at a time: the line cut into `parts` equal
+    segments (a Workgroup-scope matrix's subgroups), each cut into blocks of 8 combined one after the other, the
+    8 partial results then paired in a tree over the index bits in `tree_bits` order (combine(i, i + 2^b)); the
+    segments' results combined one after the other."""
     vals = list(values)
-    if segment is not None and len(vals) > segment:
-        parts = [h100_reduce(vals[s:s + segment], combine, axis) for s in range(0, len(vals), segment)]
-        acc = parts[0]
-        for p in parts[1:]:
-            acc = combine(acc, p)
-        return acc
-    part = {}
-    for j in range(min(8, len(vals))):
-        acc = vals[j]
-        for k in range(j + 8, len(vals), 8):
-            acc = combine(acc, vals[k])
-        part[j] = acc
-    done = 0
-    for b in ((1, 2, 0) if axis == "row" else (0, 1, 2)):
-        step = 1 << b
-        for j in sorted(part):
-            if not j & done and not j & step and j + step in part:
-                part[j] = combine(part[j], part[j + step])
-        done |= step
-    return part[0]
+    seg = len(vals) // parts
+    total = None
+    for p in range(parts):
+        part = vals[p * seg:(p + 1) * seg]
+        acc = part[0:8]
+        for b in range(8, seg, 8):
+            acc = [combine(x, y) for x, y in zip(acc, part[b:b + 8])]
+        done = 0
+        for bit in tree_bits:
+            for i in range(8):
+                if not i & done and not i & (1 << bit):
+                    acc[i] = combine(acc[i], acc[i + (1 << bit)])
+            done |= 1 << bit
+        total = acc[0] if total is None else combine(total, acc[0])
+    return total

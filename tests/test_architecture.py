@@ -111,3 +111,12 @@ def test_only_the_cli_layer_imports_commands() -> None:
     bad = sorted(f"{m} imports {t}" for m, targets in import_graph().items()
                  if not m.startswith(CLI_LAYER) for t in targets if t.startswith("spvcoop.commands"))
     assert not bad, "\n".join(bad)
+
+
+def test_every_package_is_installed() -> None:
+    """pyproject lists packages by name: a new sub-package missing there imports in an editable install
+    but not after `pip install .` (spvcoop.interp.coopmat and coopmat2 were missed once)."""
+    import tomllib
+    listed = set(tomllib.loads((PACKAGE_DIR.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    on_disk = {_module_name(p.parent) for p in PACKAGE_DIR.rglob("__init__.py")}
+    assert on_disk <= listed, sorted(on_disk - listed)

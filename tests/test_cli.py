@@ -189,3 +189,42 @@ def test_an_input_limit_beyond_memory_is_a_clean_error() -> None:
     r = subprocess.run([sys.executable, "-c", code, "as", "/dev/zero", "--max-input-size", "4G"],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "not enough memory to read up to 4294967296 bytes" in r.stderr, r.stderr
+
+
+# ---- the command line imports only the command it names (start-up) ------------------------------
+def test_command_names_are_what_each_module_registers() -> None:
+    import argparse
+    import importlib
+    for module in cli.COMMAND_MODULES:
+        sub = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(module).register(sub)
+        assert sorted(sub.choices) == sorted(n for n, m in cli.COMMAND_NAMES.items() if m == module)
+
+
+@pytest.mark.parametrize("argv, want", [
+    (["as", "x.spvasm"], "spvcoop.commands.asm"),
+    (["--debug", "run", "spec.yaml"], "spvcoop.commands.run"),
+    (["--max-input-size", "1M", "dis", "m.spv"], "spvcoop.commands.dis"),
+    (["--max-input-size", "run"], None),   # 'run' is the option's value: no command named
+    (["-h"], None), (["--version"], None), (["nosuch"], None), ([], None), (["--", "run"], None)])
+def test_chosen_command(argv, want) -> None:
+    assert cli.chosen_command(argv) == want
+
+
+def test_one_command_parses_as_the_whole_parser() -> None:
+    argv = ["--debug", "run", "s.yaml", "--dispatch", "2,1,1", "-q", "--max-input-size", "2M"]
+    assert vars(cli.build_parser(cli.chosen_command(argv)).parse_args(argv)) == \
+        vars(cli.build_parser().parse_args(argv))
+
+
+def test_a_run_imports_no_other_command_nor_pydantic(tmp_path) -> None:
+    """A shader with an input file: neither the other commands (layouts) nor the run spec schema."""
+    shader = os.path.join(os.path.dirname(__file__), "..", "samples", "saxpy", "saxpy.spvasm")
+    (tmp_path / "in.yaml").write_text("pc: {a: 2.0, n: 1}\nx: [1.0]\ny: [1.0]\n")
+    code = ("import sys; from spvcoop import cli; rc = cli.main(sys.argv[1:]); "
+            "bad = [m for m in sys.modules if m.startswith(('pydantic', 'spvcoop.layouts', 'lark')) "
+            "or m in ('spvcoop.commands.layout', 'spvcoop.commands.val', 'spvcoop.interp.runspec_schema')]; "
+            "print('BAD', bad, rc)")
+    out = subprocess.run([sys.executable, "-c", code, "run", shader, "--dispatch", "1,1,1", "--input",
+                          str(tmp_path / "in.yaml")], capture_output=True, text=True, timeout=120)
+    assert "y: [3.0]" in out.stdout and "BAD [] 0" in out.stdout, out.stdout + out.stderr

@@ -458,3 +458,17 @@ def test_si_check_compares_the_stored_values():
     assert _compare_numbers(f32, dataio.short_floats(got), [2.77858, -1.416855, 1.980535], "y", lines,
                             CheckOptions()) == 1
     assert lines == ["y[0]: expected 2.77858, got 2.778565 (not equal at 6 significant digits, f32)"]
+
+
+def test_flat_wrap_is_the_list_wrap() -> None:
+    """runspec._wrap_flat (one byte matrix) against runspec._wrap (a list of tokens), on token arrays of
+    many widths, lengths and indents, lines of one token and lines of many."""
+    from spvcoop.interp.runspec import _wrap, _wrap_flat
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 3, 7, 8, 9, 100, 1001):
+        for maxlen in (1, 3, 12, 40, 120):
+            digits = list(b"0123456789.-e+")
+            toks = np.array([rng.choice(digits, rng.integers(1, maxlen + 1)).astype(np.uint8).tobytes()
+                             for _ in range(n)], "S")
+            for indent in (0, 2, 4, 10, 99, 150):
+                assert _wrap_flat(toks, indent) == _wrap(toks.tolist(), indent), (n, maxlen, indent)

@@ -34,10 +34,9 @@ KERNELS = {
 }
 
 
-def gpu_case(name: str, module: Path | None = None, outs: list | None = None):
+def gpu_case(name: str):
     """(interpreter outputs, GPU outputs) per output binding."""
-    mod, dispatch, dtypes, all_outs = KERNELS[name]
-    module, outs = module or ROOT / mod, outs or all_outs
+    module, dispatch, dtypes, outs = KERNELS[name]
     d = GPU / name
     bufs = {}
     for b, dt in dtypes.items():
@@ -47,11 +46,11 @@ def gpu_case(name: str, module: Path | None = None, outs: list | None = None):
             bufs[b] = np.zeros(src.stat().st_size // np.dtype(dt).itemsize, dt)
         else:
             bufs[b] = np.fromfile(src, dt)
-    res = spvcoop.run(str(module), dispatch=dispatch, buffers=bufs, coop_numerics="nvidia-tensorcore")
+    res = spvcoop.run(str(ROOT / module), dispatch=dispatch, buffers=bufs, coop_numerics="nvidia-tensorcore")
     return {b: (np.asarray(res[b]), np.fromfile(d / f"out{b}.bin", dtypes[b])[:len(res[b])]) for b in outs}
 
 
-@pytest.mark.parametrize("name", ["reduce", "reduce_wg", "perelem", "loadtensor", "decode", "wg_gemm"])
+@pytest.mark.parametrize("name", ["reduce", "reduce_wg", "perelem", "loadtensor", "tensor2", "decode", "wg_gemm"])
 def test_bit_identical_to_the_h100(name):
     for b, (mine, gpu) in gpu_case(name).items():
         assert mine.tobytes() == gpu.tobytes(), (name, b, int((mine.view(f"u{mine.itemsize}") !=
@@ -65,14 +64,3 @@ def test_attention_close_to_the_h100():
     (mine, gpu), = gpu_case("attention").values()
     np.testing.assert_allclose(mine, gpu, rtol=1e-5, atol=1e-6)
     assert (mine.view(u32) == gpu.view(u32)).sum() >= 100  # most differ in the last bit only, many not at all
-
-
-def test_tensor2_bit_identical_except_the_undefined_mirror(tmp_path):
-    """tensor2's binding 2 is a RepeatMirrored load over a dimension of size 1, where the extension's c smod (2D-2)
-    divides by zero: the H100 left zeros in the whole matrix (even the in-range elements), the interpreter stops
-    with an error (tests/test_interp_coopmat2.py). The other loads of the kernel are compared bit for bit, with
-    the module's mirror layout made 2 x 11 (its binding 2 differs then, by construction, and is not compared)."""
-    from test_interp_coopmat2 import tensor2_module
-    for b, (mine, gpu) in gpu_case("tensor2", tensor2_module(tmp_path), [1, 3]).items():
-        assert mine.tobytes() == gpu.tobytes(), b
-    assert (np.fromfile(GPU / "tensor2" / "out2.bin", f32) == 0).all()

@@ -83,14 +83,18 @@ def test_matches_the_h100_bit_for_bit_with_tensorcore_numerics() -> None:
     np.testing.assert_allclose(ieee[3], np.fromfile(GPU / "d.bin", np.float32), rtol=0, atol=2e-6)
 
 
-def test_bf16_scalar_constant_is_a_located_error_not_a_traceback() -> None:
-    """bf16 scalars are refused by the interpreter; a bf16 OpConstant (here the scalar of an
-    OpMatrixTimesScalar, run unvalidated) says so at its line instead of escaping as an exception."""
-    with pytest.raises(spvcoop.SpvError) as info:
-        spvcoop.run(str(DATA / "bf16_scaled.spvasm"), dispatch=(1, 1, 1), layout="nvidia", validate=False,
-                    buffers={i: np.zeros(256, np.uint16 if i in (0, 1, 4, 5) else np.float32) for i in range(6)})
-    d = info.value.diagnostics[0]
-    assert "BFloat16KHR are not supported" in d.message and d.span.line > 0
+def test_bf16_scalar_constant_runs_unvalidated() -> None:
+    """bf16 scalars are values now (ml_dtypes' bfloat16; they used to be refused): the bf16 OpConstant
+    0x1.02p+0 scales the bf16 matrix (OpMatrixTimesScalar, run unvalidated since SPV_KHR_bfloat16 does not
+    allow it), computed in f32 and rounded once to nearest even."""
+    bufs = {i: np.zeros(256, np.uint16 if i in (0, 1, 4, 5) else np.float32) for i in range(6)}
+    rng = np.random.default_rng(5)
+    bufs[0] = bf16_round_reference(rng.standard_normal(256).astype(np.float32))
+    bufs[1] = bf16_round_reference(rng.standard_normal(256).astype(np.float32))
+    res = spvcoop.run(str(DATA / "bf16_scaled.spvasm"), dispatch=(1, 1, 1), layout="nvidia", validate=False,
+                      buffers=bufs)
+    db = bf16_value(bf16_round_reference(res[3]))
+    assert (res[5] == bf16_round_reference(db * np.float32(1 + 2 ** -7))).all()
 
 
 def test_bf16_arithmetic_is_rejected_before_running() -> None:

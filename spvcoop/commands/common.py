@@ -8,7 +8,7 @@ import argparse
 from ..diagnostics import print_diagnostics
 from ..files import read_input, write_output
 
-__all__ = ["parse_size", "print_diagnostics", "read_input", "write_output"]
+__all__ = ["parse_size", "print_diagnostics", "read_input", "reports_errors", "write_output"]
 
 _UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
@@ -21,3 +21,16 @@ def parse_size(text: str) -> int:
     if not digits.isdigit() or len(digits) > 15 or int(digits) < 1:
         raise argparse.ArgumentTypeError(f"expected a positive size in bytes (e.g. 512M), got '{text}'")
     return int(digits) * scale
+
+
+def reports_errors(fn):
+    """A command function whose SpvError/InputError becomes printed diagnostics and that error's exit status."""
+    def wrapped(args):
+        from ..diagnostics import SpvError
+        try:
+            return fn(args)
+        except SpvError as e:
+            print_diagnostics(e.diagnostics)
+            return e.exit_status
+    wrapped.__name__, wrapped.__doc__ = fn.__name__, fn.__doc__
+    return wrapped

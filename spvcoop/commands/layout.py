@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 FORMATS = ("table", "json", "svg", "html")
 
@@ -105,6 +106,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("-o", dest="output", metavar="FILE", help="output YAML (default: standard output)")
     _limit_args(q, output=True)
     q.set_defaults(func=run_import)
+
+    q = lsub.add_parser("measure", help="run the probes on a Vulkan device for every type it reports and write "
+                                        "the layout model (needs spvcoop[gpu])",
+                        epilog="Example: spvcoop layout measure --device vulkan:0 -o my-gpu.yaml && "
+                               "spvcoop layout diff my-gpu.yaml nvidia")
+    q.add_argument("--device", default="vulkan", metavar="vulkan[:N]", help="the device (default vulkan:0)")
+    q.add_argument("--name", default=None, help="model name (default: the output file's stem, else measured)")
+    q.add_argument("-o", dest="output", metavar="FILE", help="output YAML (default: standard output)")
+    q.set_defaults(func=run_measure)
 
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
@@ -396,3 +406,40 @@ def run_import(args: argparse.Namespace) -> int:
         _write_all([(args.output, text)])
         return 0
     return _guard(go)
+
+
+def run_measure(args: argparse.Namespace) -> int:
+    def go() -> int:
+        import time
+        from pathlib import Path
+
+        from ..gpu import parse_device
+        from ..gpu.compute import Device
+        from ..gpu.layouts import measure
+        from ..layouts import parse_model
+        from ..layouts.render import to_yaml_model
+        t0 = time.monotonic()
+        index = parse_device(args.device)
+        with Device(index) as dev:
+            info = dev.instance.info(index)
+            entries, skipped = measure(dev, info)
+        if not entries:
+            from ..diagnostics import Diagnostic, InputError
+            raise InputError(Diagnostic("error", f"{info.name} reports no cooperative-matrix type a probe can "
+                                        "measure" + (f" ({'; '.join(skipped)})" if skipped else ""), source=args.device))
+        name = args.name or (Path(args.output).stem if args.output else "measured")
+        text = to_yaml_model(name, f"measured on {info.name} ({info.driver_name} {info.driver_info}, Vulkan "
+                                   f"{info.api_version}) by spvcoop layout measure", entries)
+        parse_model(text, args.output or "<measure>")   # check it before writing
+        _write_all([(args.output, text)])
+        for s in skipped:
+            print(f"skipped: {s}", file=sys.stderr)
+        print(f"{len(entries)} type(s) measured on {info.name} in {time.monotonic() - t0:.1f} s", file=sys.stderr)
+        return 0
+    from ..diagnostics import SpvError
+    from .common import print_diagnostics
+    try:
+        return go()
+    except SpvError as e:   # no GPU or an unusable --device: 2, like every GPU command
+        print_diagnostics(e.diagnostics)
+        return e.exit_status

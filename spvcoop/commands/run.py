@@ -24,10 +24,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--check", metavar="EXPECTED.yaml",
                    help="compare outputs with these values; exit 1 if they differ (with a run spec: buffer names "
                         "to data with tolerances; with a shader: SPIRV-Interpreter's expected-output file)")
-    p.add_argument("--compare", choices=("digits", "tolerance"), default=None,
-                   help="how --check compares floats: 'digits' as SPIRV-Interpreter (3 significant digits for "
-                        "16-bit floats, 6 for wider; the default when SPEC is a shader) or 'tolerance' "
-                        "(--rtol/--atol; the default with a run spec, and whenever --rtol or --atol is given)")
+    p.add_argument("--compare", choices=("digits", "tolerance", "device"), default=None, nargs="?", const="device",
+                   help="with --device and no value: run on the interpreter too and report per output buffer "
+                        "whether the two are bit-identical (else how many elements differ, the largest difference "
+                        "in ulp and the first differing index), exit 1 if any differ; with a value, how --check "
+                        "compares floats: 'digits' as SPIRV-Interpreter (3 significant digits for 16-bit floats, "
+                        "6 for wider; the default when SPEC is a shader) or 'tolerance' (--rtol/--atol; the default "
+                        "with a run spec, and whenever --rtol or --atol is given)")
+    p.add_argument("--device", metavar="vulkan[:N]",
+                   help="run on a Vulkan device (needs spvcoop[gpu]; see `spvcoop device list`) instead of the "
+                        "interpreter; outputs are written alike")
     p.add_argument("--rtol", type=float, default=None, help="default relative tolerance for --check (1e-5)")
     p.add_argument("--atol", type=float, default=None, help="default absolute tolerance for --check (1e-6)")
     p.add_argument("--max-text-values", type=parse_size, default=4_000_000, metavar="N",
@@ -67,9 +73,10 @@ def add_execution_options(p: argparse.ArgumentParser) -> None:
                    help="memory budget for the dispatch's state, buffers and variables, checked before "
                         "allocating (default 2G; suffixes K, M, G)")
     p.add_argument("--no-validate", action="store_true", help="run without validating the module first")
-    p.add_argument("--coop-numerics", choices=("ieee", "nvidia-tensorcore"), default="ieee",
-                   help="cooperative-matrix MulAdd rounding: ieee (products exact, f32 sums, one rounding; default) "
-                        "or nvidia-tensorcore (bit-identical to an H100 for f16 inputs)")
+    p.add_argument("--coop-numerics", default="ieee", metavar="ieee|nvidia-tensorcore|FILE.yaml",
+                   help="cooperative-matrix MulAdd rounding: ieee (products exact, f32 sums, one rounding; default), "
+                        "nvidia-tensorcore (bit-identical to an H100 for f16 and bf16 inputs) or a model file "
+                        "written by `spvcoop numerics measure`")
     p.add_argument("--allow-outside-files", action="store_true",
                    help="let the run spec (and the --check file) name files outside its own directory tree; by "
                         "default every file a spec names must resolve, symlinks followed, inside it")
@@ -98,8 +105,12 @@ def _npy_name(buffer_name: str) -> str:
 def _npy_bytes(arr) -> bytes:
     import io
     import numpy as np
+    from ..interp.encodings import is_encoded
+    arr = np.asarray(arr)
+    if is_encoded(arr.dtype):  # bf16 / FP8: .npy has no such dtype (it would read back as void); f32 is exact
+        arr = arr.astype(np.float32)
     buf = io.BytesIO()
-    np.save(buf, np.asarray(arr), allow_pickle=False)
+    np.save(buf, arr, allow_pickle=False)
     return buf.getvalue()
 
 
@@ -156,6 +167,7 @@ def _run(args: argparse.Namespace) -> int:
 
     path = args.spec
     options = _file_options(args)
+    args.coop_numerics = _numerics(args.coop_numerics)
     run_spec = path.endswith((".yaml", ".yml"))
     if run_spec:
         spec = load_spec(path, options)
@@ -203,6 +215,28 @@ def _run(args: argparse.Namespace) -> int:
         if status:  # the verdict is a finding: said on stderr too, also under -q
             print(f"{args.spec}: error: {lines[-1].removeprefix('result: ')}", file=sys.stderr)
         return status
+    device = getattr(args, "device", None)  # `portability` builds its own namespace
+    if args.compare == "device" and not device:
+        raise InputError(Diagnostic("error", "--compare without a value compares with a device: give --device "
+                                    "vulkan[:N] (or --compare digits|tolerance for --check)"))
+    if device:
+        from ..gpu import parse_device
+        from ..gpu.runner import run_on_device
+        res = run_on_device(module, dispatch=dispatch, buffers=buffers, spec_constants=spec_constants,
+                            push_constants=push, entry_point=args.entry_point or spec.entry_point,
+                            device=parse_device(device), validate=not args.no_validate,
+                            subgroup_size=args.subgroup_size)
+        if args.compare == "device":
+            interp = run(module, dispatch=dispatch, buffers=buffers, spec_constants=spec_constants,
+                         push_constants=push, subgroup_size=args.subgroup_size or (None if args.layout else
+                                                                                  spec.subgroup_size),
+                         layout=args.layout, coop_numerics=args.coop_numerics,
+                         entry_point=args.entry_point or spec.entry_point,
+                         max_steps=args.max_steps if args.max_steps is not None else spec.max_steps,
+                         validate=False, max_memory=args.max_memory, max_work=args.max_work)
+            return _compare_device(_select_outputs(interp, spec.outputs), _select_outputs(res, spec.outputs),
+                                   args)
+        return _write_outputs(res, spec, run_spec, module, args, options)
     progress = Progress(not args.quiet)
     try:
         res = run(module, dispatch=dispatch, buffers=buffers, spec_constants=spec_constants, push_constants=push,
@@ -214,6 +248,39 @@ def _run(args: argparse.Namespace) -> int:
                   validate=not args.no_validate, max_memory=args.max_memory, max_work=args.max_work)
     finally:
         progress.done()
+    return _write_outputs(res, spec, run_spec, module, args, options)
+
+
+def _numerics(value):
+    """--coop-numerics: a built-in name as it is, a model file as its fitted model."""
+    if not isinstance(value, str) or value in ("ieee", "nvidia-tensorcore"):
+        return value
+    if value.endswith((".yaml", ".yml")):
+        from ..numerics.fit import load_model_file
+        return load_model_file(value)
+    from ..diagnostics import Diagnostic, InputError
+    raise InputError(Diagnostic("error", f"--coop-numerics: '{value}' is not ieee, nvidia-tensorcore or a .yaml "
+                                "model file (spvcoop numerics measure)"))
+
+
+def _compare_device(interp: dict, gpu: dict, args) -> int:
+    """Per output buffer: bit-identical, or how many elements differ, max ulp, first index (exit 1)."""
+    from ..gpu.compare import compare_outputs
+    lines, differ = compare_outputs(interp, gpu, "interpreter", args.device)
+    if not args.quiet or differ:
+        print("\n".join(lines))
+    if differ:
+        print(f"{args.spec}: error: {differ} output buffer(s) differ between the interpreter and {args.device}",
+              file=sys.stderr)
+    return 1 if differ else 0
+
+
+def _write_outputs(res, spec, run_spec: bool, module, args, options) -> int:
+    from pathlib import Path
+
+    from ..diagnostics import Diagnostic, InputError, SpvError
+    from ..interp.runspec import read_yaml, render
+    from .common import write_output
     outputs = _select_outputs(res, spec.outputs)
     status = 0
     if args.check and run_spec:

@@ -35,25 +35,30 @@ class ConfigError(SpvError, ValueError):
 @dataclass(frozen=True)
 class RunConfig:
     """subgroup_size: lanes per subgroup (a power of two); layout_model: a spvcoop.layouts LayoutModel or
-    None (the built-in defaults); coop_numerics: one of COOP_NUMERICS; max_steps: executed-instruction
+    None (the built-in defaults); coop_numerics: one of COOP_NUMERICS or a
+    numerics.model.MulAddModel (a fitted model, `--coop-numerics FILE.yaml`); max_steps: executed-instruction
     limit; max_work: executed instructions x invocations of the dispatch; max_memory: allocation budget
     in bytes, checked before allocating; trace: the invocation to print a trace for (its index, or its global id (x, y, z));
-    trace_out: where the trace goes (None: stdout); progress: called with the step count every 1024 steps."""
+    trace_out: where the trace goes (None: stdout); progress: called with the step count every 1024 steps;
+    fast_paths: compiled blocks (interp/block_compiler.py; the SPVCOOP_NO_FAST_PATHS environment variable also
+    turns them off)."""
     subgroup_size: int = 32
     layout_model: object | None = None
-    coop_numerics: str = "ieee"
+    coop_numerics: object = "ieee"
     max_steps: int = DEFAULT_MAX_STEPS
     max_memory: int = DEFAULT_MAX_MEMORY
     max_work: int = DEFAULT_MAX_WORK
     trace: int | tuple[int, ...] | None = None
     trace_out: TextIO | None = None
     progress: Callable | None = None
+    fast_paths: bool = True   # False: every instruction through the plain path (block_compiler.py)
 
     def __post_init__(self) -> None:
         S = self.subgroup_size
         if not _is_int(S) or S < 1 or S & (S - 1) or S > MAX_SUBGROUP_SIZE:
             raise ConfigError(f"subgroup size {S!r} must be a power of two from 1 to {MAX_SUBGROUP_SIZE}")
-        if self.coop_numerics not in COOP_NUMERICS:
+        from ..numerics.model import MulAddModel
+        if not isinstance(self.coop_numerics, MulAddModel) and self.coop_numerics not in COOP_NUMERICS:
             raise ConfigError(f"unknown coop_numerics {self.coop_numerics!r} (known: {', '.join(COOP_NUMERICS)})")
         if not _is_int(self.max_steps) or self.max_steps < 1:
             raise ConfigError(f"max_steps {self.max_steps!r} must be a positive integer")

@@ -14,6 +14,9 @@ the Executor, `mask` the boolean array of active invocations. Each op module own
     @OPS.extends("OpFAdd", when=result_is_coopmat)   # another family's types, for an op defined earlier
     def coop_add(ex, frame, inst, mask, base): ...   # base: the op as it was; call it to hand over
 
+A `when` predicate is a property of the instruction within one run (its types, the run's settings), never
+of the values or the mask: the fast path (block_compiler.py) asks it once per instruction and run.
+
 A `Family` is a name, its op sets and its `KindHooks` (how core code makes, takes apart and indexes values
 of a type kind it does not know, e.g. "coopmat"). `build(families)` checks every name against the SPIR-V
 grammar and every `extends` against an op of an earlier family, so a typo fails at start-up.
@@ -107,6 +110,7 @@ def _extended(base: OpFn, when: When, fn: Callable) -> OpFn:
         return base(ex, frame, inst, mask)
     op.__name__ = f"{fn.__name__}_or_{base.__name__}"
     op.__wrapped__ = base  # type: ignore[attr-defined]
+    op.extension = (when, fn)  # type: ignore[attr-defined]  # (block_compiler resolves it per instruction)
     return op
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..diagnostics import Diagnostic, Note, SpvError
 from ..module import Instruction
+from .block_compiler import enabled as fast_paths_enabled, run_body
 from .config import RunConfig
 from .dispatch import Dispatcher
 from .fault import Fault
@@ -73,6 +74,8 @@ class Executor:
         self.sg_local: np.ndarray = np.zeros(n, np.int64)
         self.num_sg_total = 1
         self.lane_info = None  # callable lane -> str, for messages
+        self.fast_blocks = fast_paths_enabled(config)  # block_compiler: the plain path, compiled
+        self.compiled_blocks: dict = {}  # block label -> its compiled body, or how often it ran so far
 
     # ---- values -------------------------------------------------------------
     def val(self, frame: Frame, id_: int):
@@ -343,6 +346,9 @@ class Executor:
                 new.append((phi, v))
             for phi, v in new:
                 self.assign(frame, phi, v, mask, full)
+        if self.fast_blocks and self.trace is None:
+            run_body(self, frame, blk, mask, full)   # the same, compiled once per block
+            return
         for inst in blk.body:
             self.exec_inst(frame, inst, mask, full)
 

@@ -12,6 +12,7 @@ from .fault import Fault
 from .dispatch import OpSet
 
 OPS = OpSet()
+from .encodings import convert, is_encoded
 from .types import Type
 
 
@@ -313,7 +314,10 @@ def bitfield_extract(ex, frame, inst, mask):
 @OPS.op("OpDot")
 def dot(ex, frame, inst, mask):
     a, b = ex.arg(frame, inst, 0), ex.arg(frame, inst, 1)
-    return np.sum(a * b, axis=-1).astype(ex.rtype(inst).dtype)
+    dt = ex.rtype(inst).dtype
+    if is_encoded(dt):  # bf16 (BFloat16DotProductKHR): computed as binary32, the result rounded once
+        return convert(np.sum(a.astype(np.float32) * b.astype(np.float32), axis=-1, dtype=np.float32), dt)
+    return np.sum(a * b, axis=-1).astype(dt)
 
 
 @OPS.op("OpVectorTimesScalar", "OpMatrixTimesScalar")

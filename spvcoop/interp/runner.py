@@ -253,7 +253,7 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
         res.buffers[key] = arr
         res.bindings[key] = b
     for key, b in list(bindings.items()):
-        for alias in _aliases(prog, b):
+        for alias in buffer_aliases(prog, b):
             if alias not in res.buffers:
                 res.buffers[alias] = res.buffers[key]
                 res.bindings[alias] = b
@@ -289,7 +289,8 @@ def _names_of(bindings: dict) -> list[str]:
     return [b.name for b in bindings.values()]
 
 
-def _aliases(prog: Program, b: Binding) -> list[str]:
+def buffer_aliases(prog: Program, b: Binding) -> list[str]:
+    """The other names a buffer answers to in a RunResult: its variable's, its block's, its one member's."""
     out = []
     if b.var_id:
         n = prog.names.get(b.var_id)
@@ -509,7 +510,7 @@ def element_dtypes(module: Module) -> dict:
         try:
             info = (arr.elem.dtype, arr.elem.count if arr.elem.kind == "vector" else 1)
         except Fault:
-            continue  # a type the interpreter refuses (e.g. bfloat16): the run reports it where it is used
+            continue  # a type the interpreter refuses (an unknown FP encoding): the run reports it where it is used
         dec = prog.decorations.get(inst.result_id, {})
         key = (dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0])
         for k in (key, prog.names.get(inst.result_id), t.name, t.member_names[0]):

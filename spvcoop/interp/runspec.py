@@ -18,7 +18,8 @@
 An expected file for --check maps buffer names to data, optionally with tolerances:
     y: {data: [...], rtol: 1e-5, atol: 1e-6}   or   y: [...]   or   y: {file: y.npy}
 
-The schema is declared once with pydantic (strict types, ranges); every violation is reported at
+The schema is declared once with pydantic in runspec_schema.py (strict types, ranges), imported only
+where a schema is checked; every violation is reported at
 the file:line:col of its YAML node, all at once. Files a spec names must lie inside the spec's
 directory tree (symlinks followed) and be regular files under a size cap, unless FileOptions say
 otherwise (`--allow-outside-files`, `--max-file-size`).
@@ -33,26 +34,17 @@ import stat
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Any
 
 import numpy as np
-from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, StrictInt,
-                      StrictStr, Tag, TypeAdapter, ValidationError, model_validator)
 
 from ..diagnostics import Diagnostic, SpvError
-from ..schema import schema_errors, short as _short
-from ..yamlio import MiB, LDict, YamlLimits, decode_utf8, error_at, load_json, load_yaml, mark_at, read_bytes, \
+from ..schema import short as _short
+from ..yamlio import LDict, YamlLimits, decode_utf8, error_at, load_json, load_yaml, mark_at, read_bytes, \
     span_of
-
-SPEC_KEYS = {"shader", "entry_point", "dispatch", "subgroup_size", "spec_constants", "push_constants", "buffers",
-             "outputs", "max_steps"}
-SOURCE_KEYS = ("data", "file", "random", "zeros", "arange")
-DATA_KEYS = set(SOURCE_KEYS) | {"dtype", "shape"}
-DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-          "uint64", "bool")
-DEFAULT_MAX_FILE_BYTES = 256 * MiB
-MAX_DISPATCH_DIM = 2**31 - 1
-MAX_DISPATCH_WORKGROUPS = 2**32 - 1   # the product; the interpreter's memory budget bounds what really runs
+from .runspec_checks import (DATA_KEYS, DEFAULT_MAX_FILE_BYTES, DTYPES, MAX_DISPATCH_DIM,  # noqa: F401 (re-exported)
+                             MAX_DISPATCH_WORKGROUPS, SOURCE_KEYS, SPEC_KEYS, _data_value, _entry_kind, _finite,
+                             _key, _yaml_float)
 
 
 @dataclass(frozen=True)
@@ -86,231 +78,6 @@ class RunSpec:
 
 def _err(msg: str, source: str, mark=None) -> SpvError:
     return error_at(msg, source, mark)
-
-
-# ---- the schema -------------------------------------------------------------------------------
-def _yaml_float(v):
-    """YAML 1.1 reads `1e-5` (no dot) as a string: accept numeric strings where a number is wanted."""
-    if isinstance(v, str):
-        try:
-            return float(v.replace("_", ""))
-        except ValueError:
-            return v
-    return v
-
-
-def _finite(v: float) -> float:
-    if not math.isfinite(v):
-        raise ValueError("must be a finite number")
-    return v
-
-
-Float = Annotated[float, BeforeValidator(_yaml_float), AfterValidator(_finite)]
-NonNegFloat = Annotated[float, BeforeValidator(_yaml_float), AfterValidator(_finite), Field(ge=0)]
-PosInt = Annotated[StrictInt, Field(ge=1, le=2**63 - 1)]
-Count = Annotated[StrictInt, Field(ge=0, le=2**48)]
-UInt64 = Annotated[StrictInt, Field(ge=0, le=2**64 - 1)]
-Name = Annotated[StrictStr, Field(min_length=1, max_length=4096)]
-
-
-def _dtype(v):
-    if not isinstance(v, str) or v not in DTYPES:
-        raise ValueError(f"unknown dtype {_short(v)} (one of: {', '.join(DTYPES)})")
-    return v
-
-
-def _pow2(v: int) -> int:
-    if not 1 <= v <= 128 or v & (v - 1):
-        raise ValueError(f"must be a power of two from 1 to 128, got {v}")
-    return v
-
-
-def _dispatch(v):
-    if isinstance(v, int) and not isinstance(v, bool):
-        return [v]
-    return v
-
-
-def _dispatch_product(v: list[int]) -> tuple[int, int, int]:
-    d = tuple((list(v) + [1, 1])[:3])
-    if d[0] * d[1] * d[2] > MAX_DISPATCH_WORKGROUPS:
-        raise ValueError(f"dispatch of {d[0] * d[1] * d[2]} workgroups is over {MAX_DISPATCH_WORKGROUPS}")
-    return d  # type: ignore[return-value]
-
-
-def _key(v):
-    if isinstance(v, bool) or not isinstance(v, (int, str)):
-        raise ValueError(f"a key must be a name or a number, got {_short(v)}")
-    if isinstance(v, int) and not 0 <= v < 2**32:
-        raise ValueError(f"id {v} is out of range 0..2^32-1")
-    return v
-
-
-def _spec_value(v):
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, int):
-        if not -2**63 <= v < 2**64:
-            raise ValueError(f"{v} does not fit 64 bits")
-        return v
-    v = _yaml_float(v)
-    if isinstance(v, float):
-        return _finite(v)
-    raise ValueError(f"a specialization constant is a boolean or a number, got {_short(v)}")
-
-
-def _data_value(v):
-    if isinstance(v, str) and v.startswith("&"):   # a buffer's device address
-        return v
-    if isinstance(v, (dict, list, int, float, str)) or v is None:
-        return v
-    raise ValueError(f"unsupported value {_short(v)}")
-
-
-Key = Annotated[Union[int, str], AfterValidator(_key)]
-DType = Annotated[str, AfterValidator(_dtype)]
-Shape = Annotated[list[PosInt], Field(min_length=0, max_length=8)]
-SpecValue = Annotated[Any, AfterValidator(_spec_value)]
-Dispatch = Annotated[list[Annotated[StrictInt, Field(ge=1, le=MAX_DISPATCH_DIM)]],
-                     BeforeValidator(_dispatch), Field(min_length=1, max_length=3), AfterValidator(_dispatch_product)]
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid")
-
-
-class RandomSpec(_Model):
-    seed: UInt64 = 0
-    distribution: Literal["normal", "uniform", "integers"] = "uniform"
-    count: Count = 1
-    low: Float | None = None
-    high: Float | None = None
-    mean: Float = 0.0
-    std: NonNegFloat = 1.0
-
-    @model_validator(mode="after")
-    def _range(self):
-        if self.distribution == "integers":
-            lo, hi = (0 if self.low is None else self.low), (100 if self.high is None else self.high)
-            if lo != int(lo) or hi != int(hi):
-                raise ValueError("low and high of 'integers' must be integers")
-            if not -2**63 <= lo < hi <= 2**63:
-                raise ValueError(f"'integers' needs low < high within 64 bits, got low {lo:g}, high {hi:g}")
-        else:
-            lo, hi = (0.0 if self.low is None else self.low), (1.0 if self.high is None else self.high)
-            if lo > hi:
-                raise ValueError(f"low ({lo:g}) must not be greater than high ({hi:g})")
-        return self
-
-
-class _Source(_Model):
-    dtype: DType | None = None
-    shape: Shape | None = None
-
-
-class DataEntry(_Source):
-    data: Annotated[Any, AfterValidator(_data_value)]
-
-
-class FileEntry(_Source):
-    file: Name
-
-
-class ZerosEntry(_Source):
-    zeros: Count
-
-
-class ArangeEntry(_Source):
-    arange: Count
-
-
-class RandomEntry(_Source):
-    random: RandomSpec
-
-
-class _Tolerances(_Model):
-    rtol: NonNegFloat | None = None
-    atol: NonNegFloat | None = None
-
-
-class ExpDataEntry(DataEntry, _Tolerances):
-    pass
-
-
-class ExpFileEntry(FileEntry, _Tolerances):
-    pass
-
-
-class ExpZerosEntry(ZerosEntry, _Tolerances):
-    pass
-
-
-class ExpArangeEntry(ArangeEntry, _Tolerances):
-    pass
-
-
-class ExpRandomEntry(RandomEntry, _Tolerances):
-    pass
-
-
-def _no_source(v):
-    raise ValueError(f"give exactly one of {', '.join(SOURCE_KEYS)} (with optional dtype and shape)")
-
-
-def _entry_kind(v) -> str:
-    if not isinstance(v, dict):
-        return "<inline>"
-    present = [k for k in SOURCE_KEYS if k in v]
-    if len(present) == 1:
-        return f"<{present[0]}>"
-    if present or "dtype" in v or "shape" in v:
-        return "<bad>"
-    return "<inline>"  # a structure given by member names
-
-
-def _entry_union(data, file, zeros, arange, random):
-    return Annotated[Union[Annotated[data, Tag("<data>")], Annotated[file, Tag("<file>")],
-                           Annotated[zeros, Tag("<zeros>")], Annotated[arange, Tag("<arange>")],
-                           Annotated[random, Tag("<random>")],
-                           Annotated[Annotated[Any, AfterValidator(_data_value)], Tag("<inline>")],
-                           Annotated[Annotated[Any, AfterValidator(_no_source)], Tag("<bad>")]],
-                     Discriminator(_entry_kind)]
-
-
-BufferEntry = _entry_union(DataEntry, FileEntry, ZerosEntry, ArangeEntry, RandomEntry)
-ExpectedEntry = _entry_union(ExpDataEntry, ExpFileEntry, ExpZerosEntry, ExpArangeEntry, ExpRandomEntry)
-
-
-def _none_is_empty(v):
-    return {} if v is None else v
-
-
-class RunSpecModel(_Model):
-    shader: Name
-    entry_point: Name | None = None
-    dispatch: Dispatch = (1, 1, 1)  # type: ignore[assignment]
-    subgroup_size: Annotated[StrictInt, AfterValidator(_pow2)] = 32
-    spec_constants: Annotated[dict[Key, SpecValue], BeforeValidator(_none_is_empty)] = {}
-    push_constants: Annotated[Any, AfterValidator(_data_value)] = None
-    buffers: Annotated[dict[Key, BufferEntry], BeforeValidator(_none_is_empty)] = {}  # type: ignore[valid-type]
-    outputs: list[Key] | None = None
-    max_steps: PosInt | None = None
-
-
-_SPEC = TypeAdapter(RunSpecModel)
-_BUFFER = TypeAdapter(BufferEntry)
-_EXPECTED = TypeAdapter(dict[Key, ExpectedEntry])  # type: ignore[valid-type]
-_INPUTS = TypeAdapter(dict[Key, Annotated[Any, AfterValidator(_data_value)]])
-
-
-def _fields_of(node, root, path) -> list[str]:
-    if node is root:
-        return sorted(SPEC_KEYS)
-    if isinstance(node, dict):
-        if path and path[-1] == "random":
-            return list(RandomSpec.model_fields)
-        return sorted(DATA_KEYS | {"rtol", "atol"})
-    return []
 
 
 # ---- reading specs ----------------------------------------------------------------------------
@@ -357,10 +124,8 @@ def load_spec(path: str, options: FileOptions | None = None) -> RunSpec:
         raise _err("a run spec is a mapping with at least 'shader'", path, getattr(raw, "mark", None))
     if isinstance(raw.get("buffers"), list):
         raw["buffers"] = _buffer_list(raw["buffers"], path)
-    try:
-        m = _SPEC.validate_python(raw)
-    except ValidationError as e:
-        raise schema_errors(e, raw, path, keys_of=_fields_of) from None
+    from .runspec_schema import check_spec
+    m = check_spec(raw, path)
     return RunSpec(shader=m.shader, base=Path(path).parent, entry_point=m.entry_point,
                    dispatch=tuple(m.dispatch), subgroup_size=m.subgroup_size,  # type: ignore[arg-type]
                    spec_constants=dict(m.spec_constants), push_constants=raw.get("push_constants"),
@@ -418,23 +183,32 @@ def _buffer_list(entries: list, source: str) -> LDict:
 
 def check_expected(data, source: str):
     """An expectation file (--check): buffer names to data; schema errors located."""
-    return _checked(_EXPECTED, data, source)
+    from .runspec_schema import _EXPECTED, checked
+    return checked(_EXPECTED, data, source)
 
 
 def check_inputs(data, source: str):
-    """A SPIRV-Interpreter style input file: names (or result ids) to values."""
-    return _checked(_INPUTS, data, source)
-
-
-def _checked(schema: TypeAdapter, data, source: str):
-    """`data` (an empty mapping for an empty file) once `schema` accepts it; violations located."""
+    """A SPIRV-Interpreter style input file: names (or result ids) to values. A mapping whose keys and
+    values all pass the checks is taken as it is; anything else goes to the pydantic schema, which
+    reports every violation at its place."""
     if data is None:
         return LDict()
+    if type(data) in (dict, LDict) and all(_plain_input(k, v) for k, v in data.items()):
+        return data
+    from .runspec_schema import _INPUTS, checked
+    return checked(_INPUTS, data, source)
+
+
+def _plain_input(k, v) -> bool:
+    """Whether the input schema accepts this key and value as they are (exact types only)."""
+    if type(k) not in (int, str):
+        return False
     try:
-        schema.validate_python(data)
-    except ValidationError as e:
-        raise schema_errors(e, data, source, keys_of=_fields_of) from None
-    return data
+        _key(k)
+        _data_value(v)
+    except ValueError:
+        return False
+    return True
 
 
 # ---- files named by a spec --------------------------------------------------------------------
@@ -511,12 +285,8 @@ def generate(entry, where: str, base: Path, source: str, hint=None, mark=None, o
     """One buffer's data from its spec entry -> numpy array, or plain lists/dicts typed later by the shader.
     `mark`: the entry's YAML node (errors are located there); `options`: the file rules and size cap."""
     options = options or FileOptions()
-    try:
-        (_EXPECTED if expected else _BUFFER).validate_python({where: entry} if expected else entry)
-    except ValidationError as e:
-        holder = LDict({where: entry})
-        holder.key_marks[where] = mark
-        raise schema_errors(e, holder, source, () if expected else (where,), keys_of=_fields_of) from None
+    from .runspec_schema import check_entry
+    check_entry(entry, where, source, mark, expected)
     if _entry_kind(entry) == "<inline>":
         return entry  # inline data typed by the shader
     emark = getattr(entry, "mark", None) or mark
@@ -780,8 +550,31 @@ def _array_text(a: np.ndarray, style: str, indent: int, chunk: int = 1 << 16) ->
     from .numtext import tokens
     if len(a) == 0:
         return "[]"
-    parts = [_wrap(_nest(tokens(a[i:i + chunk], style), a.shape), indent) for i in range(0, len(a), chunk)]
+    if a.ndim == 1:
+        parts = [_wrap_flat(tokens(a[i:i + chunk], style), indent) for i in range(0, len(a), chunk)]
+    else:
+        parts = [_wrap(_nest(tokens(a[i:i + chunk], style), a.shape), indent) for i in range(0, len(a), chunk)]
     return "[" + (",\n" + " " * indent).join(parts) + "]"
+
+
+def _wrap_flat(toks: np.ndarray, indent: int, width: int = 100) -> str:
+    """_wrap(toks.tolist(), indent, width) for an 'S' array of tokens, in a few numpy calls: each token's
+    bytes with its separator after it (', ', or ',\n' and the indent after the last token of a line) in
+    one byte matrix, then the padding (zero bytes, which no token holds) dropped."""
+    n = toks.size
+    if n == 0:
+        return ""
+    size = toks.dtype.itemsize
+    raw = np.ascontiguousarray(toks).view(np.uint8).reshape(n, size)
+    w = int(np.count_nonzero(raw, axis=1).max()) + 2
+    per = max(1, (width - indent) // w)
+    brk = np.frombuffer(b",\n" + b" " * indent, np.uint8)
+    out = np.zeros((n, size + len(brk)), np.uint8)
+    out[:, :size] = raw
+    out[:-1, size:size + 2] = (ord(","), ord(" "))
+    out[np.arange(per - 1, n - 1, per), size:] = brk
+    flat = out.reshape(-1)
+    return flat[flat != 0].tobytes().decode("ascii")
 
 
 def _wrap(items: list, indent: int, width: int = 100) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .encodings import ENCODED_FLOATS, SHORT_NAMES
 from .fault import Fault
 
 
@@ -49,10 +50,11 @@ class Type:
         if t.kind == "bool":
             return np.dtype(np.bool_)
         if t.kind == "float":
-            if t.extra.get("encoding"):
-                # bfloat16 / FP8 are not IEEE halves: refuse rather than compute with the wrong format
-                raise Fault(f"{t.width}-bit floats with encoding {t.extra['encoding']} are not supported by the "
-                            f"interpreter (numpy has no such type)")
+            enc = t.extra.get("encoding")
+            if enc:
+                if enc not in ENCODED_FLOATS or ENCODED_FLOATS[enc].itemsize * 8 != t.width:
+                    raise Fault(f"{t.width}-bit floats with encoding {enc} are not supported by the interpreter")
+                return ENCODED_FLOATS[enc]
             return np.dtype({16: np.float16, 32: np.float32, 64: np.float64}[t.width])
         if t.kind == "int":
             return np.dtype(f"{'i' if t.signed else 'u'}{t.width // 8}")
@@ -71,7 +73,8 @@ class Type:
         if self.kind == "int":
             return f"{'i' if self.signed else 'u'}{self.width}"
         if self.kind == "float":
-            return f"f{self.width}"
+            enc = self.extra.get("encoding")
+            return SHORT_NAMES.get(enc, f"f{self.width}") if enc else f"f{self.width}"
         if self.kind == "vector":
             return f"vec{self.count}<{self.elem.describe()}>"
         if self.kind == "matrix":

@@ -23,6 +23,7 @@ from ..diagnostics import Diagnostic, SpvError
 # Component type names, their width in bits and their kind.
 COMPONENTS: dict[str, tuple[int, str]] = {
     "f16": (16, "float"), "bf16": (16, "float"), "f32": (32, "float"), "f64": (64, "float"),
+    "e4m3": (8, "float"), "e5m2": (8, "float"),   # FP8 (SPV_EXT_float8)
     "s8": (8, "sint"), "u8": (8, "uint"), "s16": (16, "sint"), "u16": (16, "uint"),
     "s32": (32, "sint"), "u32": (32, "uint"), "s64": (64, "sint"), "u64": (64, "uint"),
 }
@@ -55,9 +56,11 @@ def normalize_use(use: str | None) -> str | None:
 
 def component_name(kind: str, width: int, signed: bool = False, encoding: str | None = None) -> str:
     """The model's name of a scalar type: ('float', 16) -> 'f16', ('int', 8, signed=True) -> 's8',
-    ('float', 16, encoding='BFloat16KHR') -> 'bf16'. LayoutError for anything else (e.g. FP8)."""
+    ('float', 16, encoding='BFloat16KHR') -> 'bf16', FP8 -> 'e4m3' / 'e5m2'. LayoutError for anything else."""
     if kind == "float" and width == 16 and encoding and "bfloat16" in encoding.lower():
         return "bf16"
+    if kind == "float" and width == 8 and encoding in ("Float8E4M3EXT", "Float8E5M2EXT"):
+        return "e4m3" if "E4M3" in encoding else "e5m2"
     if kind == "float" and not encoding:
         name = f"f{width}"
     elif kind == "int":

@@ -10,7 +10,9 @@ from __future__ import annotations
 from ..diagnostics import Diagnostic
 from ..module import Module
 from . import coopmat_arith, coopmat_composite, coopmat_convert, coopmat_memory, coopmat_types  # noqa: F401
+from . import coopmat_qcom, float_encodings  # noqa: F401
 from . import scopes, structure  # noqa: F401  (registers rules)
+from . import coopmat2_memory, coopmat2_ops, coopmat2_tensor  # noqa: F401  (SPV_NV_cooperative_matrix2, tensors)
 from .index import ModuleIndex
 from .registry import BY_OPNAME, MALFORMED, MODULE, RULES, Context, Rule
 from .shapes import ShapeKeys
@@ -22,6 +24,11 @@ from .spirv_val import start as spirv_val_start
 __all__ = ["validate", "RULES", "Rule", "ModuleIndex", "TARGET_ENVS", "SpirvValMissing"]
 
 _MALFORMED = MALFORMED  # reported as structure.malformed, never a traceback
+
+# Opcodes whose rules run in every module (float encodings and decorations may appear without any
+# cooperative-matrix capability); everything else only where a cooperative-matrix capability is.
+_ALWAYS_CHECKED = frozenset({"OpCapability", "OpTypeFloat", "OpDecorate", "OpMemberDecorate", "OpDecorateId",
+                             "OpDot", "OpBitCastArrayQCOM", "OpExtractSubArrayQCOM"})
 
 TARGET_ENVS = ("universal", "spv1.0", "spv1.1", "spv1.2", "spv1.3", "spv1.4", "spv1.5", "spv1.6",
                "vulkan1.0", "vulkan1.1", "vulkan1.1spv1.4", "vulkan1.2", "vulkan1.3", "vulkan1.4")
@@ -47,7 +54,7 @@ def validate(module: Module, target_env: str = "universal", spec_constants: dict
 
 def _coopmat_findings(module: Module, ix: ModuleIndex, profile) -> list[Diagnostic]:
     ctx = Context(ix)
-    has_coop = any(c in ix.capabilities for c in ("CooperativeMatrixNV", "CooperativeMatrixKHR"))
+    has_coop = any(ix.has_cap(c) for c in ("CooperativeMatrixNV", "CooperativeMatrixKHR", "TensorAddressingNV"))
     by_op = BY_OPNAME
     for r in by_op.get(MODULE, ()):
         ctx.current = r
@@ -57,10 +64,10 @@ def _coopmat_findings(module: Module, ix: ModuleIndex, profile) -> list[Diagnost
             ctx.report(None, None, f"cannot check rule {r.id}: the module is malformed ({e!r})",
                        severity="error", rule_id="structure.malformed")
     if not has_coop:
-        # without a cooperative-matrix capability only the opcode-gating rules can fire; keep the
-        # per-instruction loop to the coopmat opcodes (cheap for large non-coopmat modules)
+        # without a cooperative-matrix capability only the opcode-gating and float-encoding rules can
+        # fire; keep the per-instruction loop to those opcodes (cheap for large non-coopmat modules)
         relevant = {op: rs for op, rs in by_op.items() if op != MODULE and "CooperativeMatrix" in op
-                    or op == "OpCapability"}
+                    or op in _ALWAYS_CHECKED or "Tensor" in op}
     else:
         relevant = {op: rs for op, rs in by_op.items() if op != MODULE}
     shapes = ShapeKeys(ix)

@@ -291,6 +291,7 @@ ALLOWED_WITH_COOPMAT = frozenset({
     "OpMatrixTimesScalar", "OpBitcast", "OpConvertFToU", "OpConvertFToS", "OpConvertSToF", "OpConvertUToF",
     "OpUConvert", "OpSConvert", "OpFConvert", "OpExtInst", "OpSpecConstantOp", "OpName",
     "OpDecorate", "OpMemberDecorate", "OpUntypedVariableKHR",
+    "OpCompositeConstructCoopMatQCOM", "OpCompositeExtractCoopMatQCOM",  # coopmat_qcom.py checks them
 }) | ELEMENTWISE | NEVER
 
 

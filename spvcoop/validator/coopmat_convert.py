@@ -79,7 +79,9 @@ def convert_shape(ctx: Context, inst) -> None:
     res, src, _ = _pair(ctx, inst)
     if res is None or src is None or res.flavour != src.flavour:
         return
-    if res.flavour == "KHR" and ctx.ix.has_cap("CooperativeMatrixConversionsNV") and src.use and res.use \
+    # SPV_NV_cooperative_matrix2 lets conversions (not OpBitcast) turn an accumulator into an A or B matrix
+    if res.flavour == "KHR" and inst.opname != "OpBitcast" and ctx.ix.has_cap("CooperativeMatrixConversionsNV") \
+            and src.use and res.use \
             and src.use.value == 2 and res.use.value in (0, 1):
         res = CoopMat(res.id, res.flavour, res.inst, res.component, res.scope, res.rows, res.cols, src.use)
     _shape_mismatch(ctx, inst, res, src)

@@ -29,6 +29,10 @@ RUN_WARNING_RULES = frozenset({
     "coopmat.muladd.operands",        # signedness flags on float matrices: ignored for floats
     "coopmat.memaccess.psb_aligned",  # an alignment promise the interpreter does not need
     "coopmat.pointer.into_array",     # a pointer into a non-array: the address is still defined
+    "coopmat2.version",               # coopmat2 / tensor addressing in a module older than SPIR-V 1.6
+    "coopmat2.tensor_access.into_array",  # as coopmat.pointer.into_array, for tensor loads and stores
+    "qcom.subarray.index",            # an unsigned 32-bit Start Index: the same start when it fits
+    "float.fp8.saturated_target",     # the saturating decoration where no FP8 conversion is: ignored
 })  # (coopmat.length is not here: a Length of a type that is not a matrix has no meaning to run)
 
 _VERSION_REQUIREMENT = re.compile(r"requires SPIR-V version (\d)\.(\d)|SPIR-V (\d)\.(\d) or later")

@@ -12,6 +12,7 @@ from ..spirv_grammar import load as load_grammar
 from .fold import FOLDS, MAX_WIDTH, Bits, bits_of, fold, interpret
 
 COOPMAT_TYPES = ("OpTypeCooperativeMatrixNV", "OpTypeCooperativeMatrixKHR")
+TENSOR_TYPES = ("OpTypeTensorLayoutNV", "OpTypeTensorViewNV")  # SPV_NV_tensor_addressing
 CONSTANT_OPS = frozenset({
     "OpConstant", "OpConstantNull", "OpConstantTrue", "OpConstantFalse", "OpConstantComposite",
     "OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse", "OpSpecConstantComposite",
@@ -56,6 +57,19 @@ class CoopMat:
         return f"{r}x{c}"
 
 
+@dataclass(slots=True)
+class Tensor:
+    """An OpTypeTensorLayoutNV or OpTypeTensorViewNV type, its operands evaluated where possible.
+    Layouts have `clamp`; views `has_dims` and `perm` (one Value or None per permutation operand)."""
+    id: int
+    kind: str                # "layout" or "view"
+    inst: Instruction
+    dim: Value | None
+    clamp: Value | None = None
+    has_dims: Value | None = None
+    perm: tuple = ()
+
+
 # CooperativeMatrixUse value -> name without the KHR suffix ("MatrixA", ...), from the grammar
 USE_NAMES = {e.value: e.name.removesuffix("KHR")
              for e in load_grammar().operand_kinds["CooperativeMatrixUse"].enumerants}
@@ -93,6 +107,7 @@ class ModuleIndex:
         self.forward_pointers: set[int] = set()
         self._values: dict[int, Value | None] = {}
         self._coopmats: dict[int, CoopMat | None] = {}
+        self._tensors: dict[int, Tensor | None] = {}
         self._names: dict[int, str] = dict(module.id_names)
         self._friendly_names: dict[int, str] | None = None
         self.version = module.header.version_tuple
@@ -242,6 +257,9 @@ class ModuleIndex:
         if t.opname == "OpTypePointer":
             sc = self.grammar.operand_kinds["StorageClass"].by_value.get(t.operands[0].value)
             return f"ptr {sc.name if sc else t.operands[0].value} {self.type_text(t.operands[1].value)}"
+        tt = self.tensor(type_id)
+        if tt is not None:
+            return f"tensor {tt.kind} of {tt.dim.value if tt.dim is not None else '?'} dimensions"
         return t.opname[6:].lower()
 
     def value_type_text(self, value_id: int | None) -> str:
@@ -271,6 +289,28 @@ class ModuleIndex:
                          self.int_value(ops[4].value) if len(ops) > 4 else None)
         self._coopmats[type_id] = cm
         return cm
+
+    def tensor(self, type_id: int | None) -> Tensor | None:
+        """The tensor layout or view type with that id (memoised), else None."""
+        if type_id is None:
+            return None
+        if type_id in self._tensors:
+            return self._tensors[type_id]
+        t = self.defs.get(type_id)
+        tt = None
+        if t is not None and t.opname in TENSOR_TYPES and len(t.operands) >= 2:
+            ops = t.operands
+            if t.opname == "OpTypeTensorLayoutNV":
+                tt = Tensor(type_id, "layout", t, self.int_value(ops[0].value), clamp=self.int_value(ops[1].value))
+            else:
+                tt = Tensor(type_id, "view", t, self.int_value(ops[0].value), has_dims=self.int_value(ops[1].value),
+                            perm=tuple(self.int_value(o.value) for o in ops[2:]))
+        self._tensors[type_id] = tt
+        return tt
+
+    def tensor_of(self, value_id: int | None) -> Tensor | None:
+        inst = self.defs.get(value_id) if value_id is not None else None
+        return self.tensor(inst.result_type) if inst is not None else None
 
     def coopmat_of(self, value_id: int | None) -> CoopMat | None:
         inst = self.defs.get(value_id) if value_id is not None else None

@@ -7,8 +7,18 @@ A profile is YAML (built-in ones live in `profiles/NAME.yaml`; users pass a file
       - {api: [NV, KHR], M: 16, N: 8, K: 16, A: f16, B: f16, C: f32, Result: f32, scope: Subgroup,
          saturating: false}
 
-like VkCooperativeMatrixPropertiesNV/KHR. `check_profile` reports every coopmat type and
-MulAdd that no combination covers, as the Vulkan validation layers do at pipeline creation.
+like VkCooperativeMatrixPropertiesNV/KHR. VK_NV_cooperative_matrix2 devices also report flexible
+dimensions (VkCooperativeMatrixFlexibleDimensionsPropertiesNV): sizes that are multiples of a granularity, up
+to a maximum, for Subgroup scope or for Workgroup scope with a given number of invocations:
+
+    flexibleDimensionsMaxDimension: 1024
+    flexible:
+      - {MGranularity: 16, NGranularity: 16, KGranularity: 16, A: f16, B: f16, C: f32, Result: f32,
+         scope: Workgroup, workgroupInvocations: 128}
+
+Flexible entries apply to modules that declare SPV_NV_cooperative_matrix2 (they need the device's
+VK_NV_cooperative_matrix2 features). `check_profile` reports every coopmat type and MulAdd that no combination
+covers, as the Vulkan validation layers do at pipeline creation.
 """
 from __future__ import annotations
 
@@ -22,6 +32,7 @@ from .index import CoopMat
 from .registry import RULES, Context, Rule
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
+MAX_DIMENSION = 1 << 16     # no device reports a larger M, N or K
 SCOPES = {"CrossDevice": 0, "Device": 1, "Workgroup": 2, "Subgroup": 3, "Invocation": 4, "QueueFamily": 5}
 _TYPE_ALIASES = {"i8": "s8", "i16": "s16", "i32": "s32", "i64": "s64", "bfloat16": "bf16",
                  "float16": "f16", "float32": "f32", "float64": "f64"}
@@ -52,10 +63,31 @@ class Combo:
 
 
 @dataclass(frozen=True, slots=True)
+class Flexible:
+    """A VkCooperativeMatrixFlexibleDimensionsPropertiesNV entry (SPV_NV_cooperative_matrix2, KHR types)."""
+    M: int                   # granularities: the sizes must be multiples of these
+    N: int
+    K: int
+    A: str
+    B: str
+    C: str
+    Result: str
+    scope: int
+    saturating: bool | None
+    invocations: int         # workgroupInvocations: the workgroup size Workgroup scope needs (0: any)
+
+    def text(self) -> str:
+        wg = f" in workgroups of {self.invocations}" if self.invocations else ""
+        return f"{self.M}k x {self.N}k x {self.K}k {self.A}*{self.B}+{self.C}->{self.Result}{wg}"
+
+
+@dataclass(frozen=True, slots=True)
 class Profile:
     name: str
     combos: tuple[Combo, ...]
     description: str = ""
+    flexible: tuple[Flexible, ...] = ()
+    max_dimension: int = MAX_DIMENSION  # flexibleDimensionsMaxDimension
 
 
 def available_profiles() -> list[str]:
@@ -90,17 +122,23 @@ def load_profile(name_or_path: str) -> Profile:
         raise schema_errors(e, data, src, keys_of=_profile_keys) from None
     combos = tuple(Combo(c.api, c.M, c.N, c.K, c.A, c.B, c.C, c.Result or c.C, c.scope, c.saturating)
                    for c in model.combinations)
-    return Profile(str(model.name) if model.name is not None else path.stem, combos, model.description)
+    flexible = tuple(Flexible(f.MGranularity, f.NGranularity, f.KGranularity, f.A, f.B, f.C, f.Result or f.C,
+                              f.scope, f.saturating, f.workgroupInvocations) for f in model.flexible)
+    return Profile(str(model.name) if model.name is not None else path.stem, combos, model.description, flexible,
+                   model.flexibleDimensionsMaxDimension)
 
 
 COMPONENT_TYPES = ("f16", "f32", "f64", "bf16", "e4m3", "e5m2", "s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64")
-MAX_DIMENSION = 1 << 16     # no device reports a larger M, N or K
 MAX_COMBINATIONS = 4096
 
 
 def _profile_keys(node, root, path) -> list[str]:
-    return ["name", "description", "combinations"] if node is root else \
-        ["api", "M", "N", "K", "A", "B", "C", "Result", "scope", "saturating"]
+    if node is root:
+        return ["name", "description", "combinations", "flexible", "flexibleDimensionsMaxDimension"]
+    if path and path[0] == "flexible":
+        return ["MGranularity", "NGranularity", "KGranularity", "A", "B", "C", "Result", "scope", "saturating",
+                "workgroupInvocations"]
+    return ["api", "M", "N", "K", "A", "B", "C", "Result", "scope", "saturating"]
 
 
 def _profile_schema():
@@ -152,11 +190,26 @@ def _profile_schema():
         scope: Annotated[int, BeforeValidator(to_scope)] = SCOPES["Subgroup"]
         saturating: Optional[StrictBool] = None
 
+    class FlexibleModel(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        MGranularity: Dim
+        NGranularity: Dim
+        KGranularity: Dim
+        A: Component
+        B: Component
+        C: Component
+        Result: Optional[Component] = None
+        scope: Annotated[int, BeforeValidator(to_scope)] = SCOPES["Subgroup"]
+        saturating: Optional[StrictBool] = None
+        workgroupInvocations: Annotated[StrictInt, Field(ge=0, le=MAX_DIMENSION)] = 0
+
     class ProfileModel(BaseModel):
         model_config = ConfigDict(extra="forbid")
         name: Optional[Union[StrictStr, StrictInt]] = None
         description: StrictStr = ""
         combinations: Annotated[list[ComboModel], Field(max_length=MAX_COMBINATIONS)]
+        flexible: Annotated[list[FlexibleModel], Field(max_length=MAX_COMBINATIONS)] = []
+        flexibleDimensionsMaxDimension: Dim = MAX_DIMENSION
 
     _PROFILE_SCHEMA = TypeAdapter(ProfileModel)
     return _PROFILE_SCHEMA
@@ -192,23 +245,80 @@ def _type_fits(ctx: Context, cm: CoopMat, c: Combo) -> bool:
     return any((r, k, comp) == x for x in cands)
 
 
+def workgroup_sizes(ctx: Context) -> set[int | None]:
+    """The number of invocations of each entry point's workgroup (None where it is not a known constant)."""
+    ix = ctx.ix
+    sizes: set[int | None] = set()
+    modes = ix.grammar.operand_kinds["ExecutionMode"].by_value
+    for ep in ix.entry_points:
+        size = None
+        for m in ix.exec_modes.get(ep.operands[1].value, []):
+            e = modes.get(m.operands[1].value) if len(m.operands) > 1 else None
+            if e is None or e.name not in ("LocalSize", "LocalSizeId") or len(m.operands) < 5:
+                continue
+            dims = [o.value for o in m.operands[2:5]] if e.name == "LocalSize" else \
+                [v.value if (v := ix.int_value(o.value)) is not None else None for o in m.operands[2:5]]
+            size = None if None in dims else dims[0] * dims[1] * dims[2]
+        sizes.add(size)
+    return sizes
+
+
+def _flexible_fits(ctx: Context, profile: Profile, dims: tuple[int, int, int], types: tuple, f: Flexible,
+                   scope: int, wg_sizes: set[int | None]) -> bool:
+    """Whether M x N x K (None: not constrained) with these component types (None: any) fits `f`."""
+    if f.scope != scope or any(t is not None and t != ft for t, ft in zip(types, (f.A, f.B, f.C, f.Result))):
+        return False
+    for d, g in zip(dims, (f.M, f.N, f.K)):
+        if d is not None and (d % g or d > profile.max_dimension):
+            return False
+    return not (f.invocations and any(s is not None and s != f.invocations for s in wg_sizes))
+
+
+def _type_fits_flexible(ctx: Context, profile: Profile, cm: CoopMat, wg_sizes: set[int | None]) -> bool:
+    if cm.flavour != "KHR" or cm.use is None:
+        return False
+    comp = component_name(ctx, cm.component)
+    r, c = cm.rows.value, cm.cols.value  # type: ignore[union-attr]
+    use = cm.use.value
+    for f in profile.flexible:
+        if use == 0:
+            ok = _flexible_fits(ctx, profile, (r, None, c), (comp, None, None, None), f, cm.scope.value, wg_sizes)  # type: ignore[union-attr]
+        elif use == 1:
+            ok = _flexible_fits(ctx, profile, (None, c, r), (None, comp, None, None), f, cm.scope.value, wg_sizes)  # type: ignore[union-attr]
+        else:
+            ok = any(_flexible_fits(ctx, profile, (r, c, None), t, f, cm.scope.value, wg_sizes)  # type: ignore[union-attr]
+                     for t in ((None, None, comp, None), (None, None, None, comp)))
+        if ok:
+            return True
+    return False
+
+
 def check_profile(ctx: Context, profile: Profile) -> None:
     ix = ctx.ix
+    # Flexible dimensions and Workgroup scope are VK_NV_cooperative_matrix2 features: a module is taken to
+    # enable them when it declares SPV_NV_cooperative_matrix2 (a plain KHR module must fit a fixed combination)
+    if "SPV_NV_cooperative_matrix2" not in ix.extensions:
+        profile = Profile(profile.name, profile.combos, profile.description)
+    wg_sizes = workgroup_sizes(ctx) if profile.flexible else set()
     for inst in ix.module.instructions:
         if inst.opname.startswith("OpTypeCooperativeMatrix"):
             cm = ix.coopmat(inst.result_id)
             if cm is None or cm.rows is None or cm.cols is None or cm.scope is None:
                 continue
-            if not any(_type_fits(ctx, cm, c) for c in profile.combos):
+            if not any(_type_fits(ctx, cm, c) for c in profile.combos) \
+                    and not _type_fits_flexible(ctx, profile, cm, wg_sizes):
                 ctx.report(inst, None, f"{profile.name} does not support cooperative matrix type "
                            f"{ix.name(cm.id)} = {ix.type_text(cm.id)}, scope {ix.scope_name(cm.scope)}",
-                           [Note(f"supported: {_summary(profile, cm.flavour)}")], rule_id="profile.type",
+                           [Note(f"supported: {_summary(profile, cm.flavour, cm.scope.value, component_name(ctx, cm.component))}")]
+                           + ([Note(f"the workgroup has {', '.join(sorted(str(x) for x in wg_sizes))} invocations")]
+                              if profile.flexible and cm.scope.value == SCOPES["Workgroup"] and wg_sizes else []),
+                           rule_id="profile.type",
                            spec_dependent=cm.rows.spec or cm.cols.spec)
         elif inst.opname.startswith("OpCooperativeMatrixMulAdd"):
-            _check_muladd(ctx, profile, inst)
+            _check_muladd(ctx, profile, inst, wg_sizes)
 
 
-def _check_muladd(ctx: Context, profile: Profile, inst) -> None:
+def _check_muladd(ctx: Context, profile: Profile, inst, wg_sizes: set[int | None]) -> None:
     ix = ctx.ix
     a, b, c = (ix.coopmat_of(o.value) for o in inst.operands[:3])
     r = ix.coopmat(inst.result_type)
@@ -225,6 +335,9 @@ def _check_muladd(ctx: Context, profile: Profile, inst) -> None:
         if flavour in cb.apis and (cb.M, cb.N, cb.K) == (M, N, K) and (cb.A, cb.B, cb.C, cb.Result) == comps \
                 and cb.scope == a.scope.value and (cb.saturating is None or cb.saturating == sat):  # type: ignore[union-attr]
             return
+    if flavour == "KHR" and any(_flexible_fits(ctx, profile, (M, N, K), comps, f, a.scope.value, wg_sizes)  # type: ignore[union-attr]
+                                and (f.saturating is None or f.saturating == sat) for f in profile.flexible):
+        return
     same_types = [cb.text() for cb in profile.combos if flavour in cb.apis and (cb.A, cb.B) == comps[:2]]
     ctx.report(inst, None, f"{profile.name} does not support MulAdd {M}x{N}x{K} "
                f"{comps[0]}*{comps[1]}+{comps[2]}->{comps[3]} (scope {ix.scope_name(a.scope)}"  # type: ignore[union-attr]
@@ -234,5 +347,14 @@ def _check_muladd(ctx: Context, profile: Profile, inst) -> None:
                rule_id="profile.muladd")
 
 
-def _summary(profile: Profile, flavour: str) -> str:
-    return ", ".join(cb.text() for cb in profile.combos if flavour in cb.apis)
+def _summary(profile: Profile, flavour: str, scope: int | None = None, component: str | None = None) -> str:
+    """The fixed combinations of the flavour; the flexible ones of this scope that use this component type."""
+    fixed = [cb.text() for cb in profile.combos if flavour in cb.apis]
+    flexible = [f"{f.text()} ({_SCOPE_NAMES.get(f.scope, f.scope)})" for f in profile.flexible
+                if flavour == "KHR" and (scope is None or f.scope == scope)
+                and (component is None or component in (f.A, f.B, f.C, f.Result))]
+    return ", ".join(fixed) + (f"; flexible (multiples, at most {profile.max_dimension}): " + ", ".join(flexible)
+                               if flexible else "")
+
+
+_SCOPE_NAMES = {v: k for k, v in SCOPES.items()}

@@ -9,8 +9,6 @@ maps the finding back to our instruction and its source span. spirv-val stops at
 from __future__ import annotations
 
 import re
-import subprocess
-import threading
 from dataclasses import dataclass
 from typing import Callable
 
@@ -87,6 +85,8 @@ class Run:
     before our own rules, so that the two validators overlap on a machine with two cores."""
 
     def __init__(self, data: bytes, target_env: str = "universal", timeout: float = DEFAULT_TIMEOUT) -> None:
+        import subprocess  # here: a run validates without spirv-val and need not load them
+        import threading
         exe, env = find_spirv_val()
         self.timeout = timeout
         self._result: tuple[int, list[Finding]] | None = None
@@ -101,6 +101,7 @@ class Run:
         self._thread.start()
 
     def _communicate(self, data: bytes) -> None:
+        import subprocess
         try:
             out, err = self._proc.communicate(data, timeout=self.timeout)
         except subprocess.TimeoutExpired:
@@ -144,7 +145,7 @@ def _rename(message: str, ix: ModuleIndex) -> str:
     return _ID_REF.sub(lambda m: ix.name(int(m.group(1))), message)
 
 
-# Known spirv-val 2025.5 false positives (docs/divergences.md S1-S3): (tag, message pattern,
+# Known spirv-val 2025.5 false positives (docs/divergences.md S1-S3, S5): (tag, message pattern,
 # whether this instruction is the case we know to be valid). Matching ones become warnings.
 def _spec_scope(ix: ModuleIndex, inst) -> bool:
     """A Scope <id> of this instruction is a spec constant, and a cooperative-matrix capability allows that."""
@@ -163,6 +164,13 @@ def _coopmat_result(ix: ModuleIndex, inst) -> bool:
     return ix.coopmat(inst.result_type) is not None
 
 
+def _same_scope_value(ix: ModuleIndex, inst) -> bool:
+    """A Reduce whose result and Matrix types name different Scope <id>s of the same value."""
+    res, mat = ix.coopmat(inst.result_type), ix.coopmat_of(inst.operands[0].value)
+    return (res is not None and mat is not None and res.scope is not None and mat.scope is not None
+            and res.scope.value == mat.scope.value)
+
+
 KNOWN_FALSE_POSITIVES: list[tuple[str, re.Pattern, Callable, str]] = [
     ("S1", re.compile(r"^Scope ids must be OpConstant when Shader capability is present"), _spec_scope,
      "both cooperative-matrix extensions allow a specialization constant as a Scope <id>"),
@@ -170,6 +178,11 @@ KNOWN_FALSE_POSITIVES: list[tuple[str, re.Pattern, Callable, str]] = [
      "a specialization constant is a constant instruction, so it may be a matrix's Use"),
     ("S3", re.compile(r"^Expected scalar or composite type as Result Type: Select"), _coopmat_result,
      "a cooperative matrix is a composite, and OpSelect selects composites since SPIR-V 1.4"),
+    ("S5", re.compile(r"^Result Type and Matrix type must have the same scope: CooperativeMatrixReduceNV"),
+     _same_scope_value, "the two Scope <id>s have the same value: the scopes match"),
+    ("S6", re.compile(r"^Opcode Composite(Construct|Extract)CoopMatQCOM requires the the (resulting|source) "
+                      r"cooerative matrix's use be"), _spec_use,
+     "a specialization constant is a constant instruction, so it may be a matrix's Use"),
 ]
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...diagnostics import Diagnostic, print_diagnostics
+from ..encodings import BF16, bf16_toward_zero, convert
 from ..fault import Fault
 from ..program import enum_name
 
@@ -30,14 +31,6 @@ DEFAULT_MODELS = ("nvidia", "striped")  # without --layout: the first model that
 
 class LayoutUndefined(Fault):
     """The chosen layout model does not define a type the shader uses (portability runs skip the model)."""
-
-
-def bfloat16_bits(values: np.ndarray) -> np.ndarray:
-    """float32 -> bfloat16 bit patterns, round to nearest even; NaNs stay (quiet) NaNs."""
-    u = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
-    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-    nan = (u & 0x7FFFFFFF) > 0x7F800000
-    return np.where(nan, ((u >> 16) | 0x40).astype(np.uint16), rounded)
 
 
 @dataclass(eq=False)
@@ -49,10 +42,11 @@ class CoopInfo:
     scope: str           # "Subgroup" or "Workgroup"
     component: str       # layout component name (f16, s8, ...)
     use: str | None      # a / b / acc (KHR), None (NV)
-    dtype: np.dtype      # the values' dtype (float32 for bfloat16, whose values it holds exactly)
+    dtype: np.dtype      # the values' dtype (float32 for bfloat16 and FP8, whose values it holds exactly)
     ex: object
     _layout: object = None
-    storage: np.dtype | None = None  # the dtype in memory where it differs from dtype (bfloat16: uint16)
+    storage: np.dtype | None = None  # the component's own dtype where it differs from dtype (bf16, FP8)
+    all_lanes: tuple | None = None   # first_lanes when every invocation is active (read-only arrays)
 
     @property
     def storage_dtype(self) -> np.dtype:
@@ -63,26 +57,26 @@ class CoopInfo:
         return self.storage_dtype.itemsize
 
     def from_storage(self, raw: np.ndarray) -> np.ndarray:
-        """Values from what memory holds (bfloat16 bits -> float32, exact)."""
+        """Values from what memory holds (bf16 / FP8 -> float32, exact)."""
         if self.storage is None:
             return raw
-        return (np.asarray(raw, np.uint16).astype(np.uint32) << 16).view(np.float32)
+        return np.asarray(raw).view(self.storage).astype(np.float32)
 
-    def to_storage(self, values: np.ndarray) -> np.ndarray:
-        """What memory holds for these values (float32 -> bfloat16 bits, rounded to nearest even)."""
+    def to_storage(self, values: np.ndarray, saturate: bool = False) -> np.ndarray:
+        """What memory holds for these values (float32 -> bf16 / FP8, rounded to nearest even;
+        FP8 overflow to NaN / infinity, or to the largest finite value when saturating)."""
         if self.storage is None:
             return values
-        return bfloat16_bits(values)
+        return convert(np.asarray(values, np.float32), self.storage, saturate)
 
-    def rounded(self, values: np.ndarray, truncate: bool = False) -> np.ndarray:
-        """Values rounded to the component type (a no-op except for bfloat16, held in float32): to
-        nearest even, or toward zero."""
+    def rounded(self, values: np.ndarray, truncate: bool = False, saturate: bool = False) -> np.ndarray:
+        """Values rounded to the component type (a no-op except for bf16 and FP8, held in float32): to
+        nearest even, or (bf16 only: what the H100 does) toward zero."""
         if self.storage is None:
             return values
-        if truncate:
-            u = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
-            return (u & np.uint32(0xFFFF0000)).view(np.float32)
-        return self.from_storage(bfloat16_bits(values))
+        if truncate and self.storage == BF16:
+            return bf16_toward_zero(values).astype(np.float32)
+        return self.from_storage(self.to_storage(values, saturate))
 
 
     def describe(self) -> str:
@@ -169,19 +163,19 @@ def coop_info(ex, t) -> CoopInfo:
     except LayoutError as e:
         raise Fault(e.diagnostics[0].message) from None
     encoding = elem.extra.get("encoding")
-    if encoding not in (None, "BFloat16KHR"):
-        raise Fault(f"cooperative matrices of {comp} ({encoding}) are not supported by the interpreter")
     scope = enum_name("Scope", const(ids[1]))
     if scope not in ("Subgroup", "Workgroup"):
         raise Fault(f"cooperative matrix scope {scope} is not supported (Subgroup or Workgroup)")
     use = normalize_use(str(const(ids[4]))) if t.opname == "OpTypeCooperativeMatrixKHR" else None
-    if encoding == "BFloat16KHR":  # held as float32 values, stored as 16-bit patterns
+    if encoding:  # bf16 / FP8: held as float32 values (exact), stored in their own encoding
         info = CoopInfo(t, const(ids[2]), const(ids[3]), scope, comp, use, np.dtype(np.float32), ex,
-                        storage=np.dtype(np.uint16))
+                        storage=elem.dtype)
     else:
         info = CoopInfo(t, const(ids[2]), const(ids[3]), scope, comp, use, elem.dtype, ex)
-    if ex.config.layout_model is not None:
-        info.layout()  # an explicit model must define every type the shader uses, observed or not
+    if ex.config.layout_model is not None and scope != "Workgroup":
+        # an explicit model must define every Subgroup-scope type the shader uses, observed or not; no model
+        # describes a Workgroup-scope matrix per invocation: it fails only where a shader observes that view
+        info.layout()
     t.extra["coop"] = info
     return info
 
@@ -373,10 +367,18 @@ def active_groups(ex, info: CoopInfo, mask: np.ndarray, what: str) -> np.ndarray
 
 def first_lanes(info: CoopInfo, gmask: np.ndarray | None, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(groups, lane of the first active invocation of each) for the active scope instances."""
-    m = mask & info.ex.alive if mask.shape[0] > 1 else np.ones(info.group.shape[0], bool)
+    every = mask.shape[0] == 1 or (not info.ex.any_killed and mask.all())
+    if every and info.all_lanes is not None:   # the same for every instruction of the run: made once
+        return info.all_lanes
+    m = np.ones(info.group.shape[0], bool) if every else mask & info.ex.alive
     idx = np.flatnonzero(m)
     g, first = np.unique(info.group[idx], return_index=True)
-    return g, idx[first]
+    out = g, idx[first]
+    if every:
+        for a in out:
+            a.flags.writeable = False
+        info.all_lanes = out
+    return out
 
 
 def uniform(info: CoopInfo, value, groups: np.ndarray, lanes: np.ndarray, mask: np.ndarray, what: str) -> np.ndarray:

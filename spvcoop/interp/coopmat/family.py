@@ -2,6 +2,6 @@
 from __future__ import annotations
 
 from ..dispatch import Family
-from . import math, memory, values
+from . import math, memory, qcom, values
 
-FAMILY = Family("coopmat", (values.OPS, math.OPS, memory.OPS), kinds=(values.HOOKS,))
+FAMILY = Family("coopmat", (values.OPS, math.OPS, memory.OPS, qcom.OPS), kinds=(values.HOOKS,))

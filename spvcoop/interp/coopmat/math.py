@@ -17,7 +17,10 @@ import numpy as np
 from ...spirv_grammar import load as load_grammar
 from ..dispatch import OpSet
 from ..fault import Fault
+from ..ops_convert import saturating
 from ..types import Type
+from ...numerics.model import NVIDIA_TENSORCORE
+from ...numerics.model import muladd as numerics_muladd
 from .core import CoopInfo, CoopMat, active_groups, coop_info, coop_val, first_lanes, result_is_coopmat, uniform
 
 OPS = OpSet()
@@ -49,10 +52,13 @@ def muladd(ex, frame, inst, mask):
                     f"C {C.shape[-2]}x{C.shape[-1]}")
     rdt = info.dtype
     half_inputs = (A.dtype == np.float16 or a.info.storage is not None) and \
-        (B.dtype == np.float16 or b.info.storage is not None)  # f16 or bf16 A and B
-    if rdt.kind == "f" and half_inputs and ex.config.coop_numerics == "nvidia-tensorcore":
-        # the H100 model holds for bf16 inputs too: 256 of 256 bit-identical (tests/test_interp_coopmat_bf16.py)
-        return CoopMat(info, info.rounded(tensorcore_muladd(A, B, C, rdt), truncate=True))
+        (B.dtype == np.float16 or b.info.storage is not None)  # f16, bf16 or FP8 A and B
+    model = muladd_model(ex.config.coop_numerics)
+    if rdt.kind == "f" and half_inputs and model is not None:
+        # measured for bf16 inputs too (tests/test_interp_coopmat_bf16.py, test_interp_bf16_gpu.py); FP8: a model
+        # only (the H100's Vulkan driver has no FP8)
+        return CoopMat(info, info.rounded(numerics_muladd(model, A, B, C, rdt, _input_format(a.info),
+                                                          _input_format(b.info)), truncate=True))
     if rdt.kind == "f" or A.dtype.kind == "f":
         acc = np.float64 if np.float64 in (A.dtype, B.dtype, C.dtype, rdt) else np.float32
         D = np.matmul(A.astype(acc), B.astype(acc))
@@ -83,40 +89,31 @@ def muladd(ex, frame, inst, mask):
     return CoopMat(info, out.view(rdt))
 
 
-def _exponent(x: np.ndarray) -> np.ndarray:
-    """floor(log2 |x|) as int64 (very small for zeros, which never set the alignment)."""
-    m, e = np.frexp(x)
-    return np.where(x == 0, -10000, e.astype(np.int64) - 1)
+def muladd_model(coop_numerics):
+    """The MulAdd model a run uses: None for "ieee", the measured H100 instance for "nvidia-tensorcore", or a
+    fitted model (numerics.model.MulAddModel) as given."""
+    if coop_numerics == "ieee":
+        return None
+    if coop_numerics == "nvidia-tensorcore":
+        return NVIDIA_TENSORCORE
+    return coop_numerics
 
 
-def tensorcore_muladd(A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, block: int = 16,
-                      bits: int = 25) -> np.ndarray:
-    """f16 x f16 + C as measured on an H100 (docs/interpreter-coopmat.md): per block of up to 16 k, the exact
-    products and C are aligned to the largest exponent (a product's exponent is the sum of its inputs' exponents,
-    before normalisation), each truncated to `bits` bits below it, summed exactly, and the sum is rounded toward
-    zero to f32; the next block starts from that. An f16 result is rounded to nearest even from the block's exact
-    sum instead (measured: no intermediate f32 rounding)."""
-    A64, B64 = A.astype(np.float64), B.astype(np.float64)
-    c = np.broadcast_to(C.astype(np.float32).astype(np.float64), np.broadcast_shapes(
-        A.shape[:-2], B.shape[:-2], C.shape[:-2]) + (A.shape[-2], B.shape[-1])).copy()
-    eA, eB = _exponent(A64).astype(np.int32), _exponent(B64).astype(np.int32)  # zeros: -10000, never the max
-    K = A.shape[-1]
-    for k0 in range(0, K, block):
-        k1 = min(K, k0 + block)
-        P = A64[..., :, k0:k1, None] * B64[..., None, k0:k1, :]            # (..., M, k, N), exact
-        emax = (eA[..., :, k0:k1, None] + eB[..., None, k0:k1, :]).max(axis=-2)
-        emax = np.maximum(emax, _exponent(c)).clip(bits - 1000, 1000)  # scale stays finite
-        scale = np.ldexp(1.0, (bits - emax).astype(np.int32))          # terms become integers after truncation
-        P *= scale[..., None, :]
-        np.trunc(P, out=P)
-        s = (P.sum(axis=-2) + np.trunc(c * scale)) / scale               # exact: < 2^32 integers, power-of-2 scale
-        if k1 == K and rdt != np.float32:
-            return s.astype(rdt)  # an f16 result is rounded to nearest even from the exact sum (no f32 step)
-        f = s.astype(np.float32)
-        away = np.abs(f.astype(np.float64)) > np.abs(s)
-        f = np.where(away, np.nextafter(f, np.float32(0)), f)
-        c = f.astype(np.float64)
-    return c.astype(np.float32).astype(rdt)
+def _input_format(info: CoopInfo) -> str:
+    """The numerics model's name of a 16-or-fewer-bit float matrix component ("f16", "bf16", "e4m3", "e5m2")."""
+    if info.storage is None:
+        return "f16"
+    return {"bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}[info.storage.name]
+
+
+def tensorcore_muladd(A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, a_format: str = "f16",
+                      b_format: str = "f16") -> np.ndarray:
+    """f16 (or bf16) x f16 + C as measured on an H100 (docs/interpreter-coopmat.md): per block of 16 k, the exact
+    products and C aligned to the largest exponent (a product's exponent is the sum of its inputs' exponents,
+    before normalisation; a subnormal input counts with the format's smallest normal exponent, what its exponent
+    field stores), each truncated 25 bits below it, summed exactly, rounded toward zero to f32 (an f16 result: to
+    nearest even from the exact sum). The parametric family and this instance: spvcoop/numerics/model.py."""
+    return numerics_muladd(NVIDIA_TENSORCORE, A, B, C, rdt, a_format, b_format)
 
 
 # ---- element-wise ops: the core's scalar ops applied to the logical matrices ---------------------
@@ -183,8 +180,9 @@ def _on_coopmat(*names: str):
 def _elementwise(base, ex, frame, inst, mask, info, view):
     gmask = np.ones(info.num_groups, bool)
     # the H100 narrows f32 to bf16 toward zero (measured); the IEEE rule rounds to nearest even
-    truncate = inst.opname == "OpFConvert" and ex.config.coop_numerics == "nvidia-tensorcore"
-    data = info.rounded(np.asarray(base(view, frame, inst, gmask)).astype(info.dtype, copy=False), truncate)
+    truncate = inst.opname == "OpFConvert" and muladd_model(ex.config.coop_numerics) is not None
+    data = info.rounded(np.asarray(base(view, frame, inst, gmask)).astype(info.dtype, copy=False), truncate,
+                        saturating(ex, inst))
     if data.ndim != 3:
         data = np.broadcast_to(data.reshape((-1,) + (1,) * 2), (data.shape[0] if data.ndim else 1,
                                                                  info.rows, info.cols))
@@ -197,8 +195,8 @@ _on_coopmat(*ELEMENTWISE)(_elementwise)
 @_on_coopmat("OpMatrixTimesScalar")
 def _matrix_times_scalar(base, ex, frame, inst, mask, info, view):
     m, s = view.arg(frame, inst, 0), view.arg(frame, inst, 1)
-    if info.dtype.kind == "f":
-        return CoopMat(info, (m * s).astype(info.dtype))
+    if info.dtype.kind == "f":  # bf16 / FP8: in f32 (their scalar too), rounded once to the component type
+        return CoopMat(info, info.rounded(m * s.astype(info.dtype)))
     return CoopMat(info, (m.astype(np.int64) * s.astype(np.int64)).astype(f"u{info.itemsize}").view(info.dtype))
 
 

@@ -144,7 +144,7 @@ def _window(data: np.ndarray, info: CoopInfo, geo: Geometry, idx: slice | np.nda
     starts = geo.off[idx] if not isinstance(idx, slice) else geo.off
     if len(pitch) == 0 or (pitch != pitch[0]).any() or (cm != cm[0]).any() or pitch[0] % E or (starts % E).any():
         return None
-    view = data.view(info.storage_dtype)
+    view = data.view(f"u{E}")  # bit patterns: as_strided cannot rebuild ml_dtypes' types (bf16, FP8)
     st = int(pitch[0])
     rs, cs = (E, st) if cm[0] else (st, E)
     extent = (info.rows - 1) * rs + (info.cols - 1) * cs + E
@@ -159,7 +159,7 @@ def _gather(data: np.ndarray, info: CoopInfo, geo: Geometry, start: np.ndarray, 
     g = Geometry(start[idx], geo.pitch[idx], geo.col_major[idx], geo.base[idx])
     w = _window(data, info, g, slice(None))
     if w is not None:
-        return info.from_storage(w[0][w[1]])
+        return info.from_storage(w[0][w[1]].view(info.storage_dtype))
     loc = g.addresses(info)
     E = info.itemsize
     if not (loc % E).any():
@@ -173,7 +173,7 @@ def _scatter(data: np.ndarray, info: CoopInfo, geo: Geometry, start: np.ndarray,
     values = info.to_storage(values)
     w = _window(data, info, g, slice(None))
     if w is not None:
-        w[0][w[1]] = values
+        w[0][w[1]] = np.asarray(values).view(w[0].dtype)
         return
     loc = g.addresses(info)
     E = info.itemsize

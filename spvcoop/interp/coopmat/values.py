@@ -209,7 +209,10 @@ def _extract(v, t, i):
     if not 0 <= i < L:
         raise Fault(f"element index {i} is out of range: {v.info.describe()} has length {L} under layout "
                     f"'{v.info.layout().model}'")
-    return v.per_invocation()[:, i], t.elem
+    vals = v.per_invocation()[:, i]
+    if v.info.storage is not None:  # bf16 / FP8 elements: the scalar type's own values (exact)
+        vals = vals.astype(v.info.storage)
+    return vals, t.elem
 
 
 def _insert(v, t, i, rest, obj):

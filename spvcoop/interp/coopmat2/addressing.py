@@ -28,6 +28,7 @@ class Addresses:
     bad_coord: np.ndarray     # (g, R, C) its coordinate
     block_coord: np.ndarray   # (g, R, C, D)
     in_block: np.ndarray      # (g, R, C, D)
+    zero: np.ndarray          # (g, R, C) a load gives 0: RepeatMirrored over a dimension of one (see below)
 
 
 def _nonzero(a: np.ndarray, what: str) -> np.ndarray:
@@ -78,6 +79,7 @@ def tensor_addresses(lt: LayoutType, L: dict, vt: ViewType | None, V: dict | Non
     index = np.zeros((g, rows, cols), np.int64)
     constant = np.zeros((g, rows, cols), bool)
     undefined = np.zeros((g, rows, cols), bool)
+    zero = np.zeros((g, rows, cols), bool)
     bad_dim = np.full((g, rows, cols), -1, np.int64)
     bad_coord = np.zeros((g, rows, cols), np.int64)
     bcs, ibs = [], []
@@ -88,6 +90,10 @@ def tensor_addresses(lt: LayoutType, L: dict, vt: ViewType | None, V: dict | Non
         first = out & (bad_dim < 0)
         bad_dim = np.where(first, d, bad_dim)
         bad_coord = np.where(first, x, bad_coord)
+        if mode == "RepeatMirrored":
+            # the extension's c smod (2D-2) divides by zero for D = 1; the H100 then reads 0 for every element,
+            # inside the tensor or not (tests/test_interp_coopmat2_gpu.py, tensor2)
+            zero |= (np.broadcast_to(n, x.shape) == 1) & inside
         if out.any():
             if mode == "Undefined":
                 undefined |= out
@@ -99,20 +105,15 @@ def tensor_addresses(lt: LayoutType, L: dict, vt: ViewType | None, V: dict | Non
                 if (np.broadcast_to(n, x.shape)[out] == 0).any():
                     raise Fault(f"tensor layout dimension {d} is zero (clamp mode Repeat divides by it)")
                 x = np.where(out, x % np.where(n > 0, n, 1), x)
-            else:  # RepeatMirrored: c = c smod (2D-2); c = c >= D ? 2D-2-c : c
+            else:  # RepeatMirrored: c = c smod (2D-2); c = c >= D ? 2D-2-c : c (a dimension of one: always 0)
                 p = 2 * n - 2
-                if (np.broadcast_to(p <= 0, x.shape) & out).any():
-                    raise Fault(f"clamp mode RepeatMirrored over tensor dimension {d} of size "
-                                f"{int(np.broadcast_to(n, x.shape)[out].min())}: the mirrored coordinate is c smod "
-                                f"(2 * size - 2), a division by zero (undefined; the H100 loads zeros for the whole "
-                                f"matrix)")
-                m = x % np.where(p > 0, p, 1)
+                m = np.where(p > 0, x % np.where(p > 0, p, 1), 0)
                 x = np.where(out, np.where(m >= n, p - m, m), x)
         b = _nonzero(L["block"][:, d], f"tensor layout block size {d}")[:, None, None]
         bc, ib = x // b, x % b
         bcs.append(bc)
         ibs.append(ib)
         index += bc * L["stride"][:, d][:, None, None]
-    access = inside & ~constant & ~undefined
-    return Addresses(index, access, constant & inside, inside, undefined, bad_dim, bad_coord,
-                     np.stack(bcs, axis=-1), np.stack(ibs, axis=-1))
+    access = inside & ~constant & ~undefined & ~zero
+    return Addresses(index, access, constant & inside & ~zero, inside, undefined & ~zero, bad_dim, bad_coord,
+                     np.stack(bcs, axis=-1), np.stack(ibs, axis=-1), zero)

@@ -1,10 +1,10 @@
 """OpCooperativeMatrixReduceNV, PerElementOpNV, TransposeNV and ConvertNV on logical matrices.
 
 The combine and per-element functions are real SPIR-V function calls (Executor.call_per_element), one call of the
-function per step for all elements at once. Reduce combines in a fixed order (TREE_BITS, below): the extension
-leaves the order to the implementation ("implementation-dependent elements ... or combinations thereof"), so
-a non-associative combine (floating-point addition) gives order-dependent results; the order here is the one the
-H100 was measured to use (docs/interpreter-coopmat.md).
+function per step for all elements at once. The extension leaves Reduce's order to the implementation
+("implementation-dependent elements ... or combinations thereof"), so a non-associative combine (floating-point
+addition) gives order-dependent results; the order here is the one measured on an H100 (_reduce_line, below;
+tests/test_interp_coopmat2_gpu.py, docs/interpreter-coopmat.md).
 """
 from __future__ import annotations
 
@@ -19,19 +19,37 @@ from .core import call_elements, callee
 OPS = OpSet()
 
 ROW, COLUMN, QUAD = 0x1, 0x2, 0x4
-# The H100's reduction order (measured bit for bit, tests/test_interp_coopmat2_gpu.py), for one row (Row) or one
-# column (Column) of n elements: first, for each j < 8, the elements j, j+8, j+16, ... are combined one after the
-# other, in ascending order (what one invocation holds of an NVIDIA accumulator fragment); then the 8 partial
-# results are combined pairwise, (j, j + 2^b) for the index bits b in TREE_BITS order (row: across the invocations
-# of a quad, then the two neighbouring columns; column: across the invocations holding the eight rows). A
-# Workgroup-scope matrix is reduced in segments of WORKGROUP_SEGMENT (the part one subgroup holds), whose results
-# are then combined in ascending order.
-TREE_BITS = {ROW: (1, 2, 0), COLUMN: (0, 1, 2)}
-WORKGROUP_SEGMENT = 32
+# The H100's order (measured on 16x16, 32x32 Subgroup and 64x64 Workgroup f32/f16 accumulators, bit for bit):
+# a line of a row (column) is cut into blocks of 8 consecutive elements; the blocks are combined one after the
+# other (block 0 with 1, the result with 2, ...), then the 8 partial results in a tree whose steps pair the index
+# bits in this order -- within one row an invocation holds pairs of neighbouring columns and the 8-column blocks,
+# so its own elements go first and the exchanges between invocations follow.
+ROW_TREE_BITS = (1, 2, 0)
+COLUMN_TREE_BITS = (0, 1, 2)
+
+
+def _bits(n: int) -> list[int]:
+    return list(range(max(1, (n - 1).bit_length())))
+
+
+def _warp_grid(info: CoopInfo, ex) -> tuple[int, int]:
+    """How a Workgroup-scope matrix's rows and columns are split between the workgroup's subgroups for Reduce:
+    a 64x64 matrix of 4 subgroups is 2x2 quarters (measured); more or fewer subgroups: halved alternately along
+    rows and columns (a model, not measured)."""
+    if info.scope != "Workgroup":
+        return 1, 1
+    w = max(1, ex.wg_size // max(1, ex.subgroup_size))
+    wr = wc = 1
+    while wr * wc * 2 <= w:
+        if wr <= wc:
+            wr *= 2
+        else:
+            wc *= 2
+    return wr, wc
 
 
 class _Combiner:
-    """Runs the combine function on pairs of elements; `lanes` (g,) the invocation each group's calls see."""
+    """Runs the combine function on pairs of elements; `lanes_of_group` (g,) the invocation each call sees."""
 
     def __init__(self, ex, inst, fn, info: CoopInfo, lanes_of_group: np.ndarray):
         self.ex, self.inst, self.fn, self.info, self.lanes = ex, inst, fn, info, lanes_of_group
@@ -44,28 +62,38 @@ class _Combiner:
         return self.info.rounded(np.asarray(v).astype(self.info.dtype)).reshape(shape)
 
 
-def _reduce_last(x: np.ndarray, which: int, comb: _Combiner, segment: int | None) -> np.ndarray:
-    """(g, k, n) -> (g, k): every row of the last axis reduced in the H100's order (above)."""
-    n = x.shape[-1]
-    if segment is not None and n > segment:
-        parts = [_reduce_last(x[..., s:s + segment], which, comb, None) for s in range(0, n, segment)]
-        acc = parts[0]
-        for p in parts[1:]:
-            acc = comb(acc, p)
-        return acc
-    m = min(8, n)
-    acc = np.array(x[..., :m])
-    for s in range(8, n, 8):  # ascending blocks of 8, one element after the other
-        w = min(8, n - s)
-        acc[..., :w] = comb(acc[..., :w], x[..., s:s + w])
-    done = 0
-    for b in TREE_BITS[which]:
-        st = 1 << b
-        lo = np.array([j for j in range(m) if not j & done and not j & st and j + st < m], np.int64)
-        if len(lo):
-            acc[..., lo] = comb(acc[..., lo], acc[..., lo + st])
-        done |= st
-    return acc[..., 0]
+def _reduce_line(x: np.ndarray, tree_bits: tuple[int, ...], parts: int, comb: "_Combiner") -> np.ndarray:
+    """Combine x (g, n, L) along its last axis -> (g, n), in the H100's order: each of `parts` equal segments
+    (the subgroups' shares of a Workgroup-scope line) in blocks of 8, then the segments one after the other."""
+    L = x.shape[2]
+    if L % (8 * parts):
+        return _fallback_tree(x, comb)
+    seg = L // parts
+    total = None
+    for p in range(parts):
+        blocks = x[:, :, p * seg:(p + 1) * seg]
+        acc = blocks[:, :, 0:8]
+        for b in range(1, seg // 8):
+            acc = comb(acc, blocks[:, :, 8 * b:8 * b + 8])
+        v, done = np.array(acc), 0
+        for bit in tree_bits:
+            lo = [i for i in range(8) if not i & done and not i & (1 << bit)]
+            v[:, :, lo] = comb(v[:, :, lo], v[:, :, [i + (1 << bit) for i in lo]])
+            done |= 1 << bit
+        total = v[:, :, 0] if total is None else comb(total, v[:, :, 0])
+    return total
+
+
+def _fallback_tree(x: np.ndarray, comb: "_Combiner") -> np.ndarray:
+    """A line whose length is not a multiple of 8 (not measured): neighbours first, then pairs of pairs, ..."""
+    v, n, done = np.array(x), x.shape[2], 0
+    for b in _bits(n):
+        s_ = 1 << b
+        lo = [i for i in range(n) if not i & done and not i & s_ and i + s_ < n]
+        if lo:
+            v[:, :, lo] = comb(v[:, :, lo], v[:, :, [i + s_ for i in lo]])
+        done |= s_
+    return v[:, :, 0]
 
 
 @OPS.op("OpCooperativeMatrixReduceNV")
@@ -82,25 +110,32 @@ def reduce(ex, frame, inst, mask):
     x = m.full()[groups]
     R, C = x.shape[1:]
     comb = _Combiner(ex, inst, fn, m.info, lanes)
-    segment = WORKGROUP_SEGMENT if m.info.scope == "Workgroup" else None
+    wr, wc = _warp_grid(m.info, ex)
+
+    def rows_of(a):   # (g, R, C) -> (g, R, 1): each row combined
+        return _reduce_line(a, ROW_TREE_BITS, wc, comb)[:, :, None]
+
+    def columns_of(a):   # (g, R, C) -> (g, 1, C)
+        return _reduce_line(np.swapaxes(a, 1, 2), COLUMN_TREE_BITS, wr, comb)[:, None, :]
+
     if mode & QUAD:
         if mode != QUAD:
             raise Fault("Reduce mode 2x2 combined with Row or Column")
         if (info.rows * 2, info.cols * 2) != (R, C):
             raise Fault(f"a 2x2 reduction of a {R}x{C} matrix gives {R // 2}x{C // 2}, not {info.rows}x{info.cols}")
-        # combine(combine(a00, a01), combine(a10, a11)), as the H100 does
-        red = comb(comb(x[:, 0::2, 0::2], x[:, 0::2, 1::2]), comb(x[:, 1::2, 0::2], x[:, 1::2, 1::2]))
+        # (a + b) + (c + d): the neighbours in a row first (measured)
+        top = comb(x[:, 0::2, 0::2], x[:, 0::2, 1::2])
+        red = comb(top, comb(x[:, 1::2, 0::2], x[:, 1::2, 1::2]))
     elif mode == ROW:
         if info.rows != R:
             raise Fault(f"a row reduction keeps the {R} rows; the result type has {info.rows}")
-        red = _reduce_last(x, ROW, comb, segment)[:, :, None]
+        red = rows_of(x)
     elif mode == COLUMN:
         if info.cols != C:
             raise Fault(f"a column reduction keeps the {C} columns; the result type has {info.cols}")
-        red = _reduce_last(np.swapaxes(x, 1, 2), COLUMN, comb, segment)[:, None, :]
-    elif mode == ROW | COLUMN:  # every column, then the column results as a row (the H100's order)
-        cols = _reduce_last(np.swapaxes(x, 1, 2), COLUMN, comb, segment)
-        red = _reduce_last(cols[:, None, :], ROW, comb, segment)[:, :, None]
+        red = columns_of(x)
+    elif mode == ROW | COLUMN:
+        red = rows_of(columns_of(x))   # the columns first, then the row of their results (measured)
     else:
         raise Fault(f"Reduce mode {mode:#x} is not Row, Column, Row|Column or 2x2")
     out[groups] = np.broadcast_to(red, (len(groups), info.rows, info.cols))

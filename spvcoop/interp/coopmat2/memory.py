@@ -156,6 +156,7 @@ def load_tensor(ex, frame, inst, mask):
     if a.constant.any():
         cv = np.broadcast_to(_clamp_values(info, acc.layout["clamp_value"])[:, None, None], vals.shape)
         vals[a.constant] = cv[a.constant]
+    vals[a.zero] = 0
     if len(acc.groups) == info.num_groups:
         return CoopMat(info, vals)
     out = np.array(obj.full(), dtype=info.dtype)

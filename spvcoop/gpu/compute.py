@@ -1,0 +1,247 @@
+"""One compute dispatch on a Vulkan device: a logical device with everything the device supports enabled,
+host-visible buffers (with device addresses where the device has them), a pipeline, a fence."""
+from __future__ import annotations
+
+from ..diagnostics import Diagnostic, SpvError
+from .device import Instance
+from .vk import as_vk_pointer, extra
+
+# device extensions enabled whenever present (the shaders spvcoop runs may need any of them)
+WANTED_EXTENSIONS = ("VK_KHR_cooperative_matrix", "VK_NV_cooperative_matrix", "VK_NV_cooperative_matrix2",
+                     "VK_KHR_shader_bfloat16", "VK_EXT_shader_float8")
+FENCE_TIMEOUT_NS = 60_000_000_000  # a dispatch that runs a minute is stuck (an endless loop on the GPU)
+
+
+class Device:
+    """A logical device on physical device `index`, with one compute queue."""
+
+    def __init__(self, index: int = 0, instance: Instance | None = None):
+        self.instance = instance or Instance()
+        self.owns_instance = instance is None
+        self.vk = vk = self.instance.vk
+        self.physical = pd = self.instance.device(index)
+        self.index = index
+        self.props = vk.vkGetPhysicalDeviceProperties(pd)
+        exts = self.instance.extensions(pd)
+        families = vk.vkGetPhysicalDeviceQueueFamilyProperties(pd)
+        self.family = next(i for i, f in enumerate(families) if f.queueFlags & vk.VK_QUEUE_COMPUTE_BIT)
+        self._keep = []   # structures the device create info points to
+        names = [e for e in WANTED_EXTENSIONS if e in exts]
+        chain = self._feature_chain(pd, exts)
+        queue = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=self.family, queueCount=1, pQueuePriorities=[1.0])
+        info = vk.VkDeviceCreateInfo(pNext=chain, queueCreateInfoCount=1, pQueueCreateInfos=[queue],
+                                     enabledExtensionCount=len(names), ppEnabledExtensionNames=names)
+        try:
+            self.handle = vk.vkCreateDevice(pd, info, None)
+        except (vk.VkError, vk.VkException) as e:
+            raise SpvError(Diagnostic("error", f"vkCreateDevice failed: {type(e).__name__}", source="vulkan")) from None
+        self.queue = vk.vkGetDeviceQueue(self.handle, self.family, 0)
+        self.memory_types = vk.vkGetPhysicalDeviceMemoryProperties(pd)
+        self.pool = vk.vkCreateCommandPool(self.handle, vk.VkCommandPoolCreateInfo(queueFamilyIndex=self.family), None)
+
+    def _feature_chain(self, pd, exts):
+        """VkPhysicalDeviceFeatures2 with every feature the device reports switched on (as vkrun does),
+        except robust buffer access, which only slows shaders down."""
+        vk, ffi = self.vk, extra()
+        head = vk.ffi.NULL
+        ours = []
+        if "VK_NV_cooperative_matrix2" in exts:
+            ours.append(ffi.new("Coopmat2Features *", {"sType": 1000593000}))
+        if "VK_KHR_shader_bfloat16" in exts:
+            ours.append(ffi.new("Bfloat16Features *", {"sType": 1000141000}))
+        if "VK_EXT_shader_float8" in exts:
+            ours.append(ffi.new("Float8Features *", {"sType": 1000567000}))
+        for a, b in zip(ours, ours[1:]):
+            a.pNext = ffi.cast("void *", b)
+        if ours:
+            head = as_vk_pointer(ours[0])
+        structs = []
+        if "VK_KHR_cooperative_matrix" in exts:
+            structs.append(("VkPhysicalDeviceCooperativeMatrixFeaturesKHR",
+                            vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR))
+        if "VK_NV_cooperative_matrix" in exts:
+            structs.append(("VkPhysicalDeviceCooperativeMatrixFeaturesNV",
+                            vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV))
+        structs += [("VkPhysicalDeviceVulkan11Features", vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES),
+                    ("VkPhysicalDeviceVulkan12Features", vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES)]
+        if self.props.apiVersion >= vk.VK_MAKE_VERSION(1, 3, 0):
+            structs.append(("VkPhysicalDeviceVulkan13Features", vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES))
+        made = {}
+        for name, st in structs:
+            s = vk.ffi.new(name + " *", {"sType": st, "pNext": head})
+            made[name] = s
+            head = s
+        f2 = vk.ffi.new("VkPhysicalDeviceFeatures2 *", {"sType": vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                                      "pNext": head})
+        vk.lib.vkGetPhysicalDeviceFeatures2(pd, f2)
+        f2.features.robustBufferAccess = 0
+        for name in ("VkPhysicalDeviceCooperativeMatrixFeaturesKHR", "VkPhysicalDeviceCooperativeMatrixFeaturesNV"):
+            if name in made:
+                made[name].cooperativeMatrixRobustBufferAccess = 0
+        v12 = made["VkPhysicalDeviceVulkan12Features"]
+        self.device_addresses = bool(v12.bufferDeviceAddress)
+        v12.bufferDeviceAddressCaptureReplay = 0
+        v12.bufferDeviceAddressMultiDevice = 0
+        self._keep += [ours, made, f2]
+        return f2
+
+    # ---- buffers ---------------------------------------------------------------------------------
+    def _memory_type(self, bits: int) -> int:
+        vk = self.vk
+        want = vk.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | vk.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+        mt = self.memory_types
+        for i in range(mt.memoryTypeCount):
+            if bits & (1 << i) and (mt.memoryTypes[i].propertyFlags & want) == want:
+                return i
+        raise SpvError(Diagnostic("error", "the device has no host-visible coherent memory", source="vulkan"))
+
+    def buffer(self, size: int, uniform: bool = False):
+        """(buffer, memory, size, device address or 0) of at least `size` bytes (16 at least), zeroed."""
+        vk = self.vk
+        size = max(16, (size + 15) // 16 * 16)
+        usage = vk.VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT if uniform else vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT
+        if self.device_addresses:
+            usage |= 0x20000  # VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT (None in the binding)
+        buf = vk.vkCreateBuffer(self.handle, vk.VkBufferCreateInfo(size=size, usage=usage,
+                                                                   sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE), None)
+        req = vk.vkGetBufferMemoryRequirements(self.handle, buf)
+        flags = None
+        if self.device_addresses:
+            flags = vk.VkMemoryAllocateFlagsInfo(flags=0x2)  # VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT
+        mem = vk.vkAllocateMemory(self.handle, vk.VkMemoryAllocateInfo(
+            pNext=flags, allocationSize=req.size, memoryTypeIndex=self._memory_type(req.memoryTypeBits)), None)
+        vk.vkBindBufferMemory(self.handle, buf, mem, 0)
+        addr = 0
+        if self.device_addresses:
+            info = vk.ffi.new("VkBufferDeviceAddressInfo *", {
+                "sType": vk.VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO, "buffer": buf})
+            addr = vk.lib.vkGetBufferDeviceAddress(self.handle, info)  # the binding's wrapper loses the result
+        self.write(mem, bytes(size))
+        return buf, mem, size, int(addr)
+
+    def write(self, mem, data: bytes, offset: int = 0) -> None:
+        if not data:
+            return
+        m = self.vk.vkMapMemory(self.handle, mem, offset, len(data), 0)
+        m[:] = data
+        self.vk.vkUnmapMemory(self.handle, mem)
+
+    def read(self, mem, size: int) -> bytes:
+        m = self.vk.vkMapMemory(self.handle, mem, 0, size, 0)
+        out = bytes(m[:])
+        self.vk.vkUnmapMemory(self.handle, mem)
+        return out
+
+    def free(self, buf, mem) -> None:
+        self.vk.vkDestroyBuffer(self.handle, buf, None)
+        self.vk.vkFreeMemory(self.handle, mem, None)
+
+    # ---- one dispatch ---------------------------------------------------------------------------
+    def dispatch(self, code: bytes, entry: str, groups, buffers: dict, push: bytes = b"",
+                 spec: list[tuple[int, bytes]] = (), required_subgroup_size: int | None = None) -> None:
+        """Run `code` (SPIR-V bytes) once. buffers: {(set, binding): (buffer, size, uniform)};
+        spec: [(SpecId, value bytes)]."""
+        vk, dev = self.vk, self.handle
+        made = []   # (destroy function, handle), undone in reverse
+        try:
+            sm = vk.vkCreateShaderModule(dev, vk.VkShaderModuleCreateInfo(codeSize=len(code), pCode=code), None)
+            made.append((vk.vkDestroyShaderModule, sm))
+            sets = sorted({s for s, _ in buffers})
+            layouts = []
+            for s in range(max(sets) + 1 if sets else 0):
+                lb = [vk.VkDescriptorSetLayoutBinding(
+                    binding=b, descriptorCount=1, stageFlags=vk.VK_SHADER_STAGE_COMPUTE_BIT,
+                    descriptorType=vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER if u else vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER)
+                      for (ss, b), (_, _, u) in sorted(buffers.items()) if ss == s]
+                dsl = vk.vkCreateDescriptorSetLayout(dev, vk.VkDescriptorSetLayoutCreateInfo(
+                    bindingCount=len(lb), pBindings=lb or None), None)
+                made.append((vk.vkDestroyDescriptorSetLayout, dsl))
+                layouts.append(dsl)
+            ranges = [vk.VkPushConstantRange(stageFlags=vk.VK_SHADER_STAGE_COMPUTE_BIT, offset=0,
+                                             size=(len(push) + 3) // 4 * 4)] if push else None
+            pl = vk.vkCreatePipelineLayout(dev, vk.VkPipelineLayoutCreateInfo(
+                setLayoutCount=len(layouts), pSetLayouts=layouts or None,
+                pushConstantRangeCount=1 if push else 0, pPushConstantRanges=ranges), None)
+            made.append((vk.vkDestroyPipelineLayout, pl))
+            spec_info = None
+            if spec:
+                entries, blob = [], b""
+                for sid, val in spec:
+                    entries.append(vk.VkSpecializationMapEntry(constantID=sid, offset=len(blob), size=len(val)))
+                    blob += val
+                spec_info = vk.VkSpecializationInfo(mapEntryCount=len(entries), pMapEntries=entries,
+                                                    dataSize=len(blob), pData=vk.ffi.from_buffer(blob))
+            stage_next = None
+            if required_subgroup_size:
+                stage_next = vk.VkPipelineShaderStageRequiredSubgroupSizeCreateInfo(
+                    requiredSubgroupSize=required_subgroup_size)
+            stage = vk.VkPipelineShaderStageCreateInfo(pNext=stage_next, stage=vk.VK_SHADER_STAGE_COMPUTE_BIT,
+                                                       module=sm, pName=entry, pSpecializationInfo=spec_info)
+            try:
+                pipe = vk.vkCreateComputePipelines(dev, vk.VK_NULL_HANDLE, 1,
+                                                   [vk.VkComputePipelineCreateInfo(stage=stage, layout=pl)], None)[0]
+            except (vk.VkError, vk.VkException) as e:
+                raise SpvError(Diagnostic("error", f"the driver refused the pipeline: vkCreateComputePipelines "
+                                          f"failed ({type(e).__name__})", source="vulkan")) from None
+            made.append((vk.vkDestroyPipeline, pipe))
+            sets_h = []
+            if layouts:
+                n_sb = sum(1 for v in buffers.values() if not v[2])
+                n_ub = len(buffers) - n_sb
+                sizes = [vk.VkDescriptorPoolSize(type=t, descriptorCount=max(1, n)) for t, n in
+                         ((vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n_sb), (vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, n_ub))]
+                dp = vk.vkCreateDescriptorPool(dev, vk.VkDescriptorPoolCreateInfo(
+                    maxSets=len(layouts), poolSizeCount=len(sizes), pPoolSizes=sizes), None)
+                made.append((vk.vkDestroyDescriptorPool, dp))
+                sets_h = vk.vkAllocateDescriptorSets(dev, vk.VkDescriptorSetAllocateInfo(
+                    descriptorPool=dp, descriptorSetCount=len(layouts), pSetLayouts=layouts))
+                writes = [vk.VkWriteDescriptorSet(
+                    dstSet=sets_h[s], dstBinding=b, dstArrayElement=0, descriptorCount=1,
+                    descriptorType=vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER if u else vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                    pBufferInfo=[vk.VkDescriptorBufferInfo(buffer=buf, offset=0, range=(1 << 64) - 1)])  # VK_WHOLE_SIZE (-1 in the binding)
+                    for (s, b), (buf, _, u) in sorted(buffers.items())]
+                vk.vkUpdateDescriptorSets(dev, len(writes), writes, 0, None)
+            cb = vk.vkAllocateCommandBuffers(dev, vk.VkCommandBufferAllocateInfo(
+                commandPool=self.pool, level=vk.VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount=1))[0]
+            vk.vkBeginCommandBuffer(cb, vk.VkCommandBufferBeginInfo(
+                flags=vk.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT))
+            vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, pipe)
+            if sets_h:
+                vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, pl, 0, len(sets_h), sets_h, 0, None)
+            if push:
+                padded = push + bytes(-len(push) % 4)
+                vk.vkCmdPushConstants(cb, pl, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0, len(padded),
+                                      vk.ffi.from_buffer(padded))
+            vk.vkCmdDispatch(cb, *groups)
+            barrier = vk.VkMemoryBarrier(srcAccessMask=vk.VK_ACCESS_SHADER_WRITE_BIT,
+                                         dstAccessMask=vk.VK_ACCESS_HOST_READ_BIT)
+            vk.vkCmdPipelineBarrier(cb, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, vk.VK_PIPELINE_STAGE_HOST_BIT, 0,
+                                    1, [barrier], 0, None, 0, None)
+            vk.vkEndCommandBuffer(cb)
+            fence = vk.vkCreateFence(dev, vk.VkFenceCreateInfo(), None)
+            made.append((vk.vkDestroyFence, fence))
+            vk.vkQueueSubmit(self.queue, 1, [vk.VkSubmitInfo(commandBufferCount=1, pCommandBuffers=[cb])], fence)
+            try:
+                vk.vkWaitForFences(dev, 1, [fence], vk.VK_TRUE, FENCE_TIMEOUT_NS)
+            except (vk.VkError, vk.VkException) as e:
+                raise SpvError(Diagnostic("error", f"the dispatch did not finish: {type(e).__name__} "
+                                          f"(an endless loop on the GPU?)", source="vulkan")) from None
+            vk.vkFreeCommandBuffers(dev, self.pool, 1, [cb])
+        finally:
+            for destroy, h in reversed(made):
+                destroy(dev, h, None)
+
+    def close(self) -> None:
+        if getattr(self, "handle", None) is not None:
+            self.vk.vkDeviceWaitIdle(self.handle)
+            self.vk.vkDestroyCommandPool(self.handle, self.pool, None)
+            self.vk.vkDestroyDevice(self.handle, None)
+            self.handle = None
+        if self.owns_instance:
+            self.instance.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

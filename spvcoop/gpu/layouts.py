@@ -1,0 +1,68 @@
+"""`layout measure`: run `spvcoop layout probe`'s shader on a device for every cooperative-matrix type it
+reports and turn the probe buffers into a layout model (layouts/probe.py does both halves)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .device import DeviceInfo
+
+
+def device_types(info: DeviceInfo) -> list[tuple[str, str, int, int, str | None]]:
+    """(api, component, rows, cols, use) of every matrix type the property lists imply: KHR A (MxK), B (KxN),
+    C and Result (MxN); NV the same shapes without a use. Subgroup scope only (what probes run on)."""
+    seen: dict = {}
+    for e in info.coopmat_khr:
+        if e["scope"] != "Subgroup":
+            continue
+        M, N, K = e["M"], e["N"], e["K"]
+        for comp, r, c, use in ((e["A"], M, K, "a"), (e["B"], K, N, "b"), (e["C"], M, N, "acc"),
+                                (e["Result"], M, N, "acc")):
+            seen.setdefault(("khr", comp, r, c, use), None)
+    for e in info.coopmat_nv:
+        if e["scope"] != "Subgroup":
+            continue
+        M, N, K = e["M"], e["N"], e["K"]
+        for comp, r, c in ((e["A"], M, K), (e["B"], K, N), (e["C"], M, N), (e["Result"], M, N)):
+            seen.setdefault(("nv", comp, r, c, None), None)
+    return list(seen)
+
+
+def measure(device, info: DeviceInfo, progress=None) -> tuple[list[dict], list[str]]:
+    """(model entries, skipped types with the reason) from probes run on an open compute.Device."""
+    from ..diagnostics import SpvError
+    from ..layouts.layout import COMPONENTS
+    from ..layouts.probe import import_buffer, probe_inputs, probe_shader
+    from ..text import assemble
+    from .runner import run_on_device
+    S = info.subgroup_size
+    entries, skipped = [], []
+    for api, comp, rows, cols, use in device_types(info):
+        label = f"{api} {comp} {rows}x{cols}" + (f" use {use}" if use else "")
+        if comp not in COMPONENTS:
+            skipped.append(f"{label}: no layout probe for component {comp}")
+            continue
+        text = probe_shader(api, comp, rows, cols, use, S)
+        row, col = probe_inputs(comp, rows, cols)
+        out = np.zeros(S + 2 * S * rows * cols, np.uint32)
+        try:
+            res = run_on_device(assemble(text, f"probe-{api}-{comp}-{rows}x{cols}-{use}"), device=device,
+                                buffers={(0, 0): row, (0, 1): col, (0, 2): out}, validate=False)
+        except SpvError as e:
+            skipped.append(f"{label}: {e.diagnostics[0].message}")
+            continue
+        words = np.frombuffer(res.raw((0, 2)), "<u4").astype(np.int64)
+        lanes = import_buffer(words, rows, cols, S)
+        name = f"{api}-{comp}-{rows}x{cols}" + (f"-{use}" if use else "")
+        entry = {"name": name, "component": comp, "rows": rows, "cols": cols, "use": use, "subgroup_size": S,
+                 "lanes": lanes}
+        # NV and KHR types with the same key share one model entry: keep the first, report a disagreement
+        twin = next((x for x in entries if (x["component"], x["rows"], x["cols"], x["use"]) ==
+                     (comp, rows, cols, use)), None)
+        if twin is not None:
+            if twin["lanes"] != lanes:
+                skipped.append(f"{label}: differs from {twin['name']} (a model holds one layout per type)")
+            continue
+        entries.append(entry)
+        if progress:
+            progress(label)
+    return entries, skipped

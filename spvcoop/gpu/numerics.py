@@ -1,0 +1,71 @@
+"""MulAdd probe tiles on a device: the KHR combinations it reports, each distribution of numerics/tiles.py,
+one MulAdd per workgroup (numerics/shader.py)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .device import DeviceInfo
+
+SUPPORTED = {"f16", "bf16", "f32", "s8", "u8", "s32", "u32"}
+
+
+def combinations(info: DeviceInfo) -> list[tuple[str, str, str, int, int, int]]:
+    """(A, B, C, M, N, K) of the Subgroup-scope KHR combinations whose components the probes handle
+    (and whose result type is C's)."""
+    out = []
+    for e in info.coopmat_khr:
+        if e["scope"] == "Subgroup" and {e["A"], e["B"], e["C"]} <= SUPPORTED and e["C"] == e["Result"]:
+            out.append((e["A"], e["B"], e["C"], e["M"], e["N"], e["K"]))
+    return out
+
+
+def run_tiles(device, combo, A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """D = A x B + C of every tile, computed by the device."""
+    from ..numerics.shader import muladd_shader
+    from ..numerics.tiles import from_bytes, to_bytes
+    from ..text import assemble
+    from .runner import run_on_device
+    a, b, c, M, N, K = combo
+    n = A.shape[0]
+    module = assemble(muladd_shader(a, b, c, M, N, K, 32), f"muladd-{a}-{c}-{M}x{N}x{K}", target_env="vulkan1.3")
+    res = run_on_device(module, dispatch=(n, 1, 1), validate=False, device=device,
+                        buffers={(0, 0): to_bytes(a, A), (0, 1): to_bytes(b, B), (0, 2): to_bytes(c, C),
+                                 (0, 3): bytes(len(to_bytes(c, C)))})
+    return from_bytes(c, res.raw((0, 3))[:len(to_bytes(c, C))], C.shape)
+
+
+def measure_tiles(device, info: DeviceInfo, tiles: int, seeds=(1, 2), progress=None) -> dict:
+    """{combo: {(dist, seed): (A, B, C, D)}} for every supported combination and distribution."""
+    from ..numerics.tiles import distributions, make_tiles
+    out: dict = {}
+    for combo in combinations(info):
+        a, b, c, M, N, K = combo
+        per = out.setdefault(combo, {})
+        for dist in distributions(a):
+            for seed in seeds:
+                A, B, C = make_tiles(a, b, c, M, N, K, dist, tiles, seed)
+                per[(dist, seed)] = (A, B, C, run_tiles(device, combo, A, B, C))
+        if progress:
+            progress(combo)
+    return out
+
+
+def save_tiles(path, data: dict) -> None:
+    """One .npz: arrays named '<a>_<b>_<c>_<M>x<N>x<K>/<dist>/<seed>/<A|B|C|D>' (bf16 as float32 values)."""
+    arrays = {}
+    for (a, b, c, M, N, K), per in data.items():
+        for (dist, seed), quad in per.items():
+            for name, arr in zip("ABCD", quad):
+                arrays[f"{a}_{b}_{c}_{M}x{N}x{K}/{dist}/{seed}/{name}"] = arr
+    np.savez_compressed(path, **arrays)
+
+
+def load_tiles(path) -> dict:
+    out: dict = {}
+    with np.load(path) as z:
+        for key in z.files:
+            combo, dist, seed, name = key.split("/")
+            a, b, c, shape = combo.split("_")
+            M, N, K = (int(x) for x in shape.split("x"))
+            out.setdefault((a, b, c, M, N, K), {}).setdefault((dist, int(seed)), {})[name] = z[key]
+    return {k: {ds: tuple(v[n] for n in "ABCD") for ds, v in per.items()} for k, per in out.items()}

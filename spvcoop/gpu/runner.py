@@ -1,0 +1,207 @@
+"""A run spec's data on a real device: the same buffers, push constants, specialization constants and
+device-address buffers the interpreter's `run()` takes, bound to the Module's interface, one dispatch,
+and the buffers back as the interpreter's `RunResult` (so outputs are written and compared alike)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..diagnostics import Diagnostic, SpvError
+from ..interp.constants import _override  # the interpreter's conversion of a spec-constant value
+from ..interp.dataio import as_array, encode
+from ..interp.fault import Fault
+from ..interp.memory import Memory
+from ..interp.program import Program
+from ..interp.runner import Binding, RunResult, buffer_aliases, load_shader
+from ..module import Module
+
+BUFFER_CLASSES = ("StorageBuffer", "Uniform", "PushConstant")
+
+
+def _norm_key(key):
+    if isinstance(key, list):
+        key = tuple(key)
+    if isinstance(key, int) and not isinstance(key, bool):
+        return (0, key)
+    if isinstance(key, str) and ":" in key and key.replace(":", "").isdigit():
+        s, b = key.split(":")
+        return (int(s), int(b))
+    return key
+
+
+def spec_entries(prog: Program, overrides: dict) -> list[tuple[int, bytes]]:
+    """[(SpecId, value bytes)] for the overrides that name a declared specialization constant (by SpecId or
+    OpName); Vulkan ignores ids the module does not declare, and so do we."""
+    out = []
+    for inst in prog.globals:
+        if inst.opname not in ("OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse"):
+            continue
+        sid = prog.decorations.get(inst.result_id, {}).get("SpecId", [None])[0]
+        name = prog.names.get(inst.result_id)
+        for key in (sid, str(sid) if sid is not None else None, name):
+            if sid is not None and key is not None and key in overrides:
+                t = prog.types[inst.result_type]
+                v = _override(t, overrides[key], name or sid)
+                data = np.uint32(bool(v[0])).tobytes() if t.kind == "bool" else v.tobytes()  # VkBool32
+                out.append((int(sid), data))
+                break
+    return out
+
+
+def _array_lengths(prog: Program, overrides: dict) -> None:
+    """Array types get their lengths from their length constants (with specialization overrides), as the
+    interpreter's constant evaluation gives them; a length from a constant expression is refused."""
+    from ..interp.constants import scalar_from_words
+    defs = {inst.result_id: inst for inst in prog.globals if inst.result_id}
+    for t in prog.types.values():
+        if t.kind != "array" or "length_id" not in t.extra:
+            continue
+        inst = defs.get(t.extra["length_id"])
+        if inst is None or inst.opname not in ("OpConstant", "OpSpecConstant"):
+            raise SpvError(Diagnostic("error", f"the length of {t.describe()} is not a plain constant: not supported "
+                                      "on a device yet", source=prog.source))
+        ct = prog.types[inst.result_type]
+        value = scalar_from_words(ct, inst.operands[0].words)
+        if inst.opname == "OpSpecConstant":
+            sid = prog.decorations.get(inst.result_id, {}).get("SpecId", [None])[0]
+            for key in (sid, str(sid) if sid is not None else None, prog.names.get(inst.result_id)):
+                if key is not None and key in overrides:
+                    value = _override(ct, overrides[key], key)
+                    break
+        t.count = int(np.asarray(value).reshape(-1)[0])
+
+
+def _interface(prog: Program, given: dict, push_constants):
+    """[(key, name, type, var_id, data, found, uniform)] for the buffer variables, and the keys consumed."""
+    consumed: set = set()
+    out = []
+    for inst in prog.globals:
+        if inst.opname != "OpVariable":
+            continue
+        ptype = prog.types[inst.result_type]
+        if ptype.storage not in BUFFER_CLASSES:
+            continue
+        t, vid = ptype.elem, inst.result_id
+        name = prog.names.get(vid) or t.name or prog.name_of(vid)
+        if ptype.storage == "PushConstant":   # none given: zeros, as the interpreter runs it
+            out.append(("push_constants", name, t, vid, push_constants, push_constants is not None, False))
+            continue
+        dec = prog.decorations.get(vid, {})
+        key = (dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0])
+        cands = [key, prog.names.get(vid), t.name] + ([t.member_names[0]] if t.kind == "struct" and
+                                                      len(t.members) == 1 else [])
+        data, found = None, False
+        for c in cands:
+            if c and c in given:
+                data, found = given[c], True
+                consumed.add(c)
+                break
+        out.append((key, name, t, vid, data, found, ptype.storage == "Uniform"))
+    return out, consumed
+
+
+def _encode(t, data, found: bool, name: str, source: str, addresses: dict) -> tuple[bytes, np.ndarray | None]:
+    if not found:
+        return bytes(t.size()), None
+    if isinstance(data, (bytes, bytearray)):
+        return bytes(data), None
+    if isinstance(data, np.ndarray):
+        return np.ascontiguousarray(data).tobytes(), data
+    if isinstance(data, (list, tuple)) and t.kind == "struct" and len(t.members) == 1:
+        return encode(t, {t.member_names[0]: list(data)}, name, source, addresses), None
+    return encode(t, data, name, source, addresses), None
+
+
+def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants: dict | None = None,
+                  push_constants=None, entry_point: str | None = None, device=0, validate: bool = True,
+                  subgroup_size: int | None = None) -> RunResult:
+    """Run `shader` once on a Vulkan device (an index or an open compute.Device) -> RunResult."""
+    from .compute import Device
+    module: Module = load_shader(shader)
+    if validate:
+        from ..validator.for_run import validate_for_run
+        errors, _ = validate_for_run(module)
+        if errors:
+            raise SpvError(errors)
+    prog = Program(module)
+    _array_lengths(prog, dict(spec_constants or {}))
+    eps = [e for e in prog.entry_points if e[2] == "GLCompute" and (entry_point is None or e[0] == entry_point)]
+    if not eps:
+        raise SpvError(Diagnostic("error", "no GLCompute entry point" + (f" named '{entry_point}'" if entry_point
+                                                                          else ""), source=prog.source))
+    ep_name = eps[0][0]
+    dispatch = tuple(int(d) for d in (list(dispatch) + [1, 1, 1])[:3])
+    given = {_norm_key(k): v for k, v in (buffers or {}).items()}
+    iface, consumed = _interface(prog, given, push_constants)
+    extra_names = [k for k in given if k not in consumed]
+    for k in extra_names:
+        if not isinstance(k, str):
+            raise SpvError(Diagnostic("error", f"buffer {k!r} matches no variable of the shader", source=prog.source))
+    src = prog.source
+    # two passes: sizes first (addresses are not known yet), then the bytes with the real addresses
+    names = [n for _, n, *_ in iface] + extra_names
+    dummy = {n: 0 for n in names}
+    sizes = [len(_encode(t, d, f, n, src, dummy)[0]) for _, n, t, _, d, f, _ in iface]
+    own = device if isinstance(device, Device) else Device(int(device))
+    allocated = []
+    try:
+        addresses: dict[str, int] = {}
+        extra_bufs = {}
+        for k in extra_names:
+            v = given[k]
+            data = bytes(v) if isinstance(v, (bytes, bytearray)) else np.ascontiguousarray(v).tobytes()
+            buf, mem, size, addr = own.buffer(len(data))
+            allocated.append((buf, mem))
+            own.write(mem, data)
+            extra_bufs[k] = (mem, len(data), v)
+            addresses[k] = addr
+        bound = {}
+        for (key, name, t, vid, data, found, uniform), size in zip(iface, sizes):
+            if key == "push_constants":
+                continue
+            buf, mem, _, addr = own.buffer(size, uniform)
+            allocated.append((buf, mem))
+            addresses.setdefault(name, addr)
+            bound[key] = (buf, mem, size, uniform)
+        push = b""
+        res = RunResult(invocations=0, addresses=addresses)
+        likes = {}
+        for key, name, t, vid, data, found, uniform in iface:
+            raw, like = _encode(t, data, found, name, src, addresses)
+            likes[key] = like
+            if key == "push_constants":
+                push = raw
+            else:
+                own.write(bound[key][1], raw)
+        code = module.to_bytes()
+        own.dispatch(code, ep_name, dispatch, {k: (b, s, u) for k, (b, _, s, u) in bound.items()}, push,
+                     spec_entries(prog, dict(spec_constants or {})), subgroup_size)
+        for key, name, t, vid, data, found, uniform in iface:
+            if key == "push_constants":
+                raw = push
+            else:
+                raw = own.read(bound[key][1], bound[key][2])
+            mem = Memory(name, "PushConstant" if key == "push_constants" else "StorageBuffer", len(raw), data=raw)
+            b = Binding(name, key, t, mem, likes[key], vid)
+            try:
+                res.buffers[key] = as_array(t, raw, likes[key])
+            except Fault:  # element types numpy lacks (bfloat16): the raw bytes
+                res.buffers[key] = np.frombuffer(raw, np.uint8).copy()
+            res.bindings[key] = b
+            for alias in buffer_aliases(prog, b):
+                if alias not in res.buffers:
+                    res.buffers[alias] = res.buffers[key]
+                    res.bindings[alias] = b
+        for k, (mem, size, v) in extra_bufs.items():
+            raw = own.read(mem, size)
+            arr = np.frombuffer(raw, np.uint8).copy()
+            if isinstance(v, np.ndarray) and v.nbytes == len(arr):
+                arr = arr.view(v.dtype).reshape(v.shape)
+            res.buffers[k] = arr
+            res.bindings[k] = Binding(k, k, None, Memory(k, "PhysicalStorageBuffer", size, data=raw),
+                                      v if isinstance(v, np.ndarray) else None)
+        return res
+    finally:
+        for buf, mem in allocated:
+            own.free(buf, mem)
+        if own is not device:
+            own.close()

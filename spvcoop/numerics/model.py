@@ -1,0 +1,256 @@
+"""The parametric family of cooperative-matrix MulAdd numerics (docs/interpreter-coopmat.md).
+
+A model computes D = A x B + C for 16-bit float inputs (f16, or bf16 held as float32) like this, per block of
+`block` k (the MulAdd's K runs in blocks; each block starts from the previous block's rounded result):
+
+- products: exact (`exact_products`; otherwise each is rounded to f32 first, which changes nothing for
+  16-bit inputs: their products fit in f32);
+- alignment (`align: max`): every product and the accumulator are aligned to the largest exponent among them,
+  where a product's exponent is the sum of its inputs' exponents (before normalisation), and a subnormal
+  input counts with the format's smallest normal exponent (`subnormal_inputs: stored`, what its exponent field
+  says) or its true one (`true`); each term keeps `bits` bits below that exponent, the rest dropped toward zero
+  (`drop: truncate`) or rounded to nearest even (`round`); the kept terms are summed exactly.
+  `align: none` sums the exact terms with no alignment step;
+- the block's sum is rounded to the result: f32 toward zero (`final: rtz`) or to nearest even (`rne`); an f16
+  result is rounded to nearest even from the exact sum (`f16_result: direct`) or from the f32 rounding
+  (`via-f32`). Overflow of an f32 result under rtz gives the largest finite value (`overflow: saturate`) or
+  infinity (`inf`). A nonzero sum that rounds to zero keeps its sign (`zero_sign: ieee`) or gives +0
+  (`positive`). NaN results have the bit pattern `nan_f32` / `nan_f16` (None: whatever numpy gives).
+
+`nvidia-tensorcore` (an H100's tensor cores, measured) is one instance: exact products, alignment to the
+largest exponent with stored subnormal exponents, 25 bits kept, truncation, rtz, f16 results direct,
+overflow to infinity, underflow to +0, NaN 0x7fffffff / 0x7fff.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+
+import numpy as np
+
+ALIGN = ("max", "none")
+DROP = ("truncate", "round")
+SUBNORMAL = ("stored", "true")
+FINAL = ("rtz", "rne")
+F16_RESULT = ("direct", "via-f32")
+OVERFLOW = ("saturate", "inf")
+ZERO_SIGN = ("ieee", "positive")
+EMIN = {"f16": -14, "bf16": -126, "f32": -126, "e4m3": -6, "e5m2": -14}
+CHUNK = 128  # tiles per pass: the (M, N, tiles) arrays stay in cache
+
+
+@dataclass(frozen=True)
+class MulAddModel:
+    name: str = "custom"
+    exact_products: bool = True
+    align: str = "max"
+    bits: int = 25
+    drop: str = "truncate"
+    subnormal_inputs: str = "stored"
+    block: int = 16
+    final: str = "rtz"
+    f16_result: str = "direct"
+    overflow: str = "saturate"
+    zero_sign: str = "ieee"
+    nan_f32: int | None = None
+    nan_f16: int | None = None
+
+    def __post_init__(self):
+        for name, allowed in (("align", ALIGN), ("drop", DROP), ("subnormal_inputs", SUBNORMAL),
+                              ("final", FINAL), ("f16_result", F16_RESULT), ("overflow", OVERFLOW),
+                              ("zero_sign", ZERO_SIGN)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {getattr(self, name)!r}")
+        if not 1 <= self.bits <= 52 or not 1 <= self.block <= 1024:
+            raise ValueError("bits must be in 1..52 and block in 1..1024")
+
+    def params(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if k != "name"}
+
+    def with_(self, **kw) -> "MulAddModel":
+        return replace(self, **kw)
+
+
+NVIDIA_TENSORCORE = MulAddModel(name="nvidia-tensorcore", overflow="inf", zero_sign="positive", nan_f32=0x7FFFFFFF,
+                                nan_f16=0x7FFF)
+PARAM_NAMES = tuple(f.name for f in fields(MulAddModel) if f.name != "name")
+
+
+def _exponents(x: np.ndarray, emin: int, stored: bool) -> np.ndarray:
+    """floor(log2|x|) as int32 from the bits of float32 (or float64) x; zeros very small (never the maximum);
+    subnormal inputs (below 2^emin, all normal in float32 for f16) at emin when `stored`; inf/NaN 0."""
+    if x.dtype == np.float64:
+        u = x.view(np.uint64)
+        f = ((u >> np.uint64(52)) & np.uint64(0x7FF)).astype(np.int32)
+        e, top, zero = f - 1023, 0x7FF, (u << np.uint64(1)) == 0
+    else:
+        u = x.view(np.uint32)
+        f = ((u >> np.uint32(23)) & np.uint32(0xFF)).astype(np.int32)
+        e, top, zero = f - 127, 0xFF, (u << np.uint32(1)) == 0
+    if x.dtype != np.float64 and emin <= -126:   # f32 subnormals (bf16's): their true exponent needs frexp
+        sub = (f == 0) & ~zero
+        if sub.any():
+            e[sub] = (np.frexp(x[sub])[1] - 1).astype(np.int32)
+    if stored:
+        np.maximum(e, emin, out=e)
+    np.putmask(e, zero, -30000)
+    np.putmask(e, f == top, 0)   # inf/NaN terms make the sum inf/NaN whatever the alignment
+    return e
+
+
+def muladd(model: MulAddModel, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt, a_format: str = "f16",
+           b_format: str = "f16") -> np.ndarray:
+    """D = A x B + C under `model`: A (..., M, K) and B (..., K, N) of 16-bit float values (any float dtype
+    holding them), C (..., M, N); the result in dtype rdt (float32 or float16)."""
+    rdt = np.dtype(rdt)
+    A32 = np.asarray(A, np.float32)
+    B32 = np.asarray(B, np.float32)
+    shape = np.broadcast_shapes(A32.shape[:-2], B32.shape[:-2], np.shape(C)[:-2])
+    M, K, N = A32.shape[-2], A32.shape[-1], B32.shape[-1]
+    A32 = np.broadcast_to(A32, shape + (M, K)).reshape(-1, M, K)
+    B32 = np.broadcast_to(B32, shape + (K, N)).reshape(-1, K, N)
+    c = np.broadcast_to(np.asarray(C, np.float32), shape + (M, N)).reshape(-1, M, N)
+    stored = model.subnormal_inputs == "stored"
+    eA = _exponents(A32, EMIN[a_format], stored)
+    eB = _exponents(B32, EMIN[b_format], stored)
+    wide = model.exact_products and "bf16" in (a_format, b_format)
+    out = np.empty(c.shape, rdt)
+
+    def one(g0: int) -> None:
+        g = slice(g0, g0 + CHUNK)
+        with np.errstate(all="ignore"):
+            # tiles last: every elementwise step below runs over contiguous rows of tiles
+            r = _chunk(model, A32[g], B32[g], np.moveaxis(c[g], 0, -1).astype(np.float64), eA[g], eB[g], rdt, wide)
+        out[g] = np.moveaxis(r, -1, 0)
+    starts = range(0, c.shape[0], CHUNK)
+    if len(starts) > 1 and _workers() > 1:   # numpy releases the GIL in its loops: chunks run side by side
+        list(_pool().map(one, starts))
+    else:
+        for g0 in starts:
+            one(g0)
+    return out.reshape(shape + (M, N))
+
+
+_POOL = None
+
+
+def _workers() -> int:
+    import os
+    return min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+def _pool():
+    global _POOL
+    if _POOL is None:
+        from concurrent.futures import ThreadPoolExecutor
+        _POOL = ThreadPoolExecutor(_workers(), thread_name_prefix="spvcoop-muladd")
+    return _POOL
+
+
+def _chunk(model, A, B, c, eA, eB, rdt, wide: bool):
+    """One chunk of G tiles: A (G, M, K), B (G, K, N), c (M, N, G) float64; a loop over k on (M, N, G) arrays."""
+    K = A.shape[-1]
+    pdt = np.float64 if wide else np.float32   # 16-bit-float products are exact in f32 unless bf16 overflows it
+    At = np.ascontiguousarray(np.moveaxis(A, 0, -1), dtype=pdt)     # (M, K, G)
+    Bt = np.ascontiguousarray(np.moveaxis(B, 0, -1), dtype=pdt)     # (K, N, G)
+    t = np.empty(c.shape, pdt)
+    drop = np.trunc if model.drop == "truncate" else np.rint
+    # every truncated term is below 2^(bits + 2) (a product of two values below 2^(e+1)), so a block's sum of
+    # them fits int32 when bits + 2 + log2(block) <= 31; inf and NaN need the float path
+    integer_sum = (not wide and model.drop == "truncate" and model.bits + 2 + (model.block - 1).bit_length() <= 31
+                   and np.isfinite(At).all() and np.isfinite(Bt).all())
+    for k0 in range(0, K, model.block):
+        k1 = min(K, k0 + model.block)
+        s = np.zeros(c.shape)
+        if model.align == "none":
+            for k in range(k0, k1):
+                np.multiply(At[:, k, None, :], Bt[None, k, :, :], out=t)
+                s += t                                            # exact for 16-bit inputs in float64
+            s += c
+        else:
+            emax = np.moveaxis(_block_emax(eA[:, :, k0:k1], eB[:, k0:k1, :], wide), 0, -1)
+            emax = np.maximum(emax, _exponents(c, EMIN["f32"], False))
+            shift = model.bits - emax.clip(-1000, 1000)
+            # terms become integers after the drop: scale by 2^shift (finite: f16 never needs more than 2^127)
+            scale = _pow2(shift, pdt)
+            if integer_sum:   # the common case, in int32: a cast truncates toward zero, and int adds are cheap
+                si = np.zeros(c.shape, np.int32)
+                ti = np.empty(c.shape, np.int32)
+                for k in range(k0, k1):
+                    np.multiply(At[:, k, None, :], Bt[None, k, :, :], out=t)
+                    t *= scale
+                    np.copyto(ti, t, casting="unsafe")
+                    si += ti
+                s = si.astype(np.float64)
+            else:
+                for k in range(k0, k1):
+                    np.multiply(At[:, k, None, :], Bt[None, k, :, :], out=t)
+                    t *= scale
+                    drop(t, out=t)
+                    s += t
+            s += drop(c * scale)
+            s *= _pow2(-shift, np.float64)                       # exact: integers below 2^32, power-of-2 scale
+        if k1 == K and rdt == np.float16 and model.f16_result == "direct":
+            return _nan(_zero(s.astype(np.float16), s, model), model.nan_f16)
+        c = _zero(_to_f32(s, model), s, model).astype(np.float64)
+    r = c.astype(np.float32)
+    if rdt == np.float16:
+        return _nan(_zero(r.astype(np.float16), c, model), model.nan_f16)
+    return _nan(r, model.nan_f32)
+
+
+def _pow2(e: np.ndarray, dtype) -> np.ndarray:
+    """2.0**e built from its bits (np.ldexp is several times slower), e clipped to the normal range."""
+    if dtype == np.float32:
+        return ((e.clip(-126, 127).astype(np.int32) + 127) << 23).view(np.float32)
+    return ((e.clip(-1022, 1023).astype(np.int64) + 1023) << 52).view(np.float64)
+
+
+def _block_emax(eA: np.ndarray, eB: np.ndarray, wide: bool) -> np.ndarray:
+    """max over k of eA[m, k] + eB[k, n] per tile. For f16 exponents one float64 matmul does it: with f such that
+    2^f > k, sum_k 2^(f (eA + eB)) lies in [2^(f emax), 2^(f emax + f)), so its exponent // f is emax exactly
+    (zeros contribute 0; f times every f16 exponent sum stays inside float64's range)."""
+    K = eA.shape[-1]
+    f = K.bit_length()
+    if not wide and f * 60 < 1000:
+        def pw(e):
+            p = _pow2(f * e, np.float64)
+            p[e < -100] = 0.0    # zeros
+            return p
+        S = np.matmul(pw(eA), pw(eB))
+        e = ((S.view(np.int64) >> 52) & 0x7FF) - 1023
+        return np.where(S > 0, e // f, -30000).astype(np.int32)
+    emax = np.full(eA.shape[:-1] + eB.shape[-1:], -30000, np.int32)
+    for k in range(K):
+        np.maximum(emax, eA[:, :, k, None] + eB[:, None, k, :], out=emax)
+    return emax
+
+
+def _zero(r: np.ndarray, s: np.ndarray, model: MulAddModel) -> np.ndarray:
+    """Under zero_sign 'positive', a nonzero sum that rounded to zero gives +0."""
+    if model.zero_sign == "positive":
+        r = np.where((r == 0) & (s != 0), r.dtype.type(0), r)
+    return r
+
+
+def _to_f32(s: np.ndarray, model: MulAddModel) -> np.ndarray:
+    f = s.astype(np.float32)                  # nearest even
+    if model.final == "rtz":
+        # rounded away from zero: one step back toward zero (the magnitude's bits minus one)
+        away = np.abs(f) > np.abs(s)
+        u = f.view(np.uint32)
+        u -= away.astype(np.uint32)
+        if model.overflow == "inf":
+            big = np.abs(s) >= 2.0 ** 128
+            f[big] = np.copysign(np.inf, s[big]).astype(np.float32)
+    return f
+
+
+def _nan(x: np.ndarray, bits: int | None) -> np.ndarray:
+    if bits is None:
+        return x
+    nan = np.isnan(x)
+    if nan.any():
+        u = x.view(f"u{x.dtype.itemsize}").copy()
+        u[nan] = bits
+        x = u.view(x.dtype)
+    return x
