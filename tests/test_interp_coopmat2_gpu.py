@@ -58,7 +58,9 @@ def test_bit_identical_to_the_h100(name):
 
 
 def test_attention_close_to_the_h100():
-    """exp on the GPU is not correctly rounded (Vulkan allows 3 + 2|x| ulp): the softmax weights differ in their
-    last bits, and after rounding them to f16 so can the output; within the tolerance of the sample."""
+    """exp and division on the GPU are not correctly rounded (Vulkan allows 3 + 2|x| ulp for exp, 2.5 ulp for
+    division; the interpreter rounds correctly): 166 of the 512 outputs are bit-identical, the others differ by
+    at most 9e-8 (a median of 1 ulp)."""
     (mine, gpu), = gpu_case("attention").values()
-    np.testing.assert_allclose(mine, gpu, rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(mine, gpu, rtol=1e-5, atol=1e-6)
+    assert (mine.view(u32) == gpu.view(u32)).sum() >= 100  # most differ in the last bit only, many not at all
