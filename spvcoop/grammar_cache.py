@@ -1,4 +1,5 @@
-"""A start-up cache of the SPIR-V grammar's plain form (tuples of strings and numbers, `marshal`).
+"""Start-up caches: the SPIR-V grammar's plain form (tuples of strings and numbers, `marshal`), and the lark
+parser of layout formulas (`load_lark`, below).
 
 Reading spirv.core.grammar.json (600 KB of JSON) and picking out what spvcoop uses took a fifth of a
 one-invocation `spvcoop run`; the picked-out form is cached. The cache is only a copy:
@@ -99,3 +100,36 @@ def _write(d: Path, name: str, data: bytes) -> bool:
             except OSError:
                 pass
         return False
+
+
+def load_lark(name: str, grammar: str, build: Callable[[], object]):
+    """A lark LALR parser for `grammar`, from the cache when one made from this very grammar text, these lark
+    and Python versions is there (Lark.save / Lark.load), else build() -- and then cached. The file is a pickle,
+    so only the places cache_dirs() names (the user's own cache, the package's __pycache__, or
+    SPVCOOP_CACHE_DIR) hold it, trusted as Python trusts its bytecode there; any failure to read it rebuilds."""
+    if os.environ.get("SPVCOOP_NO_CACHE"):
+        return build()
+    import hashlib
+    import io
+    import lark
+    key = hashlib.sha256(f"{FORMAT}|{sys.version_info[:3]}|{lark.__version__}|{grammar}".encode()).hexdigest()
+    fname = f"lark-{name}-{key[:24]}.pickle"
+    for d in cache_dirs():
+        try:
+            with open(d / fname, "rb") as f:
+                if f.readline().strip() != key.encode():
+                    continue
+                return lark.Lark.load(f)
+        except Exception:  # missing, damaged, or from another lark: rebuilt below
+            continue
+    parser = build()
+    buf = io.BytesIO()
+    buf.write(key.encode() + b"\n")
+    try:
+        parser.save(buf)
+    except Exception:
+        return parser
+    for d in cache_dirs():
+        if _write(d, fname, buf.getvalue()):
+            break
+    return parser

@@ -82,3 +82,37 @@ def test_unwritable_cache_falls_back_to_memory(tmp_path, monkeypatch) -> None:
     assert grammar_cache.load_plain(src, build) == ("plain",)
     assert grammar_cache.load_plain(src, build) == ("plain",)
     assert len(calls) == 2 and not list(tmp_path.glob("**/*.marshal"))
+
+
+def _expr_parser(monkeypatch, cache_dir, **env):
+    from spvcoop.layouts import expr
+    monkeypatch.setenv("SPVCOOP_CACHE_DIR", str(cache_dir))
+    monkeypatch.delenv("SPVCOOP_NO_CACHE", raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    return expr._parser.__wrapped__()
+
+
+FORMULAS = ["((i & 2) << 2) + ((lane & 28) >> 2)", "lane % 4 * 2 + (i & 1) + (i >= 4 ? 8 : 0)", "min(i, 3)"]
+
+
+def test_cached_layout_expression_parser_parses_as_the_built_one(tmp_path, monkeypatch) -> None:
+    built = _expr_parser(monkeypatch, tmp_path / "c", SPVCOOP_NO_CACHE="1")
+    assert not (tmp_path / "c").exists()
+    first = _expr_parser(monkeypatch, tmp_path / "c")      # builds and writes
+    files = sorted(p.name for p in (tmp_path / "c").iterdir())
+    assert len(files) == 1 and files[0].startswith("lark-layout-expr-")
+    second = _expr_parser(monkeypatch, tmp_path / "c")     # reads
+    for f in FORMULAS:
+        assert built.parse(f) == first.parse(f) == second.parse(f)
+    assert second.parse(FORMULAS[0]).meta.column == built.parse(FORMULAS[0]).meta.column   # positions kept
+
+
+def test_damaged_or_foreign_lark_cache_is_rebuilt(tmp_path, monkeypatch) -> None:
+    _expr_parser(monkeypatch, tmp_path / "c")
+    (path,) = (tmp_path / "c").iterdir()
+    key = path.read_bytes().split(b"\n", 1)[0]
+    for damaged in (key + b"\n" + b"\x80garbage", b"0" * 64 + b"\n" + path.read_bytes().split(b"\n", 1)[1], b""):
+        path.write_bytes(damaged)
+        p = _expr_parser(monkeypatch, tmp_path / "c")
+        assert p.parse(FORMULAS[1]) == _expr_parser(monkeypatch, tmp_path / "x", SPVCOOP_NO_CACHE="1").parse(FORMULAS[1])
