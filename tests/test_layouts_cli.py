@@ -262,3 +262,23 @@ def test_import_needs_type_for_buffers(capsys, tmp_path):
     bad.write_text("hello: not a table\n")
     rc, _, err = run(capsys, "layout", "import", str(bad))
     assert rc == 1 and "not a layout table" in err
+
+
+@pytest.mark.parametrize("text, want", [("nv:f16:8x16", ("nv", "f16", 8, 16, None)),
+                                        ("KHR:bf16:16X16:B", ("khr", "bf16", 16, 16, "b")),
+                                        ("khr:u8:32x8:acc", ("khr", "u8", 32, 8, "acc"))])
+def test_measure_also_takes_a_type(text, want):
+    from spvcoop.commands.layout import _measure_type
+    assert _measure_type(text) == want
+
+
+@pytest.mark.parametrize("text, says", [("nv:f16", "is not API"), ("amd:f16:8x8", "nv or khr"),
+                                        ("nv:q16:8x8", "unknown component"), ("nv:f16:0x8", "1 to 256"),
+                                        ("nv:f16:8x9999", "1 to 256"), ("khr:f16:16x16", "needs a use"),
+                                        ("nv:f16:16x16:a", "needs a use"), ("nv:f16:8x8:a:b", "nv or khr")])
+def test_measure_also_refuses_a_bad_type(text, says, capsys):
+    with pytest.raises(SystemExit) as e:   # argparse's usage error
+        main(["layout", "measure", "--also", text])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err

@@ -113,6 +113,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                "spvcoop layout diff my-gpu.yaml nvidia")
     q.add_argument("--device", default="vulkan", metavar="vulkan[:N]", help="the device (default vulkan:0)")
     q.add_argument("--name", default=None, help="model name (default: the output file's stem, else measured)")
+    q.add_argument("--also", action="append", default=[], type=_measure_type, metavar="API:COMP:RxC[:USE]",
+                   help="probe this type too, though the device's lists do not imply it (e.g. nv:f16:8x16, "
+                        "khr:f16:16x16:b); repeatable. A type the driver refuses is reported as skipped")
     q.add_argument("-o", dest="output", metavar="FILE", help="output YAML (default: standard output)")
     q.set_defaults(func=run_measure)
 
@@ -408,6 +411,31 @@ def run_import(args: argparse.Namespace) -> int:
     return _guard(go)
 
 
+MAX_PROBE_DIM = 256   # a probe's buffers grow with rows x cols; the devices measured go to 32
+
+
+def _measure_type(text: str) -> tuple[str, str, int, int, str | None]:
+    """`--also` API:COMPONENT:RxC[:USE] -> (api, component, rows, cols, use)."""
+    from ..layouts.layout import COMPONENTS
+    parts = text.split(":")
+    try:
+        api, comp, shape = parts[0].lower(), parts[1], parts[2]
+        rows, cols = (int(x) for x in shape.lower().split("x"))
+    except (IndexError, ValueError):
+        raise argparse.ArgumentTypeError(f"'{text[:80]}' is not API:COMPONENT:RxC[:USE] (e.g. nv:f16:8x16)") from None
+    use = parts[3].lower() if len(parts) > 3 else None
+    if api not in ("nv", "khr") or len(parts) > 4:
+        raise argparse.ArgumentTypeError(f"'{text[:80]}': the API is nv or khr, then COMPONENT:RxC[:USE]")
+    if comp not in COMPONENTS:
+        raise argparse.ArgumentTypeError(f"'{text[:80]}': unknown component {comp[:20]!r} "
+                                         f"(known: {', '.join(sorted(COMPONENTS))})")
+    if not (1 <= rows <= MAX_PROBE_DIM and 1 <= cols <= MAX_PROBE_DIM):
+        raise argparse.ArgumentTypeError(f"'{text[:80]}': rows and columns must be 1 to {MAX_PROBE_DIM}")
+    if (api == "khr") != (use in ("a", "b", "acc")):
+        raise argparse.ArgumentTypeError(f"'{text[:80]}': a khr type needs a use (a, b or acc), an nv type has none")
+    return api, comp, rows, cols, use
+
+
 def run_measure(args: argparse.Namespace) -> int:
     def go() -> int:
         import time
@@ -422,7 +450,7 @@ def run_measure(args: argparse.Namespace) -> int:
         index = parse_device(args.device)
         with Device(index) as dev:
             info = dev.instance.info(index)
-            entries, skipped = measure(dev, info)
+            entries, skipped = measure(dev, info, extra=args.also)
         if not entries:
             from ..diagnostics import Diagnostic, InputError
             raise InputError(Diagnostic("error", f"{info.name} reports no cooperative-matrix type a probe can "

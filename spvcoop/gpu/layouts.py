@@ -27,8 +27,9 @@ def device_types(info: DeviceInfo) -> list[tuple[str, str, int, int, str | None]
     return list(seen)
 
 
-def measure(device, info: DeviceInfo, progress=None) -> tuple[list[dict], list[str]]:
-    """(model entries, skipped types with the reason) from probes run on an open compute.Device."""
+def measure(device, info: DeviceInfo, progress=None, extra=()) -> tuple[list[dict], list[str]]:
+    """(model entries, skipped types with the reason) from probes run on an open compute.Device: every type the
+    device's lists imply, then the `extra` (api, component, rows, cols, use) types not among them."""
     from ..diagnostics import SpvError
     from ..layouts.layout import COMPONENTS
     from ..layouts.probe import import_buffer, probe_inputs, probe_shader
@@ -36,7 +37,9 @@ def measure(device, info: DeviceInfo, progress=None) -> tuple[list[dict], list[s
     from .runner import run_on_device
     S = info.subgroup_size
     entries, skipped = [], []
-    for api, comp, rows, cols, use in device_types(info):
+    types = device_types(info)
+    types += [t for t in dict.fromkeys(extra) if t not in types]
+    for api, comp, rows, cols, use in types:
         label = f"{api} {comp} {rows}x{cols}" + (f" use {use}" if use else "")
         if comp not in COMPONENTS:
             skipped.append(f"{label}: no layout probe for component {comp}")
