@@ -9,11 +9,15 @@ import pytest
 from spvcoop import grammar_cache, spirv_grammar
 
 
-def _fresh(monkeypatch, cache_dir, **env):
+def _cache_env(monkeypatch, cache_dir, **env) -> None:
     monkeypatch.setenv("SPVCOOP_CACHE_DIR", str(cache_dir))
     monkeypatch.delenv("SPVCOOP_NO_CACHE", raising=False)
     for k, v in env.items():
         monkeypatch.setenv(k, v)
+
+
+def _fresh(monkeypatch, cache_dir, **env):
+    _cache_env(monkeypatch, cache_dir, **env)
     return spirv_grammar.load.__wrapped__()
 
 
@@ -86,10 +90,7 @@ def test_unwritable_cache_falls_back_to_memory(tmp_path, monkeypatch) -> None:
 
 def _expr_parser(monkeypatch, cache_dir, **env):
     from spvcoop.layouts import expr
-    monkeypatch.setenv("SPVCOOP_CACHE_DIR", str(cache_dir))
-    monkeypatch.delenv("SPVCOOP_NO_CACHE", raising=False)
-    for k, v in env.items():
-        monkeypatch.setenv(k, v)
+    _cache_env(monkeypatch, cache_dir, **env)
     return expr._parser.__wrapped__()
 
 
