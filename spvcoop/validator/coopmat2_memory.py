@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..diagnostics import Note
 from .coopmat_memory import (LOADSTORE_CLASSES, LOGICAL_POINTER_OPS, VARIABLE_POINTER_OPS, _largest_scalar_bytes,
-                             _last_step_container)
+                             not_into_array)
 from .coopmat2_tensor import Addressing, addressing_operands
 from .coopmat_types import describe
 from .registry import Context, rule
@@ -95,20 +95,9 @@ def access_into_array(ctx: Context, inst) -> None:
     if not ix.has_cap("Shader"):
         return
     a = addressing_operands(inst)
-    d = ix.defs.get(a.pointer.value) if a.pointer is not None else None
-    while d is not None and d.opname == "OpCopyObject":
-        d = ix.defs.get(d.operands[0].value)
-    if d is None:
+    bad = not_into_array(ctx, a.pointer.value) if a.pointer is not None else None
+    if bad is None:
         return
-    if d.opname == "OpVariable":
-        bad = "a variable that is not an array element"
-    elif d.opname in ("OpAccessChain", "OpInBoundsAccessChain") and len(d.operands) >= 2:
-        container = _last_step_container(ctx, d)
-        if container is None or container in ("OpTypeArray", "OpTypeRuntimeArray"):
-            return
-        bad = f"a member of an {container[6:]}"
-    else:
-        return  # parameters, phis, pointer arithmetic: cannot tell statically
     ctx.report(inst, a.pointer, f"Pointer {ix.name(a.pointer.value)} points at {bad}; with Shader it must point into "
                "an array", [ctx.note_def(a.pointer.value, "Pointer defined here")])
 

@@ -181,22 +181,31 @@ def pointer_into_array(ctx: Context, inst) -> None:
     a = parse_access(inst)
     if a is None:
         return
-    d = ix.defs.get(a.pointer.value)
+    bad = not_into_array(ctx, a.pointer.value)
+    if bad is None:
+        return
+    if bad.startswith("a member"):
+        bad += " (the last access-chain index does not select an array element)"
+    ctx.report(inst, a.pointer, f"pointer {ix.name(a.pointer.value)} points at {bad}; with Shader it must "
+               "point into an array", [ctx.note_def(a.pointer.value, "pointer defined here")])
+
+
+def not_into_array(ctx: Context, pointer_id: int) -> str | None:
+    """What a pointer certainly points at when that is not an array element ("a variable ...", "a member of
+    an Struct"), or None where it does or cannot be told statically (parameters, phis, pointer arithmetic)."""
+    ix = ctx.ix
+    d = ix.defs.get(pointer_id)
     while d is not None and d.opname == "OpCopyObject":
         d = ix.defs.get(d.operands[0].value)
     if d is None:
-        return
+        return None
     if d.opname == "OpVariable":
-        bad = "a variable that is not an array element"
-    elif d.opname in ("OpAccessChain", "OpInBoundsAccessChain") and len(d.operands) >= 2:
+        return "a variable that is not an array element"
+    if d.opname in ("OpAccessChain", "OpInBoundsAccessChain") and len(d.operands) >= 2:
         container = _last_step_container(ctx, d)
-        if container is None or container in ("OpTypeArray", "OpTypeRuntimeArray"):
-            return
-        bad = f"a member of an {container[6:]} (the last access-chain index does not select an array element)"
-    else:
-        return  # parameters, phis, PtrAccessChain: cannot tell statically
-    ctx.report(inst, a.pointer, f"pointer {ix.name(a.pointer.value)} points at {bad}; with Shader it must "
-               "point into an array", [ctx.note_def(a.pointer.value, "pointer defined here")])
+        if container is not None and container not in ("OpTypeArray", "OpTypeRuntimeArray"):
+            return f"a member of an {container[6:]}"
+    return None
 
 
 def _last_step_container(ctx: Context, chain: Instruction) -> str | None:
