@@ -40,6 +40,26 @@ def probe_env(path: Path) -> str:
     return "spv1.6"
 
 
+def assert_rule_verdict(rule: str, expect: str, diags, errors=None) -> None:
+    """A validator rule case's verdict: rule "*" means no finding at all; "fail" an error of `rule`; "warn" only
+    warnings of `rule` and no error; "pass" nothing of `rule` and no error. `errors`: the errors that count
+    (default: every error in diags)."""
+    if errors is None:
+        errors = [d for d in diags if d.severity == "error"]
+    mine = [d for d in diags if d.rule == rule]
+    shown = "\n".join(d.headline() for d in diags)
+    if rule == "*":
+        assert not diags, shown
+    elif expect == "fail":
+        assert any(d.severity == "error" for d in mine), shown
+    elif expect == "warn":
+        assert mine and all(d.severity == "warning" for d in mine), shown
+        assert not errors, shown
+    else:
+        assert not mine, shown
+        assert not errors, shown
+
+
 def run_tool(name: str, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess:
     return require_tool(name).run(*args, input=input)
 

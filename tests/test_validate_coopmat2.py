@@ -20,6 +20,7 @@ import pytest
 import spvcoop
 from spvcoop.reference_tools import require_tool
 from spvcoop.validator import RULES, validate
+from conftest import assert_rule_verdict
 
 BASE = (Path(__file__).parent / "data" / "validate" / "coopmat2" / "base.spvasm").read_text()
 
@@ -416,19 +417,7 @@ def run_case(case: Case):
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case: Case) -> None:
     _, diags = run_case(case)
-    errors = [d for d in diags if d.severity == "error"]
-    mine = [d for d in diags if d.rule == case.rule]
-    shown = "\n".join(d.headline() for d in diags)
-    if case.rule == "*":
-        assert not diags, shown
-    elif case.expect == "fail":
-        assert any(d.severity == "error" for d in mine), shown
-    elif case.expect == "warn":
-        assert mine and all(d.severity == "warning" for d in mine), shown
-        assert not errors, shown
-    else:
-        assert not mine, shown
-        assert not errors, shown
+    assert_rule_verdict(case.rule, case.expect, diags)
 
 
 def test_every_coopmat2_rule_has_failing_and_passing_case() -> None:

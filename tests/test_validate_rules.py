@@ -540,6 +540,7 @@ import pytest  # noqa: E402
 
 import spvcoop  # noqa: E402
 from spvcoop.validator import RULES, validate  # noqa: E402
+from conftest import assert_rule_verdict  # noqa: E402
 
 
 def _asm_env(env: str) -> str:
@@ -556,19 +557,7 @@ def run_case(case: Case):
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case: Case) -> None:
     _, diags = run_case(case)
-    errors = [d for d in diags if d.severity == "error"]
-    mine = [d for d in diags if d.rule == case.rule]
-    shown = "\n".join(d.headline() for d in diags)
-    if case.rule == "*":
-        assert not diags, shown
-    elif case.expect == "fail":
-        assert any(d.severity == "error" for d in mine), shown
-    elif case.expect == "warn":
-        assert mine and all(d.severity == "warning" for d in mine), shown
-        assert not errors, shown
-    else:
-        assert not mine, shown
-        assert not errors, shown
+    assert_rule_verdict(case.rule, case.expect, diags)
 
 
 # bfloat16 / FP8 / QCOM rules: their cases (and this check) are in test_validate_floats_qcom.py
