@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -184,26 +185,33 @@ def _plain_kinds(raw: list[dict]) -> tuple:
 
 
 # ---- the indexed form ----------------------------------------------------------------------------
+def _operand_kind(row: tuple, memo: dict) -> OperandKind:
+    name, category, bases, enumerants = row
+    ok = OperandKind(name, category, bases=bases, base_specs=tuple(OperandSpec(b, "", "") for b in bases))
+    for ename, value, params, caps, exts, version, aliases in enumerants:
+        en = Enumerant(ename, value, _operand_specs(params, memo), caps, exts, version, aliases)
+        ok.enumerants.append(en)
+        ok.by_name.setdefault(ename, en)
+        for a in aliases:
+            ok.by_name.setdefault(a, en)
+        ok.by_value.setdefault(value, en)
+    return ok
+
+
 def _operand_kinds(plain: tuple, memo: dict) -> dict[str, OperandKind]:
-    kinds: dict[str, OperandKind] = {}
-    for name, category, bases, enumerants in plain:
-        ok = OperandKind(name, category, bases=bases, base_specs=tuple(OperandSpec(b, "", "") for b in bases))
-        for ename, value, params, caps, exts, version, aliases in enumerants:
-            en = Enumerant(ename, value, _operand_specs(params, memo), caps, exts, version, aliases)
-            ok.enumerants.append(en)
-            ok.by_name.setdefault(ename, en)
-            for a in aliases:
-                ok.by_name.setdefault(a, en)
-            ok.by_value.setdefault(value, en)
-        kinds[name] = ok
-    return kinds
+    return {row[0]: _operand_kind(row, memo) for row in plain}
+
+
+def _instruction_spec(row: tuple, memo: dict) -> InstructionSpec:
+    opname, opcode, operands, klass, caps, exts, version, aliases = row
+    kinds = [o[0] for o in operands]
+    return InstructionSpec(opname, opcode, _operand_specs(operands, memo), klass, caps, exts, version, aliases,
+                           "IdResult" in kinds, "IdResultType" in kinds)
 
 
 def _instruction_specs(plain: tuple, memo: dict):
-    for opname, opcode, operands, klass, caps, exts, version, aliases in plain:
-        kinds = [o[0] for o in operands]
-        yield InstructionSpec(opname, opcode, _operand_specs(operands, memo), klass, caps, exts, version, aliases,
-                              "IdResult" in kinds, "IdResultType" in kinds)
+    for row in plain:
+        yield _instruction_spec(row, memo)
 
 
 @functools.lru_cache(maxsize=None)
@@ -219,26 +227,101 @@ def _load_ext_set(import_name: str, path: Path) -> ExtInstSet:
     return ExtInstSet(import_name, insts, by_opcode, _operand_kinds(_plain_kinds(raw.get("operand_kinds", [])), memo))
 
 
+class _LazyTable(dict):
+    """A dict of grammar entries built on first use from the plain grammar: a run or a small module touches
+    a few dozen of the ~900 instructions and ~60 operand kinds, and building them all cost about as much
+    as reading the cache (BENCHMARKS.md, issue 14). `rows` maps each key to a row of the plain form;
+    `make(row)` builds (and memoises) its entry, so that an instruction reached by name, by alias and by
+    opcode is one object. Lookups ([], get, in) build one entry; anything that sees the whole table
+    (iteration, len, keys/values/items) builds the rest first, in the grammar's order."""
+
+    __slots__ = ("_rows", "_make", "_whole")
+
+    def __init__(self, rows: dict, make: Callable) -> None:
+        super().__init__()
+        self._rows = rows
+        self._make = make
+        self._whole = False
+
+    def __missing__(self, key):
+        row = self._rows[key]          # KeyError for a name the grammar lacks, as a dict gives
+        entry = self._make(row)
+        dict.__setitem__(self, key, entry)
+        return entry
+
+    def get(self, key, default=None):
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        return self[key] if key in self._rows else default
+
+    def __contains__(self, key) -> bool:
+        return key in self._rows
+
+    def _build_all(self) -> None:
+        if not self._whole:
+            entries = [(k, self[k]) for k in self._rows]
+            dict.clear(self)
+            dict.update(self, entries)
+            self._whole = True
+
+    def __iter__(self):
+        self._build_all()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def keys(self):
+        self._build_all()
+        return dict.keys(self)
+
+    def values(self):
+        self._build_all()
+        return dict.values(self)
+
+    def items(self):
+        self._build_all()
+        return dict.items(self)
+
+    def __repr__(self) -> str:
+        return f"<{len(self._rows)} grammar entries, {dict.__len__(self)} built>"
+
+
+def _memoised(make: Callable) -> Callable:
+    built: dict = {}
+
+    def get(row):
+        entry = built.get(id(row))
+        if entry is None:
+            entry = built[id(row)] = make(row)
+        return entry
+    return get       # (rows live as long as the table that holds them: their ids stay theirs)
+
+
 @functools.lru_cache(maxsize=1)
 def load() -> Grammar:
     d = grammar_dir()
     plain = grammar_cache.load_plain(d / "spirv.core.grammar.json", _plain_core)
     magic, version, instructions, operand_kinds = plain
     memo: dict = {}
-    insts: dict[str, InstructionSpec] = {}
-    by_opcode: dict[int, InstructionSpec] = {}
-    for spec in _instruction_specs(instructions, memo):
-        insts[spec.opname] = spec
-        for a in spec.aliases:
-            insts.setdefault(a, spec)
-        by_opcode.setdefault(spec.opcode, spec)
+    by_name: dict[str, tuple] = {}
+    by_opcode: dict[int, tuple] = {}
+    for row in instructions:      # the first row of a name or opcode wins, as in the JSON's order
+        by_name.setdefault(row[0], row)
+        for a in row[7]:
+            by_name.setdefault(a, row)
+        by_opcode.setdefault(row[1], row)
+    make_inst = _memoised(lambda row: _instruction_spec(row, memo))
+    kinds = {row[0]: row for row in operand_kinds}
+    make_kind = _memoised(lambda row: _operand_kind(row, memo))
     ext_files: dict[str, Path] = {}
     for name in sorted(os.listdir(d)):  # (listdir: a pathlib glob took as long as the rest of the load)
         if name.startswith("extinst.") and name.endswith(".grammar.json"):
             stem = name[len("extinst."):-len(".grammar.json")]
             import_name = _EXT_IMPORT_NAMES.get(stem, stem)
             ext_files[_ext_key(import_name)] = d / name
-    return Grammar(magic, version, insts, by_opcode, _operand_kinds(operand_kinds, memo), ext_files)
+    return Grammar(magic, version, _LazyTable(by_name, make_inst), _LazyTable(by_opcode, make_inst),
+                   _LazyTable(kinds, make_kind), ext_files)
 
 
 def _plain_core(text: str) -> tuple:

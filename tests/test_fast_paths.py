@@ -153,15 +153,15 @@ def test_run_config_switch(monkeypatch) -> None:
 def test_an_op_the_compiler_does_not_know_falls_back(monkeypatch) -> None:
     """An op missing from the table goes through exec_inst in both paths: the same error."""
     from spvcoop.interp import families
-    real = families.default_dispatcher
+    real = families.dispatcher_for
 
-    def without_imul():
-        d = real()
+    def without_imul(module):
+        d = real(module)
         ops = dict(d.ops)
         ops.pop("OpIMul")
         d2 = type(d)(ops, d.ext_ops, d.kinds, d.families)
         return d2
-    monkeypatch.setattr("spvcoop.interp.runner.default_dispatcher", without_imul)
+    monkeypatch.setattr("spvcoop.interp.runner.dispatcher_for", without_imul)
     module = load_shader(str(LOOP))
     fast, plain = _both(monkeypatch, lambda: _outcome(module, **_tiled()))
     assert fast == plain and fast[0] == "error" and "unsupported instruction OpIMul" in fast[1][0]

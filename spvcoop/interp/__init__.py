@@ -10,8 +10,9 @@ Ops (dispatch.py): each op module owns an `OpSet` and registers one function per
 `@OPS.op("OpFAdd")` -> fn(ex, frame, inst, mask) returning the result value; extended instructions with
 `@OPS.ext_op("GLSL.std.450", "Sqrt")`. Op sets are grouped into families (families.py: CORE, then the
 cooperative-matrix family of coopmat/, then cooperative_matrix2 + tensor addressing of coopmat2/);
-`families.default_dispatcher()` builds the one table from them
-once, checking every name against the SPIR-V grammar, so a typo fails at start-up.
+`families.default_dispatcher()` builds the one table from them once, checking every name against the
+SPIR-V grammar, so a typo fails at start-up; a module that uses no extension op or type runs with the core
+family's table alone (`families.dispatcher_for`), so the extension packages are never imported for it.
 
 A family handles its own types in ops another family defines with
 `@OPS.extends("OpLoad", when=pred)` -> fn(ex, frame, inst, mask, base): it runs where `pred(ex, inst)`
@@ -22,7 +23,7 @@ extract/insert, access chains, Private/Function variables before allocation). Pe
 goes in `ex.family_state`; the lane layout is on the Executor (ex.sg_global, ex.sg_local,
 ex.subgroup_size, ex.num_sg_total, ex.wg_index). Ops that call a SPIR-V function per element use
 ex.call_per_element. A new extension is a package like coopmat2/ with a family.py, appended to
-families.FAMILIES.
+families._EXTENSION_FAMILIES.
 """
 from __future__ import annotations
 

@@ -57,8 +57,8 @@ class RunConfig:
         S = self.subgroup_size
         if not _is_int(S) or S < 1 or S & (S - 1) or S > MAX_SUBGROUP_SIZE:
             raise ConfigError(f"subgroup size {S!r} must be a power of two from 1 to {MAX_SUBGROUP_SIZE}")
-        from ..numerics.model import MulAddModel
-        if not isinstance(self.coop_numerics, MulAddModel) and self.coop_numerics not in COOP_NUMERICS:
+        if not (isinstance(self.coop_numerics, str) and self.coop_numerics in COOP_NUMERICS) \
+                and not isinstance(self.coop_numerics, _mul_add_model()):
             raise ConfigError(f"unknown coop_numerics {self.coop_numerics!r} (known: {', '.join(COOP_NUMERICS)})")
         if not _is_int(self.max_steps) or self.max_steps < 1:
             raise ConfigError(f"max_steps {self.max_steps!r} must be a positive integer")
@@ -73,3 +73,8 @@ class RunConfig:
 
 def _is_int(x) -> bool:
     return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+
+
+def _mul_add_model() -> type:
+    from ..numerics.model import MulAddModel   # only for a fitted model: the built-in names need no numerics
+    return MulAddModel

@@ -11,20 +11,51 @@ SPIR-V encodings, and their casts round to nearest even. What SPIR-V adds on top
 """
 from __future__ import annotations
 
-import ml_dtypes
+import sys
+
 import numpy as np
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
-E4M3 = np.dtype(ml_dtypes.float8_e4m3fn)   # OCP E4M3: no infinities, NaN = S.1111.111
-E5M2 = np.dtype(ml_dtypes.float8_e5m2)
-
-ENCODED_FLOATS: dict[str, np.dtype] = {"BFloat16KHR": BF16, "Float8E4M3EXT": E4M3, "Float8E5M2EXT": E5M2}
+# ml_dtypes is imported on first use (`_load`): a run without these encodings never pays for it. Functions
+# here call _load() before touching the names it sets; other modules reach them as attributes
+# (`encodings.BF16`), which module __getattr__ answers.
+_LAZY = ("BF16", "E4M3", "E5M2", "FP8", "ENCODED_FLOATS", "ml_dtypes")
 SHORT_NAMES = {"BFloat16KHR": "bf16", "Float8E4M3EXT": "e4m3", "Float8E5M2EXT": "e5m2"}
-FP8 = (E4M3, E5M2)
+DTYPE_NAMES = ("bfloat16", "float8_e4m3fn", "float8_e5m2")   # ml_dtypes' names (run-spec dtypes)
 SATURATE = "SaturatedToLargestFloat8NormalConversionEXT"
 
 
+def _load() -> None:
+    g = globals()
+    if "BF16" in g:
+        return
+    import ml_dtypes
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    e4m3 = np.dtype(ml_dtypes.float8_e4m3fn)   # OCP E4M3: no infinities, NaN = S.1111.111
+    e5m2 = np.dtype(ml_dtypes.float8_e5m2)
+    g.update(ml_dtypes=ml_dtypes, E4M3=e4m3, E5M2=e5m2, FP8=(e4m3, e5m2),
+             ENCODED_FLOATS={"BFloat16KHR": bf16, "Float8E4M3EXT": e4m3, "Float8E5M2EXT": e5m2})
+    g["BF16"] = bf16   # last: its presence says everything is set
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        _load()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def dtype(name: str) -> np.dtype:
+    """np.dtype(name), also for ml_dtypes' names (which numpy knows only once ml_dtypes is imported)."""
+    if name in DTYPE_NAMES:
+        _load()
+    return np.dtype(name)
+
+
 def is_encoded(dt: np.dtype) -> bool:
+    # no value can have one of ml_dtypes' types before ml_dtypes is imported
+    if "ml_dtypes" not in sys.modules:
+        return False
+    _load()
     return dt in (BF16, E4M3, E5M2)
 
 
@@ -34,6 +65,7 @@ def is_float(dt: np.dtype) -> bool:
 
 
 def largest(dt: np.dtype) -> float:
+    _load()
     return float(ml_dtypes.finfo(dt).max)
 
 
@@ -55,6 +87,7 @@ def convert(x: np.ndarray, dt: np.dtype, saturate: bool = False, bf16_truncate: 
     x = np.asarray(x)
     if not is_encoded(dt):
         return x.astype(dt)
+    _load()
     if x.dtype == dt:
         return x
     if x.dtype.kind in "iub":
@@ -77,6 +110,7 @@ def convert(x: np.ndarray, dt: np.dtype, saturate: bool = False, bf16_truncate: 
 def bf16_toward_zero(x: np.ndarray) -> np.ndarray:
     """f32 -> bf16 rounded toward zero (what the H100 does, --coop-numerics nvidia-tensorcore): the upper half
     of the f32 pattern; a NaN stays a quiet NaN (its payload may sit in the lower half)."""
+    _load()
     f = np.ascontiguousarray(x, dtype=np.float32)
     hi = (f.view(np.uint32) >> 16).astype(np.uint16)
     return np.where(np.isnan(f), hi | np.uint16(0x0040), hi).view(BF16)

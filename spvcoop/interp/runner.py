@@ -13,7 +13,7 @@ from .config import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS, DEFAULT_MAX_WORK, Run
 from .constants import CONSTANT_OPS, evaluate_constant
 from .dataio import as_array, decode, encode
 from .executor import Executor
-from .families import default_dispatcher
+from .families import dispatcher_for
 from .fault import Fault
 from .memory import Memory, Pointer
 from .program import Program
@@ -132,8 +132,8 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     allocate, checked before allocating (None: config.DEFAULT_MAX_MEMORY); max_work: executed instructions
     times invocations (None: config.DEFAULT_MAX_WORK). Hitting a limit is a located SpvError naming it.
     """
-    ops = default_dispatcher()
     module = load_shader(shader)
+    ops = dispatcher_for(module)
     if validate:
         _validate(module)
     prog = Program(module)

@@ -42,6 +42,7 @@ from ..diagnostics import Diagnostic, SpvError
 from ..schema import short as _short
 from ..yamlio import LDict, YamlLimits, decode_utf8, error_at, load_json, load_yaml, mark_at, read_bytes, \
     span_of
+from . import encodings
 from .runspec_checks import (DATA_KEYS, DEFAULT_MAX_FILE_BYTES, DTYPES, MAX_DISPATCH_DIM,  # noqa: F401 (re-exported)
                              MAX_DISPATCH_WORKGROUPS, SOURCE_KEYS, SPEC_KEYS, _data_value, _entry_kind, _finite,
                              _key, _yaml_float)
@@ -297,7 +298,7 @@ def generate(entry, where: str, base: Path, source: str, hint=None, mark=None, o
     def fail(msg: str, *path) -> SpvError:
         return _err(f"buffer '{where}': {msg}", source, at(*path))
     dtype = entry.get("dtype")
-    dt = np.dtype(dtype) if dtype else None
+    dt = encodings.dtype(dtype) if dtype else None
     comps = 1
     if dt is None and hint is not None:
         dt, comps = hint

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .encodings import ENCODED_FLOATS, SHORT_NAMES
+from . import encodings
+from .encodings import SHORT_NAMES
 from .fault import Fault
 
 
@@ -52,9 +53,10 @@ class Type:
         if t.kind == "float":
             enc = t.extra.get("encoding")
             if enc:
-                if enc not in ENCODED_FLOATS or ENCODED_FLOATS[enc].itemsize * 8 != t.width:
+                encoded = encodings.ENCODED_FLOATS   # (imports ml_dtypes)
+                if enc not in encoded or encoded[enc].itemsize * 8 != t.width:
                     raise Fault(f"{t.width}-bit floats with encoding {enc} are not supported by the interpreter")
-                return ENCODED_FLOATS[enc]
+                return encoded[enc]
             return np.dtype({16: np.float16, 32: np.float32, 64: np.float64}[t.width])
         if t.kind == "int":
             return np.dtype(f"{'i' if t.signed else 'u'}{t.width // 8}")
