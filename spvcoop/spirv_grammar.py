@@ -283,6 +283,17 @@ class _LazyTable(dict):
         self._build_all()
         return dict.items(self)
 
+    def __eq__(self, other) -> bool:
+        self._build_all()
+        if isinstance(other, _LazyTable):
+            other._build_all()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other) -> bool:
+        return not self == other
+
+    __hash__ = None
+
     def __repr__(self) -> str:
         return f"<{len(self._rows)} grammar entries, {dict.__len__(self)} built>"
 

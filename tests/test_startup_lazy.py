@@ -1,0 +1,93 @@
+"""What a run loads at start (issue 14, start-up): a module without extension ops runs without importing the
+cooperative-matrix families, their numerics or ml_dtypes; the SPIR-V grammar's entries are built on first
+use and are the same objects, in the same order, as a whole build gives."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from spvcoop import spirv_grammar
+from spvcoop.interp import families
+from spvcoop.loader import load_module
+
+ROOT = Path(__file__).resolve().parent.parent
+SAXPY = ROOT / "samples" / "saxpy" / "saxpy.spvasm"
+GEMM = ROOT / "samples" / "coopmat" / "khr_gemm" / "gemm.spvasm"
+EXTENSION_MODULES = ("spvcoop.interp.coopmat", "spvcoop.interp.coopmat2", "spvcoop.numerics", "ml_dtypes")
+
+_PROBE = """
+import json, sys
+import numpy as np
+from spvcoop.interp import run
+res = run(sys.argv[1], dispatch=(1, 1, 1), buffers={"x": np.ones(4, np.float32), "y": np.ones(4, np.float32)},
+          push_constants={"a": 2.0, "n": 4}, validate=False)
+print(json.dumps({"y": res["y"].tolist(), "modules": sorted(m for m in sys.modules if m.startswith(%r))}))
+"""
+
+
+def _fresh_run(shader: Path, prefixes: tuple[str, ...]) -> dict:
+    out = subprocess.run([sys.executable, "-c", _PROBE % (prefixes,), str(shader)], capture_output=True,
+                         text=True, check=True, cwd=ROOT)
+    return json.loads(out.stdout)
+
+
+def test_a_plain_run_imports_no_extension_family() -> None:
+    got = _fresh_run(SAXPY, EXTENSION_MODULES)
+    assert got["y"][0] == 3.0
+    assert got["modules"] == []
+
+
+def test_extension_modules_get_the_whole_table() -> None:
+    assert families.uses_extension_families(load_module(str(GEMM)))
+    assert not families.uses_extension_families(load_module(str(SAXPY)))
+    assert families.dispatcher_for(load_module(str(GEMM))) is families.default_dispatcher()
+    core = families.dispatcher_for(load_module(str(SAXPY)))
+    assert core.families == ("core",) and "OpCooperativeMatrixMulAddKHR" not in core.ops
+    assert set(core.ops) < set(families.default_dispatcher().ops)
+
+
+def test_an_extension_op_without_its_capability_still_finds_its_family(tmp_path) -> None:
+    """The table is picked from the ops and types a module names, not from its capabilities."""
+    text = GEMM.read_text().replace("OpCapability CooperativeMatrixKHR\n", "")
+    assert "OpCapability CooperativeMatrixKHR" not in text
+    p = tmp_path / "nocap.spvasm"
+    p.write_text(text)
+    assert families.dispatcher_for(load_module(str(p))) is families.default_dispatcher()
+
+
+def _whole() -> spirv_grammar.Grammar:
+    g = spirv_grammar.load.__wrapped__()
+    for table in (g.instructions, g.by_opcode, g.operand_kinds):
+        list(table.items())
+    return g
+
+
+def test_lazy_grammar_lookups_build_what_a_whole_build_gives() -> None:
+    lazy, whole = spirv_grammar.load.__wrapped__(), _whole()
+    for name in ("OpFAdd", "OpCooperativeMatrixMulAddKHR", "OpCooperativeMatrixMulAddNV", "OpDecorateStringGOOGLE",
+                 "OpDecorateString"):
+        assert lazy.instructions[name] == whole.instructions[name]
+        assert lazy.instructions.get(name) is lazy.instructions[name]
+    # an alias and its instruction are one object, also when reached by opcode
+    spec = lazy.instructions["OpDecorateStringGOOGLE"]
+    assert spec is lazy.instructions["OpDecorateString"] is lazy.by_opcode[spec.opcode]
+    assert "OpNoSuchThing" not in lazy.instructions and lazy.instructions.get("OpNoSuchThing", 7) == 7
+    with pytest.raises(KeyError):
+        lazy.operand_kinds["NoSuchKind"]
+    assert lazy.operand_kinds["Capability"].by_name == whole.operand_kinds["Capability"].by_name
+    # whole-table views: the grammar's order, every entry, equal tables
+    assert list(lazy.instructions) == list(whole.instructions) and len(lazy.instructions) == len(whole.instructions)
+    assert list(lazy.by_opcode.keys()) == list(whole.by_opcode.keys())
+    assert lazy.instructions == whole.instructions and lazy.by_opcode == whole.by_opcode
+    assert [k.kind for k in lazy.operand_kinds.values()] == [k.kind for k in whole.operand_kinds.values()]
+
+
+def test_lazy_tables_compare_by_content() -> None:
+    a, b = spirv_grammar.load.__wrapped__(), spirv_grammar.load.__wrapped__()
+    assert a.instructions == b.instructions             # nothing built yet on either side: compared in full
+    assert not (a.instructions != b.instructions)
+    assert a.instructions != {"OpFAdd": a.instructions["OpFAdd"]}
