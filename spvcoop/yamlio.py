@@ -21,9 +21,9 @@ the pure-Python SafeLoader otherwise), iteratively, so no input can cause a Recu
 are built by PyYAML's SafeConstructor (YAML 1.1 safe tags only).
 
 Long flow lists of plain numbers (`[0.5, -1.25, 3, ...]`, e.g. a buffer of a million floats) are read
-in one go (`_numeric_flows`): each is checked byte-wise against the plain number forms that YAML 1.1
-reads as int or float, converted with numpy, and blanked out of the text (newlines kept, so every
-other mark stays where it was) before libyaml parses the rest; the empty list it then sees at that place
+in one go (numlists.py): each is checked byte-wise against the plain number forms that YAML 1.1
+reads as int or float, converted with numpy, and blanked out of the text (its newlines kept, and its last line as spaces,
+so every other mark stays where it was) before libyaml parses the rest; the empty list it then sees at that place
 is filled with the values. Anything the fast path does not accept is left to the general path, and
 the whole document is parsed again the general way if a blanked list was not where it was expected
 (inside a quoted scalar, say) or the parse failed (so errors are the general path's, at their place).
@@ -43,6 +43,7 @@ import yaml
 from .diagnostics import Diagnostic, SpvError
 from .files import read_bounded
 from .module import Span
+from .numlists import FAST_MIN_CHARS, numeric_flows
 
 MiB = 1 << 20
 
@@ -231,157 +232,6 @@ def _flow_depth_bound(text: str, limit: int) -> bool:
     s = np.cumsum(step)
     depth = s - np.minimum(np.minimum.accumulate(s), 0)
     return int(depth.max(initial=0)) <= limit
-
-
-# ---- long flow lists of numbers, in one go ------------------------------------------------------
-FAST_MIN_CHARS = 2000    # shorter flow lists go the general way
-_FAST_CANDIDATE = re.compile(r"\[[0-9eE+\-., \r\n]{%d,}\]" % FAST_MIN_CHARS)
-_TABLES: tuple | None = None
-
-
-def _tables():
-    """(class of each byte, allowed neighbour pairs), built on first use (numpy is imported lazily:
-    most YAML files the project reads have no long lists)."""
-    global _TABLES
-    if _TABLES is None:
-        import numpy as np
-        # classes: 0 other, 1 digit 1-9, 2 '-', 3 '+', 4 '.', 5 'e'/'E', 6 ',', 7 whitespace, 8 '0'
-        cls = np.zeros(256, np.uint8)
-        cls[list(b"123456789")] = 1
-        cls[ord("0")] = 8
-        cls[ord("-")], cls[ord("+")], cls[ord(".")] = 2, 3, 4
-        cls[list(b"eE")] = 5
-        cls[ord(",")] = 6
-        cls[list(b" \r\n")] = 7
-        # which class may follow which inside the list (whitespace removed): -?D+(.D*([eE][-+]D+)?)? items;
-        # indexed by class | next class << 8 (two bytes read as one uint16)
-        ok = np.zeros(1 << 16, bool)
-        for a, b in ((6, 2), (6, 1), (2, 1), (3, 1), (1, 1), (1, 4), (1, 6), (1, 5), (4, 1), (4, 6), (4, 5), (5, 2),
-                     (5, 3)):
-            for x in ((a, 8) if a == 1 else (a,)):
-                for y in ((b, 8) if b == 1 else (b,)):
-                    ok[x | y << 8] = True
-        _TABLES = (cls, ok)
-    return _TABLES
-
-
-def _pairs_ok(c) -> bool:
-    """Every two neighbouring classes an allowed pair: c read as uint16 at even and at odd offsets."""
-    pair_ok = _tables()[1]
-    even = c[:c.size - c.size % 2].view("<u2")
-    odd = c[1:c.size - (c.size - 1) % 2].view("<u2")
-    return bool(pair_ok[even].all() and pair_ok[odd].all())
-
-
-def _parse_numbers(body: str):
-    """The items of a flow list's inside when every one is a plain YAML 1.1 int (-?(0|[1-9][0-9]*), at
-    most 18 digits) or float (-?D+.D*, exponent with a sign): (values, array), else None."""
-    import numpy as np
-    raw = np.frombuffer(body.encode("ascii"), np.uint8)
-    cls = _tables()[0][raw]
-    ws = cls == 7
-    solid = ~ws
-    c = cls[solid]
-    if c.size == 0 or c[0] not in (1, 2, 8) or c[-1] not in (1, 4, 8):
-        return None
-    if not _pairs_ok(c):
-        return None
-    # whitespace only around commas: "1 2" is one plain scalar, not two numbers
-    after_ws = np.empty_like(ws)
-    after_ws[0] = False
-    after_ws[1:] = ws[:-1]
-    gap = np.flatnonzero(after_ws[solid])
-    if gap.size and not ((c[gap - 1] == 6) | (c[gap] == 6)).all():
-        return None
-    commas = np.flatnonzero(c == 6)
-    n = commas.size + 1
-    dots = np.flatnonzero(c == 4)
-    exps = np.flatnonzero(c == 5)
-    tdot = np.searchsorted(commas, dots)       # the item each '.' is in
-    texp = np.searchsorted(commas, exps)
-    if (np.diff(tdot) == 0).any() or (np.diff(texp) == 0).any():
-        return None
-    if exps.size:   # an exponent only after the point of its own item
-        j = np.searchsorted(dots, exps) - 1
-        if (j < 0).any() or (tdot[np.maximum(j, 0)] != texp).any():
-            return None
-    # no leading zeros (YAML 1.1 reads 017 as octal)
-    starts = np.concatenate(([0], commas + 1))
-    first = starts + (c[starts] == 2)
-    nxt = c[np.minimum(first + 1, c.size - 1)]
-    if ((c[first] == 8) & (first + 1 < c.size) & ((nxt == 1) | (nxt == 8))).any():
-        return None
-    if dots.size == 0:   # all integers: at most 18 digits, within int64
-        lengths = np.diff(np.concatenate((starts, [c.size + 1]))) - 1 - (c[starts] == 2)
-        if lengths.max() > 18:
-            return None
-        arr = np.fromstring(body, dtype=np.int64, sep=",")
-    elif dots.size == n:
-        arr = np.fromstring(body, dtype=np.float64, sep=",")
-    else:   # mixed: each item its own type, as the general path gives them
-        parts = body.split(",")
-        if any(len(p) > 30 for p in parts):   # leave long literals to the general path and its limits
-            return None
-        values = [float(p) if "." in p else int(p) for p in parts]
-        return (values, None) if len(values) == n else None
-    if arr.size != n:
-        return None
-    return arr.tolist(), arr
-
-
-_BLANK = bytes(b if b == 10 else 32 for b in range(256))
-
-
-class _Marks:
-    """The marks of a fast-read list's items, worked out from the text when first asked for."""
-
-    def __init__(self, source: str, body: str, index: int, line: int, column: int, n: int):
-        self.source, self.body, self.index, self.line, self.column, self.n = source, body, index, line, column, n
-        self._at = None
-
-    def __len__(self) -> int:
-        return self.n
-
-    def __getitem__(self, i: int):
-        if not -self.n <= i < self.n:
-            raise IndexError(i)
-        import numpy as np
-        if self._at is None:
-            raw = np.frombuffer(self.body.encode("ascii"), np.uint8)
-            solid = np.flatnonzero(_tables()[0][raw] != 7)
-            commas = np.flatnonzero(raw == ord(","))
-            self._at = solid[np.searchsorted(solid, np.concatenate(([0], commas + 1)))]
-            self._nl = np.flatnonzero(raw == ord("\n"))
-        pos = int(self._at[i])
-        k = int(np.searchsorted(self._nl, pos))
-        col = self.column + 1 + pos if k == 0 else pos - int(self._nl[k - 1]) - 1
-        return yaml.Mark(self.source, self.index + 1 + pos, self.line + k, col, None, None)
-
-
-def _numeric_flows(text: str, source: str):
-    """(text with long numeric flow lists blanked, {(line, column) of ']': (values, array, marks)})."""
-    found = {}
-    pieces = []
-    last = 0
-    for m in _FAST_CANDIDATE.finditer(text):
-        body = text[m.start() + 1:m.end() - 1]
-        parsed = _parse_numbers(body)
-        if parsed is None:
-            continue
-        line = text.count("\n", 0, m.start()) if not found else last_line + text.count("\n", last_at, m.start())
-        column = m.start() - (text.rfind("\n", 0, m.start()) + 1)
-        last_line, last_at = line, m.start()
-        marks = _Marks(source, body, m.start(), line, column, len(parsed[0]))
-        nl = body.rfind("\n")   # keyed by the closing ']': an anchor or tag moves the opening mark
-        end = (line + body.count("\n"), column + 1 + len(body) if nl < 0 else len(body) - nl - 1)
-        found[end] = (parsed[0], parsed[1], marks)
-        pieces.append(text[last:m.start() + 1])
-        pieces.append(body.encode("ascii").translate(_BLANK).decode("ascii"))
-        last = m.end() - 1
-    if not found:
-        return text, found
-    pieces.append(text[last:])
-    return "".join(pieces), found
 
 
 _PLAIN_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
@@ -576,7 +426,7 @@ def load_yaml(text: str | bytes, source: str, limits: YamlLimits | None = None) 
                        "(limit SPVCOOP_YAML_MAX_BYTES)", source)
     c_ok = _CLoader is not None and _flow_depth_bound(text, limits.max_depth)
     if c_ok and len(text) > FAST_MIN_CHARS:
-        blanked, fast = _numeric_flows(text, source)
+        blanked, fast = numeric_flows(text, source)
         if fast:
             expected = len(fast)
             loader = _CLoader(blanked)
