@@ -17,14 +17,15 @@ from spvcoop.loader import load_module
 ROOT = Path(__file__).resolve().parent.parent
 SAXPY = ROOT / "samples" / "saxpy" / "saxpy.spvasm"
 GEMM = ROOT / "samples" / "coopmat" / "khr_gemm" / "gemm.spvasm"
-EXTENSION_MODULES = ("spvcoop.interp.coopmat", "spvcoop.interp.coopmat2", "spvcoop.numerics", "ml_dtypes")
+EXTENSION_MODULES = ("spvcoop.interp.coopmat", "spvcoop.interp.coopmat2", "spvcoop.numerics", "ml_dtypes",
+                     "spvcoop.validator.profiles")
 
 _PROBE = """
 import json, sys
 import numpy as np
 from spvcoop.interp import run
 res = run(sys.argv[1], dispatch=(1, 1, 1), buffers={"x": np.ones(4, np.float32), "y": np.ones(4, np.float32)},
-          push_constants={"a": 2.0, "n": 4}, validate=False)
+          push_constants={"a": 2.0, "n": 4})
 print(json.dumps({"y": res["y"].tolist(), "modules": sorted(m for m in sys.modules if m.startswith(%r))}))
 """
 
@@ -36,6 +37,7 @@ def _fresh_run(shader: Path, prefixes: tuple[str, ...]) -> dict:
 
 
 def test_a_plain_run_imports_no_extension_family() -> None:
+    """Validated and run: no extension family, no numerics, no ml_dtypes, no device profiles."""
     got = _fresh_run(SAXPY, EXTENSION_MODULES)
     assert got["y"][0] == 3.0
     assert got["modules"] == []
@@ -91,3 +93,10 @@ def test_lazy_tables_compare_by_content() -> None:
     assert a.instructions == b.instructions             # nothing built yet on either side: compared in full
     assert not (a.instructions != b.instructions)
     assert a.instructions != {"OpFAdd": a.instructions["OpFAdd"]}
+
+
+def test_profile_rules_are_listed_without_loading_profiles() -> None:
+    out = subprocess.run([sys.executable, "-c", "import sys; from spvcoop.validator import RULES; "
+                          "print('profile.muladd' in RULES, 'spvcoop.validator.profiles' in sys.modules)"],
+                         capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split() == ["True", "False"]

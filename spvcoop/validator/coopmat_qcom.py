@@ -10,7 +10,6 @@ from __future__ import annotations
 from ..diagnostics import Note
 from .coopmat_types import describe
 from .index import CoopMat, Value
-from .profiles import component_name
 from .registry import Context, rule, spec_dep
 
 QCOM = "SPV_QCOM_cooperative_matrix_conversion"
@@ -107,7 +106,7 @@ def component(ctx: Context, inst) -> None:
     if use is None:
         return
     allowed = _ACC_COMPONENTS if use == USE_ACC else _AB_COMPONENTS
-    comp = component_name(ctx, cm.component)  # type: ignore[union-attr]
+    comp = ctx.ix.component_name(cm.component)  # type: ignore[union-attr]
     if comp not in allowed:
         ctx.report(inst, None if inst.opname == CONSTRUCT else 0,
                    f"{inst.opname} does not take a {ctx.ix.type_text(cm.id)} matrix: with this Use the "  # type: ignore[union-attr]
@@ -123,7 +122,7 @@ def k_size(ctx: Context, inst) -> None:
     use = _use(cm) if cm is not None else None
     if use not in (USE_A, USE_B):
         return
-    width = _WIDTH.get(component_name(ctx, cm.component) or "")  # type: ignore[union-attr]
+    width = _WIDTH.get(ctx.ix.component_name(cm.component) or "")  # type: ignore[union-attr]
     dim, field, name = (cm.cols, "cols", "Columns") if use == USE_A else (cm.rows, "rows", "Rows")  # type: ignore[union-attr]
     if width is None or dim is None or dim.value * width == K_BITS:
         return
@@ -144,7 +143,7 @@ def _row_length(ctx: Context, cm: CoopMat, packed: bool) -> tuple[int, Value] | 
         return dim.value, dim
     if use in (USE_A, USE_B):
         return K_BITS // 32, dim
-    comp = component_name(ctx, cm.component)
+    comp = ctx.ix.component_name(cm.component)
     return (dim.value // 2 if comp == "f16" else dim.value), dim
 
 
@@ -153,7 +152,7 @@ def _row_length(ctx: Context, cm: CoopMat, packed: bool) -> tuple[int, Value] | 
       "32-bit OpTypeInt.", source=QCOM)
 def construct_element(ctx: Context, inst) -> None:
     cm, arr = _matrix_and_array(ctx, inst)
-    if cm is None or arr is None or arr[0] == cm.component or component_name(ctx, arr[0]) == "u32":
+    if cm is None or arr is None or arr[0] == cm.component or ctx.ix.component_name(arr[0]) == "u32":
         return
     ix = ctx.ix
     ctx.report(inst, 0, f"the Source Array holds {ix.type_text(arr[0])}; it must hold the matrix component "
@@ -169,7 +168,7 @@ def construct_length(ctx: Context, inst) -> None:
     if cm is None or arr is None or arr[1] is None:
         return
     packed = arr[0] != cm.component
-    if packed and component_name(ctx, arr[0]) != "u32":
+    if packed and ctx.ix.component_name(arr[0]) != "u32":
         return  # qcom.construct.element
     _check_length(ctx, inst, cm, arr, packed, "Source Array", 0)
 
@@ -184,7 +183,7 @@ def extract_result(ctx: Context, inst) -> None:
     if cm is None or arr is None:
         return
     ix = ctx.ix
-    if arr[0] != cm.component and component_name(ctx, arr[0]) != "u32":
+    if arr[0] != cm.component and ctx.ix.component_name(arr[0]) != "u32":
         ctx.report(inst, None, f"the result array holds {ix.type_text(arr[0])}; it must hold the matrix component "
                    f"type {ix.type_text(cm.component)} or u32", [describe(ctx, cm, "Source CoopMat")])
         return
@@ -224,7 +223,7 @@ def subarray_types(ctx: Context, inst) -> None:
     if res[0] != arr[0]:
         ctx.report(inst, 0, f"the result holds {ix.type_text(res[0])} but the Source Array holds "
                    f"{ix.type_text(arr[0])}")
-    elif component_name(ctx, arr[0]) not in _ARRAY_ELEMENTS:
+    elif ctx.ix.component_name(arr[0]) not in _ARRAY_ELEMENTS:
         ctx.report(inst, 0, f"the arrays hold {ix.type_text(arr[0])}; {SUBARRAY} takes arrays of "
                    f"{', '.join(_ARRAY_ELEMENTS)}")
 
@@ -277,7 +276,7 @@ def bitcast_types(ctx: Context, inst) -> None:
         arr = _array(ctx, tid)
         if arr is None:
             ctx.report(inst, operand, f"the {what} ({ix.type_text(tid)}) is not an OpTypeArray")
-        elif component_name(ctx, arr[0]) not in _ARRAY_ELEMENTS:
+        elif ctx.ix.component_name(arr[0]) not in _ARRAY_ELEMENTS:
             ctx.report(inst, operand, f"the {what} holds {ix.type_text(arr[0])}; {BITCAST} takes arrays of "
                        f"{', '.join(_ARRAY_ELEMENTS)}")
 
@@ -290,7 +289,7 @@ def bitcast_size(ctx: Context, inst) -> None:
     res, arr = _array(ctx, inst.result_type), _array(ctx, d.result_type) if d is not None else None
     if res is None or arr is None or res[1] is None or arr[1] is None:
         return
-    wr, ws = _WIDTH.get(component_name(ctx, res[0]) or ""), _WIDTH.get(component_name(ctx, arr[0]) or "")
+    wr, ws = _WIDTH.get(ctx.ix.component_name(res[0]) or ""), _WIDTH.get(ctx.ix.component_name(arr[0]) or "")
     if wr is None or ws is None or wr * res[1].value == ws * arr[1].value:
         return
     ctx.report(inst, 0, f"the Source Array is {ws * arr[1].value} bits ({arr[1].value} x {ix.type_text(arr[0])}) "

@@ -232,6 +232,19 @@ class ModuleIndex:
             return "bool", 1
         return None
 
+    def component_name(self, type_id: int) -> str | None:
+        """Profile spelling of a component type: f16, f32, bf16, e4m3, e5m2, s8, u8, s32, ..."""
+        sk = self.scalar_kind(type_id)
+        if sk is None:
+            return None
+        kind, width = sk
+        if kind == "float":
+            t = self.defs[type_id]
+            if len(t.operands) > 1:
+                return {0: "bf16", 4214: "e4m3", 4215: "e5m2"}.get(t.operands[1].value, f"f{width}")
+            return f"f{width}"
+        return ("s" if kind == "int" else "u") + str(width)
+
     def type_text(self, type_id: int | None) -> str:
         """A short human description of a type, e.g. `f16 16x8 MatrixA (KHR)`, `u32`, `ptr StorageBuffer f32`."""
         t = self.defs.get(type_id) if type_id is not None else None

@@ -29,21 +29,13 @@ from pathlib import Path
 from ..diagnostics import Diagnostic, Note, SpvError
 from .coopmat_types import describe
 from .index import CoopMat
-from .registry import RULES, Context, Rule
+from .registry import Context
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
 MAX_DIMENSION = 1 << 16     # no device reports a larger M, N or K
 SCOPES = {"CrossDevice": 0, "Device": 1, "Workgroup": 2, "Subgroup": 3, "Invocation": 4, "QueueFamily": 5}
 _TYPE_ALIASES = {"i8": "s8", "i16": "s16", "i32": "s32", "i64": "s64", "bfloat16": "bf16",
                  "float16": "f16", "float32": "f32", "float64": "f64"}
-
-RULES["profile.type"] = Rule("profile.type", (), "The device must report a cooperative-matrix combination that "
-                             "contains this type (VkCooperativeMatrixProperties*).", "error", None,  # type: ignore[arg-type]
-                             "Vulkan VK_NV/KHR_cooperative_matrix")
-RULES["profile.muladd"] = Rule("profile.muladd", (), "The M, N, K, component types, scope (and saturating "
-                               "accumulation) of a MulAdd must match one combination the device reports.",
-                               "error", None, "Vulkan VK_NV/KHR_cooperative_matrix")  # type: ignore[arg-type]
-
 
 @dataclass(frozen=True, slots=True)
 class Combo:
@@ -218,24 +210,10 @@ def _profile_schema():
 _PROFILE_SCHEMA = None
 
 
-def component_name(ctx: Context, type_id: int) -> str | None:
-    """Profile spelling of a component type: f16, f32, bf16, e4m3, e5m2, s8, u8, s32, ..."""
-    sk = ctx.ix.scalar_kind(type_id)
-    if sk is None:
-        return None
-    kind, width = sk
-    if kind == "float":
-        t = ctx.ix.defs[type_id]
-        if len(t.operands) > 1:
-            return {0: "bf16", 4214: "e4m3", 4215: "e5m2"}.get(t.operands[1].value, f"f{width}")
-        return f"f{width}"
-    return ("s" if kind == "int" else "u") + str(width)
-
-
 def _type_fits(ctx: Context, cm: CoopMat, c: Combo) -> bool:
     if cm.flavour not in c.apis or cm.scope is None or cm.scope.value != c.scope:
         return False
-    comp = component_name(ctx, cm.component)
+    comp = ctx.ix.component_name(cm.component)
     r, k = cm.rows.value, cm.cols.value  # type: ignore[union-attr]
     roles = {0: [(c.M, c.K, c.A)], 1: [(c.K, c.N, c.B)], 2: [(c.M, c.N, c.C), (c.M, c.N, c.Result)]}
     if cm.flavour == "KHR" and cm.use is not None:
@@ -277,7 +255,7 @@ def _flexible_fits(ctx: Context, profile: Profile, dims: tuple[int, int, int], t
 def _type_fits_flexible(ctx: Context, profile: Profile, cm: CoopMat, wg_sizes: set[int | None]) -> bool:
     if cm.flavour != "KHR" or cm.use is None:
         return False
-    comp = component_name(ctx, cm.component)
+    comp = ctx.ix.component_name(cm.component)
     r, c = cm.rows.value, cm.cols.value  # type: ignore[union-attr]
     use = cm.use.value
     for f in profile.flexible:
@@ -309,7 +287,7 @@ def check_profile(ctx: Context, profile: Profile) -> None:
                     and not _type_fits_flexible(ctx, profile, cm, wg_sizes):
                 ctx.report(inst, None, f"{profile.name} does not support cooperative matrix type "
                            f"{ix.name(cm.id)} = {ix.type_text(cm.id)}, scope {ix.scope_name(cm.scope)}",
-                           [Note(f"supported: {_summary(profile, cm.flavour, cm.scope.value, component_name(ctx, cm.component))}")]
+                           [Note(f"supported: {_summary(profile, cm.flavour, cm.scope.value, ctx.ix.component_name(cm.component))}")]
                            + ([Note(f"the workgroup has {', '.join(sorted(str(x) for x in wg_sizes))} invocations")]
                               if profile.flexible and cm.scope.value == SCOPES["Workgroup"] and wg_sizes else []),
                            rule_id="profile.type",
@@ -327,7 +305,7 @@ def _check_muladd(ctx: Context, profile: Profile, inst, wg_sizes: set[int | None
     if any(v is None for v in (a.rows, a.cols, b.cols, a.scope)):  # type: ignore[union-attr]
         return
     M, K, N = a.rows.value, a.cols.value, b.cols.value  # type: ignore[union-attr]
-    comps = tuple(component_name(ctx, m.component) for m in (a, b, c, r))  # type: ignore[union-attr]
+    comps = tuple(ctx.ix.component_name(m.component) for m in (a, b, c, r))  # type: ignore[union-attr]
     mask = next((o.value for o in inst.operands[3:] if o.kind == "CooperativeMatrixOperands"), 0)
     sat = bool(mask & 16)
     flavour = a.flavour  # type: ignore[union-attr]

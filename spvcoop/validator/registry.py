@@ -31,6 +31,16 @@ RULES: dict[str, Rule] = {}
 BY_OPNAME: dict[str, list[Rule]] = {}
 
 
+# The device-profile rules are checked by profiles.py, which is imported only when a profile is given (a
+# run or a `val` without one never loads it); they are declared here so that RULES always lists them.
+RULES["profile.type"] = Rule("profile.type", (), "The device must report a cooperative-matrix combination that "
+                             "contains this type (VkCooperativeMatrixProperties*).", "error", None,  # type: ignore[arg-type]
+                             "Vulkan VK_NV/KHR_cooperative_matrix")
+RULES["profile.muladd"] = Rule("profile.muladd", (), "The M, N, K, component types, scope (and saturating "
+                               "accumulation) of a MulAdd must match one combination the device reports.",
+                               "error", None, "Vulkan VK_NV/KHR_cooperative_matrix")  # type: ignore[arg-type]
+
+
 def rule(rule_id: str, opnames: Iterable[str] | str, spec: str, severity: str = "error",
          source: str = "") -> Callable[[Callable], Callable]:
     """Decorator: register `func` as rule `rule_id` for the given opcode names."""
