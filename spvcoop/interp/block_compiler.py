@@ -29,8 +29,9 @@ import os
 
 import numpy as np
 
-from . import ops_arith
+from . import ops_arith, ops_memory
 from .fault import Fault
+from .memory import Register
 
 # RunConfig.fast_paths=True is overridden by this (for differential testing from the command line)
 DISABLE_ENV = "SPVCOOP_NO_FAST_PATHS"
@@ -86,10 +87,18 @@ def _int_binary_ok(fn, ex, inst) -> bool:
     return True
 
 
+def _register_access(fn, base) -> bool:
+    """The op is OpLoad/OpStore itself, or a family's extension of it that hands a Register pointer (a Function
+    variable held as a value) to the op unchanged (marked `registers_unchanged`)."""
+    if base is None:
+        return fn is ops_memory.load_op or fn is ops_memory.store_op
+    return (base is ops_memory.load_op or base is ops_memory.store_op) and getattr(fn, "registers_unchanged", False)
+
+
 def compile_body(ex, body: list):
     """One function (ex, frame, mask, full) running `body` as exec_inst runs it, one instruction at a time."""
     ns: dict = {"Fault": Fault, "errstate": np.errstate, "to_type": ops_arith.to_type, "as_int": ops_arith.as_int,
-                "ndarray": np.ndarray}
+                "ndarray": np.ndarray, "Register": Register}
     lines = ["def block(ex, frame, mask, full):",
              "    vals = frame.vals",
              "    val = ex.val",
@@ -133,14 +142,30 @@ def compile_body(ex, body: list):
             emit(f"{ind}v = U{k}(as_int(val(frame, {a}), {signed}), as_int(val(frame, {b}), {signed}))")
         else:
             ns[f"F{k}"] = fn
+            ops = inst.operands
+            sub = ind
+            if _register_access(fn, base) and len(ops) >= (2 if inst.opname == "OpStore" else 1) and \
+                    all(o.kind == "IdRef" for o in ops[:2]):
+                # a Function variable held as a value, every invocation active (and, for a load, stored by
+                # all): what load_op / store_op do then, without the call
+                emit(f"{ind}p = val(frame, {ops[0].value})")
+                if inst.opname == "OpLoad":
+                    emit(f"{ind}if full and type(p) is Register and p.written is None:")
+                    emit(f"{ind}    v = p.value")
+                else:
+                    emit(f"{ind}if full and type(p) is Register:")
+                    emit(f"{ind}    p.value = val(frame, {ops[1].value})")
+                    emit(f"{ind}    p.written = None")
+                emit(f"{ind}else:")
+                sub = ind + "    "
             # the op may run other code (a function call): the count it sees and leaves is the true one
-            emit(f"{ind}ex.steps = s")
+            emit(f"{sub}ex.steps = s")
             if base is None:
-                emit(f"{ind}v = F{k}(ex, frame, I{k}, mask)")
+                emit(f"{sub}v = F{k}(ex, frame, I{k}, mask)")
             else:
                 ns[f"B{k}"] = base
-                emit(f"{ind}v = F{k}(ex, frame, I{k}, mask, B{k})")
-            emit(f"{ind}s = ex.steps")
+                emit(f"{sub}v = F{k}(ex, frame, I{k}, mask, B{k})")
+            emit(f"{sub}s = ex.steps")
         if rid is not None:
             emit(f"{ind}if full:")
             emit(f"{ind}    vals[{rid}] = v")

@@ -258,10 +258,13 @@ class Executor:
         if op == "OpBranch":
             return [(term.operands[0].value, mask)]
         if op == "OpBranchConditional":
-            c = np.broadcast_to(self.arg(frame, term, 0), mask.shape)
+            c = self.arg(frame, term, 0)
             t, f = term.operands[1].value, term.operands[2].value
             if t == f:
                 return [(t, mask)]
+            if type(c) is np.ndarray and c.shape == (1,):   # the same for every invocation: no mask work
+                return [(t if c[0] else f, mask)]
+            c = np.broadcast_to(c, mask.shape)
             edges = []
             tm = mask & c
             if tm.any():

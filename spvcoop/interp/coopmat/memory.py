@@ -23,6 +23,7 @@ OPS = OpSet()
 
 
 _COLUMN_MAJOR = load_grammar().operand_kinds["CooperativeMatrixLayout"].by_name["ColumnMajorKHR"].value
+_ROW_MAJOR = load_grammar().operand_kinds["CooperativeMatrixLayout"].by_name["RowMajorKHR"].value
 
 
 def _operands(ex, frame, inst, store: bool):
@@ -183,9 +184,76 @@ def _scatter(data: np.ndarray, info: CoopInfo, geo: Geometry, start: np.ndarray,
     data[loc[..., None] + np.arange(E)] = np.ascontiguousarray(values)[..., None].view(np.uint8)
 
 
+def _one_value(v):
+    """The int every invocation holds in v ((1,) or (N,) array), or None when they differ (or v is no array)."""
+    if type(v) is not np.ndarray or v.ndim != 1 or not v.shape[0]:
+        return None
+    x = v[0]
+    if v.shape[0] > 1 and not (v == x).all():
+        return None
+    return int(x)
+
+
+def _single_window(ex, frame, inst, info: CoopInfo, mask, store: bool):
+    """The matrix's (1, rows, cols) view into memory for the common case of a loop over tiles: one scope instance
+    in the whole dispatch, every invocation active, an ordinary memory (not device addresses), pointer, stride
+    and layout the same for every invocation, rows that do not overlap and every element in bounds. Scalar
+    checks instead of the per-group arrays of _geometry/_locate; None sends every other case (and every error
+    or warning) to the general path, which then reports it. The view is of the memory's bytes: loads copy."""
+    if not ex.fast_blocks or info.num_groups != 1 or \
+            not (mask.shape[0] == 1 or (not ex.any_killed and mask.all())):
+        return None
+    ptr_id, _, stride_id, major_id, khr = _operands(ex, frame, inst, store)
+    ptr = ex.val(frame, ptr_id)
+    if type(ptr) is not Pointer or type(ptr.mem) is DeviceMemory:
+        return None
+    off = _one_value(ptr.off)
+    major = _one_value(ex.val(frame, major_id))
+    base = ptr.base
+    base = int(base) if isinstance(base, (int, np.integer)) else _one_value(np.asarray(base).reshape(-1)) \
+        if np.ndim(base) else int(base)
+    if off is None or major is None or base is None:
+        return None
+    if khr:
+        if major == _COLUMN_MAJOR:
+            col_major = True
+        elif major == _ROW_MAJOR:
+            col_major = False
+        else:
+            return None
+    else:
+        col_major = bool(major)
+    P = ptr.type.size() if ptr.type is not None and ptr.type.kind not in ("runtime_array",) else info.itemsize
+    P = max(P, 1)
+    E = info.itemsize
+    R, C = info.rows, info.cols
+    if stride_id is not None:
+        stride = _one_value(ex.val(frame, stride_id))
+        if stride is None:
+            return None
+        # the general path's uniform() keeps the operand's own integer type; a 32-bit value that is negative as
+        # signed (or huge as unsigned) is left to it
+        if stride < 0 or stride >= 1 << 31:
+            return None
+    else:
+        stride = (R if col_major else C) * E // P
+    pitch = stride * P
+    if pitch < (R if col_major else C) * E:
+        return None   # overlapping rows: the general path warns
+    step_r, step_c = (E, pitch) if col_major else (pitch, E)
+    rel0 = off - base
+    mem = ptr.mem
+    if rel0 < 0 or rel0 + (R - 1) * step_r + (C - 1) * step_c + E > mem.region:
+        return None   # out of bounds: the general path reports the first bad element
+    return np.ndarray((1, R, C), np.dtype(f"u{E}"), mem.data, off, (0, step_r, step_c))
+
+
 @OPS.op("OpCooperativeMatrixLoadNV", "OpCooperativeMatrixLoadKHR")
 def coop_load(ex, frame, inst, mask):
     info = coop_info(ex, ex.rtype(inst))
+    win = _single_window(ex, frame, inst, info, mask, False)
+    if win is not None:
+        return CoopMat(info, info.from_storage(win.view(info.storage_dtype).copy()))
     ptr, groups, geo = _geometry(ex, frame, inst, info, mask, False)
     if geo is None:
         return CoopMat(info, np.zeros((info.num_groups, info.rows, info.cols), info.dtype))
@@ -205,6 +273,10 @@ def coop_load(ex, frame, inst, mask):
 def coop_store(ex, frame, inst, mask):
     v = coop_val(ex, frame, inst.operands[1].value)
     info = v.info
+    win = _single_window(ex, frame, inst, info, mask, True)
+    if win is not None:
+        win[...] = np.asarray(info.to_storage(v.full())).view(win.dtype)
+        return None
     ptr, groups, geo = _geometry(ex, frame, inst, info, mask, True)
     if geo is None:
         return None
