@@ -95,12 +95,24 @@ def _register_access(fn, base) -> bool:
     return (base is ops_memory.load_op or base is ops_memory.store_op) and getattr(fn, "registers_unchanged", False)
 
 
+def _fetch(emit, ind: str, name: str, id_: int) -> None:
+    """`name = ex.val(frame, id_)`, the two dictionary lookups inline: Executor.val only when both miss (it
+    then finds the value or raises its Fault)."""
+    id_ = int(id_)
+    emit(f"{ind}{name} = vals.get({id_})")
+    emit(f"{ind}if {name} is None:")
+    emit(f"{ind}    {name} = gvals.get({id_})")
+    emit(f"{ind}    if {name} is None:")
+    emit(f"{ind}        {name} = val(frame, {id_})")
+
+
 def compile_body(ex, body: list):
     """One function (ex, frame, mask, full) running `body` as exec_inst runs it, one instruction at a time."""
     ns: dict = {"Fault": Fault, "errstate": np.errstate, "to_type": ops_arith.to_type, "as_int": ops_arith.as_int,
                 "ndarray": np.ndarray, "Register": Register}
     lines = ["def block(ex, frame, mask, full):",
              "    vals = frame.vals",
+             "    gvals = ex.gvals",
              "    val = ex.val",
              "    assign = ex.assign",
              "    ms = ex.max_steps",
@@ -131,7 +143,7 @@ def compile_body(ex, body: list):
             t = ex.types[inst.result_type]
             ns[f"T{k}"], ns[f"D{k}"] = t, t.dtype
             for name, opnd in (("a", inst.operands[0].value), ("b", inst.operands[1].value)):
-                emit(f"{ind}{name} = val(frame, {opnd})")
+                _fetch(emit, ind, name, opnd)
                 emit(f"{ind}if type({name}) is not ndarray or {name}.dtype != D{k}:")
                 emit(f"{ind}    {name} = to_type({name}, T{k})")
             emit(f"{ind}v = U{k}(a, b)")
@@ -139,7 +151,9 @@ def compile_body(ex, body: list):
             ufunc, signed = ops_arith.COMPARE[inst.opname]
             ns[f"U{k}"] = ufunc
             a, b = inst.operands[0].value, inst.operands[1].value
-            emit(f"{ind}v = U{k}(as_int(val(frame, {a}), {signed}), as_int(val(frame, {b}), {signed}))")
+            _fetch(emit, ind, "a", a)
+            _fetch(emit, ind, "b", b)
+            emit(f"{ind}v = U{k}(as_int(a, {signed}), as_int(b, {signed}))")
         else:
             ns[f"F{k}"] = fn
             ops = inst.operands
@@ -148,13 +162,14 @@ def compile_body(ex, body: list):
                     all(o.kind == "IdRef" for o in ops[:2]):
                 # a Function variable held as a value, every invocation active (and, for a load, stored by
                 # all): what load_op / store_op do then, without the call
-                emit(f"{ind}p = val(frame, {ops[0].value})")
+                _fetch(emit, ind, "p", ops[0].value)
                 if inst.opname == "OpLoad":
                     emit(f"{ind}if full and type(p) is Register and p.written is None:")
                     emit(f"{ind}    v = p.value")
                 else:
                     emit(f"{ind}if full and type(p) is Register:")
-                    emit(f"{ind}    p.value = val(frame, {ops[1].value})")
+                    _fetch(emit, ind + "    ", "x", ops[1].value)
+                    emit(f"{ind}    p.value = x")
                     emit(f"{ind}    p.written = None")
                 emit(f"{ind}else:")
                 sub = ind + "    "

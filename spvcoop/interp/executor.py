@@ -76,6 +76,9 @@ class Executor:
         self.lane_info = None  # callable lane -> str, for messages
         self.fast_blocks = fast_paths_enabled(config)  # block_compiler: the plain path, compiled
         self.compiled_blocks: dict = {}  # block label -> its compiled body, or how often it ran so far
+        # the entry point's mask of every invocation (read-only): a mask that *is* it needs no reduction to know
+        # that it is full; uniform branches pass it on unchanged
+        self.every: np.ndarray | None = None
 
     # ---- values -------------------------------------------------------------
     def val(self, frame: Frame, id_: int):
@@ -167,7 +170,7 @@ class Executor:
             if self.any_killed:
                 incoming = [(p, m & self.alive) for p, m in incoming]
             mask = incoming[0][1] if len(incoming) == 1 else np.logical_or.reduce([m for _, m in incoming])
-            if not mask.any():
+            if mask is not self.every and not mask.any():
                 return out
             blk = blocks[label]
             if blk.merge is not None and blk.merge.opname == "OpLoopMerge":
@@ -221,7 +224,7 @@ class Executor:
             if self.any_killed:
                 incoming = [(p, m & self.alive) for p, m in incoming]
             mask = incoming[0][1] if len(incoming) == 1 else np.logical_or.reduce([m for _, m in incoming])
-            if not mask.any():
+            if mask is not self.every and not mask.any():
                 break
             self.exec_block(frame, header, incoming, mask)
             back: list = []
@@ -333,7 +336,7 @@ class Executor:
         print(f"[{self.steps}] {where}: {res}{inst.opname} {args}{shown}", file=self.trace_out)
 
     def exec_block(self, frame: Frame, blk: Block, incoming: list, mask: np.ndarray) -> None:
-        full = bool(mask.all())
+        full = mask is self.every or bool(mask.all())
         if blk.phis:
             new = []
             for phi in blk.phis:

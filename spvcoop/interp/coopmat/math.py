@@ -61,9 +61,9 @@ def muladd(ex, frame, inst, mask):
                                                           _input_format(b.info)), truncate=True))
     if rdt.kind == "f" or A.dtype.kind == "f":
         acc = np.float64 if np.float64 in (A.dtype, B.dtype, C.dtype, rdt) else np.float32
-        D = np.matmul(A.astype(acc), B.astype(acc))
-        D += C.astype(acc)
-        return CoopMat(info, info.rounded(D.astype(rdt)))
+        D = np.matmul(A.astype(acc, copy=False), B.astype(acc, copy=False))
+        D += C.astype(acc, copy=False)
+        return CoopMat(info, info.rounded(D.astype(rdt, copy=False)))
     if inst.opname.endswith("NV"):
         sa, sb, sc, sr, sat = A.dtype.kind == "i", B.dtype.kind == "i", C.dtype.kind == "i", rdt.kind == "i", False
     else:

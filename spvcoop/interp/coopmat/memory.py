@@ -199,19 +199,25 @@ def _single_window(ex, frame, inst, info: CoopInfo, mask, store: bool):
     in the whole dispatch, every invocation active, an ordinary memory (not device addresses), pointer, stride
     and layout the same for every invocation, rows that do not overlap and every element in bounds. Scalar
     checks instead of the per-group arrays of _geometry/_locate; None sends every other case (and every error
-    or warning) to the general path, which then reports it. The view is of the memory's bytes: loads copy."""
-    if not ex.fast_blocks or info.num_groups != 1 or \
-            not (mask.shape[0] == 1 or (not ex.any_killed and mask.all())):
+    or warning) to the general path, which then reports it. The view is of the memory's bytes: loads copy.
+    (Invocations killed earlier need no care: every invocation's operands are compared, not only the live ones',
+    and a mask that is all true is all true for the live ones too.)"""
+    if not ex.fast_blocks or info.num_groups != 1 or (mask is not ex.every and not mask.all()):
         return None
-    ptr_id, _, stride_id, major_id, khr = _operands(ex, frame, inst, store)
+    seen = ex.family_state.get("coopmat.single")
+    if seen is None:
+        seen = ex.family_state["coopmat.single"] = {}
+    static = seen.get(inst.index)
+    if static is None:   # the instruction's operand ids, once per run
+        static = seen[inst.index] = _operands(ex, frame, inst, store)
+    ptr_id, _, stride_id, major_id, khr = static
     ptr = ex.val(frame, ptr_id)
     if type(ptr) is not Pointer or type(ptr.mem) is DeviceMemory:
         return None
     off = _one_value(ptr.off)
     major = _one_value(ex.val(frame, major_id))
     base = ptr.base
-    base = int(base) if isinstance(base, (int, np.integer)) else _one_value(np.asarray(base).reshape(-1)) \
-        if np.ndim(base) else int(base)
+    base = int(base) if type(base) is int or np.ndim(base) == 0 else _one_value(np.asarray(base).reshape(-1))
     if off is None or major is None or base is None:
         return None
     if khr:
@@ -223,29 +229,33 @@ def _single_window(ex, frame, inst, info: CoopInfo, mask, store: bool):
             return None
     else:
         col_major = bool(major)
-    P = ptr.type.size() if ptr.type is not None and ptr.type.kind not in ("runtime_array",) else info.itemsize
+    pt = ptr.type
+    P = pt.size() if pt is not None and pt.kind != "runtime_array" else info.itemsize
     P = max(P, 1)
     E = info.itemsize
     R, C = info.rows, info.cols
     if stride_id is not None:
         stride = _one_value(ex.val(frame, stride_id))
-        if stride is None:
-            return None
         # the general path's uniform() keeps the operand's own integer type; a 32-bit value that is negative as
         # signed (or huge as unsigned) is left to it
-        if stride < 0 or stride >= 1 << 31:
+        if stride is None or stride < 0 or stride >= 1 << 31:
             return None
     else:
         stride = (R if col_major else C) * E // P
     pitch = stride * P
-    if pitch < (R if col_major else C) * E:
-        return None   # overlapping rows: the general path warns
-    step_r, step_c = (E, pitch) if col_major else (pitch, E)
+    if col_major:
+        if pitch < R * E:
+            return None   # overlapping columns: the general path warns
+        step_r, step_c = E, pitch
+    else:
+        if pitch < C * E:
+            return None
+        step_r, step_c = pitch, E
     rel0 = off - base
     mem = ptr.mem
     if rel0 < 0 or rel0 + (R - 1) * step_r + (C - 1) * step_c + E > mem.region:
         return None   # out of bounds: the general path reports the first bad element
-    return np.ndarray((1, R, C), np.dtype(f"u{E}"), mem.data, off, (0, step_r, step_c))
+    return np.ndarray((1, R, C), info.window_dtype, mem.data, off, (0, step_r, step_c))
 
 
 @OPS.op("OpCooperativeMatrixLoadNV", "OpCooperativeMatrixLoadKHR")
