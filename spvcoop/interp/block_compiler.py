@@ -25,6 +25,7 @@ The generated source holds only numbers and names made here: no text from the mo
 """
 from __future__ import annotations
 
+import contextlib
 import os
 
 import numpy as np
@@ -42,8 +43,10 @@ def enabled(config) -> bool:
     return bool(getattr(config, "fast_paths", True)) and not os.environ.get(DISABLE_ENV)
 
 
-def run_body(ex, frame, blk, mask, full: bool) -> None:
-    """Execute blk.body under mask as exec_inst would, instruction by instruction."""
+def run_body(ex, frame, blk, mask, full: bool):
+    """Execute blk.body under mask as exec_inst would, instruction by instruction; once compiled, a branch
+    terminator too: its edges (Executor.branch_edges' list) are returned then, None when the caller still has to
+    run the terminator."""
     cache = ex.compiled_blocks   # per run: its op table, types and settings are fixed
     fn = cache.get(blk.label, 0)
     if type(fn) is int:
@@ -53,9 +56,9 @@ def run_body(ex, frame, blk, mask, full: bool) -> None:
             cache[blk.label] = fn + 1
             for inst in blk.body:
                 ex.exec_inst(frame, inst, mask, full)
-            return
-        fn = cache[blk.label] = compile_body(ex, blk.body)
-    fn(ex, frame, mask, full)
+            return None
+        fn = cache[blk.label] = compile_body(ex, blk.body, blk.term)
+    return fn(ex, frame, mask, full)
 
 
 def resolve(ex, inst):
@@ -106,10 +109,41 @@ def _fetch(emit, ind: str, name: str, id_: int) -> None:
     emit(f"{ind}        {name} = val(frame, {id_})")
 
 
-def compile_body(ex, body: list):
-    """One function (ex, frame, mask, full) running `body` as exec_inst runs it, one instruction at a time."""
+def _terminator(lines: list, ns: dict, term) -> None:
+    """The end of a compiled block: what branch_edges does for OpBranch and OpBranchConditional, after the same
+    tick (a step; the step limit; progress where the plain path reports it: at a terminator on a multiple of
+    1024 steps). Outside the body's try: a Fault here propagates as it does from branch_edges."""
+    if term is None or term.opname not in ("OpBranch", "OpBranchConditional") or \
+            any(o.kind != "IdRef" for o in term.operands[:3]):
+        lines.append("    return None")
+        return
+    ns["TERM"] = term
+    emit = lines.append
+    emit("    if s >= ms or (not (s + 1) & 1023 and ex.progress is not None):")
+    emit("        ex.tick(frame, TERM, mask)")
+    emit("    else:")
+    emit("        ex.steps = s + 1")
+    ops = term.operands
+    if term.opname == "OpBranch":
+        emit(f"    return [({int(ops[0].value)}, mask)]")
+        return
+    t, f = int(ops[1].value), int(ops[2].value)
+    if t == f:
+        _fetch(emit, "    ", "c", ops[0].value)   # branch_edges reads the condition even then
+        emit(f"    return [({t}, mask)]")
+        return
+    _fetch(emit, "    ", "c", ops[0].value)
+    emit("    if type(c) is ndarray and c.shape == (1,):")
+    emit(f"        return [({t} if c[0] else {f}, mask)]")
+    emit(f"    return ex.split_edges(c, {t}, {f}, mask)")
+
+
+def compile_body(ex, body: list, term=None):
+    """One function (ex, frame, mask, full) running `body` as exec_inst runs it, one instruction at a time, then
+    an OpBranch or OpBranchConditional `term` as Executor.branch_edges does (its edges returned); any other
+    terminator is left to branch_edges (None returned)."""
     ns: dict = {"Fault": Fault, "errstate": np.errstate, "to_type": ops_arith.to_type, "as_int": ops_arith.as_int,
-                "ndarray": np.ndarray, "Register": Register}
+                "ndarray": np.ndarray, "Register": Register, "QUIET": contextlib.nullcontext()}
     lines = ["def block(ex, frame, mask, full):",
              "    vals = frame.vals",
              "    gvals = ex.gvals",
@@ -119,7 +153,8 @@ def compile_body(ex, body: list):
              "    s = ex.steps",
              "    i = 0",
              "    try:",
-             "        with errstate(all='ignore'):"]
+             # the runner already ignores numpy's floating-point errors around the whole dispatch
+             "        with (QUIET if ex.errors_ignored else errstate(all='ignore')):"]
     ind = " " * 12
     for k, inst in enumerate(body):
         ns[f"I{k}"] = inst
@@ -191,6 +226,7 @@ def compile_body(ex, body: list):
               "        ex.steps = s",
               "        raise ex.fault_error(BODY[i], f) from None",
               "    ex.steps = s"]
+    _terminator(lines, ns, term)
     ns["BODY"] = list(body)
     code = compile("\n".join(lines), "<spvcoop compiled block>", "exec")
     exec(code, ns)  # noqa: S102 - source generated above from numbers and fixed templates only

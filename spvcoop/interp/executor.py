@@ -79,6 +79,7 @@ class Executor:
         # the entry point's mask of every invocation (read-only): a mask that *is* it needs no reduction to know
         # that it is full; uniform branches pass it on unchanged
         self.every: np.ndarray | None = None
+        self.errors_ignored = False  # the runner's np.errstate(all="ignore") is around the dispatch
 
     # ---- values -------------------------------------------------------------
     def val(self, frame: Frame, id_: int):
@@ -179,8 +180,9 @@ class Executor:
                 if not incoming:
                     return out
                 continue
-            self.exec_block(frame, blk, incoming, mask)
-            edges = self.branch_edges(frame, blk, mask)
+            edges = self.exec_block(frame, blk, incoming, mask)
+            if edges is None:
+                edges = self.branch_edges(frame, blk, mask)
             if blk.merge is not None:  # selection construct
                 m_label = blk.merge.operands[0].value
                 inner = stops | {m_label}
@@ -226,7 +228,9 @@ class Executor:
             mask = incoming[0][1] if len(incoming) == 1 else np.logical_or.reduce([m for _, m in incoming])
             if mask is not self.every and not mask.any():
                 break
-            self.exec_block(frame, header, incoming, mask)
+            edges = self.exec_block(frame, header, incoming, mask)
+            if edges is None:
+                edges = self.branch_edges(frame, header, mask)
             back: list = []
             cont: list = []
 
@@ -240,7 +244,7 @@ class Executor:
                 else:
                     out[t].extend(lst)
 
-            for target, sub in self.branch_edges(frame, header, mask):
+            for target, sub in edges:
                 if target in body_stops:
                     route(target, [(h, sub)])
                 else:
@@ -267,15 +271,7 @@ class Executor:
                 return [(t, mask)]
             if type(c) is np.ndarray and c.shape == (1,):   # the same for every invocation: no mask work
                 return [(t if c[0] else f, mask)]
-            c = np.broadcast_to(c, mask.shape)
-            edges = []
-            tm = mask & c
-            if tm.any():
-                edges.append((t, tm))
-            fm = mask & ~c
-            if fm.any():
-                edges.append((f, fm))
-            return edges
+            return self.split_edges(c, t, f, mask)
         if op == "OpSwitch":
             sel = np.broadcast_to(self.arg(frame, term, 0), mask.shape)
             default = term.operands[1].value
@@ -301,6 +297,19 @@ class Executor:
             self.any_killed = True
             return [(RETURN, mask)]
         raise self.fault_error(term, Fault("OpUnreachable was reached", np.flatnonzero(mask)))
+
+    @staticmethod
+    def split_edges(c, t: int, f: int, mask: np.ndarray) -> list:
+        """OpBranchConditional's edges for condition values c: (target, invocations taking it), empty ones left out."""
+        c = np.broadcast_to(c, mask.shape)
+        edges = []
+        tm = mask & c
+        if tm.any():
+            edges.append((t, tm))
+        fm = mask & ~c
+        if fm.any():
+            edges.append((f, fm))
+        return edges
 
     # ---- blocks and instructions ---------------------------------------------------
     def set_invocations(self, n: int) -> None:
@@ -335,7 +344,9 @@ class Executor:
         shown = "" if value is None else f"  -> {lane(value, self.trace)}"
         print(f"[{self.steps}] {where}: {res}{inst.opname} {args}{shown}", file=self.trace_out)
 
-    def exec_block(self, frame: Frame, blk: Block, incoming: list, mask: np.ndarray) -> None:
+    def exec_block(self, frame: Frame, blk: Block, incoming: list, mask: np.ndarray) -> list | None:
+        """Run the block's phis and body; the terminator's edges when the compiled block ran it too (else None:
+        the caller runs branch_edges)."""
         full = mask is self.every or bool(mask.all())
         if blk.phis:
             new = []
@@ -353,10 +364,10 @@ class Executor:
             for phi, v in new:
                 self.assign(frame, phi, v, mask, full)
         if self.fast_blocks and self.trace is None:
-            run_body(self, frame, blk, mask, full)   # the same, compiled once per block
-            return
+            return run_body(self, frame, blk, mask, full)   # the same, compiled once per block
         for inst in blk.body:
             self.exec_inst(frame, inst, mask, full)
+        return None
 
     def exec_inst(self, frame: Frame, inst: Instruction, mask: np.ndarray, full: bool) -> None:
         self.steps += 1
