@@ -174,9 +174,9 @@ class Executor:
             if mask is not self.every and not mask.any():
                 return out
             blk = blocks[label]
-            if blk.merge is not None and blk.merge.opname == "OpLoopMerge":
+            if blk.loop is not None:
                 incoming = self.run_loop(frame, blk, incoming, stops, out)
-                label = blk.merge.operands[0].value
+                label = blk.loop[0]
                 if not incoming:
                     return out
                 continue
@@ -200,6 +200,14 @@ class Executor:
                     return out
                 label, incoming = m_label, at_merge
                 continue
+            if len(edges) == 1:   # one edge (every uniform branch): no lists to build
+                target, sub = edges[0]
+                if target in stops:
+                    out[target].append((blk.label, sub))
+                    return out
+                label = target
+                incoming = [(blk.label, sub)]
+                continue
             nxt = []
             for target, sub in edges:
                 if target in stops:
@@ -216,8 +224,7 @@ class Executor:
             incoming = [(blk.label, m) for _, m in nxt]
 
     def run_loop(self, frame: Frame, header: Block, incoming: list, stops: frozenset, out: Arrivals) -> list:
-        m_label = header.merge.operands[0].value
-        c_label = header.merge.operands[1].value
+        m_label, c_label = header.loop
         h = header.label
         body_stops = stops | {m_label, c_label, h}
         cont_stops = stops | {m_label, h}
@@ -233,26 +240,21 @@ class Executor:
                 edges = self.branch_edges(frame, header, mask)
             back: list = []
             cont: list = []
-
-            def route(t, lst):
-                if t == h:
-                    back.extend(lst)
-                elif t == m_label:
-                    at_merge.extend(lst)
-                elif t == c_label:
-                    cont.extend(lst)
-                else:
-                    out[t].extend(lst)
-
+            # where an arrival goes: the header again, the merge, the continue target (in that order when they are
+            # the same block: later keys win), or out of the loop
+            route = {c_label: cont, m_label: at_merge, h: back}
             for target, sub in edges:
                 if target in body_stops:
-                    route(target, [(h, sub)])
+                    dest = route.get(target)
+                    (out[target] if dest is None else dest).append((h, sub))
                 else:
                     for t, lst in self.walk(frame, target, [(h, sub)], body_stops).items():
-                        route(t, lst)
+                        dest = route.get(t)
+                        (out[t] if dest is None else dest).extend(lst)
             if cont:
                 for t, lst in self.walk(frame, c_label, cont, cont_stops).items():
-                    route(t, lst)
+                    dest = route.get(t)
+                    (out[t] if dest is None else dest).extend(lst)
             incoming = back
         return at_merge
 
@@ -364,6 +366,9 @@ class Executor:
             for phi, v in new:
                 self.assign(frame, phi, v, mask, full)
         if self.fast_blocks and self.trace is None:
+            fn = self.compiled_blocks.get(blk.label)
+            if fn is not None and type(fn) is not int:
+                return fn(self, frame, mask, full)
             return run_body(self, frame, blk, mask, full)   # the same, compiled once per block
         for inst in blk.body:
             self.exec_inst(frame, inst, mask, full)

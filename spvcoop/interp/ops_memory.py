@@ -89,15 +89,14 @@ def uniform_chain(ex, frame, ptr: Pointer, indices):
         if type(v) is not np.ndarray or v.shape != (1,) or v.dtype.kind not in "iu":
             return None
         k = t.kind
+        i = v.item()
         if k == "struct":
-            i = int(v[0])
             if not 0 <= i < len(t.members) or _holds_matrix(t.members[i]):
                 return None
             unit = t.member_offset(i)
             delta += unit
             t = t.members[i]
         elif k == "array" or k == "runtime_array":
-            i = int(v[0])
             if v.dtype.itemsize == 8 and v.dtype.kind == "u" and i >= 1 << 63:
                 i -= 1 << 64   # _index views a 64-bit unsigned index as signed
             if k == "array" and t.count and not 0 <= i < t.count:
@@ -111,7 +110,15 @@ def uniform_chain(ex, frame, ptr: Pointer, indices):
             align = min(align, unit & -unit)
         if not -_FAR < delta < _FAR:
             return None
-    return Pointer(ptr.mem, ptr.off + delta, t, ptr.base, ptr.matrix, None, max(align, 1))
+    off = ptr.off
+    if type(off) is np.ndarray and off.shape == (1,) and off.dtype == np.int64:
+        x = off.item() + delta   # a new (1,) array without a ufunc call: the same int64 value as off + delta
+        if not -_FAR < x < _FAR:
+            return None
+        off = np.array([x], np.int64)
+    else:
+        off = off + delta
+    return Pointer(ptr.mem, off, t, ptr.base, ptr.matrix, None, max(align, 1))
 
 
 def _holds_matrix(t) -> bool:

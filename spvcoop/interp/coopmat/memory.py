@@ -186,12 +186,11 @@ def _scatter(data: np.ndarray, info: CoopInfo, geo: Geometry, start: np.ndarray,
 
 def _one_value(v):
     """The int every invocation holds in v ((1,) or (N,) array), or None when they differ (or v is no array)."""
-    if type(v) is not np.ndarray or v.ndim != 1 or not v.shape[0]:
+    if type(v) is not np.ndarray or v.ndim != 1 or not v.shape[0] or v.dtype.kind not in "iub":
         return None
-    x = v[0]
-    if v.shape[0] > 1 and not (v == x).all():
+    if v.shape[0] > 1 and not (v == v[0]).all():
         return None
-    return int(x)
+    return int(v[0].item())
 
 
 def _single_window(ex, frame, inst, info: CoopInfo, mask, store: bool):
