@@ -84,8 +84,13 @@ def uniform_chain(ex, frame, ptr: Pointer, indices):
     t = ptr.type
     delta = 0
     align = ptr.align
+    vals, gvals = frame.vals, ex.gvals
     for o in indices:
-        v = ex.val(frame, o.value)
+        v = vals.get(o.value)
+        if v is None:
+            v = gvals.get(o.value)
+            if v is None:
+                v = ex.val(frame, o.value)   # it finds the value or raises the Fault chain() would
         if type(v) is not np.ndarray or v.shape != (1,) or v.dtype.kind not in "iu":
             return None
         k = t.kind

@@ -186,10 +186,11 @@ def _scatter(data: np.ndarray, info: CoopInfo, geo: Geometry, start: np.ndarray,
 
 def _one_value(v):
     """The int every invocation holds in v ((1,) or (N,) array), or None when they differ (or v is no array)."""
-    if type(v) is not np.ndarray or v.ndim != 1 or not v.shape[0] or v.dtype.kind not in "iub":
+    if type(v) is not np.ndarray or v.dtype.kind not in "iub":
         return None
-    if v.shape[0] > 1 and not (v == v[0]).all():
-        return None
+    if v.shape != (1,):
+        if v.ndim != 1 or not v.shape[0] or not (v == v[0]).all():
+            return None
     return int(v[0].item())
 
 
@@ -201,15 +202,18 @@ def _single_window(ex, frame, inst, info: CoopInfo, mask, store: bool):
     or warning) to the general path, which then reports it. The view is of the memory's bytes: loads copy.
     (Invocations killed earlier need no care: every invocation's operands are compared, not only the live ones',
     and a mask that is all true is all true for the live ones too.)"""
-    if not ex.fast_blocks or info.num_groups != 1 or (mask is not ex.every and not mask.all()):
+    if not ex.fast_blocks or (mask is not ex.every and not mask.all()) or info.num_groups != 1:
         return None
     seen = ex.family_state.get("coopmat.single")
     if seen is None:
         seen = ex.family_state["coopmat.single"] = {}
     static = seen.get(inst.index)
-    if static is None:   # the instruction's operand ids, once per run
-        static = seen[inst.index] = _operands(ex, frame, inst, store)
-    ptr_id, _, stride_id, major_id, khr = static
+    if static is None:   # per run: the instruction's operand ids and the matrix type's sizes
+        ptr_id, _, stride_id, major_id, khr = _operands(ex, frame, inst, store)
+        # the view's dtype: the values' own where memory holds them as they are, else the bit patterns
+        wdt = info.dtype if info.storage is None else info.window_dtype
+        static = seen[inst.index] = (ptr_id, stride_id, major_id, khr, info.itemsize, info.rows, info.cols, wdt, {})
+    ptr_id, stride_id, major_id, khr, E, R, C, wdt, sizes = static
     ptr = ex.val(frame, ptr_id)
     if type(ptr) is not Pointer or type(ptr.mem) is DeviceMemory:
         return None
@@ -229,10 +233,9 @@ def _single_window(ex, frame, inst, info: CoopInfo, mask, store: bool):
     else:
         col_major = bool(major)
     pt = ptr.type
-    P = pt.size() if pt is not None and pt.kind != "runtime_array" else info.itemsize
-    P = max(P, 1)
-    E = info.itemsize
-    R, C = info.rows, info.cols
+    P = sizes.get(pt)   # the pointee's size, as _geometry computes it
+    if P is None:
+        P = sizes[pt] = max(pt.size() if pt is not None and pt.kind != "runtime_array" else E, 1)
     if stride_id is not None:
         stride = _one_value(ex.val(frame, stride_id))
         # the general path's uniform() keeps the operand's own integer type; a 32-bit value that is negative as
@@ -254,7 +257,7 @@ def _single_window(ex, frame, inst, info: CoopInfo, mask, store: bool):
     mem = ptr.mem
     if rel0 < 0 or rel0 + (R - 1) * step_r + (C - 1) * step_c + E > mem.region:
         return None   # out of bounds: the general path reports the first bad element
-    return np.ndarray((1, R, C), info.window_dtype, mem.data, off, (0, step_r, step_c))
+    return np.ndarray((1, R, C), wdt, mem.data, off, (0, step_r, step_c))
 
 
 @OPS.op("OpCooperativeMatrixLoadNV", "OpCooperativeMatrixLoadKHR")
@@ -262,7 +265,7 @@ def coop_load(ex, frame, inst, mask):
     info = coop_info(ex, ex.rtype(inst))
     win = _single_window(ex, frame, inst, info, mask, False)
     if win is not None:
-        return CoopMat(info, info.from_storage(win.view(info.storage_dtype).copy()))
+        return CoopMat(info, win.copy() if info.storage is None else info.from_storage(win.view(info.storage).copy()))
     ptr, groups, geo = _geometry(ex, frame, inst, info, mask, False)
     if geo is None:
         return CoopMat(info, np.zeros((info.num_groups, info.rows, info.cols), info.dtype))
@@ -284,7 +287,8 @@ def coop_store(ex, frame, inst, mask):
     info = v.info
     win = _single_window(ex, frame, inst, info, mask, True)
     if win is not None:
-        win[...] = np.asarray(info.to_storage(v.full())).view(win.dtype)
+        # as _scatter writes a window: the bit patterns of the stored values (win holds values or bit patterns)
+        win.view(info.window_dtype)[...] = np.asarray(info.to_storage(v.full())).view(info.window_dtype)
         return None
     ptr, groups, geo = _geometry(ex, frame, inst, info, mask, True)
     if geo is None:
