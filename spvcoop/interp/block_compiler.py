@@ -4,13 +4,17 @@ The plain path (Executor.exec_inst) pays, for every executed instruction, a tabl
 a numpy error-state context, the step and trace checks and a generic assignment. A loop body runs
 the same instructions thousands of times, so each block's body is translated once into straight-line
 Python: each op function resolved, operand ids and result types bound as constants, one error-state
-context for the whole block, and the step count kept in a local (written back before any op that may
-run other code, such as a function call). A few simple integer ops whose semantics are plain numpy
-(ops_arith's INT_BINARY and COMPARE tables) are inlined with their types known; every other op,
-including ops this module has never heard of (new families), is called exactly as exec_inst calls it.
+context for the whole block (none inside the runner's own), and the step count kept in a local (written
+back before any op that may run other code, such as a function call). A few simple integer ops whose
+semantics are plain numpy (ops_arith's INT_BINARY and COMPARE tables) are inlined with their types known, and
+so are OpLoad/OpStore of a Function variable held as a value (memory.Register) when every invocation is
+active; every other op, including ops this module has never heard of (new families), is called exactly as
+exec_inst calls it. The block's OpBranch / OpBranchConditional is compiled too (see _terminator): the
+function returns its edges, and walk/run_loop skip branch_edges.
 
 Exactness:
-- steps: the same count, and the step limit is raised at the same instruction by Executor.tick;
+- steps: the same count, and the step limit is raised at the same instruction by Executor.tick; progress is
+  reported where the plain path reports it (a terminator reaching a multiple of 1024 steps);
 - a Fault becomes the same located error (Executor.fault_error of the failing instruction);
 - --trace: a traced run always takes the plain path, so its lines are the plain path's;
 - an op missing from the table goes through exec_inst, which reports it as before.
