@@ -180,10 +180,166 @@ def test_blocks_are_compiled_after_some_executions(monkeypatch) -> None:
     """With the default threshold a loop's blocks are compiled part way through: the result is the same."""
     calls = []
     real = block_compiler.compile_body
-    monkeypatch.setattr(block_compiler, "compile_body", lambda ex, body: calls.append(len(body)) or real(ex, body))
+    monkeypatch.setattr(block_compiler, "compile_body", lambda ex, body, *rest: calls.append(len(body)) or real(ex, body, *rest))
     module = load_shader(str(LOOP))
     monkeypatch.delenv(block_compiler.DISABLE_ENV, raising=False)
     fast = _outcome(module, **_tiled(64))
     assert calls, "no block was compiled"
     monkeypatch.setenv(block_compiler.DISABLE_ENV, "1")
     assert _outcome(module, **_tiled(64)) == fast
+
+
+# ---- single-dispatch runs: one workgroup, where one subgroup holds every matrix (coopmat's single-group paths) --
+COOPMAT_GLSL = sorted((TESTS / "glsl" / "coopmat").glob("*.comp"))
+TILE_LOOP = TESTS / "glsl" / "coopmat" / "khr_tile_loop.comp"
+LOOP_EXITS = TESTS / "glsl" / "interp" / "loop_exits.comp"
+
+
+def _random_buffers(src: Path, nbytes: int = 8192) -> dict:
+    """Every binding the GLSL source declares filled with small float16 values (as bytes): loads read data, not
+    zeros, and f32 reads of them are finite."""
+    import re
+    rng = np.random.default_rng(7)
+    out = {}
+    for b in sorted({int(m) for m in re.findall(r"binding\s*=\s*(\d+)", src.read_text())}):
+        out[f"0:{b}"] = rng.uniform(-2, 2, nbytes // 2).astype(np.float16).view(np.uint8).copy()
+    return out
+
+
+@pytest.mark.parametrize("src", COOPMAT_GLSL + GLSL, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_glsl_shaders_one_workgroup_fast_equals_plain(src, tmp_path, monkeypatch) -> None:
+    """Every coopmat and interpreter test shader over ONE workgroup with data in its buffers: where a matrix
+    type's scope instance is the only one, loads and stores take the single-group path (or, for anything it
+    does not handle, the general one); bytes, steps and errors are those of the plain path."""
+    module = load_shader(str(compile_glsl(src, tmp_path / (src.stem + ".spv"))))
+    bufs = _random_buffers(src)
+    fast, plain = _both(monkeypatch, lambda: _outcome(module, dispatch=(1, 1, 1),
+                                                      buffers={k: v.copy() for k, v in bufs.items()}))
+    assert fast == plain
+
+
+def _single_window_hits(monkeypatch) -> list:
+    """Count the loads/stores the single-group path served (to show the tests above really use it)."""
+    from spvcoop.interp.coopmat import memory as cm
+    hits: list = []
+    real = cm._single_window
+
+    def counting(*a):
+        w = real(*a)
+        hits.append(w is not None)
+        return w
+    monkeypatch.setattr(cm, "_single_window", counting)
+    return hits
+
+
+def _tile_loop_case(tiles=3, stride_b=16, skew=0):
+    rng = np.random.default_rng(11)
+    return dict(dispatch=(1, 1, 1), spec_constants={0: tiles, 1: stride_b, 2: skew},
+                buffers={"0:0": rng.uniform(-2, 2, 320 * tiles).astype(np.float16),
+                         "0:1": rng.uniform(-2, 2, 256 * tiles).astype(np.float16),
+                         "0:2": np.zeros(384 * tiles, np.float32)})
+
+
+def test_tile_loop_single_subgroup_path_equals_plain_and_numpy(tmp_path, monkeypatch) -> None:
+    module = load_shader(str(compile_glsl(TILE_LOOP, tmp_path / "tile_loop.spv")))
+    hits = _single_window_hits(monkeypatch)
+    case = _tile_loop_case()
+    fast, plain = _both(monkeypatch, lambda: _outcome(module, **case))
+    assert fast == plain and fast[0] != "error"
+    assert sum(hits) >= 5 * 3, "the single-subgroup path was not taken"
+    a, b = case["buffers"]["0:0"].astype(np.float32), case["buffers"]["0:1"].astype(np.float32)
+    c = np.frombuffer(fast[1]["(0, 2)"], np.float32)
+    acc = np.zeros((16, 16), np.float32)
+    for t in range(3):
+        A = a[t * 320: t * 320 + 16 * 20].reshape(16, 20)[:, :16].T   # column-major, stride 20
+        B = b[t * 256: t * 256 + 256].reshape(16, 16)
+        acc = acc + A @ B
+        np.testing.assert_allclose(c[t * 384: t * 384 + 16 * 24].reshape(16, 24)[:, :16], acc, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("stride_b, skew, what", [(8, 0, "rows overlap"), (16, 1, "differs within subgroup")])
+def test_tile_loop_warnings_and_errors_are_the_plain_paths(stride_b, skew, what, tmp_path, monkeypatch, capsys):
+    """A stride under a row (a warning) and a pointer that is not uniform in the subgroup (an error): the
+    single-subgroup path leaves both to the general one, which says the same as on the plain path."""
+    module = load_shader(str(compile_glsl(TILE_LOOP, tmp_path / "tile_loop.spv")))
+
+    def outcome():
+        res = _outcome(module, **_tile_loop_case(stride_b=stride_b, skew=skew))
+        return res, capsys.readouterr().err
+    fast, plain = _both(monkeypatch, outcome)
+    assert fast == plain
+    assert what in str(fast)
+
+
+def _loop_exits_case():
+    rng = np.random.default_rng(5)
+    return dict(buffers={"0:0": np.zeros(64, np.uint32), "0:1": rng.integers(0, 1000, 64).astype(np.uint32)})
+
+
+def _loop_exits_want(v: np.ndarray, n: int) -> list:
+    """loop_exits.comp in Python, invocation by invocation."""
+    out = []
+    for id_ in range(n):
+        acc, done = 0, False
+        for i in range(20):
+            if i == 3:
+                continue
+            for j in range(6):
+                if j > id_ % 4:
+                    break
+                if (i + j + id_) & 3 == 1:
+                    continue
+                acc = (acc + int(v[(i * 7 + j + id_) % 64])) & 0xFFFFFFFF
+            acc = acc ^ i if i % 3 == 0 else (acc + 5) & 0xFFFFFFFF if i % 3 == 1 else (acc * 3) & 0xFFFFFFFF
+            if id_ == 5 and i == 11:
+                out.append(acc)
+                done = True
+                break
+            if acc > int(v[i]) * 4000 + 100000:
+                break
+        if done:
+            continue
+        k = 0
+        while True:
+            k += 1 + (id_ & 1)
+            if k * k > 30 + id_:
+                break
+        out.append((acc + k) & 0xFFFFFFFF)
+    return out
+
+
+@pytest.mark.parametrize("dispatch", [(1, 1, 1), (3, 1, 1)])
+def test_loop_exits_fast_equals_plain_and_python(dispatch, tmp_path, monkeypatch) -> None:
+    module = load_shader(str(compile_glsl(LOOP_EXITS, tmp_path / "loop_exits.spv")))
+    case = _loop_exits_case()
+    fast, plain = _both(monkeypatch, lambda: _outcome(module, dispatch=dispatch, **case))
+    assert fast == plain and fast[0] != "error"
+    n = 8 * dispatch[0]
+    got = np.frombuffer(fast[1]["(0, 0)"], np.uint32)[:n].tolist()
+    assert got == _loop_exits_want(case["buffers"]["0:1"], n)
+
+
+def test_step_limit_anywhere_in_loops_with_exits(tmp_path, monkeypatch) -> None:
+    """The step limit at every step of the first trips (block bodies, terminators, loop headers, the early
+    return) and then every 37th: the same error at the same instruction on both paths."""
+    module = load_shader(str(compile_glsl(LOOP_EXITS, tmp_path / "loop_exits.spv")))
+    total = _outcome(module, **_loop_exits_case())[0]
+    assert isinstance(total, int) and total > 400
+    for limit in [*range(1, 160), *range(160, total, 37), total - 1]:
+        fast, plain = _both(monkeypatch, lambda: _outcome(module, max_steps=limit, **_loop_exits_case()))
+        assert fast == plain and fast[0] == "error", limit
+    fast, plain = _both(monkeypatch, lambda: _outcome(module, max_steps=total, **_loop_exits_case()))
+    assert fast == plain and fast[0] == total
+
+
+def test_progress_is_reported_at_the_same_steps(monkeypatch) -> None:
+    """RunConfig.progress: compiled blocks report it where the plain path does (a terminator executed as the
+    step count reaches a multiple of 1024: rare in a loop of even period, 2 calls in this run)."""
+    module = load_shader(str(LOOP))
+
+    def calls():
+        seen: list = []
+        run(module, progress=seen.append, max_steps=10**6, **_tiled(128))
+        return seen
+    fast, plain = _both(monkeypatch, calls)
+    assert fast == plain and len(fast) >= 2

@@ -76,6 +76,10 @@ class Executor:
         self.lane_info = None  # callable lane -> str, for messages
         self.fast_blocks = fast_paths_enabled(config)  # block_compiler: the plain path, compiled
         self.compiled_blocks: dict = {}  # block label -> its compiled body, or how often it ran so far
+        # the entry point's mask of every invocation (read-only): a mask that *is* it needs no reduction to know
+        # that it is full; uniform branches pass it on unchanged
+        self.every: np.ndarray | None = None
+        self.errors_ignored = False  # the runner's np.errstate(all="ignore") is around the dispatch
 
     # ---- values -------------------------------------------------------------
     def val(self, frame: Frame, id_: int):
@@ -167,17 +171,18 @@ class Executor:
             if self.any_killed:
                 incoming = [(p, m & self.alive) for p, m in incoming]
             mask = incoming[0][1] if len(incoming) == 1 else np.logical_or.reduce([m for _, m in incoming])
-            if not mask.any():
+            if mask is not self.every and not mask.any():
                 return out
             blk = blocks[label]
-            if blk.merge is not None and blk.merge.opname == "OpLoopMerge":
+            if blk.loop is not None:
                 incoming = self.run_loop(frame, blk, incoming, stops, out)
-                label = blk.merge.operands[0].value
+                label = blk.loop[0]
                 if not incoming:
                     return out
                 continue
-            self.exec_block(frame, blk, incoming, mask)
-            edges = self.branch_edges(frame, blk, mask)
+            edges = self.exec_block(frame, blk, incoming, mask)
+            if edges is None:
+                edges = self.branch_edges(frame, blk, mask)
             if blk.merge is not None:  # selection construct
                 m_label = blk.merge.operands[0].value
                 inner = stops | {m_label}
@@ -195,6 +200,14 @@ class Executor:
                     return out
                 label, incoming = m_label, at_merge
                 continue
+            if len(edges) == 1:   # one edge (every uniform branch): no lists to build
+                target, sub = edges[0]
+                if target in stops:
+                    out[target].append((blk.label, sub))
+                    return out
+                label = target
+                incoming = [(blk.label, sub)]
+                continue
             nxt = []
             for target, sub in edges:
                 if target in stops:
@@ -211,8 +224,7 @@ class Executor:
             incoming = [(blk.label, m) for _, m in nxt]
 
     def run_loop(self, frame: Frame, header: Block, incoming: list, stops: frozenset, out: Arrivals) -> list:
-        m_label = header.merge.operands[0].value
-        c_label = header.merge.operands[1].value
+        m_label, c_label = header.loop
         h = header.label
         body_stops = stops | {m_label, c_label, h}
         cont_stops = stops | {m_label, h}
@@ -221,31 +233,28 @@ class Executor:
             if self.any_killed:
                 incoming = [(p, m & self.alive) for p, m in incoming]
             mask = incoming[0][1] if len(incoming) == 1 else np.logical_or.reduce([m for _, m in incoming])
-            if not mask.any():
+            if mask is not self.every and not mask.any():
                 break
-            self.exec_block(frame, header, incoming, mask)
+            edges = self.exec_block(frame, header, incoming, mask)
+            if edges is None:
+                edges = self.branch_edges(frame, header, mask)
             back: list = []
             cont: list = []
-
-            def route(t, lst):
-                if t == h:
-                    back.extend(lst)
-                elif t == m_label:
-                    at_merge.extend(lst)
-                elif t == c_label:
-                    cont.extend(lst)
-                else:
-                    out[t].extend(lst)
-
-            for target, sub in self.branch_edges(frame, header, mask):
+            # where an arrival goes: the header again, the merge, the continue target (in that order when they are
+            # the same block: later keys win), or out of the loop
+            route = {c_label: cont, m_label: at_merge, h: back}
+            for target, sub in edges:
                 if target in body_stops:
-                    route(target, [(h, sub)])
+                    dest = route.get(target)
+                    (out[target] if dest is None else dest).append((h, sub))
                 else:
                     for t, lst in self.walk(frame, target, [(h, sub)], body_stops).items():
-                        route(t, lst)
+                        dest = route.get(t)
+                        (out[t] if dest is None else dest).extend(lst)
             if cont:
                 for t, lst in self.walk(frame, c_label, cont, cont_stops).items():
-                    route(t, lst)
+                    dest = route.get(t)
+                    (out[t] if dest is None else dest).extend(lst)
             incoming = back
         return at_merge
 
@@ -258,18 +267,13 @@ class Executor:
         if op == "OpBranch":
             return [(term.operands[0].value, mask)]
         if op == "OpBranchConditional":
-            c = np.broadcast_to(self.arg(frame, term, 0), mask.shape)
+            c = self.arg(frame, term, 0)
             t, f = term.operands[1].value, term.operands[2].value
             if t == f:
                 return [(t, mask)]
-            edges = []
-            tm = mask & c
-            if tm.any():
-                edges.append((t, tm))
-            fm = mask & ~c
-            if fm.any():
-                edges.append((f, fm))
-            return edges
+            if type(c) is np.ndarray and c.shape == (1,):   # the same for every invocation: no mask work
+                return [(t if c[0] else f, mask)]
+            return self.split_edges(c, t, f, mask)
         if op == "OpSwitch":
             sel = np.broadcast_to(self.arg(frame, term, 0), mask.shape)
             default = term.operands[1].value
@@ -295,6 +299,19 @@ class Executor:
             self.any_killed = True
             return [(RETURN, mask)]
         raise self.fault_error(term, Fault("OpUnreachable was reached", np.flatnonzero(mask)))
+
+    @staticmethod
+    def split_edges(c, t: int, f: int, mask: np.ndarray) -> list:
+        """OpBranchConditional's edges for condition values c: (target, invocations taking it), empty ones left out."""
+        c = np.broadcast_to(c, mask.shape)
+        edges = []
+        tm = mask & c
+        if tm.any():
+            edges.append((t, tm))
+        fm = mask & ~c
+        if fm.any():
+            edges.append((f, fm))
+        return edges
 
     # ---- blocks and instructions ---------------------------------------------------
     def set_invocations(self, n: int) -> None:
@@ -329,8 +346,10 @@ class Executor:
         shown = "" if value is None else f"  -> {lane(value, self.trace)}"
         print(f"[{self.steps}] {where}: {res}{inst.opname} {args}{shown}", file=self.trace_out)
 
-    def exec_block(self, frame: Frame, blk: Block, incoming: list, mask: np.ndarray) -> None:
-        full = bool(mask.all())
+    def exec_block(self, frame: Frame, blk: Block, incoming: list, mask: np.ndarray) -> list | None:
+        """Run the block's phis and body; the terminator's edges when the compiled block ran it too (else None:
+        the caller runs branch_edges)."""
+        full = mask is self.every or bool(mask.all())
         if blk.phis:
             new = []
             for phi in blk.phis:
@@ -347,10 +366,13 @@ class Executor:
             for phi, v in new:
                 self.assign(frame, phi, v, mask, full)
         if self.fast_blocks and self.trace is None:
-            run_body(self, frame, blk, mask, full)   # the same, compiled once per block
-            return
+            fn = self.compiled_blocks.get(blk.label)
+            if fn is not None and type(fn) is not int:
+                return fn(self, frame, mask, full)
+            return run_body(self, frame, blk, mask, full)   # the same, compiled once per block
         for inst in blk.body:
             self.exec_inst(frame, inst, mask, full)
+        return None
 
     def exec_inst(self, frame: Frame, inst: Instruction, mask: np.ndarray, full: bool) -> None:
         self.steps += 1

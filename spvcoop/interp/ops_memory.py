@@ -73,6 +73,59 @@ def chain(ex, frame, ptr: Pointer, indices, mask) -> Pointer:
     return ptr
 
 
+_FAR = 1 << 62   # a uniform chain's offset beyond this is left to chain() (int64 wrap-around)
+
+
+def uniform_chain(ex, frame, ptr: Pointer, indices):
+    """chain() where every index is one value for all invocations ((1,) arrays) and every step is a struct
+    member or an in-range array element: the offsets summed in Python, one Pointer made at the end, the same
+    pointer chain() makes. None for anything else (matrices, vectors, other kinds, an index out of range),
+    which chain() then walks with its checks and errors."""
+    t = ptr.type
+    delta = 0
+    align = ptr.align
+    vals, gvals = frame.vals, ex.gvals
+    for o in indices:
+        v = vals.get(o.value)
+        if v is None:
+            v = gvals.get(o.value)
+            if v is None:
+                v = ex.val(frame, o.value)   # it finds the value or raises the Fault chain() would
+        if type(v) is not np.ndarray or v.shape != (1,) or v.dtype.kind not in "iu":
+            return None
+        k = t.kind
+        i = v.item()
+        if k == "struct":
+            if not 0 <= i < len(t.members) or _holds_matrix(t.members[i]):
+                return None
+            unit = t.member_offset(i)
+            delta += unit
+            t = t.members[i]
+        elif k == "array" or k == "runtime_array":
+            if v.dtype.itemsize == 8 and v.dtype.kind == "u" and i >= 1 << 63:
+                i -= 1 << 64   # _index views a 64-bit unsigned index as signed
+            if k == "array" and t.count and not 0 <= i < t.count:
+                return None
+            unit = t.array_stride()
+            delta += i * unit
+            t = t.elem
+        else:
+            return None
+        if unit:   # Pointer.moved's alignment: the largest power of two dividing every step
+            align = min(align, unit & -unit)
+        if not -_FAR < delta < _FAR:
+            return None
+    off = ptr.off
+    if type(off) is np.ndarray and off.shape == (1,) and off.dtype == np.int64:
+        x = off.item() + delta   # a new (1,) array without a ufunc call: the same int64 value as off + delta
+        if not -_FAR < x < _FAR:
+            return None
+        off = np.array([x], np.int64)
+    else:
+        off = off + delta
+    return Pointer(ptr.mem, off, t, ptr.base, ptr.matrix, None, max(align, 1))
+
+
 def _holds_matrix(t) -> bool:
     while t.kind in ("array", "runtime_array"):
         t = t.elem
@@ -86,6 +139,10 @@ def access_chain(ex, frame, inst, mask):
         idx = [int(v[0]) if v.shape == (1,) else v.astype(np.int64)
                for v in (np.asarray(ex.val(frame, o.value)) for o in inst.operands[1:])]
         return RegisterView(p, idx) if isinstance(p, Register) else RegisterView(p.reg, p.indices + idx)
+    if ex.fast_blocks and type(p) is Pointer and len(inst.operands) > 1:
+        q = uniform_chain(ex, frame, p, inst.operands[1:])
+        if q is not None:
+            return q
     return chain(ex, frame, p, inst.operands[1:], mask)
 
 

@@ -6,6 +6,8 @@ with the right number of arguments, no recursion): a module that breaks it is a 
 even when it was not validated first."""
 from __future__ import annotations
 
+import functools
+
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cache
@@ -74,6 +76,14 @@ class Block:
     body: list[Instruction] = field(default_factory=list)
     merge: Instruction | None = None
     term: Instruction | None = None
+
+    @functools.cached_property
+    def loop(self) -> tuple[int, int] | None:
+        """(merge label, continue target) of a loop header, None for any other block (asked once per visit)."""
+        m = self.merge
+        if m is None or m.opname != "OpLoopMerge":
+            return None
+        return m.operands[0].value, m.operands[1].value
 
 
 @dataclass

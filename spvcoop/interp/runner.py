@@ -240,8 +240,14 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
                                   f"(variables: {', '.join(_names_of(bindings)) or 'none'})", source=src))
     _write_pending(ex, prog, bindings, addresses)
     mask = np.ones(N, dtype=bool)
+    mask.flags.writeable = False
+    ex.every = mask
     with np.errstate(all="ignore"):
-        ex.call(prog.functions[ep_fn], [], mask)
+        ex.errors_ignored = True
+        try:
+            ex.call(prog.functions[ep_fn], [], mask)
+        finally:
+            ex.errors_ignored = False
     res = RunResult(steps=ex.steps, invocations=N, workgroup_size=wg, addresses=addresses)
     for key, b in bindings.items():
         if b.type is None:

@@ -56,6 +56,11 @@ class CoopInfo:
     def itemsize(self) -> int:
         return self.storage_dtype.itemsize
 
+    @functools.cached_property
+    def window_dtype(self) -> np.dtype:
+        """Unsigned integers of the component's size: memory's bit patterns (coopmat/memory.py's views)."""
+        return np.dtype(f"u{self.itemsize}")
+
     def from_storage(self, raw: np.ndarray) -> np.ndarray:
         """Values from what memory holds (bf16 / FP8 -> float32, exact)."""
         if self.storage is None:
@@ -346,7 +351,7 @@ def coop_val(ex, frame, id_) -> CoopMat:
 def active_groups(ex, info: CoopInfo, mask: np.ndarray, what: str) -> np.ndarray | None:
     """(G,) bool of scope instances executing the instruction, None when all do.
     A scope instance reached by only part of its live invocations is an error."""
-    if mask.shape[0] == 1 or (mask.all() and not ex.any_killed):
+    if mask.shape[0] == 1 or ((mask is ex.every or mask.all()) and not ex.any_killed):
         return None
     G = info.num_groups
     grp = info.group

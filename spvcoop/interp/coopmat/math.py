@@ -41,9 +41,10 @@ def _as_int64(x: np.ndarray, signed: bool) -> np.ndarray:
 
 @OPS.op("OpCooperativeMatrixMulAddNV", "OpCooperativeMatrixMulAddKHR")
 def muladd(ex, frame, inst, mask):
-    a = coop_val(ex, frame, inst.operands[0].value)
-    b = coop_val(ex, frame, inst.operands[1].value)
-    c = coop_val(ex, frame, inst.operands[2].value)
+    ops = inst.operands
+    a = coop_val(ex, frame, ops[0].value)
+    b = coop_val(ex, frame, ops[1].value)
+    c = coop_val(ex, frame, ops[2].value)
     info = coop_info(ex, ex.rtype(inst))
     active_groups(ex, info, mask, inst.opname)
     A, B, C = a.data, b.data, c.data
@@ -53,7 +54,8 @@ def muladd(ex, frame, inst, mask):
     rdt = info.dtype
     half_inputs = (A.dtype == np.float16 or a.info.storage is not None) and \
         (B.dtype == np.float16 or b.info.storage is not None)  # f16, bf16 or FP8 A and B
-    model = muladd_model(ex.config.coop_numerics)
+    numerics = ex.config.coop_numerics
+    model = None if numerics == "ieee" else muladd_model(numerics)
     if rdt.kind == "f" and half_inputs and model is not None:
         # measured for bf16 inputs too (tests/test_interp_coopmat_bf16.py, test_interp_bf16_gpu.py); FP8: a model
         # only (the H100's Vulkan driver has no FP8)
@@ -61,9 +63,9 @@ def muladd(ex, frame, inst, mask):
                                                           _input_format(b.info)), truncate=True))
     if rdt.kind == "f" or A.dtype.kind == "f":
         acc = np.float64 if np.float64 in (A.dtype, B.dtype, C.dtype, rdt) else np.float32
-        D = np.matmul(A.astype(acc), B.astype(acc))
-        D += C.astype(acc)
-        return CoopMat(info, info.rounded(D.astype(rdt)))
+        D = np.matmul(A.astype(acc, copy=False), B.astype(acc, copy=False))
+        D += C.astype(acc, copy=False)
+        return CoopMat(info, info.rounded(D.astype(rdt, copy=False)))
     if inst.opname.endswith("NV"):
         sa, sb, sc, sr, sat = A.dtype.kind == "i", B.dtype.kind == "i", C.dtype.kind == "i", rdt.kind == "i", False
     else:

@@ -23,6 +23,7 @@ OPS = OpSet()
 
 
 _COLUMN_MAJOR = load_grammar().operand_kinds["CooperativeMatrixLayout"].by_name["ColumnMajorKHR"].value
+_ROW_MAJOR = load_grammar().operand_kinds["CooperativeMatrixLayout"].by_name["RowMajorKHR"].value
 
 
 def _operands(ex, frame, inst, store: bool):
@@ -183,9 +184,88 @@ def _scatter(data: np.ndarray, info: CoopInfo, geo: Geometry, start: np.ndarray,
     data[loc[..., None] + np.arange(E)] = np.ascontiguousarray(values)[..., None].view(np.uint8)
 
 
+def _one_value(v):
+    """The int every invocation holds in v ((1,) or (N,) array), or None when they differ (or v is no array)."""
+    if type(v) is not np.ndarray or v.dtype.kind not in "iub":
+        return None
+    if v.shape != (1,):
+        if v.ndim != 1 or not v.shape[0] or not (v == v[0]).all():
+            return None
+    return int(v[0].item())
+
+
+def _single_window(ex, frame, inst, info: CoopInfo, mask, store: bool):
+    """The matrix's (1, rows, cols) view into memory for the common case of a loop over tiles: one scope instance
+    in the whole dispatch, every invocation active, an ordinary memory (not device addresses), pointer, stride
+    and layout the same for every invocation, rows that do not overlap and every element in bounds. Scalar
+    checks instead of the per-group arrays of _geometry/_locate; None sends every other case (and every error
+    or warning) to the general path, which then reports it. The view is of the memory's bytes: loads copy.
+    (Invocations killed earlier need no care: every invocation's operands are compared, not only the live ones',
+    and a mask that is all true is all true for the live ones too.)"""
+    if not ex.fast_blocks or (mask is not ex.every and not mask.all()) or info.num_groups != 1:
+        return None
+    seen = ex.family_state.get("coopmat.single")
+    if seen is None:
+        seen = ex.family_state["coopmat.single"] = {}
+    static = seen.get(inst.index)
+    if static is None:   # per run: the instruction's operand ids and the matrix type's sizes
+        ptr_id, _, stride_id, major_id, khr = _operands(ex, frame, inst, store)
+        # the view's dtype: the values' own where memory holds them as they are, else the bit patterns
+        wdt = info.dtype if info.storage is None else info.window_dtype
+        static = seen[inst.index] = (ptr_id, stride_id, major_id, khr, info.itemsize, info.rows, info.cols, wdt, {})
+    ptr_id, stride_id, major_id, khr, E, R, C, wdt, sizes = static
+    ptr = ex.val(frame, ptr_id)
+    if type(ptr) is not Pointer or type(ptr.mem) is DeviceMemory:
+        return None
+    off = _one_value(ptr.off)
+    major = _one_value(ex.val(frame, major_id))
+    base = ptr.base
+    base = int(base) if type(base) is int or np.ndim(base) == 0 else _one_value(np.asarray(base).reshape(-1))
+    if off is None or major is None or base is None:
+        return None
+    if khr:
+        if major == _COLUMN_MAJOR:
+            col_major = True
+        elif major == _ROW_MAJOR:
+            col_major = False
+        else:
+            return None
+    else:
+        col_major = bool(major)
+    pt = ptr.type
+    P = sizes.get(pt)   # the pointee's size, as _geometry computes it
+    if P is None:
+        P = sizes[pt] = max(pt.size() if pt is not None and pt.kind != "runtime_array" else E, 1)
+    if stride_id is not None:
+        stride = _one_value(ex.val(frame, stride_id))
+        # the general path's uniform() keeps the operand's own integer type; a 32-bit value that is negative as
+        # signed (or huge as unsigned) is left to it
+        if stride is None or stride < 0 or stride >= 1 << 31:
+            return None
+    else:
+        stride = (R if col_major else C) * E // P
+    pitch = stride * P
+    if col_major:
+        if pitch < R * E:
+            return None   # overlapping columns: the general path warns
+        step_r, step_c = E, pitch
+    else:
+        if pitch < C * E:
+            return None
+        step_r, step_c = pitch, E
+    rel0 = off - base
+    mem = ptr.mem
+    if rel0 < 0 or rel0 + (R - 1) * step_r + (C - 1) * step_c + E > mem.region:
+        return None   # out of bounds: the general path reports the first bad element
+    return np.ndarray((1, R, C), wdt, mem.data, off, (0, step_r, step_c))
+
+
 @OPS.op("OpCooperativeMatrixLoadNV", "OpCooperativeMatrixLoadKHR")
 def coop_load(ex, frame, inst, mask):
     info = coop_info(ex, ex.rtype(inst))
+    win = _single_window(ex, frame, inst, info, mask, False)
+    if win is not None:
+        return CoopMat(info, win.copy() if info.storage is None else info.from_storage(win.view(info.storage).copy()))
     ptr, groups, geo = _geometry(ex, frame, inst, info, mask, False)
     if geo is None:
         return CoopMat(info, np.zeros((info.num_groups, info.rows, info.cols), info.dtype))
@@ -205,6 +285,11 @@ def coop_load(ex, frame, inst, mask):
 def coop_store(ex, frame, inst, mask):
     v = coop_val(ex, frame, inst.operands[1].value)
     info = v.info
+    win = _single_window(ex, frame, inst, info, mask, True)
+    if win is not None:
+        # as _scatter writes a window: the bit patterns of the stored values (win holds values or bit patterns)
+        win.view(info.window_dtype)[...] = np.asarray(info.to_storage(v.full())).view(info.window_dtype)
+        return None
     ptr, groups, geo = _geometry(ex, frame, inst, info, mask, True)
     if geo is None:
         return None

@@ -48,6 +48,9 @@ def _load(ex, frame, inst, mask, base):
     return _load_value(ex, ptr, ptr.type, mask)
 
 
+_load.registers_unchanged = True   # block_compiler may do what the op does for a Register itself
+
+
 def _read_views(mem, off, base, info, mask) -> np.ndarray:
     """(n, L) views from a matrix variable: L components per copy at `off` (read_scalar gives (n,) for L = 1)."""
     raw = read_scalar(mem, off, base, info.storage_dtype, mask, info.length)
@@ -154,6 +157,9 @@ def _store(ex, frame, inst, mask, base):
         copy = np.broadcast_to(np.asarray(ptr.base) // mem.region, mask.shape)
         mem.written[copy[mask]] = True
     return None
+
+
+_store.registers_unchanged = True
 
 
 @OPS.extends("OpCompositeConstruct", when=result_is_coopmat)
