@@ -43,7 +43,7 @@ class Frame:
 class Executor:
     """Holds the lane layout, global values and memories of one dispatch; runs functions.
 
-    `config` is the run's settings (read-only); `dispatcher` the op table (families.default_dispatcher());
+    `config` is the run's settings (read-only); `dispatcher` the op table (families.dispatcher_for(module));
     `family_state` is where op families keep per-run state (keys prefixed with the family name)."""
 
     def __init__(self, prog: Program, n: int, config: RunConfig, dispatcher: Dispatcher):
