@@ -333,8 +333,9 @@ def test_step_limit_anywhere_in_loops_with_exits(tmp_path, monkeypatch) -> None:
 
 
 def test_progress_is_reported_at_the_same_steps(monkeypatch) -> None:
-    """RunConfig.progress: compiled blocks report it where the plain path does (a terminator executed as the
-    step count reaches a multiple of 1024: rare in a loop of even period, 2 calls in this run)."""
+    """RunConfig.progress: compiled blocks report it where the plain path does, at the first branch at or past
+    each multiple of 1024 steps (once it came only where a branch landed exactly on one: never, in a loop of
+    even period)."""
     module = load_shader(str(LOOP))
 
     def calls():
@@ -342,4 +343,7 @@ def test_progress_is_reported_at_the_same_steps(monkeypatch) -> None:
         run(module, progress=seen.append, max_steps=10**6, **_tiled(128))
         return seen
     fast, plain = _both(monkeypatch, calls)
-    assert fast == plain and len(fast) >= 2
+    assert fast == plain and len(fast) >= 8
+    # one report per 1024 steps, each within one loop trip of its multiple
+    assert [s // 1024 for s in fast] == list(range(1, len(fast) + 1))
+    assert all(s % 1024 < 64 for s in fast)

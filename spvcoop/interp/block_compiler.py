@@ -14,7 +14,7 @@ function returns its edges, and walk/run_loop skip branch_edges.
 
 Exactness:
 - steps: the same count, and the step limit is raised at the same instruction by Executor.tick; progress is
-  reported where the plain path reports it (a terminator reaching a multiple of 1024 steps);
+  reported where the plain path reports it (the first terminator at or past each multiple of 1024 steps);
 - a Fault becomes the same located error (Executor.fault_error of the failing instruction);
 - --trace: a traced run always takes the plain path, so its lines are the plain path's;
 - an op missing from the table goes through exec_inst, which reports it as before.
@@ -115,15 +115,15 @@ def _fetch(emit, ind: str, name: str, id_: int) -> None:
 
 def _terminator(lines: list, ns: dict, term) -> None:
     """The end of a compiled block: what branch_edges does for OpBranch and OpBranchConditional, after the same
-    tick (a step; the step limit; progress where the plain path reports it: at a terminator on a multiple of
-    1024 steps). Outside the body's try: a Fault here propagates as it does from branch_edges."""
+    tick (a step; the step limit; progress where the plain path reports it: the first terminator at or past
+    each multiple of 1024 steps). Outside the body's try: a Fault here propagates as it does from branch_edges."""
     if term is None or term.opname not in ("OpBranch", "OpBranchConditional") or \
             any(o.kind != "IdRef" for o in term.operands[:3]):
         lines.append("    return None")
         return
     ns["TERM"] = term
     emit = lines.append
-    emit("    if s >= ms or (not (s + 1) & 1023 and ex.progress is not None):")
+    emit("    if s >= ms or (ex.progress is not None and s + 1 >= ex.next_progress):")
     emit("        ex.tick(frame, TERM, mask)")
     emit("    else:")
     emit("        ex.steps = s + 1")

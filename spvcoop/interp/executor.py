@@ -64,6 +64,7 @@ class Executor:
         self.alive = np.ones(n, dtype=bool)
         self.any_killed = False
         self.progress = config.progress
+        self.next_progress = 1024   # progress is reported at the first tick at or past this step count
         self.ext_names: dict[int, str] = dict(prog.ext_imports)
         # lane layout, filled by the runner
         self.wg_index: np.ndarray = np.zeros(n, np.int64)
@@ -333,8 +334,10 @@ class Executor:
                 "error", f"step limit of {self.max_steps} executed instructions reached at {inst.opname} (an "
                 f"infinite loop?); raise it with max_steps= (Python API) or --max-steps (spvcoop run)",
                 span, rule="interp.max-steps", notes=notes, source=source))
-        if self.progress is not None and (self.steps & 1023) == 0:
+        if self.progress is not None and self.steps >= self.next_progress:
+            # (body instructions count steps without a tick: the first tick past each 1024 reports)
             self.progress(self.steps)
+            self.next_progress = (self.steps | 1023) + 1
         if self.trace is not None and mask[self.trace if mask.shape[0] > 1 else 0]:
             self.trace_line(frame, inst, None)
 
