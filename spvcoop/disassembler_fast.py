@@ -27,7 +27,6 @@ from .spirv_grammar import load as load_grammar
 # OpSwitch selector): instructions holding them always go the general way
 _CONTEXT_KINDS = frozenset({"LiteralContextDependentNumber", "LiteralExtInstInteger",
                             "LiteralSpecConstantOpInteger", "PairLiteralIntegerIdRef"})
-_STATEFUL_OPCODES = frozenset({"OpExtInstImport", "OpSwitch"})
 
 # plan kinds, by an instruction's first word
 _IDS = "ids"            # every word an id
@@ -78,8 +77,8 @@ class _WordsDisassembler:
         """What to do with instructions whose first word is `first`."""
         count, opcode = first >> 16, first & 0xFFFF
         spec = self.g.by_opcode.get(opcode)
-        if count == 0 or spec is None or spec.opname in _STATEFUL_OPCODES:
-            raise _Fallback
+        if count == 0 or spec is None or spec.opname == "OpSwitch":
+            raise _Fallback  # refused, or OpSwitch (its literals' width: the selector's type)
         if spec.opname in _NAMING_OPCODES or spec.opname.startswith("OpExtInst") \
                 or any(o.kind in _CONTEXT_KINDS for o in spec.operands):
             plan = (_GENERAL, spec.opname, 0, 0)

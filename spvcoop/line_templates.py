@@ -270,7 +270,7 @@ class _NotPlain(Exception):
 def _line_tokens(text: str, lineno: int, source: str) -> list[Token] | None:
     """The tokens of one line, or None where a string goes on past its end."""
     try:
-        return [(t[0], t[1], lineno, t[3]) for t in tokenize_line(text, source)]
+        return tokenize_line(text, source, lineno)
     except LineContinues:
         return None
 
