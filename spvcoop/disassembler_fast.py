@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .binary import _VERSIONS, BinaryReader, _id_only_plan, read_binary, words_from_bytes
 from .diagnostics import SpvError
-from .disassembler import _NAMING_OPCODES, Disassembler, FriendlyNames, _IdTexts, header_lines
+from .disassembler import _NAMING_OPCODES, Disassembler, FriendlyNames, _IdTexts, disassemble, header_lines
 from .module import Header, Module
 from .spirv_grammar import load as load_grammar
 
@@ -45,7 +45,6 @@ def disassemble_binary(data: bytes, source: str = "<input>", raw_ids: bool = Fal
     try:
         return _WordsDisassembler(words, source, raw_ids).text(header, indent)
     except _Fallback:
-        from .disassembler import disassemble
         return disassemble(read_binary(data, source), raw_ids=raw_ids, header=header, indent=indent)
 
 

@@ -273,6 +273,14 @@ def test_commands_use_the_fast_paths_with_every_option(tmp_path: Path) -> None:
                        capture_output=True)
     assert r.returncode == 0, r.stderr
     assert out.read_bytes() == ref.read_bytes()
+    # --preserve-numeric-ids takes the token path (numeric names are known before any id is numbered)
+    numeric = tmp_path / "n.spvasm"
+    numeric.write_text(text.replace("%main", "%7").replace("%bufA", "%3"))
+    assert run_tool("spirv-as", "--preserve-numeric-ids", str(numeric), "-o", str(ref)).returncode == 0
+    r = subprocess.run([sys.executable, "-m", "spvcoop", "as", "--preserve-numeric-ids", str(numeric), "-o", str(out)],
+                       capture_output=True)
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes() == ref.read_bytes()
     for flags in ([], ["--raw-id"], ["--no-header"], ["--no-indent"], ["--raw-id", "--no-header", "--no-indent"]):
         r = subprocess.run([sys.executable, "-m", "spvcoop", "dis", *flags, str(ref)], capture_output=True)
         assert r.returncode == 0, r.stderr
