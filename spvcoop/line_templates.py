@@ -3,10 +3,13 @@
 A plain line holding one whole instruction (`%r = OpFoo %a %b` or `OpFoo ...`) is, apart from
 its id names, often identical to an earlier line. The first such line is encoded by the general
 token path of spvcoop.text; its words, with the id slots blanked, become the template for that
-shape, and later lines only fill in id numbers. Their Operand objects are decoded from the line
-on first use (LazyInstruction). Instructions whose encoding depends on other instructions (a
-literal's width from its type, an extended instruction's name from its set) never use a template.
-tests/test_assembler.py checks that both paths give the same Module.
+shape, and later lines only fill in id numbers, through a function generated for the shape that
+appends the words to the module's word list. `spvcoop as` wants only those words
+(text.assemble_binary); assemble() also makes a lazy instruction per templated line, whose Operand
+objects are decoded from the line on first use (LazyInstruction). Instructions whose encoding
+depends on other instructions (a literal's width from its type, an extended instruction's name
+from its set) never use a template. tests/test_assembler.py and tests/test_fast_text_paths.py
+check that both paths give the same Module and the same bytes.
 """
 from __future__ import annotations
 
@@ -38,7 +41,6 @@ class TemplatedLines:
         get_template = templates.get
         special = _SPECIAL_LINE.search
         out: list[int] = []
-        self.out_words = out
         instructions = self.instructions
         starts: list[int] = []  # word offset of each general-path instruction
         templated: list[tuple] = []  # (line number, line, word offset, shape) with keep_instructions
