@@ -182,12 +182,16 @@ class TemplatedLines:
                 or any(o.kind in _CONTEXT_KINDS for o in spec.operands):
             self.no_template.add(key)
             return False
+        tokens = [(t[0], t[1], lineno, t[3]) for t in tokenize(line, self.source)]
+        lead, groups = group_instructions(tokens)
+        if lead or len(groups) != 1:
+            # several instructions on one line (names never change how a line groups)
+            self.no_template.add(key)
+            return False
         if pending:
             self.flush_before(pending, line, lineno)
-        tokens = [(t[0], t[1], lineno, t[3]) for t in tokenize(line, self.source)]
         self.last_group = last
         self.next_token = None
-        _, groups = group_instructions(tokens)
         inst, left = self.instruction(groups[0])
         inst.index = len(self.instructions)
         self.instructions.append(inst)

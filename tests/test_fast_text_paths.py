@@ -136,6 +136,8 @@ ODD_LINES = {
     "redefined id": "%a0 = OpIAdd %int %c1 %c1",
     "missing operand": "%a{i} = OpIAdd %int %c1",
     "extra operand": "%a{i} = OpIAdd %int %c1 %c1 %c1",
+    "two instructions on a line": "%a{i} = OpIAdd %int %c1 %c1 %b{i} = OpISub %int %c1 %c1",
+    "two instructions on a line, no result": "OpStore %v %c1 OpStore %v %c1\n%a{i} = OpIAdd %int %c1 %c1",
 }
 
 # ',' '(' ')' are blanks to spvcoop's grammar; spirv-as 2025.5 refuses them among operands
