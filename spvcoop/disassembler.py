@@ -12,7 +12,7 @@ import re
 from .binary import _encoding, numeric_type
 from .literals import format_float
 from .binary import IdsOnlyInstruction
-from .module import Instruction, Module, Operand
+from .module import Header, Instruction, Module, Operand
 from .spirv_grammar import grammar_dir, load as load_grammar
 
 
@@ -215,12 +215,15 @@ class _IdTexts(dict):
 
 
 class Disassembler:
-    def __init__(self, module: Module, raw_ids: bool):
+    def __init__(self, module: Module, raw_ids: bool, id_texts: _IdTexts | None = None):
+        """id_texts: id -> '%name' where the caller worked the names out (disassembler_fast)."""
         self.module = module
         self.g = load_grammar()
-        self.names = None if raw_ids else FriendlyNames(module)
-        # id -> '%name', made once: ids are most of what a disassembly prints
-        self.id_texts = _IdTexts({} if raw_ids else {i: "%" + n for i, n in self.names.names.items()})
+        if id_texts is None:
+            names = None if raw_ids else FriendlyNames(module)
+            # id -> '%name', made once: ids are most of what a disassembly prints
+            id_texts = _IdTexts({} if raw_ids else {i: "%" + n for i, n in names.names.items()})
+        self.id_texts = id_texts
         self.numeric: dict[int, tuple[str, int, bool]] = {}
         self.value_types: dict[int, int] = {}
         self.ext_sets: dict[int, str] = {}
@@ -322,17 +325,19 @@ def _check_single_definitions(module: Module) -> None:
         seen[rid] = inst
 
 
+def header_lines(h: Header) -> list[str]:
+    """spirv-dis's header comment."""
+    major, minor = h.version_tuple
+    return ["; SPIR-V", f"; Version: {major}.{minor}",
+            f"; Generator: {generator_name(h.generator)}; {h.generator & 0xFFFF}",
+            f"; Bound: {h.bound}", f"; Schema: {h.schema}"]
+
+
 def disassemble(module: Module, raw_ids: bool = False, header: bool = True, indent: bool = True) -> str:
     """The module as spirv-dis prints it (default flags), or with --raw-id/--no-header/--no-indent."""
     _check_single_definitions(module)
     d = Disassembler(module, raw_ids)
-    lines = []
-    if header:
-        h = module.header
-        major, minor = h.version_tuple
-        lines += ["; SPIR-V", f"; Version: {major}.{minor}",
-                  f"; Generator: {generator_name(h.generator)}; {h.generator & 0xFFFF}",
-                  f"; Bound: {h.bound}", f"; Schema: {h.schema}"]
+    lines = header_lines(module.header) if header else []
     texts = d.id_texts
     value_types = d.value_types
     append = lines.append

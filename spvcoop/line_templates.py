@@ -3,10 +3,13 @@
 A plain line holding one whole instruction (`%r = OpFoo %a %b` or `OpFoo ...`) is, apart from
 its id names, often identical to an earlier line. The first such line is encoded by the general
 token path of spvcoop.text; its words, with the id slots blanked, become the template for that
-shape, and later lines only fill in id numbers. Their Operand objects are decoded from the line
-on first use (LazyInstruction). Instructions whose encoding depends on other instructions (a
-literal's width from its type, an extended instruction's name from its set) never use a template.
-tests/test_assembler.py checks that both paths give the same Module.
+shape, and later lines only fill in id numbers, through a function generated for the shape that
+appends the words to the module's word list. `spvcoop as` wants only those words
+(text.assemble_binary); assemble() also makes a lazy instruction per templated line, whose Operand
+objects are decoded from the line on first use (LazyInstruction). Instructions whose encoding
+depends on other instructions (a literal's width from its type, an extended instruction's name
+from its set) never use a template. tests/test_assembler.py and tests/test_fast_text_paths.py
+check that both paths give the same Module and the same bytes.
 """
 from __future__ import annotations
 
@@ -23,131 +26,142 @@ _new_object = object.__new__
 class TemplatedLines:
     """Mixin for spvcoop.text.Assembler: the line-by-line driver and the template cache."""
 
-    def assemble_lines(self) -> None:
+    def assemble_lines(self, keep_instructions: bool) -> list[int]:
         """Line by line: a plain line holding one whole instruction of a shape seen before is
-        encoded from a cached template (ids filled in, operands decoded only when asked for);
+        encoded from a cached template (its ids filled in by a function made for that shape);
         everything else goes through the general token path, in text order, so ids are still
-        numbered by first appearance."""
+        numbered by first appearance. Returns the words of every instruction, in order. With
+        keep_instructions, self.instructions then holds every instruction too (templated ones as
+        lazy instructions whose operands are decoded from their line on first use); without, it
+        holds only the general path's (`spvcoop as` needs only the words)."""
         lines = self.text.split("\n")
         n = len(lines)
-        start_match = _START.match   # a line that begins an instruction: its opcode name (group 1)
-        special = _SPECIAL_LINE.search
-        id_split = _ID_SPLIT
-        id_name = _ID_NAME.match
-        pending: list[Token] = []  # tokens of lines for the general path, not yet encoded
-        offset = 0
-        source = self.source
-
-        def line_tokenize(text: str, lineno: int) -> list[Token] | None:
-            try:
-                return [(t[0], t[1], lineno, t[3]) for t in tokenize_line(text, source)]
-            except LineContinues:
-                return None
-
+        split = _ID_SPLIT
         templates = self.templates
-        ids = self.ids
-        numbers = ids.numbers
+        get_template = templates.get
+        special = _SPECIAL_LINE.search
+        out: list[int] = []
         instructions = self.instructions
-        value_types = self.value_types
+        starts: list[int] = []  # word offset of each general-path instruction
+        templated: list[tuple] = []  # (line number, line, word offset, shape) with keep_instructions
+        pending: list[Token] = []  # tokens of lines for the general path, not yet encoded
+        source = self.source
+        numbers = self.ids.numbers
+        self.fill_env = (numbers.get, numbers, _ID_NAME.match, out.extend, self.value_types)
 
-        def shape(k: int):
-            """(id split, shape key, template, start match) of line k. A line of a known shape
-            begins an instruction as the line it was made from did (the shape is all of its text
-            but the id names), so only a line of an unknown shape needs the start pattern."""
-            parts = id_split(lines[k])  # [text, id name, text, id name, ..., text]
-            key = tuple(parts[0::2])
-            template = templates.get(key)
-            return parts, key, template, None if template is not None else start_match(lines[k])
+        def drain() -> None:
+            """The words of the general path's new instructions, in order."""
+            for inst in instructions[len(starts):]:
+                starts.append(len(out))
+                out.extend(inst.words())
 
+        # each line's id split ([text, id name, text, ..., text]), shape (everything but the id
+        # names) and template, worked out one line ahead (the next line decides where this one ends)
+        nparts = nkey = nfill = None
+        if n:
+            nparts = split(lines[0])
+            nkey = tuple(nparts[0::2])
+            nfill = get_template(nkey)
         i = 0
-        cur = shape(0) if n else None
         while i < n:
+            parts, key, fill = nparts, nkey, nfill
+            if fill is None:
+                fill = get_template(key)  # (a template made from the line before, maybe)
             line = lines[i]
-            parts, key, template, m = cur
-            nxt = None
-            if template is not None or m is not None:
-                # the next line that is not blank must begin an instruction too (else this one goes on)
-                j = i + 1
-                while j < n:
-                    nxt = shape(j)
-                    if nxt[2] is not None or nxt[3] is not None or lines[j].strip():
-                        break
-                    j += 1
-                if j == n or nxt[2] is not None or nxt[3] is not None:
-                    handled = False
-                    if template is None:
-                        if not special(line):
-                            handled = self.new_template(i + 1, line, m.group(1), key, pending, j == n)
-                    else:
-                        # the hot path (most lines of a large module): fill the ids in. A template's
-                        # shape has no special characters (it was made from a plain line) and a known
-                        # id name has none, so only a line with a new name needs the check
-                        spec, out, slots, has_result, lazy_cls, opname = template
-                        out = list(out)
-                        names = parts[1::2]
-                        checked = False
-                        for text_index, word_pos in slots:
-                            name = names[text_index]
-                            v = numbers.get(name)
-                            if v is None:
-                                if not checked:
-                                    if special(line):
-                                        break  # not a plain line after all: the general path below
-                                    checked = True
-                                    if pending:  # earlier lines first: ids are numbered in text order
-                                        self.flush_before(pending, line, i + 1)
-                                        pending = []
-                                        v = numbers.get(name)   # (defined there, maybe)
-                                if v is None and id_name(name) and not ids.used:  # _Ids.get, inline
-                                    v = ids.next
-                                    ids.next = v + 1
-                                    numbers[name] = v
-                                    if v > ids.largest:
-                                        ids.largest = v
-                                elif v is None:
-                                    v = self.new_id(name, i + 1, line)
-                                    if v is None:
-                                        handled = True
-                                        break  # the general path took the line
-                            out[word_pos] = v
+            i1 = i + 1
+            if i1 < n:
+                nparts = split(lines[i1])
+                nkey = tuple(nparts[0::2])
+                nfill = get_template(nkey)
+            m = None
+            if fill is not None or (m := _START.match(line)) is not None:
+                # the instruction must end on this line: the next line that is not blank begins
+                # one (a line of a known shape begins one as the line it was made from did)
+                if nfill is not None or i1 == n:
+                    j = i1
+                    ends = True
+                else:
+                    j, ends = self._next_instruction_line(lines, i1, nkey)
+                if ends:
+                    if fill is not None:
+                        if pending:  # earlier lines first: ids are numbered in text order
+                            self.flush_before(pending, line, i1)
+                            drain()
+                        start = len(out)
+                        try:
+                            fill(parts)
+                        except _NotPlain:
+                            pass  # a new id name that is not plain: the general path below
                         else:
-                            if pending:
-                                self.flush_before(pending, line, i + 1)
-                            handled = True
-                            col = len(parts[0]) + 1 if has_result else len(line) - len(line.lstrip()) + 1
-                            # the span covers '%r = OpName' (or 'OpName'), as the general path's does
-                            end = (line.find(opname, col) + 1 if has_result else col) + len(opname)
-                            # built without the dataclass __init__ (which would set operands)
-                            inst = _new_object(lazy_cls)
-                            inst.opname = spec.opname
-                            inst.opcode = spec.opcode
-                            rt = inst.result_type = out[1] if spec.has_result_type else None
-                            rid = inst.result_id = out[1 + spec.has_result_type] if spec.has_result else None
-                            inst.span = _new_span(Span, (i + 1, col, end, -1))
-                            inst.index = len(instructions)
-                            inst._pending = (self, i + 1, line, out)
-                            if rt is not None:
-                                value_types[rid] = rt
-                            instructions.append(inst)
-                    if handled:
-                        pending = []
-                        offset += len(line) + 1
-                        i += 1
-                        # (a new template may give the next line a shape now known)
-                        reuse = nxt is not None and j == i and nxt[2] is not None
-                        cur = nxt if reuse else (shape(i) if i < n else None)
-                        continue
-            line_tokens = line_tokenize(line, i + 1)
+                            if keep_instructions:
+                                templated.append((i1, line, start, key))
+                            i = i1
+                            continue
+                    elif not special(line):
+                        if self.new_template(i1, line, m.group(1), key, pending, j == n):
+                            drain()
+                            pending = []
+                            i = i1
+                            continue
+            line_tokens = _line_tokens(line, i1, source)
             if line_tokens is None:
                 # a string runs over several lines: the general tokenizer on all the rest
-                pending.extend(tokenize(self.text[offset:], self.source, first_line=i + 1))
+                offset = sum(len(earlier) + 1 for earlier in lines[:i])
+                pending.extend(tokenize(self.text[offset:], source, first_line=i1))
                 break
             pending.extend(line_tokens)
-            offset += len(line) + 1
-            i += 1
-            cur = nxt if nxt is not None and j == i and nxt[2] is not None else (shape(i) if i < n else None)
+            i = i1
         if pending:
             self.encode_tokens(pending, None, True)
+        drain()
+        if keep_instructions:
+            self.instructions = self._merge(instructions, starts, templated, out)
+        return out
+
+    def _next_instruction_line(self, lines: list[str], j: int, key: tuple | None) -> tuple[int, bool]:
+        """(the first line from j on that is not blank, or len(lines); whether it begins an
+        instruction or the text ends there). key: line j's shape, if known."""
+        n = len(lines)
+        templates = self.templates
+        while j < n:
+            if key is None:
+                key = tuple(_ID_SPLIT(lines[j])[0::2])
+            if key in templates or _START.match(lines[j]):
+                return j, True
+            if lines[j].strip():
+                return j, False
+            key = None
+            j += 1
+        return j, True
+
+    def _merge(self, general: list[Instruction], starts: list[int], templated: list[tuple],
+               out: list[int]) -> list[Instruction]:
+        """Every instruction in order: the general path's and, for each templated line, a lazy
+        instruction (words now, operands on first use)."""
+        merged: list[Instruction] = []
+        g = 0
+        meta = self.template_meta
+        for lineno, line, start, key in templated:
+            while g < len(general) and starts[g] < start:
+                merged.append(general[g])
+                g += 1
+            spec, has_result, opname, count = meta[key]
+            words = out[start:start + count]
+            col = len(line) - len(line.lstrip()) + 1
+            # the span covers '%r = OpName' (or 'OpName'), as the general path's does
+            end = (line.find(opname, col) + 1 if has_result else col) + len(opname)
+            inst = _new_object(_LazyInstruction)  # without the dataclass __init__ (which sets operands)
+            inst.opname = spec.opname
+            inst.opcode = spec.opcode
+            inst.result_type = words[1] if spec.has_result_type else None
+            inst.result_id = words[1 + spec.has_result_type] if spec.has_result else None
+            inst.span = _new_span(Span, (lineno, col, end, -1))
+            inst._pending = (self, lineno, line, words)
+            merged.append(inst)
+        merged.extend(general[g:])
+        for k, inst in enumerate(merged):
+            inst.index = k
+        return merged
 
     def flush_before(self, pending: list[Token], line: str, lineno: int) -> None:
         """Encode the general-path tokens waiting before this line (which starts an instruction)."""
@@ -168,12 +182,16 @@ class TemplatedLines:
                 or any(o.kind in _CONTEXT_KINDS for o in spec.operands):
             self.no_template.add(key)
             return False
+        tokens = [(t[0], t[1], lineno, t[3]) for t in tokenize(line, self.source)]
+        lead, groups = group_instructions(tokens)
+        if lead or len(groups) != 1:
+            # several instructions on one line (names never change how a line groups)
+            self.no_template.add(key)
+            return False
         if pending:
             self.flush_before(pending, line, lineno)
-        tokens = [(t[0], t[1], lineno, t[3]) for t in tokenize(line, self.source)]
         self.last_group = last
         self.next_token = None
-        _, groups = group_instructions(tokens)
         inst, left = self.instruction(groups[0])
         inst.index = len(self.instructions)
         self.instructions.append(inst)
@@ -184,17 +202,17 @@ class TemplatedLines:
         if template is None:
             self.no_template.add(key)
         else:
-            self.templates[key] = (*template, opname)  # the opcode name as written (an alias, maybe)
-        return True
+            spec, words, slots, has_result, _ = template
+            # the opcode name as written (an alias, maybe): the span of a lazy instruction ends after it
+            self.template_meta[key] = (spec, has_result, opname, len(words))
+            templates = self.templates
 
-    def new_id(self, name: str, lineno: int, line: str) -> int | None:
-        """Number a new id name; for a name that is not a valid id, hand the line to the general
-        path (which reports it) and return None."""
-        if _ID_NAME.match(name):
-            return self.ids.get(name)
-        tokens = [(t[0], t[1], lineno, t[3]) for t in tokenize(line, self.source)]
-        self.encode_tokens(tokens, None, False)
-        return None
+            def first_fill(parts: list[str]) -> None:
+                # a shape seen a second time: worth making its fill function
+                fill = templates[key] = _compile_fill(spec, words, slots, *self.fill_env)
+                fill(parts)
+            templates[key] = first_fill
+        return True
 
     def materialize(self, lineno: int, line: str) -> list[Operand]:
         """The operands of a templated line, decoded by the general path (ids already numbered)."""
@@ -250,6 +268,46 @@ def _template_of(inst: Instruction, group: list[Token]):
         out[p] = 0
     return spec, tuple(out), tuple(slots), group[0][0] == "RESULT", _LazyInstruction
 
+
+class _NotPlain(Exception):
+    """A templated line holds an id name that is not plain: the line goes the general way."""
+
+
+def _line_tokens(text: str, lineno: int, source: str) -> list[Token] | None:
+    """The tokens of one line, or None where a string goes on past its end."""
+    try:
+        return tokenize_line(text, source, lineno)
+    except LineContinues:
+        return None
+
+
+def _compile_fill(spec, words: tuple[int, ...], slots, get, numbers, plain, extend, value_types):
+    """The function that encodes a line of one shape: from the line's id split (names at the odd
+    indices) it looks each id up, numbers new ones (in binary order, which is spirv-as's; never
+    with --preserve-numeric-ids, so a new id's number is the count of names so far plus one),
+    notes the result's type (OpSwitch selectors need it) and appends the words. A new name that
+    is not plain raises _NotPlain before any word is written: the general path then takes the
+    line and numbers its ids in the same order, so ids numbered here keep their numbers.
+    Generated once per shape, from integers only: the hot path is one call, the ids inline."""
+    body = []
+    items = [str(w) for w in words]
+    for text_index, word_pos in slots:
+        part = f"p[{2 * text_index + 1}]"
+        v = f"v{word_pos}"
+        body.append(f"    {v} = get({part})\n"
+                    f"    if {v} is None:\n"
+                    f"        if plain({part}) is None:\n"
+                    f"            raise NotPlain\n"
+                    f"        {v} = numbers[{part}] = len(numbers) + 1\n")
+        items[word_pos] = v
+    if spec.has_result_type and spec.has_result:
+        body.append("    vt[v2] = v1\n")
+    src = ("def fill(p, get=get, numbers=numbers, plain=plain, NotPlain=NotPlain, extend=extend, vt=vt):\n"
+           + "".join(body) + f"    extend(({', '.join(items)},))\n")
+    namespace = {"get": get, "numbers": numbers, "plain": plain, "NotPlain": _NotPlain, "extend": extend,
+                 "vt": value_types}
+    exec(src, namespace)  # noqa: S102 - source generated above from integers and fixed text only
+    return namespace["fill"]
 
 class _LazyInstruction(LazyInstruction):
     """An instruction encoded from a template: words now, operands decoded (by the general path,

@@ -147,10 +147,16 @@ class Module:
             out.extend(inst.words())
         return out
 
-    def to_bytes(self) -> bytes:
+    def to_bytes(self, instruction_words: list[int] | None = None) -> bytes:
+        """The binary; instruction_words, where given, replace the instructions' own words."""
         from array import array
         import sys
-        a = array("I", self.to_words())
+        if instruction_words is None:
+            a = array("I", self.to_words())
+        else:
+            h = self.header
+            a = array("I", (MAGIC, h.version, h.generator, h.bound, h.schema))
+            a.extend(instruction_words)
         if sys.byteorder != "little":
             a.byteswap()
         return a.tobytes()

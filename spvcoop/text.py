@@ -97,15 +97,22 @@ class _Ids:
     def get(self, name: str) -> int:
         n = self.numbers.get(name)
         if n is None:
-            n = self.next
             if self.used:
+                n = self.next
                 while n in self.used:
                     n += 1
-            self.next = n + 1
+                self.next = n + 1
+            else:
+                # numbers handed out in order from 1 (the assembler's templated lines number
+                # new ids inline the same way)
+                n = len(self.numbers) + 1
             self.numbers[name] = n
             if n > self.largest:
                 self.largest = n
         return n
+
+    def bound(self) -> int:
+        return (self.largest if self.used else max(self.largest, len(self.numbers))) + 1
 
 
 class Assembler(TemplatedLines):
@@ -127,7 +134,8 @@ class Assembler(TemplatedLines):
         self.ext_sets: dict[int, str] = {}
         self.value_types: dict[int, int] = {}  # result id -> result type id (for OpSwitch selectors)
         self.plans: dict[int, tuple[OperandSpec, ...]] = {}  # opcode -> operands after the result id
-        self.templates: dict[tuple, tuple] = {}  # line shape -> (spec, words, id slots)
+        self.templates: dict[tuple, object] = {}  # line shape -> the function that encodes such a line
+        self.template_meta: dict[tuple, tuple] = {}  # line shape -> (spec, has result, opname, word count)
         self.no_template: set[tuple] = set()
 
     def fail(self, message: str, tok: Token | None, notes: list[Note] | None = None) -> SpvError:
@@ -147,11 +155,22 @@ class Assembler(TemplatedLines):
             self.encode_tokens(tokenize(self.text, self.source), None, True)
         else:
             self.ids = _Ids(False, [])
-            self.assemble_lines()
-        bound = self.ids.largest + 1
+            self.assemble_lines(keep_instructions=True)
         names = {v: k for k, v in self.ids.numbers.items()}
-        header = Header(self.version, GENERATOR_SPIRV_TOOLS_ASSEMBLER, bound, 0)
-        return Module(header, self.instructions, self.source, self.text, names)
+        return Module(self.header(), self.instructions, self.source, self.text, names)
+
+    def header(self) -> Header:
+        return Header(self.version, GENERATOR_SPIRV_TOOLS_ASSEMBLER, self.ids.bound(), 0)
+
+    def assemble_binary(self) -> bytes:
+        """The module's binary, the same bytes as assemble().to_bytes(); templated lines never
+        become Instruction objects."""
+        if self.preserve or not self.use_templates:
+            return self.assemble().to_bytes()
+        self.instructions = []
+        self.ids = _Ids(False, [])
+        words = self.assemble_lines(keep_instructions=False)
+        return Module(self.header(), []).to_bytes(words)
 
     def encode_tokens(self, tokens: list[Token], following: Token | None, at_end: bool) -> None:
         """The general path: group tokens into instructions and encode each by the grammar."""
@@ -551,3 +570,9 @@ def assemble(text: str, source: str = "<input>", target_env: str = "spv1.6",
              preserve_numeric_ids: bool = False) -> Module:
     """Assemble SPIR-V text into a Module; raises SpvError with file:line:col on bad input."""
     return Assembler(text, source, target_env, preserve_numeric_ids, load_grammar()).assemble()
+
+
+def assemble_binary(text: str, source: str = "<input>", target_env: str = "spv1.6",
+                    preserve_numeric_ids: bool = False) -> bytes:
+    """assemble(...).to_bytes(), made without the Module when only the binary is wanted."""
+    return Assembler(text, source, target_env, preserve_numeric_ids, load_grammar()).assemble_binary()

@@ -124,19 +124,20 @@ def tokenize(text: str, source: str = "<input>", first_line: int = 1) -> list[To
     return out
 
 
-def tokenize_line(line: str, source: str = "<input>") -> list[Token]:
-    """Tokens of one line (line number 1); raises LineContinues if a string runs past its end."""
+def tokenize_line(line: str, source: str = "<input>", lineno: int = 1) -> list[Token]:
+    """Tokens of one line (its number: lineno, for the tokens and for errors); raises
+    LineContinues if a string runs past its end."""
     if not _SPECIAL.search(line):
         out = []
         col = 0
         find = line.find
         for word in line.split():
             col = find(word, col)
-            out.append((_classify(word), word, 1, col + 1))
+            out.append((_classify(word), word, lineno, col + 1))
             col += len(word)
         return out
     out = []
-    _regex_tokens(line, 0, 1, 0, source, out, one_line=True)
+    _regex_tokens(line, 0, lineno, 0, source, out, one_line=True)
     return out
 
 

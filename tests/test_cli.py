@@ -23,7 +23,7 @@ def _boom(*args, **kwargs):
 def test_internal_error_is_one_line_and_exit_3(tmp_path, monkeypatch, capsys) -> None:
     src = tmp_path / "m.spvasm"
     src.write_text(GOOD)
-    monkeypatch.setattr(spvcoop.text, "assemble", _boom)
+    monkeypatch.setattr(spvcoop.text, "assemble_binary", _boom)
     rc = cli.main(["as", str(src), "-o", str(tmp_path / "m.spv")])
     err = capsys.readouterr().err
     assert rc == cli.EXIT_INTERNAL_ERROR == 3
@@ -39,7 +39,7 @@ def test_internal_error_is_one_line_and_exit_3(tmp_path, monkeypatch, capsys) ->
 def test_debug_shows_the_traceback(tmp_path, monkeypatch, capsys) -> None:
     src = tmp_path / "m.spvasm"
     src.write_text(GOOD)
-    monkeypatch.setattr(spvcoop.text, "assemble", _boom)
+    monkeypatch.setattr(spvcoop.text, "assemble_binary", _boom)
     assert cli.main(["as", str(src), "--debug"]) == 3
     err = capsys.readouterr().err
     assert "Traceback (most recent call last)" in err and "internal error at" in err

@@ -34,13 +34,13 @@ def run(args: argparse.Namespace) -> int:
             from ..diagnostics import Diagnostic
             raise SpvError(Diagnostic("error", f"input is not UTF-8 text (bad byte at offset {e.start})",
                                       source=args.input)) from None
-        from ..text import assemble
-        module = assemble(text, args.input, target_env=args.target_env,
-                          preserve_numeric_ids=args.preserve_numeric_ids)
+        from ..text import assemble_binary
+        binary = assemble_binary(text, args.input, target_env=args.target_env,
+                                 preserve_numeric_ids=args.preserve_numeric_ids)
         out = args.output
         if out is None:
             out = "out.spv" if args.input == "-" else _default_output(args.input)
-        write_output(out, module.to_bytes())
+        write_output(out, binary)
     except SpvError as e:
         print_diagnostics(e.diagnostics, text)
         return e.exit_status

@@ -19,13 +19,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..binary import read_binary
-    from ..disassembler import disassemble
+    from ..disassembler_fast import disassemble_binary
     from ..diagnostics import SpvError
     from .common import print_diagnostics, read_input, write_output
     try:
-        module = read_binary(read_input(args.input), args.input)
-        text = disassemble(module, raw_ids=args.raw_id, header=not args.no_header, indent=not args.no_indent)
+        text = disassemble_binary(read_input(args.input), args.input, raw_ids=args.raw_id,
+                                  header=not args.no_header, indent=not args.no_indent)
         write_output(args.output, text)
     except SpvError as e:
         print_diagnostics(e.diagnostics)
