@@ -283,6 +283,10 @@ class _LazyTable(dict):
         self._build_all()
         return dict.items(self)
 
+    def copy(self) -> dict:
+        self._build_all()
+        return dict(dict.items(self))
+
     def __eq__(self, other) -> bool:
         self._build_all()
         if isinstance(other, _LazyTable):

@@ -85,6 +85,9 @@ def test_lazy_grammar_lookups_build_what_a_whole_build_gives() -> None:
     assert list(lazy.instructions) == list(whole.instructions) and len(lazy.instructions) == len(whole.instructions)
     assert list(lazy.by_opcode.keys()) == list(whole.by_opcode.keys())
     assert lazy.instructions == whole.instructions and lazy.by_opcode == whole.by_opcode
+    fresh = spirv_grammar.load.__wrapped__()
+    for copied in (fresh.operand_kinds.copy(), dict(fresh.by_opcode), {**fresh.instructions}):
+        assert len(copied) == len(copied.keys()) > 50
     assert [k.kind for k in lazy.operand_kinds.values()] == [k.kind for k in whole.operand_kinds.values()]
 
 
