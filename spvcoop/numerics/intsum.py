@@ -23,31 +23,32 @@ def applies(model, a_format: str, b_format: str) -> bool:
             and model.bits + 2 + (model.block - 1).bit_length() <= 31)
 
 
+def _fields(x: np.ndarray) -> np.ndarray:
+    """float32 x's exponent fields minus the bias, as int16 (a zero or subnormal gives -127, inf/NaN 128)."""
+    e = (x.view(np.uint32) >> 23).astype(np.int16)
+    e &= 0xFF
+    e -= 127
+    return e
+
+
 def _exponents(x: np.ndarray, emin: int, stored: bool) -> tuple[np.ndarray, bool]:
     """floor(log2|x|) as int16 for float32 x whose nonzero values are all normal; zeros ZERO_EXP; subnormal
     inputs of the format at emin when `stored`. Also whether every value is finite."""
-    field = (x.view(np.uint32) >> 23).astype(np.int16)
-    field &= 0xFF
-    e = field - np.int16(127)
+    e = _fields(x)
+    finite = not (e == 128).any()
+    zero = e == -127
     if stored:
         np.maximum(e, np.int16(emin), out=e)
-    np.putmask(e, field == 0, np.int16(ZERO_EXP))
-    return e, not (field == 0xFF).any()
-
-
-def _c_exponents(c: np.ndarray) -> np.ndarray:
-    """The accumulator's exponents (float64 c): the true ones (f32 subnormals too), zeros -30000, inf/NaN 0."""
-    field = ((c.view(np.uint64) >> np.uint64(52)).astype(np.int32)) & 0x7FF
-    e = field - 1023
-    np.putmask(e, field == 0, -30000)      # c holds f32 values: a zero field is a zero
-    np.putmask(e, field == 0x7FF, 0)
-    return e
+    np.putmask(e, zero, np.int16(ZERO_EXP))
+    return e, finite
 
 
 def chunk(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emin_a: int, emin_b: int):
     """G tiles: A (G, M, K), B (G, K, N), C (G, M, N), any float dtypes holding the values; the result (M, N, G)
-    in rdt, or None where an input is inf or NaN (the general path handles those)."""
+    in rdt, or None where the general path must do it: an input inf or NaN, or a block whose scale leaves
+    float32's range (all products zero and a nonzero accumulator below 2^(bits - 126))."""
     stored = model.subnormal_inputs == "stored"
+    bits = model.bits
     At = A.transpose(1, 2, 0).astype(np.float32, order="C")      # (M, K, G): convert and move tiles last in one pass
     eA, finite_a = _exponents(At, emin_a, stored)
     if not finite_a:
@@ -56,7 +57,7 @@ def chunk(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emi
     eB, finite_b = _exponents(Bt, emin_b, stored)
     if not finite_b:
         return None
-    c = C.transpose(1, 2, 0).astype(np.float64, order="C")       # (M, N, G)
+    c = C.transpose(1, 2, 0).astype(np.float32, order="C")       # (M, N, G); every block's accumulator is f32
     K = At.shape[1]
     t = np.empty(c.shape, np.float32)
     ti = np.empty(c.shape, np.int32)
@@ -69,10 +70,21 @@ def chunk(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emi
         for k in range(k0 + 1, k1):
             np.add(eA[:, k, None, :], eB[None, k], out=esum)
             np.maximum(emax, esum, out=emax)
-        e = np.maximum(emax, _c_exponents(c))
-        shift = model.bits - e.clip(-1000, 1000)
-        # terms become integers after the drop: scale by 2^shift (exact: a power of 2, in range for these inputs)
-        scale = pow2(shift, np.float32)
+        # the accumulator's exponent field stands for its exponent: a zero's or subnormal's -127 is below every
+        # nonzero product's (>= -48), so it only counts where all products are zero, and is then caught below
+        # unless c is zero (the sum is 0); an inf or NaN accumulator goes to the general path
+        ec = _fields(c)
+        if int(ec.max()) == 128:
+            return None
+        e = np.maximum(emax, ec, out=emax)
+        lo = int(e.min())
+        if lo < bits - 126:        # 2^(bits - e) beyond float32: fine where c is 0, else the general path
+            if ((e < bits - 126) & (c != 0)).any():
+                return None
+            np.maximum(e, np.int16(bits - 126), out=e)
+        # terms become integers after the drop: scale by 2^(bits - e), exact (a power of 2 in float32's range)
+        scale = ((np.int16(127 + bits) - e).astype(np.int32) << 23).view(np.float32)
+        back = ((e - np.int16(bits - 127)).astype(np.int32) << 23).view(np.float32)     # 2^(e - bits)
         for k in range(k0, k1):
             np.multiply(At[:, k, None, :], Bt[None, k], out=t)
             t *= scale
@@ -84,6 +96,28 @@ def chunk(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emi
         s = si.astype(np.float64)
         c *= scale
         s += np.trunc(c, out=c)
-        s *= pow2(-shift, np.float64)                  # exact: integers below 2^32, power-of-2 scale
-        c, r = finish_block(model, s, rdt, k1 == K)
-    return r
+        s *= back                                       # exact: integers below 2^32, power-of-2 scale
+        last = k1 == K
+        if model.final == "rtz" and rdt == np.float32:
+            c = _f32_toward_zero(s, model)     # finite and no NaN: nan_f32 has nothing to replace
+            if last:
+                return c
+        else:
+            c, r = finish_block(model, s, rdt, last)
+            if last:
+                return r
+            c = c.astype(np.float32)
+    raise AssertionError("unreachable: K > 0")
+
+
+def _f32_toward_zero(s: np.ndarray, model) -> np.ndarray:
+    """float64 s, finite, each 0 or at least 2^-126 in magnitude (no float32 subnormals), rounded toward zero to
+    float32: clearing the 29 float64 significand bits float32 lacks truncates the magnitude, and the cast is then
+    exact, or infinity from 2^128 on (overflow 'inf'; 'saturate': the largest finite value)."""
+    s.view(np.uint64)[...] &= np.uint64(~((1 << 29) - 1) & 0xFFFFFFFFFFFFFFFF)
+    f = s.astype(np.float32)
+    if model.overflow == "saturate":
+        big = np.isinf(f)
+        if big.any():
+            f[big] = np.copysign(np.finfo(np.float32).max, f[big])
+    return f

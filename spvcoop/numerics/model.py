@@ -194,7 +194,7 @@ def _chunk(model, A, B, c, eA, eB, rdt, wide: bool):
                     t *= scale
                     drop(t, out=t)
                     s += t
-            s += drop(c * scale)
+            s += drop(c * pow2(shift, np.float64))   # float64: an accumulator below 2^-102 needs a scale over 2^127
             s *= pow2(-shift, np.float64)                       # exact: integers below 2^32, power-of-2 scale
         c, r = finish_block(model, s, rdt, k1 == K)
         if r is not None:
