@@ -8,6 +8,8 @@ step runs over contiguous rows. tests/test_numerics_intsum.py compares it with t
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .rounding import finish_block, pow2
@@ -23,47 +25,80 @@ def applies(model, a_format: str, b_format: str) -> bool:
             and model.bits + 2 + (model.block - 1).bit_length() <= 31)
 
 
-def _fields(x: np.ndarray) -> np.ndarray:
+class _Workspace(threading.local):
+    """Each thread's arrays, reused from chunk to chunk: fresh ones of this size come from mmap, and their page
+    faults cost about as much as the arithmetic."""
+
+    def __init__(self):
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def get(self, name: str, shape: tuple, dtype) -> np.ndarray:
+        a = self.arrays.get(name)
+        if a is None or a.shape != shape or a.dtype != dtype:
+            a = self.arrays[name] = np.empty(shape, dtype)
+        return a
+
+
+_WORK = _Workspace()
+
+
+def _fields(x: np.ndarray, name: str) -> np.ndarray:
     """float32 x's exponent fields minus the bias, as int16 (a zero or subnormal gives -127, inf/NaN 128)."""
-    e = (x.view(np.uint32) >> 23).astype(np.int16)
+    u = _WORK.get("bits", x.shape, np.uint32)
+    np.right_shift(x.view(np.uint32), 23, out=u)
+    e = _WORK.get(name, x.shape, np.int16)
+    np.copyto(e, u, casting="unsafe")
     e &= 0xFF
     e -= 127
     return e
 
 
-def _exponents(x: np.ndarray, emin: int, stored: bool) -> tuple[np.ndarray, bool]:
+def _exponents(x: np.ndarray, emin: int, stored: bool, name: str) -> tuple[np.ndarray, bool]:
     """floor(log2|x|) as int16 for float32 x whose nonzero values are all normal; zeros ZERO_EXP; subnormal
     inputs of the format at emin when `stored`. Also whether every value is finite."""
-    e = _fields(x)
-    finite = not (e == 128).any()
+    e = _fields(x, name)
+    if int(e.max()) == 128:
+        return e, False
     zero = e == -127
     if stored:
         np.maximum(e, np.int16(emin), out=e)
     np.putmask(e, zero, np.int16(ZERO_EXP))
-    return e, finite
+    return e, True
+
+
+def _tiles_last(x: np.ndarray, name: str) -> np.ndarray:
+    """(G, R, S) of any float dtype as float32 (R, S, G): converted and moved in one pass."""
+    out = _WORK.get(name, x.shape[1:] + x.shape[:1], np.float32)
+    np.copyto(out, x.transpose(1, 2, 0), casting="unsafe")   # float64 input: rounded, as np.asarray(x, f32) does
+    return out
 
 
 def chunk(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emin_a: int, emin_b: int):
     """G tiles: A (G, M, K), B (G, K, N), C (G, M, N), any float dtypes holding the values; the result (M, N, G)
     in rdt, or None where the general path must do it: an input inf or NaN, or a block whose scale leaves
-    float32's range (all products zero and a nonzero accumulator below 2^(bits - 126))."""
+    float32's range (all products zero and a nonzero accumulator below 2^(bits - 126)). The result is one of
+    this thread's work arrays: copy it out before the thread's next chunk."""
     stored = model.subnormal_inputs == "stored"
     bits = model.bits
-    At = A.transpose(1, 2, 0).astype(np.float32, order="C")      # (M, K, G): convert and move tiles last in one pass
-    eA, finite_a = _exponents(At, emin_a, stored)
+    At = _tiles_last(A, "A")      # (M, K, G)
+    eA, finite_a = _exponents(At, emin_a, stored, "eA")
     if not finite_a:
         return None
-    Bt = B.transpose(1, 2, 0).astype(np.float32, order="C")      # (K, N, G)
-    eB, finite_b = _exponents(Bt, emin_b, stored)
+    Bt = _tiles_last(B, "B")      # (K, N, G)
+    eB, finite_b = _exponents(Bt, emin_b, stored, "eB")
     if not finite_b:
         return None
-    c = C.transpose(1, 2, 0).astype(np.float32, order="C")       # (M, N, G); every block's accumulator is f32
+    c = _tiles_last(C, "C")       # (M, N, G); every block's accumulator is f32
     K = At.shape[1]
-    t = np.empty(c.shape, np.float32)
-    ti = np.empty(c.shape, np.int32)
-    si = np.empty(c.shape, np.int32)
-    emax = np.empty(c.shape, np.int16)
-    esum = np.empty(c.shape, np.int16)
+    w = _WORK
+    t = w.get("t", c.shape, np.float32)
+    ti = w.get("ti", c.shape, np.int32)
+    si = w.get("si", c.shape, np.int32)
+    emax = w.get("emax", c.shape, np.int16)
+    esum = w.get("esum", c.shape, np.int16)
+    scale = w.get("scale", c.shape, np.int32)
+    back = w.get("back", c.shape, np.int32)
+    s = w.get("s", c.shape, np.float64)
     for k0 in range(0, K, model.block):
         k1 = min(K, k0 + model.block)
         np.add(eA[:, k0, None, :], eB[None, k0], out=emax)
@@ -73,51 +108,55 @@ def chunk(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emi
         # the accumulator's exponent field stands for its exponent: a zero's or subnormal's -127 is below every
         # nonzero product's (>= -48), so it only counts where all products are zero, and is then caught below
         # unless c is zero (the sum is 0); an inf or NaN accumulator goes to the general path
-        ec = _fields(c)
+        ec = _fields(c, "ec")
         if int(ec.max()) == 128:
             return None
         e = np.maximum(emax, ec, out=emax)
-        lo = int(e.min())
-        if lo < bits - 126:        # 2^(bits - e) beyond float32: fine where c is 0, else the general path
+        if int(e.min()) < bits - 126:        # 2^(bits - e) beyond float32: fine where c is 0, else the general path
             if ((e < bits - 126) & (c != 0)).any():
                 return None
             np.maximum(e, np.int16(bits - 126), out=e)
         # terms become integers after the drop: scale by 2^(bits - e), exact (a power of 2 in float32's range)
-        scale = ((np.int16(127 + bits) - e).astype(np.int32) << 23).view(np.float32)
-        back = ((e - np.int16(bits - 127)).astype(np.int32) << 23).view(np.float32)     # 2^(e - bits)
+        np.subtract(np.int16(127 + bits), e, out=esum)
+        np.copyto(scale, esum)
+        scale <<= 23
+        scale32 = scale.view(np.float32)
+        np.subtract(e, np.int16(bits - 127), out=esum)
+        np.copyto(back, esum)
+        back <<= 23                                     # 2^(e - bits)
         for k in range(k0, k1):
             np.multiply(At[:, k, None, :], Bt[None, k], out=t)
-            t *= scale
+            t *= scale32
             if k == k0:
                 np.copyto(si, t, casting="unsafe")     # the cast truncates toward zero
             else:
                 np.copyto(ti, t, casting="unsafe")
                 si += ti
-        s = si.astype(np.float64)
-        c *= scale
+        np.copyto(s, si)
+        c *= scale32
         s += np.trunc(c, out=c)
-        s *= back                                       # exact: integers below 2^32, power-of-2 scale
+        s *= back.view(np.float32)                      # exact: integers below 2^32, power-of-2 scale
         last = k1 == K
         if model.final == "rtz" and rdt == np.float32:
-            c = _f32_toward_zero(s, model)     # finite and no NaN: nan_f32 has nothing to replace
+            _f32_toward_zero(s, model, out=c)          # finite and no NaN: nan_f32 has nothing to replace
             if last:
                 return c
         else:
-            c, r = finish_block(model, s, rdt, last)
+            c2, r = finish_block(model, s, rdt, last)
             if last:
                 return r
-            c = c.astype(np.float32)
+            np.copyto(c, c2, casting="same_kind")
     raise AssertionError("unreachable: K > 0")
 
 
-def _f32_toward_zero(s: np.ndarray, model) -> np.ndarray:
+def _f32_toward_zero(s: np.ndarray, model, out: np.ndarray) -> np.ndarray:
     """float64 s, finite, each 0 or at least 2^-126 in magnitude (no float32 subnormals), rounded toward zero to
-    float32: clearing the 29 float64 significand bits float32 lacks truncates the magnitude, and the cast is then
-    exact, or infinity from 2^128 on (overflow 'inf'; 'saturate': the largest finite value)."""
+    float32 into out: clearing the 29 float64 significand bits float32 lacks truncates the magnitude, and the
+    cast is then exact, or infinity from 2^128 on (overflow 'inf'; 'saturate': the largest finite value)."""
     s.view(np.uint64)[...] &= np.uint64(~((1 << 29) - 1) & 0xFFFFFFFFFFFFFFFF)
-    f = s.astype(np.float32)
+    np.copyto(out, s, casting="same_kind")
     if model.overflow == "saturate":
-        big = np.isinf(f)
+        big = np.isinf(out)
         if big.any():
-            f[big] = np.copysign(np.finfo(np.float32).max, f[big])
-    return f
+            out[big] = np.copysign(np.finfo(np.float32).max, out[big])
+    return out
