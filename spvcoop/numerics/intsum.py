@@ -15,7 +15,8 @@ import numpy as np
 from .rounding import finish_block, pow2
 
 FORMATS = ("f16", "e4m3", "e5m2")   # every value a normal float32: its exponent is its float32 exponent field
-ZERO_EXP = -10000   # a zero input: every product with it lies below -1000, where the general path clips too
+ZERO_EXP = -64   # a zero input (int8): a product with it sums to at most -64 + 15, below every nonzero one (>= -48)
+LOWEST_SUM = -48   # the smallest exponent sum of two nonzero inputs (f16's true subnormal exponent -24, twice)
 
 
 def applies(model, a_format: str, b_format: str) -> bool:
@@ -54,15 +55,19 @@ def _fields(x: np.ndarray, name: str) -> np.ndarray:
 
 
 def _exponents(x: np.ndarray, emin: int, stored: bool, name: str) -> tuple[np.ndarray, bool]:
-    """floor(log2|x|) as int16 for float32 x whose nonzero values are all normal; zeros ZERO_EXP; subnormal
+    """floor(log2|x|) as int8 for float32 x whose nonzero values are all normal; zeros ZERO_EXP; subnormal
     inputs of the format at emin when `stored`. Also whether every value is finite."""
-    e = _fields(x, name)
-    if int(e.max()) == 128:
+    u = _WORK.get("bits", x.shape, np.uint32)
+    np.right_shift(x.view(np.uint32), 23, out=u)
+    e = _WORK.get(name, x.shape, np.int8)
+    np.copyto(e, u, casting="unsafe")    # the low 8 bits: the exponent field, as int8 (128..255 wrap around)
+    e -= np.int8(127)                     # so the field minus the bias, with inf/NaN's 128 wrapped to -128
+    if int(e.min()) == -128:
         return e, False
     zero = e == -127
     if stored:
-        np.maximum(e, np.int16(emin), out=e)
-    np.putmask(e, zero, np.int16(ZERO_EXP))
+        np.maximum(e, np.int8(emin), out=e)
+    np.putmask(e, zero, np.int8(ZERO_EXP))
     return e, True
 
 
@@ -94,8 +99,10 @@ def chunk(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emi
     t = w.get("t", c.shape, np.float32)
     ti = w.get("ti", c.shape, np.int32)
     si = w.get("si", c.shape, np.int32)
-    emax = w.get("emax", c.shape, np.int16)
-    esum = w.get("esum", c.shape, np.int16)
+    emax = w.get("emax", c.shape, np.int8)
+    esum = w.get("esum", c.shape, np.int8)
+    e = w.get("e", c.shape, np.int16)
+    e16 = w.get("e16", c.shape, np.int16)
     scale = w.get("scale", c.shape, np.int32)
     back = w.get("back", c.shape, np.int32)
     s = w.get("s", c.shape, np.float64)
@@ -108,21 +115,22 @@ def chunk(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emi
         # the accumulator's exponent field stands for its exponent: a zero's or subnormal's -127 is below every
         # nonzero product's (>= -48), so it only counts where all products are zero, and is then caught below
         # unless c is zero (the sum is 0); an inf or NaN accumulator goes to the general path
+        np.putmask(emax, emax < LOWEST_SUM, np.int8(-128))    # all products zero: below every accumulator
         ec = _fields(c, "ec")
         if int(ec.max()) == 128:
             return None
-        e = np.maximum(emax, ec, out=emax)
+        np.maximum(emax, ec, out=e)
         if int(e.min()) < bits - 126:        # 2^(bits - e) beyond float32: fine where c is 0, else the general path
             if ((e < bits - 126) & (c != 0)).any():
                 return None
             np.maximum(e, np.int16(bits - 126), out=e)
         # terms become integers after the drop: scale by 2^(bits - e), exact (a power of 2 in float32's range)
-        np.subtract(np.int16(127 + bits), e, out=esum)
-        np.copyto(scale, esum)
+        np.subtract(np.int16(127 + bits), e, out=e16)
+        np.copyto(scale, e16)
         scale <<= 23
         scale32 = scale.view(np.float32)
-        np.subtract(e, np.int16(bits - 127), out=esum)
-        np.copyto(back, esum)
+        np.subtract(e, np.int16(bits - 127), out=e16)
+        np.copyto(back, e16)
         back <<= 23                                     # 2^(e - bits)
         for k in range(k0, k1):
             np.multiply(At[:, k, None, :], Bt[None, k], out=t)
