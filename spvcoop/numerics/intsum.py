@@ -61,21 +61,25 @@ def _fields(x: np.ndarray, name: str) -> np.ndarray:
     return e
 
 
-def _exponents(x: np.ndarray, emin: int, stored: bool, name: str) -> tuple[np.ndarray, bool]:
+def _exponents(x: np.ndarray, emin: int, stored: bool, name: str) -> tuple[np.ndarray, bool, bool]:
     """floor(log2|x|) as int8 for float32 x whose nonzero values are all normal; zeros ZERO_EXP; subnormal
-    inputs of the format at emin when `stored`. Also whether every value is finite."""
+    inputs of the format at emin when `stored`. Also whether every value is finite, and whether any is zero."""
     u = _WORK.get("bits", x.shape, np.uint32)
     np.right_shift(x.view(np.uint32), 23, out=u)
     e = _WORK.get(name, x.shape, np.int8)
     np.copyto(e, u, casting="unsafe")    # the low 8 bits: the exponent field, as int8 (128..255 wrap around)
     e -= np.int8(127)                     # so the field minus the bias, with inf/NaN's 128 wrapped to -128
-    if int(e.min()) == -128:
-        return e, False
-    zero = e == -127
+    lowest = int(e.min())
+    if lowest == -128:
+        return e, False, False
+    zero = lowest == -127
+    if zero:
+        is_zero = e == -127
     if stored:
         np.maximum(e, np.int8(emin), out=e)
-    np.putmask(e, zero, np.int8(ZERO_EXP))
-    return e, True
+    if zero:
+        np.putmask(e, is_zero, np.int8(ZERO_EXP))
+    return e, True, zero
 
 
 def _tiles_last(x: np.ndarray, name: str) -> np.ndarray:
@@ -93,11 +97,11 @@ def chunk(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emi
     stored = model.subnormal_inputs == "stored"
     bits = model.bits
     At = _tiles_last(A, "A")      # (M, K, G)
-    eA, finite_a = _exponents(At, emin_a, stored, "eA")
+    eA, finite_a, zero_a = _exponents(At, emin_a, stored, "eA")
     if not finite_a:
         return None
     Bt = _tiles_last(B, "B")      # (K, N, G)
-    eB, finite_b = _exponents(Bt, emin_b, stored, "eB")
+    eB, finite_b, zero_b = _exponents(Bt, emin_b, stored, "eB")
     if not finite_b:
         return None
     c = _tiles_last(C, "C")       # (M, N, G); every block's accumulator is f32
@@ -122,7 +126,8 @@ def chunk(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emi
                 np.maximum.reduce(esum, axis=1, out=emax)
             else:
                 np.maximum(emax, np.maximum.reduce(esum, axis=1), out=emax)
-        np.putmask(emax, emax < LOWEST_SUM, np.int8(-128))    # all products zero: below every accumulator
+        if zero_a or zero_b:
+            np.putmask(emax, emax < LOWEST_SUM, np.int8(-128))    # all products zero: below every accumulator
         ec = _fields(c, "ec")
         if int(ec.max()) == 128:
             return None
