@@ -118,6 +118,98 @@ def test_results_are_not_the_work_arrays():
     _same(first, kept)
 
 
+def _dyadic_tiles(rng, n, M, N, K, shift_a=0, shift_b=0, c_extra=None):
+    """Small integers (zeros among them) times powers of 2: tiles whose products all lie on the kept grid."""
+    A = (rng.integers(-40, 41, (n, M, K)) * 2.0 ** shift_a).astype(np.float16)
+    B = (rng.integers(-40, 41, (n, K, N)) * 2.0 ** shift_b).astype(np.float16)
+    C = (rng.integers(-5000, 5001, (n, M, N)) * 2.0 ** (shift_a + shift_b)).astype(np.float32)
+    if c_extra is not None:
+        C[rng.integers(n), 0, 0] = c_extra
+    return A, B, C
+
+
+@pytest.fixture
+def shortcuts(monkeypatch):
+    """Counts the chunks the exact shortcut (intsum._on_grid) computed."""
+    taken = []
+    on_grid = intsum._on_grid
+
+    def counting(*args):
+        r = on_grid(*args)
+        taken.append(r is not None)
+        return r
+    monkeypatch.setattr(intsum, "_on_grid", counting)
+    return taken
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_shortcut_matches_general_path(seed, shortcuts):
+    rng = np.random.default_rng(50 + seed)
+    for model in (NVIDIA_TENSORCORE, _random_model(rng), _random_model(rng)):
+        for M, N, K in [(16, 16, 16), (5, 7, 11), (16, 8, 33)]:
+            shifts = [(0, 0), (-6, -9), (3, 5), (-20, 4)]
+            for sa, sb in shifts:
+                A, B, C = _dyadic_tiles(rng, 200, M, N, K, sa, sb)
+                for rdt in (np.float32, np.float16):
+                    with np.errstate(over="ignore"):
+                        c = C if rdt == np.float32 else C.astype(np.float16)
+                    _same(muladd(model, A, B, c, rdt), muladd(model, A, B, c, rdt, fast=False))
+    assert any(shortcuts) and not all(shortcuts)   # taken where K <= block and the bits allow, not elsewhere
+
+
+@pytest.mark.parametrize("extra", [1e-40, 2.0 ** -30, 0.1, np.inf, np.nan, 3.0e38])
+def test_exact_shortcut_declines_off_grid_inputs(extra, shortcuts):
+    """One value off the grid (or inf/NaN, or one huge accumulator raising the bound) in a chunk of integers."""
+    rng = np.random.default_rng(8)
+    A, B, C = _dyadic_tiles(rng, 130, 16, 16, 16, c_extra=extra)
+    _same(muladd(NVIDIA_TENSORCORE, A, B, C, np.float32), muladd(NVIDIA_TENSORCORE, A, B, C, np.float32, fast=False))
+    A2, B2, C2 = _dyadic_tiles(rng, 130, 16, 16, 16)
+    A2[129, 3, 3] = np.float16(0.1)                   # a fraction in the last tile: the first tile's test passes
+    _same(muladd(NVIDIA_TENSORCORE, A2, B2, C2, np.float32),
+          muladd(NVIDIA_TENSORCORE, A2, B2, C2, np.float32, fast=False))
+    # chunks of 128 tiles: the first call's chunk with the extra value declines; the second call takes its first
+    # chunk and declines the one with the fraction
+    assert not all(shortcuts[:2]) and shortcuts[2:] == [True, False]
+
+
+def test_exact_shortcut_at_the_grid_boundary(shortcuts):
+    """Products up to 2^30 put the kept grid at 2^5 (25 bits): inputs on 2^2 and 2^3 take the shortcut; one input
+    on 2^1 makes a product with bits below the grid, which the model drops and the shortcut must not keep."""
+    rng = np.random.default_rng(12)
+    A = (4 * rng.integers(-100, 101, (2, 16, 16))).astype(np.float16)
+    B = (8 * rng.integers(-100, 101, (2, 16, 16))).astype(np.float16)
+    A[:, :, 0] = 2.0 ** 15
+    B[:, 0, :] = 2.0 ** 15
+    C = np.zeros((2, 16, 16), np.float32)
+    _same(muladd(NVIDIA_TENSORCORE, A, B, C, np.float32), muladd(NVIDIA_TENSORCORE, A, B, C, np.float32, fast=False))
+    A[1, 5, 3], B[1, 3, 7] = 6, 24                   # 6 x 24 = 144: 16 of it lies below 2^5
+    exact = (A.astype(np.float64) @ B.astype(np.float64))[1, 5, 7]
+    general = muladd(NVIDIA_TENSORCORE, A, B, C, np.float32, fast=False)
+    _same(muladd(NVIDIA_TENSORCORE, A, B, C, np.float32), general)
+    assert general[1, 5, 7] < exact                   # the drop did remove something
+    assert shortcuts == [True, False]
+
+
+def test_exact_shortcut_gives_no_negative_zero(shortcuts):
+    """-0 x 0 + -0 sums to +0 in the general path (an int32 sum plus C's term); so it must in the shortcut."""
+    rng = np.random.default_rng(13)
+    A, B, C = _dyadic_tiles(rng, 2, 16, 16, 16)
+    A[1], B[1], C[1] = -0.0, 0.0, -0.0
+    model = NVIDIA_TENSORCORE.with_(zero_sign="ieee")
+    r = muladd(model, A, B, C, np.float32)
+    _same(r, muladd(model, A, B, C, np.float32, fast=False))
+    assert shortcuts == [True] and not np.signbit(r[1]).any()
+
+
+def test_exact_shortcut_takes_integer_data_and_not_normal_data(shortcuts):
+    rng = np.random.default_rng(9)
+    A, B, C = _dyadic_tiles(rng, 128, 16, 16, 16)
+    muladd(NVIDIA_TENSORCORE, A, B, C, np.float32)
+    A, B, C = make_tiles("f16", "f16", "f32", 16, 16, 16, "normal", 128, 9)
+    muladd(NVIDIA_TENSORCORE, A, B, C, np.float32)
+    assert shortcuts == [True, False]
+
+
 # ---- an exact reference of nvidia-tensorcore --------------------------------------------------------------
 
 def _exponent(x: float, emin: int) -> int:
@@ -163,9 +255,12 @@ def _reference(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
     return D
 
 
-@pytest.mark.parametrize("dist", ["normal", "wide", "cancel", "subnormal", "overflow"])
+@pytest.mark.parametrize("dist", ["normal", "wide", "cancel", "subnormal", "overflow", "dyadic"])
 def test_both_paths_match_an_exact_reference(dist):
-    A, B, C = make_tiles("f16", "f16", "f32", 5, 3, 37, dist, 6, 21)
+    if dist == "dyadic":
+        A, B, C = _dyadic_tiles(np.random.default_rng(21), 6, 5, 3, 16, -3, 2)
+    else:
+        A, B, C = make_tiles("f16", "f16", "f32", 5, 3, 37, dist, 6, 21)
     expected = _reference(A, B, C)
     _same(muladd(NVIDIA_TENSORCORE, A, B, C, np.float32), expected)
     _same(muladd(NVIDIA_TENSORCORE, A, B, C, np.float32, fast=False), expected)

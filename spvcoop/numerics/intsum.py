@@ -90,10 +90,19 @@ def _tiles_last(x: np.ndarray, name: str) -> np.ndarray:
 
 
 def chunk(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emin_a: int, emin_b: int):
-    """G tiles: A (G, M, K), B (G, K, N), C (G, M, N), any float dtypes holding the values; the result (M, N, G)
+    """G tiles: A (G, M, K), B (G, K, N), C (G, M, N), any float dtypes holding the values; the result (G, M, N)
     in rdt, or None where the general path must do it: an input inf or NaN, or a block whose scale leaves
-    float32's range (all products zero and a nonzero accumulator below 2^(bits - 126)). The result is one of
-    this thread's work arrays: copy it out before the thread's next chunk."""
+    float32's range (all products zero and a nonzero accumulator below 2^(bits - 126)). The result may be a view
+    of this thread's work arrays: copy it out before the thread's next chunk."""
+    r = _on_grid(model, A, B, C, rdt)
+    if r is not None:
+        return r
+    r = _aligned(model, A, B, C, rdt, emin_a, emin_b)
+    return None if r is None else r.transpose(2, 0, 1)
+
+
+def _aligned(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emin_a: int, emin_b: int):
+    """chunk() by alignment, truncation and int32 sums; the result (M, N, G) or None."""
     stored = model.subnormal_inputs == "stored"
     bits = model.bits
     At = _tiles_last(A, "A")      # (M, K, G)
@@ -169,6 +178,70 @@ def chunk(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emi
                 return r
             np.copyto(c, c2, casting="same_kind")
     raise AssertionError("unreachable: K > 0")
+
+
+def _max_exponent(x: np.ndarray, field_bits: int, bias: int) -> int:
+    """An upper bound of floor(log2|x|) over float x from its largest exponent field (subnormals as the
+    smallest normal's: above their stored and their true exponent alike; inf/NaN give the all-ones field's
+    exponent, above any finite one); -10000 where x is all zero."""
+    u = x.view(f"u{x.dtype.itemsize}")
+    magnitude = int((u & u.dtype.type((1 << (8 * x.dtype.itemsize - 1)) - 1)).max(initial=0))
+    return max(magnitude >> field_bits, 1) - bias if magnitude else -10000
+
+
+def _multiples(x: np.ndarray, lsb: int, work: np.ndarray) -> bool:
+    """Whether every value of finite float x is a multiple of 2^lsb (x times 2^-lsb is exact: x holds float16
+    values, or 2^-lsb >= 1)."""
+    np.multiply(x, x.dtype.type(2.0 ** -lsb), out=work)
+    return not (work - np.trunc(work)).any()
+
+
+def _on_grid(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype):
+    """The exact shortcut, for one block (K <= block) of float16 A and B: the result (G, M, N), or None where it
+    does not apply.
+
+    Let U bound every element's alignment exponent e from above (the chunk's largest product exponent sum, or
+    C's largest exponent). If every A is a multiple of 2^la, every B of 2^lb with la + lb = U - bits, and every
+    C of 2^(U - bits), then every product (a multiple of 2^(la + lb)) and C are multiples of 2^(e - bits): each
+    term lies on the kept grid and the drop removes nothing, so the model's sum is the exact sum. All terms are
+    multiples of 2^(U - bits) below 2^(U + 13) in magnitude (K <= 1024), so every partial sum is an integer
+    below 2^(bits + 13) <= 2^42 times 2^(U - bits): a float64 matmul (any order, any FMA) is exact. Adding +0.0
+    turns a -0 sum into +0, as the general path's sum (an int32 sum plus C's term) never is -0. A nonzero sum
+    is at least 2^(U - bits) in magnitude: from 2^-126 on, no float32 subnormal results.
+
+    The first tile is tried alone first, on its own (lower) bound: failing there, it fails the chunk's too."""
+    if A.shape[-1] > model.block or A.dtype != np.float16 or B.dtype != np.float16:
+        return None
+    w = _WORK
+    for part in (slice(0, 1), slice(None)):
+        a, b, c = A[part], B[part], C[part]
+        ua, ub, uc = _max_exponent(a, 10, 15), _max_exponent(b, 10, 15), _max_exponent(c, 23, 127)
+        if ua >= 16 or ub >= 16 or uc >= 128:
+            return None                 # inf or NaN
+        U = max(ua + ub, uc)
+        if U < -9000:
+            if part.stop is None:
+                return None             # all zero: nothing to gain
+            continue
+        grid = U - model.bits
+        la = grid // 2
+        a32 = w.get("grid_a" if part.stop is None else "grid_a1", a.shape, np.float32)
+        b32 = w.get("grid_b" if part.stop is None else "grid_b1", b.shape, np.float32)
+        c64 = w.get("grid_c" if part.stop is None else "grid_c1", c.shape, np.float64)
+        np.copyto(a32, a)
+        np.copyto(b32, b)
+        np.copyto(c64, c)
+        if not (_multiples(a32, la, w.get("grid_ya", a.shape, np.float32))
+                and _multiples(b32, grid - la, w.get("grid_yb", b.shape, np.float32))
+                and _multiples(c64, grid, w.get("grid_yc", c.shape, np.float64))):
+            return None
+    s = w.get("grid_s", C.shape, np.float64)
+    np.matmul(a32.astype(np.float64), b32.astype(np.float64), out=s)
+    s += c64
+    s += 0.0
+    if model.final == "rtz" and rdt == np.float32 and grid >= -126:
+        return _f32_toward_zero(s, model, out=w.get("grid_r", C.shape, np.float32))
+    return finish_block(model, s, rdt, True)[1]
 
 
 def _f32_toward_zero(s: np.ndarray, model, out: np.ndarray) -> np.ndarray:

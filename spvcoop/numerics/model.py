@@ -126,8 +126,9 @@ def muladd(model: MulAddModel, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt,
                 A32, B32 = np.asarray(A[g], np.float32), np.asarray(B[g], np.float32)
                 eA, eB = _exponents(A32, EMIN[a_format], stored), _exponents(B32, EMIN[b_format], stored)
                 # tiles last: every elementwise step below runs over contiguous rows of tiles
-                r = _chunk(model, A32, B32, np.moveaxis(C[g], 0, -1).astype(np.float64), eA, eB, rdt, wide)
-        out[g] = np.moveaxis(r, -1, 0)
+                r = np.moveaxis(_chunk(model, A32, B32, np.moveaxis(C[g], 0, -1).astype(np.float64), eA, eB, rdt,
+                                       wide), -1, 0)
+        out[g] = r
     starts = range(0, C.shape[0], CHUNK)
     if len(starts) > 1 and _workers() > 1:   # numpy releases the GIL in its loops: chunks run side by side
         list(_pool().map(one, starts))
