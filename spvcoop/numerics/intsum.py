@@ -1,10 +1,12 @@
 """The fast path of numerics.model.muladd: alignment to the largest exponent with truncation, summed in int32.
 
 It computes what the general path (model._chunk) computes for these models and inputs, with fewer passes over
-the data: exponents as int16 from the float32 bits (inputs whose every value is a normal float32: f16 and the
-FP8 formats, not bf16), the block's largest exponent by an int16 max over k, and per product one multiply,
-one scale, one cast (truncation toward zero) and one int32 add on (M, N, tiles) arrays, tiles last so every
-step runs over contiguous rows. tests/test_numerics_intsum.py compares it with the general path.
+the data: the tiles moved last so every step runs over contiguous rows, exponents as int8 from the float32
+bits (inputs whose every value is a normal float32: f16 and the FP8 formats, not bf16), the block's largest
+exponent by an int8 max, and per block one broadcast multiply, one scale and one add.reduce with dtype int32
+(each term cast, so truncated toward zero, then summed). Chunks of integer-like data whose terms all lie on the
+kept grid take one float64 matmul instead (_on_grid). tests/test_numerics_intsum.py compares all of it with the
+general path and with an exact reference.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import threading
 
 import numpy as np
 
-from .rounding import finish_block, pow2
+from .rounding import finish_block
 
 FORMATS = ("f16", "e4m3", "e5m2")   # every value a normal float32: its exponent is its float32 exponent field
 ZERO_EXP = -64   # a zero input (int8): a product with it sums to at most -64 + 15, below every nonzero one (>= -48)
@@ -225,15 +227,16 @@ def _on_grid(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype):
             continue
         grid = U - model.bits
         la = grid // 2
-        a32 = w.get("grid_a" if part.stop is None else "grid_a1", a.shape, np.float32)
-        b32 = w.get("grid_b" if part.stop is None else "grid_b1", b.shape, np.float32)
-        c64 = w.get("grid_c" if part.stop is None else "grid_c1", c.shape, np.float64)
+        tag = "grid" if part.stop is None else "grid1"     # own arrays for the first tile: no reallocation
+        a32 = w.get(tag + "_a", a.shape, np.float32)
+        b32 = w.get(tag + "_b", b.shape, np.float32)
+        c64 = w.get(tag + "_c", c.shape, np.float64)
         np.copyto(a32, a)
         np.copyto(b32, b)
         np.copyto(c64, c)
-        if not (_multiples(a32, la, w.get("grid_ya", a.shape, np.float32))
-                and _multiples(b32, grid - la, w.get("grid_yb", b.shape, np.float32))
-                and _multiples(c64, grid, w.get("grid_yc", c.shape, np.float64))):
+        if not (_multiples(a32, la, w.get(tag + "_ya", a.shape, np.float32))
+                and _multiples(b32, grid - la, w.get(tag + "_yb", b.shape, np.float32))
+                and _multiples(c64, grid, w.get(tag + "_yc", c.shape, np.float64))):
             return None
     s = w.get("grid_s", C.shape, np.float64)
     np.matmul(a32.astype(np.float64), b32.astype(np.float64), out=s)
