@@ -152,9 +152,7 @@ def _aligned(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, 
         np.copyto(scale, e16)
         scale <<= 23
         scale32 = scale.view(np.float32)
-        np.subtract(e, np.int16(bits - 127), out=e16)
-        np.copyto(back, e16)
-        back <<= 23                                     # 2^(e - bits)
+        np.subtract(np.int32(254 << 23), scale, out=back)   # 2^(e - bits): exponent field 254 minus scale's
         for j0 in range(k0, k1, KSTEP):
             j1 = min(k1, j0 + KSTEP)
             t = w.get("t", (M, j1 - j0, N, G), np.float32)
