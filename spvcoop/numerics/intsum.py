@@ -5,7 +5,7 @@ the data: the tiles moved last so every step runs over contiguous rows, exponent
 bits (inputs whose every value is a normal float32: f16 and the FP8 formats, not bf16), the block's largest
 exponent by an int8 max, and per block one broadcast multiply, one scale and one add.reduce with dtype int32
 (each term cast, so truncated toward zero, then summed). Chunks of integer-like data whose terms all lie on the
-kept grid take one float64 matmul instead (_on_grid). tests/test_numerics_intsum.py compares all of it with the
+kept grid take one float64 matmul instead (on_grid). tests/test_numerics_intsum.py compares all of it with the
 general path and with an exact reference.
 """
 from __future__ import annotations
@@ -94,11 +94,8 @@ def _tiles_last(x: np.ndarray, name: str) -> np.ndarray:
 def chunk(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emin_a: int, emin_b: int):
     """G tiles: A (G, M, K), B (G, K, N), C (G, M, N), any float dtypes holding the values; the result (G, M, N)
     in rdt, or None where the general path must do it: an input inf or NaN, or a block whose scale leaves
-    float32's range (all products zero and a nonzero accumulator below 2^(bits - 126)). The result may be a view
-    of this thread's work arrays: copy it out before the thread's next chunk."""
-    r = _on_grid(model, A, B, C, rdt)
-    if r is not None:
-        return r
+    float32's range (all products zero and a nonzero accumulator below 2^(bits - 126)). The result is a view of
+    this thread's work arrays: copy it out before the thread's next chunk."""
     r = _aligned(model, A, B, C, rdt, emin_a, emin_b)
     return None if r is None else r.transpose(2, 0, 1)
 
@@ -180,12 +177,15 @@ def _aligned(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, 
     raise AssertionError("unreachable: K > 0")
 
 
+_MAGNITUDE = {2: (np.uint16, np.uint16(0x7FFF)), 4: (np.uint32, np.uint32(0x7FFFFFFF))}
+
+
 def _max_exponent(x: np.ndarray, field_bits: int, bias: int) -> int:
     """An upper bound of floor(log2|x|) over float x from its largest exponent field (subnormals as the
     smallest normal's: above their stored and their true exponent alike; inf/NaN give the all-ones field's
     exponent, above any finite one); -10000 where x is all zero."""
-    u = x.view(f"u{x.dtype.itemsize}")
-    magnitude = int((u & u.dtype.type((1 << (8 * x.dtype.itemsize - 1)) - 1)).max(initial=0))
+    udt, mask = _MAGNITUDE[x.dtype.itemsize]
+    magnitude = int(np.bitwise_and(x.view(udt), mask).max(initial=0))
     return max(magnitude >> field_bits, 1) - bias if magnitude else -10000
 
 
@@ -196,7 +196,12 @@ def _multiples(x: np.ndarray, lsb: int, work: np.ndarray) -> bool:
     return not (work - np.trunc(work)).any()
 
 
-def _on_grid(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype):
+def grid_applies(model, A: np.ndarray, B: np.ndarray) -> bool:
+    """Whether on_grid can take these tiles: float16 A and B, one block."""
+    return A.shape[-1] <= model.block and A.dtype == np.float16 and B.dtype == np.float16
+
+
+def on_grid(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype):
     """The exact shortcut, for one block (K <= block) of float16 A and B: the result (G, M, N), or None where it
     does not apply.
 
@@ -210,7 +215,7 @@ def _on_grid(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype):
     is at least 2^(U - bits) in magnitude: from 2^-126 on, no float32 subnormal results.
 
     The first tile is tried alone first, on its own (lower) bound: failing there, it fails the chunk's too."""
-    if A.shape[-1] > model.block or A.dtype != np.float16 or B.dtype != np.float16:
+    if not grid_applies(model, A, B):
         return None
     w = _WORK
     for part in (slice(0, 1), slice(None)):

@@ -116,12 +116,18 @@ def muladd(model: MulAddModel, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt,
     stored = model.subnormal_inputs == "stored"
     wide = model.exact_products and "bf16" in (a_format, b_format)
     use_intsum = fast and K > 0 and intsum.applies(model, a_format, b_format)
+    # the exact shortcut: tried until a chunk declines it (a GEMM's chunks share their matrices: the rest would
+    # decline too); each result is exact either way
+    try_grid = [use_intsum and intsum.grid_applies(model, A, B)]
     out = np.empty(C.shape, rdt)
 
     def one(g0: int) -> None:
         g = slice(g0, g0 + CHUNK)
         with np.errstate(all="ignore"):
-            r = intsum.chunk(model, A[g], B[g], C[g], rdt, EMIN[a_format], EMIN[b_format]) if use_intsum else None
+            r = intsum.on_grid(model, A[g], B[g], C[g], rdt) if try_grid[0] else None
+            if r is None:
+                try_grid[0] = False
+                r = intsum.chunk(model, A[g], B[g], C[g], rdt, EMIN[a_format], EMIN[b_format]) if use_intsum else None
             if r is None:
                 A32, B32 = np.asarray(A[g], np.float32), np.asarray(B[g], np.float32)
                 eA, eB = _exponents(A32, EMIN[a_format], stored), _exponents(B32, EMIN[b_format], stored)
