@@ -27,6 +27,9 @@ from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
 
+from . import intsum
+from .rounding import finish_block, pow2
+
 ALIGN = ("max", "none")
 DROP = ("truncate", "round")
 SUBNORMAL = ("stored", "true")
@@ -98,30 +101,41 @@ def _exponents(x: np.ndarray, emin: int, stored: bool) -> np.ndarray:
 
 
 def muladd(model: MulAddModel, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt, a_format: str = "f16",
-           b_format: str = "f16") -> np.ndarray:
+           b_format: str = "f16", fast: bool = True) -> np.ndarray:
     """D = A x B + C under `model`: A (..., M, K) and B (..., K, N) of 16-bit float values (any float dtype
-    holding them), C (..., M, N); the result in dtype rdt (float32 or float16)."""
+    holding them), C (..., M, N); the result in dtype rdt (float32 or float16). `fast`: take the int32 path
+    (intsum.py) where it applies; False forces the general one (the tests compare the two)."""
     rdt = np.dtype(rdt)
-    A32 = np.asarray(A, np.float32)
-    B32 = np.asarray(B, np.float32)
-    shape = np.broadcast_shapes(A32.shape[:-2], B32.shape[:-2], np.shape(C)[:-2])
-    M, K, N = A32.shape[-2], A32.shape[-1], B32.shape[-1]
-    A32 = np.broadcast_to(A32, shape + (M, K)).reshape(-1, M, K)
-    B32 = np.broadcast_to(B32, shape + (K, N)).reshape(-1, K, N)
-    c = np.broadcast_to(np.asarray(C, np.float32), shape + (M, N)).reshape(-1, M, N)
+    A, B = (x if isinstance(x, np.ndarray) and x.dtype.kind == "f" else np.asarray(x, np.float32) for x in (A, B))
+    C = np.asarray(C, np.float32)
+    shape = np.broadcast_shapes(A.shape[:-2], B.shape[:-2], C.shape[:-2])
+    M, K, N = A.shape[-2], A.shape[-1], B.shape[-1]
+    A = np.broadcast_to(A, shape + (M, K)).reshape(-1, M, K)
+    B = np.broadcast_to(B, shape + (K, N)).reshape(-1, K, N)
+    C = np.broadcast_to(C, shape + (M, N)).reshape(-1, M, N)
     stored = model.subnormal_inputs == "stored"
-    eA = _exponents(A32, EMIN[a_format], stored)
-    eB = _exponents(B32, EMIN[b_format], stored)
     wide = model.exact_products and "bf16" in (a_format, b_format)
-    out = np.empty(c.shape, rdt)
+    use_intsum = fast and K > 0 and intsum.applies(model, a_format, b_format)
+    # the exact shortcut: tried until a chunk declines it (a GEMM's chunks share their matrices: the rest would
+    # decline too); each result is exact either way
+    try_grid = [use_intsum and intsum.grid_applies(model, A, B)]
+    out = np.empty(C.shape, rdt)
 
     def one(g0: int) -> None:
         g = slice(g0, g0 + CHUNK)
         with np.errstate(all="ignore"):
-            # tiles last: every elementwise step below runs over contiguous rows of tiles
-            r = _chunk(model, A32[g], B32[g], np.moveaxis(c[g], 0, -1).astype(np.float64), eA[g], eB[g], rdt, wide)
-        out[g] = np.moveaxis(r, -1, 0)
-    starts = range(0, c.shape[0], CHUNK)
+            r = intsum.on_grid(model, A[g], B[g], C[g], rdt) if try_grid[0] else None
+            if r is None:
+                try_grid[0] = False
+                r = intsum.chunk(model, A[g], B[g], C[g], rdt, EMIN[a_format], EMIN[b_format]) if use_intsum else None
+            if r is None:
+                A32, B32 = np.asarray(A[g], np.float32), np.asarray(B[g], np.float32)
+                eA, eB = _exponents(A32, EMIN[a_format], stored), _exponents(B32, EMIN[b_format], stored)
+                # tiles last: every elementwise step below runs over contiguous rows of tiles
+                r = np.moveaxis(_chunk(model, A32, B32, np.moveaxis(C[g], 0, -1).astype(np.float64), eA, eB, rdt,
+                                       wide), -1, 0)
+        out[g] = r
+    starts = range(0, C.shape[0], CHUNK)
     if len(starts) > 1 and _workers() > 1:   # numpy releases the GIL in its loops: chunks run side by side
         list(_pool().map(one, starts))
     else:
@@ -134,8 +148,11 @@ _POOL = None
 
 
 def _workers() -> int:
+    """Threads for the chunks: half the CPUs, at most 8. On a 2-core machine shared with other work, two threads
+    made the GEMM benchmark slower (0.415 s vs 0.365 s at 512^3), so one there."""
     import os
-    return min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(8, cpus // 2))
 
 
 def _pool():
@@ -171,7 +188,7 @@ def _chunk(model, A, B, c, eA, eB, rdt, wide: bool):
             emax = np.maximum(emax, _exponents(c, EMIN["f32"], False))
             shift = model.bits - emax.clip(-1000, 1000)
             # terms become integers after the drop: scale by 2^shift (finite: f16 never needs more than 2^127)
-            scale = _pow2(shift, pdt)
+            scale = pow2(shift, pdt)
             if integer_sum:   # the common case, in int32: a cast truncates toward zero, and int adds are cheap
                 si = np.zeros(c.shape, np.int32)
                 ti = np.empty(c.shape, np.int32)
@@ -187,22 +204,12 @@ def _chunk(model, A, B, c, eA, eB, rdt, wide: bool):
                     t *= scale
                     drop(t, out=t)
                     s += t
-            s += drop(c * scale)
-            s *= _pow2(-shift, np.float64)                       # exact: integers below 2^32, power-of-2 scale
-        if k1 == K and rdt == np.float16 and model.f16_result == "direct":
-            return _nan(_zero(s.astype(np.float16), s, model), model.nan_f16)
-        c = _zero(_to_f32(s, model), s, model).astype(np.float64)
-    r = c.astype(np.float32)
-    if rdt == np.float16:
-        return _nan(_zero(r.astype(np.float16), c, model), model.nan_f16)
-    return _nan(r, model.nan_f32)
-
-
-def _pow2(e: np.ndarray, dtype) -> np.ndarray:
-    """2.0**e built from its bits (np.ldexp is several times slower), e clipped to the normal range."""
-    if dtype == np.float32:
-        return ((e.clip(-126, 127).astype(np.int32) + 127) << 23).view(np.float32)
-    return ((e.clip(-1022, 1023).astype(np.int64) + 1023) << 52).view(np.float64)
+            s += drop(c * pow2(shift, np.float64))   # float64: an accumulator below 2^-102 needs a scale over 2^127
+            s *= pow2(-shift, np.float64)                       # exact: integers below 2^32, power-of-2 scale
+        c, r = finish_block(model, s, rdt, k1 == K)
+        if r is not None:
+            return r
+    return finish_block(model, c, rdt, True)[1]   # K = 0: C rounded
 
 
 def _block_emax(eA: np.ndarray, eB: np.ndarray, wide: bool) -> np.ndarray:
@@ -213,7 +220,7 @@ def _block_emax(eA: np.ndarray, eB: np.ndarray, wide: bool) -> np.ndarray:
     f = K.bit_length()
     if not wide and f * 60 < 1000:
         def pw(e):
-            p = _pow2(f * e, np.float64)
+            p = pow2(f * e, np.float64)
             p[e < -100] = 0.0    # zeros
             return p
         S = np.matmul(pw(eA), pw(eB))
@@ -223,34 +230,3 @@ def _block_emax(eA: np.ndarray, eB: np.ndarray, wide: bool) -> np.ndarray:
     for k in range(K):
         np.maximum(emax, eA[:, :, k, None] + eB[:, None, k, :], out=emax)
     return emax
-
-
-def _zero(r: np.ndarray, s: np.ndarray, model: MulAddModel) -> np.ndarray:
-    """Under zero_sign 'positive', a nonzero sum that rounded to zero gives +0."""
-    if model.zero_sign == "positive":
-        r = np.where((r == 0) & (s != 0), r.dtype.type(0), r)
-    return r
-
-
-def _to_f32(s: np.ndarray, model: MulAddModel) -> np.ndarray:
-    f = s.astype(np.float32)                  # nearest even
-    if model.final == "rtz":
-        # rounded away from zero: one step back toward zero (the magnitude's bits minus one)
-        away = np.abs(f) > np.abs(s)
-        u = f.view(np.uint32)
-        u -= away.astype(np.uint32)
-        if model.overflow == "inf":
-            big = np.abs(s) >= 2.0 ** 128
-            f[big] = np.copysign(np.inf, s[big]).astype(np.float32)
-    return f
-
-
-def _nan(x: np.ndarray, bits: int | None) -> np.ndarray:
-    if bits is None:
-        return x
-    nan = np.isnan(x)
-    if nan.any():
-        u = x.view(f"u{x.dtype.itemsize}").copy()
-        u[nan] = bits
-        x = u.view(x.dtype)
-    return x

@@ -1,0 +1,58 @@
+"""The steps after a MulAdd block's exact sum (numerics.model): rounding it to f32 or f16, the sign of a sum
+that rounds to zero, NaN bit patterns; and 2.0**e from its bits. Shared by the general path (model.py) and the
+int32 path (intsum.py), so both round alike by construction."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def pow2(e: np.ndarray, dtype) -> np.ndarray:
+    """2.0**e built from its bits (np.ldexp is several times slower), e clipped to the normal range."""
+    if dtype == np.float32:
+        return ((e.clip(-126, 127).astype(np.int32) + 127) << 23).view(np.float32)
+    return ((e.clip(-1022, 1023).astype(np.int64) + 1023) << 52).view(np.float64)
+
+
+def zero_sign(r: np.ndarray, s: np.ndarray, model) -> np.ndarray:
+    """Under zero_sign 'positive', a nonzero sum that rounded to zero gives +0."""
+    if model.zero_sign == "positive":
+        r = np.where((r == 0) & (s != 0), r.dtype.type(0), r)
+    return r
+
+
+def to_f32(s: np.ndarray, model) -> np.ndarray:
+    f = s.astype(np.float32)                  # nearest even
+    if model.final == "rtz":
+        # rounded away from zero: one step back toward zero (the magnitude's bits minus one)
+        away = np.abs(f) > np.abs(s)
+        u = f.view(np.uint32)
+        u -= away.astype(np.uint32)
+        if model.overflow == "inf":
+            big = np.abs(s) >= 2.0 ** 128
+            f[big] = np.copysign(np.inf, s[big]).astype(np.float32)
+    return f
+
+
+def nan_bits(x: np.ndarray, bits: int | None) -> np.ndarray:
+    if bits is None:
+        return x
+    nan = np.isnan(x)
+    if nan.any():
+        u = x.view(f"u{x.dtype.itemsize}").copy()
+        u[nan] = bits
+        x = u.view(x.dtype)
+    return x
+
+
+def finish_block(model, s: np.ndarray, rdt: np.dtype, last: bool) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """A block's exact sum s (float64) rounded: (the next block's accumulator as float64, None), or for the last
+    block (None, the result in rdt)."""
+    if last and rdt == np.float16 and model.f16_result == "direct":
+        return None, nan_bits(zero_sign(s.astype(np.float16), s, model), model.nan_f16)
+    c = zero_sign(to_f32(s, model), s, model).astype(np.float64)
+    if not last:
+        return c, None
+    r = c.astype(np.float32)
+    if rdt == np.float16:
+        return None, nan_bits(zero_sign(r.astype(np.float16), c, model), model.nan_f16)
+    return None, nan_bits(r, model.nan_f32)
