@@ -10,12 +10,16 @@ from .module import Span
 
 @dataclass(slots=True)
 class Note:
+    """A note attached to a diagnostic, with its own place."""
+
     message: str
     span: Span | None = None
 
 
 @dataclass(slots=True)
 class Diagnostic:
+    """One finding: severity, message, where, rule id and notes."""
+
     severity: str            # "error", "warning" or "note"
     message: str
     span: Span | None = None

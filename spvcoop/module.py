@@ -39,6 +39,8 @@ OperandValue = Union[int, float, str, tuple]
 
 @dataclass(slots=True)
 class Operand:
+    """One operand: its grammar kind, value, encoded words and source text."""
+
     kind: str                # grammar operand kind, e.g. "IdRef", "LiteralInteger", "MemoryAccess"
     value: OperandValue      # id number, integer, enumerant/mask value, string, or decoded number
     words: tuple[int, ...]   # the encoded words
@@ -52,6 +54,8 @@ class Operand:
 
 @dataclass(slots=True)
 class Instruction:
+    """One instruction: opname, operands, result id and type, where it came from."""
+
     opname: str
     opcode: int
     result_type: int | None = None
@@ -123,6 +127,8 @@ class LazyInstruction(Instruction):
 
 @dataclass(slots=True)
 class Header:
+    """The module header's words: version, generator, bound, schema."""
+
     version: int = 0x00010600
     generator: int = 0x00070000
     bound: int = 1
@@ -135,6 +141,8 @@ class Header:
 
 @dataclass(slots=True)
 class Module:
+    """A SPIR-V module: header, instructions, where it came from."""
+
     header: Header
     instructions: list[Instruction]
     source: str = "<input>"          # file name used in diagnostics

@@ -18,6 +18,8 @@ from . import grammar_cache
 
 @dataclass(frozen=True, slots=True)
 class OperandSpec:
+    """One operand of a grammar entry: its kind, quantifier ('', '?', '*') and name."""
+
     kind: str
     quantifier: str  # '' (exactly one), '?' (optional) or '*' (any number)
     name: str
@@ -25,6 +27,8 @@ class OperandSpec:
 
 @dataclass(frozen=True, slots=True)
 class InstructionSpec:
+    """One instruction of the grammar: opcode, operands, class, what enables it."""
+
     opname: str
     opcode: int
     operands: tuple[OperandSpec, ...]
@@ -39,6 +43,8 @@ class InstructionSpec:
 
 @dataclass(frozen=True, slots=True)
 class Enumerant:
+    """One value of an enum operand kind, with its parameters and what enables it."""
+
     name: str
     value: int
     parameters: tuple[OperandSpec, ...]
@@ -50,6 +56,8 @@ class Enumerant:
 
 @dataclass(slots=True)
 class OperandKind:
+    """An operand kind of the grammar, with its enumerants by name and by value."""
+
     kind: str
     category: str  # BitEnum, ValueEnum, Id, Literal, Composite
     enumerants: list[Enumerant] = field(default_factory=list)
@@ -63,6 +71,8 @@ class OperandKind:
 
 @dataclass(slots=True)
 class ExtInstSet:
+    """An extended instruction set's grammar (GLSL.std.450, OpenCL.std, ...)."""
+
     name: str  # as written in OpExtInstImport, e.g. "GLSL.std.450"
     instructions: dict[str, InstructionSpec]
     by_opcode: dict[int, InstructionSpec]
@@ -71,6 +81,8 @@ class ExtInstSet:
 
 @dataclass(slots=True)
 class Grammar:
+    """The core grammar, indexed by opname, opcode and operand kind; extended sets on demand."""
+
     magic: int
     version: tuple[int, int]
     instructions: dict[str, InstructionSpec]

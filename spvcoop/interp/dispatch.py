@@ -83,6 +83,8 @@ class KindHooks:
 
 @dataclass(frozen=True)
 class Family:
+    """A named group of op sets and kind hooks (see the module text)."""
+
     name: str
     op_sets: tuple[OpSet, ...]
     kinds: tuple[KindHooks, ...] = ()

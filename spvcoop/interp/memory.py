@@ -82,6 +82,8 @@ class RegisterView:
 
 @dataclass(eq=False)
 class Pointer:
+    """A pointer value: a memory, per-invocation byte offsets, its pointee type and layout facts."""
+
     mem: "Memory | DeviceMemory"
     off: np.ndarray            # int64 byte offsets (or addresses), shape (N,) or (1,)
     type: Type                 # pointee type

@@ -70,6 +70,8 @@ def enum_name(kind: str, value: int) -> str:
 
 @dataclass
 class Block:
+    """A basic block: its label, phis, body, merge instruction and terminator."""
+
     label: int
     label_inst: Instruction
     phis: list[Instruction] = field(default_factory=list)
@@ -88,6 +90,8 @@ class Block:
 
 @dataclass
 class Function:
+    """A SPIR-V function: its parameters, blocks, entry block and Function variables."""
+
     id: int
     inst: Instruction
     params: list[Instruction] = field(default_factory=list)

@@ -59,6 +59,8 @@ class FileOptions:
 
 @dataclass
 class RunSpec:
+    """A run spec, read and checked: shader, dispatch, constants, buffers, outputs."""
+
     shader: str
     base: Path
     entry_point: str | None = None

@@ -219,6 +219,8 @@ def si_close(got, expected, digits: int) -> np.ndarray:
 
 @dataclass
 class CheckOptions:
+    """How SPIRV-Interpreter-style --check compares values."""
+
     digits: bool = True            # SPIRV-Interpreter's significant digits; else rtol/atol
     rtol: float = 1e-5
     atol: float = 1e-6

@@ -19,6 +19,8 @@ from .fault import Fault
 
 @dataclass(eq=False)
 class Type:
+    """A SPIR-V type as the interpreter sees it (kind, width, element, count, members, extra facts)."""
+
     id: int
     kind: str                      # void bool int float vector matrix array runtime_array struct pointer function coopmat other
     width: int = 0                 # bits, for int/float

@@ -19,6 +19,8 @@ MODULE = "*module*"
 
 @dataclass(frozen=True, slots=True)
 class Rule:
+    """A validator rule: its id, the opcodes it checks, the spec sentence, severity and check."""
+
     id: str
     opnames: tuple[str, ...]
     spec: str          # the sentence (or VUID) the rule enforces

@@ -18,16 +18,18 @@ SPEC_OK_CAPS = {"IdScope": ("CooperativeMatrixNV", "CooperativeMatrixKHR"),
 SKIP = frozenset(COOPMAT_TYPES + LOAD_STORE + ("OpSpecConstantOp",))
 
 
-_SCOPE_OPS: frozenset[str] | None = None
+_HAS_SCOPE_OPERANDS: dict[str, bool] = {}
 
 
-def _ops_with_scope_operands(grammar) -> frozenset[str]:
-    """Opcode names whose grammar entry has a Scope or Memory Semantics <id> operand."""
-    global _SCOPE_OPS
-    if _SCOPE_OPS is None:
-        _SCOPE_OPS = frozenset(name for name, spec in grammar.instructions.items()
-                               if any(o.kind in ("IdScope", "IdMemorySemantics") for o in spec.operands))
-    return _SCOPE_OPS
+def _has_scope_operands(grammar, opname: str) -> bool:
+    """Does the grammar entry of `opname` have a Scope or Memory Semantics <id> operand? Asked per opcode that
+    a module uses (a set over the whole grammar would build every one of its ~900 entries at start)."""
+    got = _HAS_SCOPE_OPERANDS.get(opname)
+    if got is None:
+        spec = grammar.instructions.get(opname)
+        got = _HAS_SCOPE_OPERANDS[opname] = spec is not None and any(
+            o.kind in ("IdScope", "IdMemorySemantics") for o in spec.operands)
+    return got
 
 
 @rule("scope.constant", MODULE,
@@ -41,9 +43,9 @@ def scope_constant(ctx: Context, _inst) -> None:
     shader = ix.has_cap("Shader")
     scopes = ix.grammar.operand_kinds["Scope"].by_value
     defs = ix.defs
-    with_scopes = _ops_with_scope_operands(ix.grammar)
+    grammar = ix.grammar
     for inst in ix.module.instructions:
-        if inst.opname not in with_scopes or inst.opname in SKIP:
+        if inst.opname in SKIP or not _has_scope_operands(grammar, inst.opname):
             continue  # the type's Scope is checked by coopmat.type.*; SpecConstantOp operands are IdRef
         seen: set[int] = set()
         for o in inst.operands:
