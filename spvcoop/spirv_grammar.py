@@ -257,9 +257,8 @@ class _LazyTable(dict):
 
     def __missing__(self, key):
         row = self._rows[key]          # KeyError for a name the grammar lacks, as a dict gives
-        entry = self._make(row)
-        dict.__setitem__(self, key, entry)
-        return entry
+        # setdefault: a thread building the same entry meanwhile (a run validates in a thread) wins once
+        return dict.setdefault(self, key, self._make(row))
 
     def get(self, key, default=None):
         if dict.__contains__(self, key):
@@ -319,8 +318,8 @@ def _memoised(make: Callable) -> Callable:
 
     def get(row):
         entry = built.get(id(row))
-        if entry is None:
-            entry = built[id(row)] = make(row)
+        if entry is None:   # (setdefault: one object per row, also when two threads build it at once)
+            entry = built.setdefault(id(row), make(row))
         return entry
     return get       # (rows live as long as the table that holds them: their ids stay theirs)
 
