@@ -16,18 +16,23 @@ from spvcoop.numerics.model import NVIDIA_TENSORCORE, MulAddModel, muladd
 from spvcoop.numerics.tiles import FLOAT_DISTRIBUTIONS, make_tiles
 
 
+def _counting(monkeypatch, name: str) -> list:
+    """intsum.<name> wrapped: the list gets, per call, whether it computed a result (not None)."""
+    taken: list = []
+    real = getattr(intsum, name)
+
+    def counting(*args):
+        r = real(*args)
+        taken.append(r is not None)
+        return r
+    monkeypatch.setattr(intsum, name, counting)
+    return taken
+
+
 @pytest.fixture
 def fast_chunks(monkeypatch):
     """Counts the chunks the fast path computed (not handed back to the general path)."""
-    taken = []
-    chunk = intsum.chunk
-
-    def counting(*args):
-        r = chunk(*args)
-        taken.append(r is not None)
-        return r
-    monkeypatch.setattr(intsum, "chunk", counting)
-    return taken
+    return _counting(monkeypatch, "chunk")
 
 
 def _random_model(rng) -> MulAddModel:
@@ -131,15 +136,7 @@ def _dyadic_tiles(rng, n, M, N, K, shift_a=0, shift_b=0, c_extra=None):
 @pytest.fixture
 def shortcuts(monkeypatch):
     """Counts the chunks the exact shortcut (intsum.on_grid) computed."""
-    taken = []
-    on_grid = intsum.on_grid
-
-    def counting(*args):
-        r = on_grid(*args)
-        taken.append(r is not None)
-        return r
-    monkeypatch.setattr(intsum, "on_grid", counting)
-    return taken
+    return _counting(monkeypatch, "on_grid")
 
 
 @pytest.mark.parametrize("seed", range(6))
