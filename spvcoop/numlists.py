@@ -6,7 +6,7 @@ A list is accepted only when every item is a plain YAML 1.1 int (-?(0|[1-9][0-9]
 reads as int or float, so the values are the ones the general path gives. Anything else returns None and goes
 the general way.
 
-Checked and converted with byte-wise C operations (bytes.translate, substring search, numpy on uint8 arrays),
+Checked and converted with byte-wise C operations (bytes.translate, numpy on uint8 arrays, pair codes),
 not item by item. Floats take Clinger's exact fast path: the digits without the point parsed as integers
 (numpy's integer parser is several times faster than its float parser), then M * 10^p or M / 10^-p, which is
 correctly rounded (one IEEE operation on two exact operands) when M < 2^53 and |p| <= 22; a list with any
