@@ -124,7 +124,8 @@ def _floats(np, solid: bytes, c, n: int, mpos, kind, at_dot, starts):
     if _POW10 is None:
         _POW10 = np.array([10.0 ** k for k in range(23)])   # exact: 10^22 < 2^53 * 2^22
     dot = mpos[at_dot]
-    mend = np.append(mpos, c.size)[at_dot + 1]    # the mantissa ends at the next marker ('e' or ',')
+    after = np.append(mpos, c.size)               # where each marker's part ends: the next marker, or the end
+    mend = after[at_dot + 1]                      # the mantissa ends at the next marker ('e' or ',')
     neg = c[starts] == 2
     frac = mend - dot - 1
     if (mend - starts - neg - 1).max() > MAX_DIGITS:
@@ -132,8 +133,7 @@ def _floats(np, solid: bytes, c, n: int, mpos, kind, at_dot, starts):
     at_e = np.flatnonzero(kind == 5)
     digits = solid.replace(b".", b"")             # the digits without the point
     if at_e.size:
-        ends = np.append(mpos, c.size)[at_e + 1]
-        if (ends - mpos[at_e] - 2).max() > MAX_DIGITS:    # exponent digits (after 'e' and its sign)
+        if (after[at_e + 1] - mpos[at_e] - 2).max() > MAX_DIGITS:    # exponent digits (after 'e' and its sign)
             return np.fromstring(solid, dtype=np.float64, sep=",")
         digits = digits.replace(b"e", b",").replace(b"E", b",")   # an exponent: an integer after its mantissa
     ints = np.fromstring(digits, dtype=np.int64, sep=",")

@@ -15,11 +15,13 @@ import sys
 
 import numpy as np
 
+from ..literals import ENCODED_FLOATS as ENCODED_FLOAT_NAMES
+
 # ml_dtypes is imported on first use (`_load`): a run without these encodings never pays for it. Functions
 # here call _load() before touching the names it sets; other modules reach them as attributes
 # (`encodings.BF16`), which module __getattr__ answers.
 _LAZY = ("BF16", "E4M3", "E5M2", "FP8", "ENCODED_FLOATS", "ml_dtypes")
-SHORT_NAMES = {"BFloat16KHR": "bf16", "Float8E4M3EXT": "e4m3", "Float8E5M2EXT": "e5m2"}
+SHORT_NAMES = ENCODED_FLOAT_NAMES   # FP Encoding enumerant -> bf16 / e4m3 / e5m2
 DTYPE_NAMES = ("bfloat16", "float8_e4m3fn", "float8_e5m2")   # ml_dtypes' names (run-spec dtypes)
 SATURATE = "SaturatedToLargestFloat8NormalConversionEXT"
 

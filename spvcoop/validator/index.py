@@ -7,6 +7,8 @@ or the value given with --spec-const) and OpSpecConstantOp where it folds.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from ..literals import ENCODED_FLOATS
 from ..module import Instruction, Module
 from ..spirv_grammar import load as load_grammar
 from .fold import FOLDS, MAX_WIDTH, Bits, bits_of, fold, interpret
@@ -240,9 +242,9 @@ class ModuleIndex:
         kind, width = sk
         if kind == "float":
             t = self.defs[type_id]
-            if len(t.operands) > 1:
-                return {0: "bf16", 4214: "e4m3", 4215: "e5m2"}.get(t.operands[1].value, f"f{width}")
-            return f"f{width}"
+            enc = self.grammar.operand_kinds["FPEncoding"].by_value.get(t.operands[1].value) \
+                if len(t.operands) > 1 else None
+            return ENCODED_FLOATS.get(enc.name, f"f{width}") if enc else f"f{width}"
         return ("s" if kind == "int" else "u") + str(width)
 
     def type_text(self, type_id: int | None) -> str:

@@ -37,6 +37,7 @@ SCOPES = {"CrossDevice": 0, "Device": 1, "Workgroup": 2, "Subgroup": 3, "Invocat
 _TYPE_ALIASES = {"i8": "s8", "i16": "s16", "i32": "s32", "i64": "s64", "bfloat16": "bf16",
                  "float16": "f16", "float32": "f32", "float64": "f64"}
 
+
 @dataclass(frozen=True, slots=True)
 class Combo:
     apis: tuple[str, ...]
