@@ -1,6 +1,7 @@
 """The int32 fast path of the MulAdd numerics (spvcoop/numerics/intsum.py) against the general path
 (muladd(..., fast=False)), over random models of the family and every distribution the fit uses, and both
-against an exact reference (Python fractions) of nvidia-tensorcore."""
+against an exact reference (Python fractions) of nvidia-tensorcore. The fast path's loops run compiled
+(intsum.KERNEL, spvcoop/numerics/_intsum_kernel.c) and in numpy: the `loops` fixture runs a test with each."""
 from __future__ import annotations
 
 import math
@@ -27,6 +28,16 @@ def _counting(monkeypatch, name: str) -> list:
         return r
     monkeypatch.setattr(intsum, name, counting)
     return taken
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def loops(request, monkeypatch):
+    """The fast path with its compiled loops, then with its numpy loops (intsum.KERNEL None)."""
+    if request.param == "numpy":
+        monkeypatch.setattr(intsum, "KERNEL", None)
+    elif intsum.KERNEL is None:
+        pytest.skip("the compiled kernel is not built here (test_the_kernel_is_built says whether it should be)")
+    return request.param
 
 
 @pytest.fixture
@@ -59,7 +70,7 @@ SHAPES = [(16, 16, 16), (5, 7, 20), (16, 8, 33), (3, 1, 17), (1, 9, 2)]   # M, N
 
 @pytest.mark.parametrize("dist", FLOAT_DISTRIBUTIONS)
 @pytest.mark.parametrize("seed", range(4))
-def test_fast_path_matches_general_path(dist, seed, fast_chunks):
+def test_fast_path_matches_general_path(dist, seed, fast_chunks, loops):
     rng = np.random.default_rng(1000 + seed)
     models = [NVIDIA_TENSORCORE] + [_random_model(rng) for _ in range(3)]
     for model in models:
@@ -79,7 +90,7 @@ def test_fast_path_matches_general_path(dist, seed, fast_chunks):
 
 @pytest.mark.parametrize("fmt", ["e4m3", "e5m2"])
 @pytest.mark.parametrize("dist", ["normal", "wide", "subnormal", "overflow"])
-def test_fast_path_matches_general_path_fp8(fmt, dist, fast_chunks):
+def test_fast_path_matches_general_path_fp8(fmt, dist, fast_chunks, loops):
     rng = np.random.default_rng(7)
     dt = {"e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2}[fmt]
     for model in (NVIDIA_TENSORCORE, _random_model(rng), _random_model(rng)):
@@ -105,7 +116,7 @@ def test_models_outside_the_fast_path_are_unchanged_by_it():
           muladd(NVIDIA_TENSORCORE, Ab, Bb, Cb, np.float32, "bf16", "bf16", fast=False))
 
 
-def test_threads_give_the_same_results(monkeypatch):
+def test_threads_give_the_same_results(monkeypatch, loops):
     A, B, C = make_tiles("f16", "f16", "f32", 16, 16, 16, "normal", 1000, 11)
     one = muladd(NVIDIA_TENSORCORE, A, B, C, np.float32)
     monkeypatch.setattr(model_mod, "_POOL", None)
@@ -253,7 +264,7 @@ def _reference(A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("dist", ["normal", "wide", "cancel", "subnormal", "overflow", "dyadic"])
-def test_both_paths_match_an_exact_reference(dist):
+def test_both_paths_match_an_exact_reference(dist, loops):
     if dist == "dyadic":
         A, B, C = _dyadic_tiles(np.random.default_rng(21), 6, 5, 3, 16, -3, 2)
     else:
@@ -264,7 +275,7 @@ def test_both_paths_match_an_exact_reference(dist):
 
 
 @pytest.mark.parametrize("c", [1e-33, -3e-30, 2.0 ** -102, 2.0 ** -103, 1e-40, -2.0 ** -149, 1e-20, 0.0])
-def test_all_products_zero_keep_the_accumulator(c):
+def test_all_products_zero_keep_the_accumulator(c, loops):
     """0 x 0 + C = C: the accumulator alone sets the alignment and keeps its 24 bits (it came back scaled by
     2^(127 - shift) below 2^-102 before 2026-11-25)."""
     A = np.zeros((130, 16, 16), np.float16)
@@ -276,3 +287,73 @@ def test_all_products_zero_keep_the_accumulator(c):
     for fast in (True, False):
         _same(muladd(NVIDIA_TENSORCORE, A, B, C, np.float32, fast=fast), expected)
         _same(muladd(NVIDIA_TENSORCORE, A, A, C, np.float32, fast=fast), np.where(A[:, :, :1] == 1, 16 + C, C))
+
+
+def test_the_kernel_is_built():
+    """setup.py builds the kernel optionally: where a C compiler is found, a failed build must not pass unseen."""
+    import shutil
+    import sysconfig
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) is None:
+        pytest.skip(f"no C compiler ({cc}) here: the numpy loops run")
+    assert intsum.KERNEL is not None, f"{cc} is here but spvcoop.numerics._intsum_kernel was not built"
+
+
+def _kernel():
+    if intsum.KERNEL is None:
+        pytest.skip("the compiled kernel is not built here")
+    return intsum.KERNEL
+
+
+def test_f16_decode_matches_numpy_on_every_float16():
+    """Every float16 bit pattern: the float32 values bit for bit, the exponents and flags as numpy's loops give
+    them, for stored and true subnormal exponents."""
+    k = _kernel()
+    h = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+    finite = h[np.isfinite(h)]
+    for stored in (True, False):
+        x32, e = np.empty(h.shape, np.float32), np.empty(h.shape, np.int8)
+        flags = k.f16_decode(h, -14, stored, intsum.ZERO_EXP, x32, e)
+        assert flags == 3                                   # an inf or NaN, and a zero
+        _same(x32, h.astype(np.float32))
+        f32, fe = np.empty(finite.shape, np.float32), np.empty(finite.shape, np.int8)
+        assert k.f16_decode(finite, -14, stored, intsum.ZERO_EXP, f32, fe) == 2
+        expected, ok, zero = intsum._exponents(finite.astype(np.float32), -14, stored, "test")
+        assert ok and zero
+        _same(fe, expected)
+        assert k.f32_exponents(f32, -14, stored, intsum.ZERO_EXP, fe) == 2
+        _same(fe, expected)
+        assert k.f16_decode(finite[finite != 0], -14, stored, intsum.ZERO_EXP, f32[:-2], fe[:-2]) == 0
+
+
+@pytest.mark.parametrize("call", [
+    lambda k, f, i: k.block_sum(f(2, 3, 4), f(2, 4, 5), f(2, 3, 5), 2, 3, 4, 5, 0, 4, i(2, 3, 6)),   # out too small
+    lambda k, f, i: k.block_sum(f(2, 3, 4), f(2, 4, 5), f(2, 3, 5), 2, 3, 4, 5, 0, 5, i(2, 3, 5)),   # k1 > K
+    lambda k, f, i: k.block_sum(f(2, 3, 4), f(2, 4, 5), f(2, 3, 5), 2, 3, 4, 5, 3, 2, i(2, 3, 5)),   # k1 < k0
+    lambda k, f, i: k.block_sum(f(2, 3, 4), f(2, 4, 5), f(2, 3, 5), 2, 3, 4, -5, 0, 4, i(2, 3, 5)),  # N < 0
+    lambda k, f, i: k.block_emax(np.zeros(24, np.int8), np.zeros(40, np.int8), 2, 3, 4, 5, 0, 0,
+                                 np.zeros(30, np.int8)),                                             # empty k range
+    lambda k, f, i: k.block_emax(np.zeros(24, np.int8), np.zeros(39, np.int8), 2, 3, 4, 5, 0, 4,
+                                 np.zeros(30, np.int8)),                                             # b too small
+    lambda k, f, i: k.block_sum(f(1), f(1), f(1), 2 ** 40, 2 ** 20, 2 ** 20, 1, 0, 1, i(1)),   # counts overflow
+    lambda k, f, i: k.block_sum(f(1), f(1), f(1), 2 ** 62, 2, 1, 1, 0, 1, i(1)),
+    lambda k, f, i: k.f16_decode(np.zeros(3, np.uint8), -14, 1, -64, f(1, 1, 1), np.zeros(1, np.int8)),
+    lambda k, f, i: k.f32_exponents(f(1, 1, 2), -14, 1, -64, np.zeros(3, np.int8)),
+])
+def test_kernel_refuses_buffers_that_do_not_fit(call):
+    """The kernel checks every buffer's size against the dimensions it is given, so a caller's mistake is an
+    exception, never a read or write outside a buffer."""
+    k = _kernel()
+    f = lambda *shape: np.zeros(shape, np.float32)   # noqa: E731
+    i = lambda *shape: np.zeros(shape, np.int32)     # noqa: E731
+    with pytest.raises(ValueError):
+        call(k, f, i)
+
+
+def test_kernel_refuses_read_only_outputs():
+    k = _kernel()
+    out = np.zeros((1, 1, 1), np.int32)
+    out.flags.writeable = False
+    with pytest.raises((TypeError, BufferError, ValueError)):
+        k.block_sum(np.ones((1, 1, 1), np.float32), np.ones((1, 1, 1), np.float32), np.ones((1, 1, 1), np.float32),
+                    1, 1, 1, 1, 0, 1, out)

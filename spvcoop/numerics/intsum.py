@@ -16,6 +16,11 @@ import numpy as np
 
 from .rounding import finish_block
 
+try:    # the compiled loops over every product (setup.py builds them where a C compiler is found)
+    from . import _intsum_kernel as KERNEL
+except ImportError:
+    KERNEL = None
+
 FORMATS = ("f16", "e4m3", "e5m2")   # every value a normal float32: its exponent is its float32 exponent field
 ZERO_EXP = -64   # a zero input (int8): a product with it sums to at most -64 + 15, below every nonzero one (>= -48)
 KSTEP = 16   # k per call: the (M, k, N, tiles) work arrays stay a few MiB
@@ -84,11 +89,76 @@ def _exponents(x: np.ndarray, emin: int, stored: bool, name: str) -> tuple[np.nd
     return e, True, zero
 
 
-def _tiles_last(x: np.ndarray, name: str) -> np.ndarray:
-    """(G, R, S) of any float dtype as float32 (R, S, G): converted and moved in one pass."""
-    out = _WORK.get(name, x.shape[1:] + x.shape[:1], np.float32)
-    np.copyto(out, x.transpose(1, 2, 0), casting="unsafe")   # float64 input: rounded, as np.asarray(x, f32) does
-    return out
+class _NumpyLoops:
+    """The loops in numpy, tiles last: A (M, K, G), B (K, N, G), C and the result (M, N, G), so that every numpy
+    call runs over contiguous rows of tiles."""
+
+    @staticmethod
+    def accumulator(x: np.ndarray, name: str) -> np.ndarray:
+        """(G, R, S) of any float dtype as float32 (R, S, G): converted and moved in one pass."""
+        out = _WORK.get(name, x.shape[1:] + x.shape[:1], np.float32)
+        np.copyto(out, x.transpose(1, 2, 0), casting="unsafe")   # float64 input: rounded, as np.asarray(x, f32) does
+        return out
+
+    @classmethod
+    def operand(cls, x: np.ndarray, name: str, emin: int, stored: bool):
+        """x as float32 in this order, its exponents (_exponents), whether all are finite, whether any is zero."""
+        x32 = cls.accumulator(x, name)
+        return (x32, *_exponents(x32, emin, stored, "e" + name))
+
+    @staticmethod
+    def dims(At: np.ndarray, Bt: np.ndarray) -> tuple[int, int, int, int]:
+        """G, M, K, N."""
+        return At.shape[2], At.shape[0], At.shape[1], Bt.shape[1]
+
+    @staticmethod
+    def block_emax(eA, eB, dims, k0: int, k1: int, out: np.ndarray) -> None:
+        _block_emax(eA, eB, k0, k1, out)
+
+    @staticmethod
+    def block_sum(At, Bt, scale32, dims, k0: int, k1: int, out: np.ndarray) -> None:
+        _block_sum(At, Bt, scale32, k0, k1, out)
+
+    @staticmethod
+    def result(r: np.ndarray) -> np.ndarray:
+        return r.transpose(2, 0, 1)
+
+
+class _CompiledLoops:
+    """The loops in KERNEL, in the tiles' own order: A (G, M, K), B (G, K, N), C and the result (G, M, N)."""
+
+    @staticmethod
+    def accumulator(x: np.ndarray, name: str) -> np.ndarray:
+        out = _WORK.get(name, x.shape, np.float32)
+        np.copyto(out, x, casting="unsafe")
+        return out
+
+    @classmethod
+    def operand(cls, x: np.ndarray, name: str, emin: int, stored: bool):
+        e = _WORK.get("e" + name, x.shape, np.int8)
+        if x.dtype == np.float16:
+            x32 = _WORK.get(name, x.shape, np.float32)
+            flags = KERNEL.f16_decode(np.ascontiguousarray(x), emin, stored, ZERO_EXP, x32, e)
+        else:
+            x32 = cls.accumulator(x, name)
+            flags = KERNEL.f32_exponents(x32, emin, stored, ZERO_EXP, e)
+        return x32, e, not flags & 1, bool(flags & 2)
+
+    @staticmethod
+    def dims(At: np.ndarray, Bt: np.ndarray) -> tuple[int, int, int, int]:
+        return At.shape + Bt.shape[2:]
+
+    @staticmethod
+    def block_emax(eA, eB, dims, k0: int, k1: int, out: np.ndarray) -> None:
+        KERNEL.block_emax(eA, eB, *dims, k0, k1, out)
+
+    @staticmethod
+    def block_sum(At, Bt, scale32, dims, k0: int, k1: int, out: np.ndarray) -> None:
+        KERNEL.block_sum(At, Bt, scale32, *dims, k0, k1, out)
+
+    @staticmethod
+    def result(r: np.ndarray) -> np.ndarray:
+        return r
 
 
 def chunk(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emin_a: int, emin_b: int):
@@ -96,26 +166,25 @@ def chunk(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emi
     in rdt, or None where the general path must do it: an input inf or NaN, or a block whose scale leaves
     float32's range (all products zero and a nonzero accumulator below 2^(bits - 126)). The result is a view of
     this thread's work arrays: copy it out before the thread's next chunk."""
-    r = _aligned(model, A, B, C, rdt, emin_a, emin_b)
-    return None if r is None else r.transpose(2, 0, 1)
+    layout = _NumpyLoops if KERNEL is None else _CompiledLoops
+    r = _aligned(model, A, B, C, rdt, emin_a, emin_b, layout)
+    return None if r is None else layout.result(r)
 
 
-def _aligned(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emin_a: int, emin_b: int):
-    """chunk() by alignment, truncation and int32 sums; the result (M, N, G) or None."""
+def _aligned(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emin_a: int, emin_b: int, layout):
+    """chunk() by alignment, truncation and int32 sums, on arrays in the layout's order; the result or None."""
     stored = model.subnormal_inputs == "stored"
     bits = model.bits
-    At = _tiles_last(A, "A")      # (M, K, G)
-    eA, finite_a, zero_a = _exponents(At, emin_a, stored, "eA")
+    At, eA, finite_a, zero_a = layout.operand(A, "A", emin_a, stored)
     if not finite_a:
         return None
-    Bt = _tiles_last(B, "B")      # (K, N, G)
-    eB, finite_b, zero_b = _exponents(Bt, emin_b, stored, "eB")
+    Bt, eB, finite_b, zero_b = layout.operand(B, "B", emin_b, stored)
     if not finite_b:
         return None
-    c = _tiles_last(C, "C")       # (M, N, G); every block's accumulator is f32
-    K = At.shape[1]
+    c = layout.accumulator(C, "C")       # every block's accumulator is f32
+    dims = layout.dims(At, Bt)        # G, M, K, N
+    K = dims[2]
     w = _WORK
-    M, N, G = c.shape
     si = w.get("si", c.shape, np.int32)
     emax = w.get("emax", c.shape, np.int8)
     e = w.get("e", c.shape, np.int16)
@@ -125,15 +194,7 @@ def _aligned(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, 
     s = w.get("s", c.shape, np.float64)
     for k0 in range(0, K, model.block):
         k1 = min(K, k0 + model.block)
-        # up to KSTEP k per call, (M, k, N, G): one broadcast over k instead of a call per k is the faster loop
-        for j0 in range(k0, k1, KSTEP):
-            j1 = min(k1, j0 + KSTEP)
-            esum = w.get("esum", (M, j1 - j0, N, G), np.int8)
-            np.add(eA[:, j0:j1, None, :], eB[None, j0:j1], out=esum)
-            if j0 == k0:
-                np.maximum.reduce(esum, axis=1, out=emax)
-            else:
-                np.maximum(emax, np.maximum.reduce(esum, axis=1), out=emax)
+        layout.block_emax(eA, eB, dims, k0, k1, emax)
         if zero_a or zero_b:
             np.putmask(emax, emax < LOWEST_SUM, np.int8(-128))    # all products zero: below every accumulator
         ec = _fields(c, "ec")
@@ -150,16 +211,7 @@ def _aligned(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, 
         scale <<= 23
         scale32 = scale.view(np.float32)
         np.subtract(np.int32(254 << 23), scale, out=back)   # 2^(e - bits): exponent field 254 minus scale's
-        for j0 in range(k0, k1, KSTEP):
-            j1 = min(k1, j0 + KSTEP)
-            t = w.get("t", (M, j1 - j0, N, G), np.float32)
-            np.multiply(At[:, j0:j1, None, :], Bt[None, j0:j1], out=t)
-            np.multiply(t, scale32[:, None], out=t)
-            # each term cast to int32 (truncated toward zero), then summed in int32; partial sums fit as the whole does
-            if j0 == k0:
-                np.add.reduce(t, axis=1, dtype=np.int32, out=si)
-            else:
-                si += np.add.reduce(t, axis=1, dtype=np.int32)
+        layout.block_sum(At, Bt, scale32, dims, k0, k1, si)
         np.copyto(s, si)
         c *= scale32
         s += np.trunc(c, out=c)
@@ -175,6 +227,38 @@ def _aligned(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, 
                 return r
             np.copyto(c, c2, casting="same_kind")
     raise AssertionError("unreachable: K > 0")
+
+
+def _block_emax(eA: np.ndarray, eB: np.ndarray, k0: int, k1: int, emax: np.ndarray) -> None:
+    """emax (M, N, G) = the largest eA (M, K, G) + eB (K, N, G) over k in [k0, k1), int8: KERNEL.block_emax in
+    numpy. Up to KSTEP k per call, (M, k, N, G): one broadcast over k instead of a call per k is the faster loop."""
+    M, _, G = eA.shape
+    N = eB.shape[1]
+    for j0 in range(k0, k1, KSTEP):
+        j1 = min(k1, j0 + KSTEP)
+        esum = _WORK.get("esum", (M, j1 - j0, N, G), np.int8)
+        np.add(eA[:, j0:j1, None, :], eB[None, j0:j1], out=esum)
+        if j0 == k0:
+            np.maximum.reduce(esum, axis=1, out=emax)
+        else:
+            np.maximum(emax, np.maximum.reduce(esum, axis=1), out=emax)
+
+
+def _block_sum(At: np.ndarray, Bt: np.ndarray, scale32: np.ndarray, k0: int, k1: int, si: np.ndarray) -> None:
+    """si (M, N, G) = the sum over k in [k0, k1) of At (M, K, G) times Bt (K, N, G) times scale32 (M, N, G), each
+    term in float32 cast to int32 (truncated toward zero), summed in int32: KERNEL.block_sum in numpy. Partial
+    sums fit as the whole does."""
+    M, _, G = At.shape
+    N = Bt.shape[1]
+    for j0 in range(k0, k1, KSTEP):
+        j1 = min(k1, j0 + KSTEP)
+        t = _WORK.get("t", (M, j1 - j0, N, G), np.float32)
+        np.multiply(At[:, j0:j1, None, :], Bt[None, j0:j1], out=t)
+        np.multiply(t, scale32[:, None], out=t)
+        if j0 == k0:
+            np.add.reduce(t, axis=1, dtype=np.int32, out=si)
+        else:
+            si += np.add.reduce(t, axis=1, dtype=np.int32)
 
 
 _MAGNITUDE = {2: (np.uint16, np.uint16(0x7FFF)), 4: (np.uint32, np.uint32(0x7FFFFFFF))}
