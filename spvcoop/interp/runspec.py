@@ -45,7 +45,7 @@ from ..yamlio import LDict, YamlLimits, decode_utf8, error_at, load_json, load_y
 from . import encodings
 from .runspec_checks import (DATA_KEYS, DEFAULT_MAX_FILE_BYTES, DTYPES, MAX_DISPATCH_DIM,  # noqa: F401 (re-exported)
                              MAX_DISPATCH_WORKGROUPS, SOURCE_KEYS, SPEC_KEYS, _data_value, _entry_kind, _finite,
-                             _key, _yaml_float)
+                             _key, _yaml_float, plain_entry, plain_spec)
 
 
 @dataclass(frozen=True)
@@ -127,13 +127,15 @@ def load_spec(path: str, options: FileOptions | None = None) -> RunSpec:
         raise _err("a run spec is a mapping with at least 'shader'", path, getattr(raw, "mark", None))
     if isinstance(raw.get("buffers"), list):
         raw["buffers"] = _buffer_list(raw["buffers"], path)
-    from .runspec_schema import check_spec
-    m = check_spec(raw, path)
-    return RunSpec(shader=m.shader, base=Path(path).parent, entry_point=m.entry_point,
-                   dispatch=tuple(m.dispatch), subgroup_size=m.subgroup_size,  # type: ignore[arg-type]
-                   spec_constants=dict(m.spec_constants), push_constants=raw.get("push_constants"),
-                   buffers={k: raw["buffers"][k] for k in m.buffers} if m.buffers else {},
-                   outputs=m.outputs, max_steps=m.max_steps, source=path, raw=raw, options=options)
+    m = plain_spec(raw)
+    if m is None:  # something unusual or wrong: the schema decides, and locates every violation
+        from .runspec_schema import check_spec
+        m = check_spec(raw, path)
+    return RunSpec(shader=m["shader"], base=Path(path).parent, entry_point=m["entry_point"],
+                   dispatch=tuple(m["dispatch"]), subgroup_size=m["subgroup_size"],  # type: ignore[arg-type]
+                   spec_constants=dict(m["spec_constants"]), push_constants=raw.get("push_constants"),
+                   buffers={k: raw["buffers"][k] for k in m["buffers"]} if m["buffers"] else {},
+                   outputs=m["outputs"], max_steps=m["max_steps"], source=path, raw=raw, options=options)
 
 
 def _buffer_list(entries: list, source: str) -> LDict:
@@ -288,8 +290,9 @@ def generate(entry, where: str, base: Path, source: str, hint=None, mark=None, o
     """One buffer's data from its spec entry -> numpy array, or plain lists/dicts typed later by the shader.
     `mark`: the entry's YAML node (errors are located there); `options`: the file rules and size cap."""
     options = options or FileOptions()
-    from .runspec_schema import check_entry
-    check_entry(entry, where, source, mark, expected)
+    if not plain_entry(entry, expected):
+        from .runspec_schema import check_entry
+        check_entry(entry, where, source, mark, expected)
     if _entry_kind(entry) == "<inline>":
         return entry  # inline data typed by the shader
     emark = getattr(entry, "mark", None) or mark
