@@ -32,13 +32,13 @@ import math
 import os
 import stat
 import tokenize
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..diagnostics import Diagnostic, SpvError
+from ..records import FrozenRecord, Record
 from ..schema import short as _short
 from ..yamlio import LDict, YamlLimits, decode_utf8, error_at, load_json, load_yaml, mark_at, read_bytes, \
     span_of
@@ -48,32 +48,57 @@ from .runspec_checks import (DATA_KEYS, DEFAULT_MAX_FILE_BYTES, DTYPES, MAX_DISP
                              _key, _yaml_float, plain_entry, plain_spec)
 
 
-@dataclass(frozen=True)
-class FileOptions:
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class FileOptions(FrozenRecord):
     """Which files a spec (or an expectation file) may name, and how much data it may make.
     allow_outside: files may lie outside the spec's directory tree (--allow-outside-files);
     max_bytes: the size cap of each named file and of each generated buffer (--max-file-size)."""
-    allow_outside: bool = False
-    max_bytes: int = DEFAULT_MAX_FILE_BYTES
+    allow_outside: bool
+    max_bytes: int
+    _fields = ("allow_outside", "max_bytes")
+
+    def __init__(self, allow_outside: bool = False, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> None:
+        object.__setattr__(self, "allow_outside", allow_outside)
+        object.__setattr__(self, "max_bytes", max_bytes)
 
 
-@dataclass
-class RunSpec:
+class RunSpec(Record):
     """A run spec, read and checked: shader, dispatch, constants, buffers, outputs."""
 
     shader: str
     base: Path
-    entry_point: str | None = None
-    dispatch: tuple[int, int, int] = (1, 1, 1)
-    subgroup_size: int = 32
-    spec_constants: dict = field(default_factory=dict)
-    push_constants: object = None
-    buffers: dict = field(default_factory=dict)   # key -> raw spec entry (LDict/LList/value, with marks)
-    outputs: list | None = None
-    max_steps: int | None = None
-    source: str = "<spec>"
-    raw: Any = None                                # the parsed YAML, for locating later errors
-    options: FileOptions = field(default_factory=FileOptions)
+    entry_point: str | None
+    dispatch: tuple[int, int, int]
+    subgroup_size: int
+    spec_constants: dict
+    push_constants: object
+    buffers: dict                  # key -> raw spec entry (LDict/LList/value, with marks)
+    outputs: list | None
+    max_steps: int | None
+    source: str
+    raw: Any                       # the parsed YAML, for locating later errors
+    options: FileOptions
+    _fields = ("shader", "base", "entry_point", "dispatch", "subgroup_size", "spec_constants", "push_constants",
+               "buffers", "outputs", "max_steps", "source", "raw", "options")
+
+    def __init__(self, shader: str, base: Path, entry_point: str | None = None,
+                 dispatch: tuple[int, int, int] = (1, 1, 1), subgroup_size: int = 32,
+                 spec_constants: dict | None = None, push_constants: object = None, buffers: dict | None = None,
+                 outputs: list | None = None, max_steps: int | None = None, source: str = "<spec>",
+                 raw: Any = None, options: FileOptions | None = None) -> None:
+        self.shader = shader
+        self.base = base
+        self.entry_point = entry_point
+        self.dispatch = dispatch
+        self.subgroup_size = subgroup_size
+        self.spec_constants = {} if spec_constants is None else spec_constants
+        self.push_constants = push_constants
+        self.buffers = {} if buffers is None else buffers
+        self.outputs = outputs
+        self.max_steps = max_steps
+        self.source = source
+        self.raw = raw
+        self.options = FileOptions() if options is None else options
 
     def mark(self, *path):
         return mark_at(self.raw, path) if self.raw is not None else None
