@@ -4,6 +4,7 @@ what they refuse goes to the schema, which reports it."""
 from __future__ import annotations
 
 import itertools
+import re
 import json
 import subprocess
 import sys
@@ -17,8 +18,8 @@ from spvcoop.interp.runspec_schema import check_entry, check_spec
 from spvcoop.yamlio import load_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-SPEC_FILES = sorted(p for d in ("samples", "tests/data") for p in (ROOT / d).rglob("*.yaml")
-                    if p.read_text(errors="replace").startswith("shader:"))
+SPEC_FILES = sorted(p for d in ("samples", "tests") for p in (ROOT / d).rglob("*.yaml")
+                    if re.search(r"^shader:", p.read_text(errors="replace"), re.M))
 
 # values of every type and edge the fields meet: each field of a base spec takes each of them in turn
 ODD_VALUES = [None, True, False, 0, 1, -1, 3, 32, 48, 2**31 - 1, 2**31, 2**32, 2**48, 2**48 + 1, 2**63, 2**64,
@@ -57,7 +58,10 @@ def _agrees(raw) -> bool:
 
 @pytest.mark.parametrize("path", SPEC_FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_project_specs_take_the_plain_path_with_the_schema_fields(path: Path) -> None:
-    raw = load_yaml(path.read_bytes(), str(path))
+    try:
+        raw = load_yaml(path.read_bytes(), str(path))
+    except SpvError:
+        pytest.skip("not readable YAML (a test of bad input)")
     if isinstance(raw.get("buffers"), list):
         pytest.skip("list-form buffers are turned into a mapping before the checks")
     if any(isinstance(e, dict) and "random" in e for e in (raw.get("buffers") or {}).values()):
