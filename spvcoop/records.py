@@ -4,8 +4,9 @@
 its module is imported: about 1 ms a class, and a one-invocation run imported ~30 of them. A Record subclass
 lists its fields in `_fields` and writes its own __init__; __repr__, __eq__ and __hash__ behave as the
 dataclass ones did (same repr text, equality only between instances of the same class, field by field in
-order; a class compared by identity sets __eq__ and __hash__ back to object's). FrozenRecord refuses attribute assignment like `@dataclass(frozen=True)` (its __init__ sets fields
-with object.__setattr__). Classes used with dataclasses.replace/fields stay dataclasses.
+order; a class compared by identity sets __eq__ and __hash__ back to object's). FrozenRecord refuses
+attribute assignment like `@dataclass(frozen=True)` (its __init__ sets fields with object.__setattr__).
+Classes used with dataclasses.replace/fields/asdict stay dataclasses.
 """
 from __future__ import annotations
 
