@@ -2,31 +2,45 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from typing import Iterable
 
 from .module import Span
+from .records import Record
 
 
-@dataclass(slots=True)
-class Note:
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class Note(Record):
     """A note attached to a diagnostic, with its own place."""
-
+    __slots__ = _fields = ("message", "span")
     message: str
-    span: Span | None = None
+    span: Span | None
+
+    def __init__(self, message: str, span: Span | None = None) -> None:
+        self.message = message
+        self.span = span
 
 
-@dataclass(slots=True)
-class Diagnostic:
+class Diagnostic(Record):
     """One finding: severity, message, where, rule id and notes."""
-
-    severity: str            # "error", "warning" or "note"
+    __slots__ = _fields = ("severity", "message", "span", "rule", "notes", "source", "instruction_index")
+    severity: str             # "error", "warning" or "note"
     message: str
-    span: Span | None = None
-    rule: str | None = None  # validator rule id, e.g. "coopmat.muladd.k"
-    notes: list[Note] = field(default_factory=list)
-    source: str = "<input>"
-    instruction_index: int | None = None  # for binaries: which instruction
+    span: Span | None
+    rule: str | None          # validator rule id, e.g. "coopmat.muladd.k"
+    notes: list[Note]
+    source: str
+    instruction_index: int | None  # for binaries: which instruction
+
+    def __init__(self, severity: str, message: str, span: Span | None = None, rule: str | None = None,
+                 notes: list[Note] | None = None, source: str = "<input>",
+                 instruction_index: int | None = None) -> None:
+        self.severity = severity
+        self.message = message
+        self.span = span
+        self.rule = rule
+        self.notes = [] if notes is None else notes
+        self.source = source
+        self.instruction_index = instruction_index
 
     def location(self) -> str:
         if self.span is None:

@@ -207,11 +207,18 @@ class TemplatedLines:
             self.template_meta[key] = (spec, has_result, opname, len(words))
             templates = self.templates
 
-            def first_fill(parts: list[str]) -> None:
-                # a shape seen a second time: worth making its fill function
-                fill = templates[key] = _compile_fill(spec, words, slots, *self.fill_env)
-                fill(parts)
-            templates[key] = first_fill
+            plain_fill = _plain_fill(spec, words, slots, *self.fill_env)
+            uses = 0
+
+            def first_fills(parts: list[str]) -> None:
+                # generating a fill function (exec) costs as much as a few hundred plain fills: only
+                # for a shape that keeps coming (a small shader's start-up never pays for it)
+                nonlocal uses
+                uses += 1
+                if uses == _COMPILE_AT_USE:
+                    templates[key] = _compile_fill(spec, words, slots, *self.fill_env)
+                plain_fill(parts)
+            templates[key] = first_fills
         return True
 
     def materialize(self, lineno: int, line: str) -> list[Operand]:
@@ -279,6 +286,29 @@ def _line_tokens(text: str, lineno: int, source: str) -> list[Token] | None:
         return tokenize_line(text, source, lineno)
     except LineContinues:
         return None
+
+
+_COMPILE_AT_USE = 32   # the use of a template (after the line it was made from) that compiles its fill
+
+
+def _plain_fill(spec, words: tuple[int, ...], slots, get, numbers, plain, extend, value_types):
+    """What _compile_fill's function does, in a loop over the slots (for the first uses of a shape)."""
+    notes_type = spec.has_result_type and spec.has_result
+
+    def fill(p: list[str]) -> None:
+        out = list(words)
+        for text_index, word_pos in slots:
+            name = p[2 * text_index + 1]
+            v = get(name)
+            if v is None:
+                if plain(name) is None:
+                    raise _NotPlain
+                v = numbers[name] = len(numbers) + 1
+            out[word_pos] = v
+        if notes_type:
+            value_types[out[2]] = out[1]
+        extend(out)
+    return fill
 
 
 def _compile_fill(spec, words: tuple[int, ...], slots, get, numbers, plain, extend, value_types):

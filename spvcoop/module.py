@@ -8,9 +8,9 @@ the instruction and of every operand (so diagnostics can point at a column).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Iterator, NamedTuple, Union
 
+from .records import Record
 from .spirv_grammar import InstructionSpec, load as load_grammar
 
 MAGIC = 0x07230203
@@ -37,32 +37,49 @@ class Span(NamedTuple):
 OperandValue = Union[int, float, str, tuple]
 
 
-@dataclass(slots=True)
-class Operand:
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class Operand(Record):
     """One operand: its grammar kind, value, encoded words and source text."""
-
+    __slots__ = _fields = ("kind", "value", "words", "span", "text")
     kind: str                # grammar operand kind, e.g. "IdRef", "LiteralInteger", "MemoryAccess"
     value: OperandValue      # id number, integer, enumerant/mask value, string, or decoded number
     words: tuple[int, ...]   # the encoded words
-    span: Span | None = None
-    text: str | None = None  # the token as written, when it came from text
+    span: Span | None
+    text: str | None         # the token as written, when it came from text
+
+    def __init__(self, kind: str, value: OperandValue, words: tuple[int, ...], span: Span | None = None,
+                 text: str | None = None) -> None:
+        self.kind = kind
+        self.value = value
+        self.words = words
+        self.span = span
+        self.text = text
 
     @property
     def is_id(self) -> bool:
         return self.kind.startswith("Id")
 
 
-@dataclass(slots=True)
-class Instruction:
+class Instruction(Record):
     """One instruction: opname, operands, result id and type, where it came from."""
-
+    __slots__ = _fields = ("opname", "opcode", "result_type", "result_id", "operands", "span", "index")
     opname: str
     opcode: int
-    result_type: int | None = None
-    result_id: int | None = None
-    operands: list[Operand] = field(default_factory=list)  # everything after result type/id
-    span: Span | None = None
-    index: int = 0  # position in the module, 0-based
+    result_type: int | None
+    result_id: int | None
+    operands: list[Operand]  # everything after result type/id
+    span: Span | None
+    index: int               # position in the module, 0-based
+
+    def __init__(self, opname: str, opcode: int, result_type: int | None = None, result_id: int | None = None,
+                 operands: list[Operand] | None = None, span: Span | None = None, index: int = 0) -> None:
+        self.opname = opname
+        self.opcode = opcode
+        self.result_type = result_type
+        self.result_id = result_id
+        self.operands = [] if operands is None else operands
+        self.span = span
+        self.index = index
 
     @property
     def spec(self) -> InstructionSpec | None:
@@ -125,29 +142,42 @@ class LazyInstruction(Instruction):
         return Instruction.words(self)
 
 
-@dataclass(slots=True)
-class Header:
+class Header(Record):
     """The module header's words: version, generator, bound, schema."""
+    __slots__ = _fields = ("version", "generator", "bound", "schema")
+    version: int
+    generator: int
+    bound: int
+    schema: int
 
-    version: int = 0x00010600
-    generator: int = 0x00070000
-    bound: int = 1
-    schema: int = 0
+    def __init__(self, version: int = 0x00010600, generator: int = 0x00070000, bound: int = 1,
+                 schema: int = 0) -> None:
+        self.version = version
+        self.generator = generator
+        self.bound = bound
+        self.schema = schema
 
     @property
     def version_tuple(self) -> tuple[int, int]:
         return (self.version >> 16) & 0xFF, (self.version >> 8) & 0xFF
 
 
-@dataclass(slots=True)
-class Module:
+class Module(Record):
     """A SPIR-V module: header, instructions, where it came from."""
-
+    __slots__ = _fields = ("header", "instructions", "source", "text", "id_names")
     header: Header
     instructions: list[Instruction]
-    source: str = "<input>"          # file name used in diagnostics
-    text: str | None = None          # the assembly text it came from, if any
-    id_names: dict[int, str] = field(default_factory=dict)  # id -> name written in the text
+    source: str                      # file name used in diagnostics
+    text: str | None                 # the assembly text it came from, if any
+    id_names: dict[int, str]         # id -> name written in the text
+
+    def __init__(self, header: Header, instructions: list[Instruction], source: str = "<input>",
+                 text: str | None = None, id_names: dict[int, str] | None = None) -> None:
+        self.header = header
+        self.instructions = instructions
+        self.source = source
+        self.text = text
+        self.id_names = {} if id_names is None else id_names
 
     def to_words(self) -> list[int]:
         out = [MAGIC, self.header.version, self.header.generator, self.header.bound, self.header.schema]

@@ -10,21 +10,30 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from .records import FrozenRecord
 
-@dataclass(frozen=True)
-class Tool:
+
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class Tool(FrozenRecord):
     """A reference executable and the environment its subprocess needs.
 
     The native binary in cmeel.prefix/bin needs cmeel.prefix/lib on LD_LIBRARY_PATH; that is set in
     the subprocess's environment only (`env`), never in this process's."""
     name: str
     path: str
-    lib_dir: str | None = None
-    native: bool = field(default=True, compare=False)
+    lib_dir: str | None
+    native: bool
+    _fields = ("name", "path", "lib_dir", "native")
+    _not_compared = ("native",)
+
+    def __init__(self, name: str, path: str, lib_dir: str | None = None, native: bool = True) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "lib_dir", lib_dir)
+        object.__setattr__(self, "native", native)
 
     def env(self) -> dict[str, str] | None:
         """Environment for the subprocess, or None to inherit this process's unchanged."""

@@ -10,25 +10,32 @@ import functools
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import grammar_cache
+from .records import FrozenRecord, Record
+
+_set = object.__setattr__
 
 
-@dataclass(frozen=True, slots=True)
-class OperandSpec:
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class OperandSpec(FrozenRecord):
     """One operand of a grammar entry: its kind, quantifier ('', '?', '*') and name."""
-
+    __slots__ = _fields = ("kind", "quantifier", "name")
     kind: str
     quantifier: str  # '' (exactly one), '?' (optional) or '*' (any number)
     name: str
 
+    def __init__(self, kind: str, quantifier: str, name: str) -> None:
+        _set(self, "kind", kind)
+        _set(self, "quantifier", quantifier)
+        _set(self, "name", name)
 
-@dataclass(frozen=True, slots=True)
-class InstructionSpec:
+
+class InstructionSpec(FrozenRecord):
     """One instruction of the grammar: opcode, operands, class, what enables it."""
-
+    __slots__ = _fields = ("opname", "opcode", "operands", "klass", "capabilities", "extensions", "version",
+                           "aliases", "has_result", "has_result_type")
     opname: str
     opcode: int
     operands: tuple[OperandSpec, ...]
@@ -36,59 +43,111 @@ class InstructionSpec:
     capabilities: tuple[str, ...]
     extensions: tuple[str, ...]
     version: str
-    aliases: tuple[str, ...] = ()
-    has_result: bool = False
-    has_result_type: bool = False
+    aliases: tuple[str, ...]
+    has_result: bool
+    has_result_type: bool
+
+    def __init__(self, opname: str, opcode: int, operands: tuple[OperandSpec, ...], klass: str,
+                 capabilities: tuple[str, ...], extensions: tuple[str, ...], version: str,
+                 aliases: tuple[str, ...] = (), has_result: bool = False, has_result_type: bool = False) -> None:
+        _set(self, "opname", opname)
+        _set(self, "opcode", opcode)
+        _set(self, "operands", operands)
+        _set(self, "klass", klass)
+        _set(self, "capabilities", capabilities)
+        _set(self, "extensions", extensions)
+        _set(self, "version", version)
+        _set(self, "aliases", aliases)
+        _set(self, "has_result", has_result)
+        _set(self, "has_result_type", has_result_type)
 
 
-@dataclass(frozen=True, slots=True)
-class Enumerant:
+class Enumerant(FrozenRecord):
     """One value of an enum operand kind, with its parameters and what enables it."""
-
+    __slots__ = _fields = ("name", "value", "parameters", "capabilities", "extensions", "version", "aliases")
     name: str
     value: int
     parameters: tuple[OperandSpec, ...]
     capabilities: tuple[str, ...]
     extensions: tuple[str, ...]
     version: str
-    aliases: tuple[str, ...] = ()
+    aliases: tuple[str, ...]
+
+    def __init__(self, name: str, value: int, parameters: tuple[OperandSpec, ...], capabilities: tuple[str, ...],
+                 extensions: tuple[str, ...], version: str, aliases: tuple[str, ...] = ()) -> None:
+        _set(self, "name", name)
+        _set(self, "value", value)
+        _set(self, "parameters", parameters)
+        _set(self, "capabilities", capabilities)
+        _set(self, "extensions", extensions)
+        _set(self, "version", version)
+        _set(self, "aliases", aliases)
 
 
-@dataclass(slots=True)
-class OperandKind:
+class OperandKind(Record):
     """An operand kind of the grammar, with its enumerants by name and by value."""
-
+    __slots__ = _fields = ("kind", "category", "enumerants", "by_name", "by_value", "bases", "base_specs",
+                           "parameter_cache")
+    _not_shown = ("parameter_cache",)
     kind: str
     category: str  # BitEnum, ValueEnum, Id, Literal, Composite
-    enumerants: list[Enumerant] = field(default_factory=list)
-    by_name: dict[str, Enumerant] = field(default_factory=dict)
-    by_value: dict[int, Enumerant] = field(default_factory=dict)
-    bases: tuple[str, ...] = ()  # for Composite kinds
-    base_specs: tuple[OperandSpec, ...] = ()  # the same as required operands
+    enumerants: list[Enumerant]
+    by_name: dict[str, Enumerant]
+    by_value: dict[int, Enumerant]
+    bases: tuple[str, ...]  # for Composite kinds
+    base_specs: tuple[OperandSpec, ...]  # the same as required operands
     # value -> the operands it brings (spvcoop.operand_walk.enum_parameters fills it)
-    parameter_cache: dict[int, tuple[OperandSpec, ...]] = field(default_factory=dict, repr=False)
+    parameter_cache: dict[int, tuple[OperandSpec, ...]]
+
+    def __init__(self, kind: str, category: str, enumerants: list[Enumerant] | None = None,
+                 by_name: dict[str, Enumerant] | None = None, by_value: dict[int, Enumerant] | None = None,
+                 bases: tuple[str, ...] = (), base_specs: tuple[OperandSpec, ...] = (),
+                 parameter_cache: dict[int, tuple[OperandSpec, ...]] | None = None) -> None:
+        self.kind = kind
+        self.category = category
+        self.enumerants = [] if enumerants is None else enumerants
+        self.by_name = {} if by_name is None else by_name
+        self.by_value = {} if by_value is None else by_value
+        self.bases = bases
+        self.base_specs = base_specs
+        self.parameter_cache = {} if parameter_cache is None else parameter_cache
 
 
-@dataclass(slots=True)
-class ExtInstSet:
+class ExtInstSet(Record):
     """An extended instruction set's grammar (GLSL.std.450, OpenCL.std, ...)."""
-
+    __slots__ = _fields = ("name", "instructions", "by_opcode", "operand_kinds")
     name: str  # as written in OpExtInstImport, e.g. "GLSL.std.450"
     instructions: dict[str, InstructionSpec]
     by_opcode: dict[int, InstructionSpec]
     operand_kinds: dict[str, OperandKind]
 
+    def __init__(self, name: str, instructions: dict[str, InstructionSpec], by_opcode: dict[int, InstructionSpec],
+                 operand_kinds: dict[str, OperandKind]) -> None:
+        self.name = name
+        self.instructions = instructions
+        self.by_opcode = by_opcode
+        self.operand_kinds = operand_kinds
 
-@dataclass(slots=True)
-class Grammar:
+
+class Grammar(Record):
     """The core grammar, indexed by opname, opcode and operand kind; extended sets on demand."""
-
+    __slots__ = _fields = ("magic", "version", "instructions", "by_opcode", "operand_kinds", "ext_files")
     magic: int
     version: tuple[int, int]
     instructions: dict[str, InstructionSpec]
     by_opcode: dict[int, InstructionSpec]
     operand_kinds: dict[str, OperandKind]
     ext_files: dict[str, Path]
+
+    def __init__(self, magic: int, version: tuple[int, int], instructions: dict[str, InstructionSpec],
+                 by_opcode: dict[int, InstructionSpec], operand_kinds: dict[str, OperandKind],
+                 ext_files: dict[str, Path]) -> None:
+        self.magic = magic
+        self.version = version
+        self.instructions = instructions
+        self.by_opcode = by_opcode
+        self.operand_kinds = operand_kinds
+        self.ext_files = ext_files
 
     def instruction(self, name: str) -> InstructionSpec | None:
         return self.instructions.get(name)

@@ -34,7 +34,6 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +43,7 @@ from .diagnostics import Diagnostic, SpvError
 from .files import read_bounded
 from .module import Span
 from .numlists import FAST_MIN_CHARS, numeric_flows
+from .records import FrozenRecord
 
 MiB = 1 << 20
 
@@ -55,14 +55,22 @@ def _env_int(name: str, default: int) -> int:
         return default
 
 
-@dataclass(frozen=True)
-class YamlLimits:
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class YamlLimits(FrozenRecord):
     """Budgets for one YAML/JSON document. Defaults protect a CI machine; the environment variables
     SPVCOOP_YAML_MAX_BYTES, SPVCOOP_YAML_MAX_ALIAS_NODES and SPVCOOP_YAML_MAX_DEPTH raise them."""
-    max_bytes: int = 64 * MiB
-    max_alias_nodes: int = 100_000
-    max_depth: int = 200
-    max_int_chars: int = 100
+    max_bytes: int
+    max_alias_nodes: int
+    max_depth: int
+    max_int_chars: int
+    _fields = ("max_bytes", "max_alias_nodes", "max_depth", "max_int_chars")
+
+    def __init__(self, max_bytes: int = 64 * MiB, max_alias_nodes: int = 100_000, max_depth: int = 200,
+                 max_int_chars: int = 100) -> None:
+        object.__setattr__(self, "max_bytes", max_bytes)
+        object.__setattr__(self, "max_alias_nodes", max_alias_nodes)
+        object.__setattr__(self, "max_depth", max_depth)
+        object.__setattr__(self, "max_int_chars", max_int_chars)
 
     @staticmethod
     def default() -> "YamlLimits":

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from conftest import DATA, PROBES, TESTS, run_tool
 from module_gen import module_text
 from test_mutation import mutated_binary, mutated_text
-from spvcoop import SpvError
+from spvcoop import SpvError, line_templates
 from spvcoop.binary import read_binary, words_from_bytes
 from spvcoop.disassembler import disassemble
 from spvcoop.disassembler_fast import _Fallback, _WordsDisassembler, disassemble_binary
@@ -81,6 +81,16 @@ def _big_module(reps: int) -> str:
 @pytest.mark.parametrize("path", ASM_FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_as_fast_path_gives_the_general_bytes(path: Path) -> None:
     _check_as(path.read_text(), "vulkan1.3")
+
+
+@pytest.mark.parametrize("compile_at", [1, 2, 10**9])
+def test_as_compiled_and_plain_fills_agree(compile_at: int, monkeypatch) -> None:
+    """A template's fill runs as a loop for its first uses and compiled after: either way, the same bytes."""
+    texts = [p.read_text() for p in ASM_FILES] + [_big_module(40)]
+    default = [_outcome(assemble_binary, t, "in.spvasm", "vulkan1.3") for t in texts]
+    monkeypatch.setattr(line_templates, "_COMPILE_AT_USE", compile_at)
+    for text, want in zip(texts, default):
+        assert _check_as(text, "vulkan1.3") == want
 
 
 def test_as_big_module_matches_spirv_as(tmp_path: Path) -> None:

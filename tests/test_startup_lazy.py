@@ -109,3 +109,28 @@ def test_profile_rules_are_listed_without_loading_profiles() -> None:
                           "print('profile.muladd' in RULES, 'spvcoop.validator.profiles' in sys.modules)"],
                          capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.split() == ["True", "False"]
+
+
+_CLI_PROBE = """
+import json, sys
+from spvcoop.cli import main
+rc = main(sys.argv[1:])
+print(json.dumps([rc, sorted(m for m in sys.modules if m.split('.')[0] in ('dataclasses', 'pydantic')
+                             or m == 'spvcoop.interp.runspec_schema')]))
+"""
+
+
+@pytest.mark.parametrize("case", ["si-input", "run-spec"])
+def test_a_plain_run_imports_no_dataclasses_and_no_schema(case: str, tmp_path) -> None:
+    """The start-up path's classes are plain records (records.py) and an ordinary run spec or input file passes
+    the plain checks: a validated run imports neither dataclasses nor pydantic (nor the run spec schema)."""
+    (tmp_path / "saxpy.spvasm").write_bytes(SAXPY.read_bytes())
+    (tmp_path / "in.yaml").write_text("pc: {a: 2.0, n: 1}\nx: [1.0]\ny: [1.0]\n")
+    (tmp_path / "spec.yaml").write_text("shader: saxpy.spvasm\ndispatch: [1, 1, 1]\npush_constants: {a: 2.0, n: 1}\n"
+                                        "buffers:\n  x: {data: [1.0], dtype: float32}\n  y: [1.0]\n")
+    args = (["run", "saxpy.spvasm", "--dispatch", "1,1,1", "--input", "in.yaml"] if case == "si-input"
+            else ["run", "spec.yaml"])
+    out = subprocess.run([sys.executable, "-c", _CLI_PROBE, *args], capture_output=True, text=True, check=True,
+                         cwd=tmp_path)
+    assert "y: [3.0]" in out.stdout
+    assert json.loads(out.stdout.splitlines()[-1]) == [0, []]

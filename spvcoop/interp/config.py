@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
 from typing import Callable, TextIO
 
 from ..diagnostics import Diagnostic, SpvError
+from ..records import FrozenRecord
 
 COOP_NUMERICS = ("ieee", "nvidia-tensorcore")  # cooperative-matrix MulAdd rounding (docs/interpreter-coopmat.md)
 
@@ -32,8 +32,8 @@ class ConfigError(SpvError, ValueError):
         super().__init__(Diagnostic("error", message, source="<run>"))
 
 
-@dataclass(frozen=True)
-class RunConfig:
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class RunConfig(FrozenRecord):
     """subgroup_size: lanes per subgroup (a power of two); layout_model: a spvcoop.layouts LayoutModel or
     None (the built-in defaults); coop_numerics: one of COOP_NUMERICS or a
     numerics.model.MulAddModel (a fitted model, `--coop-numerics FILE.yaml`); max_steps: executed-instruction
@@ -53,8 +53,19 @@ class RunConfig:
     trace_out: TextIO | None = None
     progress: Callable | None = None
     fast_paths: bool = True   # False: every instruction through the plain path (block_compiler.py)
+    _fields = ("subgroup_size", "layout_model", "coop_numerics", "max_steps", "max_memory", "max_work", "trace",
+               "trace_out", "progress", "fast_paths")
 
-    def __post_init__(self) -> None:
+    def __init__(self, subgroup_size: int = 32, layout_model: object | None = None, coop_numerics: object = "ieee",
+                 max_steps: int = DEFAULT_MAX_STEPS, max_memory: int = DEFAULT_MAX_MEMORY,
+                 max_work: int = DEFAULT_MAX_WORK, trace: int | tuple[int, ...] | None = None,
+                 trace_out: TextIO | None = None, progress: Callable | None = None, fast_paths: bool = True) -> None:
+        for name, value in zip(self._fields, (subgroup_size, layout_model, coop_numerics, max_steps, max_memory,
+                                              max_work, trace, trace_out, progress, fast_paths)):
+            object.__setattr__(self, name, value)
+        self._check()
+
+    def _check(self) -> None:
         S = self.subgroup_size
         if not _is_int(S) or S < 1 or S & (S - 1) or S > MAX_SUBGROUP_SIZE:
             raise ConfigError(f"subgroup size {S!r} must be a power of two from 1 to {MAX_SUBGROUP_SIZE}")

@@ -23,9 +23,9 @@ grammar and every `extends` against an op of an earlier family, so a typo fails 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
+from ..records import FrozenRecord
 from ..spirv_grammar import load as load_grammar
 
 OpFn = Callable  # fn(ex, frame, inst, mask) -> value | None
@@ -69,25 +69,37 @@ class OpSet:
         return deco
 
 
-@dataclass(frozen=True)
-class KindHooks:
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class KindHooks(FrozenRecord):
     """What core code calls for a value whose type kind it does not know (values.zeros, composites, chains)."""
     kind: str
-    zeros: Callable                       # (type, n) -> value: OpConstantNull, OpUndef
-    construct: Callable | None = None     # (type, parts) -> value: constant composites
-    extract: Callable | None = None       # (value, type, index) -> (value, element type)
-    insert: Callable | None = None        # (value, type, index, rest of the indices, object) -> value
-    access_chain: Callable | None = None  # (ex, frame, pointer, index operand, mask) -> pointer
-    prepare_variable: Callable | None = None  # (ex, pointee type) before a Private/Function variable is allocated
+    zeros: Callable                # (type, n) -> value: OpConstantNull, OpUndef
+    construct: Callable | None     # (type, parts) -> value: constant composites
+    extract: Callable | None       # (value, type, index) -> (value, element type)
+    insert: Callable | None        # (value, type, index, rest of the indices, object) -> value
+    access_chain: Callable | None  # (ex, frame, pointer, index operand, mask) -> pointer
+    prepare_variable: Callable | None  # (ex, pointee type) before a Private/Function variable is allocated
+    _fields = ("kind", "zeros", "construct", "extract", "insert", "access_chain", "prepare_variable")
+
+    def __init__(self, kind: str, zeros: Callable, construct: Callable | None = None,
+                 extract: Callable | None = None, insert: Callable | None = None,
+                 access_chain: Callable | None = None, prepare_variable: Callable | None = None) -> None:
+        for name, value in zip(self._fields, (kind, zeros, construct, extract, insert, access_chain,
+                                              prepare_variable)):
+            object.__setattr__(self, name, value)
 
 
-@dataclass(frozen=True)
-class Family:
+class Family(FrozenRecord):
     """A named group of op sets and kind hooks (see the module text)."""
-
     name: str
     op_sets: tuple[OpSet, ...]
-    kinds: tuple[KindHooks, ...] = ()
+    kinds: tuple[KindHooks, ...]
+    _fields = ("name", "op_sets", "kinds")
+
+    def __init__(self, name: str, op_sets: tuple[OpSet, ...], kinds: tuple[KindHooks, ...] = ()) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "op_sets", op_sets)
+        object.__setattr__(self, "kinds", kinds)
 
 
 class Dispatcher:

@@ -9,10 +9,9 @@ pointer's offset is the 64-bit address itself.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from ..records import Record
 from .fault import Fault
 from .types import Type
 
@@ -80,17 +79,30 @@ class RegisterView:
         return v
 
 
-@dataclass(eq=False)
-class Pointer:
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class Pointer(Record):
     """A pointer value: a memory, per-invocation byte offsets, its pointee type and layout facts."""
 
     mem: "Memory | DeviceMemory"
     off: np.ndarray            # int64 byte offsets (or addresses), shape (N,) or (1,)
     type: Type                 # pointee type
-    base: np.ndarray | int = 0  # start of the copy each invocation owns
-    matrix: tuple[int, int] | None = None  # (matrix stride, row major) when pointee holds matrices
-    vstride: int | None = None  # component stride of a vector that is a row-major matrix column
-    align: int = 1             # a power of two known to divide every offset (1: unknown)
+    base: np.ndarray | int     # start of the copy each invocation owns
+    matrix: tuple[int, int] | None  # (matrix stride, row major) when pointee holds matrices
+    vstride: int | None        # component stride of a vector that is a row-major matrix column
+    align: int                 # a power of two known to divide every offset (1: unknown)
+    _fields = ("mem", "off", "type", "base", "matrix", "vstride", "align")
+    __eq__ = object.__eq__     # compared by identity
+    __hash__ = object.__hash__
+
+    def __init__(self, mem: "Memory | DeviceMemory", off: np.ndarray, type: Type, base: np.ndarray | int = 0,
+                 matrix: tuple[int, int] | None = None, vstride: int | None = None, align: int = 1) -> None:
+        self.mem = mem
+        self.off = off
+        self.type = type
+        self.base = base
+        self.matrix = matrix
+        self.vstride = vstride
+        self.align = align
 
     def moved(self, delta, t: Type, matrix=None, vstride=None, unit: int | None = None) -> "Pointer":
         """The pointer `delta` bytes further; `unit` is what delta is a multiple of (for alignment)."""

@@ -9,11 +9,11 @@ from __future__ import annotations
 import functools
 
 from collections import defaultdict
-from dataclasses import dataclass, field
 from functools import cache
 
 from ..diagnostics import Diagnostic, SpvError
 from ..module import Instruction, Module
+from ..records import Record
 from ..spirv_grammar import load as load_grammar
 from .types import Type
 
@@ -68,16 +68,27 @@ def enum_name(kind: str, value: int) -> str:
     return e.name if e else str(value)
 
 
-@dataclass
-class Block:
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class Block(Record):
     """A basic block: its label, phis, body, merge instruction and terminator."""
 
     label: int
     label_inst: Instruction
-    phis: list[Instruction] = field(default_factory=list)
-    body: list[Instruction] = field(default_factory=list)
-    merge: Instruction | None = None
-    term: Instruction | None = None
+    phis: list[Instruction]
+    body: list[Instruction]
+    merge: Instruction | None
+    term: Instruction | None
+    _fields = ("label", "label_inst", "phis", "body", "merge", "term")
+
+    def __init__(self, label: int, label_inst: Instruction, phis: list[Instruction] | None = None,
+                 body: list[Instruction] | None = None, merge: Instruction | None = None,
+                 term: Instruction | None = None) -> None:
+        self.label = label
+        self.label_inst = label_inst
+        self.phis = [] if phis is None else phis
+        self.body = [] if body is None else body
+        self.merge = merge
+        self.term = term
 
     @functools.cached_property
     def loop(self) -> tuple[int, int] | None:
@@ -88,16 +99,26 @@ class Block:
         return m.operands[0].value, m.operands[1].value
 
 
-@dataclass
-class Function:
+class Function(Record):
     """A SPIR-V function: its parameters, blocks, entry block and Function variables."""
 
     id: int
     inst: Instruction
-    params: list[Instruction] = field(default_factory=list)
-    blocks: dict[int, Block] = field(default_factory=dict)
-    entry: int = 0
-    variables: list[Instruction] = field(default_factory=list)
+    params: list[Instruction]
+    blocks: dict[int, Block]
+    entry: int
+    variables: list[Instruction]
+    _fields = ("id", "inst", "params", "blocks", "entry", "variables")
+
+    def __init__(self, id: int, inst: Instruction, params: list[Instruction] | None = None,
+                 blocks: dict[int, Block] | None = None, entry: int = 0,
+                 variables: list[Instruction] | None = None) -> None:
+        self.id = id
+        self.inst = inst
+        self.params = [] if params is None else params
+        self.blocks = {} if blocks is None else blocks
+        self.entry = entry
+        self.variables = [] if variables is None else variables
 
 
 class Program:

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..diagnostics import Diagnostic, InputError, SpvError, did_you_mean, print_diagnostics
 from ..module import Module
+from ..records import Record
 from .config import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS, DEFAULT_MAX_WORK, RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
 from .dataio import as_array, decode, encode
@@ -22,26 +22,46 @@ BUFFER_CLASSES = ("StorageBuffer", "Uniform", "PushConstant")
 LANE_STATE_BYTES = 64  # per invocation: workgroup/subgroup indices, masks (executor._layout_lanes)
 
 
-@dataclass
-class Binding:
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class Binding(Record):
     """One buffer the shader sees: a descriptor binding, the push constants or a device-address-only buffer."""
     name: str
     key: tuple[int, int] | str
     type: object
     memory: Memory
-    like: np.ndarray | None = None
-    var_id: int = 0
+    like: np.ndarray | None
+    var_id: int
+    _fields = ("name", "key", "type", "memory", "like", "var_id")
+
+    def __init__(self, name: str, key: tuple[int, int] | str, type: object, memory: Memory,
+                 like: np.ndarray | None = None, var_id: int = 0) -> None:
+        self.name = name
+        self.key = key
+        self.type = type
+        self.memory = memory
+        self.like = like
+        self.var_id = var_id
 
 
-@dataclass
-class RunResult:
+class RunResult(Record):
     """Buffers after the run, as numpy arrays, keyed by (set, binding) and by name."""
-    buffers: dict = field(default_factory=dict)
-    bindings: dict = field(default_factory=dict)   # key -> Binding
-    steps: int = 0
-    invocations: int = 0
-    workgroup_size: tuple[int, int, int] = (1, 1, 1)
-    addresses: dict = field(default_factory=dict)
+    buffers: dict
+    bindings: dict                 # key -> Binding
+    steps: int
+    invocations: int
+    workgroup_size: tuple[int, int, int]
+    addresses: dict
+    _fields = ("buffers", "bindings", "steps", "invocations", "workgroup_size", "addresses")
+
+    def __init__(self, buffers: dict | None = None, bindings: dict | None = None, steps: int = 0,
+                 invocations: int = 0, workgroup_size: tuple[int, int, int] = (1, 1, 1),
+                 addresses: dict | None = None) -> None:
+        self.buffers = {} if buffers is None else buffers
+        self.bindings = {} if bindings is None else bindings
+        self.steps = steps
+        self.invocations = invocations
+        self.workgroup_size = workgroup_size
+        self.addresses = {} if addresses is None else addresses
 
     def __getitem__(self, key):
         return self.buffers[_norm_key(key)]

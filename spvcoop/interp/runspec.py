@@ -32,48 +32,73 @@ import math
 import os
 import stat
 import tokenize
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..diagnostics import Diagnostic, SpvError
+from ..records import FrozenRecord, Record
 from ..schema import short as _short
 from ..yamlio import LDict, YamlLimits, decode_utf8, error_at, load_json, load_yaml, mark_at, read_bytes, \
     span_of
 from . import encodings
 from .runspec_checks import (DATA_KEYS, DEFAULT_MAX_FILE_BYTES, DTYPES, MAX_DISPATCH_DIM,  # noqa: F401 (re-exported)
                              MAX_DISPATCH_WORKGROUPS, SOURCE_KEYS, SPEC_KEYS, _data_value, _entry_kind, _finite,
-                             _key, _yaml_float)
+                             _key, _yaml_float, plain_entry, plain_spec)
 
 
-@dataclass(frozen=True)
-class FileOptions:
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class FileOptions(FrozenRecord):
     """Which files a spec (or an expectation file) may name, and how much data it may make.
     allow_outside: files may lie outside the spec's directory tree (--allow-outside-files);
     max_bytes: the size cap of each named file and of each generated buffer (--max-file-size)."""
-    allow_outside: bool = False
-    max_bytes: int = DEFAULT_MAX_FILE_BYTES
+    allow_outside: bool
+    max_bytes: int
+    _fields = ("allow_outside", "max_bytes")
+
+    def __init__(self, allow_outside: bool = False, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> None:
+        object.__setattr__(self, "allow_outside", allow_outside)
+        object.__setattr__(self, "max_bytes", max_bytes)
 
 
-@dataclass
-class RunSpec:
+class RunSpec(Record):
     """A run spec, read and checked: shader, dispatch, constants, buffers, outputs."""
 
     shader: str
     base: Path
-    entry_point: str | None = None
-    dispatch: tuple[int, int, int] = (1, 1, 1)
-    subgroup_size: int = 32
-    spec_constants: dict = field(default_factory=dict)
-    push_constants: object = None
-    buffers: dict = field(default_factory=dict)   # key -> raw spec entry (LDict/LList/value, with marks)
-    outputs: list | None = None
-    max_steps: int | None = None
-    source: str = "<spec>"
-    raw: Any = None                                # the parsed YAML, for locating later errors
-    options: FileOptions = field(default_factory=FileOptions)
+    entry_point: str | None
+    dispatch: tuple[int, int, int]
+    subgroup_size: int
+    spec_constants: dict
+    push_constants: object
+    buffers: dict                  # key -> raw spec entry (LDict/LList/value, with marks)
+    outputs: list | None
+    max_steps: int | None
+    source: str
+    raw: Any                       # the parsed YAML, for locating later errors
+    options: FileOptions
+    _fields = ("shader", "base", "entry_point", "dispatch", "subgroup_size", "spec_constants", "push_constants",
+               "buffers", "outputs", "max_steps", "source", "raw", "options")
+
+    def __init__(self, shader: str, base: Path, entry_point: str | None = None,
+                 dispatch: tuple[int, int, int] = (1, 1, 1), subgroup_size: int = 32,
+                 spec_constants: dict | None = None, push_constants: object = None, buffers: dict | None = None,
+                 outputs: list | None = None, max_steps: int | None = None, source: str = "<spec>",
+                 raw: Any = None, options: FileOptions | None = None) -> None:
+        self.shader = shader
+        self.base = base
+        self.entry_point = entry_point
+        self.dispatch = dispatch
+        self.subgroup_size = subgroup_size
+        self.spec_constants = {} if spec_constants is None else spec_constants
+        self.push_constants = push_constants
+        self.buffers = {} if buffers is None else buffers
+        self.outputs = outputs
+        self.max_steps = max_steps
+        self.source = source
+        self.raw = raw
+        self.options = FileOptions() if options is None else options
 
     def mark(self, *path):
         return mark_at(self.raw, path) if self.raw is not None else None
@@ -127,13 +152,15 @@ def load_spec(path: str, options: FileOptions | None = None) -> RunSpec:
         raise _err("a run spec is a mapping with at least 'shader'", path, getattr(raw, "mark", None))
     if isinstance(raw.get("buffers"), list):
         raw["buffers"] = _buffer_list(raw["buffers"], path)
-    from .runspec_schema import check_spec
-    m = check_spec(raw, path)
-    return RunSpec(shader=m.shader, base=Path(path).parent, entry_point=m.entry_point,
-                   dispatch=tuple(m.dispatch), subgroup_size=m.subgroup_size,  # type: ignore[arg-type]
-                   spec_constants=dict(m.spec_constants), push_constants=raw.get("push_constants"),
-                   buffers={k: raw["buffers"][k] for k in m.buffers} if m.buffers else {},
-                   outputs=m.outputs, max_steps=m.max_steps, source=path, raw=raw, options=options)
+    m = plain_spec(raw)
+    if m is None:  # something unusual or wrong: the schema decides, and locates every violation
+        from .runspec_schema import check_spec
+        m = check_spec(raw, path)
+    return RunSpec(shader=m["shader"], base=Path(path).parent, entry_point=m["entry_point"],
+                   dispatch=tuple(m["dispatch"]), subgroup_size=m["subgroup_size"],  # type: ignore[arg-type]
+                   spec_constants=dict(m["spec_constants"]), push_constants=raw.get("push_constants"),
+                   buffers={k: raw["buffers"][k] for k in m["buffers"]} if m["buffers"] else {},
+                   outputs=m["outputs"], max_steps=m["max_steps"], source=path, raw=raw, options=options)
 
 
 def _buffer_list(entries: list, source: str) -> LDict:
@@ -288,8 +315,9 @@ def generate(entry, where: str, base: Path, source: str, hint=None, mark=None, o
     """One buffer's data from its spec entry -> numpy array, or plain lists/dicts typed later by the shader.
     `mark`: the entry's YAML node (errors are located there); `options`: the file rules and size cap."""
     options = options or FileOptions()
-    from .runspec_schema import check_entry
-    check_entry(entry, where, source, mark, expected)
+    if not plain_entry(entry, expected):
+        from .runspec_schema import check_entry
+        check_entry(entry, where, source, mark, expected)
     if _entry_kind(entry) == "<inline>":
         return entry  # inline data typed by the shader
     emark = getattr(entry, "mark", None) or mark

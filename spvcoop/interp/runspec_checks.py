@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ..schema import short as _short
-from ..yamlio import MiB
+from ..yamlio import LDict, LList, MiB
 
 SPEC_KEYS = {"shader", "entry_point", "dispatch", "subgroup_size", "spec_constants", "push_constants", "buffers",
              "outputs", "max_steps"}
@@ -105,3 +105,92 @@ def _entry_kind(v) -> str:
 
 def _none_is_empty(v):
     return {} if v is None else v
+
+
+# ---- plain forms: what the pydantic schema would accept unchanged, checked without it (start-up) -------
+# Conservative by design: anything unusual (other types, random entries, tolerances) answers None/False and
+# goes to the schema, which also reports every violation; tests/test_runspec_plain.py compares both.
+_MAX_INT64 = 2**63 - 1
+
+
+def _is_int(v) -> bool:
+    return type(v) is int
+
+
+def _plain_key(k) -> bool:
+    return (type(k) is str or (type(k) is int and 0 <= k < 2**32))
+
+
+def _plain_name(v) -> bool:
+    return type(v) is str and 1 <= len(v) <= 4096
+
+
+def _plain_data(v) -> bool:
+    try:
+        _data_value(v)
+    except ValueError:
+        return False
+    return True
+
+
+def _plain_dict(v) -> bool:
+    return type(v) in (dict, LDict) and all(_plain_key(k) for k in v)
+
+
+def _plain_ints(v, low: int, high: int, max_len: int) -> bool:
+    return type(v) in (list, LList) and len(v) <= max_len and all(_is_int(x) and low <= x <= high for x in v)
+
+
+def plain_entry(entry, expected: bool = False) -> bool:
+    """Whether the buffer-entry schema (of a spec, or of an expectation file) accepts `entry` as it is."""
+    kind = _entry_kind(entry)
+    if kind == "<inline>":
+        return _plain_data(entry)
+    if kind in ("<bad>", "<random>") or expected:
+        return False
+    source = kind[1:-1]
+    if any(k not in (source, "dtype", "shape") for k in entry):
+        return False
+    dtype, shape = entry.get("dtype"), entry.get("shape")
+    if not (dtype is None or (type(dtype) is str and dtype in DTYPES)):
+        return False
+    if not (shape is None or _plain_ints(shape, 1, _MAX_INT64, 8)):
+        return False
+    v = entry[source]
+    if source == "data":
+        return _plain_data(v)
+    if source == "file":
+        return _plain_name(v)
+    return _is_int(v) and 0 <= v <= 2**48      # zeros, arange
+
+
+def plain_spec(raw) -> dict | None:
+    """The run spec's checked fields, as the schema's model gives them, when every value is of a plain valid
+    form; None sends the spec to the schema."""
+    if type(raw) not in (dict, LDict) or any(k not in SPEC_KEYS for k in raw):
+        return None
+    shader, entry_point = raw.get("shader"), raw.get("entry_point")
+    if not _plain_name(shader) or not (entry_point is None or _plain_name(entry_point)):
+        return None
+    dispatch = _dispatch(raw.get("dispatch", [1, 1, 1]))
+    if not (_plain_ints(dispatch, 1, MAX_DISPATCH_DIM, 3) and dispatch):
+        return None
+    subgroup_size = raw.get("subgroup_size", 32)
+    max_steps = raw.get("max_steps")
+    outputs = raw.get("outputs")
+    spec_constants = _none_is_empty(raw.get("spec_constants"))
+    buffers = _none_is_empty(raw.get("buffers"))
+    if not (_is_int(subgroup_size) and (max_steps is None or (_is_int(max_steps) and 1 <= max_steps <= _MAX_INT64))
+            and (outputs is None or (type(outputs) in (list, LList) and all(_plain_key(k) for k in outputs)))
+            and _plain_dict(spec_constants) and _plain_dict(buffers) and _plain_data(raw.get("push_constants"))
+            and all(plain_entry(e) for e in buffers.values())):
+        return None
+    try:
+        dispatch = _dispatch_product(dispatch)
+        _pow2(subgroup_size)
+        spec_constants = {k: _spec_value(v) for k, v in spec_constants.items()}
+    except ValueError:
+        return None
+    return {"shader": shader, "entry_point": entry_point, "dispatch": dispatch, "subgroup_size": subgroup_size,
+            "spec_constants": spec_constants, "buffers": list(buffers), "outputs": outputs and list(outputs),
+            "max_steps": max_steps}

@@ -160,12 +160,15 @@ def checked(schema: TypeAdapter, data, source: str):
     return data
 
 
-def check_spec(raw, path: str):
-    """The run spec model of `raw`, or every violation located."""
+def check_spec(raw, path: str) -> dict:
+    """The run spec's checked fields (as `runspec_checks.plain_spec` gives them), or every violation located."""
     try:
-        return _SPEC.validate_python(raw)
+        m = _SPEC.validate_python(raw)
     except ValidationError as e:
         raise schema_errors(e, raw, path, keys_of=_fields_of) from None
+    fields = {name: getattr(m, name) for name in RunSpecModel.model_fields if name != "push_constants"}
+    fields["buffers"] = list(m.buffers)
+    return fields
 
 
 def check_entry(entry, where: str, source: str, mark, expected: bool) -> None:

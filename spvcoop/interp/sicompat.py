@@ -16,12 +16,12 @@ significant digits for 16-bit floats and 6 for 32- and 64-bit ones (it reads exp
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..diagnostics import did_you_mean
+from ..records import Record
 from ..yamlio import error_at, mark_at
 from .program import Program
 from .types import Type
@@ -30,15 +30,25 @@ SPEC_OPS = ("OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse", "OpSp
 LEAF_KINDS = ("bool", "int", "float", "vector", "matrix")
 
 
-@dataclass
-class Target:
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class Target(Record):
     """What one name of an input or expected file stands for."""
     kind: str                 # buffer, push, spec, builtin, io, private
     key: Any                  # buffers: (set, binding); push: "push_constants"; spec: SpecId or None
     type: Type | None         # the value's type (a buffer's block, a spec constant's scalar type)
     rid: int
     shown: str                # how messages name it
-    member: int | None = None  # a single-member block's member, named directly (spvcoop's convention)
+    member: int | None        # a single-member block's member, named directly (spvcoop's convention)
+    _fields = ("kind", "key", "type", "rid", "shown", "member")
+
+    def __init__(self, kind: str, key: Any, type: Type | None, rid: int, shown: str,
+                 member: int | None = None) -> None:
+        self.kind = kind
+        self.key = key
+        self.type = type
+        self.rid = rid
+        self.shown = shown
+        self.member = member
 
 
 def interface(prog: Program) -> dict[str, Target]:
@@ -217,14 +227,19 @@ def si_close(got, expected, digits: int) -> np.ndarray:
     return same | (fin & (ra == rb))
 
 
-@dataclass
-class CheckOptions:
+class CheckOptions(Record):
     """How SPIRV-Interpreter-style --check compares values."""
+    digits: bool                   # SPIRV-Interpreter's significant digits; else rtol/atol
+    rtol: float
+    atol: float
+    limit: int                     # difference lines kept
+    _fields = ("digits", "rtol", "atol", "limit")
 
-    digits: bool = True            # SPIRV-Interpreter's significant digits; else rtol/atol
-    rtol: float = 1e-5
-    atol: float = 1e-6
-    limit: int = 10                # difference lines kept
+    def __init__(self, digits: bool = True, rtol: float = 1e-5, atol: float = 1e-6, limit: int = 10) -> None:
+        self.digits = digits
+        self.rtol = rtol
+        self.atol = atol
+        self.limit = limit
 
 
 def check(prog: Program, res, expected, source: str, opts: CheckOptions) -> tuple[int, list[str], int]:

@@ -8,36 +8,62 @@ layout nobody can observe).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
+from ..records import Record
 from . import encodings
 from .encodings import SHORT_NAMES
 from .fault import Fault
 
 
-@dataclass(eq=False)
-class Type:
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class Type(Record):
     """A SPIR-V type as the interpreter sees it (kind, width, element, count, members, extra facts)."""
 
     id: int
     kind: str                      # void bool int float vector matrix array runtime_array struct pointer function coopmat other
-    width: int = 0                 # bits, for int/float
-    signed: bool = False
-    elem: "Type | None" = None     # vector/matrix/array/pointer element (matrix: column type)
-    count: int = 0                 # vector components, matrix columns, array length
-    members: list["Type"] = field(default_factory=list)
-    storage: str = ""              # pointer storage class name
-    stride: int | None = None      # ArrayStride (arrays, PhysicalStorageBuffer pointers)
-    offsets: list[int | None] = field(default_factory=list)      # struct member Offset decorations
-    mat_strides: list[int | None] = field(default_factory=list)  # struct member MatrixStride
-    row_major: list[bool] = field(default_factory=list)          # struct member RowMajor
-    name: str = ""
-    member_names: list[str] = field(default_factory=list)
-    block: bool = False
-    opname: str = ""
-    extra: dict = field(default_factory=dict)  # room for coopmat (scope, rows, cols, use)
+    width: int                     # bits, for int/float
+    signed: bool
+    elem: "Type | None"            # vector/matrix/array/pointer element (matrix: column type)
+    count: int                     # vector components, matrix columns, array length
+    members: list["Type"]
+    storage: str                   # pointer storage class name
+    stride: int | None             # ArrayStride (arrays, PhysicalStorageBuffer pointers)
+    offsets: list[int | None]      # struct member Offset decorations
+    mat_strides: list[int | None]  # struct member MatrixStride
+    row_major: list[bool]          # struct member RowMajor
+    name: str
+    member_names: list[str]
+    block: bool
+    opname: str
+    extra: dict                    # room for coopmat (scope, rows, cols, use)
+    _fields = ("id", "kind", "width", "signed", "elem", "count", "members", "storage", "stride", "offsets",
+               "mat_strides", "row_major", "name", "member_names", "block", "opname", "extra")
+    __eq__ = object.__eq__         # compared by identity (types are made once per id)
+    __hash__ = object.__hash__
+
+    def __init__(self, id: int, kind: str, width: int = 0, signed: bool = False, elem: "Type | None" = None,
+                 count: int = 0, members: list["Type"] | None = None, storage: str = "", stride: int | None = None,
+                 offsets: list[int | None] | None = None, mat_strides: list[int | None] | None = None,
+                 row_major: list[bool] | None = None, name: str = "", member_names: list[str] | None = None,
+                 block: bool = False, opname: str = "", extra: dict | None = None) -> None:
+        self.id = id
+        self.kind = kind
+        self.width = width
+        self.signed = signed
+        self.elem = elem
+        self.count = count
+        self.members = [] if members is None else members
+        self.storage = storage
+        self.stride = stride
+        self.offsets = [] if offsets is None else offsets
+        self.mat_strides = [] if mat_strides is None else mat_strides
+        self.row_major = [] if row_major is None else row_major
+        self.name = name
+        self.member_names = [] if member_names is None else member_names
+        self.block = block
+        self.opname = opname
+        self.extra = {} if extra is None else extra
 
     # ---- classification -------------------------------------------------
     @property

@@ -3,10 +3,9 @@ change tensor layouts and views (OpCreateTensorLayoutNV, OpTensorLayoutSet*NV, O
 OpCreateTensorViewNV, OpTensorViewSet*NV)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..diagnostics import Note
 from ..module import Instruction, Operand
+from ..records import Record
 from .index import TENSOR_TYPES, Tensor, Value
 from .registry import MODULE, Context, rule
 
@@ -28,9 +27,10 @@ SETTERS = {
 }
 
 
-@dataclass(slots=True)
-class Addressing:
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class Addressing(Record):
     """The operands of OpCooperativeMatrixLoadTensorNV / StoreTensorNV, by meaning."""
+    __slots__ = _fields = ("pointer", "obj", "layout", "memory", "memory_params", "mask", "view", "decode")
     pointer: Operand | None
     obj: Operand | None              # Load: Object (values for clipped elements); Store: the matrix stored
     layout: Operand | None
@@ -39,6 +39,18 @@ class Addressing:
     mask: Operand | None             # the Tensor Addressing Operands mask
     view: Operand | None
     decode: Operand | None
+
+    def __init__(self, pointer: Operand | None, obj: Operand | None, layout: Operand | None,
+                 memory: Operand | None, memory_params: list[Operand], mask: Operand | None, view: Operand | None,
+                 decode: Operand | None) -> None:
+        self.pointer = pointer
+        self.obj = obj
+        self.layout = layout
+        self.memory = memory
+        self.memory_params = memory_params
+        self.mask = mask
+        self.view = view
+        self.decode = decode
 
 
 def addressing_operands(inst: Instruction) -> Addressing:

@@ -1,10 +1,9 @@
 """OpCooperativeMatrixLoad/Store/Length (rules 1D, 1E, 1F; L7-L10, L15)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..diagnostics import Note
 from ..module import Instruction, Operand
+from ..records import Record
 from .registry import Context, rule
 
 NV = "SPV_NV_cooperative_matrix"
@@ -24,9 +23,10 @@ VARIABLE_POINTER_OPS = frozenset({"OpSelect", "OpPhi", "OpFunctionCall", "OpPtrA
 LOADSTORE_CLASSES = ("Workgroup", "StorageBuffer", "PhysicalStorageBuffer")
 
 
-@dataclass(slots=True)
-class Access:
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class Access(Record):
     """The operands of one coopmat load/store, by meaning."""
+    __slots__ = _fields = ("inst", "flavour", "is_load", "pointer", "obj", "stride", "layout", "mask", "mask_params")
     inst: Instruction
     flavour: str
     is_load: bool
@@ -36,6 +36,19 @@ class Access:
     layout: Operand | None       # NV: ColumnMajor; KHR: MemoryLayout
     mask: Operand | None         # MemoryAccess mask
     mask_params: list[Operand]
+
+    def __init__(self, inst: Instruction, flavour: str, is_load: bool, pointer: Operand, obj: Operand | None,
+                 stride: Operand | None, layout: Operand | None, mask: Operand | None,
+                 mask_params: list[Operand]) -> None:
+        self.inst = inst
+        self.flavour = flavour
+        self.is_load = is_load
+        self.pointer = pointer
+        self.obj = obj
+        self.stride = stride
+        self.layout = layout
+        self.mask = mask
+        self.mask_params = mask_params
 
 
 def parse_access(inst: Instruction) -> Access | None:

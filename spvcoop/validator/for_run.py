@@ -14,11 +14,10 @@ what it computes, and a user porting published kernels wants them to run. So, fo
 """
 from __future__ import annotations
 
-import dataclasses
 import re
 
 from ..diagnostics import Diagnostic, Note
-from ..module import Module
+from ..module import Header, Module
 from .spirv_val import RULE_ID as SPIRV_VAL
 
 # Stricter-than-spirv-val rules whose findings leave the computation well defined.
@@ -49,7 +48,7 @@ def target_env_for(module: Module) -> str:
 
 
 def _as_warning(d: Diagnostic) -> Diagnostic:
-    return dataclasses.replace(d, severity="warning", notes=[*d.notes, _NOTE])
+    return Diagnostic("warning", d.message, d.span, d.rule, [*d.notes, _NOTE], d.source, d.instruction_index)
 
 
 def _version_needed(d: Diagnostic) -> tuple[int, int] | None:
@@ -88,7 +87,7 @@ def _repaired(module: Module, diags: list[Diagnostic]) -> Module | None:
     header = module.header
     if needed:
         version = max(max(needed), (1, 3), header.version_tuple)
-        header = dataclasses.replace(header, version=(version[0] << 16) | (version[1] << 8))
+        header = Header((version[0] << 16) | (version[1] << 8), header.generator, header.bound, header.schema)
     instructions = module.instructions
     if fill:
         from ..module import Instruction, Operand

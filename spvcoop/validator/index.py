@@ -6,10 +6,9 @@ or the value given with --spec-const) and OpSpecConstantOp where it folds.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..literals import ENCODED_FLOATS
 from ..module import Instruction, Module
+from ..records import FrozenRecord, Record
 from ..spirv_grammar import load as load_grammar
 from .fold import FOLDS, MAX_WIDTH, Bits, bits_of, fold, interpret
 
@@ -30,20 +29,25 @@ _MODULE_LEVEL = frozenset({
 })
 
 
-@dataclass(frozen=True, slots=True)
-class Value:
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class Value(FrozenRecord):
     """An evaluated constant. `spec` is True when it depends on a spec constant that
     was not pinned with --spec-const (so it may change at specialization time)."""
+    __slots__ = _fields = ("value", "spec")
     value: int
-    spec: bool = False
+    spec: bool
+
+    def __init__(self, value: int, spec: bool = False) -> None:
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "spec", spec)
 
     def __str__(self) -> str:
         return str(self.value)
 
 
-@dataclass(slots=True)
-class CoopMat:
+class CoopMat(Record):
     """A cooperative-matrix type, with its operands evaluated where possible."""
+    __slots__ = _fields = ("id", "flavour", "inst", "component", "scope", "rows", "cols", "use")
     id: int
     flavour: str             # "NV" or "KHR"
     inst: Instruction
@@ -53,23 +57,44 @@ class CoopMat:
     cols: Value | None
     use: Value | None        # None for NV
 
+    def __init__(self, id: int, flavour: str, inst: Instruction, component: int, scope: Value | None,
+                 rows: Value | None, cols: Value | None, use: Value | None) -> None:
+        self.id = id
+        self.flavour = flavour
+        self.inst = inst
+        self.component = component
+        self.scope = scope
+        self.rows = rows
+        self.cols = cols
+        self.use = use
+
     def shape(self) -> str:
         r = self.rows.value if self.rows else "?"
         c = self.cols.value if self.cols else "?"
         return f"{r}x{c}"
 
 
-@dataclass(slots=True)
-class Tensor:
+class Tensor(Record):
     """An OpTypeTensorLayoutNV or OpTypeTensorViewNV type, its operands evaluated where possible.
     Layouts have `clamp`; views `has_dims` and `perm` (one Value or None per permutation operand)."""
+    __slots__ = _fields = ("id", "kind", "inst", "dim", "clamp", "has_dims", "perm")
     id: int
     kind: str                # "layout" or "view"
     inst: Instruction
     dim: Value | None
-    clamp: Value | None = None
-    has_dims: Value | None = None
-    perm: tuple = ()
+    clamp: Value | None
+    has_dims: Value | None
+    perm: tuple
+
+    def __init__(self, id: int, kind: str, inst: Instruction, dim: Value | None, clamp: Value | None = None,
+                 has_dims: Value | None = None, perm: tuple = ()) -> None:
+        self.id = id
+        self.kind = kind
+        self.inst = inst
+        self.dim = dim
+        self.clamp = clamp
+        self.has_dims = has_dims
+        self.perm = perm
 
 
 # CooperativeMatrixUse value -> name without the KHR suffix ("MatrixA", ...), from the grammar

@@ -6,27 +6,37 @@ for module-level rules, called once as `fn(ctx, None)`). It reports through
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from ..diagnostics import Diagnostic, Note
 from ..module import Instruction, Operand, Span
+from ..records import FrozenRecord
 from .index import MALFORMED, ModuleIndex, Value  # noqa: F401  (MALFORMED re-exported)
 
 MODULE = "*module*"
 
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class Rule(FrozenRecord):
     """A validator rule: its id, the opcodes it checks, the spec sentence, severity and check."""
-
+    __slots__ = _fields = ("id", "opnames", "spec", "severity", "func", "source")
     id: str
     opnames: tuple[str, ...]
     spec: str          # the sentence (or VUID) the rule enforces
     severity: str      # "error" or "warning" (ambiguous spec text; see docs/divergences.md)
     func: Callable
-    source: str = ""   # where the sentence comes from, e.g. "SPV_KHR_cooperative_matrix"
+    source: str        # where the sentence comes from, e.g. "SPV_KHR_cooperative_matrix"
+
+    def __init__(self, id: str, opnames: tuple[str, ...], spec: str, severity: str, func: Callable,
+                 source: str = "") -> None:
+        _set = object.__setattr__
+        _set(self, "id", id)
+        _set(self, "opnames", opnames)
+        _set(self, "spec", spec)
+        _set(self, "severity", severity)
+        _set(self, "func", func)
+        _set(self, "source", source)
 
 
 RULES: dict[str, Rule] = {}

@@ -9,11 +9,11 @@ maps the finding back to our instruction and its source span. spirv-val stops at
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Callable
 
 from ..diagnostics import Diagnostic, Note, SpvError
 from ..module import Module
+from ..records import Record
 from .index import ModuleIndex
 from .registry import MALFORMED, RULES, Rule
 
@@ -49,13 +49,20 @@ def env_args(target_env: str) -> list[str]:
     return [] if target_env == "universal" else ["--target-env", target_env]
 
 
-@dataclass(slots=True)
-class Finding:
+# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
+class Finding(Record):
     """One finding as spirv-val printed it."""
+    __slots__ = _fields = ("severity", "message", "line", "instruction")
     severity: str
     message: str
     line: int | None          # 1-based instruction position; None or 0: the module as a whole
     instruction: str | None   # the disassembled instruction spirv-val printed
+
+    def __init__(self, severity: str, message: str, line: int | None, instruction: str | None) -> None:
+        self.severity = severity
+        self.message = message
+        self.line = line
+        self.instruction = instruction
 
 
 _HEAD = re.compile(r"^(error|warning|info|internal error|fatal): (?:line (\d+): )?(.*)$")
