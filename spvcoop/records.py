@@ -6,7 +6,7 @@ lists its fields in `_fields` and writes its own __init__; __repr__, __eq__ and 
 dataclass ones did (same repr text, equality only between instances of the same class, field by field in
 order; a class compared by identity sets __eq__ and __hash__ back to object's). FrozenRecord refuses
 attribute assignment like `@dataclass(frozen=True)` (its __init__ sets fields with object.__setattr__).
-Classes used with dataclasses.replace/fields/asdict stay dataclasses.
+`replace` does what dataclasses.replace does. Classes used with dataclasses.fields/asdict stay dataclasses.
 """
 from __future__ import annotations
 
@@ -42,6 +42,11 @@ class Record:
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]  # mutable and compared by value, as a dataclass with eq
+
+    def replace(self, **changes):
+        """A new record of this class with `changes` (what dataclasses.replace does): every field is an
+        __init__ parameter of the same name."""
+        return type(self)(**{f: changes.pop(f, getattr(self, f)) for f in self._fields}, **changes)
 
 
 class FrozenRecord(Record):

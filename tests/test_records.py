@@ -107,3 +107,45 @@ def test_lazy_and_plain_instructions_never_compare_equal() -> None:
     for name, value in zip(Instruction._fields, ("OpNop", 0, None, None, [], None, 0)):
         setattr(lazy, name, value)
     assert lazy != Instruction("OpNop", 0) and lazy == copy.copy(lazy)
+
+
+def test_replace_matches_dataclasses_replace() -> None:
+    for rec, dc in ((Pair([1], 2), DPair([1], 2)), (FrozenPair("x", 3), DFrozenPair("x", 3))):
+        for changes in ({}, {"a": 5}, {"b": None}, {"a": 1, "b": 2}):
+            r, d = rec.replace(**changes), dataclasses.replace(dc, **changes)
+            assert type(r) is type(rec) and r is not rec
+            assert (r.a, r.b) == (d.a, d.b)
+        with pytest.raises(TypeError):
+            rec.replace(c=1)
+    diag = Diagnostic("error", "m", rule="r", notes=[Note("n")])
+    warning = diag.replace(severity="warning")
+    assert (warning.severity, warning.message, warning.rule, warning.notes) == ("warning", "m", "r", diag.notes)
+    assert Header(bound=7).replace(version=0x10300) == Header(0x10300, bound=7)
+
+
+def _all_record_classes() -> list[type]:
+    import importlib
+    import pkgutil
+
+    import spvcoop
+    for m in pkgutil.walk_packages(spvcoop.__path__, "spvcoop."):
+        if not m.name.endswith(("__main__", "_intsum_kernel")) and ".gpu." not in m.name:
+            importlib.import_module(m.name)
+    found, todo = [], [Record]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            todo.append(sub)
+            if sub.__module__.startswith("spvcoop."):
+                found.append(sub)
+    return found
+
+
+def test_every_record_takes_its_fields_in_init() -> None:
+    """replace (and the repr, which shows what __init__ takes) rely on it."""
+    import inspect
+    classes = _all_record_classes()
+    assert len(classes) >= 20
+    for cls in classes:
+        params = inspect.signature(cls.__init__).parameters
+        missing = [f for f in cls._fields if f not in params]
+        assert not missing, f"{cls.__qualname__}.__init__ lacks {missing}"

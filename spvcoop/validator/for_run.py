@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from ..diagnostics import Diagnostic, Note
-from ..module import Header, Module
+from ..module import Module
 from .spirv_val import RULE_ID as SPIRV_VAL
 
 # Stricter-than-spirv-val rules whose findings leave the computation well defined.
@@ -48,7 +48,7 @@ def target_env_for(module: Module) -> str:
 
 
 def _as_warning(d: Diagnostic) -> Diagnostic:
-    return Diagnostic("warning", d.message, d.span, d.rule, [*d.notes, _NOTE], d.source, d.instruction_index)
+    return d.replace(severity="warning", notes=[*d.notes, _NOTE])
 
 
 def _version_needed(d: Diagnostic) -> tuple[int, int] | None:
@@ -87,7 +87,7 @@ def _repaired(module: Module, diags: list[Diagnostic]) -> Module | None:
     header = module.header
     if needed:
         version = max(max(needed), (1, 3), header.version_tuple)
-        header = Header((version[0] << 16) | (version[1] << 8), header.generator, header.bound, header.schema)
+        header = header.replace(version=(version[0] << 16) | (version[1] << 8))
     instructions = module.instructions
     if fill:
         from ..module import Instruction, Operand
