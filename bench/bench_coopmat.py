@@ -28,7 +28,7 @@ SHADER = ROOT / "samples" / "coopmat" / "khr_gemm" / "gemm.comp"
 
 def compile_shader(out: Path) -> None:
     sys.path.insert(0, str(ROOT))
-    from spvcoop.reference_tools import require_tool
+    from spvcoop.core.reference_tools import require_tool
     require_tool("glslangValidator").run(*["-V", "--target-env", "vulkan1.3", str(SHADER), "-o", str(out)],
                    check=True)
 

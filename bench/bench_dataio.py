@@ -54,7 +54,7 @@ def write_cases(d: Path, only=None) -> dict[str, list[str]]:
     # SPIRV-Interpreter's 6-digit comparison rounds the result's shortest decimal and the expected value
     # as f32 holds it; where those two straddle a rounding boundary it reports a difference: keep away
     sys.path.insert(0, str(ROOT))
-    from spvcoop.interp.sicompat import si_close
+    from spvcoop.runspec.sicompat import si_close
     shortest = np.array([float(str(v)) for v in want])
     edge = ~si_close(shortest, want.astype(np.float64), 6)
     x[edge], y[edge], want[edge] = 1, 1, 3

@@ -35,7 +35,7 @@ WIDE = ROOT / "samples" / "coopmat" / "khr_gemm" / "gemm.spvasm"
 def per_instruction(shader: Path, kw: dict, runs: int) -> tuple[list[float], list[float], int]:
     """CPU microseconds per executed instruction of each run, fast and plain in turn (fast, plain, steps)."""
     from spvcoop.interp import run
-    from spvcoop.interp.runner import load_shader
+    from spvcoop.loader import load_shader
     module = load_shader(str(shader))
     out: dict = {True: [], False: []}
     steps = 0

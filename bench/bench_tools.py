@@ -129,9 +129,9 @@ def compare_files(a: Path, b: Path, text: bool) -> str:
 
 
 def find_reference(name: str):
-    """The real reference executable (spvcoop.reference_tools prefers the native binary to the cmeel
+    """The real reference executable (spvcoop.core.reference_tools prefers the native binary to the cmeel
     Python wrapper, whose interpreter start-up would otherwise be timed)."""
-    from spvcoop.reference_tools import find_tool  # light import, no numpy/lark
+    from spvcoop.core.reference_tools import find_tool  # light import, no numpy/lark
     return find_tool(name)
 
 

@@ -88,7 +88,7 @@ def _cases() -> dict:
 
 def prepare(d: Path) -> None:
     sys.path.insert(0, str(ROOT))
-    from spvcoop.reference_tools import require_tool
+    from spvcoop.core.reference_tools import require_tool
     d.mkdir(parents=True, exist_ok=True)
     lines = ["set -u", 'OUT="$1"', "export VK_ICD_FILENAMES=$PWD/../egl_icd.json LD_LIBRARY_PATH=$PWD/..",
              "../vkrun info > \"$OUT/info.txt\" 2>&1"]

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-from .diagnostics import Diagnostic, SpvError  # noqa: E402
-from .module import Header, Instruction, Module, Operand, Span  # noqa: E402
+from .core.diagnostics import Diagnostic, SpvError  # noqa: E402
+from .core.module import Header, Instruction, Module, Operand, Span  # noqa: E402
 
 __all__ = ["Diagnostic", "SpvError", "Header", "Instruction", "Module", "Operand", "Span",
            "assemble", "disassemble", "read_binary", "validate", "run", "__version__"]
@@ -22,21 +22,21 @@ if TYPE_CHECKING:
 
 def assemble(text: str, source: str = "<input>", target_env: str = "spv1.6",
              preserve_numeric_ids: bool = False) -> Module:
-    """Parse SPIR-V assembly text into a Module, as spirv-as would (spvcoop.text.assemble).
+    """Parse SPIR-V assembly text into a Module, as spirv-as would (spvcoop.asm.assembler.assemble).
     Raises SpvError with file:line:col on bad input."""
-    from .text import assemble as _assemble
+    from .asm.assembler import assemble as _assemble
     return _assemble(text, source, target_env, preserve_numeric_ids)
 
 
 def disassemble(module: Module, raw_ids: bool = False, header: bool = True, indent: bool = True) -> str:
-    """Render a Module as spirv-dis would (spvcoop.disassembler.disassemble)."""
-    from .disassembler import disassemble as _dis
+    """Render a Module as spirv-dis would (spvcoop.binary.disassembler.disassemble)."""
+    from .binary.disassembler import disassemble as _dis
     return _dis(module, raw_ids=raw_ids, header=header, indent=indent)
 
 
 def read_binary(data: bytes, source: str = "<input>") -> Module:
     """Decode a SPIR-V binary into a Module (raises SpvError on malformed input)."""
-    from .binary import read_binary as _read
+    from .binary.reader import read_binary as _read
     return _read(data, source)
 
 

@@ -13,7 +13,7 @@ import importlib
 import sys
 
 from .commands.common import parse_size
-from .diagnostics import SpvError, print_diagnostics
+from .core.diagnostics import SpvError, print_diagnostics
 
 # (module, doc) in the order `spvcoop --help` lists them.
 COMMAND_MODULES = [
@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    from . import files
+    from .core import files
     saved_limit = files.max_input_bytes
     if args.max_input_size is not None:
         files.max_input_bytes = args.max_input_size

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from spvcoop.reference_tools import require_tool
+from spvcoop.core.reference_tools import require_tool
 
 TESTS = Path(__file__).parent
 DATA = TESTS / "data"
@@ -25,7 +25,7 @@ def pytest_configure(config) -> None:
     """The differential tests are the backbone of the suite: without the reference tools the run
     stops here instead of skipping them (some test modules also guard with skipif, which can then
     never fire)."""
-    from spvcoop.reference_tools import find_tool
+    from spvcoop.core.reference_tools import find_tool
     missing = [t for t in REFERENCE_TOOLS if find_tool(t) is None]
     if missing:
         raise pytest.UsageError(f"reference tools not found: {', '.join(missing)}; "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from spvcoop.spirv_grammar import load
+from spvcoop.core.spirv_grammar import load
 
 G = load()
 _SKIP_KINDS = {"LiteralExtInstInteger", "LiteralSpecConstantOpInteger", "LiteralContextDependentNumber"}

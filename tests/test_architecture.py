@@ -92,9 +92,9 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_graph_is_read() -> None:
     graph = import_graph()
-    assert "spvcoop.text" in graph["spvcoop.commands.asm"] or any(
-        t.startswith("spvcoop.text") for t in graph["spvcoop.commands.asm"])
-    assert "spvcoop.diagnostics" in graph["spvcoop.loader"]
+    assert "spvcoop.asm.assembler" in graph["spvcoop.commands.asm"] or any(
+        t.startswith("spvcoop.asm.assembler") for t in graph["spvcoop.commands.asm"])
+    assert "spvcoop.core.diagnostics" in graph["spvcoop.loader"]
 
 
 def test_find_cycle_sees_a_circle() -> None:

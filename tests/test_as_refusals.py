@@ -11,7 +11,7 @@ import pytest
 
 from conftest import run_tool
 from spvcoop import SpvError
-from spvcoop.text import assemble
+from spvcoop.asm.assembler import assemble
 
 HEAD = "OpCapability Shader\nOpCapability Linkage\nOpMemoryModel Logical GLSL450\n"
 F32 = HEAD + "%f = OpTypeFloat 32\n%c = OpConstant %f {}\n"

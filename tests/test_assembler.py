@@ -9,9 +9,9 @@ import pytest
 
 from conftest import PROBES, probe_env, run_tool
 from spvcoop import SpvError
-from spvcoop.binary import read_binary
-from spvcoop.disassembler import disassemble
-from spvcoop.text import TARGET_ENVS, assemble
+from spvcoop.binary.reader import read_binary
+from spvcoop.binary.disassembler import disassemble
+from spvcoop.asm.assembler import TARGET_ENVS, assemble
 
 ALL_ASM = sorted(PROBES.glob("*.spvasm")) + sorted((PROBES / "asm_snippets").glob("*.spvasm"))
 
@@ -176,8 +176,8 @@ def _decoded(module):
 
 def test_templated_lines_decode_like_the_general_path(glsl_binaries: dict[str, Path]) -> None:
     """Lines encoded from a cached template give the same Module as the token path."""
-    from spvcoop.spirv_grammar import load
-    from spvcoop.text import Assembler
+    from spvcoop.core.spirv_grammar import load
+    from spvcoop.asm.assembler import Assembler
     for name, spv in list(glsl_binaries.items())[:12]:
         text = run_tool("spirv-dis", str(spv)).stdout.decode()
         fast = Assembler(text, name, "vulkan1.3", False, load()).assemble()

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from spvcoop import SpvError
-from spvcoop.binary import read_binary
-from spvcoop.disassembler import disassemble
-from spvcoop.text import assemble
+from spvcoop.binary.reader import read_binary
+from spvcoop.binary.disassembler import disassemble
+from spvcoop.asm.assembler import assemble
 
 HEAD = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n%u32 = OpTypeInt 32 0\n"
 

@@ -9,9 +9,10 @@ import sys
 
 import pytest
 
-import spvcoop.text
-from spvcoop import cli, files
-from spvcoop.reference_tools import find_tool
+import spvcoop.asm.assembler
+from spvcoop import cli
+from spvcoop.core import files
+from spvcoop.core.reference_tools import find_tool
 
 GOOD = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
 
@@ -23,7 +24,7 @@ def _boom(*args, **kwargs):
 def test_internal_error_is_one_line_and_exit_3(tmp_path, monkeypatch, capsys) -> None:
     src = tmp_path / "m.spvasm"
     src.write_text(GOOD)
-    monkeypatch.setattr(spvcoop.text, "assemble_binary", _boom)
+    monkeypatch.setattr(spvcoop.asm.assembler, "assemble_binary", _boom)
     rc = cli.main(["as", str(src), "-o", str(tmp_path / "m.spv")])
     err = capsys.readouterr().err
     assert rc == cli.EXIT_INTERNAL_ERROR == 3
@@ -39,7 +40,7 @@ def test_internal_error_is_one_line_and_exit_3(tmp_path, monkeypatch, capsys) ->
 def test_debug_shows_the_traceback(tmp_path, monkeypatch, capsys) -> None:
     src = tmp_path / "m.spvasm"
     src.write_text(GOOD)
-    monkeypatch.setattr(spvcoop.text, "assemble_binary", _boom)
+    monkeypatch.setattr(spvcoop.asm.assembler, "assemble_binary", _boom)
     assert cli.main(["as", str(src), "--debug"]) == 3
     err = capsys.readouterr().err
     assert "Traceback (most recent call last)" in err and "internal error at" in err
@@ -50,7 +51,7 @@ def test_internal_error_names_the_spvcoop_frame() -> None:
         files.read_input(None)  # type: ignore[arg-type]  # a TypeError inside spvcoop
     except TypeError as e:
         line = cli.internal_error_line(e)
-    assert "internal error at spvcoop/files.py:" in line
+    assert "internal error at spvcoop/core/files.py:" in line
 
 
 def test_unreadable_input_exits_2(tmp_path, capsys) -> None:
@@ -226,7 +227,7 @@ def test_a_run_imports_no_other_command_nor_pydantic(tmp_path) -> None:
     (tmp_path / "in.yaml").write_text("pc: {a: 2.0, n: 1}\nx: [1.0]\ny: [1.0]\n")
     code = ("import sys; from spvcoop import cli; rc = cli.main(sys.argv[1:]); "
             "bad = [m for m in sys.modules if m.startswith(('pydantic', 'spvcoop.layouts', 'lark')) "
-            "or m in ('spvcoop.commands.layout', 'spvcoop.commands.val', 'spvcoop.interp.runspec_schema')]; "
+            "or m in ('spvcoop.commands.layout', 'spvcoop.commands.val', 'spvcoop.runspec.schema')]; "
             "print('BAD', bad, rc)")
     out = subprocess.run([sys.executable, "-c", code, "run", shader, "--dispatch", "1,1,1", "--input",
                           str(tmp_path / "in.yaml")], capture_output=True, text=True, timeout=120)

@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 import yaml
 
-from spvcoop.diagnostics import SpvError
+from spvcoop.core.diagnostics import SpvError
 from spvcoop.interp import dataio
-from spvcoop.interp.numtext import f32_short, float_text, tokens
-from spvcoop.interp.runspec import LARGE_ARRAY, _render_plain, render, to_plain
-from spvcoop.yamlio import YamlLimits, _compose, load_yaml, mark_at
+from spvcoop.runspec.numtext import f32_short, float_text, tokens
+from spvcoop.runspec.spec import LARGE_ARRAY, _render_plain, render, to_plain
+from spvcoop.core.yamlio import YamlLimits, _compose, load_yaml, mark_at
 
 EDGES32 = [0.1, 0.9, 1e-5, 1e-4, 9.999e-5, 1e16, 1.5e16, 123456789, 65504, 3.4028235e38, 1.17549435e-38, 1e-45,
            -0.0, 0.0, np.inf, -np.inf, np.nan, 16777216, 0.5, 2.0, 1e22, 1e23, 1e-22, 1e-23, 100, 1234.5, 1e-13,
@@ -145,7 +145,7 @@ def test_small_outputs_are_byte_identical(fmt, seed):
 
 
 def test_a_placeholder_lookalike_in_the_data_falls_back_to_the_plain_path(monkeypatch):
-    import spvcoop.interp.runspec as rs
+    import spvcoop.runspec.spec as rs
     monkeypatch.setattr(rs.os, "urandom", lambda n: b"\0" * n)
     outs = {"s": "spvcoopbig000000000000x0y", "y": np.arange(LARGE_ARRAY + 5, dtype=np.float32)}
     assert yaml.safe_load(render(outs, "yaml")) == yaml.safe_load(_render_plain(
@@ -281,7 +281,7 @@ ELEMS = {  # type, element size, stride (vec3: padded)
 
 def _block_type(elem: str, vec: int = 0):
     from spvcoop.interp.program import Program
-    from spvcoop.text import assemble
+    from spvcoop.asm.assembler import assemble
     decl, size = ELEMS[elem]
     stride = size * (4 if vec == 3 else max(vec, 1))
     text = ASM.format(stride=stride, elem=decl if not vec else f"OpTypeVector %s {vec}")
@@ -429,7 +429,7 @@ def test_saxpy_with_long_lists_in_and_out(tmp_path, capsys):
 def test_run_spec_data_lists_as_the_general_path(tmp_path):
     from pathlib import Path
 
-    from spvcoop.interp.runspec import generate
+    from spvcoop.runspec.spec import generate
     vals = [float(x) for x in np.random.default_rng(3).standard_normal(3000)]
     text = f"b: {{data: {_flow(vals)}, dtype: float16}}\nc: {{data: {_flow([int(v * 100) for v in vals])}, dtype: int8}}\n"
     fast = load_yaml(text, "s.yaml")
@@ -446,7 +446,7 @@ def test_run_spec_data_lists_as_the_general_path(tmp_path):
 def test_si_check_compares_the_stored_values():
     """An expected value equal to the f32 result passes at 6 digits and at zero tolerance, also where the
     result's shortest decimal (2.778565) and its f32 value (2.7785649...) round apart at 6 digits."""
-    from spvcoop.interp.sicompat import CheckOptions, _compare_numbers
+    from spvcoop.runspec.sicompat import CheckOptions, _compare_numbers
     from spvcoop.interp.types import Type
     f32 = Type(0, "float", width=32)
     got = np.array([2.778565, -1.416855, 1.980535], np.float32)
@@ -463,7 +463,7 @@ def test_si_check_compares_the_stored_values():
 def test_flat_wrap_is_the_list_wrap() -> None:
     """runspec._wrap_flat (one byte matrix) against runspec._wrap (a list of tokens), on token arrays of
     many widths, lengths and indents, lines of one token and lines of many."""
-    from spvcoop.interp.runspec import _wrap, _wrap_flat
+    from spvcoop.runspec.spec import _wrap, _wrap_flat
     rng = np.random.default_rng(7)
     for n in (1, 2, 3, 7, 8, 9, 100, 1001):
         for maxlen in (1, 3, 12, 40, 120):

@@ -13,8 +13,8 @@ import pytest
 
 from conftest import run_tool
 from spvcoop import SpvError
-from spvcoop.binary import read_binary
-from spvcoop.disassembler import disassemble
+from spvcoop.binary.reader import read_binary
+from spvcoop.binary.disassembler import disassemble
 
 
 def op(opcode: int, *words: int) -> list[int]:

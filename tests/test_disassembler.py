@@ -9,9 +9,9 @@ import pytest
 
 from conftest import PROBES, probe_env, run_tool
 from spvcoop import SpvError
-from spvcoop.binary import read_binary
-from spvcoop.disassembler import disassemble
-from spvcoop.text import assemble
+from spvcoop.binary.reader import read_binary
+from spvcoop.binary.disassembler import disassemble
+from spvcoop.asm.assembler import assemble
 
 FLAG_SETS = [[], ["--raw-id", "--no-indent", "--no-header"]]
 
@@ -114,8 +114,8 @@ def test_cli_dis_and_options(tmp_path: Path) -> None:
 
 
 def test_lazy_id_operands_equal_eager_decoding(glsl_binaries: dict[str, Path]) -> None:
-    from spvcoop.binary import BinaryReader, words_from_bytes
-    from spvcoop.spirv_grammar import load
+    from spvcoop.binary.reader import BinaryReader, words_from_bytes
+    from spvcoop.core.spirv_grammar import load
     for name, spv in glsl_binaries.items():
         words = words_from_bytes(spv.read_bytes())
         lazy = BinaryReader(words, name, load()).read()

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from spvcoop.cli import main as cli
-from spvcoop.diagnostics import SpvError
+from spvcoop.core.diagnostics import SpvError
 from spvcoop.interp import block_compiler, run
-from spvcoop.interp.runner import load_shader
+from spvcoop.loader import load_shader
 
 from conftest import compile_glsl
 

@@ -13,12 +13,13 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from conftest import DATA, PROBES, TESTS, run_tool
 from module_gen import module_text
 from test_mutation import mutated_binary, mutated_text
-from spvcoop import SpvError, line_templates
-from spvcoop.binary import read_binary, words_from_bytes
-from spvcoop.disassembler import disassemble
-from spvcoop.disassembler_fast import _Fallback, _WordsDisassembler, disassemble_binary
-from spvcoop.spirv_grammar import load
-from spvcoop.text import Assembler, assemble, assemble_binary
+from spvcoop import SpvError
+from spvcoop.asm import line_templates
+from spvcoop.binary.reader import read_binary, words_from_bytes
+from spvcoop.binary.disassembler import disassemble
+from spvcoop.binary.disassembler_fast import _Fallback, _WordsDisassembler, disassemble_binary
+from spvcoop.core.spirv_grammar import load
+from spvcoop.asm.assembler import Assembler, assemble, assemble_binary
 
 ROOT = TESTS.parent
 ASM_FILES = sorted({*DATA.rglob("*.spvasm"), *PROBES.rglob("*.spvasm"), *(ROOT / "samples").rglob("*.spvasm"),

@@ -95,8 +95,8 @@ def test_classify_exit():
     assert classify_exit(1, "", '{"severity": "error"}').cls == "rejected"  # val --format json
     u = classify_exit(2, "something went wrong 12\n", "")
     assert u.cls == "unlocated" and "N" in u.signature
-    t = classify_exit(3, "spvcoop: internal error at spvcoop/binary.py:88 (please report): boom\n", "")
-    assert t.cls == "traceback" and t.signature == "exit 3 at spvcoop/binary.py:88"
+    t = classify_exit(3, "spvcoop: internal error at spvcoop/binary/reader.py:88 (please report): boom\n", "")
+    assert t.cls == "traceback" and t.signature == "exit 3 at spvcoop/binary/reader.py:88"
     p = classify_exit(1, "Traceback (most recent call last):\n  File ...\nKeyError: 5\n", "")
     assert p.cls == "traceback"
     assert classify_exit(137, "", "").cls == "traceback"
@@ -105,19 +105,19 @@ def test_classify_exit():
 def _raise_inside_spvcoop():
     # a real spvcoop frame: read_binary on 3 bytes raises SpvError; here ask for an exception
     # from a library frame by handing it a wrong type
-    from spvcoop.binary import read_binary
+    from spvcoop.binary.reader import read_binary
     read_binary(None, "x")
 
 
 def test_classify_exception_signatures():
-    from spvcoop.diagnostics import Diagnostic, SpvError
+    from spvcoop.core.diagnostics import Diagnostic, SpvError
     assert classify_exception(SpvError(Diagnostic("error", "no", source="f"))).cls == "rejected"
     try:
         _raise_inside_spvcoop()
     except Exception as e:  # noqa: BLE001
         out, name = classify_exception(e), type(e).__name__
     assert out.cls == "traceback"
-    assert out.signature.startswith(name + " at spvcoop/binary.py:")
+    assert out.signature.startswith(name + " at spvcoop/binary/reader.py:")
     assert classify_exception(MemoryError()).cls == "memory"
     assert classify_exception(Timeout()).cls == "hang"
     assert classify_exception(SystemExit(2)).cls == "rejected"
@@ -128,9 +128,9 @@ def test_classify_exception_signatures():
 def test_signature_from_faulthandler_dump():
     pkg = str(ROOT / "spvcoop")
     dump = (f'Timeout (0:00:15)!\nThread 0x1 (most recent call first):\n'
-            f'  File "{pkg}/literals.py", line 40 in parse_float\n'
-            f'  File "{pkg}/text.py", line 300 in encode\n  File "/x/tools/fuzz/execute.py", line 9 in execute\n')
-    assert signature_from_dump(dump) == "spvcoop/literals.py:parse_float"
+            f'  File "{pkg}/core/literals.py", line 40 in parse_float\n'
+            f'  File "{pkg}/asm/assembler.py", line 300 in encode\n  File "/x/tools/fuzz/execute.py", line 9 in execute\n')
+    assert signature_from_dump(dump) == "spvcoop/core/literals.py:parse_float"
     assert signature_from_dump("nothing") == "<outside spvcoop>"
 
 

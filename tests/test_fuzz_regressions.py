@@ -80,7 +80,7 @@ def test_layout_model_name_too_long_for_the_file_system(capsys) -> None:
 def test_f32_zeros_and_specials_take_the_array_path(style) -> None:
     # a buffer of 4 million zeros went value by value (30 s); zeros, infinities and NaN now have
     # fixed spellings: they must be exactly the per-value ones
-    from spvcoop.interp import numtext
+    from spvcoop.runspec import numtext
     rng = np.random.default_rng(5)
     a = rng.choice(np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, 3.1e-39, -2.5e38, 0.1], np.float32), 5000)
     got = [t.decode() for t in numtext.tokens(a, style)]
@@ -106,7 +106,7 @@ def test_yaml_with_a_nul_character_is_a_located_error(tmp_path, capsys) -> None:
 
 
 def test_long_mixed_number_list_with_a_huge_literal(tmp_path) -> None:
-    from spvcoop.yamlio import load_yaml
+    from spvcoop.core.yamlio import load_yaml
     text = "x: [" + ", ".join(["1.5", "2"] * 600) + ", " + "7" * 5000 + "]\n"
     with pytest.raises(SpvError, match="integer literal of 5000 characters"):
         load_yaml(text.encode(), "big.yaml")
@@ -114,7 +114,7 @@ def test_long_mixed_number_list_with_a_huge_literal(tmp_path) -> None:
 
 @pytest.mark.parametrize("style", ["yaml", "json"])
 def test_empty_integer_output(style) -> None:
-    from spvcoop.interp import numtext
+    from spvcoop.runspec import numtext
     assert numtext.tokens(np.zeros(0, np.uint32), style).size == 0
 
 

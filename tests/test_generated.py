@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from conftest import run_tool
 from module_gen import module_text
 from spvcoop import SpvError
-from spvcoop.binary import read_binary
-from spvcoop.disassembler import disassemble
-from spvcoop.text import assemble
+from spvcoop.binary.reader import read_binary
+from spvcoop.binary.disassembler import disassemble
+from spvcoop.asm.assembler import assemble
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 

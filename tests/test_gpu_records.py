@@ -132,7 +132,7 @@ def test_interpreter_runs_the_probe_shader_like_the_gpu():
     from spvcoop.interp import run
     from spvcoop.numerics.shader import muladd_shader
     from spvcoop.numerics.tiles import to_bytes
-    from spvcoop.text import assemble
+    from spvcoop.asm.assembler import assemble
     data = load_tiles(DATA / "subnormal-k16.npz")
     for combo, per in data.items():
         a, b, c, M, N, K = combo

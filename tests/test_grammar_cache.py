@@ -1,4 +1,4 @@
-"""The start-up cache of the SPIR-V grammar (spvcoop.grammar_cache): the grammar built from it is the
+"""The start-up cache of the SPIR-V grammar (spvcoop.core.grammar_cache): the grammar built from it is the
 one built from the JSON, and a cache that is stale, damaged or unwritable is never believed."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from spvcoop import grammar_cache, spirv_grammar
+from spvcoop.core import grammar_cache, spirv_grammar
 
 
 def _cache_env(monkeypatch, cache_dir, **env) -> None:

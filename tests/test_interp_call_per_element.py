@@ -189,7 +189,7 @@ def test_an_endless_per_element_function_hits_the_work_limit(tmp_path):
              "       %true = OpConstantTrue %bool\n")
     path = tmp_path / "spin.spvasm"
     path.write_text(mod)
-    from spvcoop.diagnostics import SpvError
+    from spvcoop.core.diagnostics import SpvError
     import pytest
     with pytest.raises(SpvError) as e:
         spvcoop.run(str(path), dispatch=(1, 1, 1), subgroup_size=32, max_work=1_000_000,

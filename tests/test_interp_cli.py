@@ -11,7 +11,7 @@ import pytest
 
 from spvcoop.cli import main
 from spvcoop.pytest_plugin import spvcoop_run  # noqa: F401  (the fixture, also registered by the entry point)
-from spvcoop.reference_tools import find_tool
+from spvcoop.core.reference_tools import find_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"

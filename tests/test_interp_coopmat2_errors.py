@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import spvcoop
-from spvcoop.diagnostics import SpvError
+from spvcoop.core.diagnostics import SpvError
 from conftest import run_tool
 
 HEAD = """; a coopmat2 run-time check (tests/test_interp_coopmat2_errors.py)

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from spvcoop.reference_tools import find_tool
+from spvcoop.core.reference_tools import find_tool
 
 pytestmark = pytest.mark.skipif(find_tool("glslangValidator") is None, reason="glslangValidator not installed")
 

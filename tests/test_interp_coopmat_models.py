@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from spvcoop.layouts import builtin_models, load_model
-from spvcoop.reference_tools import find_tool
+from spvcoop.core.reference_tools import find_tool
 
 ROOT = Path(__file__).parent.parent
 SAMPLES = ROOT / "samples" / "coopmat"
@@ -126,7 +126,7 @@ def test_length_loop_through_function_variable(model, comp, rows, cols, use, S):
     """Each invocation doubles the elements it holds (length() loop, access chain into a matrix variable):
     whatever the layout (padding, replication), the stored matrix is 2 * the loaded one."""
     from spvcoop.interp import run
-    from spvcoop.text import assemble
+    from spvcoop.asm.assembler import assemble
     etype, dt, add = COMPONENTS[comp]
     mod = assemble(DOUBLE_EACH_ELEMENT.format(S=S, esize=np.dtype(dt).itemsize, etype=etype, rows=rows, cols=cols,
                                               use=USE[use or "acc"], add=add), "double.spvasm")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from spvcoop.diagnostics import SpvError
+from spvcoop.core.diagnostics import SpvError
 from test_interp_coopmat_glsl import MODELS, f16, ref_f16_gemm, run
 
-from spvcoop.reference_tools import find_tool
+from spvcoop.core.reference_tools import find_tool
 
 needs_glslang = pytest.mark.skipif(find_tool("glslangValidator") is None, reason="glslangValidator not installed")
 
@@ -177,7 +177,7 @@ def _header(**fields) -> str:
 
 def _module(body: str, etype="OpTypeFloat 16", otype="OpTypeFloat 32", esize=2, osize=4, rows=16, cols=16, wg=32,
             nshared=16, decls: str = ""):
-    from spvcoop.text import assemble
+    from spvcoop.asm.assembler import assemble
     text = _header(etype=etype, otype=otype, esize=esize, osize=osize, rows=rows, cols=cols, wg=wg,
                    nshared=nshared)
     head, tail = text.split("%main = OpFunction", 1)
@@ -286,7 +286,7 @@ def test_int8_muladd_signedness_and_saturation(signed, operands, saturate):
 
 
 def _module_with_decls(decls: str, code: str, et, ot):
-    from spvcoop.text import assemble
+    from spvcoop.asm.assembler import assemble
     text = _header(etype=et, otype=ot, esize=1, osize=4, rows=16, cols=16, wg=32, nshared=16)
     head, tail = text.split("%main = OpFunction", 1)
     return assemble(head + decls + "%main = OpFunction" + tail + code + "OpReturn\nOpFunctionEnd\n", "muladd.spvasm")

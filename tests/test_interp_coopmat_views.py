@@ -19,7 +19,7 @@ import pytest
 
 from spvcoop import read_binary
 from spvcoop.layouts import load_model
-from spvcoop.reference_tools import find_tool, require_tool
+from spvcoop.core.reference_tools import find_tool, require_tool
 
 pytestmark = pytest.mark.skipif(find_tool("glslangValidator") is None, reason="glslangValidator not installed")
 

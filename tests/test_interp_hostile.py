@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from spvcoop import assemble
-from spvcoop.diagnostics import SpvError
+from spvcoop.core.diagnostics import SpvError
 from spvcoop.interp import run
 from spvcoop.interp.config import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS
 

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from spvcoop.diagnostics import SpvError
+from spvcoop.core.diagnostics import SpvError
 from spvcoop.interp.config import ConfigError, RunConfig
 from spvcoop.interp.dispatch import DispatchError, Family, KindHooks, OpSet, build
 from spvcoop.interp.families import default_dispatcher, families
-from spvcoop.spirv_grammar import load as load_grammar
+from spvcoop.core.spirv_grammar import load as load_grammar
 
 SAXPY = """
 OpCapability Shader

@@ -12,7 +12,7 @@ import pytest
 
 from spvcoop.cli import main
 from spvcoop.layouts import load_model
-from spvcoop.reference_tools import find_tool
+from spvcoop.core.reference_tools import find_tool
 
 DATA = Path(__file__).parent / "data"
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spvcoop.diagnostics import SpvError
+from spvcoop.core.diagnostics import SpvError
 from spvcoop.layouts import Layout, LayoutError, load_model, parse_model
 from spvcoop.layouts.expr import ExprError, compile_expr
 from spvcoop.layouts.model import MODELS_DIR

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import DATA
 from spvcoop import SpvError
-from spvcoop.binary import read_binary
-from spvcoop.disassembler import disassemble
-from spvcoop.text import assemble
+from spvcoop.binary.reader import read_binary
+from spvcoop.binary.disassembler import disassemble
+from spvcoop.asm.assembler import assemble
 
 SETTINGS = settings(max_examples=200, deadline=None, derandomize=bool(os.environ.get("CI")),
                     suppress_health_check=list(HealthCheck))

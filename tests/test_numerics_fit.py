@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from spvcoop.diagnostics import SpvError
+from spvcoop.core.diagnostics import SpvError
 from spvcoop.gpu.numerics import load_tiles
 from spvcoop.numerics.fit import Sample, agreement, fit, load_model_file, samples_from_tiles, to_yaml
 from spvcoop.numerics.model import NVIDIA_TENSORCORE, MulAddModel, muladd

@@ -1,4 +1,4 @@
-"""The fast reader of long numeric flow lists (spvcoop.numlists): whatever it accepts reads as YAML 1.1 reads it,
+"""The fast reader of long numeric flow lists (spvcoop.core.numlists): whatever it accepts reads as YAML 1.1 reads it,
 bit for bit; what it refuses is left to the general path. Compared with PyYAML's own resolver item by item."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import yaml
 
-from spvcoop import numlists
+from spvcoop.core import numlists
 
 
 def _yaml_items(body: str):

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from spvcoop.diagnostics import SpvError
+from spvcoop.core.diagnostics import SpvError
 from spvcoop.validator.profiles import PROFILE_DIR, load_profile
 
 SHIPPED = sorted(PROFILE_DIR.glob("*.yaml"))

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from spvcoop.reference_tools import require_tool
+from spvcoop.core.reference_tools import require_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = ["README.md", "samples/coopmat/README.md"]
@@ -112,7 +112,7 @@ HIDE_GLSLANG = """
 import importlib.abc, importlib.util, sys
 class _HideGlslang(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name != "spvcoop.reference_tools":
+        if name != "spvcoop.core.reference_tools":
             return None
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(name)
@@ -364,7 +364,7 @@ def test_sample_spvasm_is_what_glslang_makes_from_its_glsl(comp: Path, tmp_path:
 
 
 def test_glsl_without_glslang_says_what_to_install(monkeypatch, capsys):
-    import spvcoop.reference_tools as tools
+    import spvcoop.core.reference_tools as tools
     from spvcoop.cli import main
     real = tools.find_tool
     monkeypatch.setattr(tools, "find_tool", lambda name: None if name.startswith("glslang") else real(name))
@@ -381,7 +381,7 @@ def test_glsl_without_glslang_says_what_to_install(monkeypatch, capsys):
 
 def test_run_exits_2_where_it_cannot_start(monkeypatch, capsys, tmp_path):
     """README: exit status 2 for a file that cannot be read or a missing tool (one line saying what to install)."""
-    import spvcoop.reference_tools as tools
+    import spvcoop.core.reference_tools as tools
     from spvcoop.cli import main
     assert main(["run", str(tmp_path / "missing.spvasm")]) == 2
     assert capsys.readouterr().err.strip().endswith("missing.spvasm: error: cannot read input: No such file or directory")

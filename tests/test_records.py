@@ -8,13 +8,13 @@ import pickle
 
 import pytest
 
-from spvcoop.diagnostics import Diagnostic, Note
+from spvcoop.core.diagnostics import Diagnostic, Note
 from spvcoop.interp.config import RunConfig
 from spvcoop.interp.types import Type
-from spvcoop.module import Header, Instruction, LazyInstruction, Module, Operand, Span
-from spvcoop.records import FrozenRecord, FrozenRecordError, Record
-from spvcoop.reference_tools import Tool
-from spvcoop.spirv_grammar import Enumerant, InstructionSpec, OperandSpec, load
+from spvcoop.core.module import Header, Instruction, LazyInstruction, Module, Operand, Span
+from spvcoop.core.records import FrozenRecord, FrozenRecordError, Record
+from spvcoop.core.reference_tools import Tool
+from spvcoop.core.spirv_grammar import Enumerant, InstructionSpec, OperandSpec, load
 from spvcoop.validator.index import Value
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from spvcoop.diagnostics import SpvError
-from spvcoop.interp.runspec import FileOptions, buffer_key, check_expected, generate, load_spec, load_spec_shader
-from spvcoop.yamlio import YamlLimits, load_yaml
+from spvcoop.core.diagnostics import SpvError
+from spvcoop.runspec.spec import FileOptions, buffer_key, check_expected, generate, load_spec, load_spec_shader
+from spvcoop.core.yamlio import YamlLimits, load_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted(p.parent for p in (ROOT / "samples").rglob("run.yaml"))

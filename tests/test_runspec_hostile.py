@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from spvcoop.cli import main
-from spvcoop.diagnostics import SpvError
-from spvcoop.interp.runspec import FileOptions, generate, load_spec, read_npy
+from spvcoop.core.diagnostics import SpvError
+from spvcoop.runspec.spec import FileOptions, generate, load_spec, read_npy
 
 ROOT = Path(__file__).resolve().parent.parent
 SAXPY = ROOT / "samples" / "saxpy" / "saxpy.spvasm"
@@ -227,7 +227,7 @@ def test_files_inside_the_tree_and_the_size_cap(work, capsys):
 
 
 def test_api_allow_outside(work, tmp_path_factory):
-    from spvcoop.interp.runspec import load_spec_shader
+    from spvcoop.runspec.spec import load_spec_shader
     spec = work / "spec.yaml"
     spec.write_text(f"shader: {SAXPY}\n")
     with pytest.raises(SpvError):
@@ -251,7 +251,7 @@ def test_check_file_json_with_tabs_and_bad_expectations(work, capsys):
 # ---- issue 11: output precision, JSON inputs, result ids, -q with -o ------------------------------------
 def test_f16_values_print_exactly_and_compare_at_their_precision():
     from spvcoop.interp.dataio import short_floats
-    from spvcoop.interp.runspec import compare
+    from spvcoop.runspec.spec import compare
     a = np.array([65504, 1.7001953125], np.float16)
     assert short_floats(a) == [65504.0, 1.7001953125]
     out: list[str] = []

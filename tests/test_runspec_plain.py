@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from spvcoop.diagnostics import SpvError
-from spvcoop.interp.runspec_checks import plain_entry, plain_spec
-from spvcoop.interp.runspec_schema import check_entry, check_spec
-from spvcoop.yamlio import load_yaml
+from spvcoop.core.diagnostics import SpvError
+from spvcoop.runspec.checks import plain_entry, plain_spec
+from spvcoop.runspec.schema import check_entry, check_spec
+from spvcoop.core.yamlio import load_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC_FILES = sorted(p for d in ("samples", "tests") for p in (ROOT / d).rglob("*.yaml")
@@ -109,7 +109,7 @@ def test_an_ordinary_spec_runs_without_pydantic(tmp_path) -> None:
     (tmp_path / "spec.yaml").write_text("shader: saxpy.spvasm\ndispatch: [1, 1, 1]\npush_constants: {a: 2.0, n: 1}\n"
                                         "buffers:\n  x: {data: [1.0], dtype: float32}\n  y: [1.0]\noutputs: [y]\n")
     probe = ("import json, sys\nfrom spvcoop.cli import main\nrc = main(['run', 'spec.yaml'])\n"
-             "print(json.dumps([rc, sorted(m for m in sys.modules if m.startswith(('pydantic', 'spvcoop.interp.runspec_schema')))]))")
+             "print(json.dumps([rc, sorted(m for m in sys.modules if m.startswith(('pydantic', 'spvcoop.runspec.schema')))]))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert json.loads(out.stdout.splitlines()[-1]) == [0, []]
     assert "y: [3.0]" in out.stdout

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from spvcoop.cli import main
-from spvcoop.interp.sicompat import si_close
-from spvcoop.reference_tools import require_tool
+from spvcoop.runspec.sicompat import si_close
+from spvcoop.core.reference_tools import require_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "sicompat"
@@ -49,7 +49,7 @@ def test_example_passes_its_check(name, capsys):
 
 
 def _top_keys(path: Path) -> list[str]:
-    from spvcoop.interp.runspec import read_yaml
+    from spvcoop.runspec.spec import read_yaml
     return list(read_yaml(str(path)))
 
 
@@ -395,7 +395,7 @@ def test_readme_section_names_every_example_form():
 
 
 def test_deeply_nested_toml_is_a_located_error() -> None:
-    from spvcoop.diagnostics import SpvError
-    from spvcoop.interp.runspec import load_toml
+    from spvcoop.core.diagnostics import SpvError
+    from spvcoop.runspec.spec import load_toml
     with pytest.raises(SpvError, match="nested too deeply"):
         load_toml(b"a = " + b"[" * 100000 + b"]" * 100000, "deep.toml")

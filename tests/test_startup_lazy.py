@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from spvcoop import spirv_grammar
+from spvcoop.core import spirv_grammar
 from spvcoop.interp import families
 from spvcoop.loader import load_module
 
@@ -26,7 +26,7 @@ import numpy as np
 from spvcoop.interp import run
 res = run(sys.argv[1], dispatch=(1, 1, 1), buffers={"x": np.ones(4, np.float32), "y": np.ones(4, np.float32)},
           push_constants={"a": 2.0, "n": 4})
-from spvcoop.spirv_grammar import load
+from spvcoop.core.spirv_grammar import load
 g = load()
 built = [dict.__len__(t) for t in (g.instructions, g.by_opcode, g.operand_kinds)]
 print(json.dumps({"y": res["y"].tolist(), "modules": sorted(m for m in sys.modules if m.startswith(%r)),
@@ -116,7 +116,7 @@ import json, sys
 from spvcoop.cli import main
 rc = main(sys.argv[1:])
 print(json.dumps([rc, sorted(m for m in sys.modules if m.split('.')[0] in ('dataclasses', 'pydantic')
-                             or m == 'spvcoop.interp.runspec_schema')]))
+                             or m == 'spvcoop.runspec.schema')]))
 """
 
 

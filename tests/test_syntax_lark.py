@@ -6,8 +6,8 @@ from hypothesis import given, settings, strategies as st
 from conftest import GLSL, PROBES, run_tool
 from module_gen import module_text
 from spvcoop import SpvError
-from spvcoop.syntax_lark import grammar_text, lark_groups
-from spvcoop.tokenizer import group_instructions, tokenize
+from syntax_lark import grammar_text, lark_groups
+from spvcoop.asm.tokenizer import group_instructions, tokenize
 
 
 def fast_groups(text: str):
@@ -64,7 +64,7 @@ def test_random_text_tokens_agree(text: str) -> None:
             return
         # lark may reject a stray token sequence the grouping accepts only when a RESULT '='
         # is not followed by an opcode; the assembler rejects that later, so compare there.
-        from spvcoop.text import assemble
+        from spvcoop.asm.assembler import assemble
         try:
             assemble(text)
         except SpvError:
@@ -77,7 +77,7 @@ def test_special_chars_cover_every_blank_split_would_split_on() -> None:
     """Lines without SPECIAL_CHARS are split with str.split(); that is only the lark tokenization
     if the only blanks str.split() knows there are space, tab and CR."""
     import sys
-    from spvcoop.tokenizer import SPECIAL_CHARS
+    from spvcoop.asm.tokenizer import SPECIAL_CHARS
     for c in map(chr, range(sys.maxunicode + 1)):
         if c.isspace() and c not in " \t\r":
             assert SPECIAL_CHARS.search(c), hex(ord(c))

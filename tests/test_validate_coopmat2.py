@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import spvcoop
-from spvcoop.reference_tools import require_tool
+from spvcoop.core.reference_tools import require_tool
 from spvcoop.validator import RULES, validate
 from conftest import assert_rule_verdict
 
@@ -603,7 +603,7 @@ def test_h100_profile_lists_what_the_driver_reports() -> None:
      " workgroupInvocations: x}\n", "expected an integer"),
 ])
 def test_flexible_profile_entries_are_checked(tmp_path: Path, text: str, message: str) -> None:
-    from spvcoop.diagnostics import SpvError
+    from spvcoop.core.diagnostics import SpvError
     from spvcoop.validator.profiles import load_profile
     p = tmp_path / "p.yaml"
     p.write_text(text)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import spvcoop
-from spvcoop.reference_tools import require_tool
+from spvcoop.core.reference_tools import require_tool
 from spvcoop.validator import validate
 
 PROBES = Path(__file__).parent / "data" / "coopmat-probes"
@@ -109,7 +109,7 @@ GLSL = sorted((Path(__file__).parent / "glsl").glob("**/*.comp"))
 @pytest.mark.skipif(not GLSL, reason="no GLSL shaders in tests/glsl")
 @pytest.mark.parametrize("path", GLSL, ids=[f"{p.parent.name}/{p.stem}" for p in GLSL])
 def test_glslang_output_matches_spirv_val(path: Path, tmp_path: Path) -> None:
-    from spvcoop.binary import read_binary
+    from spvcoop.binary.reader import read_binary
     spv = tmp_path / "g.spv"
     r = run_tool("glslangValidator", "-V", "--target-env", "vulkan1.3", str(path), "-o", str(spv))
     if r.returncode != 0:

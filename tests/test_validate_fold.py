@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import spvcoop
 from conftest import run_tool
-from spvcoop.binary import read_binary
+from spvcoop.binary.reader import read_binary
 from spvcoop.validator import validate
 from spvcoop.validator.fold import Bits, bits_of, fold
 from spvcoop.validator.index import ModuleIndex

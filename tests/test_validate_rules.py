@@ -600,7 +600,7 @@ def test_all_errors_reported() -> None:
 
 
 def test_binary_module_locates_by_instruction() -> None:
-    from spvcoop.binary import read_binary
+    from spvcoop.binary.reader import read_binary
     case = next(c for c in CASES if c.name == "muladd_k")
     module, _ = run_case(case)
     binary = read_binary(module.to_bytes(), "x.spv")

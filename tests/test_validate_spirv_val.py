@@ -148,7 +148,7 @@ def test_list_rules_names_spirv_val(capsys) -> None:
 # ---- spirv-val missing or not finishing ----------------------------------------------------------
 
 def test_missing_spirv_val_is_one_line_exit_2(capsys, monkeypatch, iadd) -> None:
-    import spvcoop.reference_tools as rt
+    import spvcoop.core.reference_tools as rt
     monkeypatch.setattr(rt, "find_tool", lambda name: None)
     for cmd in ("val", "lint"):
         rc, out, err = run(capsys, cmd, str(iadd))

@@ -1,11 +1,11 @@
-"""spvcoop.yamlio: located values, and budgets that hold against hostile YAML and JSON."""
+"""spvcoop.core.yamlio: located values, and budgets that hold against hostile YAML and JSON."""
 from __future__ import annotations
 
 import pytest
 import yaml
 
-from spvcoop.diagnostics import SpvError
-from spvcoop.yamlio import LDict, LList, YamlLimits, load_file, load_json, load_yaml, mark_at
+from spvcoop.core.diagnostics import SpvError
+from spvcoop.core.yamlio import LDict, LList, YamlLimits, load_file, load_json, load_yaml, mark_at
 
 SMALL = YamlLimits(max_bytes=1 << 20, max_alias_nodes=1000, max_depth=50)
 
@@ -37,7 +37,7 @@ def test_same_values_as_pyyaml_safe_load(text):
 
 
 def test_both_loaders_agree(monkeypatch):
-    import spvcoop.yamlio as yio
+    import spvcoop.core.yamlio as yio
     text = "a: [1, 2, {b: 'c'}]\nd: &x [1]\ne: *x\n"
     c = load_yaml(text, "f")
     monkeypatch.setattr(yio, "_CLoader", None)

@@ -5,7 +5,7 @@ import argparse
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from ..text import TARGET_ENVS
+    from ..asm.assembler import TARGET_ENVS
     p = sub.add_parser(
         "as", help="assemble SPIR-V text (.spvasm) into a binary (.spv)",
         description="Assemble SPIR-V assembly text into a binary module. The output is byte-identical "
@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..diagnostics import SpvError
+    from ..core.diagnostics import SpvError
     from .common import print_diagnostics, read_input, write_output
     text = None
     try:
@@ -31,10 +31,10 @@ def run(args: argparse.Namespace) -> int:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as e:
-            from ..diagnostics import Diagnostic
+            from ..core.diagnostics import Diagnostic
             raise SpvError(Diagnostic("error", f"input is not UTF-8 text (bad byte at offset {e.start})",
                                       source=args.input)) from None
-        from ..text import assemble_binary
+        from ..asm.assembler import assemble_binary
         binary = assemble_binary(text, args.input, target_env=args.target_env,
                                  preserve_numeric_ids=args.preserve_numeric_ids)
         out = args.output

@@ -1,12 +1,12 @@
-"""What the subcommands share. Reading and writing files lives in spvcoop.files and diagnostic
-printing in spvcoop.diagnostics (the library uses them too); they are re-exported here for the
+"""What the subcommands share. Reading and writing files lives in spvcoop.core.files and diagnostic
+printing in spvcoop.core.diagnostics (the library uses them too); they are re-exported here for the
 command modules."""
 from __future__ import annotations
 
 import argparse
 
-from ..diagnostics import print_diagnostics
-from ..files import read_input, write_output
+from ..core.diagnostics import print_diagnostics
+from ..core.files import read_input, write_output
 
 __all__ = ["parse_size", "print_diagnostics", "read_input", "reports_errors", "write_output"]
 
@@ -26,7 +26,7 @@ def parse_size(text: str) -> int:
 def reports_errors(fn):
     """A command function whose SpvError/InputError becomes printed diagnostics and that error's exit status."""
     def wrapped(args):
-        from ..diagnostics import SpvError
+        from ..core.diagnostics import SpvError
         try:
             return fn(args)
         except SpvError as e:

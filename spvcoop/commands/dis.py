@@ -19,8 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..disassembler_fast import disassemble_binary
-    from ..diagnostics import SpvError
+    from ..binary.disassembler_fast import disassemble_binary
+    from ..core.diagnostics import SpvError
     from .common import print_diagnostics, read_input, write_output
     try:
         text = disassemble_binary(read_input(args.input), args.input, raw_ids=args.raw_id,

@@ -123,7 +123,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _guard(fn):
-    from ..diagnostics import SpvError
+    from ..core.diagnostics import SpvError
     from .common import print_diagnostics
     try:
         return fn()
@@ -145,7 +145,7 @@ def _write_all(outputs: list[tuple[str | None, bytes | str]]) -> None:
     import tempfile
     from pathlib import Path
 
-    from ..diagnostics import Diagnostic, SpvError
+    from ..core.diagnostics import Diagnostic, SpvError
 
     def fail(path: str, e: OSError) -> SpvError:
         return SpvError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=path))
@@ -283,7 +283,7 @@ def run_diff(args: argparse.Namespace) -> int:
 
 def run_probe(args: argparse.Namespace) -> int:
     def go() -> int:
-        from ..diagnostics import SpvError
+        from ..core.diagnostics import SpvError
         from ..layouts.probe import probe_inputs, probe_shader
         S = args.subgroup_size or 32
         try:
@@ -309,12 +309,12 @@ def _read_import(path: str, args: argparse.Namespace) -> dict:
 
     import numpy as np
 
-    from ..diagnostics import Diagnostic, SpvError
+    from ..core.diagnostics import Diagnostic, SpvError
     from ..layouts import normalize_use
     from ..layouts.layout import Layout, check_component
     from ..layouts.probe import import_buffer
     from ..layouts.render import ReadBackError, parse_json, parse_table
-    from ..module import Span
+    from ..core.module import Span
 
     limits = _limits(args)
 
@@ -326,7 +326,7 @@ def _read_import(path: str, args: argparse.Namespace) -> dict:
         for d in e.diagnostics:
             d.source = path
         return e
-    from ..files import read_input
+    from ..core.files import read_input
     data = read_input(path, getattr(args, "max_output", limits.max_output), "--max-output")
     try:
         if data[:1] in (b"{", b"[") or path.endswith(".json"):
@@ -391,7 +391,7 @@ def _buffer_entry(words, args: argparse.Namespace, limits, import_buffer) -> dic
 
 def run_import(args: argparse.Namespace) -> int:
     def go() -> int:
-        from ..diagnostics import Diagnostic, SpvError
+        from ..core.diagnostics import Diagnostic, SpvError
         from ..layouts import parse_model
         from ..layouts.render import to_yaml_model
         entries, seen = [], {}
@@ -452,7 +452,7 @@ def run_measure(args: argparse.Namespace) -> int:
             info = dev.instance.info(index)
             entries, skipped = measure(dev, info, extra=args.also)
         if not entries:
-            from ..diagnostics import Diagnostic, InputError
+            from ..core.diagnostics import Diagnostic, InputError
             raise InputError(Diagnostic("error", f"{info.name} reports no cooperative-matrix type a probe can "
                                         "measure" + (f" ({'; '.join(skipped)})" if skipped else ""), source=args.device))
         name = args.name or (Path(args.output).stem if args.output else "measured")
@@ -464,7 +464,7 @@ def run_measure(args: argparse.Namespace) -> int:
             print(f"skipped: {s}", file=sys.stderr)
         print(f"{len(entries)} type(s) measured on {info.name} in {time.monotonic() - t0:.1f} s", file=sys.stderr)
         return 0
-    from ..diagnostics import SpvError
+    from ..core.diagnostics import SpvError
     from .common import print_diagnostics
     try:
         return go()

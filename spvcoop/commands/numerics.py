@@ -57,7 +57,7 @@ def _finish(data: dict, args, device: str, fit_seed: int, t0: float) -> int:
 def run_measure(args: argparse.Namespace) -> int:
     import time
 
-    from ..diagnostics import Diagnostic, InputError
+    from ..core.diagnostics import Diagnostic, InputError
     from ..gpu import parse_device
     from ..gpu.compute import Device
     from ..gpu.numerics import measure_tiles, save_tiles
@@ -83,7 +83,7 @@ def run_fit(args: argparse.Namespace) -> int:
     import time
     import zipfile
 
-    from ..diagnostics import Diagnostic, InputError
+    from ..core.diagnostics import Diagnostic, InputError
     from ..gpu.numerics import load_tiles
     t0 = time.monotonic()
     try:

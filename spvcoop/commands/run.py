@@ -115,7 +115,7 @@ def _npy_bytes(arr) -> bytes:
 
 
 def _file_options(args: argparse.Namespace):
-    from ..interp.runspec import DEFAULT_MAX_FILE_BYTES, FileOptions
+    from ..runspec.spec import DEFAULT_MAX_FILE_BYTES, FileOptions
     return FileOptions(allow_outside=args.allow_outside_files, max_bytes=args.max_file_size or DEFAULT_MAX_FILE_BYTES)
 
 
@@ -145,7 +145,7 @@ class Progress:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from ..diagnostics import SpvError
+    from ..core.diagnostics import SpvError
     from .common import print_diagnostics
     try:
         return _run(args)
@@ -159,9 +159,10 @@ def run_command(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ..diagnostics import Diagnostic, InputError, SpvError
-    from ..interp.runner import element_dtypes, load_shader, run
-    from ..interp.runspec import (RunSpec, buffer_key, check_inputs, generate, load_spec, load_spec_shader,
+    from ..core.diagnostics import Diagnostic, InputError, SpvError
+    from ..interp.runner import element_dtypes, run
+    from ..loader import load_shader
+    from ..runspec.spec import (RunSpec, buffer_key, check_inputs, generate, load_spec, load_spec_shader,
                                   read_yaml, render)
     from .common import write_output
 
@@ -185,7 +186,7 @@ def _run(args: argparse.Namespace) -> int:
     push = spec.push_constants
     if args.input:
         from ..interp.program import Program
-        from ..interp.sicompat import apply_inputs
+        from ..runspec.sicompat import apply_inputs
         data = check_inputs(read_yaml(args.input, max_bytes=options.max_bytes), args.input)
         push = apply_inputs(Program(module), data, args.input, buffers, spec_constants, push)
     dispatch = spec.dispatch
@@ -258,7 +259,7 @@ def _numerics(value):
     if value.endswith((".yaml", ".yml")):
         from ..numerics.fit import load_model_file
         return load_model_file(value)
-    from ..diagnostics import Diagnostic, InputError
+    from ..core.diagnostics import Diagnostic, InputError
     raise InputError(Diagnostic("error", f"--coop-numerics: '{value}' is not ieee, nvidia-tensorcore or a .yaml "
                                 "model file (spvcoop numerics measure)"))
 
@@ -278,13 +279,13 @@ def _compare_device(interp: dict, gpu: dict, args) -> int:
 def _write_outputs(res, spec, run_spec: bool, module, args, options) -> int:
     from pathlib import Path
 
-    from ..diagnostics import Diagnostic, InputError, SpvError
-    from ..interp.runspec import read_yaml, render
+    from ..core.diagnostics import Diagnostic, InputError, SpvError
+    from ..runspec.spec import read_yaml, render
     from .common import write_output
     outputs = _select_outputs(res, spec.outputs)
     status = 0
     if args.check and run_spec:
-        from ..interp.runspec import check_expected
+        from ..runspec.spec import check_expected
         status = _check(res, check_expected(read_yaml(args.check, max_bytes=options.max_bytes), args.check), args)
     elif args.check:  # a shader with SPIRV-Interpreter's expected-output file
         status = _check_si(module, res, read_yaml(args.check, max_bytes=options.max_bytes), args)
@@ -317,10 +318,10 @@ def _select_outputs(res, wanted) -> dict:
     out = {}
     if wanted:
         for w in wanted:
-            from ..interp.runspec import buffer_key
+            from ..runspec.spec import buffer_key
             k = buffer_key(w)
             if k not in res:
-                from ..diagnostics import Diagnostic, SpvError
+                from ..core.diagnostics import Diagnostic, SpvError
                 raise SpvError(Diagnostic("error", f"output '{w}' names no buffer"))
             out[str(w)] = _output_value(res, k)
         return out
@@ -347,8 +348,8 @@ def _output_value(res, key):
 def _check(res, expected, args) -> int:
     from pathlib import Path
 
-    from ..interp.runspec import buffer_key, compare, generate
-    from ..yamlio import mark_at
+    from ..runspec.spec import buffer_key, compare, generate
+    from ..core.yamlio import mark_at
     if not isinstance(expected, dict):
         print(f"{args.check}: error: the expected file must map buffer names to values", file=sys.stderr)
         return 1
@@ -359,7 +360,7 @@ def _check(res, expected, args) -> int:
         rtol = 1e-5 if args.rtol is None else args.rtol
         atol = 1e-6 if args.atol is None else args.atol
         if isinstance(v, dict) and ("rtol" in v or "atol" in v):
-            from ..interp.runspec import _yaml_float
+            from ..runspec.spec import _yaml_float
             rtol = float(_yaml_float(v["rtol"])) if v.get("rtol") is not None else rtol
             atol = float(_yaml_float(v["atol"])) if v.get("atol") is not None else atol
         if key not in res:
@@ -376,7 +377,7 @@ def _check(res, expected, args) -> int:
                 b.type.member_names[0] not in want:
             got = res[key]
         if args.compare == "digits" and isinstance(want, dict) and b.type is not None and got is not res[key]:
-            from ..interp.sicompat import CheckOptions, compare_typed   # member types give each float's digits
+            from ..runspec.sicompat import CheckOptions, compare_typed   # member types give each float's digits
             total += compare_typed(b.type, got, want, str(k), lines, CheckOptions(limit=10))
             continue
         total += compare(str(k), got, want, rtol, atol, lines, digits=args.compare == "digits")
@@ -387,7 +388,7 @@ def _check_si(module, res, expected, args) -> int:
     """--check with SPIRV-Interpreter's expected-output file: values by name or result id, floats compared at
     its significant digits unless --compare tolerance (or --rtol/--atol) asks for tolerances."""
     from ..interp.program import Program
-    from ..interp.sicompat import CheckOptions, check
+    from ..runspec.sicompat import CheckOptions, check
     tolerance = args.compare == "tolerance" or (args.compare is None and (args.rtol is not None or
                                                                           args.atol is not None))
     opts = CheckOptions(digits=not tolerance, rtol=1e-5 if args.rtol is None else args.rtol,

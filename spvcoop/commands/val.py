@@ -38,7 +38,7 @@ def _seconds(text: str) -> float:
 def _target_env(text: str) -> str:
     from ..validator import TARGET_ENVS  # imported when parsing, so other commands start fast
     if text not in TARGET_ENVS:
-        from ..diagnostics import did_you_mean
+        from ..core.diagnostics import did_you_mean
         raise argparse.ArgumentTypeError(f"unknown target environment '{text}'{did_you_mean(text, TARGET_ENVS)}; "
                                          f"one of: {', '.join(TARGET_ENVS)}")
     return text
@@ -101,7 +101,7 @@ def check_file(path: str, target_env: str, spec: dict[int, int], profile, werror
                want_human: bool, spirv_val: bool = True,
                spirv_val_timeout: float | None = None) -> tuple[dict, str, int]:
     """Validate one file: (json record, human text, exit status). Never raises for bad input."""
-    from ..diagnostics import SpvError
+    from ..core.diagnostics import SpvError
     from ..loader import load_module_bytes
     from ..validator import validate
     from ..validator.report import file_result, format_human
@@ -122,7 +122,7 @@ def check_file(path: str, target_env: str, spec: dict[int, int], profile, werror
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             pass
-        from ..module import Header, Module
+        from ..core.module import Header, Module
         shown = Module(Header(), [], path, text) if text is not None else None
         return rec, format_human(e.diagnostics, shown), 1
     from ..validator import SpirvValMissing
@@ -180,7 +180,7 @@ def _spirv_val_missing(args: argparse.Namespace, command: str) -> bool:
 
 
 def run_val(args: argparse.Namespace) -> int:
-    from ..diagnostics import SpvError
+    from ..core.diagnostics import SpvError
     from ..validator.report import format_human
     if args.list_rules:
         sys.stdout.write(list_rules())
@@ -207,7 +207,7 @@ MAX_LINT_ENTRIES = 100_000
 def find_files(paths: list[str], max_entries: int = MAX_LINT_ENTRIES) -> tuple[list[str], list[str]]:
     """(files to check, paths that do not exist), directories searched recursively, sorted; more than
     max_entries directory entries in all is an error (SpvError)."""
-    from ..diagnostics import Diagnostic, InputError
+    from ..core.diagnostics import Diagnostic, InputError
     files, missing = [], []
     seen = 0
     for p in paths:
@@ -232,7 +232,7 @@ def _worker(job: tuple) -> tuple[dict, str, int]:
 
 
 def run_lint(args: argparse.Namespace) -> int:
-    from ..diagnostics import SpvError
+    from ..core.diagnostics import SpvError
     from ..validator.report import format_human
     if _spirv_val_missing(args, "lint"):
         return 2

@@ -16,7 +16,7 @@ unless the GPU is asked for.
 """
 from __future__ import annotations
 
-from ..diagnostics import Diagnostic, InputError
+from ..core.diagnostics import Diagnostic, InputError
 
 
 class GpuUnavailable(InputError):

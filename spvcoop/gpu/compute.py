@@ -2,7 +2,7 @@
 host-visible buffers (with device addresses where the device has them), a pipeline, a fence."""
 from __future__ import annotations
 
-from ..diagnostics import Diagnostic, SpvError
+from ..core.diagnostics import Diagnostic, SpvError
 from .device import Instance
 from .vk import as_vk_pointer, extra
 

@@ -30,10 +30,10 @@ def device_types(info: DeviceInfo) -> list[tuple[str, str, int, int, str | None]
 def measure(device, info: DeviceInfo, progress=None, extra=()) -> tuple[list[dict], list[str]]:
     """(model entries, skipped types with the reason) from probes run on an open compute.Device: every type the
     device's lists imply, then the `extra` (api, component, rows, cols, use) types not among them."""
-    from ..diagnostics import SpvError
+    from ..core.diagnostics import SpvError
     from ..layouts.layout import COMPONENTS
     from ..layouts.probe import import_buffer, probe_inputs, probe_shader
-    from ..text import assemble
+    from ..asm.assembler import assemble
     from .runner import run_on_device
     S = info.subgroup_size
     entries, skipped = [], []

@@ -23,7 +23,7 @@ def run_tiles(device, combo, A: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.
     """D = A x B + C of every tile, computed by the device."""
     from ..numerics.shader import muladd_shader
     from ..numerics.tiles import from_bytes, to_bytes
-    from ..text import assemble
+    from ..asm.assembler import assemble
     from .runner import run_on_device
     a, b, c, M, N, K = combo
     n = A.shape[0]

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..diagnostics import Diagnostic, SpvError
+from ..core.diagnostics import Diagnostic, SpvError
 from ..interp.constants import _override  # the interpreter's conversion of a spec-constant value
 from ..interp.dataio import as_array, encode
 from ..interp.fault import Fault
 from ..interp.memory import Memory
 from ..interp.program import Program
-from ..interp.runner import Binding, RunResult, buffer_aliases, load_shader
-from ..module import Module
+from ..interp.runner import Binding, RunResult, buffer_aliases
+from ..loader import load_shader
+from ..core.module import Module
 
 BUFFER_CLASSES = ("StorageBuffer", "Uniform", "PushConstant")
 

@@ -28,6 +28,7 @@ families._EXTENSION_FAMILIES.
 from __future__ import annotations
 
 from .dataio import Address
-from .runner import RunResult, compile_glsl, load_shader, run
+from ..loader import compile_glsl, load_shader
+from .runner import RunResult, run
 
 __all__ = ["run", "RunResult", "Address", "load_shader", "compile_glsl"]

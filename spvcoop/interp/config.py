@@ -4,8 +4,8 @@ from __future__ import annotations
 import numbers
 from typing import Callable, TextIO
 
-from ..diagnostics import Diagnostic, SpvError
-from ..records import FrozenRecord
+from ..core.diagnostics import Diagnostic, SpvError
+from ..core.records import FrozenRecord
 
 COOP_NUMERICS = ("ieee", "nvidia-tensorcore")  # cooperative-matrix MulAdd rounding (docs/interpreter-coopmat.md)
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..diagnostics import Diagnostic, SpvError
-from ..module import Instruction, Operand
-from ..spirv_grammar import load as load_grammar
+from ..core.diagnostics import Diagnostic, SpvError
+from ..core.module import Instruction, Operand
+from ..core.spirv_grammar import load as load_grammar
 from .fault import Fault
 from .ops_composite import construct
 from .program import CONSTANT_OPS

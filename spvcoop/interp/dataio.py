@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..diagnostics import Diagnostic, SpvError
+from ..core.diagnostics import Diagnostic, SpvError
 from .memory import Memory, Pointer, load, store
 from .types import Type
 
@@ -289,7 +289,7 @@ def short_floats(a: np.ndarray):
         return a.astype(np.float64).tolist()
     if a.dtype == np.float32:
         if a.size >= BATCH:
-            from .numtext import f32_short   # float(str(x)) for each x, in one go
+            from ..runspec.numtext import f32_short   # float(str(x)) for each x, in one go
             return f32_short(a).tolist()
         flat = [float(str(x)) if np.isfinite(x) else float(x) for x in a.reshape(-1)]
         return np.array(flat, dtype=object).reshape(a.shape).tolist() if a.ndim else flat[0]

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..records import FrozenRecord
-from ..spirv_grammar import load as load_grammar
+from ..core.records import FrozenRecord
+from ..core.spirv_grammar import load as load_grammar
 
 OpFn = Callable  # fn(ex, frame, inst, mask) -> value | None
 When = Callable  # when(ex, inst) -> bool: does this extension handle the instruction?

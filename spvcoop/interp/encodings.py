@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from ..literals import ENCODED_FLOATS as ENCODED_FLOAT_NAMES
+from ..core.literals import ENCODED_FLOATS as ENCODED_FLOAT_NAMES
 
 # ml_dtypes is imported on first use (`_load`): a run without these encodings never pays for it. Functions
 # here call _load() before touching the names it sets; other modules reach them as attributes

@@ -16,8 +16,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from ..diagnostics import Diagnostic, Note, SpvError
-from ..module import Instruction
+from ..core.diagnostics import Diagnostic, Note, SpvError
+from ..core.module import Instruction
 from .block_compiler import enabled as fast_paths_enabled, run_body
 from .config import RunConfig
 from .dispatch import Dispatcher
@@ -121,7 +121,7 @@ class Executor:
         """(span, file) for a diagnostic: the GLSL line (OpLine) when a binary has one, else the instruction."""
         hl = self.prog.lines.get(inst.index)
         if hl and (inst.span is None or not inst.span.line):
-            from ..module import Span
+            from ..core.module import Span
             note = self.prog.source_note(inst)
             if note and ": " in note:
                 notes.append(Note("  " + note.split(": ", 1)[1]))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..records import Record
+from ..core.records import Record
 from .fault import Fault
 from .types import Type
 

@@ -76,7 +76,7 @@ def clamp(ex, inst, args, mask):
 
 
 def _ext_name(inst) -> str:
-    from ..spirv_grammar import load
+    from ..core.spirv_grammar import load
     return load().ext_set(SET).by_opcode[inst.operands[1].value].opname
 
 

@@ -284,13 +284,13 @@ def ext_inst(ex, frame, inst, mask):
     num = inst.operands[1].value
     if set_name.startswith("NonSemantic."):
         return None
-    from ..spirv_grammar import load as load_grammar
+    from ..core.spirv_grammar import load as load_grammar
     es = load_grammar().ext_set(set_name)
     spec = es.by_opcode.get(num) if es else None
     name = spec.opname if spec else str(num)
     fn = ex.dispatcher.ext_ops.get(set_name, {}).get(name)
     if fn is None:
-        from ..diagnostics import Diagnostic, SpvError
+        from ..core.diagnostics import Diagnostic, SpvError
         raise SpvError(Diagnostic("error", f"unsupported extended instruction {set_name} {name}: the interpreter "
                                   f"does not implement it", inst.span, rule="interp.unsupported",
                                   source=ex.prog.source))

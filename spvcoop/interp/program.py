@@ -11,10 +11,10 @@ import functools
 from collections import defaultdict
 from functools import cache
 
-from ..diagnostics import Diagnostic, SpvError
-from ..module import Instruction, Module
-from ..records import Record
-from ..spirv_grammar import load as load_grammar
+from ..core.diagnostics import Diagnostic, SpvError
+from ..core.module import Instruction, Module
+from ..core.records import Record
+from ..core.spirv_grammar import load as load_grammar
 from .types import Type
 
 CONSTANT_OPS = frozenset({

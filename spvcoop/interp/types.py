@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..records import Record
+from ..core.records import Record
 from . import encodings
 from .encodings import SHORT_NAMES
 from .fault import Fault

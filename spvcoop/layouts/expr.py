@@ -90,7 +90,7 @@ _UNARY: dict[str, Callable] = {
 @functools.lru_cache(maxsize=1)
 def _parser():
     from lark import Lark
-    from ..grammar_cache import load_lark
+    from ..core.grammar_cache import load_lark
     text = Path(__file__).with_name("expr.lark").read_text()
     # building the LALR tables took a quarter of a second of every cooperative-matrix run: cached
     return load_lark("layout-expr", text, lambda: Lark(text, parser="lalr", maybe_placeholders=False,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..diagnostics import Diagnostic, SpvError
+from ..core.diagnostics import Diagnostic, SpvError
 
 # Component type names, their width in bits and their kind.
 COMPONENTS: dict[str, tuple[int, str]] = {
@@ -86,7 +86,7 @@ def check_int(value, what: str) -> int:
 def check_component(component: str) -> int:
     """Width in bits; LayoutError for an unknown name."""
     if not isinstance(component, str) or component not in COMPONENTS:
-        from ..diagnostics import did_you_mean
+        from ..core.diagnostics import did_you_mean
         raise LayoutError(f"unknown component type '{component}'{did_you_mean(str(component), COMPONENTS)}; "
                           f"known: {', '.join(COMPONENTS)}")
     return COMPONENTS[component][0]

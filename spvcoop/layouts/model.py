@@ -31,7 +31,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from ..diagnostics import Diagnostic
+from ..core.diagnostics import Diagnostic
 from .descriptors import KINDS, Descriptor, SpecError, _name, _short
 from .expr import Expr, ExprError, compile_expr
 from .layout import COMPONENTS, Layout, LayoutError, check_component, check_int, normalize_use
@@ -307,7 +307,7 @@ def _parse_entry(raw: Any, n: int, entries_node: Any, source: str, default_S: in
     kinds = [k for k in raw if k in KINDS]
     unknown = [k for k in raw if k not in KINDS and k not in ENTRY_KEYS]
     if unknown:
-        from ..diagnostics import did_you_mean
+        from ..core.diagnostics import did_you_mean
         k = unknown[0]
         raise SpecError(f"entry '{name}': unknown key '{_name(k)}'"
                         f"{did_you_mean(str(k)[:80], list(KINDS) + sorted(ENTRY_KEYS))}", raw, k)
@@ -325,7 +325,7 @@ def _parse_entry(raw: Any, n: int, entries_node: Any, source: str, default_S: in
             raise SpecError(f"entry '{name}': components must be a list of names or 'any'", raw, ckey)
         for c in comps:
             if not isinstance(c, str) or c not in COMPONENTS:
-                from ..diagnostics import did_you_mean
+                from ..core.diagnostics import did_you_mean
                 raise SpecError(f"entry '{name}': unknown component '{_name(c)}'"
                                 f"{did_you_mean(str(c)[:80], COMPONENTS)} "
                                 f"(known: {', '.join(COMPONENTS)})", raw, ckey)
@@ -487,7 +487,7 @@ def builtin_models() -> list[str]:
 def load_model(name_or_path: str, seed: int | None = None, limits: LayoutLimits | None = None) -> LayoutModel:
     """A built-in model by name, or a user's YAML file by path. `seed` feeds `shuffled` entries;
     `limits` are the size budgets (see limits.py)."""
-    from ..diagnostics import did_you_mean
+    from ..core.diagnostics import did_you_mean
     if not isinstance(name_or_path, (str, os.PathLike)):
         raise LayoutError(f"a layout model is a name or a path, got {_short(name_or_path)}")
     name_or_path = os.fspath(name_or_path)
@@ -504,7 +504,7 @@ def load_model(name_or_path: str, seed: int | None = None, limits: LayoutLimits 
         if not p.is_file():   # a device, a pipe or a directory: refused, never read
             raise LayoutError("cannot read layout model: not a regular file", str(name_or_path))
         cap = (limits or DEFAULT_LIMITS).max_model_bytes
-        from ..files import read_bounded
+        from ..core.files import read_bounded
         with open(p, "rb") as f:
             data = read_bounded(f, cap)
         if len(data) > cap:   # (YAML is parsed at about a megabyte per second)

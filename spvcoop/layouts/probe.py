@@ -19,7 +19,7 @@ import re
 
 import numpy as np
 
-from ..module import Span
+from ..core.module import Span
 from .layout import COMPONENTS, LayoutError, check_component, check_int, normalize_use
 from .limits import DEFAULT_LIMITS, LayoutLimits
 

@@ -166,8 +166,8 @@ def to_yaml(fit_: Fit, fresh: dict | None, device: str) -> str:
 
 def load_model_file(path: str) -> MulAddModel:
     """A numerics file's model; SpvError located in the file for anything wrong."""
-    from ..diagnostics import Diagnostic, SpvError
-    from ..yamlio import load_file
+    from ..core.diagnostics import Diagnostic, SpvError
+    from ..core.yamlio import load_file
     data = load_file(path, path, as_json=False)
     if not isinstance(data, dict) or not isinstance(data.get("params"), dict):
         raise SpvError(Diagnostic("error", "a numerics file maps 'params' to the model's parameters "

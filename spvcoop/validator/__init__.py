@@ -7,8 +7,8 @@ spirv-val (SPIRV-Tools) runs alongside for everything else; see spirv_val.py.
 """
 from __future__ import annotations
 
-from ..diagnostics import Diagnostic
-from ..module import Module
+from ..core.diagnostics import Diagnostic
+from ..core.module import Module
 from . import coopmat_arith, coopmat_composite, coopmat_convert, coopmat_memory, coopmat_types  # noqa: F401
 from . import coopmat_qcom, float_encodings  # noqa: F401
 from . import scopes, structure  # noqa: F401  (registers rules)

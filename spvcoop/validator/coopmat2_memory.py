@@ -2,7 +2,7 @@
 matrix, pointer, tensor layout and view operands, memory operands, the DecodeFunc."""
 from __future__ import annotations
 
-from ..diagnostics import Note
+from ..core.diagnostics import Note
 from .coopmat_memory import (LOADSTORE_CLASSES, LOGICAL_POINTER_OPS, VARIABLE_POINTER_OPS, _largest_scalar_bytes,
                              not_into_array)
 from .coopmat2_tensor import Addressing, addressing_operands

@@ -3,7 +3,7 @@ OpCooperativeMatrixPerElementOpNV, OpCooperativeMatrixTransposeNV, OpCooperative
 version the extensions need; what the callback functions may contain."""
 from __future__ import annotations
 
-from ..diagnostics import Note
+from ..core.diagnostics import Note
 from .coopmat_types import describe
 from .index import USE_VALUES, CoopMat
 from .coopmat2_tensor import addressing_operands

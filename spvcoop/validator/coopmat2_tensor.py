@@ -3,9 +3,9 @@ change tensor layouts and views (OpCreateTensorLayoutNV, OpTensorLayoutSet*NV, O
 OpCreateTensorViewNV, OpTensorViewSet*NV)."""
 from __future__ import annotations
 
-from ..diagnostics import Note
-from ..module import Instruction, Operand
-from ..records import Record
+from ..core.diagnostics import Note
+from ..core.module import Instruction, Operand
+from ..core.records import Record
 from .index import TENSOR_TYPES, Tensor, Value
 from .registry import MODULE, Context, rule
 

@@ -1,9 +1,9 @@
 """OpCooperativeMatrixLoad/Store/Length (rules 1D, 1E, 1F; L7-L10, L15)."""
 from __future__ import annotations
 
-from ..diagnostics import Note
-from ..module import Instruction, Operand
-from ..records import Record
+from ..core.diagnostics import Note
+from ..core.module import Instruction, Operand
+from ..core.records import Record
 from .registry import Context, rule
 
 NV = "SPV_NV_cooperative_matrix"

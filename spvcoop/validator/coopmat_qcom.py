@@ -7,7 +7,7 @@ unsigned 32-bit integers. A and B rows/columns are always 256 bits long.
 """
 from __future__ import annotations
 
-from ..diagnostics import Note
+from ..core.diagnostics import Note
 from .coopmat_types import describe
 from .index import CoopMat, Value
 from .registry import Context, rule, spec_dep

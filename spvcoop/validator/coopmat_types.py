@@ -1,7 +1,7 @@
 """Cooperative-matrix module gating, type declarations and variables (rules 1A, 1B, 1C; L1-L4, L16)."""
 from __future__ import annotations
 
-from ..diagnostics import Note
+from ..core.diagnostics import Note
 from .index import COOPMAT_TYPES, CoopMat
 from .registry import MODULE, Context, rule
 

@@ -6,7 +6,7 @@ and coopmat_arith.py (arithmetic on matrices); the use rules here leave those in
 """
 from __future__ import annotations
 
-from ..diagnostics import Note
+from ..core.diagnostics import Note
 from .registry import MODULE, Context, rule
 
 BF16 = "SPV_KHR_bfloat16"

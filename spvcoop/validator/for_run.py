@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
-from ..diagnostics import Diagnostic, Note
-from ..module import Module
+from ..core.diagnostics import Diagnostic, Note
+from ..core.module import Module
 from .spirv_val import RULE_ID as SPIRV_VAL
 
 # Stricter-than-spirv-val rules whose findings leave the computation well defined.
@@ -90,7 +90,7 @@ def _repaired(module: Module, diags: list[Diagnostic]) -> Module | None:
         header = header.replace(version=(version[0] << 16) | (version[1] << 8))
     instructions = module.instructions
     if fill:
-        from ..module import Instruction, Operand
+        from ..core.module import Instruction, Operand
         variables = [i.result_id for i in instructions if i.opname == "OpVariable" and i.operands
                      and i.operands[0].value != _FUNCTION_STORAGE and i.result_type is not None]
         fixed = []

@@ -6,10 +6,10 @@ or the value given with --spec-const) and OpSpecConstantOp where it folds.
 """
 from __future__ import annotations
 
-from ..literals import ENCODED_FLOATS
-from ..module import Instruction, Module
-from ..records import FrozenRecord, Record
-from ..spirv_grammar import load as load_grammar
+from ..core.literals import ENCODED_FLOATS
+from ..core.module import Instruction, Module
+from ..core.records import FrozenRecord, Record
+from ..core.spirv_grammar import load as load_grammar
 from .fold import FOLDS, MAX_WIDTH, Bits, bits_of, fold, interpret
 
 COOPMAT_TYPES = ("OpTypeCooperativeMatrixNV", "OpTypeCooperativeMatrixKHR")
@@ -211,7 +211,7 @@ class ModuleIndex:
     def _friendly(self, id_: int) -> str | None:
         """For binaries: the name spirv-dis would print (built once, only when a finding needs it)."""
         if self._friendly_names is None:
-            from ..disassembler import FriendlyNames
+            from ..binary.disassembler import FriendlyNames
             try:
                 self._friendly_names = FriendlyNames(self.module).names
             except MALFORMED:  # a module built in code with missing operands: plain numbers

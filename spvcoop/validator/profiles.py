@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..diagnostics import Diagnostic, Note, SpvError
+from ..core.diagnostics import Diagnostic, Note, SpvError
 from .coopmat_types import describe
 from .index import CoopMat
 from .registry import Context
@@ -96,14 +96,14 @@ def load_profile(name_or_path: str) -> Profile:
     violation at its file:line:col."""
     from pydantic import ValidationError
 
-    from ..schema import schema_errors
-    from ..yamlio import load_file
+    from ..core.schema import schema_errors
+    from ..core.yamlio import load_file
     path = Path(name_or_path)
     # os.path.exists is False for a name too long for the file system (Path.exists raises)
     if not (name_or_path.endswith((".yaml", ".yml")) or os.path.exists(path)):
         path = PROFILE_DIR / f"{name_or_path}.yaml"
         if "/" in name_or_path or "\0" in name_or_path or len(name_or_path) > 200 or not path.exists():
-            from ..diagnostics import did_you_mean
+            from ..core.diagnostics import did_you_mean
             raise _bad(name_or_path, f"unknown profile '{name_or_path}'"
                        f"{did_you_mean(name_or_path, available_profiles())}; built-in: "
                        f"{', '.join(available_profiles())} (or pass a .yaml file)")

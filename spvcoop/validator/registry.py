@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from ..diagnostics import Diagnostic, Note
-from ..module import Instruction, Operand, Span
-from ..records import FrozenRecord
+from ..core.diagnostics import Diagnostic, Note
+from ..core.module import Instruction, Operand, Span
+from ..core.records import FrozenRecord
 from .index import MALFORMED, ModuleIndex, Value  # noqa: F401  (MALFORMED re-exported)
 
 MODULE = "*module*"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Iterable
 
-from ..diagnostics import Diagnostic
-from ..module import Instruction, Module, Span
+from ..core.diagnostics import Diagnostic
+from ..core.module import Instruction, Module, Span
 
 
 class InstructionText:
@@ -18,7 +18,7 @@ class InstructionText:
         self._by_word: dict[int, int] | None = None
 
     def render(self, inst: Instruction) -> str:
-        from ..disassembler import Disassembler
+        from ..binary.disassembler import Disassembler
         from .registry import MALFORMED
         try:
             if self._dis is None:

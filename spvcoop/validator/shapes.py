@@ -9,7 +9,7 @@ afterwards. Instructions outside functions are never cached (each is checked).
 """
 from __future__ import annotations
 
-from ..module import Instruction
+from ..core.module import Instruction
 from .index import ModuleIndex
 
 # Local definitions whose own operands the rules follow (pointer provenance).

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from ..diagnostics import Diagnostic, Note, SpvError
-from ..module import Module
-from ..records import Record
+from ..core.diagnostics import Diagnostic, Note, SpvError
+from ..core.module import Module
+from ..core.records import Record
 from .index import ModuleIndex
 from .registry import MALFORMED, RULES, Rule
 
@@ -37,7 +37,7 @@ class SpirvValMissing(SpvError):
 
 def find_spirv_val() -> tuple[str, dict[str, str] | None]:
     """(executable, environment for its subprocess); raises SpirvValMissing."""
-    from ..reference_tools import find_tool
+    from ..core.reference_tools import find_tool
     tool = find_tool("spirv-val")
     if tool is None:
         raise SpirvValMissing()

@@ -5,7 +5,7 @@ The id checks run in one pass over every operand of every instruction (the only
 work proportional to module size besides building the index)."""
 from __future__ import annotations
 
-from ..diagnostics import Note
+from ..core.diagnostics import Note
 from .shapes import ID_KINDS, id_values
 from .registry import MODULE, RULES, Context, Rule, rule
 

@@ -53,7 +53,7 @@ def builds() -> list[tuple[Path, str, list[str], list[str] | None, bool]]:
 def compile_variant(src: Path, glslang_flags: list[str], opt_flags: list[str] | None) -> tuple[bytes, str]:
     """The binary glslangValidator (and spirv-opt) make of src today, and its spvcoop disassembly."""
     import spvcoop
-    from spvcoop.reference_tools import require_tool
+    from spvcoop.core.reference_tools import require_tool
 
     with tempfile.TemporaryDirectory() as tmp:
         spv = Path(tmp) / "out.spv"

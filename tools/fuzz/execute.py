@@ -95,7 +95,7 @@ def signature_from_dump(text: str) -> str:
 
 
 def classify_exception(e: BaseException, mem_limit_kb: int = 0, rss_kb: int = 0) -> Outcome:
-    from spvcoop.diagnostics import SpvError
+    from spvcoop.core.diagnostics import SpvError
     tb = e.__traceback__
     if isinstance(e, Timeout):
         return Outcome("hang", "hang at " + innermost_frame(tb, True), _format(e))

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...diagnostics import Diagnostic, print_diagnostics
+from ...core.diagnostics import Diagnostic, print_diagnostics
 from ..encodings import BF16, bf16_toward_zero, convert
 from ..fault import Fault
 from ..program import enum_name

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...spirv_grammar import load as load_grammar
+from ...core.spirv_grammar import load as load_grammar
 from ..dispatch import OpSet
 from ..fault import Fault
 from ..ops_convert import saturating

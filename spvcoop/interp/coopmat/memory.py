@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...spirv_grammar import load as load_grammar
+from ...core.spirv_grammar import load as load_grammar
 from ..dispatch import OpSet
 from ..fault import Fault
 from ..memory import ADDRESS_SHIFT, DeviceMemory, Pointer

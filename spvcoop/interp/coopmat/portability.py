@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...diagnostics import SpvError
+from ...core.diagnostics import SpvError
 from ..runner import run
 
 SHUFFLE_SEEDS = (1, 2, 3)

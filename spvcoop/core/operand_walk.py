@@ -3,7 +3,7 @@
 An instruction's operands are its grammar's operand list with quantifiers (`?` optional, `*` any
 number), where a Composite kind stands for its bases, an enumerant of a ValueEnum brings its
 parameters, and every set bit of a BitEnum brings those of its enumerant, lowest bit first. The
-assembler (spvcoop.text, reading tokens) and the binary reader (spvcoop.binary, reading words)
+assembler (spvcoop.asm.assembler, reading tokens) and the binary reader (spvcoop.binary.reader, reading words)
 both ask this walk for the next operand to read and feed enum values back into it; only how a
 single operand is read differs between them.
 """

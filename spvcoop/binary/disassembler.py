@@ -9,11 +9,11 @@ from __future__ import annotations
 import functools
 import re
 
-from .binary import _encoding, numeric_type
-from .literals import format_float
-from .binary import IdsOnlyInstruction
-from .module import Header, Instruction, Module, Operand
-from .spirv_grammar import grammar_dir, load as load_grammar
+from .reader import _encoding, numeric_type
+from ..core.literals import format_float
+from .reader import IdsOnlyInstruction
+from ..core.module import Header, Instruction, Module, Operand
+from ..core.spirv_grammar import grammar_dir, load as load_grammar
 
 
 # BuiltIn decoration -> friendly name (SPIRV-Tools' SaveBuiltInName); others get none from BuiltIn.
@@ -311,7 +311,7 @@ class Disassembler:
 
 def _check_single_definitions(module: Module) -> None:
     """spirv-dis refuses a module that defines an id twice; so do we (friendly names need one)."""
-    from .diagnostics import Diagnostic, Note, SpvError
+    from ..core.diagnostics import Diagnostic, Note, SpvError
     seen: dict[int, Instruction] = {}
     for inst in module.instructions:
         rid = inst.result_id

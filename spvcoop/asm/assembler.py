@@ -1,7 +1,7 @@
 """SPIR-V assembly text -> Module, byte-for-byte what spirv-as produces.
 
 The syntax (tokens, instruction boundaries) is grammar/spvasm.lark, implemented
-fast by spvcoop.tokenizer. Operand meaning comes from the SPIR-V grammar: each
+fast by spvcoop.asm.tokenizer. Operand meaning comes from the SPIR-V grammar: each
 instruction's operand list (with `?` and `*` quantifiers), enumerants and their
 parameters, extended instruction sets, and, for literal numbers, the type of
 the result (OpConstant) or of the selector (OpSwitch).
@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 from collections import deque
 
-from .binary import encode_string, numeric_type
-from .diagnostics import Diagnostic, Note, SpvError, did_you_mean
-from .literals import LiteralError, float_words, int_words, parse_float, parse_int
-from .module import Header, Instruction, Module, Operand, Span
-from .spirv_grammar import SPEC_CONSTANT_OP_OPCODES, Grammar, InstructionSpec, OperandSpec, \
+from ..binary.reader import encode_string, numeric_type
+from ..core.diagnostics import Diagnostic, Note, SpvError, did_you_mean
+from ..core.literals import LiteralError, float_words, int_words, parse_float, parse_int
+from ..core.module import Header, Instruction, Module, Operand, Span
+from ..core.spirv_grammar import SPEC_CONSTANT_OP_OPCODES, Grammar, InstructionSpec, OperandSpec, \
     load as load_grammar
 from .line_templates import TemplatedLines
-from .operand_walk import OperandWalk
+from ..core.operand_walk import OperandWalk
 from .tokenizer import Token, group_instructions, token_span, tokenize
 
 # --target-env -> version word (spirv-as 2025.5, measured)
@@ -540,7 +540,7 @@ class Assembler(TemplatedLines):
         spec = self.g.by_opcode.get(opcode)
         if spec is None or count != len(words) + 1:
             return self.unknown_instruction(group[0], head, opcode, words)
-        from .binary import BinaryReader
+        from ..binary.reader import BinaryReader
         reader = BinaryReader([], self.source, self.g, strict=False)
         reader.types.types = self.numeric_types
         reader.ext_sets = self.ext_sets

@@ -2,7 +2,7 @@
 
 A plain line holding one whole instruction (`%r = OpFoo %a %b` or `OpFoo ...`) is, apart from
 its id names, often identical to an earlier line. The first such line is encoded by the general
-token path of spvcoop.text; its words, with the id slots blanked, become the template for that
+token path of spvcoop.asm.assembler; its words, with the id slots blanked, become the template for that
 shape, and later lines only fill in id numbers, through a function generated for the shape that
 appends the words to the module's word list. `spvcoop as` wants only those words
 (text.assemble_binary); assemble() also makes a lazy instruction per templated line, whose Operand
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from .module import Instruction, LazyInstruction, Operand, Span
+from ..core.module import Instruction, LazyInstruction, Operand, Span
 from .tokenizer import SPECIAL_CHARS, LineContinues, Token, group_instructions, tokenize, tokenize_line
 
 _ID_NAME = re.compile(r"[A-Za-z0-9_]+\Z")
@@ -24,7 +24,7 @@ _new_object = object.__new__
 
 
 class TemplatedLines:
-    """Mixin for spvcoop.text.Assembler: the line-by-line driver and the template cache."""
+    """Mixin for spvcoop.asm.assembler.Assembler: the line-by-line driver and the template cache."""
 
     def assemble_lines(self, keep_instructions: bool) -> list[int]:
         """Line by line: a plain line holding one whole instruction of a shape seen before is

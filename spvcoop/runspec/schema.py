@@ -8,9 +8,9 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, StrictInt,
                       StrictStr, Tag, TypeAdapter, ValidationError, model_validator)
 
-from ..schema import schema_errors
-from ..yamlio import LDict
-from .runspec_checks import (DATA_KEYS, MAX_DISPATCH_DIM, SPEC_KEYS, _data_value, _dispatch, _dispatch_product,
+from ..core.schema import schema_errors
+from ..core.yamlio import LDict
+from .checks import (DATA_KEYS, MAX_DISPATCH_DIM, SPEC_KEYS, _data_value, _dispatch, _dispatch_product,
                              _dtype, _entry_kind, _finite, _key, _no_source, _none_is_empty, _pow2, _spec_value, _yaml_float)
 
 # ---- the models -------------------------------------------------------------------------------

@@ -96,7 +96,7 @@ class OperandKind(Record):
     by_value: dict[int, Enumerant]
     bases: tuple[str, ...]  # for Composite kinds
     base_specs: tuple[OperandSpec, ...]  # the same as required operands
-    # value -> the operands it brings (spvcoop.operand_walk.enum_parameters fills it)
+    # value -> the operands it brings (spvcoop.core.operand_walk.enum_parameters fills it)
     parameter_cache: dict[int, tuple[OperandSpec, ...]]
 
     def __init__(self, kind: str, category: str, enumerants: list[Enumerant] | None = None,

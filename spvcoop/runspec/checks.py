@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from ..schema import short as _short
-from ..yamlio import LDict, LList, MiB
+from ..core.schema import short as _short
+from ..core.yamlio import LDict, LList, MiB
 
 SPEC_KEYS = {"shader", "entry_point", "dispatch", "subgroup_size", "spec_constants", "push_constants", "buffers",
              "outputs", "max_steps"}

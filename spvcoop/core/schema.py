@@ -1,7 +1,7 @@
 """Schema violations (pydantic) as located diagnostics.
 
 Run specs, expectation files and device profiles are declared as pydantic models and read with
-spvcoop.yamlio, whose mappings and lists remember where each node came from; this turns each
+spvcoop.core.yamlio, whose mappings and lists remember where each node came from; this turns each
 violation's location path back into file:line:col, with one message per violation, all at once.
 """
 from __future__ import annotations

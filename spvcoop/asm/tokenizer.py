@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from .diagnostics import SpvError, Diagnostic
-from .module import Span
+from ..core.diagnostics import SpvError, Diagnostic
+from ..core.module import Span
 
 Token = tuple  # (type: str, text: str, line: int, col: int)
 

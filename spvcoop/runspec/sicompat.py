@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from ..diagnostics import did_you_mean
-from ..records import Record
-from ..yamlio import error_at, mark_at
-from .program import Program
-from .types import Type
+from ..core.diagnostics import did_you_mean
+from ..core.records import Record
+from ..core.yamlio import error_at, mark_at
+from ..interp.program import Program
+from ..interp.types import Type
 
 SPEC_OPS = ("OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse", "OpSpecConstantComposite")
 LEAF_KINDS = ("bool", "int", "float", "vector", "matrix")

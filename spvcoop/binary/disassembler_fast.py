@@ -17,11 +17,11 @@ spirv-dis says. tests/test_fast_text_paths.py compares both paths.
 """
 from __future__ import annotations
 
-from .binary import _VERSIONS, BinaryReader, _id_only_plan, read_binary, words_from_bytes
-from .diagnostics import SpvError
+from .reader import _VERSIONS, BinaryReader, _id_only_plan, read_binary, words_from_bytes
+from ..core.diagnostics import SpvError
 from .disassembler import _NAMING_OPCODES, Disassembler, FriendlyNames, _IdTexts, disassemble, header_lines
-from .module import Header, Module
-from .spirv_grammar import load as load_grammar
+from ..core.module import Header, Module
+from ..core.spirv_grammar import load as load_grammar
 
 # operands whose meaning depends on another instruction (a constant's type, an extended set, an
 # OpSwitch selector): instructions holding them always go the general way

@@ -1,6 +1,6 @@
 """The reference parse of grammar/spvasm.lark with lark itself.
 
-The assembler uses spvcoop.tokenizer (same terminals, much faster); this module
+The assembler uses spvcoop.asm.tokenizer (same terminals, much faster); this module
 parses with lark so that tests (and `spvcoop as --parser lark`) can check that
 both agree on tokens and instruction boundaries.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 import functools
 from importlib import resources
 
-from .diagnostics import Diagnostic, SpvError
-from .module import Span
+from spvcoop.core.diagnostics import Diagnostic, SpvError
+from spvcoop.core.module import Span
 
 
 def grammar_text() -> str:

@@ -4,11 +4,11 @@ from __future__ import annotations
 import struct
 from array import array
 
-from .diagnostics import Diagnostic, Note, SpvError
-from .literals import float_type
-from .module import MAGIC, Header, Instruction, LazyInstruction, Module, Operand, Span
-from .operand_walk import OperandWalk
-from .spirv_grammar import SPEC_CONSTANT_OP_OPCODES, Grammar, OperandSpec, load as load_grammar, \
+from ..core.diagnostics import Diagnostic, Note, SpvError
+from ..core.literals import float_type
+from ..core.module import MAGIC, Header, Instruction, LazyInstruction, Module, Operand, Span
+from ..core.operand_walk import OperandWalk
+from ..core.spirv_grammar import SPEC_CONSTANT_OP_OPCODES, Grammar, OperandSpec, load as load_grammar, \
     operand_kind_words
 
 

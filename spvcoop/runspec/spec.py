@@ -37,13 +37,13 @@ from typing import Any
 
 import numpy as np
 
-from ..diagnostics import Diagnostic, SpvError
-from ..records import FrozenRecord, Record
-from ..schema import short as _short
-from ..yamlio import LDict, YamlLimits, decode_utf8, error_at, load_json, load_yaml, mark_at, read_bytes, \
+from ..core.diagnostics import Diagnostic, SpvError
+from ..core.records import FrozenRecord, Record
+from ..core.schema import short as _short
+from ..core.yamlio import LDict, YamlLimits, decode_utf8, error_at, load_json, load_yaml, mark_at, read_bytes, \
     span_of
-from . import encodings
-from .runspec_checks import (DATA_KEYS, DEFAULT_MAX_FILE_BYTES, DTYPES, MAX_DISPATCH_DIM,  # noqa: F401 (re-exported)
+from ..interp import encodings
+from .checks import (DATA_KEYS, DEFAULT_MAX_FILE_BYTES, DTYPES, MAX_DISPATCH_DIM,  # noqa: F401 (re-exported)
                              MAX_DISPATCH_WORKGROUPS, SOURCE_KEYS, SPEC_KEYS, _data_value, _entry_kind, _finite,
                              _key, _yaml_float, plain_entry, plain_spec)
 
@@ -137,7 +137,7 @@ def load_toml(data: bytes, source: str):
         m = re.search(r"\(at line (\d+), column (\d+)\)$", msg)
         span = None
         if m:
-            from ..module import Span
+            from ..core.module import Span
             line, col = int(m.group(1)), int(m.group(2))
             span = Span(line, col, col + 1)
             msg = msg[:m.start()].rstrip()
@@ -154,7 +154,7 @@ def load_spec(path: str, options: FileOptions | None = None) -> RunSpec:
         raw["buffers"] = _buffer_list(raw["buffers"], path)
     m = plain_spec(raw)
     if m is None:  # something unusual or wrong: the schema decides, and locates every violation
-        from .runspec_schema import check_spec
+        from .schema import check_spec
         m = check_spec(raw, path)
     return RunSpec(shader=m["shader"], base=Path(path).parent, entry_point=m["entry_point"],
                    dispatch=tuple(m["dispatch"]), subgroup_size=m["subgroup_size"],  # type: ignore[arg-type]
@@ -213,7 +213,7 @@ def _buffer_list(entries: list, source: str) -> LDict:
 
 def check_expected(data, source: str):
     """An expectation file (--check): buffer names to data; schema errors located."""
-    from .runspec_schema import _EXPECTED, checked
+    from .schema import _EXPECTED, checked
     return checked(_EXPECTED, data, source)
 
 
@@ -225,7 +225,7 @@ def check_inputs(data, source: str):
         return LDict()
     if type(data) in (dict, LDict) and all(_plain_input(k, v) for k, v in data.items()):
         return data
-    from .runspec_schema import _INPUTS, checked
+    from .schema import _INPUTS, checked
     return checked(_INPUTS, data, source)
 
 
@@ -277,8 +277,8 @@ def resolve_file(name: str, base: Path, source: str, mark=None, options: FileOpt
 def load_spec_shader(spec: RunSpec):
     """The Module a spec's `shader:` names, read under the spec's file rules. A text shader that is not
     SPIR-V assembly is refused without quoting it (the file may be anything, e.g. /etc/passwd)."""
-    from ..binary import is_binary, read_binary
-    from .runner import compile_glsl
+    from ..binary.reader import is_binary, read_binary
+    from ..loader import compile_glsl
     mark = spec.mark("shader")
     path = resolve_file(spec.shader, spec.base, spec.source, mark, spec.options, "shader")
     shown = str(spec.base / spec.shader) if not os.path.isabs(spec.shader) else spec.shader
@@ -294,7 +294,7 @@ def load_spec_shader(spec: RunSpec):
     if not _looks_like_assembly(text):
         raise _err(f"shader '{spec.shader}' is not SPIR-V (neither a binary module nor assembly text)",
                    spec.source, mark)
-    from ..text import assemble
+    from ..asm.assembler import assemble
     return assemble(text, shown)
 
 
@@ -316,7 +316,7 @@ def generate(entry, where: str, base: Path, source: str, hint=None, mark=None, o
     `mark`: the entry's YAML node (errors are located there); `options`: the file rules and size cap."""
     options = options or FileOptions()
     if not plain_entry(entry, expected):
-        from .runspec_schema import check_entry
+        from .schema import check_entry
         check_entry(entry, where, source, mark, expected)
     if _entry_kind(entry) == "<inline>":
         return entry  # inline data typed by the shader
@@ -491,7 +491,7 @@ LARGE_ARRAY = 1000   # numbers in one list above which the output takes the fast
 
 def to_plain(x):
     if isinstance(x, np.ndarray):
-        from .dataio import short_floats
+        from ..interp.dataio import short_floats
         return short_floats(x)
     if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
         return str(x)
