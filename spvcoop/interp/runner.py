@@ -8,6 +8,7 @@ import numpy as np
 from ..core.diagnostics import Diagnostic, SpvError, did_you_mean, print_diagnostics
 from ..core.module import Module
 from ..core.records import Record
+from .aliasing import add_views, bind_views, descriptor_groups, descriptor_key, workgroup_variable
 from .config import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS, DEFAULT_MAX_WORK, RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
 from .dataio import as_array, decode, encode
@@ -243,6 +244,7 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
             if alias not in res.buffers:
                 res.buffers[alias] = res.buffers[key]
                 res.bindings[alias] = b
+    add_views(res, prog, ex.views, Binding, as_array, buffer_aliases)
     return res
 
 
@@ -384,6 +386,8 @@ def _note_once(source, message: str) -> None:
 
 def _bind_variables(ex, prog, given, consumed, bindings, push_constants, addresses, interface, used) -> None:
     ex.pending = []
+    ex.views = []
+    groups = descriptor_groups(prog, given, consumed)
     unused: list[str] = []
     for inst in prog.globals:
         if inst.opname != "OpVariable":
@@ -412,7 +416,7 @@ def _bind_variables(ex, prog, given, consumed, bindings, push_constants, address
                 ptr.mem.written = np.zeros(ex.N, bool)
             ex.gvals[vid] = ptr
         elif storage == "Workgroup":
-            ex.gvals[vid] = ex.allocate(name, storage, t, "wg", init, inst=inst)
+            ex.gvals[vid] = workgroup_variable(ex, prog, inst, t, name, init)
         elif storage in BUFFER_CLASSES:
             dec = prog.decorations.get(vid, {})
             if storage == "PushConstant":
@@ -420,17 +424,14 @@ def _bind_variables(ex, prog, given, consumed, bindings, push_constants, address
                 data = push_constants
                 found = data is not None
             else:
-                key = (dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0])
-                cands = [key, name, t.name] + ([t.member_names[0]] if t.kind == "struct" and len(t.members) == 1 else [])
-                found = False
-                data = None
-                for c in cands:
-                    if c and c in given:
-                        data, found = given[c], True
-                        consumed.add(c)
-                        break
+                key = descriptor_key(prog, vid)
+                group = groups[key]
+                if vid != group.reader:  # another view of the descriptor's one buffer (aliasing.py)
+                    ex.views.append((key, vid, t))
+                    continue
+                data, found = group.data, group.found
             shown = prog.names.get(vid) or t.name or name
-            if not found and vid not in used:
+            if not found and not (used & set(group.vids) if storage != "PushConstant" else vid in used):
                 # e.g. the StorageBuffer variable glslang emits for every buffer_reference block: Vulkan
                 # needs no descriptor for a variable no function of the entry point uses
                 unused.append(shown)
@@ -477,6 +478,7 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
                           len(raw), data=raw)
         addresses.setdefault(where, ex.device.add(b.memory))
         ex.gvals[b.var_id] = Pointer(b.memory, np.zeros(1, np.int64), t, 0, align=1 << 16)
+    bind_views(ex, prog, bindings, ex.views)
 
 
 def element_dtypes(module: Module) -> dict:
