@@ -319,3 +319,53 @@ def as_array(t: Type, data: bytes, like: np.ndarray | None = None) -> np.ndarray
             arr = np.ascontiguousarray(rows).view(e.dtype)
             return arr.reshape(n, width) if width > 1 else arr.reshape(n)
     return raw
+
+
+def element_type(t: Type | None) -> Type | None:
+    """The element type of a block that is one array of scalars or vectors (what a numpy array's values fill)."""
+    if t is None or t.kind != "struct" or len(t.members) != 1:
+        return None
+    arr = t.members[0]
+    if arr.kind not in ("array", "runtime_array") or arr.elem is None or arr.elem.kind not in ("int", "float",
+                                                                                                "vector"):
+        return None
+    return arr.elem if arr.elem.scalar.kind in ("int", "float") else None
+
+
+def exact_cast(a: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """a's values as dtype dt, where every one is exactly the same number in dt; otherwise a ValueError that
+    names the first value that is not (float64 0.1 has no float32, int32 16777217 has no float32, 2.5 no int)."""
+    if a.dtype == dt:
+        return a
+    from .encodings import is_encoded
+    src_num = a.dtype.kind in "biuf" or is_encoded(a.dtype)
+    dst_float = dt.kind == "f" or is_encoded(dt)
+    if not src_num or not (dst_float or dt.kind in "iu"):
+        raise ValueError(f"{a.dtype} data cannot be converted to {dt}")
+    with np.errstate(all="ignore"):
+        src = a.astype(np.float64) if a.dtype.kind not in "iub" else a
+        if dt.kind in "iu":
+            info = np.iinfo(dt)
+            if a.dtype.kind in "iub":
+                bad = (a < info.min) | (a > info.max) if a.dtype.kind != "b" else np.zeros(a.shape, bool)
+            else:
+                bad = ~np.isfinite(src) | (src != np.round(src)) | (src < info.min) | (src > info.max)
+            out = a.astype(dt) if not bad.any() else None
+        else:
+            out = a.astype(dt)
+            back = out.astype(np.float64)
+            if a.dtype.kind in "iub":
+                bad = back != a.astype(np.float64)
+                big = np.abs(a.astype(np.float64)) >= 2.0 ** 53   # float64 itself rounds these: compare as ints
+                for i in np.flatnonzero(big & ~bad):
+                    bad.flat[i] = int(back.flat[i]) != int(a.flat[i])
+            else:
+                bad = ~((back == src) | (np.isnan(back) & np.isnan(src)))
+    if bad.any():
+        i = np.unravel_index(int(np.flatnonzero(bad)[0]), a.shape)
+        at = "".join(f"[{int(p)}]" for p in i)
+        v = a[i].item() if a.dtype.kind in "biuf" else float(a[i])
+        what = "no whole value" if dt.kind in "iu" and a.dtype.kind not in "iub" and np.isfinite(float(v)) and \
+            float(v) != round(float(v)) else "no exact value"
+        raise ValueError(f"value {v!r} at index {at} ({a.dtype}) has {what} in {dt}, the shader's element type")
+    return out  # type: ignore[return-value]

@@ -11,7 +11,7 @@ from ..core.records import Record
 from .aliasing import add_views, bind_views, descriptor_groups, descriptor_key, workgroup_variable
 from .config import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS, DEFAULT_MAX_WORK, RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
-from .dataio import as_array, decode, encode
+from .dataio import as_array, decode, element_type, encode, exact_cast
 from .executor import Executor
 from .families import dispatcher_for
 from .fault import Fault
@@ -469,6 +469,7 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
         elif isinstance(data, (bytes, bytearray)):
             raw = bytes(data)
         elif isinstance(data, np.ndarray):
+            data = _by_value(data, t, where, prog)
             raw = np.ascontiguousarray(data).tobytes()
             b.like = data
         else:
@@ -479,6 +480,19 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
         addresses.setdefault(where, ex.device.add(b.memory))
         ex.gvals[b.var_id] = Pointer(b.memory, np.zeros(1, np.int64), t, 0, align=1 << 16)
     bind_views(ex, prog, bindings, ex.views)
+
+
+def _by_value(data: np.ndarray, t, where: str, prog: Program) -> np.ndarray:
+    """An array for a block of one array, in the element type's dtype: converted by value where every value is
+    exact there, refused otherwise (its bytes reinterpreted would be silently wrong numbers)."""
+    e = element_type(t)
+    if e is None or data.dtype == e.dtype:
+        return data
+    try:
+        return exact_cast(data, e.dtype)
+    except ValueError as err:
+        raise SpvError(Diagnostic("error", f"buffer '{where}': {err}; convert the data, or pass its bytes to "
+                                  "have them taken as they are", source=prog.source)) from None
 
 
 def element_dtypes(module: Module) -> dict:

@@ -370,6 +370,13 @@ def generate(entry, where: str, base: Path, source: str, hint=None, mark=None, o
         arr = _numeric(entry["data"], dt, fail, "data")
     if dt is not None and arr.dtype != dt:
         arr = _cast(arr, dt, fail, "file" if "file" in entry else "data")
+    if dt is not None and hint is not None and dtype and arr.dtype != hint[0]:
+        # data of another dtype than the shader's element type: its values, never its bytes reinterpreted
+        from ..interp.dataio import exact_cast
+        try:
+            arr = exact_cast(arr, hint[0])
+        except ValueError as e:
+            raise fail(str(e), "dtype") from None
     if "shape" in entry and entry["shape"] is not None:
         shape = tuple(entry["shape"])
         if math.prod(shape) != arr.size:
