@@ -73,6 +73,17 @@ class InputError(SpvError):
     exit_status = 2
 
 
+class UnmatchedName(SpvError):
+    """A name given to `run` (a buffer, a push-constant member, a specialization constant) that matches nothing
+    in the shader. `section` and `path` say where the name sits in a run spec ("push_constants", ("pc", "nn")), so
+    that a command can point at its line there."""
+
+    def __init__(self, diagnostics: Diagnostic | Iterable[Diagnostic], section: str = "", path: tuple = ()):
+        super().__init__(diagnostics)
+        self.section = section
+        self.path = path
+
+
 def error(message: str, span: Span | None = None, source: str = "<input>",
           notes: list[Note] | None = None) -> SpvError:
     return SpvError(Diagnostic("error", message, span, notes=notes or [], source=source))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.diagnostics import Diagnostic, SpvError
+from ..core.diagnostics import Diagnostic, SpvError, UnmatchedName, did_you_mean
 from .memory import Memory, Pointer, load, store
 from .types import Type
 
@@ -81,6 +81,12 @@ def to_value(t: Type, v, where: str, source: str, addresses: dict[str, int]):
         return Pointer(None, p, t.elem)  # type: ignore[arg-type]
     if k == "struct":
         if isinstance(v, dict):
+            extra = [k for k in v if k not in t.member_names]
+            if extra:  # before any missing member: a misspelt name is reported as itself
+                raise UnmatchedName(Diagnostic(
+                    "error", f"{where}: {t.describe()} has no member '{extra[0]}'"
+                    f"{did_you_mean(str(extra[0]), t.member_names)} (members: {', '.join(t.member_names)})",
+                    source=source), "", _steps(where) + (extra[0],))
             vals = []
             for i, m in enumerate(t.members):
                 name = t.member_names[i]
@@ -90,10 +96,6 @@ def to_value(t: Type, v, where: str, source: str, addresses: dict[str, int]):
                         continue
                     raise _err(f"{where}: missing member '{name}' of {t.describe()}", source)
                 vals.append(to_value(m, v[name], f"{where}.{name}", source, addresses))
-            extra = set(v) - set(t.member_names)
-            if extra:
-                raise _err(f"{where}: {t.describe()} has no member '{sorted(extra)[0]}' "
-                           f"(members: {', '.join(t.member_names)})", source)
             return tuple(vals)
         if isinstance(v, (list, tuple)) and len(v) == len(t.members):
             return tuple(to_value(m, x, f"{where}[{i}]", source, addresses) for i, (m, x) in enumerate(zip(t.members, v)))
@@ -113,6 +115,14 @@ def to_value(t: Type, v, where: str, source: str, addresses: dict[str, int]):
             return _Batch(batch)
         return tuple(to_value(t.elem, x, f"{where}[{i}]", source, addresses) for i, x in enumerate(v))
     raise _err(f"{where}: cannot give data for type {t.describe()}", source)
+
+
+def _steps(where: str) -> tuple:
+    """The member names and indexes after the first name of a place ('pc.inner[2]' -> ('inner', 2))."""
+    import re
+    rest = re.split(r"(?=[.\[])", where, maxsplit=1)
+    steps = re.findall(r"\.([^.\[\]]+)|\[(\d+)\]", rest[1] if len(rest) > 1 else "")
+    return tuple(name if name else int(index) for name, index in steps)
 
 
 def _leaf_batch(e: Type, v) -> np.ndarray | None:
@@ -330,6 +340,13 @@ def element_type(t: Type | None) -> Type | None:
                                                                                                 "vector"):
         return None
     return arr.elem if arr.elem.scalar.kind in ("int", "float") else None
+
+
+def bit_patterns(src: np.dtype, dt: np.dtype) -> bool:
+    """Whether data of dtype src holds dt's encodings rather than numbers: unsigned integers of a bfloat16 / FP8
+    width, the form such values take where numpy has no dtype for them."""
+    from .encodings import is_encoded
+    return src.kind == "u" and src.itemsize == dt.itemsize and is_encoded(dt)
 
 
 def exact_cast(a: np.ndarray, dt: np.dtype) -> np.ndarray:

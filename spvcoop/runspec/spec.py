@@ -372,11 +372,13 @@ def generate(entry, where: str, base: Path, source: str, hint=None, mark=None, o
         arr = _cast(arr, dt, fail, "file" if "file" in entry else "data")
     if dt is not None and hint is not None and dtype and arr.dtype != hint[0]:
         # data of another dtype than the shader's element type: its values, never its bytes reinterpreted
-        from ..interp.dataio import exact_cast
-        try:
-            arr = exact_cast(arr, hint[0])
-        except ValueError as e:
-            raise fail(str(e), "dtype") from None
+        # (bfloat16 / FP8 given as unsigned integers of their width are their encodings)
+        from ..interp.dataio import bit_patterns, exact_cast
+        if not bit_patterns(arr.dtype, hint[0]):
+            try:
+                arr = exact_cast(arr, hint[0])
+            except ValueError as e:
+                raise fail(str(e), "dtype") from None
     if "shape" in entry and entry["shape"] is not None:
         shape = tuple(entry["shape"])
         if math.prod(shape) != arr.size:
