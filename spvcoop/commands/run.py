@@ -191,9 +191,14 @@ def _relocated(e, spec):
         return e
     if isinstance(section, list) and not (isinstance(first, int) and 0 <= first < len(section)):
         return e
+    node = section
+    for step in e.path[:-1]:  # the mapping that holds the name: the name's own position, not its value's
+        found = [k for k in node if str(k) == str(step)] if isinstance(node, dict) else []
+        node = node[found[0]] if found else None
+    names = getattr(node, "name_marks", {})
+    mark = next((m for k, m in names.items() if str(k) == str(e.path[-1])), None) or spec.mark(e.section, *e.path)
     d = e.diagnostics[0]
-    return SpvError(Diagnostic("error", d.message, span_of(spec.mark(e.section, *e.path)), notes=d.notes,
-                               source=spec.source))
+    return SpvError(Diagnostic("error", d.message, span_of(mark), notes=d.notes, source=spec.source))
 
 
 def _run(args: argparse.Namespace) -> int:

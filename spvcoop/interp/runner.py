@@ -505,7 +505,9 @@ def unmatched_buffer(prog: Program, k) -> UnmatchedName:
     for inst in prog.globals:
         if inst.opname == "OpVariable" and prog.types[inst.result_type].storage in ("StorageBuffer", "Uniform"):
             key = descriptor_key(prog, inst.result_id)
-            names += view_names(prog, inst.result_id, prog.types[inst.result_type].elem) + [f"{key[0]}:{key[1]}"]
+            t = prog.types[inst.result_type].elem
+            own = [prog.names.get(inst.result_id), t.name] + ([t.member_names[0]] if len(t.members) == 1 else [])
+            names += [n for n in own if n] + [f"{key[0]}:{key[1]}"]
     names = list(dict.fromkeys(names))
     shown = f"{k[0]}:{k[1]}" if isinstance(k, tuple) else str(k)
     return UnmatchedName(Diagnostic("error", f"buffer '{shown}' matches no variable of the shader"
