@@ -30,7 +30,7 @@ def test_cli_warns_at_each_matrix_type(tmp_path: Path) -> None:
     warnings = [line for line in r.stderr.splitlines() if ": warning" in line]
     lines = type_lines(tmp_path / "O0.spvasm")
     assert len(warnings) == len(lines) and lines
-    for w, n in zip(warnings, lines):
+    for w, n in zip(warnings, lines, strict=True):
         assert w.startswith(f"{tmp_path / 'O0.spvasm'}:{n}:")
         assert "is used in a workgroup of 16 invocations, smaller than the subgroup size 32: lanes 16..31" in w
         assert "element-wise writes (m[i] = ..., OpCompositeInsert) leave those elements unchanged" in w

@@ -8,7 +8,7 @@ import numpy as np
 from ..core.diagnostics import Diagnostic, SpvError, UnmatchedName, did_you_mean, print_diagnostics
 from ..core.module import Module
 from ..core.records import Record
-from .aliasing import add_views, bind_views, descriptor_groups, descriptor_key, view_names, workgroup_variable
+from .aliasing import add_views, bind_views, descriptor_groups, descriptor_key, workgroup_variable
 from .config import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS, DEFAULT_MAX_WORK, RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
 from .dataio import as_array, bit_patterns, decode, element_type, encode, exact_cast
@@ -417,7 +417,6 @@ def _bind_variables(ex, prog, given, consumed, bindings, push_constants, address
         elif storage == "Workgroup":
             ex.gvals[vid] = workgroup_variable(ex, prog, inst, t, name, init)
         elif storage in BUFFER_CLASSES:
-            dec = prog.decorations.get(vid, {})
             if storage == "PushConstant":
                 key = "push_constants"
                 data = push_constants

@@ -9,7 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.diagnostics import Diagnostic, Note
+from ..fault import Fault
 from ..program import enum_name
+from .core import coop_info
 
 
 def partial_subgroup_warnings(ex, prog) -> list[Diagnostic]:
@@ -30,8 +32,14 @@ def partial_subgroup_warnings(ex, prog) -> list[Diagnostic]:
         span, source = ex.where(inst, notes)
         notes.append(Note("real drivers require full subgroups for cooperative matrices; see "
                           "docs/interpreter-coopmat.md, 'Partial subgroups'"))
+        try:
+            what = coop_info(ex, t).describe()
+        except Fault:  # a type the layout model lacks: the run reports that where the matrix is used
+            what = t.describe()
+        named = prog.names.get(t.id)
+        shown = f"'{named}'" if named else "%" + prog.name_of(t.id).lstrip("%")
         out.append(Diagnostic(
-            "warning", f"cooperative matrix type {prog.name_of(t.id)} is used in a workgroup of {W} invocation"
+            "warning", f"cooperative matrix type {shown} ({what}) is used in a workgroup of {W} invocation"
             f"{'s' if W != 1 else ''}, smaller than the subgroup size {S}: lanes {W}..{S - 1} of the subgroup hold "
             "no invocation; whole-matrix operations (load, store, MulAdd) still move the elements the layout gives "
             "them, but element-wise writes (m[i] = ..., OpCompositeInsert) leave those elements unchanged",
