@@ -25,7 +25,7 @@ def spec_run(tmp_path: Path, y_entry: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "int32", "int8", "uint16", "float16"])
+@pytest.mark.parametrize("dtype", ["float64", "int32", "int8", "uint8", "uint16", "float16"])
 def test_spec_dtype_converted_by_value(tmp_path: Path, dtype: str) -> None:
     r = spec_run(tmp_path, f"{{data: [1, 1, 1, 1, 1, 1, 1, 1], dtype: {dtype}}}")
     assert r.returncode == 0, r.stderr
@@ -50,7 +50,7 @@ def api(y) -> np.ndarray:
     return spvcoop.run(str(SAXPY), buffers={"x": X, "y": y}, push_constants={"a": 2.0, "n": 8})["y"]
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.int64, np.uint8, np.float16, np.bool_])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.int64, np.uint16, np.float16, np.bool_])
 def test_api_array_converted_by_value(dtype) -> None:
     y = np.ones(8, dtype)
     got = api(y)
@@ -64,5 +64,6 @@ def test_api_inexact_array_refused_naming_the_buffer() -> None:
     with pytest.raises(SpvError, match=r"buffer 'Y': value 1e-50 at index \[5\] \(float64\) has no exact value "
                                        r"in float32"):
         api(y)
-    raw = np.full(8, 3.0, np.float32).tobytes()   # bytes are taken as they are
+    raw = np.full(8, 3.0, np.float32).tobytes()   # bytes are taken as they are, also as a uint8 array
     np.testing.assert_array_equal(api(raw), 2 * X + 3)
+    np.testing.assert_array_equal(api(np.frombuffer(raw, np.uint8)).view(np.float32), 2 * X + 3)

@@ -342,10 +342,14 @@ def element_type(t: Type | None) -> Type | None:
     return arr.elem if arr.elem.scalar.kind in ("int", "float") else None
 
 
-def bit_patterns(src: np.dtype, dt: np.dtype) -> bool:
-    """Whether data of dtype src holds dt's encodings rather than numbers: unsigned integers of a bfloat16 / FP8
-    width, the form such values take where numpy has no dtype for them."""
+def bit_patterns(src: np.dtype, dt: np.dtype, raw_bytes: bool = True) -> bool:
+    """Whether data of dtype src is bytes or encodings rather than numbers: uint8 data for wider elements (a
+    buffer's raw bytes, as np.frombuffer gives them), and unsigned integers of a bfloat16 / FP8 width (the form
+    such values take where numpy has no dtype for them). raw_bytes=False: uint8 data is numbers (a run spec's
+    `dtype: uint8` says so)."""
     from .encodings import is_encoded
+    if raw_bytes and src == np.uint8 and dt.itemsize > 1:
+        return True
     return src.kind == "u" and src.itemsize == dt.itemsize and is_encoded(dt)
 
 

@@ -374,7 +374,7 @@ def generate(entry, where: str, base: Path, source: str, hint=None, mark=None, o
         # data of another dtype than the shader's element type: its values, never its bytes reinterpreted
         # (bfloat16 / FP8 given as unsigned integers of their width are their encodings)
         from ..interp.dataio import bit_patterns, exact_cast
-        if not bit_patterns(arr.dtype, hint[0]):
+        if not bit_patterns(arr.dtype, hint[0], raw_bytes=False):
             try:
                 arr = exact_cast(arr, hint[0])
             except ValueError as e:
