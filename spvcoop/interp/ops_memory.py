@@ -6,6 +6,7 @@ import numpy as np
 from .fault import Fault
 from .memory import Pointer, Register, RegisterView, load, store
 from .values import select, value_bytes, zeros
+from .ops_arith import to_type
 from .program import enum_name
 from .dispatch import OpSet
 from .undefined import defined, read_undefined, undefined_lanes, undefined_store
@@ -249,6 +250,37 @@ def copy_memory(ex, frame, inst, mask):
     _written_check(ex, src, mask)
     store(dst, dst.type, load(src, src.type, mask, ex.device), mask)
     mark_written(ex, frame, None, dst, mask)
+
+
+def _ptr_pair(ex, frame, inst) -> tuple[Pointer, Pointer]:
+    a, b = ex.arg(frame, inst, 0), ex.arg(frame, inst, 1)
+    if not isinstance(a, Pointer) or not isinstance(b, Pointer):
+        raise Fault("both operands must be pointers into memory")
+    return a, b
+
+
+@OPS.op("OpPtrEqual", "OpPtrNotEqual")
+def ptr_equal(ex, frame, inst, mask):
+    """Equal: the same memory (variable, buffer) and the same byte in it (per invocation: a Function variable's
+    copies are separate offsets)."""
+    a, b = _ptr_pair(ex, frame, inst)
+    same = np.asarray(a.off) == np.asarray(b.off) if a.mem is b.mem else np.zeros(1, bool)
+    return same if inst.opname == "OpPtrEqual" else ~same
+
+
+@OPS.op("OpPtrDiff")
+def ptr_diff(ex, frame, inst, mask):
+    """(Operand 1 - Operand 2) in elements of the pointee type (its ArrayStride where the pointer type has one);
+    pointers into different memories (different arrays) have no difference in SPIR-V: an error."""
+    a, b = _ptr_pair(ex, frame, inst)
+    if a.mem is not b.mem:
+        raise Fault(f"OpPtrDiff of pointers into different memories ('{a.mem.name}', '{b.mem.name}'): undefined")
+    ptype = ex.type_of_id(inst.operands[0].value)
+    stride = ptype.stride if ptype is not None and ptype.stride else a.type.size()
+    d = np.asarray(a.off, np.int64) - np.asarray(b.off, np.int64)
+    if (d % max(stride, 1)).any():
+        raise Fault(f"OpPtrDiff: the pointers are not a whole number of {stride}-byte elements apart")
+    return to_type(d // max(stride, 1), ex.rtype(inst))
 
 
 @OPS.op("OpArrayLength")
