@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT))
 
 from tools.fuzz import cases, mutators  # noqa: E402
 from tools.fuzz.__main__ import parse_entries, parse_size  # noqa: E402
-from tools.fuzz.execute import (Outcome, Timeout, classify_exception, classify_exit, execute,  # noqa: E402
+from tools.fuzz.execute import (Timeout, classify_exception, classify_exit, execute,  # noqa: E402
                                 innermost_frame, materialize, signature_from_dump)
 from tools.fuzz.report import Stats, save_reproducers  # noqa: E402
 

@@ -20,7 +20,7 @@ H100 = json.loads((HERE / "data" / "h100-vulkan" / "layouts.json").read_text())
 MODELS = ["nvidia", "striped", "shuffled"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def module(name: str):
     from spvcoop.interp import compile_glsl
     return compile_glsl(str(GLSL / f"{name}.comp"))

@@ -21,7 +21,7 @@ import os
 import sys
 import zlib
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 FORMAT = 1
 

@@ -8,7 +8,8 @@ the instruction and of every operand (so diagnostics can point at a column).
 """
 from __future__ import annotations
 
-from typing import Iterator, NamedTuple, Union
+from typing import NamedTuple, Union
+from collections.abc import Iterator
 
 from .records import Record
 from .spirv_grammar import InstructionSpec, load as load_grammar

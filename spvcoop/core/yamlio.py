@@ -34,7 +34,6 @@ import json
 import os
 import re
 import stat
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -73,7 +72,7 @@ class YamlLimits(FrozenRecord):
         object.__setattr__(self, "max_int_chars", max_int_chars)
 
     @staticmethod
-    def default() -> "YamlLimits":
+    def default() -> YamlLimits:
         return YamlLimits(max_bytes=_env_int("SPVCOOP_YAML_MAX_BYTES", 64 * MiB),
                           max_alias_nodes=_env_int("SPVCOOP_YAML_MAX_ALIAS_NODES", 100_000),
                           max_depth=_env_int("SPVCOOP_YAML_MAX_DEPTH", 200))

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import numbers
-from typing import Callable, TextIO
+from typing import TextIO
+from collections.abc import Callable
 
 from ..core.diagnostics import Diagnostic, SpvError
 from ..core.records import FrozenRecord

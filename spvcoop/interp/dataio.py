@@ -225,11 +225,7 @@ def _store_value(ptr: Pointer, t: Type, value) -> None:
         n = len(value)
         if n:
             store(ptr.moved(np.arange(n, dtype=np.int64) * s, t.elem, unit=s), t.elem, value.arr, np.ones(n, bool))
-    elif t.kind == "runtime_array":
-        s = t.array_stride()
-        for i, x in enumerate(value):
-            _store_value(ptr.moved(i * s, t.elem), t.elem, x)
-    elif t.kind == "array":
+    elif t.kind == "runtime_array" or t.kind == "array":
         s = t.array_stride()
         for i, x in enumerate(value):
             _store_value(ptr.moved(i * s, t.elem), t.elem, x)

@@ -23,7 +23,7 @@ grammar and every `extends` against an op of an earlier family, so a typo fails 
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..core.records import FrozenRecord
 from ..core.spirv_grammar import load as load_grammar

@@ -203,7 +203,7 @@ class Layout:
                 "use": self.use, "subgroup_size": self.subgroup_size, "length": self.length,
                 "lanes": [[None if x is None else list(x) for x in lane] for lane in self.lanes()]}
 
-    def same_as(self, other: "Layout") -> bool:
+    def same_as(self, other: Layout) -> bool:
         return (self.rows, self.cols, self.subgroup_size) == (other.rows, other.cols, other.subgroup_size) \
             and self.row.shape == other.row.shape and bool(np.array_equal(self.row, other.row)) \
             and bool(np.array_equal(self.col, other.col))

@@ -80,7 +80,7 @@ def probe_shader(api: str, component: str, rows: int, cols: int, use: str | None
         caps = ["VulkanMemoryModel", "CooperativeMatrixKHR"] + caps
         exts = ["SPV_KHR_cooperative_matrix"] + exts
         memory_model = "OpMemoryModel Logical Vulkan"
-        mat = f"%mat = OpTypeCooperativeMatrixKHR %elem %subgroup %rows %cols %use"
+        mat = "%mat = OpTypeCooperativeMatrixKHR %elem %subgroup %rows %cols %use"
         load = "OpCooperativeMatrixLoadKHR %mat {ptr} %rowmajor %stride"
         length = "OpCooperativeMatrixLengthKHR %u32 %mat"
         extra_consts = [f"%use = OpConstant %u32 {_USE_VALUE[use]}", "%rowmajor = OpConstant %u32 0"]

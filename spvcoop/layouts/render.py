@@ -60,7 +60,7 @@ def to_svg(lay: Layout, cell: int = 44) -> str:
            f'font-family="monospace">',
            f"<title>{escape(title(lay))}</title>",
            f'<text x="4" y="16" font-size="13">{escape(title(lay))}</text>',
-           f'<text x="4" y="32" font-size="10">cell label p:i = invocation p holds it as element i</text>']
+           '<text x="4" y="32" font-size="10">cell label p:i = invocation p holds it as element i</text>']
     for c in range(lay.cols):
         out.append(f'<text x="{margin_l + c * cell + cell / 2}" y="{margin_t - 4}" font-size="10" '
                    f'text-anchor="middle">{c}</text>')

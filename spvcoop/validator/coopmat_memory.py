@@ -184,7 +184,7 @@ def pointer_pointee(ctx: Context, inst) -> None:
                    [ctx.note_def(pointee, "pointee type declared here")])
 
 
-@rule("coopmat.pointer.into_array", "OpCooperativeMatrixLoadKHR OpCooperativeMatrixStoreKHR".split(),
+@rule("coopmat.pointer.into_array", ["OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixStoreKHR"],
       "If the Shader capability was declared, Pointer must point into an array and any ArrayStride "
       "decoration on Pointer is ignored.", source=KHR)
 def pointer_into_array(ctx: Context, inst) -> None:
@@ -278,7 +278,7 @@ def stride_positive(ctx: Context, inst) -> None:
                    severity="warning")
 
 
-@rule("coopmat.nv.column_major", "OpCooperativeMatrixLoadNV OpCooperativeMatrixStoreNV".split(),
+@rule("coopmat.nv.column_major", ["OpCooperativeMatrixLoadNV", "OpCooperativeMatrixStoreNV"],
       "ColumnMajor indicates whether the values are arranged in column-major or row-major order. It must be "
       "a boolean constant instruction.", source=NV)
 def column_major(ctx: Context, inst) -> None:
@@ -296,7 +296,7 @@ def column_major(ctx: Context, inst) -> None:
                    [ctx.note_def(a.layout.value, "defined here")])
 
 
-@rule("coopmat.khr.layout", "OpCooperativeMatrixLoadKHR OpCooperativeMatrixStoreKHR".split(),
+@rule("coopmat.khr.layout", ["OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixStoreKHR"],
       "MemoryLayout specifies how matrix elements are laid out in memory. It must come from a 32-bit integer "
       "constant instruction whose value corresponds to a Cooperative Matrix Layout.", source=KHR)
 def khr_layout(ctx: Context, inst) -> None:
@@ -324,7 +324,7 @@ def khr_layout(ctx: Context, inst) -> None:
                    spec_dependent=v.spec)
 
 
-@rule("coopmat.khr.layout_stride", "OpCooperativeMatrixLoadKHR OpCooperativeMatrixStoreKHR".split(),
+@rule("coopmat.khr.layout_stride", ["OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixStoreKHR"],
       "Stride is required for the RowMajorKHR and ColumnMajorKHR layouts (and the ARM blocked layouts).",
       source=KHR)
 def khr_layout_needs_stride(ctx: Context, inst) -> None:
@@ -347,7 +347,7 @@ def _layout_values(ctx: Context, names: tuple[str, ...]) -> dict[int, str]:
     return {by_name[n].value: n for n in names if n in by_name}
 
 
-@rule("coopmat.khr.layout_arm", "OpCooperativeMatrixLoadKHR OpCooperativeMatrixStoreKHR".split(),
+@rule("coopmat.khr.layout_arm", ["OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixStoreKHR"],
       "The RowBlockedInterleavedARM / ColumnBlockedInterleavedARM layouts need the CooperativeMatrixLayoutsARM "
       "capability and a constant Stride of 1, 2 or 4. With RowBlockedInterleavedARM the matrix's Rows must be "
       "a multiple of 4 and its Columns a multiple of 16 / sizeof(Component Type) times Stride "

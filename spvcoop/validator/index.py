@@ -219,7 +219,7 @@ class ModuleIndex:
         n = self._friendly_names.get(id_)
         return None if n is None or n == str(id_) else n
 
-    def scope_name(self, v: "Value | int | None") -> str:
+    def scope_name(self, v: Value | int | None) -> str:
         """`Subgroup (3)` for a scope value."""
         if v is None:
             return "?"

@@ -139,7 +139,7 @@ def _profile_schema():
     global _PROFILE_SCHEMA
     if _PROFILE_SCHEMA is not None:
         return _PROFILE_SCHEMA
-    from typing import Annotated, Optional, Union
+    from typing import Annotated
 
     from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAdapter
 
@@ -179,9 +179,9 @@ def _profile_schema():
         A: Component
         B: Component
         C: Component
-        Result: Optional[Component] = None
+        Result: Component | None = None
         scope: Annotated[int, BeforeValidator(to_scope)] = SCOPES["Subgroup"]
-        saturating: Optional[StrictBool] = None
+        saturating: StrictBool | None = None
 
     class FlexibleModel(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -191,14 +191,14 @@ def _profile_schema():
         A: Component
         B: Component
         C: Component
-        Result: Optional[Component] = None
+        Result: Component | None = None
         scope: Annotated[int, BeforeValidator(to_scope)] = SCOPES["Subgroup"]
-        saturating: Optional[StrictBool] = None
+        saturating: StrictBool | None = None
         workgroupInvocations: Annotated[StrictInt, Field(ge=0, le=MAX_DIMENSION)] = 0
 
     class ProfileModel(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        name: Optional[Union[StrictStr, StrictInt]] = None
+        name: StrictStr | StrictInt | None = None
         description: StrictStr = ""
         combinations: Annotated[list[ComboModel], Field(max_length=MAX_COMBINATIONS)]
         flexible: Annotated[list[FlexibleModel], Field(max_length=MAX_COMBINATIONS)] = []
@@ -317,7 +317,7 @@ def _check_muladd(ctx: Context, profile: Profile, inst, wg_sizes: set[int | None
     if flavour == "KHR" and any(_flexible_fits(ctx, profile, (M, N, K), comps, f, a.scope.value, wg_sizes)  # type: ignore[union-attr]
                                 and (f.saturating is None or f.saturating == sat) for f in profile.flexible):
         return
-    same_types = [cb.text() for cb in profile.combos if flavour in cb.apis and (cb.A, cb.B) == comps[:2]]
+    same_types = [cb.text() for cb in profile.combos if flavour in cb.apis and comps[:2] == (cb.A, cb.B)]
     ctx.report(inst, None, f"{profile.name} does not support MulAdd {M}x{N}x{K} "
                f"{comps[0]}*{comps[1]}+{comps[2]}->{comps[3]} (scope {ix.scope_name(a.scope)}"  # type: ignore[union-attr]
                f"{', saturating' if sat else ''})",

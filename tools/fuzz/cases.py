@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass, field
 
 from . import corpus
-from .mutators import (HOSTILE_NUMBERS, HOSTILE_PATHS, mutate_bytes, mutate_text, mutate_words, mutate_yaml,
+from .mutators import (HOSTILE_NUMBERS, mutate_bytes, mutate_text, mutate_words, mutate_yaml,
                        pick)
 
 ENTRIES = ("as", "dis", "val", "run", "layout", "profile", "cli")
