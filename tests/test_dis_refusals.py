@@ -38,7 +38,8 @@ def mod(*insts: list[int], bound: int = 100, version: int = 0x10600, gen: int = 
 CAP = op(17, 1)  # OpCapability Shader
 MM = op(14, 0, 1)  # OpMemoryModel Logical GLSL450
 I32=op(21,1,32,1)
-body=lambda *x: [op(19,9), op(33,10,9), op(54,9,11,0,10), op(248,20), *x, op(248,21),op(253),op(56)]
+def body(*x):
+    return [op(19,9), op(33,10,9), op(54,9,11,0,10), op(248,20), *x, op(248,21),op(253),op(56)]
 CASES = {
  
  'int 0 1 + const': mod(CAP, MM, op(21, 1, 0, 1), op(43, 1, 2, 5)),

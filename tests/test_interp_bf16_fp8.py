@@ -134,12 +134,12 @@ def test_spirv_as_literals_against_ml_dtypes(tmp_path: Path) -> None:
     got = _assembled_constants(tmp_path)
     assert len(got) == len(LITERALS)
     exact = 11
-    for (t, lit), w in zip(LITERALS[:exact], got[:exact]):
+    for (t, lit), w in zip(LITERALS[:exact], got[:exact], strict=False):
         v = float.fromhex(lit) if lit.startswith(("0x", "-0x")) else float(lit)
         assert w == int(np.array([v], np.float64).astype(np.float32).astype(DT[t]).view(f"u{np.dtype(DT[t]).itemsize}")[0]), lit
-    for (t, lit), w in zip(LITERALS[-2:], got[-2:]):
+    for (_t, lit), w in zip(LITERALS[-2:], got[-2:], strict=False):
         assert float(np.float32(lit).astype(E4)) == float(lit) and w & 0x7F == 0x7E, (lit, hex(w))
-    for (t, lit), w in zip(LITERALS[exact:-2], got[exact:-2]):
+    for (t, lit), w in zip(LITERALS[exact:-2], got[exact:-2], strict=False):
         v = np.array([float(lit)], np.float64)
         nearest = int(v.astype(np.float32).astype(DT[t]).view(f"u{np.dtype(DT[t]).itemsize}")[0])
         assert w == nearest - 1, (lit, hex(w), hex(nearest))   # positive literals: one below

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from spvcoop.cli import main
-from spvcoop.pytest_plugin import spvcoop_run  # noqa: F401  (the fixture, also registered by the entry point)
 from spvcoop.core.reference_tools import find_tool
 
 ROOT = Path(__file__).resolve().parent.parent

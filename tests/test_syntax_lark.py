@@ -69,7 +69,7 @@ def test_random_text_tokens_agree(text: str) -> None:
             assemble(text)
         except SpvError:
             return
-        raise AssertionError(f"lark rejects but spvcoop accepts: {text!r}")
+        raise AssertionError(f"lark rejects but spvcoop accepts: {text!r}") from None
     assert fast_groups(text) == ref
 
 

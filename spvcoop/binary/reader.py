@@ -407,7 +407,7 @@ class IdsOnlyInstruction(LazyInstruction):
 
     def _decode(self, pending) -> list[Operand]:
         kinds, ids = pending
-        return [Operand(k, w, (w,)) for k, w in zip(kinds, ids)]
+        return [Operand(k, w, (w,)) for k, w in zip(kinds, ids, strict=False)]
 
     def _pending_words(self, pending) -> list[int]:
         head = [w for w in (self.result_type, self.result_id) if w is not None]

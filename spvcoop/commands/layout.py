@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import contextlib
 
 FORMATS = ("table", "json", "svg", "html")
 
@@ -175,10 +176,8 @@ def _write_all(outputs: list[tuple[str | None, bytes | str]]) -> None:
                 raise fail(path, e) from None
     except BaseException:
         for tmp, _ in temps:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
         raise
     for path, data in outputs:
         if path is None or path == "-":

@@ -22,6 +22,7 @@ import sys
 import zlib
 from pathlib import Path
 from collections.abc import Callable
+import contextlib
 
 FORMAT = 1
 
@@ -95,10 +96,8 @@ def _write(d: Path, name: str, data: bytes) -> bool:
         return True
     except OSError:
         if tmp:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
         return False
 
 

@@ -8,7 +8,7 @@ the instruction and of every operand (so diagnostics can point at a column).
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Union
+from typing import NamedTuple
 from collections.abc import Iterator
 
 from .records import Record
@@ -35,7 +35,7 @@ class Span(NamedTuple):
 # Operand kinds as they appear in Operand.kind. Grammar kinds (IdRef, LiteralInteger,
 # MemoryAccess, ...) are kept verbatim; the literal context-dependent numbers are
 # resolved to what they turned out to be.
-OperandValue = Union[int, float, str, tuple]
+OperandValue = int | float | str | tuple
 
 
 # Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).

@@ -51,7 +51,7 @@ class Device:
             ours.append(ffi.new("Bfloat16Features *", {"sType": 1000141000}))
         if "VK_EXT_shader_float8" in exts:
             ours.append(ffi.new("Float8Features *", {"sType": 1000567000}))
-        for a, b in zip(ours, ours[1:]):
+        for a, b in zip(ours, ours[1:], strict=False):
             a.pNext = ffi.cast("void *", b)
         if ours:
             head = as_vk_pointer(ours[0])

@@ -62,7 +62,7 @@ class RunConfig(FrozenRecord):
                  max_work: int = DEFAULT_MAX_WORK, trace: int | tuple[int, ...] | None = None,
                  trace_out: TextIO | None = None, progress: Callable | None = None, fast_paths: bool = True) -> None:
         for name, value in zip(self._fields, (subgroup_size, layout_model, coop_numerics, max_steps, max_memory,
-                                              max_work, trace, trace_out, progress, fast_paths)):
+                                              max_work, trace, trace_out, progress, fast_paths), strict=False):
             object.__setattr__(self, name, value)
         self._check()
 

@@ -85,7 +85,7 @@ class KindHooks(FrozenRecord):
                  extract: Callable | None = None, insert: Callable | None = None,
                  access_chain: Callable | None = None, prepare_variable: Callable | None = None) -> None:
         for name, value in zip(self._fields, (kind, zeros, construct, extract, insert, access_chain,
-                                              prepare_variable)):
+                                              prepare_variable), strict=False):
             object.__setattr__(self, name, value)
 
 

@@ -135,7 +135,7 @@ class Executor:
     # ---- functions --------------------------------------------------------------
     def call(self, fn: Function, args: list, mask: np.ndarray, call_inst: Instruction | None = None):
         frame = Frame(fn, call_inst)
-        for p, a in zip(fn.params, args):
+        for p, a in zip(fn.params, args, strict=False):
             frame.vals[p.result_id] = a
         for v in fn.variables:
             self.exec_inst(frame, v, mask, True)
@@ -217,10 +217,9 @@ class Executor:
                     nxt.append((target, sub))
             if not nxt:
                 return out
-            if len(nxt) > 1:
-                if len({t for t, _ in nxt}) > 1:
-                    raise self.fault_error(blk.term, Fault("unstructured branch: more than one target is "
-                                                           "neither a merge nor a continue target"))
+            if len(nxt) > 1 and len({t for t, _ in nxt}) > 1:
+                raise self.fault_error(blk.term, Fault("unstructured branch: more than one target is "
+                                                       "neither a merge nor a continue target"))
             label = nxt[0][0]
             incoming = [(blk.label, m) for _, m in nxt]
 

@@ -114,9 +114,8 @@ class Pointer(Record):
 
 
 def _check(mem: Memory, off: np.ndarray, base, n: int, mask: np.ndarray, what: str) -> None:
-    if isinstance(base, int) and base == 0:
-        if off.min() >= 0 and off.max() + n <= mem.region:
-            return
+    if isinstance(base, int) and base == 0 and off.min() >= 0 and off.max() + n <= mem.region:
+        return
     rel = off - base
     bad = (rel < 0) | (rel + n > mem.region)
     if mask is not None:

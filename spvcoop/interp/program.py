@@ -427,9 +427,8 @@ class Program:
             if inst.opname in ignore:
                 continue
             for i, o in enumerate(inst.operands):
-                if o.kind.startswith("Id") and o.value in cands:
-                    if not (i == 0 and inst.opname in ("OpLoad", "OpStore")):
-                        bad.add(o.value)
+                if o.kind.startswith("Id") and o.value in cands and not (i == 0 and inst.opname in ("OpLoad", "OpStore")):
+                    bad.add(o.value)
         return cands - bad
 
     def _type_of(self, inst: Instruction, id_: int, what: str) -> Type:

@@ -310,7 +310,7 @@ def _min_leaf(shape: Any) -> int:
 def _congruent(a: Any, b: Any) -> bool:
     if isinstance(a, int) or isinstance(b, int):
         return isinstance(a, int) and isinstance(b, int)
-    return len(a) == len(b) and all(_congruent(x, y) for x, y in zip(a, b))
+    return len(a) == len(b) and all(_congruent(x, y) for x, y in zip(a, b, strict=False))
 
 
 def cute_size(shape: Any) -> int:
@@ -325,7 +325,7 @@ def cute_apply(shape: Any, stride: Any, x: np.ndarray) -> np.ndarray:
     if isinstance(shape, int):
         return (x % shape) * stride if shape > 1 else np.zeros_like(x)
     total = np.zeros_like(x)
-    for s, d in zip(shape, stride):
+    for s, d in zip(shape, stride, strict=False):
         n = cute_size(s)
         total = total + cute_apply(s, d, x % n)
         x = x // n

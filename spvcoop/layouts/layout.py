@@ -136,8 +136,8 @@ class Layout:
 
     def lanes(self) -> list[list[tuple[int, int] | None]]:
         """lanes()[p][i] = (row, col) or None for padding."""
-        return [[None if r < 0 else (int(r), int(c)) for r, c in zip(rr, cc)]
-                for rr, cc in zip(self.row.tolist(), self.col.tolist())]
+        return [[None if r < 0 else (int(r), int(c)) for r, c in zip(rr, cc, strict=False)]
+                for rr, cc in zip(self.row.tolist(), self.col.tolist(), strict=False)]
 
     def to_lanes(self, matrix: np.ndarray) -> np.ndarray:
         """Per-invocation view (..., S, L) of logical matrices (..., rows, cols); padding reads 0."""

@@ -221,12 +221,14 @@ def probe_inputs(component: str, rows: int, cols: int,
     bits, kind = COMPONENTS[component]
     r, c = np.meshgrid(np.arange(rows) + 1, np.arange(cols) + 1, indexing="ij")
     if component == "bf16":  # small integers are exact in bf16: the upper half of the f32 bits
-        conv = lambda a: (a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+        def conv(a):
+            return (a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
     else:
         dtype = {"float": {16: np.float16, 32: np.float32, 64: np.float64},
                  "sint": {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64},
                  "uint": {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}}[kind][bits]
-        conv = lambda a: a.astype(dtype)
+        def conv(a):
+            return a.astype(dtype)
     return conv(r).reshape(-1), conv(c).reshape(-1)
 
 

@@ -23,8 +23,8 @@ def title(lay: Layout) -> str:
 
 
 def to_table(lay: Layout) -> str:
-    cells = [[("-,-" if r < 0 else f"{r},{c}") for r, c in zip(rr, cc)]
-             for rr, cc in zip(lay.row.T.tolist(), lay.col.T.tolist())]   # [i][p]
+    cells = [[("-,-" if r < 0 else f"{r},{c}") for r, c in zip(rr, cc, strict=False)]
+             for rr, cc in zip(lay.row.T.tolist(), lay.col.T.tolist(), strict=False)]   # [i][p]
     heads = [f"p{p}" for p in range(lay.subgroup_size)]
     width = max(max(len(h) for h in heads), max(len(x) for row in cells for x in row))
     iw = max(1, len(str(lay.length - 1)))
@@ -75,7 +75,7 @@ def to_svg(lay: Layout, cell: int = 44) -> str:
             out.append(f'<g><title>({r},{c}): {escape(tip)}</title>'
                        f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" stroke="#555" '
                        f'stroke-width="0.5"/>')
-            lines = [f"{p}:{i}" for p, i in hs[:3]] + (["+%d" % (len(hs) - 3)] if len(hs) > 3 else [])
+            lines = [f"{p}:{i}" for p, i in hs[:3]] + ([f"+{len(hs) - 3}"] if len(hs) > 3 else [])
             for k, text in enumerate(lines):
                 ty = y + cell / 2 + 4 + (k - (len(lines) - 1) / 2) * 11
                 out.append(f'<text x="{x + cell / 2}" y="{ty:.1f}" font-size="10" text-anchor="middle">'

@@ -155,7 +155,7 @@ def rename(prog: Program, t: Type | None, v, source: str, root, path: tuple):
             out[t.member_names[i]] = rename(prog, t.members[i], x, source, root, path + (k,))
         return out
     if t.kind == "struct" and isinstance(v, list) and len(v) == len(t.members):
-        return [rename(prog, m, x, source, root, path + (i,)) for i, (m, x) in enumerate(zip(t.members, v))]
+        return [rename(prog, m, x, source, root, path + (i,)) for i, (m, x) in enumerate(zip(t.members, v, strict=False))]
     if t.kind in ("array", "runtime_array") and isinstance(v, list) and t.elem is not None and \
             t.elem.kind in ("struct", "array", "runtime_array"):
         return [rename(prog, t.elem, x, source, root, path + (i,)) for i, x in enumerate(v)]
@@ -281,7 +281,7 @@ def compare_typed(t: Type, got, want, name: str, out: list[str], opts: CheckOpti
     append difference lines, return how many values differ. Floats at the precision of their own type."""
     if t.kind == "struct":
         if isinstance(want, list) and len(want) == len(t.members):
-            want = dict(zip(t.member_names, want))
+            want = dict(zip(t.member_names, want, strict=False))
         if not isinstance(want, dict):
             out.append(f"{name}: expected a {type(want).__name__} where the output is a structure")
             return 1
@@ -293,7 +293,7 @@ def compare_typed(t: Type, got, want, name: str, out: list[str], opts: CheckOpti
             out.append(f"{name}: expected {len(want) if isinstance(want, list) else 'a value'} element(s), "
                        f"got {len(got)}")
             return 1
-        return sum(compare_typed(t.elem, g, x, f"{name}[{i}]", out, opts) for i, (g, x) in enumerate(zip(got, want)))
+        return sum(compare_typed(t.elem, g, x, f"{name}[{i}]", out, opts) for i, (g, x) in enumerate(zip(got, want, strict=False)))
     return _compare_numbers(scalar, got, want, name, out, opts)
 
 
@@ -305,7 +305,8 @@ def _compare_numbers(scalar: Type, got, want, name: str, out: list[str], opts: C
         out.append(f"{name}: expected numbers shaped like the output {list(g.shape)}, got {_short(want)}")
         return 1
     if e.shape != g.shape:
-        n = lambda a: f"{a.size} value(s)" + (f" (shape {list(a.shape)})" if a.ndim > 1 else "")
+        def n(a):
+            return f"{a.size} value(s)" + (f" (shape {list(a.shape)})" if a.ndim > 1 else "")
         out.append(f"{name}: expected {n(e)}, the output has {n(g)}")
         return 1
     if scalar.kind == "float":

@@ -238,7 +238,7 @@ def load_decode_params(ctx: Context, inst) -> None:
     note = [ctx.note_def(o.value, "DecodeFunc defined here")]
     if len(types) > 4:
         ctx.report(inst, o, f"DecodeFunc has {len(types) - 1} parameters; it is called with three", note)
-    for what, t in zip(("second", "third"), types[2:4]):
+    for what, t in zip(("second", "third"), types[2:4], strict=False):
         arr = ix.defs.get(t)
         if arr is not None and arr.opname == "OpTypeArray":
             it = ix.int_type(arr.operands[0].value)

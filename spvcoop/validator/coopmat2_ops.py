@@ -149,7 +149,7 @@ def reduce_combine(ctx: Context, inst) -> None:
     _, mat = _reduce_types(ctx, inst)
     if mat is None:
         return
-    for what, t in zip(("return type", "first parameter", "second parameter"), types):
+    for what, t in zip(("return type", "first parameter", "second parameter"), types, strict=False):
         if t != mat.component:
             ctx.report(inst, 2, f"CombineFunc's {what} is {ix.type_text(t)}; it must be the Matrix component type "
                        f"{ix.type_text(mat.component)}", note + [describe(ctx, mat, "Matrix")])
@@ -224,7 +224,7 @@ def per_element_operands(ctx: Context, inst) -> None:
                    f"{len(extra_ops)} additional operand{'s' if len(extra_ops) != 1 else ''} for a Func with "
                    f"{len(extra_params)} additional parameter{'s' if len(extra_params) != 1 else ''}", note)
     mat = ix.coopmat_of(inst.operands[0].value)
-    for o, p in zip(extra_ops, extra_params):
+    for o, p in zip(extra_ops, extra_params, strict=False):
         d = ix.defs.get(o.value)
         if d is None:
             continue

@@ -164,7 +164,7 @@ def view_permutation(ctx: Context, inst) -> None:
         return
     n = len(perm_ops)
     seen: dict[int, int] = {}
-    for i, (o, v) in enumerate(zip(perm_ops, tt.perm)):
+    for i, (o, v) in enumerate(zip(perm_ops, tt.perm, strict=False)):
         if v is None:
             continue
         if not 0 <= v.value < n:

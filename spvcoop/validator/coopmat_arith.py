@@ -14,7 +14,7 @@ ROLES = ("A", "B", "C")
 def _muladd_types(ctx: Context, inst) -> dict[str, CoopMat | None]:
     ix = ctx.ix
     out: dict[str, CoopMat | None] = {"Result": ix.coopmat(inst.result_type)}
-    for role, o in zip(ROLES, inst.operands[:3]):
+    for role, o in zip(ROLES, inst.operands[:3], strict=False):
         out[role] = ix.coopmat_of(o.value)
     return out
 

@@ -245,9 +245,9 @@ def workgroup_sizes(ctx: Context) -> set[int | None]:
 def _flexible_fits(ctx: Context, profile: Profile, dims: tuple[int, int, int], types: tuple, f: Flexible,
                    scope: int, wg_sizes: set[int | None]) -> bool:
     """Whether M x N x K (None: not constrained) with these component types (None: any) fits `f`."""
-    if f.scope != scope or any(t is not None and t != ft for t, ft in zip(types, (f.A, f.B, f.C, f.Result))):
+    if f.scope != scope or any(t is not None and t != ft for t, ft in zip(types, (f.A, f.B, f.C, f.Result), strict=False)):
         return False
-    for d, g in zip(dims, (f.M, f.N, f.K)):
+    for d, g in zip(dims, (f.M, f.N, f.K), strict=False):
         if d is not None and (d % g or d > profile.max_dimension):
             return False
     return not (f.invocations and any(s is not None and s != f.invocations for s in wg_sizes))

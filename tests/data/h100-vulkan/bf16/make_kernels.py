@@ -104,7 +104,7 @@ def layouts() -> str:
             "%t8 = OpIMul %u32 %t %k8"]
     extra += "%k8 = OpConstant %u32 8\n"
     for i in range(8):
-        def out(sec, val, tag):
+        def out(sec, val, tag, i=i):
             return [f"%ix{tag}{i} = OpIAdd %u32 %t8 %o{sec}", f"%jx{tag}{i} = OpIAdd %u32 %ix{tag}{i} %k{i}",
                     f"%px{tag}{i} = OpAccessChain %p_u32 %bO %i0 %jx{tag}{i}", f"OpStore %px{tag}{i} {val}"]
         body += [f"%ea{i} = OpCompositeExtract %bf16 %ma {i}", f"%na{i} = OpConvertFToS %i32 %ea{i}",
