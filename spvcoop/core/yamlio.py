@@ -22,8 +22,9 @@ are built by PyYAML's SafeConstructor (YAML 1.1 safe tags only).
 
 Long flow lists of plain numbers (`[0.5, -1.25, 3, ...]`, e.g. a buffer of a million floats) are read
 in one go (numlists.py): each is checked byte-wise against the plain number forms that YAML 1.1
-reads as int or float, converted with numpy, and blanked out of the text (its newlines kept, and its last line as spaces,
-so every other mark stays where it was) before libyaml parses the rest; the empty list it then sees at that place
+reads as int or float, converted with numpy, and blanked out of the text (its newlines kept, and its last line as
+spaces, so every other mark stays where it was) before libyaml parses the rest; the empty list it then sees at that
+place
 is filled with the values. Anything the fast path does not accept is left to the general path, and
 the whole document is parsed again the general way if a blanked list was not where it was expected
 (inside a quoted scalar, say) or the parse failed (so errors are the general path's, at their place).

@@ -39,8 +39,8 @@ class RunConfig(FrozenRecord):
     None (the built-in defaults); coop_numerics: one of COOP_NUMERICS or a
     numerics.model.MulAddModel (a fitted model, `--coop-numerics FILE.yaml`); max_steps: executed-instruction
     limit; max_work: executed instructions x invocations of the dispatch; max_memory: allocation budget
-    in bytes, checked before allocating; trace: the invocation to print a trace for (its index, or its global id (x, y, z));
-    trace_out: where the trace goes (None: stdout); progress: called with the step count at the first branch
+    in bytes, checked before allocating; trace: the invocation to print a trace for (its index, or its global id
+    (x, y, z)); trace_out: where the trace goes (None: stdout); progress: called with the step count at the first branch
     at or past each multiple of 1024 steps;
     fast_paths: compiled blocks (interp/block_compiler.py; the SPVCOOP_NO_FAST_PATHS environment variable also
     turns them off)."""

@@ -96,7 +96,8 @@ def to_value(t: Type, v, where: str, source: str, addresses: dict[str, int]):
                            f"(members: {', '.join(t.member_names)})", source)
             return tuple(vals)
         if isinstance(v, (list, tuple)) and len(v) == len(t.members):
-            return tuple(to_value(m, x, f"{where}[{i}]", source, addresses) for i, (m, x) in enumerate(zip(t.members, v, strict=False)))
+            return tuple(to_value(m, x, f"{where}[{i}]", source, addresses)
+                         for i, (m, x) in enumerate(zip(t.members, v, strict=False)))
         raise _err(f"{where}: expected a mapping of members for {t.describe()}", source)
     if k in ("array", "runtime_array"):
         if isinstance(v, np.ndarray):

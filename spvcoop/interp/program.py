@@ -427,7 +427,8 @@ class Program:
             if inst.opname in ignore:
                 continue
             for i, o in enumerate(inst.operands):
-                if o.kind.startswith("Id") and o.value in cands and not (i == 0 and inst.opname in ("OpLoad", "OpStore")):
+                if (o.kind.startswith("Id") and o.value in cands
+                        and not (i == 0 and inst.opname in ("OpLoad", "OpStore"))):
                     bad.add(o.value)
         return cands - bad
 
@@ -437,7 +438,8 @@ class Program:
         if t is None:
             d = self.defs.get(id_)
             why = ("is not defined" if d is None else "is not a type" if not d.opname.startswith("OpType")
-                   else "is declared after its use" if d.index > inst.index else "is a type the interpreter does not model")
+                   else "is declared after its use" if d.index > inst.index
+                   else "is a type the interpreter does not model")
             raise self.error(f"{what} {self.name_of(id_)} {why}", inst)
         return t
 
@@ -447,7 +449,8 @@ class Program:
         if op == "OpTypeInt":
             t.width, t.signed = ops[0].value, bool(ops[1].value)
             if t.width not in INT_WIDTHS:
-                raise self.error(f"integer width {t.width} is not supported (widths: {', '.join(map(str, INT_WIDTHS))})",
+                raise self.error(f"integer width {t.width} is not supported "
+                                 f"(widths: {', '.join(map(str, INT_WIDTHS))})",
                                  inst)
         elif op == "OpTypeFloat":
             t.width = ops[0].value

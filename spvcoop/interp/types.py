@@ -21,7 +21,8 @@ class Type(Record):
     """A SPIR-V type as the interpreter sees it (kind, width, element, count, members, extra facts)."""
 
     id: int
-    kind: str                      # void bool int float vector matrix array runtime_array struct pointer function coopmat other
+    # void bool int float vector matrix array runtime_array struct pointer function coopmat other
+    kind: str
     width: int                     # bits, for int/float
     signed: bool
     elem: Type | None            # vector/matrix/array/pointer element (matrix: column type)

@@ -99,7 +99,8 @@ def probe_shader(api: str, component: str, rows: int, cols: int, use: str | None
     lines = [
         f"; spvcoop layout probe: {desc}, subgroup size {S}",
         "; Bindings (set 0): 0 = ROW (R*C elements, ROW[r*C+c] = r+1), 1 = COL (COL[r*C+c] = c+1), 2 = OUT (uint32).",
-        f"; OUT[p] = length; OUT[{S} + 2*(p*{R * C} + i)] = row+1, next word col+1 of invocation p's element i (0 = padding).",
+        f"; OUT[p] = length; OUT[{S} + 2*(p*{R * C} + i)] = row+1, next word col+1 of invocation p's element i"
+        " (0 = padding).",
         f"; OUT needs {S + 2 * S * R * C} uint32 words. Dispatch one workgroup; import with 'spvcoop layout import'.",
         "OpCapability Shader",
         "OpCapability GroupNonUniform",

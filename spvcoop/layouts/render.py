@@ -105,7 +105,8 @@ def to_yaml_model(name: str, description: str, entries: list[dict]) -> str:
     out.append("entries:")
     for e in entries:
         use = "none" if e["use"] is None else e["use"]
-        out += [f"  - name: {json.dumps(e.get('name') or (e['component'] + '-' + str(e['rows']) + 'x' + str(e['cols']) + '-' + use))}",
+        entry_name = e.get("name") or f"{e['component']}-{e['rows']}x{e['cols']}-{use}"
+        out += [f"  - name: {json.dumps(entry_name)}",
                 f"    components: [{e['component']}]",
                 f"    rows: {e['rows']}", f"    cols: {e['cols']}", f"    use: {use}",
                 f"    subgroup_size: {e['subgroup_size']}", "    table:"]

@@ -29,7 +29,8 @@ def muladd_shader(a: str, b: str, c: str, M: int, N: int, K: int, subgroup_size:
     if any(x in ("s8", "u8") for x in comps):
         caps += ["Int8", "StorageBuffer8BitAccess"]
         exts += ["SPV_KHR_8bit_storage"]
-    signed = [n for n, x in zip(("MatrixASignedComponentsKHR", "MatrixBSignedComponentsKHR"), (a, b), strict=False) if x == "s8"]
+    signed = [n for n, x in zip(("MatrixASignedComponentsKHR", "MatrixBSignedComponentsKHR"), (a, b), strict=True)
+              if x == "s8"]
     if c == "s32":
         signed += ["MatrixCSignedComponentsKHR", "MatrixResultSignedComponentsKHR"]
     ops = "|".join(signed) if signed else "NoneKHR"

@@ -11,7 +11,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Di
 from ..core.schema import schema_errors
 from ..core.yamlio import LDict
 from .checks import (DATA_KEYS, MAX_DISPATCH_DIM, SPEC_KEYS, _data_value, _dispatch, _dispatch_product,
-                             _dtype, _entry_kind, _finite, _key, _no_source, _none_is_empty, _pow2, _spec_value, _yaml_float)
+                     _dtype, _entry_kind, _finite, _key, _no_source, _none_is_empty, _pow2, _spec_value, _yaml_float)
 
 # ---- the models -------------------------------------------------------------------------------
 Float = Annotated[float, BeforeValidator(_yaml_float), AfterValidator(_finite)]
@@ -109,7 +109,10 @@ class ExpRandomEntry(RandomEntry, _Tolerances):
 
 
 def _entry_union(data, file, zeros, arange, random):
-    return Annotated[Annotated[data, Tag("<data>")] | Annotated[file, Tag("<file>")] | Annotated[zeros, Tag("<zeros>")] | Annotated[arange, Tag("<arange>")] | Annotated[random, Tag("<random>")] | Annotated[Annotated[Any, AfterValidator(_data_value)], Tag("<inline>")] | Annotated[Annotated[Any, AfterValidator(_no_source)], Tag("<bad>")],
+    return Annotated[Annotated[data, Tag("<data>")] | Annotated[file, Tag("<file>")] | Annotated[zeros, Tag("<zeros>")]
+                     | Annotated[arange, Tag("<arange>")] | Annotated[random, Tag("<random>")]
+                     | Annotated[Annotated[Any, AfterValidator(_data_value)], Tag("<inline>")]
+                     | Annotated[Annotated[Any, AfterValidator(_no_source)], Tag("<bad>")],
                      Discriminator(_entry_kind)]
 
 

@@ -191,7 +191,8 @@ def load_decode(ctx: Context, inst) -> None:
         return
     if f is None:
         if ix.defs.get(o.value) is not None:
-            ctx.report(inst, o, f"DecodeFunc {ix.name(o.value)} is not an OpFunction", [ctx.note_def(o.value, "defined here")])
+            ctx.report(inst, o, f"DecodeFunc {ix.name(o.value)} is not an OpFunction",
+                       [ctx.note_def(o.value, "defined here")])
         return
     cm = ix.coopmat(inst.result_type)
     if ft is None or cm is None:

@@ -236,11 +236,13 @@ def per_element_operands(ctx: Context, inst) -> None:
             continue
         if cm.component != p:
             ctx.report(inst, o, f"matrix operand {ix.name(o.value)} has {ix.type_text(cm.component)} components but "
-                       f"the matching parameter of Func has type {ix.type_text(p)}", note + [describe(ctx, cm, "operand")])
+                       f"the matching parameter of Func has type {ix.type_text(p)}",
+                       note + [describe(ctx, cm, "operand")])
         if mat is not None and any(a is not None and b is not None and a.value != b.value
                                    for a, b in ((cm.rows, mat.rows), (cm.cols, mat.cols), (cm.scope, mat.scope))):
-            ctx.report(inst, o, f"matrix operand {ix.name(o.value)} is {cm.shape()}, Matrix is {mat.shape()}: not every "
-                       "element has a corresponding component", [describe(ctx, cm, "operand"), describe(ctx, mat, "Matrix")],
+            ctx.report(inst, o, f"matrix operand {ix.name(o.value)} is {cm.shape()}, Matrix is {mat.shape()}: "
+                       "not every element has a corresponding component",
+                       [describe(ctx, cm, "operand"), describe(ctx, mat, "Matrix")],
                        spec_dependent=spec_dep(cm.rows, cm.cols, mat.rows, mat.cols))
 
 

@@ -304,7 +304,7 @@ def layout_stride(ctx: Context, inst) -> None:
             continue
         need = s1.value * -(-dim.value // blk.value)
         if s.value < need:
-            ctx.report(inst, inst.operands[1 + i], f"Stride{i} is {s.value}, less than Stride{i + 1} ({s1.value}) times "
-                       f"ceiling(dimension {dim.value} / block size {blk.value}) = {need}: rows of the layout would "
-                       "overlap", [ctx.note_def(inst.operands[1 + i].value, "value defined here")],
+            ctx.report(inst, inst.operands[1 + i], f"Stride{i} is {s.value}, less than Stride{i + 1} ({s1.value}) "
+                       f"times ceiling(dimension {dim.value} / block size {blk.value}) = {need}: rows of the layout "
+                       "would overlap", [ctx.note_def(inst.operands[1 + i].value, "value defined here")],
                        spec_dependent=any(v.spec for v in (s, s1, dim, blk)))

@@ -1,4 +1,5 @@
-"""MulAdd, element-wise arithmetic, MatrixTimesScalar, OpSelect and unsupported ops (1G, 1H; L5, L6, L11-L13, S2, S3)."""
+"""MulAdd, element-wise arithmetic, MatrixTimesScalar, OpSelect and unsupported ops
+(1G, 1H; L5, L6, L11-L13, S2, S3)."""
 from __future__ import annotations
 
 from .coopmat_types import describe

@@ -274,7 +274,8 @@ def stride_positive(ctx: Context, inst) -> None:
         ctx.report(inst, a.stride, "stride is 0; OpCooperativeMatrixStoreKHR needs a stride greater than 0",
                    [ctx.note_def(a.stride.value, "value defined here")], spec_dependent=v.spec)
     elif v.value < 0:
-        ctx.report(inst, a.stride, f"stride is negative ({v.value})", [ctx.note_def(a.stride.value, "value defined here")],
+        ctx.report(inst, a.stride, f"stride is negative ({v.value})",
+                   [ctx.note_def(a.stride.value, "value defined here")],
                    severity="warning")
 
 
@@ -363,7 +364,8 @@ def khr_layout_arm(ctx: Context, inst) -> None:
     if layout is None:
         return
     if not ix.has_cap("CooperativeMatrixLayoutsARM"):
-        ctx.report(inst, a.layout, "the blocked-interleaved ARM layouts need the CooperativeMatrixLayoutsARM capability")
+        ctx.report(inst, a.layout,
+                   "the blocked-interleaved ARM layouts need the CooperativeMatrixLayoutsARM capability")
     if a.stride is None:
         return
     s = ix.int_value(a.stride.value)

@@ -245,7 +245,8 @@ def workgroup_sizes(ctx: Context) -> set[int | None]:
 def _flexible_fits(ctx: Context, profile: Profile, dims: tuple[int, int, int], types: tuple, f: Flexible,
                    scope: int, wg_sizes: set[int | None]) -> bool:
     """Whether M x N x K (None: not constrained) with these component types (None: any) fits `f`."""
-    if f.scope != scope or any(t is not None and t != ft for t, ft in zip(types, (f.A, f.B, f.C, f.Result), strict=False)):
+    if f.scope != scope or any(t is not None and t != ft
+                               for t, ft in zip(types, (f.A, f.B, f.C, f.Result), strict=False)):
         return False
     for d, g in zip(dims, (f.M, f.N, f.K), strict=False):
         if d is not None and (d % g or d > profile.max_dimension):
@@ -288,7 +289,8 @@ def check_profile(ctx: Context, profile: Profile) -> None:
                     and not _type_fits_flexible(ctx, profile, cm, wg_sizes):
                 ctx.report(inst, None, f"{profile.name} does not support cooperative matrix type "
                            f"{ix.name(cm.id)} = {ix.type_text(cm.id)}, scope {ix.scope_name(cm.scope)}",
-                           [Note(f"supported: {_summary(profile, cm.flavour, cm.scope.value, ctx.ix.component_name(cm.component))}")]
+                           [Note("supported: "
+                                 + _summary(profile, cm.flavour, cm.scope.value, ctx.ix.component_name(cm.component)))]
                            + ([Note(f"the workgroup has {', '.join(sorted(str(x) for x in wg_sizes))} invocations")]
                               if profile.flexible and cm.scope.value == SCOPES["Workgroup"] and wg_sizes else []),
                            rule_id="profile.type",

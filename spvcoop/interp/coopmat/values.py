@@ -16,8 +16,8 @@ from ..dispatch import KindHooks, OpSet
 from ..fault import Fault
 from ..memory import Memory, Pointer, load, read_scalar, store, write_scalar
 from ..values import select
-from .core import (CoopMat, Lazy, absent_lanes, coop_info, coop_val, ensure_sizes, first_lanes, holds_coopmat, lanes_to_matrix,
-                   pointer_holds_coopmat, realize, result_holds_coopmat, result_is_coopmat, uniform)
+from .core import (CoopMat, Lazy, absent_lanes, coop_info, coop_val, ensure_sizes, first_lanes, holds_coopmat,
+                   lanes_to_matrix, pointer_holds_coopmat, realize, result_holds_coopmat, result_is_coopmat, uniform)
 
 OPS = OpSet()
 
