@@ -80,7 +80,8 @@ BROKEN_BINARIES = [
     (bytes.fromhex("03022307 00000100 00000700 05000000 00000000"), None),  # header only: valid, empty
     (bytes.fromhex("03022307 00000100 00000700 05000000"), "Module has incomplete header: only 4 words instead of 5"),
     (bytes.fromhex("03022307 00000100 00000700 05000000 00000000 11000200"),
-     "End of input reached while decoding OpCapability starting at word 5: missing capability operand at word offset 1."),
+     "End of input reached while decoding OpCapability starting at word 5: "
+     "missing capability operand at word offset 1."),
     (bytes.fromhex("03022307 00000100 00000700 05000000 00000000 00000000"), "Invalid instruction word count: 0"),
     (bytes.fromhex("03022307 00000100 00000700 05000000 00000000 ffff0100"), "Invalid opcode: 65535"),
     (bytes.fromhex("03022307 00000100 00000700 05000000 00000000 11000100"),

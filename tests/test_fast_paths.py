@@ -180,7 +180,8 @@ def test_blocks_are_compiled_after_some_executions(monkeypatch) -> None:
     """With the default threshold a loop's blocks are compiled part way through: the result is the same."""
     calls = []
     real = block_compiler.compile_body
-    monkeypatch.setattr(block_compiler, "compile_body", lambda ex, body, *rest: calls.append(len(body)) or real(ex, body, *rest))
+    monkeypatch.setattr(block_compiler, "compile_body",
+                        lambda ex, body, *rest: calls.append(len(body)) or real(ex, body, *rest))
     module = load_shader(str(LOOP))
     monkeypatch.delenv(block_compiler.DISABLE_ENV, raising=False)
     fast = _outcome(module, **_tiled(64))

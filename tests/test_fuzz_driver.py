@@ -130,7 +130,8 @@ def test_signature_from_faulthandler_dump():
     pkg = str(ROOT / "spvcoop")
     dump = (f'Timeout (0:00:15)!\nThread 0x1 (most recent call first):\n'
             f'  File "{pkg}/core/literals.py", line 40 in parse_float\n'
-            f'  File "{pkg}/asm/assembler.py", line 300 in encode\n  File "/x/tools/fuzz/execute.py", line 9 in execute\n')
+            f'  File "{pkg}/asm/assembler.py", line 300 in encode\n'
+            '  File "/x/tools/fuzz/execute.py", line 9 in execute\n')
     assert signature_from_dump(dump) == "spvcoop/core/literals.py:parse_float"
     assert signature_from_dump("nothing") == "<outside spvcoop>"
 

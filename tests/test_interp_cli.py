@@ -1,4 +1,5 @@
-"""`spvcoop run` from the command line, the samples, the SPIRV-Interpreter in/out.yaml convention and the pytest fixture."""
+"""`spvcoop run` from the command line, the samples, the SPIRV-Interpreter in/out.yaml convention and the pytest
+fixture."""
 from __future__ import annotations
 
 import json

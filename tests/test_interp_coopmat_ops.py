@@ -46,7 +46,8 @@ def test_khr_convert(layout):
     F = (rng.standard_normal(256) * 100).astype(np.float32)
     Ints = rng.integers(-1000, 1000, 256).astype(np.int32)
     U8 = rng.integers(0, 256, 512).astype(np.uint8)
-    res = run("khr_convert", (1, 1, 1), {0: F, 1: Ints, 2: U8, 3: np.zeros(1024, np.float32), 4: np.zeros(256, np.int32),
+    res = run("khr_convert", (1, 1, 1), {0: F, 1: Ints, 2: U8, 3: np.zeros(1024, np.float32),
+                                         4: np.zeros(256, np.int32),
                                          5: np.zeros(512, np.int8), 6: np.zeros(256, np.float16)}, layout)
     Out = res[3]
     np.testing.assert_array_equal(Out[:256], np.trunc(F))
@@ -378,7 +379,8 @@ def test_pointer_differing_within_subgroup_is_an_error():
     with pytest.raises(SpvError) as e:
         _run(mod, np.zeros(512, np.float16), np.zeros(256, np.float32))
     msg = e.value.diagnostics[0].message
-    assert "Pointer" in msg and "differs within subgroup 0" in msg and "invocation 1 has 2, invocation 0 has 0" in msg, msg
+    assert "Pointer" in msg and "differs within subgroup 0" in msg, msg
+    assert "invocation 1 has 2, invocation 0 has 0" in msg, msg
 
 
 EXTRACT_OOR = """

@@ -2,8 +2,9 @@
 
 Each probe is assembled with the `; env:` of its header, validated by both (ours with
 --no-spirv-val: our cooperative-matrix rules alone, else spirv-val would be compared with itself;
-the merged report is tested in test_validate_spirv_val.py), and the verdicts (valid / invalid) must agree, except for the deliberate differences listed here and explained
-in docs/divergences.md (spirv-val lax: we reject; spirv-val false positive: we accept).
+the merged report is tested in test_validate_spirv_val.py), and the verdicts (valid / invalid) must agree, except for
+the deliberate differences listed here and explained in docs/divergences.md (spirv-val lax: we reject; spirv-val
+false positive: we accept).
 """
 from __future__ import annotations
 

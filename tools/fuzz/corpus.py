@@ -14,7 +14,8 @@ def _sorted(paths) -> list[Path]:
 
 @functools.cache
 def spvasm_paths() -> tuple[Path, ...]:
-    return tuple(_sorted(list((ROOT / "tests" / "data").rglob("*.spvasm")) + list((ROOT / "samples").rglob("*.spvasm"))))
+    found = list((ROOT / "tests" / "data").rglob("*.spvasm")) + list((ROOT / "samples").rglob("*.spvasm"))
+    return tuple(_sorted(found))
 
 
 @functools.cache

@@ -232,7 +232,8 @@ def execute(case: Case, directory: Path) -> Outcome:
     except BaseException as e:  # noqa: BLE001 - classifying every exception is the point
         err.flush()
         result = classify_exception(e)
-        if case.kind == "cli" and result.cls == "rejected" and not isinstance(e, SystemExit):  # the command let it escape: a traceback
+        # the command let it escape: a traceback
+        if case.kind == "cli" and result.cls == "rejected" and not isinstance(e, SystemExit):
             result = Outcome("traceback", f"uncaught {type(e).__name__} at {innermost_frame(e.__traceback__)}",
                              _format(e))
         if result.cls == "traceback" and err_raw.total:

@@ -128,8 +128,9 @@ def conversions() -> str:
     body = []
     for name, elem in spec[:4]:
         body += [f"%p{name} = OpAccessChain %p_{elem} %{name} %i0 %t", f"%v{name} = OpLoad %{elem} %p{name}"]
-    ops = [("O0", "bf16", "OpFConvert", "vF32"), ("O1", "f32", "OpFConvert", "vBF"), ("O2", "bf16", "OpFConvert", "vF16"),
-           ("O3", "f16", "OpFConvert", "vBF"), ("O4", "i32", "OpConvertFToS", "vBF"), ("O5", "bf16", "OpConvertSToF", "vI32")]
+    ops = [("O0", "bf16", "OpFConvert", "vF32"), ("O1", "f32", "OpFConvert", "vBF"),
+           ("O2", "bf16", "OpFConvert", "vF16"), ("O3", "f16", "OpFConvert", "vBF"),
+           ("O4", "i32", "OpConvertFToS", "vBF"), ("O5", "bf16", "OpConvertSToF", "vI32")]
     for name, elem, op, src in ops:
         body += [f"%r{name} = {op} %{elem} %{src}", f"%p{name} = OpAccessChain %p_{elem} %{name} %i0 %t",
                  f"OpStore %p{name} %r{name}"]
