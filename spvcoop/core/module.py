@@ -60,6 +60,22 @@ class Operand(Record):
     def is_id(self) -> bool:
         return self.kind.startswith("Id")
 
+    # Typed reads of `value` for code that knows the operand's kind (an id, an integer literal, an enumerant or
+    # mask is an int; a LiteralString a str); a value of another type is a TypeError, never a silent misread.
+    @property
+    def as_int(self) -> int:
+        v = self.value
+        if isinstance(v, int):
+            return v
+        raise TypeError(f"{self.kind} operand holds {type(v).__name__} {v!r}, not an integer")
+
+    @property
+    def as_str(self) -> str:
+        v = self.value
+        if isinstance(v, str):
+            return v
+        raise TypeError(f"{self.kind} operand holds {type(v).__name__} {v!r}, not a string")
+
 
 class Instruction(Record):
     """One instruction: opname, operands, result id and type, where it came from."""
@@ -89,7 +105,7 @@ class Instruction(Record):
     def words(self) -> list[int]:
         if self.operands and self.operands[0].kind == "RawHeader":
             # a '!<word>' instruction whose header word is kept verbatim, even if inconsistent
-            return [self.operands[0].value, *(w for o in self.operands[1:] for w in o.words)]
+            return [self.operands[0].as_int, *(w for o in self.operands[1:] for w in o.words)]
         body: list[int] = []
         if self.result_type is not None:
             body.append(self.result_type)

@@ -40,7 +40,7 @@ def _func_type(ctx: Context, func_id: int):
     f = ctx.ix.defs.get(func_id)
     if f is None or f.opname != "OpFunction" or len(f.operands) < 2:
         return None, None
-    ft = ctx.ix.defs.get(f.operands[1].value)
+    ft = ctx.ix.defs.get(f.operands[1].as_int)
     return (f, ft) if ft is not None and ft.opname == "OpTypeFunction" else (f, None)
 
 
@@ -412,10 +412,10 @@ def callback_tangled(ctx: Context, inst) -> None:
     else:
         i = CALLBACK_OPERAND[inst.opname]
         o = inst.operands[i] if i < len(inst.operands) else None
-    if o is None or ix.defs.get(o.value) is None or ix.defs[o.value].opname != "OpFunction":
+    if o is None or ix.defs.get(o.as_int) is None or ix.defs[o.as_int].opname != "OpFunction":
         return
-    bad, holder = tangled_in(ix, o.value)
+    bad, holder = tangled_in(ix, o.as_int)
     if bad is not None:
         where = "" if holder == o.value else f" (in {ix.name(holder)}, which it calls)"
-        ctx.report(inst, o, f"callback {ix.name(o.value)} executes the tangled instruction {bad.opname}{where}",
+        ctx.report(inst, o, f"callback {ix.name(o.as_int)} executes the tangled instruction {bad.opname}{where}",
                    [Note(f"{bad.opname} is here", bad.span)])

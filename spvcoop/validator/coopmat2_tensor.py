@@ -278,12 +278,12 @@ def _traced_layout_values(ctx: Context, layout_id: int) -> tuple[list | None, li
         if d.opname not in SETTERS or not d.opname.startswith("OpTensorLayout") or not d.operands:
             return dims, blocks
         if d.opname == "OpTensorLayoutSetDimensionNV" and dims is None:
-            dims = [ix.int_value(o.value) for o in d.operands[1:]]
+            dims = [ix.int_value(o.as_int) for o in d.operands[1:]]
         elif d.opname == "OpTensorLayoutSetBlockSizeNV" and blocks is None:
-            blocks = [ix.int_value(o.value) for o in d.operands[1:]]
+            blocks = [ix.int_value(o.as_int) for o in d.operands[1:]]
         if dims is not None and blocks is not None:
             return dims, blocks
-        d = ix.defs.get(d.operands[0].value)
+        d = ix.defs.get(d.operands[0].as_int)
     return None, None
 
 

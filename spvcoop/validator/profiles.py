@@ -231,12 +231,12 @@ def workgroup_sizes(ctx: Context) -> set[int | None]:
     modes = ix.grammar.operand_kinds["ExecutionMode"].by_value
     for ep in ix.entry_points:
         size = None
-        for m in ix.exec_modes.get(ep.operands[1].value, []):
-            e = modes.get(m.operands[1].value) if len(m.operands) > 1 else None
+        for m in ix.exec_modes.get(ep.operands[1].as_int, []):
+            e = modes.get(m.operands[1].as_int) if len(m.operands) > 1 else None
             if e is None or e.name not in ("LocalSize", "LocalSizeId") or len(m.operands) < 5:
                 continue
             dims = [o.value for o in m.operands[2:5]] if e.name == "LocalSize" else \
-                [v.value if (v := ix.int_value(o.value)) is not None else None for o in m.operands[2:5]]
+                [v.value if (v := ix.int_value(o.as_int)) is not None else None for o in m.operands[2:5]]
             size = None if None in dims else dims[0] * dims[1] * dims[2]
         sizes.add(size)
     return sizes

@@ -30,7 +30,7 @@ def id_values(inst: Instruction) -> list[int]:
     ids = pending() if pending is not None else None
     if ids is not None:
         return ids
-    return [o.value for o in inst.operands if o.kind in ID_KINDS]
+    return [o.as_int for o in inst.operands if o.kind in ID_KINDS]
 
 
 class ShapeKeys:
@@ -83,8 +83,8 @@ class ShapeKeys:
         else:
             for o in inst.operands:
                 if o.kind in ID_KINDS:
-                    s = memo.get(o.value)
-                    parts.append(s if s is not None else self.shape(o.value))
+                    s = memo.get(o.as_int)
+                    parts.append(s if s is not None else self.shape(o.as_int))
                 else:
                     parts.append(o.value)
         return (inst.opname, inst.result_type, tuple(parts))
