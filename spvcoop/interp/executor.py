@@ -92,7 +92,7 @@ class Executor:
         return v
 
     def arg(self, frame: Frame, inst: Instruction, i: int):
-        return self.val(frame, inst.operands[i].value)
+        return self.val(frame, inst.operands[i].value)  # type: ignore[arg-type]  # hot path (per executed op): an Id operand holds an int
 
     def rtype(self, inst: Instruction):
         return self.types[inst.result_type]
@@ -185,7 +185,7 @@ class Executor:
             if edges is None:
                 edges = self.branch_edges(frame, blk, mask)
             if blk.merge is not None:  # selection construct
-                m_label = blk.merge.operands[0].value
+                m_label = blk.merge.operands[0].as_int
                 inner = stops | {m_label}
                 at_merge = []
                 for target, sub in edges:
@@ -268,7 +268,7 @@ class Executor:
             return [(term.operands[0].value, mask)]
         if op == "OpBranchConditional":
             c = self.arg(frame, term, 0)
-            t, f = term.operands[1].value, term.operands[2].value
+            t, f = term.operands[1].as_int, term.operands[2].as_int
             if t == f:
                 return [(t, mask)]
             if type(c) is np.ndarray and c.shape == (1,):   # the same for every invocation: no mask work
@@ -276,12 +276,12 @@ class Executor:
             return self.split_edges(c, t, f, mask)
         if op == "OpSwitch":
             sel = np.broadcast_to(self.arg(frame, term, 0), mask.shape)
-            default = term.operands[1].value
+            default = term.operands[1].as_int
             ops = term.operands[2:]
             targets: dict[int, np.ndarray] = {}
             taken = np.zeros_like(mask)
             for i in range(0, len(ops), 2):
-                lit, tgt = ops[i].value, ops[i + 1].value
+                lit, tgt = ops[i].value, ops[i + 1].as_int
                 hit = sel == np.array(lit).astype(sel.dtype)
                 taken |= hit
                 m = mask & hit
@@ -356,7 +356,7 @@ class Executor:
             new = []
             for phi in blk.phis:
                 ops = phi.operands
-                by_pred = {ops[i + 1].value: ops[i].value for i in range(0, len(ops), 2)}
+                by_pred = {ops[i + 1].as_int: ops[i].as_int for i in range(0, len(ops), 2)}
                 v = None
                 for pred, m in incoming:
                     if pred not in by_pred:

@@ -96,7 +96,7 @@ class Block(Record):
         m = self.merge
         if m is None or m.opname != "OpLoopMerge":
             return None
-        return m.operands[0].value, m.operands[1].value
+        return m.operands[0].as_int, m.operands[1].as_int
 
 
 class Function(Record):
@@ -163,7 +163,7 @@ class Program:
             elif op == "OpSource" and len(ops) > 3:
                 self.sources[self.strings.get(ops[2].as_int, "")] = ops[3].as_str
             elif op == "OpLine":
-                line = (self.strings.get(ops[0].as_int, "?"), ops[1].value)
+                line = (self.strings.get(ops[0].as_int, "?"), ops[1].as_int)
             elif op in ("OpNoLine", "OpFunctionEnd"):
                 line = None
             if line is not None:
@@ -182,7 +182,7 @@ class Program:
                 self.member_decorations[ops[0].as_int][ops[1].as_int][enum_name("Decoration", ops[2].as_int)] = \
                     [o.value for o in ops[3:]]
             elif op == "OpEntryPoint":
-                self.entry_points.append((ops[2].value, ops[1].value, enum_name("ExecutionModel", ops[0].as_int),
+                self.entry_points.append((ops[2].as_str, ops[1].as_int, enum_name("ExecutionModel", ops[0].as_int),
                                           [o.as_int for o in ops[3:]]))
             elif op in ("OpExecutionMode", "OpExecutionModeId"):
                 self.exec_modes[ops[0].as_int].append((enum_name("ExecutionMode", ops[1].as_int),
@@ -276,7 +276,7 @@ class Program:
                 raise self.error(f"a constant of type {self.name_of(inst.result_type)} is not supported", inst)
             if op in ("OpConstantComposite", "OpSpecConstantComposite", "OpConstantCompositeReplicateEXT",
                       "OpSpecConstantCompositeReplicateEXT", "OpVariable"):
-                ids = [o.value for o in inst.operands if o.kind.startswith("Id")]
+                ids = [o.as_int for o in inst.operands if o.kind.startswith("Id")]
                 for i in ids:
                     d = self.defs[i]
                     if not (d.opname in CONSTANT_OPS or d.opname == "OpVariable" and op == "OpVariable") or \

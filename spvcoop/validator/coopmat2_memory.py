@@ -74,8 +74,8 @@ def access_pointer(ctx: Context, inst) -> None:
     note = [ctx.note_def(a.pointer.as_int, "Pointer defined here")]
     pt, sc = _pointer_class(ctx, a)
     if pt is None or pt.opname != "OpTypePointer":
-        ctx.report(inst, a.pointer, f"Pointer {ix.name(a.pointer.as_int)} has type {ix.value_type_text(a.pointer.as_int)}"
-                   ", not an OpTypePointer", note)
+        ctx.report(inst, a.pointer, f"Pointer {ix.name(a.pointer.as_int)} has type "
+                   f"{ix.value_type_text(a.pointer.as_int)}, not an OpTypePointer", note)
         return
     if ix.addressing == "Logical":
         variable = ix.has_cap("VariablePointers") or ix.has_cap("VariablePointersStorageBuffer")

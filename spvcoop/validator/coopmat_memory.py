@@ -173,11 +173,11 @@ def pointer_pointee(ctx: Context, inst) -> None:
     pt = _pointer_type(ctx, a)
     if pt is None or pt.opname != "OpTypePointer":
         return
-    pointee = pt.operands[1].value
+    pointee = pt.operands[1].as_int
     t = ix.defs.get(pointee)
     if t is None:
         return
-    elem = t.operands[0].value if t.opname == "OpTypeVector" else pointee
+    elem = t.operands[0].as_int if t.opname == "OpTypeVector" else pointee
     if ix.scalar_kind(elem) is None or ix.scalar_kind(elem)[0] == "bool":  # type: ignore[index]
         ctx.report(inst, a.pointer, f"pointer {ix.name(a.pointer.as_int)} points at {ix.type_text(pointee)}; "
                    "it must point at a numerical scalar or vector (an element of the matrix data)",

@@ -180,7 +180,7 @@ def workgroup_localsize(ctx: Context, inst) -> None:
     if cm is None or cm.scope is None or cm.scope.value != WORKGROUP:
         return
     for ep in ix.entry_points:
-        fn = ep.operands[1].value
+        fn = ep.operands[1].as_int
         modes = ix.exec_modes.get(fn, [])
         names = {ix.grammar.operand_kinds["ExecutionMode"].by_value.get(m.operands[1].as_int) for m in modes}
         names_s = {e.name for e in names if e is not None}
@@ -208,11 +208,11 @@ def variable_storage(ctx: Context, inst) -> None:
         pt = ix.defs.get(inst.result_type)
         if pt is None or pt.opname != "OpTypePointer":
             return
-        data = pt.operands[1].value
+        data = pt.operands[1].as_int
     else:
         if len(inst.operands) < 2:
             return
-        data = inst.operands[1].value
+        data = inst.operands[1].as_int
     sc_e = ix.grammar.operand_kinds["StorageClass"].by_value.get(sc)
     if sc_e is None or sc_e.name in ("Function", "Private"):
         return

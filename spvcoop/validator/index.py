@@ -244,7 +244,7 @@ class ModuleIndex:
         t = self.defs.get(type_id) if type_id is not None else None
         if t is None or t.opname != "OpTypeInt" or len(t.operands) < 2:
             return None
-        return t.operands[0].value, bool(t.operands[1].value)
+        return t.operands[0].as_int, bool(t.operands[1].value)
 
     def scalar_kind(self, type_id: int | None) -> tuple[str, int] | None:
         """('int'|'uint'|'float'|'bool', width) of a scalar type."""
@@ -252,9 +252,9 @@ class ModuleIndex:
         if t is None:
             return None
         if t.opname == "OpTypeInt" and len(t.operands) >= 2:
-            return ("int" if t.operands[1].value else "uint"), t.operands[0].value
+            return ("int" if t.operands[1].value else "uint"), t.operands[0].as_int
         if t.opname == "OpTypeFloat" and t.operands:
-            return "float", t.operands[0].value
+            return "float", t.operands[0].as_int
         if t.opname == "OpTypeBool":
             return "bool", 1
         return None
@@ -324,7 +324,7 @@ class ModuleIndex:
         if t is not None and t.opname in COOPMAT_TYPES and len(t.operands) >= 4:
             ops = t.operands
             cm = CoopMat(type_id, "NV" if t.opname.endswith("NV") else "KHR", t, ops[0].as_int,
-                         self.int_value(ops[1].as_int), self.int_value(ops[2].value),
+                         self.int_value(ops[1].as_int), self.int_value(ops[2].as_int),
                          self.int_value(ops[3].as_int),
                          self.int_value(ops[4].as_int) if len(ops) > 4 else None)
         self._coopmats[type_id] = cm
@@ -341,9 +341,9 @@ class ModuleIndex:
         if t is not None and t.opname in TENSOR_TYPES and len(t.operands) >= 2:
             ops = t.operands
             if t.opname == "OpTypeTensorLayoutNV":
-                tt = Tensor(type_id, "layout", t, self.int_value(ops[0].as_int), clamp=self.int_value(ops[1].value))
+                tt = Tensor(type_id, "layout", t, self.int_value(ops[0].as_int), clamp=self.int_value(ops[1].as_int))
             else:
-                tt = Tensor(type_id, "view", t, self.int_value(ops[0].as_int), has_dims=self.int_value(ops[1].value),
+                tt = Tensor(type_id, "view", t, self.int_value(ops[0].as_int), has_dims=self.int_value(ops[1].as_int),
                             perm=tuple(self.int_value(o.as_int) for o in ops[2:]))
         self._tensors[type_id] = tt
         return tt

@@ -235,7 +235,7 @@ def workgroup_sizes(ctx: Context) -> set[int | None]:
             e = modes.get(m.operands[1].as_int) if len(m.operands) > 1 else None
             if e is None or e.name not in ("LocalSize", "LocalSizeId") or len(m.operands) < 5:
                 continue
-            dims = [o.value for o in m.operands[2:5]] if e.name == "LocalSize" else \
+            dims = [o.as_int for o in m.operands[2:5]] if e.name == "LocalSize" else \
                 [v.value if (v := ix.int_value(o.as_int)) is not None else None for o in m.operands[2:5]]
             size = None if None in dims else dims[0] * dims[1] * dims[2]
         sizes.add(size)
