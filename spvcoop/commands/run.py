@@ -116,7 +116,7 @@ def _npy_files(outputs: dict, spec) -> dict:
     from ..core.diagnostics import Diagnostic, SpvError
     from ..core.yamlio import span_of
     seen: dict[str, str] = {}
-    for i, name in enumerate(outputs):
+    for name in outputs:
         file = _npy_name(name)
         if file in seen:
             wanted = [str(w) for w in spec.outputs] if spec.outputs else []
@@ -216,8 +216,7 @@ def _run(args: argparse.Namespace) -> int:
     from ..interp.runner import element_dtypes, run
     from ..loader import load_shader
     from ..runspec.spec import (RunSpec, buffer_key, check_inputs, generate, load_spec, load_spec_shader,
-                                  read_yaml, render)
-    from .common import write_output
+                                  read_yaml)
 
     path = args.spec
     if getattr(args, "template", None):

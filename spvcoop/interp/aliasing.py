@@ -40,6 +40,18 @@ class DescriptorGroup(Record):
         self.named = named
 
 
+def variables(prog: Program, storages: tuple[str, ...]) -> list[tuple[int, Type]]:
+    """(variable id, pointee type) of every global variable in one of the storage classes, in declaration order."""
+    out = []
+    for inst in prog.globals:
+        if inst.opname != "OpVariable" or inst.result_id is None or inst.result_type is None:
+            continue
+        pt = prog.types[inst.result_type]
+        if pt.storage in storages and pt.elem is not None:
+            out.append((inst.result_id, pt.elem))
+    return out
+
+
 def descriptor_key(prog: Program, vid: int) -> tuple[int, int]:
     dec = prog.decorations.get(vid, {})
     return (dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0])
@@ -58,19 +70,16 @@ def descriptor_groups(prog: Program, given: dict, consumed: set) -> dict[tuple[i
     of any of its variables, or by the key). The variable a name matched reads the data; data given by key is
     read by the first variable declared. Two names for one binding are refused: which data would it hold?"""
     groups: dict[tuple[int, int], DescriptorGroup] = {}
-    for inst in prog.globals:
-        if inst.opname != "OpVariable":
-            continue
-        ptype = prog.types[inst.result_type]
-        if ptype.storage not in DESCRIPTOR_CLASSES:
-            continue
-        key = descriptor_key(prog, inst.result_id)
-        groups.setdefault(key, DescriptorGroup(key, [])).vids.append(inst.result_id)
+    types: dict[int, Type] = {}
+    for vid, t in variables(prog, DESCRIPTOR_CLASSES):
+        key = descriptor_key(prog, vid)
+        groups.setdefault(key, DescriptorGroup(key, [])).vids.append(vid)
+        types[vid] = t
     for key, g in groups.items():
         g.reader = g.vids[0]
         hits: list[tuple[object, int]] = []
         for vid in g.vids:
-            for n in view_names(prog, vid, prog.types[prog.defs[vid].result_type].elem):
+            for n in view_names(prog, vid, types[vid]):
                 if n in given and all(n != h for h, _ in hits):
                     hits.append((n, vid))
         if key in given:
@@ -113,15 +122,9 @@ def add_views(res, prog: Program, views: list[tuple[tuple[int, int], int, Type]]
                 res.bindings[name] = view
 
 
-def workgroup_blocks(prog: Program) -> list[int]:
+def workgroup_blocks(prog: Program) -> list[tuple[int, Type]]:
     """The Block-decorated Workgroup variables (SPV_KHR_workgroup_memory_explicit_layout): one memory."""
-    out = []
-    for inst in prog.globals:
-        if inst.opname == "OpVariable":
-            pt = prog.types[inst.result_type]
-            if pt.storage == "Workgroup" and pt.elem is not None and pt.elem.block:
-                out.append(inst.result_id)
-    return out
+    return [(vid, t) for vid, t in variables(prog, ("Workgroup",)) if t.block]
 
 
 def workgroup_variable(ex, prog: Program, inst, t: Type, name: str, init) -> Pointer:
@@ -131,10 +134,9 @@ def workgroup_variable(ex, prog: Program, inst, t: Type, name: str, init) -> Poi
         return ex.allocate(name, "Workgroup", t, "wg", init, inst=inst)
     shared = getattr(ex, "workgroup_blocks", None)
     if shared is None:
-        vids = workgroup_blocks(prog)
-        types = [prog.types[prog.defs[v].result_type].elem for v in vids]
-        largest = max(types, key=lambda x: x.size())
-        label = " / ".join(prog.name_of(v) for v in vids)
+        blocks = workgroup_blocks(prog)
+        largest = max((b for _, b in blocks), key=lambda x: x.size())
+        label = " / ".join(prog.name_of(v) for v, _ in blocks)
         shared = ex.allocate(label, "Workgroup", largest, "wg", None, inst=inst)
         ex.workgroup_blocks = shared
     ptr = Pointer(shared.mem, shared.off, t, shared.base, align=shared.align)

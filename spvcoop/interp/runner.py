@@ -81,7 +81,7 @@ class RunResult(Record):
         return decode(b.type, b.memory.bytes(), b.name)
 
 
-def binding_of(res: "RunResult", key):
+def binding_of(res: RunResult, key):
     """The Binding behind any key RunResult accepts (an int binding, "set:binding", a name)."""
     return res.bindings[_norm_key(key)]
 
