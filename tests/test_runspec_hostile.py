@@ -252,7 +252,7 @@ def test_check_file_json_with_tabs_and_bad_expectations(work, capsys):
 
 # ---- issue 11: output precision, JSON inputs, result ids, -q with -o ------------------------------------
 def test_f16_values_print_exactly_and_compare_at_their_precision():
-    from spvcoop.interp.dataio import short_floats
+    from spvcoop.runspec.numtext import short_floats
     from spvcoop.runspec.spec import compare
     a = np.array([65504, 1.7001953125], np.float16)
     assert short_floats(a) == [65504.0, 1.7001953125]

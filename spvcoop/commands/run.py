@@ -344,18 +344,20 @@ def _output_value(res, key):
     import numpy as np
 
     from ..interp.runner import binding_of
+    from ..runspec.numtext import short_floats
     arr = res[key]
     b = binding_of(res, key)
     if b.type is not None and arr.dtype == np.uint8 and b.like is None and b.type.kind == "struct":
-        return res.values(key)  # a structured block: nested values by member name
+        return res.values(key, short_floats)  # a structured block: nested values by member name
     return arr
 
 
 def _check(res, expected, args) -> int:
     from pathlib import Path
 
-    from ..runspec.spec import buffer_key, compare, generate
     from ..core.yamlio import mark_at
+    from ..runspec.numtext import short_floats
+    from ..runspec.spec import buffer_key, compare, generate
     if not isinstance(expected, dict):
         print(f"{args.check}: error: the expected file must map buffer names to values", file=sys.stderr)
         return 1
@@ -378,7 +380,7 @@ def _check(res, expected, args) -> int:
         if isinstance(want, dict) and set(want) <= {"rtol", "atol"}:
             continue
         b = res.bindings[key]
-        got = res.values(key) if isinstance(want, dict) else res[key]
+        got = res.values(key, short_floats) if isinstance(want, dict) else res[key]
         if isinstance(want, dict) and b.type is not None and len(b.type.members) == 1 and \
                 b.type.member_names[0] not in want:
             got = res[key]

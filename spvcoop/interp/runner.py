@@ -10,7 +10,7 @@ from ..core.module import Module
 from ..core.records import Record
 from .config import RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
-from .dataio import as_array, decode, encode
+from .dataio import as_array, decode, encode, exact
 from .executor import Executor
 from .families import dispatcher_for
 from .fault import Fault
@@ -79,10 +79,11 @@ class RunResult(Record):
     def raw(self, key) -> bytes:
         return self.bindings[_norm_key(key)].memory.bytes()
 
-    def values(self, key):
-        """The buffer decoded as nested lists/dicts keyed by OpMemberName names."""
+    def values(self, key, leaf=exact):
+        """The buffer decoded as nested lists/dicts keyed by OpMemberName names; `leaf` turns each array of
+        numbers into Python values (default exactly; runspec.numtext.short_floats: shortest text)."""
         b = self.bindings[_norm_key(key)]
-        return decode(b.type, b.memory.bytes(), b.name)
+        return decode(b.type, b.memory.bytes(), b.name, leaf)
 
 
 def binding_of(res: "RunResult", key):

@@ -488,9 +488,22 @@ def buffer_key(k):
 LARGE_ARRAY = 1000   # numbers in one list above which the output takes the fast layout
 
 
+def _register_yaml() -> None:
+    """NumList (interp.dataio) dumps as the list it is (PyYAML's safe representers match exact types)."""
+    try:
+        from yaml.representer import SafeRepresenter
+    except ImportError:  # pragma: no cover - PyYAML is a dependency
+        return
+    from ..interp.dataio import NumList
+    SafeRepresenter.add_representer(NumList, SafeRepresenter.represent_list)
+
+
+_register_yaml()
+
+
 def to_plain(x):
     if isinstance(x, np.ndarray):
-        from ..interp.dataio import short_floats
+        from .numtext import short_floats
         return short_floats(x)
     if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
         return str(x)
