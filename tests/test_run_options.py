@@ -47,7 +47,8 @@ def test_every_option_reaches_every_surface() -> None:
             assert o.help.split(" (")[0][:40] in flags[o.name].help, o.name
             assert (o.name in portability) == (o.name not in ("layout", "trace")), o.name
         if o.spec_key:                                                      # run-spec keys, both checks
-            assert SPEC_KEYS[o.spec_key] is o and o.spec_key in ALL_SPEC_KEYS and o.spec_key in RunSpecModel.model_fields
+            assert SPEC_KEYS[o.spec_key] is o and o.spec_key in ALL_SPEC_KEYS
+            assert o.spec_key in RunSpecModel.model_fields
     assert RunConfig(subgroup_size=None).subgroup_size == 32                # resolved in one place
 
 

@@ -144,7 +144,8 @@ class RunOption(FrozenRecord):
 
     def __init__(self, name: str, default: object, check: Callable, help: str, flag: str | None = None,
                  spec_key: str | None = None, metavar: str | None = None, cli_false: bool = False) -> None:
-        for f, value in zip(self._fields, (name, default, check, help, flag, spec_key, metavar, cli_false), strict=True):
+        values = (name, default, check, help, flag, spec_key, metavar, cli_false)
+        for f, value in zip(self._fields, values, strict=True):
             object.__setattr__(self, f, value)
 
     def convert(self, value):
