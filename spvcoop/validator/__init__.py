@@ -18,7 +18,9 @@ from .index import ModuleIndex
 from .registry import BY_OPNAME, MALFORMED, MODULE, RULES, Context, Rule
 from .shapes import ShapeKeys
 from .spirv_val import DEFAULT_TIMEOUT as DEFAULT_SPIRV_VAL_TIMEOUT
+from .spirv_val import Run as SpirvValRun
 from .spirv_val import SpirvValMissing, merge
+from .spirv_val import adopt as spirv_val_adopt
 from .spirv_val import finish as spirv_val_finish
 from .spirv_val import start as spirv_val_start
 
@@ -39,7 +41,7 @@ TARGET_ENVS = ("universal", "spv1.0", "spv1.1", "spv1.2", "spv1.3", "spv1.4", "s
 def validate(module: Module, target_env: str = "universal", spec_constants: dict[int, int] | None = None,
              profile=None, *, spirv_val: bool = True,
              spirv_val_timeout: float = DEFAULT_SPIRV_VAL_TIMEOUT,
-             shape_cache: bool | None = None) -> list[Diagnostic]:
+             shape_cache: bool | None = None, spirv_val_run: SpirvValRun | None = None) -> list[Diagnostic]:
     """All findings for `module`, in instruction order: our cooperative-matrix rules and, with
     `spirv_val` (the default), SPIRV-Tools' spirv-val run on the module's binary for the same
     target environment, merged into one report (its findings have rule id "spirv-val"; one on an
@@ -47,14 +49,23 @@ def validate(module: Module, target_env: str = "universal", spec_constants: dict
     (overriding defaults); `profile` is a device profile name, path or loaded Profile.
     `shape_cache=False` checks every instruction instead of once per shape (shapes.py); the default
     is on unless the environment sets SPVCOOP_NO_SHAPE_CACHE=1. The report is the same either way.
+    `spirv_val_run`: spirv-val already started on the module's binary (spirv_val.start_binary, before
+    the binary was read); it is used if it checks exactly what would be checked here, else replaced.
     Raises SpirvValMissing (an SpvError) when spirv-val is wanted but not installed."""
-    # spirv-val runs in the background while our rules run
-    started = spirv_val_start(module, target_env, spirv_val_timeout) if spirv_val else None
+    # spirv-val runs in the background while our rules run (a child process: it does not hold the GIL)
+    started = None
+    if spirv_val:
+        started = spirv_val_run if spirv_val_run is not None else \
+            spirv_val_start(module, target_env, spirv_val_timeout)
+    elif spirv_val_run is not None:
+        spirv_val_run.cancel()
     ix = ModuleIndex(module, target_env, spec_constants)
     if shape_cache is None:
         shape_cache = os.environ.get(NO_SHAPE_CACHE_ENV, "") in ("", "0")
     diags = _coopmat_findings(module, ix, profile, shape_cache)
     if started is not None:
+        if started is spirv_val_run:  # checked after our rules: spirv-val is usually still running
+            started = spirv_val_adopt(spirv_val_run, module, target_env, spirv_val_timeout)
         diags = merge(diags, spirv_val_finish(started, module, ix))
     return diags
 

@@ -8,8 +8,9 @@ maps the finding back to our instruction and its source span. spirv-val stops at
 """
 from __future__ import annotations
 
+import contextlib
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from ..core.diagnostics import Diagnostic, Note, SpvError
 from ..core.module import Module
@@ -95,6 +96,8 @@ class Run:
         import subprocess  # here: a run validates without spirv-val and need not load them
         import threading
         exe, env = find_spirv_val()
+        self.data = data
+        self.target_env = target_env
         self.timeout = timeout
         self._result: tuple[int, list[Finding]] | None = None
         self._thread: threading.Thread | None = None
@@ -119,6 +122,14 @@ class Run:
                                          None, None)])
             return
         self._result = self._proc.returncode, _findings(self._proc.returncode, (out + err).decode("utf-8", "replace"))
+
+    def cancel(self) -> None:
+        """Stop the run if it is still going (its findings are not wanted); nothing once it finished."""
+        if self._thread is None or self._result is not None:
+            return
+        with contextlib.suppress(OSError):
+            self._proc.kill()
+        self._thread.join()
 
     def result(self) -> tuple[int, list[Finding]]:
         """spirv-val's exit status and findings (waits for it)."""
@@ -256,6 +267,25 @@ def start(module: Module, target_env: str, timeout: float = DEFAULT_TIMEOUT) -> 
         return Diagnostic("error", f"cannot encode the module for spirv-val: it is malformed ({e!r})",
                           None, "structure.malformed", [], module.source)
     return Run(data, target_env, timeout)
+
+
+def start_binary(data: bytes, target_env: str, timeout: float = DEFAULT_TIMEOUT) -> Run:
+    """spirv-val started on a binary before it is decoded (the input file's bytes), so that it runs
+    while the module is read; pass it to validate(), which checks that it is the module's binary."""
+    return Run(data, target_env, timeout)
+
+
+def adopt(started: Run, module: Module, target_env: str, timeout: float) -> Run | Diagnostic:
+    """`started` if it validates exactly what `start(module, ...)` would (same bytes, environment and
+    limit: a big-endian input is re-encoded little-endian, for one), else a fresh run on the module."""
+    try:
+        same = started.target_env == target_env and started.timeout == timeout and started.data == module.to_bytes()
+    except MALFORMED:
+        same = False
+    if same:
+        return started
+    started.cancel()
+    return start(module, target_env, timeout)
 
 
 def finish(started: Run | Diagnostic, module: Module, ix: ModuleIndex) -> list[Diagnostic]:
