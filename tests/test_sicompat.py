@@ -399,3 +399,19 @@ def test_deeply_nested_toml_is_a_located_error() -> None:
     from spvcoop.runspec.spec import load_toml
     with pytest.raises(SpvError, match="nested too deeply"):
         load_toml(b"a = " + b"[" * 100000 + b"]" * 100000, "deep.toml")
+
+
+def test_more_unnamed_values_than_unnamed_members_is_a_located_error(tmp_path, capsys):
+    d = DATA / "unnamed-members"
+    text = (d / "in.yaml").read_text().replace("    '': 1.75\n", "    '': 1.75\n    '': 4\n")
+    (tmp_path / "in.yaml").write_text(text)
+    rc, _, err = _run(capsys, d / "shader.spvasm", "--input", tmp_path / "in.yaml")
+    assert rc == 1
+    assert "in.yaml:10:5: error: 4 values named '' but the struct has 3 unnamed member(s)" in err
+
+
+def test_a_repeated_named_key_is_still_a_duplicate(tmp_path, capsys):
+    d = DATA / "pointers"
+    (tmp_path / "in.yaml").write_text("vals: {a: [1, 2, 3, 4], a: [5, 6, 7, 8]}\n")
+    rc, _, err = _run(capsys, d / "shader.spvasm", "--input", tmp_path / "in.yaml")
+    assert rc == 1 and "in.yaml:1:25: error: invalid YAML: duplicate key 'a'" in err

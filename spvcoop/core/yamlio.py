@@ -81,15 +81,19 @@ class YamlLimits(FrozenRecord):
 
 class LDict(dict):
     """A dict with `mark` (its own position), `key_marks[key]` (the position of each key's value) and
-    `name_marks[key]` (the position of the key itself)."""
+    `name_marks[key]` (the position of the key itself). The empty key may repeat (SPIRV-Interpreter names each
+    unnamed struct member ''): the dict holds the first, `unnamed` every one in order as (value, value mark,
+    key mark); any other repeated key is an error."""
     mark: Any = None
     key_marks: dict
     name_marks: dict
+    unnamed: list
 
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
         self.key_marks = {}
         self.name_marks = {}
+        self.unnamed = []
 
 
 class LList(list):
@@ -394,7 +398,11 @@ class _Composer:
                 if isinstance(key, _Merge):
                     top[5].append((value, mark))
                     continue
-                if key in c:
+                if key == "":
+                    c.unnamed.append((value, mark, kmark))
+                    if key in c:
+                        continue
+                elif key in c:
                     raise self.fail(f"duplicate key '{key}'", kmark)
                 c[key] = value
                 c.key_marks[key] = mark
@@ -508,7 +516,11 @@ def load_json(text: str | bytes, source: str, limits: YamlLimits | None = None) 
     def pairs(items) -> LDict:
         d = LDict()
         for k, v in items:
-            if k in d:
+            if k == "":
+                d.unnamed.append((v, None, None))
+                if k in d:
+                    continue
+            elif k in d:
                 raise ValueError(f"duplicate key '{k}'")
             d[k] = v
         return d

@@ -206,7 +206,7 @@ def compile_body(ex, body: list, term=None):
                     emit(f"{ind}if full and type(p) is Register and p.written is None:")
                     emit(f"{ind}    v = p.value")
                 else:
-                    emit(f"{ind}if full and type(p) is Register:")
+                    emit(f"{ind}if full and type(p) is Register and not frame.undef:")
                     _fetch(emit, ind + "    ", "x", ops[1].value)
                     emit(f"{ind}    p.value = x")
                     emit(f"{ind}    p.written = None")

@@ -31,13 +31,14 @@ Arrivals = dict  # block label -> list[(predecessor label, mask)]
 
 
 class Frame:
-    __slots__ = ("fn", "vals", "ret", "call_inst")
+    __slots__ = ("fn", "vals", "ret", "call_inst", "undef")
 
     def __init__(self, fn: Function, call_inst: Instruction | None = None):
         self.fn = fn
         self.vals: dict[int, object] = {}
         self.ret = None
         self.call_inst = call_inst
+        self.undef: dict[int, np.ndarray] | None = None  # undefined loaded values (undefined.py)
 
 
 class Executor:

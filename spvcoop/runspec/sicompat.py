@@ -137,8 +137,19 @@ def rename(prog: Program, t: Type | None, v, source: str, root, path: tuple):
         for i in range(len(t.members)):
             by_si.setdefault(named.get(i, ""), []).append(i)
         out = {}
+        unnamed = getattr(v, "unnamed", [])
+        if len(unnamed) > 1:   # '' repeated: the unnamed members in order, as SPIRV-Interpreter reads them
+            slots = by_si.get("", [])
+            if len(unnamed) > len(slots):
+                raise error_at(f"{len(unnamed)} values named '' but {t.name or 'the struct'} has {len(slots)} "
+                               f"unnamed member(s)", source, unnamed[len(slots)][2] or key_mark(root, path))
+            for j, (x, _, _) in enumerate(unnamed):
+                i = slots[j]
+                out[t.member_names[i]] = rename(prog, t.members[i], x, source, root, path + (t.member_names[i],))
         for k, x in v.items():
             ks = str(k)
+            if ks == "" and len(unnamed) > 1:
+                continue
             if ks in by_si and len(by_si[ks]) == 1:
                 i = by_si[ks][0]
             elif ks in t.member_names:

@@ -118,8 +118,11 @@ class _State:
             return self
         rows = max(mask.shape[0], *(a.shape[0] for a in self.fields.values()),
                    *(a.shape[0] for a in old.fields.values()))
-        m = np.broadcast_to(mask.reshape(-1), (rows,))[:, None]
-        return type(self)(self.type, {k: np.where(m, np.broadcast_to(v, (rows,) + v.shape[1:]),
+        m = np.broadcast_to(mask.reshape(-1), (rows,))
+        # the mask gets one axis per field axis: (rows, 1) for the (n, D) fields, (rows,) for clamp_value -- a
+        # (rows, 1) mask against (n,) made an (n, n) clamp value (issue 22)
+        return type(self)(self.type, {k: np.where(m.reshape((rows,) + (1,) * (v.ndim - 1)),
+                                                  np.broadcast_to(v, (rows,) + v.shape[1:]),
                                                   np.broadcast_to(old.fields[k], (rows,) + v.shape[1:]))
                                       for k, v in self.fields.items()})
 
