@@ -30,10 +30,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 
-def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int]:
-    """(wall s, CPU s, peak RSS KiB) of one whole process; it must exit 0."""
+def measure(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, float, int]:
+    """(wall s, CPU s, peak RSS KiB) of one whole process; it must exit 0. `cwd` is not a checkout:
+    `python -m` puts the working directory first on sys.path, ahead of PYTHONPATH."""
     t = time.perf_counter()
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t
     err = p.stderr.read().decode(errors="replace") if p.stderr else ""
@@ -79,11 +80,16 @@ def main(argv: list[str] | None = None) -> int:
               f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; spvcoop from {ROOT}"
               + (f", other from {args.root}" if args.root else ""), flush=True)
         for cmd, env in cmds.values():
-            measure(cmd, env)  # warm-up: file cache, grammar cache
+            measure(cmd, env, tmp)  # warm-up: file cache, grammar cache
         results: dict[str, list[tuple[float, float, int]]] = {k: [] for k in cmds}
         for _ in range(args.runs):
             for name, (cmd, env) in cmds.items():
-                results[name].append(measure(cmd, env))
+                results[name].append(measure(cmd, env, tmp))
+        for name, (cmd, env) in cmds.items():
+            if cmd[0] == sys.executable:  # say which checkout each row ran
+                where = subprocess.run([cmd[0], "-c", "import spvcoop; print(spvcoop.__file__)"], env=env,
+                                       cwd=tmp, capture_output=True, text=True).stdout.strip()
+                print(f"  {name}: {where}")
         print(f"{'command':<12} {'wall s':>7} {'cpu s':>7} {'peak MB':>8} {'wall / spirv-val':>17}")
         ref = results["spirv-val"]
         for name, rs in results.items():
