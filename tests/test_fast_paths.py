@@ -27,15 +27,12 @@ LOOP = ROOT / "bench" / "shaders" / "gemm_tiled.spvasm"
 
 
 def _both(monkeypatch, fn):
-    """fn() with the fast path (every block compiled on its first execution), then without it (notes
-    printed once per process are printed by both)."""
-    from spvcoop.interp import runner
+    """fn() with the fast path (every block compiled on its first execution), then without it (each run
+    gives its own notes: no process-wide state)."""
     monkeypatch.setattr(block_compiler, "COMPILE_AFTER", 0)
     monkeypatch.delenv(block_compiler.DISABLE_ENV, raising=False)
-    runner._noted.clear()
     fast = fn()
     monkeypatch.setenv(block_compiler.DISABLE_ENV, "1")
-    runner._noted.clear()
     plain = fn()
     return fast, plain
 
@@ -71,12 +68,13 @@ def test_sicompat_cases_fast_equals_plain(case, tmp_path, monkeypatch, capsys) -
 
 
 def _outcome(module, **kw):
-    """Every buffer's bytes and the step count, or the error text."""
+    """Every buffer's bytes, the step count and the warnings and notes, or the error text."""
     try:
         res = run(module, **kw)
     except SpvError as e:
         return "error", [f"{d.headline()} {d.span} {[n.message for n in d.notes]}" for d in e.diagnostics]
-    return res.steps, {str(k): res.raw(k) for k in res.buffers}
+    return res.steps, {str(k): res.raw(k) for k in res.buffers}, \
+        [f"{d.headline()} {d.span} {[n.message for n in d.notes]}" for d in res.diagnostics]
 
 
 @pytest.mark.parametrize("src", GLSL, ids=lambda p: p.name)
@@ -180,7 +178,8 @@ def test_blocks_are_compiled_after_some_executions(monkeypatch) -> None:
     """With the default threshold a loop's blocks are compiled part way through: the result is the same."""
     calls = []
     real = block_compiler.compile_body
-    monkeypatch.setattr(block_compiler, "compile_body", lambda ex, body, *rest: calls.append(len(body)) or real(ex, body, *rest))
+    monkeypatch.setattr(block_compiler, "compile_body",
+                        lambda ex, body, *rest: calls.append(len(body)) or real(ex, body, *rest))
     module = load_shader(str(LOOP))
     monkeypatch.delenv(block_compiler.DISABLE_ENV, raising=False)
     fast = _outcome(module, **_tiled(64))
@@ -326,7 +325,7 @@ def test_step_limit_anywhere_in_loops_with_exits(tmp_path, monkeypatch) -> None:
     total = _outcome(module, **_loop_exits_case())[0]
     assert isinstance(total, int) and total > 400
     for limit in [*range(1, 160), *range(160, total, 37), total - 1]:
-        fast, plain = _both(monkeypatch, lambda: _outcome(module, max_steps=limit, **_loop_exits_case()))
+        fast, plain = _both(monkeypatch, lambda limit=limit: _outcome(module, max_steps=limit, **_loop_exits_case()))
         assert fast == plain and fast[0] == "error", limit
     fast, plain = _both(monkeypatch, lambda: _outcome(module, max_steps=total, **_loop_exits_case()))
     assert fast == plain and fast[0] == total

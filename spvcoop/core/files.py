@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from .diagnostics import Diagnostic, InputError
+import contextlib
 
 
 # Inputs are read whole; a bound keeps `/dev/zero` or a runaway pipe from taking all memory.
@@ -53,15 +54,15 @@ def read_bounded(f, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def write_output(path: str | None, data: bytes | str) -> None:
-    """Write all of data or nothing: a temporary file renamed into place."""
-    if isinstance(data, str):
-        # surrogate escapes carry the raw bytes of strings that are not UTF-8 (spirv-dis prints them as is)
-        data = data.encode("utf-8", "surrogateescape")
-    if path is None or path == "-":
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return
+def as_output_bytes(data: bytes | str) -> bytes:
+    # surrogate escapes carry the raw bytes of strings that are not UTF-8 (spirv-dis prints them as is)
+    return data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+
+
+def write_file(path: str, data: bytes | str) -> None:
+    """Write all of data or nothing: a temporary file renamed into place (standard output is the CLI
+    layer's: commands/common.write_output)."""
+    data = as_output_bytes(data)
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
     try:
@@ -74,10 +75,8 @@ def write_output(path: str | None, data: bytes | str) -> None:
             f.write(data)
         os.replace(tmp, target)
     except BaseException as e:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         if isinstance(e, OSError):  # a full disk, a directory in the way: the user's to fix
             raise InputError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=path)) from None
         raise

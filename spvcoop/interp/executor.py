@@ -11,8 +11,9 @@ and from which predecessor (OpPhi needs it).
 """
 from __future__ import annotations
 
-import sys
+import time
 from collections import defaultdict
+from collections.abc import Callable
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from .program import Block, Function, Program
 from .values import lane, select
 
 RETURN = -1
+MAX_STEPS = 2**63 - 1  # no step limit
 Arrivals = dict  # block label -> list[(predecessor label, mask)]
 
 
@@ -58,14 +60,21 @@ class Executor:
         self.gvals: dict[int, object] = {}
         self.device = DeviceMemory()
         self.steps = 0
-        self.max_steps = config.max_steps  # lowered by set_invocations when the work limit is tighter
+        # no step limit by default (the time limit stops endless loops); lowered by set_invocations when the
+        # work limit is tighter
+        self.max_steps = config.max_steps or MAX_STEPS
+        self.deadline = time.monotonic() + config.max_time   # checked at the progress points (tick)
         self.memory_used = 0  # bytes reserved for the whole run (dispatch state, buffers, global variables)
         self.trace: int | None = None  # the traced lane, once the runner has laid the lanes out
-        self.trace_out = config.trace_out or sys.stdout
+        self.trace_lines: list[str] = []   # trace output when the caller gave no trace_out
+        self.trace_out = _line_sink(config.trace_out, self.trace_lines)
+        # warnings and notes of the run (RunResult.diagnostics): the library never prints them
+        self.diagnostics: list[Diagnostic] = []
         self.alive = np.ones(n, dtype=bool)
         self.any_killed = False
         self.progress = config.progress
-        self.next_progress = 1024   # progress is reported at the first tick at or past this step count
+        # the time limit is checked, and progress reported, at the first tick at or past this step count
+        self.next_progress = 1024
         self.ext_names: dict[int, str] = dict(prog.ext_imports)
         # lane layout, filled by the runner
         self.wg_index: np.ndarray = np.zeros(n, np.int64)
@@ -93,7 +102,7 @@ class Executor:
         return v
 
     def arg(self, frame: Frame, inst: Instruction, i: int):
-        return self.val(frame, inst.operands[i].value)
+        return self.val(frame, inst.operands[i].value)  # type: ignore[arg-type]  # hot path (per executed op): an Id operand holds an int
 
     def rtype(self, inst: Instruction):
         return self.types[inst.result_type]
@@ -136,7 +145,7 @@ class Executor:
     # ---- functions --------------------------------------------------------------
     def call(self, fn: Function, args: list, mask: np.ndarray, call_inst: Instruction | None = None):
         frame = Frame(fn, call_inst)
-        for p, a in zip(fn.params, args):
+        for p, a in zip(fn.params, args, strict=False):
             frame.vals[p.result_id] = a
         for v in fn.variables:
             self.exec_inst(frame, v, mask, True)
@@ -186,7 +195,7 @@ class Executor:
             if edges is None:
                 edges = self.branch_edges(frame, blk, mask)
             if blk.merge is not None:  # selection construct
-                m_label = blk.merge.operands[0].value
+                m_label = blk.merge.operands[0].as_int
                 inner = stops | {m_label}
                 at_merge = []
                 for target, sub in edges:
@@ -218,10 +227,9 @@ class Executor:
                     nxt.append((target, sub))
             if not nxt:
                 return out
-            if len(nxt) > 1:
-                if len({t for t, _ in nxt}) > 1:
-                    raise self.fault_error(blk.term, Fault("unstructured branch: more than one target is "
-                                                           "neither a merge nor a continue target"))
+            if len(nxt) > 1 and len({t for t, _ in nxt}) > 1:
+                raise self.fault_error(blk.term, Fault("unstructured branch: more than one target is "
+                                                       "neither a merge nor a continue target"))
             label = nxt[0][0]
             incoming = [(blk.label, m) for _, m in nxt]
 
@@ -270,7 +278,7 @@ class Executor:
             return [(term.operands[0].value, mask)]
         if op == "OpBranchConditional":
             c = self.arg(frame, term, 0)
-            t, f = term.operands[1].value, term.operands[2].value
+            t, f = term.operands[1].as_int, term.operands[2].as_int
             if t == f:
                 return [(t, mask)]
             if type(c) is np.ndarray and c.shape == (1,):   # the same for every invocation: no mask work
@@ -278,12 +286,12 @@ class Executor:
             return self.split_edges(c, t, f, mask)
         if op == "OpSwitch":
             sel = np.broadcast_to(self.arg(frame, term, 0), mask.shape)
-            default = term.operands[1].value
+            default = term.operands[1].as_int
             ops = term.operands[2:]
             targets: dict[int, np.ndarray] = {}
             taken = np.zeros_like(mask)
             for i in range(0, len(ops), 2):
-                lit, tgt = ops[i].value, ops[i + 1].value
+                lit, tgt = ops[i].value, ops[i + 1].as_int
                 hit = sel == np.array(lit).astype(sel.dtype)
                 taken |= hit
                 m = mask & hit
@@ -319,28 +327,40 @@ class Executor:
     def set_invocations(self, n: int) -> None:
         """Lay out n invocations; the work limit becomes a step limit for them (one check per step)."""
         self.N = n
-        self.max_steps = min(self.config.max_steps, max(1, self.config.max_work // max(1, n)))
+        self.max_steps = min(self.config.max_steps or MAX_STEPS, max(1, self.config.max_work // max(1, n)))
 
     def tick(self, frame: Frame, inst: Instruction, mask: np.ndarray) -> None:
         self.steps += 1
         if self.steps > self.max_steps:
-            notes: list = []
-            span, source = self.where(inst, notes)
-            if self.max_steps < self.config.max_steps:
-                raise SpvError(Diagnostic(
-                    "error", f"work limit of {self.config.max_work} reached at {inst.opname}: {self.max_steps} "
-                    f"instructions for {self.N} invocations; raise it with max_work= (Python API) or --max-work "
-                    "(spvcoop run)", span, rule="interp.max-work", notes=notes, source=source))
-            raise SpvError(Diagnostic(
-                "error", f"step limit of {self.max_steps} executed instructions reached at {inst.opname} (an "
-                f"infinite loop?); raise it with max_steps= (Python API) or --max-steps (spvcoop run)",
-                span, rule="interp.max-steps", notes=notes, source=source))
-        if self.progress is not None and self.steps >= self.next_progress:
-            # (body instructions count steps without a tick: the first tick past each 1024 reports)
-            self.progress(self.steps)
+            self.limit_reached(inst)
+        if self.steps >= self.next_progress:
+            # (body instructions count steps without a tick: the first tick past each 1024 checks the clock)
+            if time.monotonic() > self.deadline:
+                self.limit_reached(inst, timed_out=True)
+            if self.progress is not None:
+                self.progress(self.steps)
             self.next_progress = (self.steps | 1023) + 1
         if self.trace is not None and mask[self.trace if mask.shape[0] > 1 else 0]:
             self.trace_line(frame, inst, None)
+
+    def limit_reached(self, inst: Instruction, timed_out: bool = False) -> None:
+        """The located error of a limit reached at `inst`, naming the option that raises it."""
+        notes: list = []
+        span, source = self.where(inst, notes)
+        c = self.config
+        if timed_out:
+            message, rule = (f"time limit of {c.max_time:g} s reached at {inst.opname} after {self.steps:,} executed "
+                             "instructions (an infinite loop?); raise it with max_time= (Python API) or --max-time "
+                             "(spvcoop run)"), "interp.max-time"
+        elif c.max_steps is None or self.max_steps < c.max_steps:
+            message, rule = (f"work limit of {c.max_work} reached at {inst.opname}: {self.max_steps} instructions for "
+                             f"{self.N} invocations; raise it with max_work= (Python API) or --max-work (spvcoop run)"
+                             ), "interp.max-work"
+        else:
+            message, rule = (f"step limit of {self.max_steps} executed instructions reached at {inst.opname} (an "
+                             "infinite loop?); raise it with max_steps= (Python API) or --max-steps (spvcoop run)"
+                             ), "interp.max-steps"
+        raise SpvError(Diagnostic("error", message, span, rule=rule, notes=notes, source=source))
 
     def trace_line(self, frame: Frame, inst: Instruction, value) -> None:
         hl = self.prog.lines.get(inst.index)
@@ -348,7 +368,7 @@ class Executor:
         res = f"{self.prog.name_of(inst.result_id)} = " if inst.result_id is not None else ""
         args = " ".join(_operand_text(self.prog, o) for o in inst.operands)
         shown = "" if value is None else f"  -> {lane(value, self.trace)}"
-        print(f"[{self.steps}] {where}: {res}{inst.opname} {args}{shown}", file=self.trace_out)
+        self.trace_out(f"[{self.steps}] {where}: {res}{inst.opname} {args}{shown}")
 
     def exec_block(self, frame: Frame, blk: Block, incoming: list, mask: np.ndarray) -> list | None:
         """Run the block's phis and body; the terminator's edges when the compiled block ran it too (else None:
@@ -358,7 +378,7 @@ class Executor:
             new = []
             for phi in blk.phis:
                 ops = phi.operands
-                by_pred = {ops[i + 1].value: ops[i].value for i in range(0, len(ops), 2)}
+                by_pred = {ops[i + 1].as_int: ops[i].as_int for i in range(0, len(ops), 2)}
                 v = None
                 for pred, m in incoming:
                     if pred not in by_pred:
@@ -381,7 +401,7 @@ class Executor:
     def exec_inst(self, frame: Frame, inst: Instruction, mask: np.ndarray, full: bool) -> None:
         self.steps += 1
         if self.steps > self.max_steps:
-            self.tick(frame, inst, mask)
+            self.limit_reached(inst)
         fn = self.ops.get(inst.opname)
         if fn is None:
             notes: list = []
@@ -467,6 +487,15 @@ def _lanes_of(v, lanes: np.ndarray, n: int):
         w = v.written
         return Register(v.name, _lanes_of(v.value, lanes, n), None if w is None else w[lanes])
     return v
+
+
+def _line_sink(out, lines: list[str]) -> Callable[[str], None]:
+    """Trace lines to a callable, a text stream (a line each) or, with neither, `lines`."""
+    if out is None:
+        return lines.append
+    if callable(out):
+        return out
+    return lambda line: out.write(line + "\n")
 
 
 def _size(n: int) -> str:

@@ -43,10 +43,8 @@ def _f32_digits(x: np.ndarray):
         a = ax[idx]
         pos = k >= 0
         scale = _P10F[np.abs(k)]                        # exact: |k| <= 22
-        if pos.all():
-            prod = a * scale                            # one rounding: error under an ulp of prod
-        else:
-            prod = np.where(pos, a * scale, a / scale)
+        # one rounding: error under an ulp of prod
+        prod = a * scale if pos.all() else np.where(pos, a * scale, a / scale)
         fl = np.floor(prod)
         frac = prod - fl
         tie = np.abs(frac - 0.5) <= prod * 2.0 ** -49
@@ -177,7 +175,7 @@ def _fill(keys: np.ndarray, D: np.ndarray, template, width_hint: int = 8) -> np.
     starts = np.concatenate(([0], np.flatnonzero(ks[1:] != ks[:-1]) + 1, [n]))
     groups = []
     width = width_hint
-    for a, b in zip(starts[:-1], starts[1:]):
+    for a, b in zip(starts[:-1], starts[1:], strict=False):
         text, digits = template(int(ks[a]))
         groups.append((order[a:b], text, digits))
         width = max(width, len(text))
@@ -187,7 +185,7 @@ def _fill(keys: np.ndarray, D: np.ndarray, template, width_hint: int = 8) -> np.
         block = np.zeros((rows.size, width), np.uint8)
         block[:, :base.size] = base
         if digits:
-            cols, src = zip(*digits)
+            cols, src = zip(*digits, strict=False)
             block[:, list(cols)] = D[rows][:, list(src)]
         out[rows] = block
     return out.view(f"S{width}").reshape(n)
@@ -284,3 +282,17 @@ def tokens(a: np.ndarray, style: str) -> np.ndarray:
     if kind == "f":
         return np.array([float_text(v, style).encode("ascii") for v in flat.astype(np.float64).tolist()], "S")
     raise TypeError(f"no text for dtype {a.dtype}")
+
+
+def short_floats(a: np.ndarray):
+    """tolist(), with f32 values as the shortest decimals that round-trip in f32 (0.9, not
+    0.8999999761581421) and f16 values exactly (65504, 1.7001953125: numpy's shortest f16 text, 6.55e+04,
+    would read back as 65500 wherever the value is used at a wider precision)."""
+    if a.dtype == np.float16:
+        return a.astype(np.float64).tolist()
+    if a.dtype == np.float32:
+        if a.size >= 32:   # from here one vectorized pass beats str() per value
+            return f32_short(a).tolist()   # float(str(x)) for each x, in one go
+        flat = [float(str(x)) if np.isfinite(x) else float(x) for x in a.reshape(-1)]
+        return np.array(flat, dtype=object).reshape(a.shape).tolist() if a.ndim else flat[0]
+    return a.tolist()

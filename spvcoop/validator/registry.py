@@ -31,7 +31,7 @@ What a rule author must know (the validator's written rules; the order is passes
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from ..core.diagnostics import Diagnostic, Note
 from ..core.module import Instruction, Operand, Span
