@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from typing import cast
 
 from ..binary.reader import encode_string, numeric_type
 from ..core.diagnostics import Diagnostic, Note, SpvError, did_you_mean
@@ -17,7 +18,7 @@ from ..core.literals import LiteralError, float_words, int_words, parse_float, p
 from ..core.module import Header, Instruction, Module, Operand, Span
 from ..core.spirv_grammar import SPEC_CONSTANT_OP_OPCODES, Grammar, InstructionSpec, OperandSpec, \
     load as load_grammar
-from .line_templates import TemplatedLines
+from .line_templates import Fill, TemplatedLines
 from ..core.operand_walk import OperandWalk
 from .tokenizer import Token, group_instructions, token_span, tokenize
 
@@ -125,6 +126,7 @@ class _Ids:
 
 class Assembler(TemplatedLines):
     use_templates = True  # False: every line through the general token path (tests compare both)
+    ids: _Ids  # (TemplatedLines declares only the names table it reads)
     def __init__(self, text: str, source: str, target_env: str, preserve_numeric_ids: bool,
                  grammar: Grammar):
         self.text = text
@@ -141,8 +143,8 @@ class Assembler(TemplatedLines):
         self.type_ids: dict[int, Token] = {}
         self.ext_sets: dict[int, str] = {}
         self.value_types: dict[int, int] = {}  # result id -> result type id (for OpSwitch selectors)
-        self.plans: dict[int, tuple[OperandSpec, ...]] = {}  # opcode -> operands after the result id
-        self.templates: dict[tuple, object] = {}  # line shape -> the function that encodes such a line
+        self.plans: dict[int, tuple[tuple[OperandSpec, ...], int]] = {}  # opcode -> (operands after result id, lead)
+        self.templates: dict[tuple, Fill] = {}  # line shape -> the function that encodes such a line
         self.template_meta: dict[tuple, tuple] = {}  # line shape -> (spec, has result, opname, word count)
         self.no_template: set[tuple] = set()
 
@@ -190,7 +192,7 @@ class Assembler(TemplatedLines):
     def encode_tokens(self, tokens: list[Token], following: Token | None, at_end: bool) -> None:
         """The general path: group tokens into instructions and encode each by the grammar."""
         lead, groups = group_instructions(tokens)
-        pending = deque()
+        pending: deque[list[Token]] = deque()
         if lead:
             pending.append(lead)
         pending.extend(groups)
@@ -288,14 +290,14 @@ class Assembler(TemplatedLines):
         """Remember what later instructions' literals depend on."""
         op = inst.opname
         if op in ("OpTypeInt", "OpTypeFloat"):
-            self.numeric_types[inst.result_id] = numeric_type(inst)
+            self.numeric_types[cast(int, inst.result_id)] = cast("tuple[str, int, bool]", numeric_type(inst))
         elif op == "OpExtInstImport":
             name = inst.operands[0].value
             if not isinstance(name, str):
                 return  # `OpExtInstImport !1`: spirv-as takes it; an OpExtInst of this set is refused
             if not self.g.ext_import_known(name):
                 raise self.fail(f"Invalid extended instruction import '{name}'", self.cur_tokens[0])
-            self.ext_sets[inst.result_id] = name
+            self.ext_sets[cast(int, inst.result_id)] = name
         if inst.result_type is not None and inst.result_id is not None:
             self.value_types[inst.result_id] = inst.result_type
 
@@ -469,7 +471,7 @@ class Assembler(TemplatedLines):
         return bits, float_words(bits, width)
 
     def context_number(self, inst: Instruction, tok: Token, pos: int) -> int:
-        ntype = self.numeric_types.get(inst.result_type)
+        ntype = self.numeric_types.get(inst.result_type)  # type: ignore[arg-type]  # None finds none: the error below
         if ntype is None:
             raise self.fail("Type for Constant must be a scalar floating point or integer type", tok)
         v, words = self.number_of_type(tok, ntype)

@@ -14,17 +14,46 @@ check that both paths give the same Module and the same bytes.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from ..core.module import Instruction, LazyInstruction, Operand, Span
 from .tokenizer import SPECIAL_CHARS, LineContinues, Token, group_instructions, tokenize, tokenize_line
 
+if TYPE_CHECKING:
+    from ..core.diagnostics import Note, SpvError
+    from ..core.spirv_grammar import Grammar
+
 _ID_NAME = re.compile(r"[A-Za-z0-9_]+\Z")
 _new_span = tuple.__new__
 _new_object = object.__new__
+Fill = Callable[[list[str]], None]  # encodes one line of a known shape from its id split
+
+
+class _IdNumbers(Protocol):
+    numbers: dict[str, int]  # id name -> number
 
 
 class TemplatedLines:
     """Mixin for spvcoop.asm.assembler.Assembler: the line-by-line driver and the template cache."""
+    # the Assembler's state this mixin uses (annotations only: set by Assembler)
+    text: str
+    source: str
+    g: Grammar
+    ids: _IdNumbers
+    instructions: list[Instruction]
+    value_types: dict[int, int]
+    templates: dict[tuple, Fill]
+    template_meta: dict[tuple, tuple]
+    no_template: set[tuple]
+    fill_env: tuple
+    last_group: bool
+    next_token: Token | None
+
+    if TYPE_CHECKING:  # Assembler defines these; declared for the checker only, no stubs at run time
+        def fail(self, message: str, tok: Token | None, notes: list[Note] | None = None) -> SpvError: ...
+        def encode_tokens(self, tokens: list[Token], following: Token | None, at_end: bool) -> None: ...
+        def instruction(self, group: list[Token]) -> tuple[Instruction, list[Token]]: ...
 
     def assemble_lines(self, keep_instructions: bool) -> list[int]:
         """Line by line: a plain line holding one whole instruction of a shape seen before is
@@ -57,7 +86,9 @@ class TemplatedLines:
 
         # each line's id split ([text, id name, text, ..., text]), shape (everything but the id
         # names) and template, worked out one line ahead (the next line decides where this one ends)
-        nparts = nkey = nfill = None
+        nparts: list[str] = []
+        nkey: tuple = ()
+        nfill: Fill | None = None
         if n:
             nparts = split(lines[0])
             nkey = tuple(nparts[0::2])
@@ -97,7 +128,7 @@ class TemplatedLines:
                                 templated.append((i1, line, start, key))
                             i = i1
                             continue
-                    elif not special(line) and self.new_template(i1, line, m.group(1), key, pending, j == n):
+                    elif not special(line) and self.new_template(i1, line, m.group(1), key, pending, j == n):  # type: ignore[union-attr]  # fill is None: m matched
                         drain()
                         pending = []
                         i = i1
@@ -158,8 +189,8 @@ class TemplatedLines:
             inst._pending = (self, lineno, line, words)
             merged.append(inst)
         merged.extend(general[g:])
-        for k, inst in enumerate(merged):
-            inst.index = k
+        for k, done in enumerate(merged):
+            done.index = k
         return merged
 
     def flush_before(self, pending: list[Token], line: str, lineno: int) -> None:
