@@ -339,8 +339,11 @@ class Program:
         op = inst.opname
         names = _operand_names(op)
         funcs = function_operands(inst)
+        # NonSemantic.* instructions are not executed and may name any id (glslang -gV's
+        # DebugFunctionDefinition names the function): only their set must be an import
+        skip_rest = op == "OpExtInst" and self.ext_imports.get(inst.operands[0].value, "").startswith("NonSemantic.")
         for i, o in enumerate(inst.operands):
-            if not o.kind.startswith("Id"):
+            if not o.kind.startswith("Id") or skip_rest and i > 0:
                 continue
             name = names[i] if i < len(names) else ""
             if i in funcs:
