@@ -397,7 +397,8 @@ class Program:
         return ids
 
     def _check_recursion(self, calls: dict[int, list[tuple[int, Instruction]]]) -> None:
-        """SPIR-V forbids recursion: a call-graph cycle is an error at the call that closes it."""
+        """No recursion (Vulkan forbids it; calls are executed without a depth bound): a call-graph cycle is an
+        error at the call that closes it."""
         state: dict[int, int] = {}
 
         def visit(f: int, path: list[int]) -> None:
@@ -406,7 +407,7 @@ class Program:
                 if state.get(callee) == 1:
                     cycle = path[path.index(callee):] + [callee]
                     raise self.error("recursion: " + " -> ".join(self.name_of(x) for x in cycle) +
-                                     " (SPIR-V forbids recursion)", inst)
+                                     " (Vulkan forbids recursion: VUID-StandaloneSpirv-None-04634)", inst)
                 if callee not in state:
                     visit(callee, path + [callee])
             state[f] = 2
