@@ -111,7 +111,8 @@ def test_f32_value_differing_at_the_sixth_digit_fails(tmp_path, capsys):
 
 
 def test_nested_member_difference_is_named_by_its_path(tmp_path, capsys):
-    out = _edit(tmp_path, "named", "motion: {vel: [-0.125, 0.25], drag: 0.5}", "motion: {vel: [-0.25, 0.25], drag: 0.5}")
+    out = _edit(tmp_path, "named", "motion: {vel: [-0.125, 0.25], drag: 0.5}",
+                "motion: {vel: [-0.25, 0.25], drag: 0.5}")
     d = DATA / "named"
     rc, _, err = _run(capsys, d / "shader.spvasm", "--input", d / "in.yaml", "--check", out)
     assert rc == 1 and "world.bodies[1].motion.vel[0]: expected -0.25, got -0.125" in err
@@ -248,7 +249,8 @@ def test_a_spec_constant_in_the_expected_file_is_an_error(tmp_path, capsys):
 
 
 def test_spec_constant_without_spec_id_is_refused(tmp_path, capsys):
-    text = (DATA / "result-id" / "shader.spvasm").read_text().replace("OpDecorate %k SpecId 7\n", "OpDecorate %k RelaxedPrecision\n")
+    text = (DATA / "result-id" / "shader.spvasm").read_text().replace("OpDecorate %k SpecId 7\n",
+                                                                       "OpDecorate %k RelaxedPrecision\n")
     (tmp_path / "k.spvasm").write_text(text)
     (tmp_path / "in.yaml").write_text("'4': 10\n'3': {'': [1, 2, 3, 4]}\n")
     _fails_with(capsys, (tmp_path / "k.spvasm", "--input", tmp_path / "in.yaml"),
@@ -268,7 +270,8 @@ def test_empty_member_name_is_ambiguous_with_two_unnamed_members(tmp_path, capsy
     (tmp_path / "in.yaml").write_text("'4': 10\n'3': [5, [1, 2, 3, 4]]\n")     # the list form names no member
     assert main(["run", str(tmp_path / "k.spvasm"), "--input", str(tmp_path / "in.yaml"), "-o",
                  str(tmp_path / "o.json")]) == 0
-    assert json.loads((tmp_path / "o.json").read_text()) == {"buf": {"m0": 5, "m1": [10, 21, 32, 43]}}  # named by its %buf
+    # named by its %buf
+    assert json.loads((tmp_path / "o.json").read_text()) == {"buf": {"m0": 5, "m1": [10, 21, 32, 43]}}
 
 
 def test_toml_syntax_error_is_located(tmp_path, capsys):

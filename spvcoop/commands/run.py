@@ -171,8 +171,7 @@ def _run(args: argparse.Namespace) -> int:
     from ..interp.runner import element_dtypes, run
     from ..loader import load_shader
     from ..runspec.spec import (RunSpec, buffer_key, check_inputs, generate, load_spec, load_spec_shader,
-                                  read_yaml, render)
-    from .common import write_output
+                                  read_yaml)
 
     path = args.spec
     if getattr(args, "template", None):

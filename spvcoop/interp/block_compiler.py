@@ -88,7 +88,7 @@ def _int_binary_ok(fn, ex, inst) -> bool:
     if fn is not ops_arith.int_binary or inst.result_type not in ex.types or len(inst.operands) != 2:
         return False
     try:
-        ex.types[inst.result_type].dtype
+        _ = ex.types[inst.result_type].dtype
     except Exception:  # noqa: BLE001 - int_binary itself fails at run time, where exec_inst calls it
         return False
     return True

@@ -21,7 +21,7 @@ RUNTIME = "runtime array: one element shown; give as many as the run needs"
 def _literal(prog: Program, id_: int) -> object | None:
     """The value of an OpConstant / OpSpecConstant (its default) as a Python number, else None."""
     d = prog.defs.get(id_)
-    if d is None or d.opname not in ("OpConstant", "OpSpecConstant"):
+    if d is None or d.opname not in ("OpConstant", "OpSpecConstant") or d.result_type is None:
         return None
     t = prog.types[d.result_type]
     v = scalar_from_words(t, d.operands[0].words).reshape(-1)[0]
@@ -32,19 +32,21 @@ def _default(t: Type, member_names, prog: Program) -> object:
     """The zero value of t: nested dicts (structs, by member name) and lists; runtime arrays get one element, an
     array sized by a specialization-constant expression as many as its defaults give (one if unknown)."""
     k = t.kind
-    if k == "array":
-        n = _literal(prog, t.extra["length_id"])
-        return [_default(t.elem, member_names, prog) for _ in range(n if isinstance(n, int) and n > 0 else 1)]
+    if k in ("array", "vector", "matrix", "runtime_array"):
+        elem = t.elem
+        assert elem is not None   # every type of elements has its element type
+        if k == "array":
+            n = _literal(prog, t.extra["length_id"])
+            return [_default(elem, member_names, prog) for _ in range(n if isinstance(n, int) and n > 0 else 1)]
+        if k == "runtime_array":
+            return [_default(elem, member_names, prog)]
+        return [_default(elem, member_names, prog) for _ in range(t.count)]   # vector, matrix
     if k == "bool":
         return False
     if k == "int":
         return 0
     if k == "float":
         return 0.0
-    if k in ("vector", "matrix"):
-        return [_default(t.elem, member_names, prog) for _ in range(t.count)]
-    if k == "runtime_array":
-        return [_default(t.elem, member_names, prog)]
     if k == "struct":
         names = member_names(t)
         return _Members([(names[i], _default(m, member_names, prog)) for i, m in enumerate(t.members)])
@@ -110,6 +112,8 @@ def template(module, shader_path: str, out_path: str, fmt: str = "runspec") -> s
     seen_ids: set[int] = set()
     for inst in prog.globals:
         rid = inst.result_id
+        if rid is None or inst.result_type is None:
+            continue   # neither a variable nor a specialization constant
         name = prog.names.get(rid)
         if inst.opname == "OpVariable":
             ptr = prog.types[inst.result_type]

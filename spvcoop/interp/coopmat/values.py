@@ -18,8 +18,8 @@ from ..memory import Memory, Pointer, load, read_scalar, store, write_scalar
 from ..ops_memory import mark_written, unwritten
 from ..undefined import defined, read_undefined
 from ..values import select
-from .core import (CoopMat, Lazy, absent_lanes, coop_info, coop_val, ensure_sizes, first_lanes, holds_coopmat, lanes_to_matrix,
-                   pointer_holds_coopmat, realize, result_holds_coopmat, result_is_coopmat, uniform)
+from .core import (CoopMat, Lazy, absent_lanes, coop_info, coop_val, ensure_sizes, first_lanes, holds_coopmat,
+                   lanes_to_matrix, pointer_holds_coopmat, realize, result_holds_coopmat, result_is_coopmat, uniform)
 
 OPS = OpSet()
 

@@ -47,7 +47,7 @@ class LayoutType:
     clamp: str  # TensorClampMode name
 
     @staticmethod
-    def of(ex, t) -> "LayoutType":
+    def of(ex, t) -> LayoutType:
         lt = t.extra.get("tensor_layout")
         if lt is None or lt[0] is not ex:
             d = _const(ex, t, 0, "Dim")
@@ -70,7 +70,7 @@ class ViewType:
     permutation: tuple[int, ...]
 
     @staticmethod
-    def of(ex, t) -> "ViewType":
+    def of(ex, t) -> ViewType:
         vt = t.extra.get("tensor_view")
         if vt is None or vt[0] is not ex:
             d = _const(ex, t, 0, "Dim")
@@ -102,7 +102,7 @@ class _State:
         except KeyError:
             raise AttributeError(name) from None
 
-    def replaced(self, **new) -> "_State":
+    def replaced(self, **new) -> _State:
         f = dict(self.fields)
         rows = max(a.shape[0] for a in [*f.values(), *new.values()])
         for k, v in new.items():
