@@ -34,6 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", metavar="vulkan[:N]",
                    help="run on a Vulkan device (needs spvcoop[gpu]; see `spvcoop device list`) instead of the "
                         "interpreter; outputs are written alike")
+    p.add_argument("--gpu-timeout", type=_seconds, default=None, metavar="SECONDS",
+                   help="with --device: how long to wait for the dispatch (default 30); a dispatch still running "
+                        "then, or a lost device, is reported in one line, exit 1")
     p.add_argument("--rtol", type=float, default=None, help="default relative tolerance for --check (1e-5)")
     p.add_argument("--atol", type=float, default=None, help="default absolute tolerance for --check (1e-6)")
     p.add_argument("--max-text-values", type=parse_size, default=4_000_000, metavar="N",
@@ -226,7 +229,7 @@ def _run(args: argparse.Namespace) -> int:
         res = run_on_device(module, dispatch=dispatch, buffers=buffers, spec_constants=spec_constants,
                             push_constants=push, entry_point=args.entry_point or spec.entry_point,
                             device=parse_device(device), validate=not args.no_validate,
-                            subgroup_size=args.subgroup_size)
+                            subgroup_size=args.subgroup_size, timeout_s=getattr(args, "gpu_timeout", None))
         if args.compare == "device":
             interp = run(module, dispatch=dispatch, buffers=buffers, spec_constants=spec_constants,
                          push_constants=push, subgroup_size=args.subgroup_size or (None if args.layout else
@@ -250,6 +253,17 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         progress.done()
     return _write_outputs(res, spec, run_spec, module, args, options)
+
+
+def _seconds(text: str) -> float:
+    """--gpu-timeout: a positive number of seconds."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not 0 < v <= 86400:
+        raise argparse.ArgumentTypeError(f"'{text[:40]}' is not a number of seconds in (0, 86400]")
+    return v
 
 
 def _numerics(value):
