@@ -56,7 +56,7 @@ def main() -> int:
     (out / "compare.txt").write_text("\n".join(lines))
     t = time.monotonic()
     rc, text = sh(out, log, ["run", str(ROOT / "tests" / "data" / "gpu_hang" / "run.yaml"), "--device", "vulkan",
-                             "--gpu-timeout", "5"], limit=120)
+                             "--gpu-timeout", "5"], limit=40)
     (out / "hang.txt").write_text(f"# exit {rc} after {time.monotonic() - t:.2f} s (the process, start to end)\n"
                                   f"{text}")
     return 0
