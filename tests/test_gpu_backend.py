@@ -138,8 +138,12 @@ def test_a_stuck_or_lost_dispatch_is_one_line_and_leaves_the_device_alone(fail, 
     assert all(w in d.message for w in words), d.message
     assert dev.lost and dev.freed == []          # buffers a stuck dispatch may still use are not freed
     destroyed = [c for c in vk.calls if c.startswith("vkDestroy") or c == "vkDeviceWaitIdle"]
+    closed = []
+    dev.owns_instance = True                     # as run_on_device's own Device: the instance is left alone too
+    dev.instance = type("Inst", (), {"handle": object(), "close": lambda self: closed.append(self)})()
     dev.close()
     assert destroyed == [] and [c for c in vk.calls if c.startswith("vkDestroy") or c == "vkDeviceWaitIdle"] == []
+    assert closed == [] and dev.instance.handle is None
     if fail_at == "vkWaitForFences":
         assert vk.waits == [2_500_000_000]
 

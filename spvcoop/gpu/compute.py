@@ -298,8 +298,13 @@ class Device:
                     destroy(dev, h, None)
 
     def close(self) -> None:
-        if self.lost:   # a stuck or lost device: the process's exit releases it; any wait here could hang
+        if self.lost:
+            # a stuck or lost device: the process's exit releases it. Destroying it, or its instance, waits for the
+            # stuck dispatch (vkDestroyInstance blocked for good on an H200 after a VK_TIMEOUT), so both are left
             self.handle = None
+            if self.owns_instance:
+                self.instance.handle = None
+            return
         if getattr(self, "handle", None) is not None:
             self.vk.vkDeviceWaitIdle(self.handle)
             self.vk.vkDestroyCommandPool(self.handle, self.pool, None)
