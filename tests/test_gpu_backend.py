@@ -250,3 +250,35 @@ def test_a_missing_feature_is_refused_by_name_before_dispatch():
     assert "feature cooperativeMatrix (cooperativeMatrixKHR), needed by capability CooperativeMatrixKHR" in msg
     assert "feature vulkanMemoryModel (Vulkan12), needed by capability VulkanMemoryModel" in msg
     assert "shaderFloat16" not in msg and "extension VK_KHR_cooperative_matrix" not in msg
+
+
+def test_workgroup_probe_reads_back_the_layout_it_runs_under():
+    """The Workgroup-scope probe, run by the interpreter under the nvidia model, measures that model's layout
+    (invocation p = local invocation index, the whole workgroup's matrix)."""
+    from spvcoop import assemble
+    from spvcoop.interp import run
+    from spvcoop.layouts import load_model
+    from spvcoop.layouts.probe import import_buffer, probe_inputs, probe_shader
+    nv = load_model("nvidia")
+    for W, comp, r, c, use in ((128, "f32", 32, 32, "acc"), (64, "f16", 16, 32, "a"), (256, "u8", 32, 32, "b")):
+        text = probe_shader("khr", comp, r, c, use, W, scope="Workgroup")
+        assert f"LocalSize {W} 1 1" in text and "LocalInvocationIndex" in text
+        row, col = probe_inputs(comp, r, c)
+        res = run(assemble(text, "probe", target_env="vulkan1.3"), layout="nvidia",
+                  buffers={(0, 0): row, (0, 1): col, (0, 2): np.zeros(W + 2 * W * r * c, np.uint32)})
+        lanes = import_buffer(np.frombuffer(res.raw((0, 2)), "<u4"), r, c, W)
+        want = [[None if x is None else list(x) for x in lane] for lane in nv.layout(comp, r, c, use, W).lanes()]
+        assert lanes == want, (W, comp, use)
+
+
+def test_workgroup_types_come_from_the_flexible_list():
+    import json
+
+    from spvcoop.gpu.device import DeviceInfo
+    from spvcoop.gpu.layouts import workgroup_types
+    raw = json.loads((ROOT / "tests" / "data" / "h100-vulkan" / "workgroup" / "device-info.json").read_text())
+    info = DeviceInfo(**raw)
+    types = workgroup_types(info, (64, 128, 256))
+    assert len(types) == 66 and {t[5] for t in types} == {64, 128, 256}
+    assert ("khr", "f32", 64, 64, "acc", 256) in types and ("khr", "bf16", 16, 16, "a", 64) in types
+    assert workgroup_types(info, (32,)) and not workgroup_types(info, (512,))

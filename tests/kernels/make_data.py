@@ -333,7 +333,7 @@ def wg_attention(rng) -> None:
     for n, v in (("in_q", Q), ("in_k", Kt), ("in_v", V)):
         save("wg_attention", n, v.ravel())
     # the shader's online softmax, block by block, in f32 (P rounded to f16 before P V)
-    O = np.zeros((L, D), F32)
+    out = np.zeros((L, D), F32)
     m = np.full(L, F32(-1e30), F32)
     lsum = np.zeros(L, F32)
     for j in range(0, S, Bc):
@@ -342,15 +342,15 @@ def wg_attention(rng) -> None:
         p = np.exp(s - m_new[:, None]).astype(F32)
         alpha = np.exp(m - m_new).astype(F32)
         lsum = (lsum * alpha + p.sum(axis=1, dtype=F32)).astype(F32)
-        O = (exact(p.astype(F16), V[j:j + Bc]) + (O * alpha[:, None]).astype(np.float64)).astype(F32)
+        out = (exact(p.astype(F16), V[j:j + Bc]) + (out * alpha[:, None]).astype(np.float64)).astype(F32)
         m = m_new
-    O = (O / lsum[:, None]).astype(F32)
+    out = (out / lsum[:, None]).astype(F32)
     ref = exact(Q, Kt.T) * float(scale)
     ref = np.exp(ref - ref.max(axis=1, keepdims=True))
     ref = (ref / ref.sum(axis=1, keepdims=True)) @ V.astype(np.float64)
-    assert np.allclose(O, ref, rtol=2e-3, atol=2e-3)
+    assert np.allclose(out, ref, rtol=2e-3, atol=2e-3)
     for variant in ("O0", "opt"):
-        expected("wg_attention", variant, {"o": (O.ravel(), 1e-3, 1e-3)},
+        expected("wg_attention", variant, {"o": (out.ravel(), 1e-3, 1e-3)},
                  "P is rounded to f16 before P V; a different exp() (a GPU's is not correctly rounded) can flip\n"
                  "that rounding of an element of P by one f16 ulp, which moves an output by up to ~1e-3:\n"
                  "rtol = atol = 1e-3. Everything else is f32 (maxima, row sums, rescaling, the final division).")
