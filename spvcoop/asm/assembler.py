@@ -456,7 +456,7 @@ class Assembler(TemplatedLines):
 
     def switch_case(self, inst: Instruction, tok: Token, pos: int) -> int:
         """A case literal of OpSwitch, in the width of the selector's type."""
-        selector = inst.operands[0].value
+        selector = inst.operands[0].as_int
         ntype = self.numeric_types.get(self.value_types.get(selector, -1))
         if ntype is None or ntype[0] != "int":
             raise self.fail("The selector operand for OpSwitch must be the result of an instruction that "
@@ -466,8 +466,8 @@ class Assembler(TemplatedLines):
         return pos + 1
 
     def ext_inst(self, inst: Instruction, tok: Token, pos: int, walk: OperandWalk) -> int:
-        set_id = inst.operands[0].value if inst.operands else None
-        set_name = self.ext_sets.get(set_id)
+        set_id = inst.operands[0].as_int if inst.operands else None
+        set_name = self.ext_sets.get(set_id) if set_id is not None else None
         if set_name is None:
             span = inst.operands[0].span if inst.operands else token_span(tok)
             raise SpvError(Diagnostic("error", f"Invalid extended instruction import Id {set_id}", span,

@@ -53,6 +53,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "--subgroup-size is given; 'all': run under every model defining the shader's types "
                         "(and shuffled with 3 seeds) and report which outputs differ (exit 1 if any)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no output unless --check fails")
+    # input templates (issue 22): self-contained here, for the run-options table to fold in
+    p.add_argument("--template", metavar="FILE",
+                   help="do not run: write every buffer, push-constant member and specialization constant of SPEC "
+                        "(a shader) with its type and default to FILE, as a run spec or (--template-format "
+                        "sicompat) a SPIRV-Interpreter input file")
+    p.add_argument("--template-format", choices=("runspec", "sicompat"), default="runspec",
+                   help="what --template writes (default runspec)")
+    p.add_argument("-f", "--force", action="store_true", help="let --template overwrite an existing FILE")
     p.set_defaults(func=run_command)
 
 
@@ -166,10 +174,11 @@ def _run(args: argparse.Namespace) -> int:
     from ..interp.runner import element_dtypes, run
     from ..loader import load_shader
     from ..runspec.spec import (RunSpec, buffer_key, check_inputs, generate, load_spec, load_spec_shader,
-                                  read_yaml, render)
-    from .common import write_output
+                                  read_yaml)
 
     path = args.spec
+    if getattr(args, "template", None):
+        return _write_template(args)
     options = _file_options(args)
     args.coop_numerics = _numerics(args.coop_numerics)
     run_spec = path.endswith((".yaml", ".yml"))
@@ -264,6 +273,25 @@ def _seconds(text: str) -> float:
     if not 0 < v <= 86400:
         raise argparse.ArgumentTypeError(f"'{text[:40]}' is not a number of seconds in (0, 86400]")
     return v
+
+
+def _write_template(args: argparse.Namespace) -> int:
+    """--template FILE: the shader's inputs with their defaults (runspec/template.py), never over a file unless
+    --force."""
+    from ..core.diagnostics import Diagnostic, InputError
+    from ..core.files import write_output
+    from ..loader import load_shader
+    from ..runspec.template import template
+    if args.spec.endswith((".yaml", ".yml")):
+        raise InputError(Diagnostic("error", "--template takes a shader (.spvasm, .spv, .comp), not a run spec",
+                                    source=args.spec))
+    if os.path.exists(args.template) and not args.force:
+        raise InputError(Diagnostic("error", f"{args.template} exists; -f/--force overwrites it", source=args.spec))
+    text = template(load_shader(args.spec), args.spec, args.template, args.template_format)
+    write_output(args.template, text)
+    if not args.quiet:
+        print(f"wrote {args.template}", file=sys.stderr)
+    return 0
 
 
 def _numerics(value):

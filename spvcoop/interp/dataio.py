@@ -96,7 +96,8 @@ def to_value(t: Type, v, where: str, source: str, addresses: dict[str, int]):
                            f"(members: {', '.join(t.member_names)})", source)
             return tuple(vals)
         if isinstance(v, (list, tuple)) and len(v) == len(t.members):
-            return tuple(to_value(m, x, f"{where}[{i}]", source, addresses) for i, (m, x) in enumerate(zip(t.members, v)))
+            return tuple(to_value(m, x, f"{where}[{i}]", source, addresses)
+                         for i, (m, x) in enumerate(zip(t.members, v, strict=False)))
         raise _err(f"{where}: expected a mapping of members for {t.describe()}", source)
     if k in ("array", "runtime_array"):
         if isinstance(v, np.ndarray):
@@ -225,11 +226,7 @@ def _store_value(ptr: Pointer, t: Type, value) -> None:
         n = len(value)
         if n:
             store(ptr.moved(np.arange(n, dtype=np.int64) * s, t.elem, unit=s), t.elem, value.arr, np.ones(n, bool))
-    elif t.kind == "runtime_array":
-        s = t.array_stride()
-        for i, x in enumerate(value):
-            _store_value(ptr.moved(i * s, t.elem), t.elem, x)
-    elif t.kind == "array":
+    elif t.kind == "runtime_array" or t.kind == "array":
         s = t.array_stride()
         for i, x in enumerate(value):
             _store_value(ptr.moved(i * s, t.elem), t.elem, x)

@@ -78,7 +78,7 @@ class RunResult(Record):
         return decode(b.type, b.memory.bytes(), b.name)
 
 
-def binding_of(res: "RunResult", key):
+def binding_of(res: RunResult, key):
     """The Binding behind any key RunResult accepts (an int binding, "set:binding", a name)."""
     return res.bindings[_norm_key(key)]
 
@@ -421,7 +421,9 @@ def _bind_variables(ex, prog, given, consumed, bindings, push_constants, address
                 found = data is not None
             else:
                 key = (dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0])
-                cands = [key, name, t.name] + ([t.member_names[0]] if t.kind == "struct" and len(t.members) == 1 else [])
+                cands = [key, name, t.name]
+                if t.kind == "struct" and len(t.members) == 1:
+                    cands.append(t.member_names[0])
                 found = False
                 data = None
                 for c in cands:

@@ -107,7 +107,8 @@ def probe_shader(api: str, component: str, rows: int, cols: int, use: str | None
         f"; spvcoop layout probe: {desc}, " + (f"subgroup size {S}" if scope == "Subgroup" else
                                                f"Workgroup scope, {S} invocations (p = local invocation index)"),
         "; Bindings (set 0): 0 = ROW (R*C elements, ROW[r*C+c] = r+1), 1 = COL (COL[r*C+c] = c+1), 2 = OUT (uint32).",
-        f"; OUT[p] = length; OUT[{S} + 2*(p*{R * C} + i)] = row+1, next word col+1 of invocation p's element i (0 = padding).",
+        f"; OUT[p] = length; OUT[{S} + 2*(p*{R * C} + i)] = row+1, next word col+1 of invocation p's element i"
+        " (0 = padding).",
         f"; OUT needs {S + 2 * S * R * C} uint32 words. Dispatch one workgroup; import with 'spvcoop layout import'.",
         "OpCapability Shader",
         "OpCapability GroupNonUniform",
@@ -230,12 +231,14 @@ def probe_inputs(component: str, rows: int, cols: int,
     bits, kind = COMPONENTS[component]
     r, c = np.meshgrid(np.arange(rows) + 1, np.arange(cols) + 1, indexing="ij")
     if component == "bf16":  # small integers are exact in bf16: the upper half of the f32 bits
-        conv = lambda a: (a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+        def conv(a):
+            return (a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
     else:
         dtype = {"float": {16: np.float16, 32: np.float32, 64: np.float64},
                  "sint": {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64},
                  "uint": {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}}[kind][bits]
-        conv = lambda a: a.astype(dtype)
+        def conv(a):
+            return a.astype(dtype)
     return conv(r).reshape(-1), conv(c).reshape(-1)
 
 

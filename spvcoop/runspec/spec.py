@@ -552,7 +552,7 @@ def _skeleton(v, style: str, hole, top: bool = False):
         if toks is not None:
             return hole(lambda indent: "[" + _wrap(toks, indent) + "]")
         new = [_skeleton(x, style, hole) for x in v]
-        return v if all(a is b for a, b in zip(new, v)) else new
+        return v if all(a is b for a, b in zip(new, v, strict=False)) else new
     return to_plain(v) if top else v
 
 
@@ -641,7 +641,7 @@ def compare(name: str, got, expected, rtol: float, atol: float, out: list[str], 
             out.append(f"{name}: expected {len(expected)} elements, got {len(got)}")
             return 1
         return sum(compare(f"{name}[{i}]", g, x, rtol, atol, out, limit, digits)
-                   for i, (g, x) in enumerate(zip(got, expected)))
+                   for i, (g, x) in enumerate(zip(got, expected, strict=False)))
     e = np.asarray(expected, dtype=object)
     g = np.asarray(got, dtype=object) if not isinstance(got, np.ndarray) else got
     try:
