@@ -93,19 +93,23 @@ def module_needs(module: Module) -> list[Need]:
     for inst in module.instructions:
         op = inst.opname
         if op == "OpCapability":
-            cap = enum_name("Capability", inst.operands[0].value)
+            value = inst.operands[0].value
+            cap = enum_name("Capability", value) if isinstance(value, int) else str(value)
             if cap in CAPABILITY_FEATURES:
                 s, f = CAPABILITY_FEATURES[cap]
                 needs.setdefault((s, f), Need(s, f, f"capability {cap}"))
         elif op == "OpExtension":
-            ext = inst.operands[0].value
+            ext = str(inst.operands[0].value)
             if ext in EXTENSION_DEVICE_EXTENSIONS:
                 name = EXTENSION_DEVICE_EXTENSIONS[ext]
                 needs.setdefault(("", name), Need("", name, f"extension {ext}"))
-        elif op == "OpConstant" and len(inst.operands) == 1:
-            constants[inst.result_id] = inst.operands[0].value
+        elif op == "OpConstant" and len(inst.operands) == 1 and inst.result_id is not None:
+            value = inst.operands[0].value
+            if isinstance(value, int):
+                constants[inst.result_id] = value
         elif op in ("OpTypeCooperativeMatrixKHR", "OpTypeCooperativeMatrixNV"):
-            scope = constants.get(inst.operands[1].value)  # component type, scope, ...
+            scope_id = inst.operands[1].value   # operands: component type, scope, rows, cols (, use)
+            scope = constants.get(scope_id) if isinstance(scope_id, int) else None
             if scope == WORKGROUP_SCOPE:
                 needs.setdefault((COOP2, "workgroupScope"),
                                  Need(COOP2, "workgroupScope", "a Workgroup-scope cooperative matrix"))

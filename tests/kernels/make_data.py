@@ -25,6 +25,7 @@ output is chosen here and written, with its reason, into expected_VARIANT.yaml.
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
