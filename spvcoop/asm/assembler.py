@@ -37,6 +37,14 @@ TARGET_ENVS = {
 
 GENERATOR_SPIRV_TOOLS_ASSEMBLER = 0x00070000
 
+
+def _version_word(version: str) -> int:
+    """The grammar's "1.4" as the header's version word (0x10400); "None" (no core version) as above all."""
+    major, _, minor = version.partition(".")
+    if not (major.isdigit() and minor.isdigit()):
+        return 1 << 32
+    return int(major) << 16 | int(minor) << 8
+
 _TYPE_OPCODES_PREFIX = "OpType"
 _ID_NAME = re.compile(r"[A-Za-z0-9_]+\Z")
 _ID_KINDS = frozenset({"IdRef", "IdScope", "IdMemorySemantics"})
@@ -143,7 +151,13 @@ class Assembler(TemplatedLines):
         return SpvError(Diagnostic("error", message, span, notes=notes or [], source=self.source))
 
     # ---- driver ----
+    def refuse_empty(self) -> None:
+        """spirv-as refuses a file of no characters at all (one of only blanks or comments is an empty module)."""
+        if not self.text:
+            raise SpvError(Diagnostic("error", "Missing assembly text.", Span(1, 1, 1), source=self.source))
+
     def assemble(self) -> Module:
+        self.refuse_empty()
         self.instructions: list[Instruction] = []
         if self.preserve:
             # numeric names must be known before the first id is numbered: one slow pass
@@ -167,6 +181,7 @@ class Assembler(TemplatedLines):
         become Instruction objects."""
         if self.preserve or not self.use_templates:
             return self.assemble().to_bytes()
+        self.refuse_empty()
         self.instructions = []
         self.ids = _Ids(False, [])
         words = self.assemble_lines(keep_instructions=False)
@@ -226,6 +241,13 @@ class Assembler(TemplatedLines):
         if spec is None:
             raise self.fail(f"Invalid Opcode name '{op_tok[1]}'{did_you_mean(op_tok[1], self.g.instructions)}",
                             op_tok)
+        if spec.version != "1.0" and not spec.capabilities and not spec.extensions and \
+                _version_word(spec.version) > self.version:
+            # spirv-as refuses, with its unknown-name message, an opcode that no capability or extension
+            # can enable before the target environment's SPIR-V version (OpCopyLogical at spv1.3)
+            have = f"{self.version >> 16 & 0xff}.{self.version >> 8 & 0xff}"
+            raise self.fail(f"Invalid Opcode name '{op_tok[1]}' ({spec.opname} needs SPIR-V {spec.version}; the "
+                            f"target environment has SPIR-V {have})", op_tok)
         inst = Instruction(spec.opname, spec.opcode, span=token_span(op_tok))
         if result_tok is not None:
             inst.span = Span(result_tok[2], result_tok[3], op_tok[3] + len(op_tok[1])) \

@@ -1,9 +1,11 @@
 """Buffer contents between the user's form (numpy arrays, nested lists and dicts by member name) and bytes."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from ..core.diagnostics import Diagnostic, SpvError
+from ..core.diagnostics import Diagnostic, SpvError, UnmatchedName, did_you_mean
 from .memory import Memory, Pointer, load, store
 from .types import Type
 
@@ -18,23 +20,11 @@ BATCH = 32    # elements of an array from which data is converted and stored as 
 
 class NumList(list):
     """A decoded array of numbers: a plain list of its values, with the typed numpy array they came
-    from in `array` (so writers can format them in one go)."""
+    from in `array` (so writers can format them in one go; runspec.spec registers it with PyYAML)."""
 
     def __init__(self, values, array: np.ndarray):
         super().__init__(values)
         self.array = array
-
-
-def _register_yaml() -> None:
-    """NumList dumps as the list it is (PyYAML's safe representers match exact types)."""
-    try:
-        from yaml.representer import SafeRepresenter
-    except ImportError:  # pragma: no cover - PyYAML is a dependency
-        return
-    SafeRepresenter.add_representer(NumList, SafeRepresenter.represent_list)
-
-
-_register_yaml()
 
 
 class _Batch:
@@ -81,6 +71,12 @@ def to_value(t: Type, v, where: str, source: str, addresses: dict[str, int]):
         return Pointer(None, p, t.elem)  # type: ignore[arg-type]
     if k == "struct":
         if isinstance(v, dict):
+            extra = [k for k in v if k not in t.member_names]
+            if extra:  # before any missing member: a misspelt name is reported as itself
+                raise UnmatchedName(Diagnostic(
+                    "error", f"{where}: {t.describe()} has no member '{extra[0]}'"
+                    f"{did_you_mean(str(extra[0]), t.member_names)} (members: {', '.join(t.member_names)})",
+                    source=source), "", _steps(where) + (extra[0],))
             vals = []
             for i, m in enumerate(t.members):
                 name = t.member_names[i]
@@ -90,10 +86,6 @@ def to_value(t: Type, v, where: str, source: str, addresses: dict[str, int]):
                         continue
                     raise _err(f"{where}: missing member '{name}' of {t.describe()}", source)
                 vals.append(to_value(m, v[name], f"{where}.{name}", source, addresses))
-            extra = set(v) - set(t.member_names)
-            if extra:
-                raise _err(f"{where}: {t.describe()} has no member '{sorted(extra)[0]}' "
-                           f"(members: {', '.join(t.member_names)})", source)
             return tuple(vals)
         if isinstance(v, (list, tuple)) and len(v) == len(t.members):
             return tuple(to_value(m, x, f"{where}[{i}]", source, addresses)
@@ -114,6 +106,14 @@ def to_value(t: Type, v, where: str, source: str, addresses: dict[str, int]):
             return _Batch(batch)
         return tuple(to_value(t.elem, x, f"{where}[{i}]", source, addresses) for i, x in enumerate(v))
     raise _err(f"{where}: cannot give data for type {t.describe()}", source)
+
+
+def _steps(where: str) -> tuple:
+    """The member names and indexes after the first name of a place ('pc.inner[2]' -> ('inner', 2))."""
+    import re
+    rest = re.split(r"(?=[.\[])", where, maxsplit=1)
+    steps = re.findall(r"\.([^.\[\]]+)|\[(\d+)\]", rest[1] if len(rest) > 1 else "")
+    return tuple(name if name else int(index) for name, index in steps)
 
 
 def _leaf_batch(e: Type, v) -> np.ndarray | None:
@@ -247,19 +247,26 @@ def _holds_matrix(t: Type) -> bool:
     return t.kind == "matrix"
 
 
-def decode(t: Type, data: bytes, name: str = "buffer"):
-    """Bytes -> nested Python lists/dicts keyed by member names (runtime arrays sized by the data)."""
+def exact(a: np.ndarray):
+    """Numbers as Python values, exactly (an f32 0.9 is 0.8999999761581421; runspec.numtext.short_floats
+    gives the shortest text that reads back)."""
+    return a.tolist()
+
+
+def decode(t: Type, data: bytes, name: str = "buffer", leaf: Callable[[np.ndarray], object] = exact):
+    """Bytes -> nested Python lists/dicts keyed by member names (runtime arrays sized by the data); `leaf`
+    turns an array of numbers into Python values."""
     mem = Memory(name, "decode", len(data), data=data)
-    return _decode(Pointer(mem, np.zeros(1, np.int64), t), t, len(data))
+    return _decode(Pointer(mem, np.zeros(1, np.int64), t), t, len(data), leaf)
 
 
-def _decode(ptr: Pointer, t: Type, limit: int, matrix=None):
+def _decode(ptr: Pointer, t: Type, limit: int, leaf: Callable[[np.ndarray], object]):
     one = np.ones(1, bool)
     if t.kind == "struct":
         out = {}
         for i, m in enumerate(t.members):
             ml = t.member_matrix_layout(i, m) if _holds_matrix(m) else None
-            out[t.member_names[i]] = _decode(ptr.moved(t.member_offset(i), m, ml), m, limit)
+            out[t.member_names[i]] = _decode(ptr.moved(t.member_offset(i), m, ml), m, limit, leaf)
         return out
     if t.kind in ("array", "runtime_array"):
         s = t.array_stride()
@@ -268,29 +275,14 @@ def _decode(ptr: Pointer, t: Type, limit: int, matrix=None):
         e = t.elem
         if n >= BATCH and e.kind in ("int", "float", "bool", "vector", "matrix"):
             v = load(ptr.moved(np.arange(n, dtype=np.int64) * s, e, unit=s), e, np.ones(n, bool))
-            values = short_floats(v)
+            values = leaf(v)
             return NumList(values, v) if n > LARGE else values
-        return [_decode(ptr.moved(i * s, t.elem), t.elem, limit) for i in range(n)]
+        return [_decode(ptr.moved(i * s, t.elem), t.elem, limit, leaf) for i in range(n)]
     if t.kind == "pointer":
         from .memory import read_scalar
         return int(read_scalar(ptr.mem, ptr.off, 0, np.dtype(np.uint64), one)[0])
     v = load(ptr, t, one)
-    return short_floats(v[0])
-
-
-def short_floats(a: np.ndarray):
-    """tolist(), with f32 values as the shortest decimals that round-trip in f32 (0.9, not
-    0.8999999761581421) and f16 values exactly (65504, 1.7001953125: numpy's shortest f16 text, 6.55e+04,
-    would read back as 65500 wherever the value is used at a wider precision)."""
-    if a.dtype == np.float16:
-        return a.astype(np.float64).tolist()
-    if a.dtype == np.float32:
-        if a.size >= BATCH:
-            from ..runspec.numtext import f32_short   # float(str(x)) for each x, in one go
-            return f32_short(a).tolist()
-        flat = [float(str(x)) if np.isfinite(x) else float(x) for x in a.reshape(-1)]
-        return np.array(flat, dtype=object).reshape(a.shape).tolist() if a.ndim else flat[0]
-    return a.tolist()
+    return leaf(v[0])
 
 
 def as_array(t: Type, data: bytes, like: np.ndarray | None = None) -> np.ndarray:
@@ -316,3 +308,64 @@ def as_array(t: Type, data: bytes, like: np.ndarray | None = None) -> np.ndarray
             arr = np.ascontiguousarray(rows).view(e.dtype)
             return arr.reshape(n, width) if width > 1 else arr.reshape(n)
     return raw
+
+
+def element_type(t: Type | None) -> Type | None:
+    """The element type of a block that is one array of scalars or vectors (what a numpy array's values fill)."""
+    if t is None or t.kind != "struct" or len(t.members) != 1:
+        return None
+    arr = t.members[0]
+    if arr.kind not in ("array", "runtime_array") or arr.elem is None or arr.elem.kind not in ("int", "float",
+                                                                                                "vector"):
+        return None
+    return arr.elem if arr.elem.scalar.kind in ("int", "float") else None
+
+
+def bit_patterns(src: np.dtype, dt: np.dtype, raw_bytes: bool = True) -> bool:
+    """Whether data of dtype src is bytes or encodings rather than numbers: uint8 data for wider elements (a
+    buffer's raw bytes, as np.frombuffer gives them), and unsigned integers of a bfloat16 / FP8 width (the form
+    such values take where numpy has no dtype for them). raw_bytes=False: uint8 data is numbers (a run spec's
+    `dtype: uint8` says so)."""
+    from .encodings import is_encoded
+    if raw_bytes and src == np.uint8 and dt.itemsize > 1:
+        return True
+    return src.kind == "u" and src.itemsize == dt.itemsize and is_encoded(dt)
+
+
+def exact_cast(a: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """a's values as dtype dt, where every one is exactly the same number in dt; otherwise a ValueError that
+    names the first value that is not (float64 0.1 has no float32, int32 16777217 has no float32, 2.5 no int)."""
+    if a.dtype == dt:
+        return a
+    from .encodings import is_encoded
+    src_num = a.dtype.kind in "biuf" or is_encoded(a.dtype)
+    dst_float = dt.kind == "f" or is_encoded(dt)
+    if not src_num or not (dst_float or dt.kind in "iu"):
+        raise ValueError(f"{a.dtype} data cannot be converted to {dt}")
+    with np.errstate(all="ignore"):
+        src = a.astype(np.float64) if a.dtype.kind not in "iub" else a
+        if dt.kind in "iu":
+            info = np.iinfo(dt)
+            if a.dtype.kind in "iub":
+                bad = (a < info.min) | (a > info.max) if a.dtype.kind != "b" else np.zeros(a.shape, bool)
+            else:
+                bad = ~np.isfinite(src) | (src != np.round(src)) | (src < info.min) | (src > info.max)
+            out = a.astype(dt) if not bad.any() else None
+        else:
+            out = a.astype(dt)
+            back = out.astype(np.float64)
+            if a.dtype.kind in "iub":
+                bad = back != a.astype(np.float64)
+                big = np.abs(a.astype(np.float64)) >= 2.0 ** 53   # float64 itself rounds these: compare as ints
+                for i in np.flatnonzero(big & ~bad):
+                    bad.flat[i] = int(back.flat[i]) != int(a.flat[i])
+            else:
+                bad = ~((back == src) | (np.isnan(back) & np.isnan(src)))
+    if bad.any():
+        i = np.unravel_index(int(np.flatnonzero(bad)[0]), a.shape)
+        at = "".join(f"[{int(p)}]" for p in i)
+        v = a[i].item() if a.dtype.kind in "biuf" else float(a[i])
+        what = "no whole value" if dt.kind in "iu" and a.dtype.kind not in "iub" and np.isfinite(float(v)) and \
+            float(v) != round(float(v)) else "no exact value"
+        raise ValueError(f"value {v!r} at index {at} ({a.dtype}) has {what} in {dt}, the shader's element type")
+    return out  # type: ignore[return-value]
