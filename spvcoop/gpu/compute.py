@@ -6,6 +6,8 @@ device, is a `GpuFailure` (one line, exit 1), and the device is left alone after
 which would wait for the stuck dispatch forever)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..core.diagnostics import Diagnostic, SpvError
 from .device import Instance
 from .vk import as_vk_pointer, extra
@@ -56,7 +58,7 @@ class Device:
         exts = self.instance.extensions(pd)
         families = vk.vkGetPhysicalDeviceQueueFamilyProperties(pd)
         self.family = next(i for i, f in enumerate(families) if f.queueFlags & vk.VK_QUEUE_COMPUTE_BIT)
-        self._keep = []   # structures the device create info points to
+        self._keep: list = []   # structures the device create info points to
         names = [e for e in WANTED_EXTENSIONS if e in exts]
         self.extensions = set(names)
         self.features: dict[str, dict[str, bool]] = {}   # structure -> feature -> enabled (features.py's names)
@@ -201,7 +203,7 @@ class Device:
 
     # ---- one dispatch ---------------------------------------------------------------------------
     def dispatch(self, code: bytes, entry: str, groups, buffers: dict, push: bytes = b"",
-                 spec: list[tuple[int, bytes]] = (), required_subgroup_size: int | None = None) -> None:
+                 spec: Sequence[tuple[int, bytes]] = (), required_subgroup_size: int | None = None) -> None:
         """Run `code` (SPIR-V bytes) once. buffers: {(set, binding): (buffer, size, uniform)};
         spec: [(SpecId, value bytes)]."""
         vk, dev = self.vk, self.handle

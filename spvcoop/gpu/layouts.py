@@ -59,7 +59,8 @@ def measure(device, info: DeviceInfo, progress=None, extra=(), workgroup=()) -> 
     from ..layouts.probe import import_buffer, probe_inputs, probe_shader
     from ..asm.assembler import assemble
     from .runner import run_on_device
-    entries, skipped = [], []
+    entries: list[dict] = []
+    skipped: list[str] = []
     if workgroup:
         types = workgroup_types(info, workgroup)
         if not types:
