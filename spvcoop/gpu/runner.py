@@ -54,14 +54,19 @@ def spec_entries(prog: Program, overrides: dict) -> list[tuple[int, bytes]]:
 
 def _array_lengths(prog: Program, overrides: dict) -> None:
     """Array types get their lengths from their length constants (with specialization overrides), as the
-    interpreter's constant evaluation gives them; a length from a constant expression is refused."""
+    interpreter's constant evaluation gives them. Only buffer contents need them here (their sizes and bytes):
+    a length from a constant expression (OpSpecConstantOp, as in arrays of accumulators `coopmat C[TM / lM]`)
+    is left to the driver, and refused only inside a buffer's type."""
     from ..interp.constants import scalar_from_words
     defs = {inst.result_id: inst for inst in prog.globals if inst.result_id}
+    in_buffers = _buffer_types(prog)
     for t in prog.types.values():
         if t.kind != "array" or "length_id" not in t.extra:
             continue
         inst = defs.get(t.extra["length_id"])
         if inst is None or inst.opname not in ("OpConstant", "OpSpecConstant"):
+            if id(t) not in in_buffers:
+                continue
             raise SpvError(Diagnostic("error", f"the length of {t.describe()} is not a plain constant: not supported "
                                       "on a device yet", source=prog.source))
         rid, rtype = cast(int, inst.result_id), cast(int, inst.result_type)   # a constant has both
@@ -76,10 +81,26 @@ def _array_lengths(prog: Program, overrides: dict) -> None:
         t.count = int(np.asarray(value).reshape(-1)[0])
 
 
+def _buffer_types(prog: Program) -> set[int]:
+    """id() of every type reachable from a buffer variable's contents (push constants included)."""
+    seen: set[int] = set()
+    pointers = [prog.types[cast(int, inst.result_type)] for inst in prog.globals if inst.opname == "OpVariable"]
+    todo = [p.elem for p in pointers if p.storage in BUFFER_CLASSES]
+    while todo:
+        t = todo.pop()
+        if t is None or id(t) in seen:
+            continue
+        seen.add(id(t))
+        todo += list(t.members) + [t.elem]
+    return seen
+
+
 def _interface(prog: Program, given: dict, push_constants):
-    """[(key, name, type, var_id, data, found, uniform)] for the buffer variables, and the keys consumed."""
+    """[(key, name, type, var_id, data, found, uniform)] for the buffer variables, the keys consumed, and the other
+    names the run spec gave a variable's buffer (variable name -> [names]: '&name' may use any of them)."""
     consumed: set = set()
     out: list[tuple[tuple[int, int] | str, str, Type, int, object, bool, bool]] = []
+    aliases: dict[str, list[str]] = {}
     for inst in prog.globals:
         if inst.opname != "OpVariable":
             continue
@@ -100,9 +121,11 @@ def _interface(prog: Program, given: dict, push_constants):
             if c and c in given:
                 data, found = given[c], True
                 consumed.add(c)
+                if isinstance(c, str) and c != name:   # '&c' names this buffer too
+                    aliases.setdefault(name, []).append(c)
                 break
         out.append((key, name, t, vid, data, found, ptype.storage == "Uniform"))
-    return out, consumed
+    return out, consumed, aliases
 
 
 def _encode(t, data, found: bool, name: str, source: str, addresses: dict) -> tuple[bytes, np.ndarray | None]:
@@ -119,9 +142,13 @@ def _encode(t, data, found: bool, name: str, source: str, addresses: dict) -> tu
 
 def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants: dict | None = None,
                   push_constants=None, entry_point: str | None = None, device=0, validate: bool = True,
-                  subgroup_size: int | None = None) -> RunResult:
-    """Run `shader` once on a Vulkan device (an index or an open compute.Device) -> RunResult."""
-    from .compute import Device
+                  subgroup_size: int | None = None, timeout_s: float | None = None) -> RunResult:
+    """Run `shader` once on a Vulkan device (an index or an open compute.Device) -> RunResult.
+
+    Every feature and extension the module needs is checked by name first (features.py); buffers named as
+    '&name' in the data (push constants, uniform and storage blocks) hold the named buffer's device address;
+    the dispatch is waited for timeout_s seconds at most (the Device's own, 30 s, when None)."""
+    from .compute import DEFAULT_TIMEOUT_S, Device
     module: Module = load_shader(shader)
     if validate:
         from ..validator.for_run import validate_for_run
@@ -137,19 +164,22 @@ def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_
     ep_name = eps[0][0]
     dispatch = tuple(int(d) for d in (list(dispatch) + [1, 1, 1])[:3])
     given = {_norm_key(k): v for k, v in (buffers or {}).items()}
-    iface, consumed = _interface(prog, given, push_constants)
+    iface, consumed, aliases = _interface(prog, given, push_constants)
     extra_names = [k for k in given if k not in consumed]
     for k in extra_names:
         if not isinstance(k, str):
             raise SpvError(Diagnostic("error", f"buffer {k!r} matches no variable of the shader", source=prog.source))
     src = prog.source
     # two passes: sizes first (addresses are not known yet), then the bytes with the real addresses
-    names = [n for _, n, *_ in iface] + extra_names
+    names = [n for _, n, *_ in iface] + extra_names + [a for al in aliases.values() for a in al]
     dummy = {n: 0 for n in names}
     sizes = [len(_encode(t, d, f, n, src, dummy)[0]) for _, n, t, _, d, f, _ in iface]
-    own = device if isinstance(device, Device) else Device(int(device))
+    own = device if isinstance(device, Device) else Device(int(device), timeout_s=timeout_s or DEFAULT_TIMEOUT_S)
+    if timeout_s is not None:
+        own.timeout_s = timeout_s
     allocated = []
     try:
+        own.check_needs(module, src)
         addresses: dict[str, int] = {}
         extra_bufs = {}
         for k in extra_names:
@@ -167,6 +197,8 @@ def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_
             buf, mem, _, addr = own.buffer(size, uniform)
             allocated.append((buf, mem))
             addresses.setdefault(name, addr)
+            for a in aliases.get(name, ()):
+                addresses.setdefault(a, addr)
             bound[key] = (buf, mem, size, uniform)
         push = b""
         res = RunResult(invocations=0, addresses=addresses)
