@@ -282,3 +282,21 @@ def test_workgroup_types_come_from_the_flexible_list():
     assert len(types) == 66 and {t[5] for t in types} == {64, 128, 256}
     assert ("khr", "f32", 64, 64, "acc", 256) in types and ("khr", "bf16", 16, 16, "a", 64) in types
     assert workgroup_types(info, (32,)) and not workgroup_types(info, (512,))
+
+
+def test_numpy_data_of_another_dtype_reaches_the_device_by_value():
+    """As on the CPU (issue 21): float64 data for a float buffer is converted where exact, else refused; its
+    bytes reinterpreted as float32 would be wrong numbers with exit status 0."""
+    from spvcoop import SpvError
+    from spvcoop.gpu.runner import run_on_device
+    dev = FakeDevice(FakeVk())
+    x = np.arange(64, dtype=np.float64)
+    run_on_device(ROOT / "samples" / "saxpy" / "saxpy.spvasm", device=dev, dispatch=(1, 1, 1),
+                  buffers={"x": x, "y": np.zeros(64, np.float32)}, push_constants={"a": 2.0, "n": 64})
+    (bound, _), = dev.dispatched
+    sent = np.frombuffer(dev.read(bound[(0, 0)][0], 256), np.float32)
+    assert list(sent) == list(range(64))
+    with pytest.raises(SpvError, match="value 0.1 at index \\[0\\] \\(float64\\) has no exact value in float32"):
+        run_on_device(ROOT / "samples" / "saxpy" / "saxpy.spvasm", device=FakeDevice(FakeVk()),
+                      buffers={"x": np.full(64, 0.1), "y": np.zeros(64, np.float32)},
+                      push_constants={"a": 2.0, "n": 64})

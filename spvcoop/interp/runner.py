@@ -498,7 +498,7 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
         elif isinstance(data, (bytes, bytearray)):
             raw = bytes(data)
         elif isinstance(data, np.ndarray):
-            data = _by_value(data, t, where, prog)
+            data = by_value(data, t, where, prog.source)
             raw = np.ascontiguousarray(data).tobytes()
             b.like = data
         else:
@@ -547,7 +547,7 @@ def unmatched_buffer(prog: Program, k) -> UnmatchedName:
                                     source=prog.source), "buffers", (shown,))
 
 
-def _by_value(data: np.ndarray, t, where: str, prog: Program) -> np.ndarray:
+def by_value(data: np.ndarray, t, where: str, source: str) -> np.ndarray:
     """An array for a block of one array, in the element type's dtype: converted by value where every value is
     exact there, refused otherwise (its bytes reinterpreted would be silently wrong numbers)."""
     e = element_type(t)
@@ -557,7 +557,7 @@ def _by_value(data: np.ndarray, t, where: str, prog: Program) -> np.ndarray:
         return exact_cast(data, e.dtype)
     except ValueError as err:
         raise SpvError(Diagnostic("error", f"buffer '{where}': {err}; convert the data, or pass its bytes to "
-                                  "have them taken as they are", source=prog.source)) from None
+                                  "have them taken as they are", source=source)) from None
 
 
 def element_dtypes(module: Module) -> dict:
