@@ -238,8 +238,8 @@ class Executor:
             if not nxt:
                 return out
             if len(nxt) > 1 and len({t for t, _ in nxt}) > 1:
-                raise self.fault_error(cast(Instruction, blk.term), Fault("unstructured branch: more than one target is "
-                                                       "neither a merge nor a continue target"))
+                raise self.fault_error(cast(Instruction, blk.term), Fault(
+                    "unstructured branch: more than one target is neither a merge nor a continue target"))
             label = nxt[0][0]
             incoming = [(blk.label, m) for _, m in nxt]
 
