@@ -94,7 +94,7 @@ class Executor:
         self.sg_global: np.ndarray = np.zeros(n, np.int64)
         self.sg_local: np.ndarray = np.zeros(n, np.int64)
         self.num_sg_total = 1
-        self.lane_info = None  # callable lane -> str, for messages
+        self.lane_info: Callable[[int], str] | None = None  # lane -> text, for messages
         self.fast_blocks = fast_paths_enabled(config)  # block_compiler: the plain path, compiled
         self.compiled_blocks: dict = {}  # block label -> its compiled body, or how often it ran so far
         # the entry point's mask of every invocation (read-only): a mask that *is* it needs no reduction to know
