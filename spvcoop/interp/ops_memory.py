@@ -115,7 +115,7 @@ def uniform_chain(ex, frame, ptr: Pointer, indices):
                 return None
             unit = t.array_stride()
             delta += i * unit
-            t = cast(Type, t.elem)
+            t = t.elem  # type: ignore[assignment]  # hot path (per access-chain step): an array has its element type
         else:
             return None
         if unit:   # Pointer.moved's alignment: the largest power of two dividing every step
