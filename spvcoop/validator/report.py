@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ..core.diagnostics import Diagnostic
 from ..core.module import Instruction, Module, Span
+
+if TYPE_CHECKING:  # imported where used: the disassembler is loaded only for binaries with findings
+    from ..binary.disassembler import Disassembler
 
 
 class InstructionText:
@@ -14,7 +18,7 @@ class InstructionText:
 
     def __init__(self, module: Module) -> None:
         self.module = module
-        self._dis = None
+        self._dis: Disassembler | None = None
         self._by_word: dict[int, int] | None = None
 
     def render(self, inst: Instruction) -> str:
@@ -142,7 +146,7 @@ def _sarif_location(file: str, d: dict) -> dict:
 def format_sarif(results: list[dict]) -> str:
     """SARIF 2.1.0 log with one run; rules carry the spec sentence as fullDescription."""
     from . import RULES
-    from .. import __version__
+    from ..core.version import __version__
     used = sorted({d["rule"] for r in results for d in r["diagnostics"] if d["rule"]})
     index = {rid: i for i, rid in enumerate(used)}
     rules = []
@@ -154,14 +158,14 @@ def format_sarif(results: list[dict]) -> str:
                       "defaultConfiguration": {"level": _LEVEL.get(r.severity if r else "error", "error")},
                       "properties": {"source": r.source if r else ""}})
     out_results = []
-    for r in results:
-        for d in r["diagnostics"]:
+    for fr in results:
+        for d in fr["diagnostics"]:
             res = {"ruleId": d["rule"] or "spvcoop", "level": _LEVEL.get(d["severity"], "note"),
-                   "message": {"text": d["message"]}, "locations": [_sarif_location(r["file"], d)],
+                   "message": {"text": d["message"]}, "locations": [_sarif_location(fr["file"], d)],
                    "properties": {"source": d.get("source", origin(d["rule"]))}}
             if d["rule"] in index:
                 res["ruleIndex"] = index[d["rule"]]
-            related = [dict(_sarif_location(r["file"], n), id=k, message={"text": n["message"]})
+            related = [dict(_sarif_location(fr["file"], n), id=k, message={"text": n["message"]})
                        for k, n in enumerate(d["notes"]) if "line" in n or "word" in n]
             if related:
                 res["relatedLocations"] = related
