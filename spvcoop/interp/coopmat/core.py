@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -25,6 +26,9 @@ from ...core.diagnostics import Diagnostic
 from ..encodings import BF16, bf16_toward_zero, convert
 from ..fault import Fault
 from ..program import enum_name
+
+if TYPE_CHECKING:   # for the annotations only: the executor loads the op families
+    from ..executor import Executor
 
 DEFAULT_MODELS = ("nvidia", "striped")  # without --layout: the first model that defines the type
 
@@ -43,7 +47,7 @@ class CoopInfo:
     component: str       # layout component name (f16, s8, ...)
     use: str | None      # a / b / acc (KHR), None (NV)
     dtype: np.dtype      # the values' dtype (float32 for bfloat16 and FP8, whose values it holds exactly)
-    ex: object
+    ex: Executor
     _layout: object = None
     storage: np.dtype | None = None  # the component's own dtype where it differs from dtype (bf16, FP8)
     all_lanes: tuple | None = None   # first_lanes when every invocation is active (read-only arrays)
@@ -217,7 +221,7 @@ class CoopMat:
     @property
     def data(self) -> np.ndarray:
         if self._data is None:
-            self._data = lanes_to_matrix(self.info, self.pl)
+            self._data = lanes_to_matrix(self.info, cast(np.ndarray, self.pl))   # one of the two is set
         return self._data
 
     def full(self) -> np.ndarray:
