@@ -86,7 +86,11 @@ class RunResult(Record):
         """The buffer decoded as nested lists/dicts keyed by OpMemberName names; `leaf` turns each array of
         numbers into Python values (default exactly; runspec.numtext.short_floats: shortest text)."""
         b = self.bindings[_norm_key(key)]
-        return decode(cast(Type, b.type), cast(Memory, b.memory).bytes(), b.name, leaf)
+        if b.type is None:   # a device-address-only buffer: its bytes have no SPIR-V type to decode them by
+            raise SpvError(Diagnostic("error", f"buffer '{b.name}' is reached only by its device address, so it "
+                                      "has no type to decode its values by: use res[name] (an array of what was "
+                                      "given) or res.raw(name)", source="<run>"))
+        return decode(b.type, cast(Memory, b.memory).bytes(), b.name, leaf)
 
 
 def binding_of(res: RunResult, key):
