@@ -196,3 +196,63 @@ def test_outputs_follow_the_umask(tmp_path: Path, umask: int, mode: int) -> None
         os.umask(old)
     for name in ("m.spv", "m2.spvasm"):
         assert stat.S_IMODE((tmp_path / name).stat().st_mode) == mode, name
+
+
+# ---- bounds ----------------------------------------------------------------------------------------------
+def _limit_memory(nbytes: int):
+    def apply() -> None:
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (nbytes, nbytes))
+    return apply
+
+
+HUGE_MATRIX = """OpCapability Shader
+OpCapability VulkanMemoryModel
+OpCapability CooperativeMatrixKHR
+OpExtension "SPV_KHR_cooperative_matrix"
+OpMemoryModel Logical Vulkan
+OpEntryPoint GLCompute %main "main" %ssbo
+OpExecutionMode %main LocalSize 32 1 1
+OpDecorate %rta ArrayStride 4
+OpMemberDecorate %blk 0 Offset 0
+OpDecorate %blk Block
+OpDecorate %ssbo DescriptorSet 0
+OpDecorate %ssbo Binding 0
+%void = OpTypeVoid
+%voidfn = OpTypeFunction %void
+%f32 = OpTypeFloat 32
+%u32 = OpTypeInt 32 0
+%i32 = OpTypeInt 32 1
+%subgroup = OpConstant %u32 3
+%huge = OpConstant %u32 65536
+%u0 = OpConstant %u32 0
+%i0 = OpConstant %i32 0
+%stride = OpConstant %u32 65536
+%rowmajor = OpConstant %u32 0
+%useAcc = OpConstant %u32 2
+%matC = OpTypeCooperativeMatrixKHR %f32 %subgroup %huge %huge %useAcc
+%rta = OpTypeRuntimeArray %f32
+%blk = OpTypeStruct %rta
+%p_blk = OpTypePointer StorageBuffer %blk
+%ssbo = OpVariable %p_blk StorageBuffer
+%p_f32 = OpTypePointer StorageBuffer %f32
+%main = OpFunction %void None %voidfn
+%entry = OpLabel
+%ptr = OpAccessChain %p_f32 %ssbo %i0 %u0
+%c = OpCooperativeMatrixLoadKHR %matC %ptr %rowmajor %stride
+OpCooperativeMatrixStoreKHR %ptr %c %rowmajor %stride
+OpReturn
+OpFunctionEnd
+"""
+
+
+def test_a_huge_cooperative_matrix_counts_against_max_memory(tmp_path: Path) -> None:
+    (tmp_path / "big.spvasm").write_text(HUGE_MATRIX)
+    (tmp_path / "run.yaml").write_text("shader: big.spvasm\ndispatch: [1, 1, 1]\n"
+                                       "buffers:\n  ssbo: {zeros: 16, dtype: float32}\noutputs: [ssbo]\n")
+    assert cli.main(["val", str(tmp_path / "big.spvasm")]) == 0  # a valid module
+    # today: numpy is asked for 32 GiB (MemoryError, exit 3); the address-space limit keeps a regression cheap
+    p = _spvcoop("run", str(tmp_path / "run.yaml"), preexec_fn=_limit_memory(4 << 30))
+    assert p.returncode == 1, p.stderr
+    assert "big.spvasm:25:" in p.stderr and "error[interp.max-memory]: memory budget of 2 GiB exceeded" in p.stderr
+    assert "65536x65536" in p.stderr and "32 GiB" in p.stderr
