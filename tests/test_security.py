@@ -256,3 +256,18 @@ def test_a_huge_cooperative_matrix_counts_against_max_memory(tmp_path: Path) -> 
     assert p.returncode == 1, p.stderr
     assert "big.spvasm:25:" in p.stderr and "error[interp.max-memory]: memory budget of 2 GiB exceeded" in p.stderr
     assert "65536x65536" in p.stderr and "32 GiB" in p.stderr
+
+
+def test_numerics_fit_refuses_an_npz_bomb_before_inflating_it(tmp_path: Path, capsys) -> None:
+    import numpy as np
+    bomb = tmp_path / "tiles.npz"
+    big = np.zeros(8 << 20, np.float32)  # 32 MiB that compress to ~32 KiB
+    np.savez_compressed(bomb, **{f"f16_f16_f32_16x16x16/normal/1/{n}": big for n in "ABCD"})
+    assert bomb.stat().st_size < 1 << 20
+    rc = cli.main(["--max-input-size", "16M", "numerics", "fit", str(bomb), "-o", str(tmp_path / "m.yaml")])
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert f"{bomb}: error: the arrays inflate to {4 * (32 << 20) + 4 * 128} bytes, over the limit of {16 << 20}" \
+        in err, err
+    assert not (tmp_path / "m.yaml").exists()
+
