@@ -271,3 +271,41 @@ def test_numerics_fit_refuses_an_npz_bomb_before_inflating_it(tmp_path: Path, ca
         in err, err
     assert not (tmp_path / "m.yaml").exists()
 
+
+
+# ---- GLSL named by a run spec ----------------------------------------------------------------------------
+def _glsl_spec(tmp_path: Path, body: str) -> Path:
+    (tmp_path / "secret").write_text("TOPSECRET_WORD = 1;\n")
+    d = tmp_path / "a" / "b"
+    d.mkdir(parents=True)
+    (d / "x.comp").write_text(body)
+    (d / "run.yaml").write_text("shader: x.comp\ndispatch: [1, 1, 1]\n")
+    return d / "run.yaml"
+
+
+@pytest.mark.parametrize("extension", ["GL_GOOGLE_include_directive", "GL_GOOGLE_incl\\\nude_directive",
+                                       "GL_ARB_shading_language_include"])
+def test_a_comp_named_by_a_run_spec_cannot_include_a_file(tmp_path: Path, extension: str, capsys) -> None:
+    spec = _glsl_spec(tmp_path, f"#version 450\n#extension {extension} : require\nlayout(local_size_x = 1) in;\n"
+                                "void main() {\n#include \"../../secret\"\n}\n")
+    rc = cli.main(["run", str(spec)])
+    err = capsys.readouterr().err
+    assert rc == 1, err
+    assert "TOPSECRET_WORD" not in err, err  # today: "'TOPSECRET_WORD' : undeclared identifier"
+    assert f"{spec.parent / 'x.comp'}:2:12: error: #include is not supported" in err, err
+
+
+def test_glslang_runs_under_a_memory_and_time_limit(tmp_path: Path) -> None:
+    # 10^7 tokens from 400 bytes: gigabytes and tens of seconds without a limit
+    lines = ["#version 450", "layout(local_size_x = 1) in;", "#define A0 1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1"]
+    lines += [f"#define A{i} " + "+".join([f"A{i - 1}"] * 10) for i in range(1, 8)]
+    spec = _glsl_spec(tmp_path, "\n".join(lines + ["void main() { int x = A7; }"]) + "\n")
+    env = dict(os.environ, SPVCOOP_GLSLANG_MAX_MEMORY=str(256 << 20))
+    p = _spvcoop("run", str(spec), env=env, timeout=120, preexec_fn=_limit_memory(3 << 30))
+    assert p.returncode == 1, p.stderr
+    assert f"{spec.parent / 'x.comp'}:1:1: error: glslangValidator stopped" in p.stderr, p.stderr
+    assert "limits of 256 MiB of memory and 30 s" in p.stderr
+    env = dict(os.environ, SPVCOOP_GLSLANG_TIMEOUT="1", SPVCOOP_GLSLANG_MAX_MEMORY=str(5 << 29))  # time runs out first
+    p = _spvcoop("run", str(spec), env=env, timeout=120, preexec_fn=_limit_memory(3 << 30))
+    assert p.returncode == 1, p.stderr
+    assert f"{spec.parent / 'x.comp'}:1:1: error: glslangValidator did not finish within 1 s" in p.stderr, p.stderr
