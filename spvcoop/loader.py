@@ -64,7 +64,8 @@ _INCLUDE_PATTERNS = [re.compile("(?:\\\\\r?\n)*".join(re.escape(c) for c in name
 
 def refuse_includes(text: str, source: str) -> None:
     """SpvError at the first place `text` (GLSL) names an #include extension."""
-    hits = [(m.start(), name) for pat, name in zip(_INCLUDE_PATTERNS, _INCLUDE_EXTENSIONS) for m in pat.finditer(text)]
+    hits = [(m.start(), name) for pat, name in zip(_INCLUDE_PATTERNS, _INCLUDE_EXTENSIONS, strict=True)
+            for m in pat.finditer(text)]
     if not hits:
         return
     at, name = min(hits)
@@ -117,6 +118,6 @@ def compile_glsl(path: str) -> Module:
                                       f"of {memory >> 20} MiB of memory and {seconds} s (SPVCOOP_GLSLANG_MAX_MEMORY "
                                       "and SPVCOOP_GLSLANG_TIMEOUT raise them)", Span(1, 1), source=path))
         if p.returncode != 0:
-            msg = "\n".join(l for l in (p.stdout + p.stderr).splitlines() if l.strip() and l.strip() != path)
+            msg = "\n".join(s for s in (p.stdout + p.stderr).splitlines() if s.strip() and s.strip() != path)
             raise SpvError(Diagnostic("error", f"glslangValidator failed:\n{msg}", source=path))
         return read_binary(Path(out).read_bytes(), path)
