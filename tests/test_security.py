@@ -309,3 +309,33 @@ def test_glslang_runs_under_a_memory_and_time_limit(tmp_path: Path) -> None:
     p = _spvcoop("run", str(spec), env=env, timeout=120, preexec_fn=_limit_memory(3 << 30))
     assert p.returncode == 1, p.stderr
     assert f"{spec.parent / 'x.comp'}:1:1: error: glslangValidator did not finish within 1 s" in p.stderr, p.stderr
+
+
+# ---- running out of memory -------------------------------------------------------------------------------
+def _no_memory(*args, **kwargs):
+    raise MemoryError()
+
+
+@pytest.mark.parametrize("command", ["as", "val", "lint", "dis"])
+def test_running_out_of_memory_is_exit_2_not_an_internal_error(tmp_path: Path, command: str, monkeypatch,
+                                                               capsys) -> None:
+    """What a module near the input limit does under a memory limit (bench/bench_input_limit.py measures the
+    real thing): MemoryError is the user's limit, not a bug."""
+    import spvcoop.asm.assembler
+    import spvcoop.binary.disassembler_fast
+    src = tmp_path / ("m.spv" if command == "dis" else "m.spvasm")
+    if command == "dis":
+        src.write_bytes(spvcoop.asm.assembler.assemble_binary(GOOD))
+        monkeypatch.setattr(spvcoop.binary.disassembler_fast, "disassemble_binary", _no_memory)
+    else:
+        src.write_text(GOOD)
+        monkeypatch.setattr(spvcoop.asm.assembler, "assemble", _no_memory)
+        monkeypatch.setattr(spvcoop.asm.assembler, "assemble_binary", _no_memory)
+    extra = {"as": ["-o", str(tmp_path / "o")], "dis": ["-o", str(tmp_path / "o")], "val": ["--no-spirv-val"],
+             "lint": ["--no-spirv-val", "-j", "1"]}[command]
+    rc = cli.main([command, str(src), *extra])
+    err = capsys.readouterr().err
+    assert rc == 2, err  # today: "internal error ... MemoryError", exit 3
+    assert f"{src}: error: not enough memory" in err and "--max-input-size" in err, err
+    assert "internal error" not in err
+    assert not (tmp_path / "o").exists()

@@ -226,7 +226,17 @@ def find_files(paths: list[str], max_entries: int = MAX_LINT_ENTRIES) -> tuple[l
 
 
 def _worker(job: tuple) -> tuple[dict, str, int]:
-    return check_file(*job)
+    try:
+        return check_file(*job)
+    except MemoryError:
+        pass  # reported below, once the file's objects are freed
+    from ..core.diagnostics import Diagnostic
+    from ..validator.report import file_result, format_human
+    diag = Diagnostic("error", "not enough memory to check this file: it needs more than this process may use "
+                      "(lower --max-input-size to refuse such files at once, or allow more memory)", source=job[0])
+    rec = file_result(job[0], [diag], None)
+    rec["valid"] = False
+    return rec, format_human([diag], None), 2
 
 
 def run_lint(args: argparse.Namespace) -> int:

@@ -13,9 +13,10 @@ from typing import BinaryIO
 from .diagnostics import Diagnostic, InputError
 
 
-# Inputs are read whole; a bound keeps `/dev/zero` or a runaway pipe from taking all memory.
-# The CLI's global `--max-input-size` raises it.
-DEFAULT_MAX_INPUT_BYTES = 256 * 1024 * 1024
+# Inputs are read whole; a bound keeps a runaway pipe from taking all memory. A module takes 17-165 times its
+# size in memory (`as` of OpNop lines to `val` of OpName lines, bench/bench_input_limit.py): 32 MiB keeps the worst
+# near 5 GB (256 MiB asked for ~40 GB). The CLI's global `--max-input-size` raises it.
+DEFAULT_MAX_INPUT_BYTES = 32 * 1024 * 1024
 max_input_bytes = DEFAULT_MAX_INPUT_BYTES
 
 
