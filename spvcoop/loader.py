@@ -118,6 +118,6 @@ def compile_glsl(path: str) -> Module:
                                       f"of {memory >> 20} MiB of memory and {seconds} s (SPVCOOP_GLSLANG_MAX_MEMORY "
                                       "and SPVCOOP_GLSLANG_TIMEOUT raise them)", Span(1, 1), source=path))
         if p.returncode != 0:
-            msg = "\n".join(s for s in (p.stdout + p.stderr).splitlines() if s.strip() and s.strip() != path)
+            msg = "\n".join(ln for ln in (p.stdout + p.stderr).splitlines() if ln.strip() and ln.strip() != path)
             raise SpvError(Diagnostic("error", f"glslangValidator failed:\n{msg}", source=path))
         return read_binary(Path(out).read_bytes(), path)

@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from .records import FrozenRecord
@@ -62,7 +62,7 @@ def _is_script(path: Path) -> bool:
         return False
 
 
-@lru_cache(maxsize=None)
+@cache
 def find_tool(name: str) -> Tool | None:
     """The reference tool `name`, or None when it is not installed."""
     # The real binaries first: <env>/bin/NAME is a Python wrapper that costs a whole

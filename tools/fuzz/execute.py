@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cases import LINKS, Case
+import contextlib
 
 PKG = str(Path(__file__).resolve().parents[2] / "spvcoop") + os.sep
 FINDINGS = ("traceback", "hang", "memory", "leftover", "crash", "unlocated")
@@ -217,10 +218,8 @@ def execute(case: Case, directory: Path) -> Outcome:
             return Outcome("accepted")
         from spvcoop import cli
         code = cli.main(list(case.argv))
-        try:
+        with contextlib.suppress(Exception):
             out.flush(), err.flush()
-        except Exception:
-            pass
         result = classify_exit(int(code), err_raw.head.decode("utf-8", "replace"),
                                out_raw.head.decode("utf-8", "replace"))
         if result.cls != "accepted":
@@ -233,7 +232,8 @@ def execute(case: Case, directory: Path) -> Outcome:
     except BaseException as e:  # noqa: BLE001 - classifying every exception is the point
         err.flush()
         result = classify_exception(e)
-        if case.kind == "cli" and result.cls == "rejected" and not isinstance(e, SystemExit):  # the command let it escape: a traceback
+        # the command let it escape: a traceback
+        if case.kind == "cli" and result.cls == "rejected" and not isinstance(e, SystemExit):
             result = Outcome("traceback", f"uncaught {type(e).__name__} at {innermost_frame(e.__traceback__)}",
                              _format(e))
         if result.cls == "traceback" and err_raw.total:
