@@ -154,7 +154,7 @@ def search_tree(root: str, suffixes: tuple[str, ...], max_entries: int) -> tuple
         directory = stack.pop()
         try:
             with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda e: e.name)
+                entries = sorted(it, key=lambda entry: entry.name)
         except OSError as e:
             raise InputError(Diagnostic("error", f"cannot search directory: {e.strerror or e}",
                                         source=directory)) from None
@@ -163,15 +163,15 @@ def search_tree(root: str, suffixes: tuple[str, ...], max_entries: int) -> tuple
             raise InputError(Diagnostic("error", f"more than {max_entries} files and directories under "
                                         f"'{root}' (name the directories to lint, or raise --max-files)", source=root))
         subdirs = []
-        for e in entries:
+        for entry in entries:
             try:
-                is_dir = e.is_dir(follow_symlinks=False)
+                is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 is_dir = False
             if is_dir:
-                if not e.name.startswith("."):
-                    subdirs.append(e.path)
-            elif e.name.endswith(suffixes):
-                found.append(e.path)
+                if not entry.name.startswith("."):
+                    subdirs.append(entry.path)
+            elif entry.name.endswith(suffixes):
+                found.append(entry.path)
         stack.extend(reversed(subdirs))  # depth first, in name order
     return found, seen
