@@ -12,8 +12,8 @@ import os
 import importlib
 import sys
 
-from .commands.common import parse_size
-from .core.diagnostics import SpvError, print_diagnostics, printable
+from .commands.common import parse_size, print_diagnostics
+from .core.diagnostics import SpvError, printable
 
 # (module, doc) in the order `spvcoop --help` lists them.
 COMMAND_MODULES = [

@@ -8,9 +8,9 @@ assemble), 2 usage errors, unreadable input or spirv-val not installed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-import contextlib
 
 FORMATS = ("human", "json", "sarif", "github")
 
@@ -114,29 +114,50 @@ def check_file(path: str, target_env: str, spec: dict[int, int], profile, werror
         rec = file_result(path, e.diagnostics, None)
         rec["valid"] = False
         return rec, format_human(e.diagnostics, None), 2
-    try:
-        module = load_module_bytes(data, path, _asm_env(target_env))
-    except SpvError as e:
-        rec = file_result(path, e.diagnostics, None)
-        rec["valid"] = False
-        text = None
-        with contextlib.suppress(UnicodeDecodeError):
-            text = data.decode("utf-8")
-        from ..core.module import Header, Module
-        shown = Module(Header(), [], path, text) if text is not None else None
-        return rec, format_human(e.diagnostics, shown), 1
     from ..validator import SpirvValMissing
     from ..validator.spirv_val import DEFAULT_TIMEOUT
+    timeout = spirv_val_timeout or DEFAULT_TIMEOUT
+    early = _start_spirv_val_early(data, target_env, timeout) if spirv_val else None
     try:
-        diags = validate(module, target_env, spec, profile, spirv_val=spirv_val,
-                         spirv_val_timeout=spirv_val_timeout or DEFAULT_TIMEOUT)
-    except SpirvValMissing as e:
-        rec = file_result(path, e.diagnostics, None)
-        rec["valid"] = False
-        return rec, format_human(e.diagnostics, None), 2
+        try:
+            module = load_module_bytes(data, path, _asm_env(target_env))
+        except SpvError as e:
+            rec = file_result(path, e.diagnostics, None)
+            rec["valid"] = False
+            text = None
+            with contextlib.suppress(UnicodeDecodeError):
+                text = data.decode("utf-8")
+            from ..core.module import Header, Module
+            shown = Module(Header(), [], path, text) if text is not None else None
+            return rec, format_human(e.diagnostics, shown), 1
+        try:
+            diags = validate(module, target_env, spec, profile, spirv_val=spirv_val, spirv_val_timeout=timeout,
+                             spirv_val_run=early)
+        except SpirvValMissing as e:
+            rec = file_result(path, e.diagnostics, None)
+            rec["valid"] = False
+            return rec, format_human(e.diagnostics, None), 2
+    finally:
+        if early is not None:
+            early.cancel()  # unread input or a failure: its findings are not wanted (no-op once used)
     rec = file_result(path, diags, module, werror)
     human = format_human(diags, module) if want_human else ""
     return rec, human, 0 if rec["valid"] else 1
+
+
+def _start_spirv_val_early(data: bytes, target_env: str, timeout: float):
+    """spirv-val started on a binary input's bytes before they are decoded, so that it runs while the
+    module is read and our rules check it (None for text, which must be assembled first, or when
+    spirv-val is missing: validate() then reports that as before)."""
+    from ..binary.reader import is_binary
+    from ..validator import SpirvValMissing
+    from ..validator.spirv_val import start_binary
+    if not is_binary(data):
+        return None
+    try:
+        return start_binary(data, target_env, timeout)
+    except SpirvValMissing:
+        return None
 
 
 def _load_profile(args):

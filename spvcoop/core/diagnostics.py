@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterable
 
 from .module import Span
@@ -132,16 +131,18 @@ def source_excerpt(line: str, col: int, end_col: int, mark: str = "^~") -> tuple
     return printable(line, False), marker
 
 
-def print_diagnostics(diags: list[Diagnostic], text: str | None = None, stream=None) -> None:
-    """Human format: headline, the source line with a caret, then notes (all made printable)."""
-    stream = stream or sys.stderr
+def format_diagnostics(diags: list[Diagnostic], text: str | None = None) -> str:
+    """Human format, a line each: headline, the source line with a caret (when `text` is the source), then
+    notes, all made printable. The library only formats: the CLI layer prints (commands/common.print_diagnostics)."""
     lines = text.split("\n") if text is not None else None
+    out: list[str] = []
     for d in diags:
-        print(printable(d.headline()), file=stream)
+        out.append(printable(d.headline()))
         if lines is not None and d.span is not None and d.span.line and d.span.line <= len(lines):
             src, marker = source_excerpt(lines[d.span.line - 1].rstrip("\r"), d.span.col, d.span.end_col)
-            print(f"  {src}", file=stream)
-            print(f"  {marker}", file=stream)
+            out.append(f"  {src}")
+            out.append(f"  {marker}")
         for n in d.notes:
             loc = f"{d.source}:{n.span}" if n.span is not None else d.source
-            print(printable(f"{loc}: note: {n.message}"), file=stream)
+            out.append(printable(f"{loc}: note: {n.message}"))
+    return "".join(line + "\n" for line in out)

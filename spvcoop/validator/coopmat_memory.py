@@ -550,7 +550,8 @@ def _check_length(ctx: Context, inst: Instruction, opname: str, type_op: Operand
 
 @rule("coopmat.length", LENGTHS + ("OpSpecConstantOp",),
       "Result Type must be an OpTypeInt with 32-bit Width and 0 Signedness. Type is a cooperative matrix "
-      "type (of the instruction's flavour); also inside OpSpecConstantOp.", source=f"{NV} / {KHR}")
+      "type (of the instruction's flavour); also inside OpSpecConstantOp.", source=f"{NV} / {KHR}",
+      coopmat_only=("OpSpecConstantOp",))
 def length(ctx: Context, inst) -> None:
     if inst.opname == "OpSpecConstantOp":
         if not inst.operands:

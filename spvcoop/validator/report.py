@@ -141,7 +141,7 @@ def _sarif_location(file: str, d: dict) -> dict:
 def format_sarif(results: list[dict]) -> str:
     """SARIF 2.1.0 log with one run; rules carry the spec sentence as fullDescription."""
     from . import RULES
-    from .. import __version__
+    from ..core.version import __version__
     used = sorted({d["rule"] for r in results for d in r["diagnostics"] if d["rule"]})
     index = {rid: i for i, rid in enumerate(used)}
     rules = []
