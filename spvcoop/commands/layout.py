@@ -396,7 +396,8 @@ def run_import(args: argparse.Namespace) -> int:
         from ..core.diagnostics import Diagnostic, SpvError
         from ..layouts import parse_model
         from ..layouts.render import to_yaml_model
-        entries, seen = [], {}
+        entries: list[dict] = []
+        seen: dict[tuple, str] = {}
         for path in args.inputs:
             entry = _read_import(path, args)
             key = (entry["component"], entry["rows"], entry["cols"], entry["use"], entry["subgroup_size"])

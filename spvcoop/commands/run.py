@@ -5,6 +5,7 @@ import argparse
 import os
 import sys
 import time
+from typing import Any
 
 from .common import parse_size
 
@@ -236,13 +237,14 @@ def _run(args: argparse.Namespace) -> int:
         from ..runspec.sicompat import apply_inputs
         data = check_inputs(read_yaml(args.input, max_bytes=options.max_bytes), args.input)
         push = apply_inputs(Program(module), data, args.input, buffers, spec_constants, push)
-    dispatch = spec.dispatch
+    dispatch: tuple[int, ...] = spec.dispatch
     if args.dispatch:
         try:
             dispatch = tuple(int(x) for x in args.dispatch.split(","))
         except ValueError:
             raise SpvError(Diagnostic("error", f"--dispatch wants X,Y,Z integers, got '{args.dispatch}'")) from None
-    inputs = dict(dispatch=dispatch, buffers=buffers, spec_constants=spec_constants, push_constants=push)
+    inputs: dict[str, Any] = dict(dispatch=dispatch, buffers=buffers, spec_constants=spec_constants,
+                                  push_constants=push)
     if opts.get("layout") == "all":
         return _portability(module, inputs, opts, spec, args)
     device = getattr(args, "device", None)  # `portability` builds its own namespace

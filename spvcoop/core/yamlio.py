@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -220,7 +220,7 @@ class _PyLoader(yaml.SafeLoader):
         super().fetch_flow_collection_start(TokenClass)
 
 
-_CLoader = getattr(yaml, "CSafeLoader", None)
+_CLoader: type[yaml.CSafeLoader] | None = getattr(yaml, "CSafeLoader", None)
 _COMMENT = re.compile(r"(?:^|(?<=\s))#[^\n]*", re.M)
 
 
@@ -325,7 +325,7 @@ class _Composer:
                 if target is None:
                     raise self.fail(f"recursive alias '*{ev.anchor}' (it refers to a collection that contains it)",
                                     ev.start_mark)
-                value, size = target
+                value, size = cast("tuple[Any, int]", target)
                 self.expanded += size
                 if self.expanded - self.distinct > limits.max_alias_nodes:
                     raise error_at(f"YAML aliases expand this document past {limits.max_alias_nodes} extra nodes "
@@ -446,7 +446,7 @@ def load_yaml(text: str | bytes, source: str, limits: YamlLimits | None = None) 
         blanked, fast = numeric_flows(text, source)
         if fast:
             expected = len(fast)
-            loader = _CLoader(blanked)
+            loader = cast("type[yaml.CSafeLoader]", _CLoader)(blanked)  # c_ok: not None
             try:
                 composer = _Composer(loader, source, limits, fast)
                 value = composer.compose()
@@ -460,10 +460,10 @@ def load_yaml(text: str | bytes, source: str, limits: YamlLimits | None = None) 
 
 
 def _compose(text: str, source: str, limits: YamlLimits, c_ok: bool) -> Any:
-    loader = None
+    loader: yaml.CSafeLoader | _PyLoader | None = None
     try:
         if c_ok:
-            loader = _CLoader(text)
+            loader = cast("type[yaml.CSafeLoader]", _CLoader)(text)  # c_ok: not None
         else:
             loader = _PyLoader(text)   # its reader refuses unprintable characters here already
             loader.max_flow_depth = limits.max_depth

@@ -2,6 +2,8 @@
 host-visible buffers (with device addresses where the device has them), a pipeline, a fence."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..core.diagnostics import Diagnostic, SpvError
 from .device import Instance
 from .vk import as_vk_pointer, extra
@@ -25,7 +27,7 @@ class Device:
         exts = self.instance.extensions(pd)
         families = vk.vkGetPhysicalDeviceQueueFamilyProperties(pd)
         self.family = next(i for i, f in enumerate(families) if f.queueFlags & vk.VK_QUEUE_COMPUTE_BIT)
-        self._keep = []   # structures the device create info points to
+        self._keep: list = []   # structures the device create info points to
         names = [e for e in WANTED_EXTENSIONS if e in exts]
         chain = self._feature_chain(pd, exts)
         queue = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=self.family, queueCount=1, pQueuePriorities=[1.0])
@@ -139,7 +141,7 @@ class Device:
 
     # ---- one dispatch ---------------------------------------------------------------------------
     def dispatch(self, code: bytes, entry: str, groups, buffers: dict, push: bytes = b"",
-                 spec: list[tuple[int, bytes]] = (), required_subgroup_size: int | None = None) -> None:
+                 spec: Sequence[tuple[int, bytes]] = (), required_subgroup_size: int | None = None) -> None:
         """Run `code` (SPIR-V bytes) once. buffers: {(set, binding): (buffer, size, uniform)};
         spec: [(SpecId, value bytes)]."""
         vk, dev = self.vk, self.handle

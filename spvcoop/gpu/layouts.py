@@ -36,7 +36,8 @@ def measure(device, info: DeviceInfo, progress=None, extra=()) -> tuple[list[dic
     from ..asm.assembler import assemble
     from .runner import run_on_device
     S = info.subgroup_size
-    entries, skipped = [], []
+    entries: list[dict] = []
+    skipped: list[str] = []
     types = device_types(info)
     types += [t for t in dict.fromkeys(extra) if t not in types]
     for api, comp, rows, cols, use in types:

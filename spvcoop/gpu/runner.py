@@ -3,6 +3,8 @@ device-address buffers the interpreter's `run()` takes, bound to the Module's in
 and the buffers back as the interpreter's `RunResult` (so outputs are written and compared alike)."""
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ..core.diagnostics import Diagnostic, SpvError
@@ -12,6 +14,7 @@ from ..interp.fault import Fault
 from ..interp.memory import Memory
 from ..interp.program import Program
 from ..interp.runner import Binding, RunResult, buffer_aliases
+from ..interp.types import Type
 from ..loader import load_shader
 from ..core.module import Module
 
@@ -36,11 +39,12 @@ def spec_entries(prog: Program, overrides: dict) -> list[tuple[int, bytes]]:
     for inst in prog.globals:
         if inst.opname not in ("OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse"):
             continue
-        sid = prog.decorations.get(inst.result_id, {}).get("SpecId", [None])[0]
-        name = prog.names.get(inst.result_id)
+        rid, rtype = cast(int, inst.result_id), cast(int, inst.result_type)   # a constant has both
+        sid = prog.decorations.get(rid, {}).get("SpecId", [None])[0]
+        name = prog.names.get(rid)
         for key in (sid, str(sid) if sid is not None else None, name):
             if sid is not None and key is not None and key in overrides:
-                t = prog.types[inst.result_type]
+                t = prog.types[rtype]
                 v = _override(t, overrides[key], name or sid)
                 data = np.uint32(bool(v[0])).tobytes() if t.kind == "bool" else v.tobytes()  # VkBool32
                 out.append((int(sid), data))
@@ -60,11 +64,12 @@ def _array_lengths(prog: Program, overrides: dict) -> None:
         if inst is None or inst.opname not in ("OpConstant", "OpSpecConstant"):
             raise SpvError(Diagnostic("error", f"the length of {t.describe()} is not a plain constant: not supported "
                                       "on a device yet", source=prog.source))
-        ct = prog.types[inst.result_type]
+        rid, rtype = cast(int, inst.result_id), cast(int, inst.result_type)   # a constant has both
+        ct = prog.types[rtype]
         value = scalar_from_words(ct, inst.operands[0].words)
         if inst.opname == "OpSpecConstant":
-            sid = prog.decorations.get(inst.result_id, {}).get("SpecId", [None])[0]
-            for key in (sid, str(sid) if sid is not None else None, prog.names.get(inst.result_id)):
+            sid = prog.decorations.get(rid, {}).get("SpecId", [None])[0]
+            for key in (sid, str(sid) if sid is not None else None, prog.names.get(rid)):
                 if key is not None and key in overrides:
                     value = _override(ct, overrides[key], key)
                     break
@@ -74,14 +79,14 @@ def _array_lengths(prog: Program, overrides: dict) -> None:
 def _interface(prog: Program, given: dict, push_constants):
     """[(key, name, type, var_id, data, found, uniform)] for the buffer variables, and the keys consumed."""
     consumed: set = set()
-    out = []
+    out: list[tuple[tuple[int, int] | str, str, Type, int, object, bool, bool]] = []
     for inst in prog.globals:
         if inst.opname != "OpVariable":
             continue
-        ptype = prog.types[inst.result_type]
+        ptype = prog.types[cast(int, inst.result_type)]
         if ptype.storage not in BUFFER_CLASSES:
             continue
-        t, vid = ptype.elem, inst.result_id
+        t, vid = cast(Type, ptype.elem), cast(int, inst.result_id)   # a buffer variable's pointer type
         name = prog.names.get(vid) or t.name or prog.name_of(vid)
         if ptype.storage == "PushConstant":   # none given: zeros, as the interpreter runs it
             out.append(("push_constants", name, t, vid, push_constants, push_constants is not None, False))

@@ -356,8 +356,11 @@ class Program:
         op = inst.opname
         names = _operand_names(op)
         funcs = function_operands(inst)
+        # NonSemantic.* instructions are not executed and may name any id (glslang -gV's
+        # DebugFunctionDefinition names the function): only their set must be an import
+        skip_rest = op == "OpExtInst" and self.ext_imports.get(inst.operands[0].value, "").startswith("NonSemantic.")
         for i, o in enumerate(inst.operands):
-            if not o.kind.startswith("Id"):
+            if not o.kind.startswith("Id") or skip_rest and i > 0:
                 continue
             name = names[i] if i < len(names) else ""
             if i in funcs:
@@ -411,7 +414,8 @@ class Program:
         return ids
 
     def _check_recursion(self, calls: dict[int, list[tuple[int, Instruction]]]) -> None:
-        """SPIR-V forbids recursion: a call-graph cycle is an error at the call that closes it."""
+        """No recursion (Vulkan forbids it; calls are executed without a depth bound): a call-graph cycle is an
+        error at the call that closes it."""
         state: dict[int, int] = {}
 
         def visit(f: int, path: list[int]) -> None:
@@ -420,7 +424,7 @@ class Program:
                 if state.get(callee) == 1:
                     cycle = path[path.index(callee):] + [callee]
                     raise self.error("recursion: " + " -> ".join(self.name_of(x) for x in cycle) +
-                                     " (SPIR-V forbids recursion)", inst)
+                                     " (Vulkan forbids recursion: VUID-StandaloneSpirv-None-04634)", inst)
                 if callee not in state:
                     visit(callee, path + [callee])
             state[f] = 2

@@ -16,6 +16,7 @@ input matrices; `import_buffer` turns OUT into per-invocation tables.
 from __future__ import annotations
 
 import re
+from typing import cast
 
 import numpy as np
 
@@ -83,7 +84,8 @@ def probe_shader(api: str, component: str, rows: int, cols: int, use: str | None
         mat = "%mat = OpTypeCooperativeMatrixKHR %elem %subgroup %rows %cols %use"
         load = "OpCooperativeMatrixLoadKHR %mat {ptr} %rowmajor %stride"
         length = "OpCooperativeMatrixLengthKHR %u32 %mat"
-        extra_consts = [f"%use = OpConstant %u32 {_USE_VALUE[use]}", "%rowmajor = OpConstant %u32 0"]
+        # khr: use is set (checked above)
+        extra_consts = [f"%use = OpConstant %u32 {_USE_VALUE[cast(str, use)]}", "%rowmajor = OpConstant %u32 0"]
         desc = f"khr {component} {R}x{C} use {use}"
     else:
         caps = ["CooperativeMatrixNV"] + caps
@@ -225,9 +227,9 @@ def probe_inputs(component: str, rows: int, cols: int,
         def conv(a):
             return (a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
     else:
-        dtype = {"float": {16: np.float16, 32: np.float32, 64: np.float64},
+        dtype = cast("dict[str, dict[int, type]]", {"float": {16: np.float16, 32: np.float32, 64: np.float64},
                  "sint": {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64},
-                 "uint": {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}}[kind][bits]
+                 "uint": {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}})[kind][bits]
         def conv(a):
             return a.astype(dtype)
     return conv(r).reshape(-1), conv(c).reshape(-1)
@@ -267,7 +269,7 @@ def import_buffer(words: np.ndarray, rows: int, cols: int, subgroup_size: int,
     pairs = words[S:need].reshape(S, RC, 2)[:, :L, :]
     tables = []
     for p in range(S):
-        lane = []
+        lane: list[list[int] | None] = []
         for i in range(L):
             r, c = int(pairs[p, i, 0]), int(pairs[p, i, 1])
             if r == 0 and c == 0:

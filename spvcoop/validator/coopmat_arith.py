@@ -38,7 +38,7 @@ def muladd_operand_type(ctx: Context, inst) -> None:
             ctx.report(inst, None, f"result type {ix.name(inst.result_type)} ({ix.type_text(inst.result_type)}) is "
                        f"not an OpTypeCooperativeMatrix{want}")
         else:
-            o = inst.operands[_operand_index(role)]  # type: ignore[index]
+            o = inst.operands[_operand_index(role)]
             ctx.report(inst, o, f"{role} ({ix.name(o.value)}) has type {ix.value_type_text(o.value)}, not an "
                        f"OpTypeCooperativeMatrix{want}", [ctx.note_def(o.value, f"{role} defined here")])
 
@@ -119,8 +119,8 @@ def muladd_k(ctx: Context, inst) -> None:
 @rule("coopmat.muladd.scope", MULADDS, "The matrices must all have the same scope.", source=f"{NV} / {KHR}")
 def muladd_scope(ctx: Context, inst) -> None:
     t = _muladd_types(ctx, inst)
-    _dim_check(ctx, inst, "scope", [(r, "scope", t[r], "") for r in ("A", "B", "C", "Result")
-                                    if t[r] is not None])  # type: ignore[misc]
+    _dim_check(ctx, inst, "scope", [(r, "scope", cm, "") for r in ("A", "B", "C", "Result")
+                                    if (cm := t[r]) is not None])
 
 
 _SIGNED_BITS = {1: "A", 2: "B", 4: "C", 8: "Result"}
@@ -340,7 +340,8 @@ _NO_ARITH_ENCODINGS = {0: "BFloat16KHR", 4214: "Float8E4M3EXT", 4215: "Float8E5M
 def arith_encoding(ctx: Context, inst) -> None:
     ix = ctx.ix
     if inst.opname == "OpCooperativeMatrixMulAddNV":
-        mats = [(r, cm) for r, cm in _muladd_types(ctx, inst).items() if cm is not None]
+        mats: list[tuple[str, CoopMat | None]] = [(r, cm) for r, cm in _muladd_types(ctx, inst).items()
+                                                  if cm is not None]
     else:
         mats = [("Result", ix.coopmat(inst.result_type))]
     for role, cm in mats:

@@ -58,7 +58,7 @@ def construct_types(ctx: Context, inst) -> None:
         ctx.report(inst, None, f"result type {ix.name(inst.result_type)} ({ix.type_text(inst.result_type)}) is "
                    "not an OpTypeCooperativeMatrixKHR")
     src = inst.operands[0].value if inst.operands else None
-    d = ix.defs.get(src)
+    d = ix.defs.get(src) if src is not None else None
     if d is not None and _array(ctx, d.result_type) is None:
         ctx.report(inst, 0, f"Source Array {ix.name(src)} has type {ix.value_type_text(src)}, not an OpTypeArray",
                    [ctx.note_def(src, f"{ix.name(src)} is defined here")])
@@ -73,7 +73,7 @@ def extract_types(ctx: Context, inst) -> None:
         ctx.report(inst, None, f"result type {ix.name(inst.result_type)} ({ix.type_text(inst.result_type)}) is "
                    "not an OpTypeArray")
     src = inst.operands[0].value if inst.operands else None
-    d = ix.defs.get(src)
+    d = ix.defs.get(src) if src is not None else None
     cm = ix.coopmat(d.result_type) if d is not None else None
     if d is not None and (cm is None or cm.flavour != "KHR"):
         ctx.report(inst, 0, f"Source CoopMat {ix.name(src)} has type {ix.value_type_text(src)}, not an "
@@ -215,7 +215,7 @@ def _check_length(ctx: Context, inst, cm: CoopMat, arr: tuple[int, Value | None]
 def subarray_types(ctx: Context, inst) -> None:
     ix = ctx.ix
     src = inst.operands[0].value if inst.operands else None
-    d = ix.defs.get(src)
+    d = ix.defs.get(src) if src is not None else None
     res, arr = _array(ctx, inst.result_type), _array(ctx, d.result_type) if d is not None else None
     if res is None or arr is None:
         bad = "result type" if res is None else "Source Array"
@@ -270,7 +270,7 @@ def subarray_bounds(ctx: Context, inst) -> None:
 def bitcast_types(ctx: Context, inst) -> None:
     ix = ctx.ix
     src = inst.operands[0].value if inst.operands else None
-    d = ix.defs.get(src)
+    d = ix.defs.get(src) if src is not None else None
     for what, tid, operand in (("result type", inst.result_type, None),
                                ("Source Array", d.result_type if d is not None else None, 0)):
         if tid is None:

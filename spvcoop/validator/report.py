@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ..core.diagnostics import Diagnostic, printable, source_excerpt
 from ..core.module import Instruction, Module, Span
+
+if TYPE_CHECKING:  # imported where used: the disassembler is loaded only for binaries with findings
+    from ..binary.disassembler import Disassembler
 
 
 class InstructionText:
@@ -14,7 +18,7 @@ class InstructionText:
 
     def __init__(self, module: Module) -> None:
         self.module = module
-        self._dis = None
+        self._dis: Disassembler | None = None
         self._by_word: dict[int, int] | None = None
 
     def render(self, inst: Instruction) -> str:
@@ -153,14 +157,14 @@ def format_sarif(results: list[dict]) -> str:
                       "defaultConfiguration": {"level": _LEVEL.get(r.severity if r else "error", "error")},
                       "properties": {"source": r.source if r else ""}})
     out_results = []
-    for r in results:
-        for d in r["diagnostics"]:
+    for fr in results:
+        for d in fr["diagnostics"]:
             res = {"ruleId": d["rule"] or "spvcoop", "level": _LEVEL.get(d["severity"], "note"),
-                   "message": {"text": d["message"]}, "locations": [_sarif_location(r["file"], d)],
+                   "message": {"text": d["message"]}, "locations": [_sarif_location(fr["file"], d)],
                    "properties": {"source": d.get("source", origin(d["rule"]))}}
             if d["rule"] in index:
                 res["ruleIndex"] = index[d["rule"]]
-            related = [dict(_sarif_location(r["file"], n), id=k, message={"text": n["message"]})
+            related = [dict(_sarif_location(fr["file"], n), id=k, message={"text": n["message"]})
                        for k, n in enumerate(d["notes"]) if "line" in n or "word" in n]
             if related:
                 res["relatedLocations"] = related
