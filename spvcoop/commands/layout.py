@@ -153,6 +153,7 @@ def _write_all(outputs: list[tuple[str | None, bytes | str]]) -> None:
     from pathlib import Path
 
     from ..core.diagnostics import Diagnostic, SpvError
+    from ..core.files import honour_umask
 
     def fail(path: str, e: OSError) -> SpvError:
         return SpvError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=path))
@@ -171,6 +172,7 @@ def _write_all(outputs: list[tuple[str | None, bytes | str]]) -> None:
                 raise fail(path, e) from None
             temps.append((tmp, path))
             try:
+                honour_umask(fd)
                 with os.fdopen(fd, "wb") as f:
                     f.write(data)
             except OSError as e:

@@ -181,12 +181,30 @@ def coop_info(ex, t) -> CoopInfo:
                         storage=elem.dtype)
     else:
         info = CoopInfo(t, const(ids[2]), const(ids[3]), scope, comp, use, elem.dtype, ex)
+    _reserve_matrix(ex, t, info)
     if ex.config.layout_model is not None and scope != "Workgroup":
         # an explicit model must define every Subgroup-scope type the shader uses, observed or not; no model
         # describes a Workgroup-scope matrix per invocation: it fails only where a shader observes that view
         info.layout()
     t.extra["coop"] = info
     return info
+
+
+# Bytes per element one matrix value may take while an operation builds it: a load computes an int64 address
+# for every element of every scope instance before reading (coopmat/memory.py), the widest of its arrays.
+MATRIX_BYTES_PER_ELEMENT = 8
+
+
+def _reserve_matrix(ex, t, info: CoopInfo) -> None:
+    """Refuse a matrix type the memory budget cannot hold before any value of it is allocated: a 3 KB module
+    declaring 65536x65536 matrices asked numpy for 32 GiB (MemoryError, exit 3). The bytes are checked,
+    not kept: values come and go, the budget bounds the largest one."""
+    if info.rows < 1 or info.cols < 1:
+        raise Fault(f"cooperative matrix type {ex.prog.name_of(t.id)} has {info.rows} rows and {info.cols} columns "
+                    "(both must be at least 1)")
+    nbytes = info.num_groups * info.rows * info.cols * MATRIX_BYTES_PER_ELEMENT
+    ex.reserve(nbytes, f"a value of {info.describe()} ({info.num_groups:,} x {info.rows:,} x {info.cols:,} elements "
+               f"x {MATRIX_BYTES_PER_ELEMENT} bytes while it is built)", ex.prog.defs.get(t.id), keep=False)
 
 
 def ensure_sizes(ex) -> None:
