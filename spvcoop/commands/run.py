@@ -35,6 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", metavar="vulkan[:N]",
                    help="run on a Vulkan device (needs spvcoop[gpu]; see `spvcoop device list`) instead of the "
                         "interpreter; outputs are written alike")
+    p.add_argument("--gpu-timeout", type=_seconds, default=None, metavar="SECONDS",
+                   help="with --device: how long to wait for the dispatch (default 30); a dispatch still running "
+                        "then, or a lost device, is reported in one line, exit 1")
     p.add_argument("--rtol", type=float, default=None, help="default relative tolerance for --check (1e-5)")
     p.add_argument("--atol", type=float, default=None, help="default absolute tolerance for --check (1e-6)")
     p.add_argument("--max-text-values", type=parse_size, default=4_000_000, metavar="N",
@@ -255,7 +258,8 @@ def _run(args: argparse.Namespace) -> int:
         from ..gpu import parse_device
         from ..gpu.runner import run_on_device
         res = run_on_device(module, **inputs, entry_point=opts.get("entry_point"), device=parse_device(device),
-                            validate=opts.get("validate", True), subgroup_size=opts.get("subgroup_size"))
+                            validate=opts.get("validate", True), subgroup_size=opts.get("subgroup_size"),
+                            timeout_s=getattr(args, "gpu_timeout", None))
         if args.compare == "device":
             interp = _run_shown(run, module, inputs, dict(opts, validate=False))
             return _compare_device(_select_outputs(interp, spec.outputs), _select_outputs(res, spec.outputs),
@@ -269,6 +273,17 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         progress.done()
     return _write_outputs(res, spec, run_spec, module, args, options)
+
+
+def _seconds(text: str) -> float:
+    """--gpu-timeout: a positive number of seconds."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not 0 < v <= 86400:
+        raise argparse.ArgumentTypeError(f"'{text[:40]}' is not a number of seconds in (0, 86400]")
+    return v
 
 
 def _write_template(args: argparse.Namespace) -> int:

@@ -34,13 +34,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from typing import Any, cast
 
 import yaml
 
-from .diagnostics import Diagnostic, SpvError
-from .files import read_bounded
+from .diagnostics import Diagnostic, InputError, SpvError
+from .files import open_input, read_bounded
 from .module import Span
 from .numlists import FAST_MIN_CHARS, numeric_flows
 from .records import FrozenRecord
@@ -161,10 +160,12 @@ def read_bytes(path: str | os.PathLike, source: str | None = None, max_bytes: in
     def fail(msg: str) -> SpvError:
         return error_at(prefix + msg, where, mark)
     try:
-        with open(path, "rb") as f:
+        try:
+            f = open_input(str(path))  # never blocks on a FIFO: refused like any non-regular file
+        except InputError:
+            raise fail("not a regular file") from None
+        with f:
             st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                raise fail("not a regular file")
             if st.st_size > max_bytes:
                 raise fail(f"{what} of {st.st_size} bytes is over the size limit of {max_bytes} bytes")
             data = read_bounded(f, max_bytes)
