@@ -46,6 +46,8 @@ class Executor:
     `config` is the run's settings (read-only); `dispatcher` the op table (families.dispatcher_for(module));
     `family_state` is where op families keep per-run state (keys prefixed with the family name)."""
 
+    virtual_lanes: np.ndarray | None = None  # in call_per_element: virtual invocation -> the real one
+
     def __init__(self, prog: Program, n: int, config: RunConfig, dispatcher: Dispatcher):
         self.prog = prog
         self.types = prog.types
@@ -106,9 +108,14 @@ class Executor:
     # ---- errors ---------------------------------------------------------------
     def fault_error(self, inst: Instruction, f: Fault) -> SpvError:
         notes = []
-        if f.lanes is not None and len(f.lanes) and self.lane_info:
-            shown = ", ".join(self.lane_info(int(x)) for x in f.lanes[:3])
-            more = f" and {len(f.lanes) - 3} more" if len(f.lanes) > 3 else ""
+        lanes = f.lanes
+        if lanes is not None and len(lanes) and self.virtual_lanes is not None:
+            # a fault inside a per-element call (decode, combine functions): its lanes are matrix elements;
+            # name the real invocations they stand for
+            lanes = np.unique(self.virtual_lanes[np.asarray(lanes)[np.asarray(lanes) < len(self.virtual_lanes)]])
+        if lanes is not None and len(lanes) and self.lane_info:
+            shown = ", ".join(self.lane_info(int(x)) for x in lanes[:3])
+            more = f" and {len(lanes) - 3} more" if len(lanes) > 3 else ""
             notes.append(Note(f"in invocation {shown}{more}"))
         line = self.prog.module.source_line(inst.span.line) if inst.span and inst.span.line else None
         if line is not None:
@@ -155,15 +162,16 @@ class Executor:
         invocations than the dispatch has may execute proportionally fewer instructions."""
         lanes = np.asarray(lanes, np.int64)
         n = int(lanes.shape[0])
-        saved = (self.N, self.alive, self.any_killed, self.gvals, self.trace, self.max_steps)
+        saved = (self.N, self.alive, self.any_killed, self.gvals, self.trace, self.max_steps, self.virtual_lanes)
         try:
+            self.virtual_lanes = lanes if saved[6] is None else saved[6][lanes]
             self.gvals = {k: _lanes_of(v, lanes, saved[0]) for k, v in self.gvals.items()}
             if n > self.N:
                 self.max_steps = self.steps + max(1, (self.max_steps - self.steps) * max(self.N, 1) // n)
             self.N, self.alive, self.any_killed, self.trace = n, np.ones(n, bool), False, None
             return self.call(fn, args, np.ones(n, bool), call_inst)
         finally:
-            self.N, self.alive, self.any_killed, self.gvals, self.trace, self.max_steps = saved
+            self.N, self.alive, self.any_killed, self.gvals, self.trace, self.max_steps, self.virtual_lanes = saved
 
     def walk(self, frame: Frame, label: int, incoming: list, stops: frozenset) -> Arrivals:
         out: Arrivals = defaultdict(list)
