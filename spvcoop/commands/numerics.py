@@ -90,4 +90,6 @@ def run_fit(args: argparse.Namespace) -> int:
         data = load_tiles(args.tiles)
     except (OSError, ValueError, KeyError, zipfile.BadZipFile) as e:
         raise InputError(Diagnostic("error", f"cannot read tiles: {e}", source=args.tiles)) from None
+    from ..numerics.tiles import check_tiles
+    check_tiles(data, args.tiles)
     return _finish(data, args, f"tiles from {args.tiles}", args.fit_seed, t0)

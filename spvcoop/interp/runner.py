@@ -94,6 +94,20 @@ def _norm_key(key):
     return key
 
 
+# run()'s parameters and the kinds argcheck.arg_error checks them against (push_constants: any data)
+RUN_ARG_KINDS = {"dispatch": "dispatch", "buffers": "mapping?", "spec_constants": "mapping?", "subgroup_size": "int?",
+                 "entry_point": "str?", "max_steps": "int?", "trace": "trace?", "trace_out": "stream?",
+                 "progress": "callable?", "validate": "bool", "layout": "layout?", "coop_numerics": "numerics",
+                 "max_memory": "int?", "max_work": "int?"}
+
+
+def run_arg_error(function: str, shader, options: dict) -> Exception | None:
+    """The TypeError for run()'s first wrong argument (of those given in `options`), or None."""
+    from ..core.argcheck import arg_error
+    return arg_error(function, [("shader", shader, "shader")]
+                     + [(k, v, RUN_ARG_KINDS[k]) for k, v in options.items() if k in RUN_ARG_KINDS])
+
+
 def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants: dict | None = None,
         push_constants=None, subgroup_size: int | None = 32, entry_point: str | None = None,
         max_steps: int | None = None, trace: int | None = None, trace_out=None, progress=None,
@@ -112,6 +126,12 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     allocate, checked before allocating (None: config.DEFAULT_MAX_MEMORY); max_work: executed instructions
     times invocations (None: config.DEFAULT_MAX_WORK). Hitting a limit is a located SpvError naming it.
     """
+    err = run_arg_error("run", shader, dict(
+        dispatch=dispatch, buffers=buffers, spec_constants=spec_constants, subgroup_size=subgroup_size,
+        entry_point=entry_point, max_steps=max_steps, trace=trace, trace_out=trace_out, progress=progress,
+        validate=validate, layout=layout, coop_numerics=coop_numerics, max_memory=max_memory, max_work=max_work))
+    if err is not None:
+        raise err
     module = load_shader(shader)
     ops = dispatcher_for(module)
     if validate:

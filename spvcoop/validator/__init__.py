@@ -43,6 +43,9 @@ def validate(module: Module, target_env: str = "universal", spec_constants: dict
     instruction we already report is folded into ours). `spec_constants` maps SpecId -> value
     (overriding defaults); `profile` is a device profile name, path or loaded Profile.
     Raises SpirvValMissing (an SpvError) when spirv-val is wanted but not installed."""
+    err = validate_arg_error("validate", module, target_env, spec_constants, profile, spirv_val, spirv_val_timeout)
+    if err is not None:
+        raise err
     # spirv-val runs in the background while our rules run
     started = spirv_val_start(module, target_env, spirv_val_timeout) if spirv_val else None
     ix = ModuleIndex(module, target_env, spec_constants)
@@ -50,6 +53,16 @@ def validate(module: Module, target_env: str = "universal", spec_constants: dict
     if started is not None:
         diags = merge(diags, spirv_val_finish(started, module, ix))
     return diags
+
+
+def validate_arg_error(function: str, module, target_env, spec_constants, profile, spirv_val,
+                       spirv_val_timeout) -> Exception | None:
+    """The TypeError (ValueError for the timeout) for validate()'s first wrong argument, or None."""
+    from ..core.argcheck import arg_error, seconds_error
+    return arg_error(function, (("module", module, "module"), ("target_env", target_env, "str"),
+                                ("spec_constants", spec_constants, "mapping?"), ("profile", profile, "profile?"),
+                                ("spirv_val", spirv_val, "bool"))) \
+        or seconds_error(function, "spirv_val_timeout", spirv_val_timeout)
 
 
 def _coopmat_findings(module: Module, ix: ModuleIndex, profile) -> list[Diagnostic]:

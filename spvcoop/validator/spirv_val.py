@@ -95,7 +95,7 @@ class Run:
         import subprocess  # here: a run validates without spirv-val and need not load them
         import threading
         exe, env = find_spirv_val()
-        self.timeout = timeout
+        self.timeout = timeout if timeout != float("inf") else None  # inf: no limit (the selector wants a finite one)
         self._result: tuple[int, list[Finding]] | None = None
         self._thread: threading.Thread | None = None
         try:
