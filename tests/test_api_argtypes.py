@@ -1,0 +1,86 @@
+"""Wrong argument types at the public Python API: a TypeError naming the parameter, raised by the public
+function itself (the traceback ends in it), never an error from an inner frame or a silent wrong result."""
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+
+import pytest
+
+import spvcoop
+import spvcoop.interp
+import spvcoop.validator
+
+ROOT = Path(__file__).resolve().parents[1]
+TEXT = (ROOT / "samples" / "saxpy" / "saxpy.spvasm").read_text()
+MODULE = spvcoop.assemble(TEXT, "saxpy.spvasm")
+DATA = MODULE.to_bytes()
+
+# (function, its file, positional arguments, the wrong keyword argument)
+CASES = [
+    (spvcoop.assemble, {"text": b"OpCapability Shader\n"}),
+    (spvcoop.assemble, {"text": None}),
+    (spvcoop.assemble, {"text": TEXT, "source": 5}),
+    (spvcoop.assemble, {"text": TEXT, "target_env": None}),
+    (spvcoop.assemble, {"text": TEXT, "preserve_numeric_ids": "yes"}),
+    (spvcoop.disassemble, {"module": TEXT}),
+    (spvcoop.disassemble, {"module": MODULE, "raw_ids": "x"}),
+    (spvcoop.disassemble, {"module": MODULE, "header": None}),
+    (spvcoop.disassemble, {"module": MODULE, "indent": 1.5}),
+    (spvcoop.read_binary, {"data": "not bytes"}),
+    (spvcoop.read_binary, {"data": [1, 2, 3]}),
+    (spvcoop.read_binary, {"data": DATA, "source": b"x"}),
+    (spvcoop.validate, {"module": DATA}),
+    (spvcoop.validate, {"module": MODULE, "target_env": 3}),
+    (spvcoop.validate, {"module": MODULE, "spec_constants": [1, 2]}),
+    (spvcoop.validate, {"module": MODULE, "profile": 5}),
+    (spvcoop.validate, {"module": MODULE, "spirv_val": "no"}),
+    (spvcoop.validate, {"module": MODULE, "spirv_val_timeout": "5"}),
+    (spvcoop.validator.validate, {"module": None}),
+    (spvcoop.validator.validate, {"module": MODULE, "spirv_val_timeout": None}),
+    (spvcoop.run, {"shader": 5}),
+    (spvcoop.run, {"shader": None}),
+    (spvcoop.run, {"shader": MODULE, "dispatch": "111"}),
+    (spvcoop.run, {"shader": MODULE, "dispatch": 1.5}),
+    (spvcoop.run, {"shader": MODULE, "dispatch": (1, 1, 1, 1)}),
+    (spvcoop.run, {"shader": MODULE, "buffers": [1, 2]}),
+    (spvcoop.run, {"shader": MODULE, "spec_constants": 5}),
+    (spvcoop.run, {"shader": MODULE, "subgroup_size": "32"}),
+    (spvcoop.run, {"shader": MODULE, "entry_point": 5}),
+    (spvcoop.run, {"shader": MODULE, "max_steps": 1.5}),
+    (spvcoop.run, {"shader": MODULE, "max_memory": "1G"}),
+    (spvcoop.run, {"shader": MODULE, "max_work": 2.5}),
+    (spvcoop.run, {"shader": MODULE, "trace": "x"}),
+    (spvcoop.run, {"shader": MODULE, "trace_out": 5}),
+    (spvcoop.run, {"shader": MODULE, "progress": 5}),
+    (spvcoop.run, {"shader": MODULE, "validate": "no"}),
+    (spvcoop.run, {"shader": MODULE, "layout": 5}),
+    (spvcoop.run, {"shader": MODULE, "coop_numerics": None}),
+    (spvcoop.interp.run, {"shader": 5.0}),
+    (spvcoop.interp.run, {"shader": MODULE, "dispatch": [1, "2"]}),
+    (spvcoop.interp.run, {"shader": MODULE, "subgroup_size": True}),
+]
+
+
+@pytest.mark.parametrize("fn, kwargs", CASES,
+                         ids=[f"{fn.__module__}.{fn.__name__}-{list(kw)[-1]}-{type(list(kw.values())[-1]).__name__}"
+                              for fn, kw in CASES])
+def test_wrong_type_is_a_type_error_naming_the_parameter(fn, kwargs):
+    param = list(kwargs)[-1]
+    with pytest.raises(TypeError) as e:
+        fn(**kwargs)
+    assert str(e.value).startswith(f"{fn.__name__}() argument '{param}' must be ")
+    assert str(e.value).endswith(f", not {type(kwargs[param]).__name__}")
+    last = traceback.extract_tb(e.value.__traceback__)[-1]
+    assert last.name == fn.__name__ and last.filename == fn.__code__.co_filename  # raised by the function itself
+
+
+def test_right_types_still_pass():
+    import numpy as np
+    r = spvcoop.run(MODULE, dispatch=np.array([1, 1, 1]), push_constants={"a": 2.0, "n": 8},
+                    buffers={"x": np.arange(64, dtype=np.float32), "y": np.ones(8, np.float32)},
+                    subgroup_size=np.int64(32), max_steps=10_000, validate=np.bool_(True))
+    assert r["y"][:8].tolist() == [2.0 * i + 1 for i in range(8)]
+    assert spvcoop.read_binary(bytearray(DATA)).to_bytes() == DATA
+    assert spvcoop.read_binary(memoryview(DATA)).to_bytes() == DATA
+    spvcoop.validate(MODULE, "vulkan1.3", {}, None, spirv_val=False, spirv_val_timeout=5)
