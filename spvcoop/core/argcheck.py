@@ -27,8 +27,6 @@ def _is_module(v: Any) -> bool:
 
 
 def _is_dispatch(v: Any) -> bool:
-    if _is_int(v):
-        return True
     if isinstance(v, (str, bytes, Mapping)) or not isinstance(v, Iterable):
         return False
     try:
@@ -58,7 +56,7 @@ KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "module": (_is_module, "a spvcoop.Module"),
     "shader": (lambda v: isinstance(v, (str, bytes, os.PathLike)) or _is_module(v),
                "a path, assembly text, SPIR-V bytes or a spvcoop.Module"),
-    "dispatch": (_is_dispatch, "an int or a sequence of 1 to 3 ints"),
+    "dispatch": (_is_dispatch, "a sequence of 1 to 3 ints"),
     "trace": (_is_trace, "an int (linear invocation index) or a tuple of 1 to 3 ints (global invocation id)"),
     "callable": (callable, "a callable"),
     "stream": (lambda v: callable(v) or callable(getattr(v, "write", None)), "a stream (with write) or a callable"),
