@@ -47,6 +47,7 @@ class Executor:
     `family_state` is where op families keep per-run state (keys prefixed with the family name)."""
 
     virtual_lanes: np.ndarray | None = None  # in call_per_element: virtual invocation -> the real one
+    unvalidated: bool = False  # run(validate=False): the module may break any rule, by design
 
     def __init__(self, prog: Program, n: int, config: RunConfig, dispatcher: Dispatcher):
         self.prog = prog
@@ -123,6 +124,16 @@ class Executor:
         span, source = self.where(inst, notes)
         return SpvError(Diagnostic("error", f"{inst.opname}: {f.message}", span, rule="interp.runtime",
                                    notes=notes, source=source))
+
+    def invalid_module_error(self, inst: Instruction, e: Exception) -> SpvError:
+        """An op meeting what validation would have refused (an operand of the wrong type or shape, a value
+        where a pointer belongs) fails in numpy or Python; in a module run without validation that is the
+        module's error, reported at the instruction. A validated module re-raises `e`: it is a bug here."""
+        if not self.unvalidated or isinstance(e, (SpvError, MemoryError)):
+            raise e
+        what = str(e).split("\n")[0][:160]
+        return self.fault_error(inst, Fault(f"its operands do not fit it ({type(e).__name__}: {what}); the module "
+                                            "was not validated (--no-validate) and breaks a rule validation checks"))
 
     def where(self, inst: Instruction, notes: list):
         """(span, file) for a diagnostic: the GLSL line (OpLine) when a binary has one, else the instruction."""
@@ -400,6 +411,8 @@ class Executor:
                 v = fn(self, frame, inst, mask)
         except Fault as f:
             raise self.fault_error(inst, f) from None
+        except Exception as e:  # noqa: BLE001 - only for a module nobody validated; re-raised otherwise
+            raise self.invalid_module_error(inst, e) from None
         if inst.result_id is not None:
             self.assign(frame, inst, v, mask, full)
         if self.trace is not None and mask[self.trace if mask.shape[0] > 1 else 0]:

@@ -163,6 +163,7 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
                        max_work=DEFAULT_MAX_WORK if max_work is None else max_work,
                        trace=trace, trace_out=trace_out, progress=progress)
     ex = Executor(prog, 1, config, ops)  # one lane until the workgroup size is known (constants first)
+    ex.unvalidated = not validate
     overrides = dict(spec_constants or {})
     used: set = set()
     # constants first (shape (1, ...)), so that the workgroup size and array lengths are known

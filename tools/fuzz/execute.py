@@ -326,6 +326,11 @@ def execute(case: Case, directory: Path) -> Outcome:
     out_raw, out = _stream(65536)
     err_raw, err = _stream(65536)
     result = _execute(case, directory, out, err, out_raw, err_raw)
+    for stream in (out, err):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a stream the call left broken: what reached it is kept
+            pass
     if "confine" in case.params and result.cls not in ("hang", "memory"):
         stray = escaped(case, directory)
         if stray is not None:
