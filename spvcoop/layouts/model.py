@@ -314,39 +314,63 @@ def _parse_entry(raw: Any, n: int, entries_node: Any, source: str, default_S: in
     if len(kinds) != 1:
         raise SpecError(f"entry '{name}' needs exactly one description ({', '.join(KINDS)}), "
                         f"found {len(kinds) or 'none'}", entries_node, ("item", n))
-    comps = raw.get("components", raw.get("component", "any"))
-    ckey = "components" if "components" in raw else "component"
-    if comps == "any":
-        components = None
-    else:
-        if isinstance(comps, str):
-            comps = [comps]
-        if not isinstance(comps, list) or not comps:
-            raise SpecError(f"entry '{name}': components must be a list of names or 'any'", raw, ckey)
-        for c in comps:
-            if not isinstance(c, str) or c not in COMPONENTS:
-                from ..core.diagnostics import did_you_mean
-                raise SpecError(f"entry '{name}': unknown component '{_name(c)}'"
-                                f"{did_you_mean(str(c)[:80], COMPONENTS)} "
-                                f"(known: {', '.join(COMPONENTS)})", raw, ckey)
-        components = tuple(comps)
-    uses_raw = raw.get("use", "any")
-    if uses_raw == "any":
-        uses = None
-    else:
-        if not isinstance(uses_raw, list):
-            uses_raw = [uses_raw]
-        if not uses_raw:
-            raise SpecError(f"entry '{name}': use must name at least one of a, b, acc, none (or be 'any')",
-                            raw, "use")
-        try:
-            uses = tuple(normalize_use(u) for u in uses_raw)
-        except LayoutError as e:
-            raise SpecError(f"entry '{name}': {e.diagnostics[0].message}", raw, "use") from None
+    components = _entry_components(raw, name)
+    uses = _entry_uses(raw, name)
     sizes = _sizes(raw.get("subgroup_size", default_S if default_S is not None else "any"),
                    f"entry '{name}': subgroup_size", (raw, "subgroup_size"))
     rows = _sizes(raw.get("rows", "any"), f"entry '{name}': rows", (raw, "rows"))
     cols = _sizes(raw.get("cols", "any"), f"entry '{name}': cols", (raw, "cols"))
+    let = _entry_let(raw, name)
+    when = _entry_when(raw, name)
+    kind = kinds[0]
+    if kind == "table" and not (rows.finite and cols.finite and len(rows.values) == 1 and len(cols.values) == 1):
+        raise SpecError(f"entry '{name}': a table entry needs one fixed 'rows' and 'cols'", entries_node, ("item", n))
+    try:
+        desc = KINDS[kind](raw[kind], raw, kind)
+    except SpecError as e:
+        e.args = (f"entry '{name}': {e.args[0]}",)
+        raise
+    return Entry(name, components, rows, cols, uses, sizes, let, when, desc,
+                 getattr(raw, "mark", None), source)
+
+
+def _entry_components(raw: dict, name: str) -> tuple[str, ...] | None:
+    """An entry's `components` (or `component`): None for 'any'."""
+    comps = raw.get("components", raw.get("component", "any"))
+    ckey = "components" if "components" in raw else "component"
+    if comps == "any":
+        return None
+    if isinstance(comps, str):
+        comps = [comps]
+    if not isinstance(comps, list) or not comps:
+        raise SpecError(f"entry '{name}': components must be a list of names or 'any'", raw, ckey)
+    for c in comps:
+        if not isinstance(c, str) or c not in COMPONENTS:
+            from ..core.diagnostics import did_you_mean
+            raise SpecError(f"entry '{name}': unknown component '{_name(c)}'"
+                            f"{did_you_mean(str(c)[:80], COMPONENTS)} "
+                            f"(known: {', '.join(COMPONENTS)})", raw, ckey)
+    return tuple(comps)
+
+
+def _entry_uses(raw: dict, name: str) -> tuple | None:
+    """An entry's `use`: None for 'any'."""
+    uses_raw = raw.get("use", "any")
+    if uses_raw == "any":
+        return None
+    if not isinstance(uses_raw, list):
+        uses_raw = [uses_raw]
+    if not uses_raw:
+        raise SpecError(f"entry '{name}': use must name at least one of a, b, acc, none (or be 'any')",
+                        raw, "use")
+    try:
+        return tuple(normalize_use(u) for u in uses_raw)
+    except LayoutError as e:
+        raise SpecError(f"entry '{name}': {e.diagnostics[0].message}", raw, "use") from None
+
+
+def _entry_let(raw: dict, name: str) -> list:
+    """An entry's `let` names, each compiled: [(name, Expr)]."""
     let = []
     let_raw = raw.get("let") or {}
     if not isinstance(let_raw, dict):
@@ -365,25 +389,20 @@ def _parse_entry(raw: Any, n: int, entries_node: Any, source: str, default_S: in
         except ExprError as ex:
             raise SpecError(f"entry '{name}': let '{k}': {ex}", let_raw, k, ex.column) from None
         let.append((k, e))
-    when = None
-    if "when" in raw:
-        if isinstance(raw["when"], bool) or not isinstance(raw["when"], (int, str)):
-            raise SpecError(f"entry '{name}': when must be an expression (string or integer), "
-                            f"got {_short(raw['when'])}", raw, "when")
-        try:
-            when = compile_expr(str(raw["when"]))
-        except ExprError as ex:
-            raise SpecError(f"entry '{name}': when: {ex}", raw, "when", ex.column) from None
-    kind = kinds[0]
-    if kind == "table" and not (rows.finite and cols.finite and len(rows.values) == 1 and len(cols.values) == 1):
-        raise SpecError(f"entry '{name}': a table entry needs one fixed 'rows' and 'cols'", entries_node, ("item", n))
+    return let
+
+
+def _entry_when(raw: dict, name: str) -> Expr | None:
+    """An entry's `when` condition, compiled."""
+    if "when" not in raw:
+        return None
+    if isinstance(raw["when"], bool) or not isinstance(raw["when"], (int, str)):
+        raise SpecError(f"entry '{name}': when must be an expression (string or integer), "
+                        f"got {_short(raw['when'])}", raw, "when")
     try:
-        desc = KINDS[kind](raw[kind], raw, kind)
-    except SpecError as e:
-        e.args = (f"entry '{name}': {e.args[0]}",)
-        raise
-    return Entry(name, components, rows, cols, uses, sizes, let, when, desc,
-                 getattr(raw, "mark", None), source)
+        return compile_expr(str(raw["when"]))
+    except ExprError as ex:
+        raise SpecError(f"entry '{name}': when: {ex}", raw, "when", ex.column) from None
 
 
 def parse_model(text: str, source: str, seed: int | None = None,
@@ -403,6 +422,38 @@ def parse_model(text: str, source: str, seed: int | None = None,
 
 
 def _parse_model(data: Any, source: str, seed: int | None, limits: LayoutLimits) -> LayoutModel:
+    name, S = _model_header(data)
+    raw_entries = data.get("entries")
+    if not isinstance(raw_entries, list) or not raw_entries:
+        raise SpecError("the model needs a non-empty 'entries' list", data, "entries" if "entries" in data else None)
+    if len(raw_entries) > MAX_ENTRIES:
+        raise SpecError(f"the model has {len(raw_entries)} entries, more than the limit of {MAX_ENTRIES}", data,
+                        "entries")
+    entries = [_parse_entry(raw, n, raw_entries, source, S, limits) for n, raw in enumerate(raw_entries)]
+    _count_types(entries, raw_entries)
+    examples = _model_examples(data, S)
+    description = data.get("description", "")
+    description = description.strip() if isinstance(description, str) else _short(description)
+    model = LayoutModel(name, description, S, entries, source, examples, seed, limits)
+    _build_fixed_entries(model, entries, limits)
+    return model
+
+
+def _count_types(entries: list, raw_entries: list) -> None:
+    """Share one work counter among the entries and bound the concrete types they list (`layout list`, `diff`)."""
+    work = [0]
+    for e in entries:
+        e.work = work
+    listed = 0
+    for n, e in enumerate(entries):
+        listed += e.type_count()
+        if listed > MAX_ENUMERATED_TYPES:
+            raise SpecError(f"the entries up to '{e.name}' list {listed} concrete types, more than the limit of "
+                            f"{MAX_ENUMERATED_TYPES}", raw_entries, ("item", n))
+
+
+def _model_header(data: Any) -> tuple[str, int | None]:
+    """The top level of a model file: known keys, its name and default subgroup size."""
     if not isinstance(data, dict):
         raise SpecError("a layout model file must be a mapping with 'name' and 'entries'", data)
     unknown = set(data) - {"name", "description", "subgroup_size", "entries", "examples", "sources"}
@@ -417,23 +468,12 @@ def _parse_model(data: Any, source: str, seed: int | None, limits: LayoutLimits)
     S = data.get("subgroup_size")
     if S is not None and (not isinstance(S, int) or isinstance(S, bool) or not 1 <= S <= MAX_INT):
         raise SpecError(f"subgroup_size must be an integer in 1..{MAX_INT}", data, "subgroup_size")
-    raw_entries = data.get("entries")
-    if not isinstance(raw_entries, list) or not raw_entries:
-        raise SpecError("the model needs a non-empty 'entries' list", data, "entries" if "entries" in data else None)
-    if len(raw_entries) > MAX_ENTRIES:
-        raise SpecError(f"the model has {len(raw_entries)} entries, more than the limit of {MAX_ENTRIES}", data,
-                        "entries")
-    entries = [_parse_entry(raw, n, raw_entries, source, S, limits) for n, raw in enumerate(raw_entries)]
-    work = [0]
-    for e in entries:
-        e.work = work
-    listed = 0
-    for n, e in enumerate(entries):   # bounds `layout list` and `diff`, and the checks below
-        listed += e.type_count()
-        if listed > MAX_ENUMERATED_TYPES:
-            raise SpecError(f"the entries up to '{e.name}' list {listed} concrete types, more than the limit of "
-                            f"{MAX_ENUMERATED_TYPES}", raw_entries, ("item", n))
-    examples = []
+    return name, S
+
+
+def _model_examples(data: dict, S: int | None) -> list:
+    """`examples`: concrete types the model is shown with, [(component, rows, cols, use, subgroup size)]."""
+    examples: list = []
     raw_examples = data.get("examples") or []
     if not isinstance(raw_examples, list):
         raise SpecError("examples must be a list", data, "examples")
@@ -456,9 +496,10 @@ def _parse_model(data: Any, source: str, seed: int | None, limits: LayoutLimits)
             raise SpecError(f"examples must be mappings with a known component, rows and cols in "
                             f"1..{MAX_INT} (and optional use, subgroup_size)", raw_examples, ("item", n))
         examples.append((ex["component"], ex["rows"], ex["cols"], use, ex.get("subgroup_size", S)))
-    description = data.get("description", "")
-    description = description.strip() if isinstance(description, str) else _short(description)
-    model = LayoutModel(name, description, S, entries, source, examples, seed, limits)
+    return examples
+
+
+def _build_fixed_entries(model: LayoutModel, entries: list, limits: LayoutLimits) -> None:
     # Fixed-size entries are checked now, so a bad table or formula fails at load time
     # (types over the size budget are left for when they are asked for, and refused then).
     for e in entries:
@@ -471,7 +512,6 @@ def _parse_model(data: Any, source: str, seed: int | None, limits: LayoutLimits)
                         for s in e.sizes.enumerate():
                             if limits.check_type(r, c, s) is None and e.matches(comp, r, c, uses[0], s):
                                 model._build(e, (comp, r, c, uses[0], s))
-    return model
 
 
 # ---------------------------------------------------------------- lookup
