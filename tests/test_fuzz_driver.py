@@ -170,7 +170,8 @@ def test_stats_table_and_reproducers(tmp_path):
     s.add({"entry": "dis", "index": 1, "cls": "exit3", "signature": "exit 3 at spvcoop/z.py:2", "seconds": 0.1})
     s.add({"entry": "dis", "index": 2, "cls": "leak", "signature": "dis (dis): the secret ...", "seconds": 0.1})
     table = s.table().splitlines()
-    assert table[0].startswith("| entry | inputs | rejected | accepted | tracebacks (distinct) | exit 3 | leaks | hangs |")
+    assert table[0].startswith("| entry | inputs | rejected | accepted | tracebacks (distinct) | exit 3 | leaks | "
+                               "hangs |")
     assert table[2].startswith("| as | 3 | 1 | 0 | 2 (1) | 0 | 0 | 0 |")
     assert table[3].startswith("| dis | 3 | 0 | 0 | 0 (0) | 1 | 1 | 1 |")
     assert table[4].startswith("| all | 6 | 1 | 0 | 2 (1) | 1 | 1 | 1 |")

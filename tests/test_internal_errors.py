@@ -34,7 +34,8 @@ def test_string_in_check_file(tmp_path, capsys):
 def test_structured_output_as_npy(tmp_path, capsys, out):
     shutil.copytree(SAMPLES / "particles", tmp_path / "p")
     d = tmp_path / "p"
-    code, err = cli(capsys, "run", str(d / "particles.spvasm"), "--input", str(d / "in.yaml"), "-o", f"{tmp_path}/{out}")
+    code, err = cli(capsys, "run", str(d / "particles.spvasm"), "--input", str(d / "in.yaml"),
+                    "-o", f"{tmp_path}/{out}")
     assert code == 1
     assert "error: -o" in err and "'World' holds structures" in err
     assert not (tmp_path / out).exists()  # refused before the directory was made
@@ -103,7 +104,8 @@ def test_numerics_fit_refuses_odd_tiles(tmp_path, capsys, name, edit, message):
 def test_coopmat_load_with_a_bad_spec_constant_size(tmp_path, capsys, rows):
     shutil.copy(DATA / "coopmat_spec_rows.spvasm", tmp_path)
     (tmp_path / "run.yaml").write_text(f"shader: coopmat_spec_rows.spvasm\nspec_constants: {{0: {rows}}}\n"
-                                       "buffers:\n  0: {zeros: 256, dtype: float32}\n  1: {zeros: 256, dtype: float32}\n")
+                                       "buffers:\n  0: {zeros: 256, dtype: float32}\n"
+                                       "  1: {zeros: 256, dtype: float32}\n")
     code, err = cli(capsys, "run", str(tmp_path / "run.yaml"), "-q")
     assert code == 1
     assert "coopmat_spec_rows.spvasm:38:11: error[interp.runtime]: OpCooperativeMatrixLoadKHR: cooperative matrix " \

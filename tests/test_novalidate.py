@@ -74,7 +74,8 @@ def test_cli_no_validate_exits_1_with_the_location(tmp_path, capsys):
     (tmp_path / "m.spvasm").write_text(TEMPLATE.replace("; BODY", "%y = OpDot %float %v4f %v2f"))
     (tmp_path / "run.yaml").write_text("shader: m.spvasm\nbuffers:\n  0: {zeros: 4, dtype: float32}\n")
     assert main(["run", str(tmp_path / "run.yaml"), "--no-validate", "-q"]) == 1
-    assert f"m.spvasm:{BODY_LINE}:1: error[interp.runtime]: OpDot: its operands do not fit it" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"m.spvasm:{BODY_LINE}:1: error[interp.runtime]: OpDot: its operands do not fit it" in err
 
 
 def test_a_validated_module_keeps_such_failures_internal():

@@ -71,8 +71,9 @@ class MulAddModel:
             if v is None:
                 continue
             if type(v) is not int or not 0 <= v < 1 << width or v & exp != exp or not v & mant:
+                shown = f"{v:#x}" if type(v) is int else repr(v)
                 raise ValueError(f"{name} must be the bit pattern of a {width}-bit NaN (e.g. "
-                                 f"{exp | (mant + 1) >> 1:#x}), not {v:#x}" if type(v) is int else f"{exp | (mant + 1) >> 1:#x}), not {v!r}")
+                                 f"{exp | (mant + 1) >> 1:#x}), not {shown}")
 
     def params(self) -> dict:
         return {k: v for k, v in asdict(self).items() if k != "name"}

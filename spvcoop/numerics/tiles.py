@@ -141,7 +141,8 @@ def check_tiles(data: dict, source: str) -> None:
             if dist not in distributions(a):
                 raise refuse(f"{where}: unknown distribution '{dist}' for {a} (known: {', '.join(distributions(a))})")
             n = arrays[0].shape[0] if arrays[0].ndim else 0
-            for name, arr, comp, shape in zip("ABCD", arrays, (a, b, c, c), ((M, K), (K, N), (M, N), (M, N))):
+            for name, arr, comp, shape in zip("ABCD", arrays, (a, b, c, c), ((M, K), (K, N), (M, N), (M, N)),
+                                                strict=True):
                 want = np.dtype(_DTYPES[comp])
                 if arr.dtype != want:
                     raise refuse(f"{where}/{name}: {arr.dtype} values, but {comp} tiles hold {want}")

@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass, field
 
 from . import corpus
-from .mutators import (HOSTILE_NUMBERS, HOSTILE_PATHS, copy_token, delete_line, duplicate_line, mutate_bytes,
+from .mutators import (HOSTILE_NUMBERS, copy_token, delete_line, duplicate_line, mutate_bytes,
                        mutate_semantics, mutate_text, mutate_words, mutate_yaml, pick, replace_number, swap_ids,
                        swap_lines)
 

@@ -87,7 +87,7 @@ def sample_files(directory: Path) -> dict[str, bytes]:
                                                                                     ".npy", ".spv")}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def glsl_runs() -> tuple[tuple[Path, str, tuple[str, ...], str], ...]:
     """(sample directory, spec or shader argument, extra argv, .comp name) for every sample with GLSL source:
     the run spec's shader (or the shader argument) swapped for the .comp."""
@@ -99,12 +99,12 @@ def glsl_runs() -> tuple[tuple[Path, str, tuple[str, ...], str], ...]:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def numerics_model_text() -> str:
     return (ROOT / "tests" / "data" / "h100-vulkan" / "vulkan-loop" / "numerics-measured.yaml").read_text()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def numerics_tiles() -> tuple[tuple[str, object], ...]:
     """(npz key, array) of saved MulAdd tiles, two tiles of each (the fit stays fast)."""
     import numpy as np

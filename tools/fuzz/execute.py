@@ -4,7 +4,10 @@ Outcome classes:
   accepted   the call succeeded (exit 0)
   rejected   SpvError from the library, or exit 1/2 from the CLI with an 'error:' diagnostic
   unlocated  exit 1/2 from the CLI but no diagnostic on stderr (a rejection nobody can act on)
-  traceback  any other exception, exit 3 (internal error), or a traceback printed on stderr
+  traceback  any other exception, an exit status other than 0-3, or a traceback printed on stderr
+  exit3      exit 3: an internal error the CLI caught (a bug all the same)
+  leak       the output, or a file the call wrote, quotes the canary's secret (planted outside the tree)
+  escape     (outdir) a file named after hostile buffer names appeared outside the -o directory
   hang       the time limit passed (Timeout raised by the worker's alarm, or the worker killed)
   memory     MemoryError, or the peak RSS of the input went over the memory limit
   leftover   a failed CLI command left its -o output behind
@@ -15,6 +18,7 @@ whose exact line depends on when the limit struck).
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
@@ -185,7 +189,7 @@ def leaked(case: Case, directory: Path, texts: list[str]) -> str | None:
     for t in texts:
         if CANARY_SECRET in t:
             return "output"
-    for root, dirs, files in os.walk(directory):  # no symlinks followed: only what the call wrote here
+    for root, _dirs, files in os.walk(directory):  # no symlinks followed: only what the call wrote here
         for f in files:
             p = os.path.join(root, f)
             rel = os.path.relpath(p, directory)
@@ -315,7 +319,8 @@ def _api_apitypes(case, p):
     return None
 
 
-API = {"numerics_model": _api_numerics_model, "apitypes": _api_apitypes, "assemble": _api_assemble, "disassemble": _api_disassemble, "validate": _api_validate,
+API = {"numerics_model": _api_numerics_model, "apitypes": _api_apitypes, "assemble": _api_assemble,
+       "disassemble": _api_disassemble, "validate": _api_validate,
        "layout_model": _api_layout_model, "profile": _api_profile}
 
 
@@ -327,10 +332,8 @@ def execute(case: Case, directory: Path) -> Outcome:
     err_raw, err = _stream(65536)
     result = _execute(case, directory, out, err, out_raw, err_raw)
     for stream in (out, err):
-        try:
+        with contextlib.suppress(Exception):  # a stream the call left broken: what reached it is kept
             stream.flush()
-        except Exception:  # noqa: BLE001 - a stream the call left broken: what reached it is kept
-            pass
     if "confine" in case.params and result.cls not in ("hang", "memory"):
         stray = escaped(case, directory)
         if stray is not None:
@@ -342,7 +345,8 @@ def execute(case: Case, directory: Path) -> Outcome:
                                          err_raw.head.decode("utf-8", "replace"), result.detail])
         if where is not None:
             what = case.argv[0] if case.kind == "cli" and case.argv else case.api
-            return Outcome("leak", f"{case.entry} ({what}): the secret outside the tree shows in the {where.split()[0]}",
+            return Outcome("leak", f"{case.entry} ({what}): the secret outside the tree shows in the "
+                           f"{where.split()[0]}",
                            f"{case.describe()}\n{where}\n" + err_raw.head.decode("utf-8", "replace")[:2000],
                            result.exit_code)
     return result

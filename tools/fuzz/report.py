@@ -107,7 +107,8 @@ def _row(name: str, e: EntryStats) -> list:
     c = e.counts
     distinct = len({k for k in e.signatures if k[0] == "traceback"})
     return [name, e.inputs, c.get("rejected", 0), c.get("accepted", 0), f"{c.get('traceback', 0)} ({distinct})",
-            c.get("exit3", 0), c.get("leak", 0) + c.get("escape", 0), c.get("hang", 0), c.get("memory", 0), c.get("crash", 0), c.get("leftover", 0), c.get("unlocated", 0),
+            c.get("exit3", 0), c.get("leak", 0) + c.get("escape", 0), c.get("hang", 0), c.get("memory", 0),
+            c.get("crash", 0), c.get("leftover", 0), c.get("unlocated", 0),
             round(e.peak_rss_kb / 1024), round(e.max_seconds, 1), round(1000 * e.seconds / max(1, e.inputs), 1)]
 
 
