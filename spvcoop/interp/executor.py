@@ -278,7 +278,27 @@ class Executor:
             incoming = back
         return at_merge
 
+    def _phi_value(self, frame: Frame, phi: Instruction, incoming: list):
+        ops = phi.operands
+        by_pred = {ops[i + 1].value: ops[i].value for i in range(0, len(ops) - 1, 2)}
+        v = None
+        for pred, m in incoming:
+            if pred not in by_pred:
+                raise Fault(f"no incoming value for predecessor {self.prog.name_of(pred)}")
+            pv = self.val(frame, by_pred[pred])
+            v = pv if v is None else select(m, pv, v)
+        return v
+
     def branch_edges(self, frame: Frame, blk: Block, mask: np.ndarray) -> list:
+        """The terminator's edges (target label, lane mask); its errors located at it."""
+        try:
+            return self._branch_edges(frame, blk, mask)
+        except Fault as f:  # its condition or selector not defined on this path, say
+            raise self.fault_error(blk.term, f) from None
+        except Exception as e:  # noqa: BLE001 - an unvalidated module's terminator; re-raised otherwise
+            raise self.invalid_module_error(blk.term, e) from None
+
+    def _branch_edges(self, frame: Frame, blk: Block, mask: np.ndarray) -> list:
         term = blk.term
         if term is None:
             raise self.fault_error(blk.label_inst, Fault("block has no terminator"))
@@ -375,23 +395,24 @@ class Executor:
         if blk.phis:
             new = []
             for phi in blk.phis:
-                ops = phi.operands
-                by_pred = {ops[i + 1].value: ops[i].value for i in range(0, len(ops), 2)}
-                v = None
-                for pred, m in incoming:
-                    if pred not in by_pred:
-                        raise self.fault_error(phi, Fault(f"no incoming value for predecessor "
-                                                          f"{self.prog.name_of(pred)}"))
-                    pv = self.val(frame, by_pred[pred])
-                    v = pv if v is None else select(m, pv, v)
-                new.append((phi, v))
+                try:
+                    new.append((phi, self._phi_value(frame, phi, incoming)))
+                except Fault as f:  # a value not defined on the edge taken, say
+                    raise self.fault_error(phi, f) from None
+                except Exception as e:  # noqa: BLE001 - an unvalidated module's phi; re-raised otherwise
+                    raise self.invalid_module_error(phi, e) from None
             for phi, v in new:
                 self.assign(frame, phi, v, mask, full)
         if self.fast_blocks and self.trace is None:
-            fn = self.compiled_blocks.get(blk.label)
-            if fn is not None and type(fn) is not int:
-                return fn(self, frame, mask, full)
-            return run_body(self, frame, blk, mask, full)   # the same, compiled once per block
+            try:
+                fn = self.compiled_blocks.get(blk.label)
+                if fn is not None and type(fn) is not int:
+                    return fn(self, frame, mask, full)
+                return run_body(self, frame, blk, mask, full)   # the same, compiled once per block
+            except Fault as f:  # from the compiled terminator (the body's are located already): its condition
+                raise self.fault_error(blk.term or blk.label_inst, f) from None
+            except Exception as e:  # noqa: BLE001 - an unvalidated module's terminator; re-raised otherwise
+                raise self.invalid_module_error(blk.term or blk.label_inst, e) from None
         for inst in blk.body:
             self.exec_inst(frame, inst, mask, full)
         return None
