@@ -137,3 +137,15 @@ def test_disassemble_raw_words_that_make_a_malformed_binary():
     m = spvcoop.assemble("OpCapability Shader\nOpName %x !65536 !1\n")
     with pytest.raises(SpvError, match="expected no more operands"):
         spvcoop.disassemble(m)
+
+
+def test_coopmat_too_large_for_the_memory_budget(tmp_path, capsys):
+    # 2^31 - 1 rows (a spec constant: validation saw 16): numpy's MemoryError used to escape as exit 3
+    shutil.copy(DATA / "coopmat_spec_rows.spvasm", tmp_path)
+    (tmp_path / "run.yaml").write_text("shader: coopmat_spec_rows.spvasm\nspec_constants: {0: 2147483647}\n"
+                                       "buffers:\n  0: {zeros: 256, dtype: float32}\n"
+                                       "  1: {zeros: 256, dtype: float32}\n")
+    code, err = cli(capsys, "run", str(tmp_path / "run.yaml"), "-q")
+    assert code == 1
+    assert "error[interp.runtime]: OpCooperativeMatrixLoadKHR: cooperative matrix type cm has 2147483647 x 16 " \
+           "elements: one matrix alone is over the memory budget" in err
