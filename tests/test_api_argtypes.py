@@ -74,3 +74,14 @@ def test_wrong_type_is_a_type_error_naming_the_parameter(fn, kwargs):
     last = traceback.extract_tb(e.value.__traceback__)[-1]
     assert last.name == fn.__name__ and last.filename == fn.__code__.co_filename  # raised by the function itself
 
+
+
+def test_a_2d_array_is_no_dispatch_size():
+    import numpy as np
+    with pytest.raises(TypeError, match="run\\(\\) argument 'dispatch' must be a sequence of 1 to 3 ints"):
+        spvcoop.run(MODULE, dispatch=np.zeros((2, 2)))
+
+
+def test_validate_takes_a_profile_path(tmp_path):
+    with pytest.raises(spvcoop.SpvError, match="missing.yaml"):
+        spvcoop.validator.validate(MODULE, profile=tmp_path / "missing.yaml", spirv_val=False)

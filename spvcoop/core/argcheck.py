@@ -7,6 +7,7 @@ function raises it itself, so the traceback ends in the function the caller call
 from __future__ import annotations
 
 import math
+import operator
 import os
 from collections.abc import Callable, Iterable, Mapping
 from numbers import Real
@@ -14,7 +15,13 @@ from typing import Any
 
 
 def _is_int(v: Any) -> bool:
-    return hasattr(type(v), "__index__") and not _is_bool(v)
+    if _is_bool(v):
+        return False
+    try:
+        operator.index(v)  # ints, numpy integers and 0-d integer arrays (an array of more has __index__ too)
+    except TypeError:
+        return False
+    return True
 
 
 def _is_bool(v: Any) -> bool:
