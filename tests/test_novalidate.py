@@ -75,6 +75,22 @@ def test_spec_constant_op_with_an_invalid_operand_is_located():
     assert d.rule == "interp.runtime" and d.message.startswith("OpSpecConstantOp: ") and d.span.line == GLOBAL_LINE
 
 
+def test_constant_composite_of_a_matrix_constant_is_located():
+    # a cooperative-matrix constant as a vector's component (IndexError in ops_composite.construct before)
+    text = TEMPLATE.replace("OpCapability Shader\n", "OpCapability Shader\nOpCapability CooperativeMatrixKHR\n"
+                            "OpExtension \"SPV_KHR_cooperative_matrix\"\n", 1).replace(
+        "        %gid = OpVariable",
+        "         %cm = OpTypeCooperativeMatrixKHR %float %u1 %u4 %u4 %u0\n"
+        "          %k = OpConstantComposite %cm %f1\n"
+        "          %c = OpConstantComposite %v2float %k %f1\n"
+        "        %gid = OpVariable")
+    with pytest.raises(SpvError) as e:
+        _run(text)
+    d = e.value.diagnostics[0]
+    assert d.rule == "interp.runtime" and d.message.startswith("OpConstantComposite: its operands do not fit it")
+    assert d.span.line == GLOBAL_LINE + 4
+
+
 def test_cli_no_validate_exits_1_with_the_location(tmp_path, capsys):
     from spvcoop.cli import main
     (tmp_path / "m.spvasm").write_text(TEMPLATE.replace("; BODY", "%y = OpDot %float %v4f %v2f"))

@@ -177,6 +177,8 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
                 v = evaluate_constant(ex, inst, overrides, used)
             except Fault as f:  # e.g. a constant of a type the interpreter refuses: a located error
                 raise ex.fault_error(inst, f) from None
+            except Exception as e:  # noqa: BLE001 - an unvalidated module's constant; re-raised otherwise
+                raise ex.invalid_module_error(inst, e) from None
             ex.gvals[inst.result_id] = v
             for t in length_users.get(inst.result_id, ()):
                 t.count = int(np.asarray(v).reshape(-1)[0])

@@ -580,7 +580,7 @@ API_PARAMS = {
 # names of values execute.API_VALUES builds (objects cannot travel in a Case)
 API_VALUES = ["int", "neg", "zero", "big", "huge", "float", "nan", "inf", "str", "empty", "bytes", "none", "true",
               "list", "list4", "dict", "dictbad", "object", "np_float", "np_int", "np_array", "np_2d", "path",
-              "lambda", "complex", "bytearray", "tuple_str", "set", "module", "secret_path"]
+              "lambda", "complex", "bytearray", "tuple_str", "set", "module"]
 
 
 def gen_apitypes(rng: random.Random, index: int) -> Case:

@@ -280,7 +280,6 @@ def _api_values(name: str):
         "path": Path("missing.yaml"), "lambda": lambda *a: None, "complex": 1j, "bytearray": bytearray(b"\x00" * 20),
         "tuple_str": ("1", "2"), "set": {1, 2},
         "module": spvcoop.assemble((ROOT / "samples" / "reduce" / "reduce.spvasm").read_text(), "reduce.spvasm"),
-        "secret_path": Path("secret"),
     }[name]
 
 
