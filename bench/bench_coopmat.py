@@ -72,7 +72,7 @@ def main(argv=None) -> int:
             A, B = write_case(d, n)
             out = d / f"c{n}.npy"
             cmd = [sys.executable, "-m", "spvcoop", "run", str(d / f"run{n}.yaml"), "-q", "-o", str(out)]
-            proc = best(lambda: subprocess.run(cmd, env=env, check=True), args.runs)
+            proc = best(lambda cmd=cmd: subprocess.run(cmd, env=env, check=True), args.runs)
             C = np.load(out) if out.exists() else None
             if C is None:  # -q prints nothing: run once more writing the output
                 subprocess.run(cmd[:-3] + ["-o", str(out)], env=env, check=True)
@@ -85,11 +85,12 @@ def main(argv=None) -> int:
             from spvcoop.loader import load_module
             mod = load_module(str(d / "gemm.spv"))
             bufs = {"a": A, "b": B, "c0": np.zeros(n * n, np.float32), "c": np.zeros(n * n, np.float32)}
-            inproc = best(lambda: run(mod, dispatch=(n // 16, n // 16, 1), buffers=bufs, spec_constants={0: n, 1: n},
-                                      layout="nvidia", validate=False), args.runs)
+            inproc = best(lambda mod=mod, n=n, bufs=bufs: run(mod, dispatch=(n // 16, n // 16, 1), buffers=bufs,
+                                                              spec_constants={0: n, 1: n}, layout="nvidia",
+                                                              validate=False), args.runs)
             A32, B32 = A.astype(np.float32), B.astype(np.float32)
-            np_time = best(lambda: A.astype(np.float32) @ B.astype(np.float32), max(args.runs, 5))
-            np_only = best(lambda: A32 @ B32, max(args.runs, 5))
+            np_time = best(lambda A=A, B=B: A.astype(np.float32) @ B.astype(np.float32), max(args.runs, 5))
+            np_only = best(lambda A32=A32, B32=B32: A32 @ B32, max(args.runs, 5))
             muladds = (n // 16) ** 3
             rows.append({"n": n, "workgroups": (n // 16) ** 2, "muladds": muladds, "process_s": proc,
                          "interp_s": inproc, "us_per_muladd": inproc / muladds * 1e6, "numpy_s": np_time,

@@ -94,7 +94,7 @@ def main(argv=None) -> int:
           f"(CPU time, medians of {args.runs} runs in turn)")
     for name, shader, kw in cases:
         tf, tp, steps = per_instruction(shader, kw, args.runs)
-        ratio = statistics.median(p / f for f, p in zip(tf, tp))
+        ratio = statistics.median(p / f for f, p in zip(tf, tp, strict=False))
         print(f"{name:<16} {steps:>7} {statistics.median(tf):>14.1f} {statistics.median(tp):>15.1f} {ratio:>10.2f}",
               flush=True)
     if args.whole:

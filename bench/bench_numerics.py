@@ -31,7 +31,8 @@ def main(argv=None) -> int:
     print(f"{'n^3':>6} {'ieee run()':>11} {'tensorcore run()':>17} {'ratio':>6}")
     for n in args.sizes:
         rng = np.random.default_rng(n)
-        bufs = {"a": rng.standard_normal((n, n)).astype(np.float16), "b": rng.standard_normal((n, n)).astype(np.float16),
+        bufs = {"a": rng.standard_normal((n, n)).astype(np.float16),
+                "b": rng.standard_normal((n, n)).astype(np.float16),
                 "c0": np.zeros(n * n, np.float32), "c": np.zeros(n * n, np.float32)}
         best = {"ieee": float("inf"), "nvidia-tensorcore": float("inf")}
         for _ in range(args.runs):

@@ -266,7 +266,7 @@ def print_table(rows: list[dict[str, object]], reference_only: bool) -> None:
         body.append([r["task"], ref.describe(), "-" if mine is None else mine.describe(),
                      "-" if mine is None else ratio(mine, ref), "-" if mine is None else ratio(mine, ref, cpu=True),
                      r["check"]])
-    widths = [max(len(str(x)) for x in col) for col in zip(head, *body)]
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=False)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     print(fmt.format(*head))
     print(fmt.format(*("-" * w for w in widths)))

@@ -60,6 +60,6 @@ def compile_glsl(path: str) -> Module:
         stage = [] if path.endswith(".comp") else ["-S", "comp"]
         p = tool.run("-V", "-g", "--target-env", "vulkan1.3", *stage, path, "-o", out, text=True, timeout=None)
         if p.returncode != 0:
-            msg = "\n".join(l for l in (p.stdout + p.stderr).splitlines() if l.strip() and l.strip() != path)
+            msg = "\n".join(ln for ln in (p.stdout + p.stderr).splitlines() if ln.strip() and ln.strip() != path)
             raise SpvError(Diagnostic("error", f"glslangValidator failed:\n{msg}", source=path))
         return read_binary(Path(out).read_bytes(), path)

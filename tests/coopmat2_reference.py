@@ -23,7 +23,7 @@ def layout(dims, mode="Undefined", block=None, clamp_value=0):
 
 def sliced(t, *offset_span):
     t = dict(t)
-    t["offset"] = [o + a for o, a in zip(t["offset"], offset_span[0::2])]
+    t["offset"] = [o + a for o, a in zip(t["offset"], offset_span[0::2], strict=False)]
     t["span"] = list(offset_span[1::2])
     return t
 
@@ -144,7 +144,7 @@ def h100_reduce(values, combine, tree_bits, parts: int = 1):
         part = vals[p * seg:(p + 1) * seg]
         acc = part[0:8]
         for b in range(8, seg, 8):
-            acc = [combine(x, y) for x, y in zip(acc, part[b:b + 8])]
+            acc = [combine(x, y) for x, y in zip(acc, part[b:b + 8], strict=False)]
         done = 0
         for bit in tree_bits:
             for i in range(8):

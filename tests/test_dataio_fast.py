@@ -431,7 +431,8 @@ def test_run_spec_data_lists_as_the_general_path(tmp_path):
 
     from spvcoop.runspec.spec import generate
     vals = [float(x) for x in np.random.default_rng(3).standard_normal(3000)]
-    text = f"b: {{data: {_flow(vals)}, dtype: float16}}\nc: {{data: {_flow([int(v * 100) for v in vals])}, dtype: int8}}\n"
+    text = (f"b: {{data: {_flow(vals)}, dtype: float16}}\n"
+            f"c: {{data: {_flow([int(v * 100) for v in vals])}, dtype: int8}}\n")
     fast = load_yaml(text, "s.yaml")
     slow = _compose(text, "s.yaml", YamlLimits.default(), True)
     got = generate(fast["b"], "b", Path(tmp_path), "s.yaml")

@@ -38,17 +38,20 @@ def mod(*insts: list[int], bound: int = 100, version: int = 0x10600, gen: int = 
 CAP = op(17, 1)  # OpCapability Shader
 MM = op(14, 0, 1)  # OpMemoryModel Logical GLSL450
 I32=op(21,1,32,1)
-body=lambda *x: [op(19,9), op(33,10,9), op(54,9,11,0,10), op(248,20), *x, op(248,21),op(253),op(56)]
+def body(*x):
+    return [op(19,9), op(33,10,9), op(54,9,11,0,10), op(248,20), *x, op(248,21),op(253),op(56)]
 CASES = {
  
  'int 0 1 + const': mod(CAP, MM, op(21, 1, 0, 1), op(43, 1, 2, 5)),
  'int 0 0 + const nolit': mod(CAP, MM, op(21, 1, 0, 0), op(43, 1, 2)),
  'int 1 1 consts': mod(CAP, MM, op(21, 1, 1, 1), op(43, 1, 2, 5), op(43,1,3,0xffffffff), op(43,1,4,1), op(43,1,5,0)),
  'int 3 0 consts': mod(CAP, MM, op(21, 1, 3, 0), op(43, 1, 2, 5), op(43,1,3,0xffffffff)),
- 'int 3 1 consts': mod(CAP, MM, op(21, 1, 3, 1), op(43, 1, 2, 5), op(43,1,3,0xffffffff), op(43,1,4,3), op(43,1,5,4),op(43,1,6,0xfffffffc)),
+ 'int 3 1 consts': mod(CAP, MM, op(21, 1, 3, 1), op(43, 1, 2, 5), op(43,1,3,0xffffffff), op(43,1,4,3), op(43,1,5,4),
+                       op(43,1,6,0xfffffffc)),
  'int 16 1': mod(CAP, MM, op(21, 1, 16, 1), op(43, 1, 2, 0xffff), op(43, 1, 3, 0xffffffff), op(43,1,4,0x12348000)),
  'int 8 1': mod(CAP, MM, op(21, 1, 8, 1), op(43, 1, 2, 0xff), op(43, 1, 3, 0xffffff80)),
- 'int 48 1': mod(CAP, MM, op(21, 1, 48, 1), op(43, 1, 2, 0xffffffff, 0xffff), op(43, 1, 3, 0xffffffff, 0xffffffff), op(43,1,4,5,0x80000000)),
+ 'int 48 1': mod(CAP, MM, op(21, 1, 48, 1), op(43, 1, 2, 0xffffffff, 0xffff), op(43, 1, 3, 0xffffffff, 0xffffffff),
+                 op(43,1,4,5,0x80000000)),
  'int 48 0': mod(CAP, MM, op(21, 1, 48, 0), op(43, 1, 2, 0xffffffff, 0xffff), op(43, 1, 3, 0xffffffff, 0xffffffff)),
  'int 96': mod(CAP, MM, op(21, 1, 96, 0), op(43, 1, 2, 1,2,3)),
  'int 33 short': mod(CAP, MM, op(21,1,33,1), op(43, 1, 2, 5), op(43,1,3,0xffffffff)),
@@ -71,8 +74,10 @@ CASES = {
  'f33': mod(CAP, MM, op(22, 1, 33), op(43, 1, 2, 0, 0x3ff00000)),
  'float enc 99': mod(CAP, MM, op(22, 1, 8, 99), op(43, 1, 2,0x3f)),
  'specconst i3': mod(CAP, MM, op(21, 1, 3, 1), op(50, 1, 2, 7)),
- 'switch 64': mod(CAP, MM, op(21,1,64,0), *body(op(43,1,2,5,0), op(251,2,20,7,0,21,0xffffffff,1,22), op(248,22),op(253))),
- 'switch 16s': mod(CAP, MM, op(21,1,16,1), *body(op(43,1,2,5), op(251,2,20,0xffff,21,0xffffffff,22), op(248,22),op(253))),
+ 'switch 64': mod(CAP, MM, op(21,1,64,0),
+                  *body(op(43,1,2,5,0), op(251,2,20,7,0,21,0xffffffff,1,22), op(248,22),op(253))),
+ 'switch 16s': mod(CAP, MM, op(21,1,16,1),
+                   *body(op(43,1,2,5), op(251,2,20,0xffff,21,0xffffffff,22), op(248,22),op(253))),
  'switch 96': mod(CAP, MM, op(21,1,96,0), *body(op(43,1,2,5,0,0), op(251,2,20,7,0,0,21))),
  'switch odd': mod(CAP, MM, op(21,1,32,0), op(43,1,2,5), op(251, 2, 3, 4)),
  'switch sel undefined': mod(CAP, MM, *body(op(251,2,20,7,21))),

@@ -123,6 +123,6 @@ def test_lazy_id_operands_equal_eager_decoding(glsl_binaries: dict[str, Path]) -
         eager_reader.use_id_plans = False
         eager = eager_reader.read()
         assert lazy.to_words() == eager.to_words() == words
-        for a, b in zip(lazy.instructions, eager.instructions):
+        for a, b in zip(lazy.instructions, eager.instructions, strict=False):
             assert (a.opname, a.result_type, a.result_id, a.index) == (b.opname, b.result_type, b.result_id, b.index)
             assert [(o.kind, o.value, o.words) for o in a.operands] == [(o.kind, o.value, o.words) for o in b.operands]

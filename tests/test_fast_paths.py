@@ -180,7 +180,8 @@ def test_blocks_are_compiled_after_some_executions(monkeypatch) -> None:
     """With the default threshold a loop's blocks are compiled part way through: the result is the same."""
     calls = []
     real = block_compiler.compile_body
-    monkeypatch.setattr(block_compiler, "compile_body", lambda ex, body, *rest: calls.append(len(body)) or real(ex, body, *rest))
+    monkeypatch.setattr(block_compiler, "compile_body",
+                        lambda ex, body, *rest: calls.append(len(body)) or real(ex, body, *rest))
     module = load_shader(str(LOOP))
     monkeypatch.delenv(block_compiler.DISABLE_ENV, raising=False)
     fast = _outcome(module, **_tiled(64))
@@ -326,7 +327,7 @@ def test_step_limit_anywhere_in_loops_with_exits(tmp_path, monkeypatch) -> None:
     total = _outcome(module, **_loop_exits_case())[0]
     assert isinstance(total, int) and total > 400
     for limit in [*range(1, 160), *range(160, total, 37), total - 1]:
-        fast, plain = _both(monkeypatch, lambda: _outcome(module, max_steps=limit, **_loop_exits_case()))
+        fast, plain = _both(monkeypatch, lambda limit=limit: _outcome(module, max_steps=limit, **_loop_exits_case()))
         assert fast == plain and fast[0] == "error", limit
     fast, plain = _both(monkeypatch, lambda: _outcome(module, max_steps=total, **_loop_exits_case()))
     assert fast == plain and fast[0] == total

@@ -2,6 +2,7 @@
 input generation, classification of outcomes, the report table, and the worker's watchdog."""
 from __future__ import annotations
 
+import argparse
 import random
 import struct
 import sys
@@ -15,7 +16,7 @@ sys.path.insert(0, str(ROOT))
 
 from tools.fuzz import cases, mutators  # noqa: E402
 from tools.fuzz.__main__ import parse_entries, parse_size  # noqa: E402
-from tools.fuzz.execute import (Outcome, Timeout, classify_exception, classify_exit, execute,  # noqa: E402
+from tools.fuzz.execute import (Timeout, classify_exception, classify_exit, execute,  # noqa: E402
                                 innermost_frame, materialize, signature_from_dump)
 from tools.fuzz.report import Stats, save_reproducers  # noqa: E402
 
@@ -129,7 +130,8 @@ def test_signature_from_faulthandler_dump():
     pkg = str(ROOT / "spvcoop")
     dump = (f'Timeout (0:00:15)!\nThread 0x1 (most recent call first):\n'
             f'  File "{pkg}/core/literals.py", line 40 in parse_float\n'
-            f'  File "{pkg}/asm/assembler.py", line 300 in encode\n  File "/x/tools/fuzz/execute.py", line 9 in execute\n')
+            f'  File "{pkg}/asm/assembler.py", line 300 in encode\n'
+            '  File "/x/tools/fuzz/execute.py", line 9 in execute\n')
     assert signature_from_dump(dump) == "spvcoop/core/literals.py:parse_float"
     assert signature_from_dump("nothing") == "<outside spvcoop>"
 
@@ -186,7 +188,7 @@ def test_option_parsing():
     assert parse_size("4G") == 4 << 30 and parse_size("512M") == 512 << 20 and parse_size("100") == 100
     assert parse_entries("all") == list(cases.ENTRIES)
     assert parse_entries("as,dis") == ["as", "dis"]
-    with pytest.raises(Exception):
+    with pytest.raises(argparse.ArgumentTypeError, match="unknown entry point nope"):
         parse_entries("as,nope")
 
 

@@ -19,10 +19,12 @@ def _saxpy() -> spvcoop.Module:
 
 
 def test_ragged_data_for_an_address_only_buffer() -> None:
+    # a shader with PhysicalStorageBuffer pointers: an unmatched name is a device-address-only buffer
+    bda = Path(__file__).parent / "data" / "gpu_bda.spvasm"
     with pytest.raises(SpvError, match="buffer 'zz' matches no variable of the shader, and its data is not a "
                                        "regular array"):
-        spvcoop.run(_saxpy(), buffers={"x": np.zeros(64, np.float32), "y": np.zeros(64, np.float32),
-                                       "zz": [[1, 2], [3]]}, push_constants={"a": 1.0, "n": 8})
+        spvcoop.run(str(bda), buffers={"o": np.zeros(16, np.uint32), "zz": [[1, 2], [3]]},
+                    push_constants={"p": 0})
 
 
 def test_truncated_module_without_validation() -> None:

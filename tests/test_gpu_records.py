@@ -15,7 +15,7 @@ from spvcoop.gpu.device import DeviceInfo
 from spvcoop.gpu.layouts import device_types
 from spvcoop.gpu.numerics import load_tiles
 from spvcoop.gpu.profile import profile_yaml, same_combinations
-from spvcoop.numerics.fit import Sample, integer_muladd, samples_from_tiles
+from spvcoop.numerics.fit import integer_muladd, samples_from_tiles
 from spvcoop.numerics.model import NVIDIA_TENSORCORE, muladd
 from spvcoop.validator.profiles import load_profile
 

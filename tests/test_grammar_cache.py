@@ -116,4 +116,5 @@ def test_damaged_or_foreign_lark_cache_is_rebuilt(tmp_path, monkeypatch) -> None
     for damaged in (key + b"\n" + b"\x80garbage", b"0" * 64 + b"\n" + path.read_bytes().split(b"\n", 1)[1], b""):
         path.write_bytes(damaged)
         p = _expr_parser(monkeypatch, tmp_path / "c")
-        assert p.parse(FORMULAS[1]) == _expr_parser(monkeypatch, tmp_path / "x", SPVCOOP_NO_CACHE="1").parse(FORMULAS[1])
+        uncached = _expr_parser(monkeypatch, tmp_path / "x", SPVCOOP_NO_CACHE="1")
+        assert p.parse(FORMULAS[1]) == uncached.parse(FORMULAS[1])

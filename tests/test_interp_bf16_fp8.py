@@ -114,7 +114,8 @@ DT = {"bf": BF, "e4": E4, "e5": E5}
 def _assembled_constants(tmp_path: Path) -> list[int]:
     lines = ["OpCapability Shader", "OpCapability Float8EXT", "OpCapability BFloat16TypeKHR",
              'OpExtension "SPV_EXT_float8"', 'OpExtension "SPV_KHR_bfloat16"', "OpMemoryModel Logical GLSL450",
-             "%e4 = OpTypeFloat 8 Float8E4M3EXT", "%e5 = OpTypeFloat 8 Float8E5M2EXT", "%bf = OpTypeFloat 16 BFloat16KHR"]
+             "%e4 = OpTypeFloat 8 Float8E4M3EXT", "%e5 = OpTypeFloat 8 Float8E5M2EXT",
+             "%bf = OpTypeFloat 16 BFloat16KHR"]
     lines += [f"%k{i} = OpConstant %{t} {lit}" for i, (t, lit) in enumerate(LITERALS)]
     src, spv = tmp_path / "k.spvasm", tmp_path / "k.spv"
     src.write_text("\n".join(lines) + "\n")
@@ -134,12 +135,13 @@ def test_spirv_as_literals_against_ml_dtypes(tmp_path: Path) -> None:
     got = _assembled_constants(tmp_path)
     assert len(got) == len(LITERALS)
     exact = 11
-    for (t, lit), w in zip(LITERALS[:exact], got[:exact]):
+    for (t, lit), w in zip(LITERALS[:exact], got[:exact], strict=False):
         v = float.fromhex(lit) if lit.startswith(("0x", "-0x")) else float(lit)
-        assert w == int(np.array([v], np.float64).astype(np.float32).astype(DT[t]).view(f"u{np.dtype(DT[t]).itemsize}")[0]), lit
-    for (t, lit), w in zip(LITERALS[-2:], got[-2:]):
+        bits = np.array([v], np.float64).astype(np.float32).astype(DT[t]).view(f"u{np.dtype(DT[t]).itemsize}")
+        assert w == int(bits[0]), lit
+    for (_t, lit), w in zip(LITERALS[-2:], got[-2:], strict=False):
         assert float(np.float32(lit).astype(E4)) == float(lit) and w & 0x7F == 0x7E, (lit, hex(w))
-    for (t, lit), w in zip(LITERALS[exact:-2], got[exact:-2]):
+    for (t, lit), w in zip(LITERALS[exact:-2], got[exact:-2], strict=False):
         v = np.array([float(lit)], np.float64)
         nearest = int(v.astype(np.float32).astype(DT[t]).view(f"u{np.dtype(DT[t]).itemsize}")[0])
         assert w == nearest - 1, (lit, hex(w), hex(nearest))   # positive literals: one below

@@ -43,7 +43,8 @@ def _upper_half(x: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("name", KERNELS)
 def test_kernels_are_valid(tmp_path: Path, name: str) -> None:
     spv = tmp_path / "k.spv"
-    assert run_tool("spirv-as", "--target-env", "vulkan1.3", str(GPU / f"{name}.spvasm"), "-o", str(spv)).returncode == 0
+    made = run_tool("spirv-as", "--target-env", "vulkan1.3", str(GPU / f"{name}.spvasm"), "-o", str(spv))
+    assert made.returncode == 0
     assert run_tool("spirv-val", "--target-env", "vulkan1.3", str(spv)).returncode == 0
 
 

@@ -1,4 +1,5 @@
-"""`spvcoop run` from the command line, the samples, the SPIRV-Interpreter in/out.yaml convention and the pytest fixture."""
+"""`spvcoop run` from the command line, the samples, the SPIRV-Interpreter in/out.yaml convention and the pytest
+fixture."""
 from __future__ import annotations
 
 import json
@@ -10,7 +11,6 @@ import numpy as np
 import pytest
 
 from spvcoop.cli import main
-from spvcoop.pytest_plugin import spvcoop_run  # noqa: F401  (the fixture, also registered by the entry point)
 from spvcoop.core.reference_tools import find_tool
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -47,14 +47,17 @@ def test_reduce_row_column_2x2_all_and_max():
     cols = np.array([ref.h100_reduce(X[:, j], add32, ref.COLUMN_BITS) for j in range(32)], f32)
     assert (r[1].reshape(32, 32) == rows[:, None]).all()
     assert (r[2].reshape(32, 32) == cols[None, :]).all()
-    quad = np.array([[add32(add32(X[2 * i, 2 * j], X[2 * i, 2 * j + 1]), add32(X[2 * i + 1, 2 * j], X[2 * i + 1, 2 * j + 1]))
+    quad = np.array([[add32(add32(X[2 * i, 2 * j], X[2 * i, 2 * j + 1]),
+                            add32(X[2 * i + 1, 2 * j], X[2 * i + 1, 2 * j + 1]))
                       for j in range(16)] for i in range(16)], f32)
     assert (r[3].reshape(16, 16) == quad).all()
     assert (r[4] == ref.h100_reduce(cols, add32, ref.ROW_BITS)).all()  # Row|Column: the columns, then their row
     assert (r[5].reshape(32, 32) == X.max(axis=1, keepdims=True)).all()  # max is exact in any order
     Y = X[:16, :16]
-    assert (r[10].reshape(16, 16) == np.array([ref.h100_reduce(Y[i], add32, ref.ROW_BITS) for i in range(16)], f32)[:, None]).all()
-    assert (r[11].reshape(16, 16) == np.array([ref.h100_reduce(Y[:, j], add32, ref.COLUMN_BITS) for j in range(16)], f32)[None, :]).all()
+    row_sums = np.array([ref.h100_reduce(Y[i], add32, ref.ROW_BITS) for i in range(16)], f32)
+    col_sums = np.array([ref.h100_reduce(Y[:, j], add32, ref.COLUMN_BITS) for j in range(16)], f32)
+    assert (r[10].reshape(16, 16) == row_sums[:, None]).all()
+    assert (r[11].reshape(16, 16) == col_sums[None, :]).all()
     hrows = np.array([ref.h100_reduce(H[i], add16, ref.ROW_BITS) for i in range(32)], np.float16)
     assert (r[7].reshape(32, 32) == hrows[:, None]).all()
     hcols = np.array([ref.h100_reduce(H[:, j], add16, ref.COLUMN_BITS) for j in range(32)], np.float16)
@@ -85,7 +88,8 @@ def test_workgroup_scope_reduce():
     cols = np.array([ref.h100_reduce(X[:, j], add32, ref.COLUMN_BITS, parts=2) for j in range(64)], f32)
     assert (r[1].reshape(64, 64) == rows[:, None]).all()
     assert (r[2].reshape(64, 64) == cols[None, :]).all()
-    quad = np.array([[add32(add32(X[2 * i, 2 * j], X[2 * i, 2 * j + 1]), add32(X[2 * i + 1, 2 * j], X[2 * i + 1, 2 * j + 1]))
+    quad = np.array([[add32(add32(X[2 * i, 2 * j], X[2 * i, 2 * j + 1]),
+                            add32(X[2 * i + 1, 2 * j], X[2 * i + 1, 2 * j + 1]))
                       for j in range(32)] for i in range(32)], f32)
     assert (r[3].reshape(32, 32) == quad).all()
     assert (r[4] == ref.h100_reduce(cols, add32, ref.ROW_BITS, parts=2)).all()

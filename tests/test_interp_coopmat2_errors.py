@@ -172,7 +172,8 @@ def test_per_element_operand_that_differs_within_the_subgroup(tmp_path):
 """
     with pytest.raises(SpvError) as e:
         _run(body, tmp_path, n_in=256)
-    assert "operand xf differs within subgroup 0: invocation 1 has 1.0, invocation 0 has 0.0" in e.value.diagnostics[0].message, e.value.diagnostics[0].message
+    msg = e.value.diagnostics[0].message
+    assert "operand xf differs within subgroup 0: invocation 1 has 1.0, invocation 0 has 0.0" in msg, msg
 
 
 def test_reduce_under_divergent_control_flow(tmp_path):
@@ -237,7 +238,8 @@ def test_workgroup_scope_operands_must_agree_across_the_workgroup(tmp_path):
     path.write_text(src)
     with pytest.raises(SpvError) as e:
         spvcoop.run(str(path), dispatch=(1, 1, 1), spec_constants={0: 32, 1: 32, 2: 32},
-                    buffers={0: np.zeros(1024, np.float16), 1: np.zeros(1024, np.float16), 2: np.zeros(1024, np.float32)})
+                    buffers={0: np.zeros(1024, np.float16), 1: np.zeros(1024, np.float16),
+                             2: np.zeros(1024, np.float32)})
     msg = e.value.diagnostics[0].message
     assert "the TensorLayout operand (offset) differs within workgroup 0: invocation 1 has [0, 32], invocation 0 " \
            "has [0, 0] (it must be the same for the whole workgroup)" in msg, msg

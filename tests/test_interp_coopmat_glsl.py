@@ -20,7 +20,7 @@ H100 = json.loads((HERE / "data" / "h100-vulkan" / "layouts.json").read_text())
 MODELS = ["nvidia", "striped", "shuffled"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def module(name: str):
     from spvcoop.interp import compile_glsl
     return compile_glsl(str(GLSL / f"{name}.comp"))
@@ -207,7 +207,8 @@ def test_nv_buffer_reference(layout):
     rng = np.random.default_rng(12)
     W = 3
     A, B, C = f16(rng, W, 16, 16), f16(rng, 16, 8), f16(rng, W, 16, 8)
-    res = run("nv_buffer_reference", (W, 1, 1), {"bufA": A, "bufB": B, "bufC": C, "bufD": np.zeros((W, 16, 8), np.float16)},
+    res = run("nv_buffer_reference", (W, 1, 1),
+              {"bufA": A, "bufB": B, "bufC": C, "bufD": np.zeros((W, 16, 8), np.float16)},
               layout, push_constants={"a": "&bufA", "b": "&bufB", "c": "&bufC", "d": "&bufD"})
     want = np.stack([ref_f16_gemm(A[w], B, np.float16, 16, C[w]) for w in range(W)])
     np.testing.assert_allclose(res["bufD"].astype(np.float32), want.astype(np.float32), rtol=2e-3, atol=2e-3)

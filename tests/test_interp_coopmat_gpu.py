@@ -22,7 +22,7 @@ FLOAT_GEMMS = ["sample_nv_gemm", "sample_khr_gemm", "nv_f16_acc", "nv_f16_acc_2"
                "khr_functions_arrays", "khr_shared_staged"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _module(shader: str):
     from spvcoop.interp import compile_glsl
     return compile_glsl(str(ROOT / shader))

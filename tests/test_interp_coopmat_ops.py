@@ -44,16 +44,17 @@ def test_nv_elementwise(layout):
 def test_khr_convert(layout):
     rng = np.random.default_rng(22)
     F = (rng.standard_normal(256) * 100).astype(np.float32)
-    I = rng.integers(-1000, 1000, 256).astype(np.int32)
+    Ints = rng.integers(-1000, 1000, 256).astype(np.int32)
     U8 = rng.integers(0, 256, 512).astype(np.uint8)
-    res = run("khr_convert", (1, 1, 1), {0: F, 1: I, 2: U8, 3: np.zeros(1024, np.float32), 4: np.zeros(256, np.int32),
+    res = run("khr_convert", (1, 1, 1), {0: F, 1: Ints, 2: U8, 3: np.zeros(1024, np.float32),
+                                         4: np.zeros(256, np.int32),
                                          5: np.zeros(512, np.int8), 6: np.zeros(256, np.float16)}, layout)
-    O = res[3]
-    np.testing.assert_array_equal(O[:256], np.trunc(F))
-    np.testing.assert_array_equal(O[256:512], F.astype(np.float16).astype(np.float32))
-    np.testing.assert_array_equal(O[512:768], np.maximum(I, 0).astype(np.float32))
-    np.testing.assert_array_equal(O[768:], I.astype(np.float32) * np.float32(0.25))
-    np.testing.assert_array_equal(res[4], np.trunc(F).astype(np.int32) + I)
+    Out = res[3]
+    np.testing.assert_array_equal(Out[:256], np.trunc(F))
+    np.testing.assert_array_equal(Out[256:512], F.astype(np.float16).astype(np.float32))
+    np.testing.assert_array_equal(Out[512:768], np.maximum(Ints, 0).astype(np.float32))
+    np.testing.assert_array_equal(Out[768:], Ints.astype(np.float32) * np.float32(0.25))
+    np.testing.assert_array_equal(res[4], np.trunc(F).astype(np.int32) + Ints)
     np.testing.assert_array_equal(res[5], U8.view(np.int8))
     np.testing.assert_array_equal(res[6], F.astype(np.float16))
 
@@ -378,7 +379,8 @@ def test_pointer_differing_within_subgroup_is_an_error():
     with pytest.raises(SpvError) as e:
         _run(mod, np.zeros(512, np.float16), np.zeros(256, np.float32))
     msg = e.value.diagnostics[0].message
-    assert "Pointer" in msg and "differs within subgroup 0" in msg and "invocation 1 has 2, invocation 0 has 0" in msg, msg
+    assert "Pointer" in msg and "differs within subgroup 0" in msg, msg
+    assert "invocation 1 has 2, invocation 0 has 0" in msg, msg
 
 
 EXTRACT_OOR = """

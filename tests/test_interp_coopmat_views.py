@@ -89,7 +89,7 @@ S = 32
 WORKGROUPS = 3
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def build(template: str, rows: int, cols: int, local: int, opt: bool, tmp: str):
     src = template.replace("LOCAL", str(local)).replace("ROWS", str(rows)).replace("COLS", str(cols))
     path = f"{tmp}/s_{abs(hash(template))}_{rows}x{cols}_{local}.comp"

@@ -168,7 +168,8 @@ def test_integer_semantics():
     r = run("int_math.comp", buffers={(0, 0): a, (0, 1): b, (0, 2): np.zeros(64, res_t)})
     out = np.frombuffer(r.raw((0, 2)), res_t)
     a64, b64 = a.astype(np.int64), b.astype(np.int64)
-    q = np.array([(abs(x) // abs(y)) * (1 if (x < 0) == (y < 0) else -1) for x, y in zip(a64.tolist(), b64.tolist())])
+    q = np.array([(abs(x) // abs(y)) * (1 if (x < 0) == (y < 0) else -1)
+                  for x, y in zip(a64.tolist(), b64.tolist(), strict=True)])
     np.testing.assert_array_equal(out["q"], q)
     np.testing.assert_array_equal(out["r"], a64 % b64)  # glslang emits OpSMod: sign of the divisor
     np.testing.assert_array_equal(out["uq"], a.view(np.uint32) // b.view(np.uint32))
@@ -306,7 +307,8 @@ def test_subgroup_broadcast_shuffles_votes_clusters_and_partial_activity(sg):
     active = v % 3 == 0  # GLSL % on ints is OpSMod here: sign of the divisor, same zero test
     mins = np.where(active.reshape(-1, sg), g, 10**9).min(1)
     np.testing.assert_array_equal(out["partial_min"], np.where(active, np.repeat(mins, sg), 12345))
-    firsts = np.array([row[np.argmax(act)] if act.any() else 0 for row, act in zip(g, active.reshape(-1, sg))])
+    firsts = np.array([row[np.argmax(act)] if act.any() else 0
+                       for row, act in zip(g, active.reshape(-1, sg), strict=False)])
     np.testing.assert_array_equal(out["first"], np.where(active, np.repeat(firsts, sg), -1))
 
 

@@ -77,7 +77,8 @@ def test_broken_module_is_a_located_error(name, body, words):
     if name == "ext inst of a non-import":
         # spirv-as and spvcoop's assembler refuse this text, so build the module in code: a valid
         # OpExtInst whose set operand is then pointed at a constant
-        text = text.replace("OpCapability Shader\n", "OpCapability Shader\n%glsl = OpExtInstImport \"GLSL.std.450\"\n", 1)
+        text = text.replace("OpCapability Shader\n",
+                            "OpCapability Shader\n%glsl = OpExtInstImport \"GLSL.std.450\"\n", 1)
         module = assemble(text.replace("OpExtInst %float %one 31", "OpExtInst %float %glsl Sqrt"), "broken.spvasm")
         one = next(i.result_id for i in module.instructions if module.id_names.get(i.result_id) == "one")
         next(i for i in module.instructions if i.opname == "OpExtInst").operands[0].value = one
@@ -106,7 +107,8 @@ def test_infinite_loop_stops_at_the_default_step_limit():
     d = e.value.diagnostics[0]
     assert "step limit of 5000" in d.message and "max_steps" in d.message and "--max-steps" in d.message
     assert d.span is not None and d.span.line
-    assert 10 * 2_918 <= DEFAULT_MAX_STEPS <= 100_000  # headroom over the largest sample; an endless loop stops in seconds
+    # headroom over the largest sample; an endless loop stops in seconds
+    assert 10 * 2_918 <= DEFAULT_MAX_STEPS <= 100_000
 
 
 def test_default_step_limit_applies_without_max_steps():

@@ -324,5 +324,6 @@ def test_bfloat16_scalars_are_computed_as_bfloat16_not_as_half(tmp_path):
     assert res[0].tolist() == [0x3FC0, 0x4040]
     spec = tmp_path / "bf.yaml"
     spec.write_text(f"shader: {shader}\ndispatch: [1, 1, 1]\nbuffers:\n  0: {{data: [16320, 0], dtype: uint16}}\n")
-    r = subprocess.run([sys.executable, "-m", "spvcoop", "run", str(spec), "--allow-outside-files"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "spvcoop", "run", str(spec), "--allow-outside-files"],
+                       capture_output=True, text=True)
     assert r.returncode == 0 and "Traceback" not in r.stderr and "16448" in r.stdout, r.stderr

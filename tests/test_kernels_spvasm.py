@@ -20,7 +20,8 @@ def _make_data():
 
 
 def test_select_between_matrices_matches_numpy(tmp_path, capsys) -> None:
-    assert cli(["run", str(SELECT / "run.yaml"), "--check", str(SELECT / "expected.yaml"), "-o", str(tmp_path) + "/"]) == 0
+    argv = ["run", str(SELECT / "run.yaml"), "--check", str(SELECT / "expected.yaml"), "-o", str(tmp_path) + "/"]
+    assert cli(argv) == 0
     d = np.load(tmp_path / "D.npy")
     np.testing.assert_allclose(d, np.load(SELECT / "expected_d.npy"), rtol=1e-6, atol=1e-6)
     # both sides of the select are taken: even workgroups hold C * 0.5 exactly

@@ -22,12 +22,12 @@ def one(entry_yaml: str, S: int = 32) -> str:
     return f"name: t\nsubgroup_size: {S}\nentries:\n" + entry_yaml
 
 
-def ptx_a(l: int, i: int) -> tuple[int, int]:
-    g, t = l >> 2, l & 3
+def ptx_a(lane: int, i: int) -> tuple[int, int]:
+    g, t = lane >> 2, lane & 3
     return (g + (8 if i in (2, 3, 6, 7) else 0), 2 * t + (i & 1) + (8 if i >= 4 else 0))
 
 
-PTX_A = [[ptx_a(l, i) for i in range(8)] for l in range(32)]
+PTX_A = [[ptx_a(lane, i) for i in range(8)] for lane in range(32)]
 
 FORMS = {
     "formula": """  - name: f
@@ -183,10 +183,7 @@ _BIG = object()   # an intermediate beyond int64 range: numpy wraps, Python does
 
 def _combine(t):
     (ta, fa), op, (tb, fb) = t
-    if op in ("<<", ">>"):
-        text = f"({ta} {op} (({tb}) & 7))"
-    else:
-        text = f"({ta} {op} {tb})"
+    text = f"({ta} {op} (({tb}) & 7))" if op in ("<<", ">>") else f"({ta} {op} {tb})"
 
     def f(env):
         a, b = fa(env), fb(env)

@@ -16,7 +16,7 @@ USE = {"A": "a", "B": "b", "C": "acc", None: None}
 
 
 def lanes_of(fn, S: int, L: int) -> list[list[tuple[int, int] | None]]:
-    return [[fn(l, e) for e in range(L)] for l in range(S)]
+    return [[fn(lane, e) for e in range(L)] for lane in range(S)]
 
 
 def test_builtin_models_listed():
@@ -42,8 +42,8 @@ def test_h100_has_37_entries():
 def vk_nv(bits: int, R: int, C: int, transposed: bool):
     """The vk-nv rule as worded in layouts.md 1.3 (e = j + w*(cb + (C/4w)*rb))."""
     w = 4 if bits == 8 else 2
-    def fn(l, e):
-        g, t = l >> 2, l & 3
+    def fn(lane, e):
+        g, t = lane >> 2, lane & 3
         j, q = e % w, e // w
         if not transposed:
             nblk = C // (4 * w)
@@ -88,16 +88,16 @@ def test_nvidia_refuses_what_the_rule_does_not_cover():
 # ---------------------------------------------------------------- PTX mma.sync (PTX ISA fragments)
 
 def ptx16816(op):
-    def A(l, i):
-        g, t = l >> 2, l & 3
+    def A(lane, i):
+        g, t = lane >> 2, lane & 3
         row = g if i in (0, 1, 4, 5) else g + 8
         col = 2 * t + (i & 1) + (8 if i >= 4 else 0)
         return (row, col)
-    def B(l, i):
-        g, t = l >> 2, l & 3
+    def B(lane, i):
+        g, t = lane >> 2, lane & 3
         return (2 * t + (i & 1) + (8 if i >= 2 else 0), g)
-    def Cf(l, i):
-        g, t = l >> 2, l & 3
+    def Cf(lane, i):
+        g, t = lane >> 2, lane & 3
         return (g if i < 2 else g + 8, 2 * t + (i & 1))
     return {"a": A, "b": B, "acc": Cf}[op]
 
@@ -122,18 +122,18 @@ def test_ptx_m16n8k16_check_table():
 def test_ptx_m16n8k16_int8():
     m = load_model("ptx-m16n8k16")
     a = m.layout("s8", 16, 16, "a")
-    assert a.lanes() == lanes_of(lambda l, i: ((l >> 2) + (0 if i < 4 else 8), 4 * (l & 3) + (i & 3)), 32, 8)
+    assert a.lanes() == lanes_of(lambda lane, i: ((lane >> 2) + (0 if i < 4 else 8), 4 * (lane & 3) + (i & 3)), 32, 8)
     b = m.layout("u8", 16, 8, "b")
-    assert b.lanes() == lanes_of(lambda l, i: (4 * (l & 3) + i, l >> 2), 32, 4)
+    assert b.lanes() == lanes_of(lambda lane, i: (4 * (lane & 3) + i, lane >> 2), 32, 4)
 
 
 def test_ptx_m16n8k8():
     m = load_model("ptx-m16n8k8")
     a = m.layout("f16", 16, 8, "a")
-    assert a.lanes() == lanes_of(lambda l, i: ((l >> 2) + (8 if i >= 2 else 0), 2 * (l & 3) + (i & 1)), 32, 4)
+    assert a.lanes() == lanes_of(lambda lane, i: ((lane >> 2) + (8 if i >= 2 else 0), 2 * (lane & 3) + (i & 1)), 32, 4)
     assert a.lanes()[5] == [(1, 2), (1, 3), (9, 2), (9, 3)]
     b = m.layout("f16", 8, 8, "b")
-    assert b.lanes() == lanes_of(lambda l, i: (2 * (l & 3) + i, l >> 2), 32, 2)
+    assert b.lanes() == lanes_of(lambda lane, i: (2 * (lane & 3) + i, lane >> 2), 32, 2)
     assert b.lanes()[5] == [(2, 1), (3, 1)]
     assert m.layout("f32", 16, 8, "acc").lanes() == lanes_of(ptx16816("acc"), 32, 4)
 
@@ -144,7 +144,7 @@ def test_wmma_sm80_accumulator_is_two_ptx_c_fragments():
     C = ptx16816("acc")
     for comp in ("f16", "f32"):
         lay = load_model("wmma-sm80").layout(comp, 16, 16, "acc")
-        exp = lanes_of(lambda l, e: C(l, e) if e < 4 else (C(l, e - 4)[0], C(l, e - 4)[1] + 8), 32, 8)
+        exp = lanes_of(lambda lane, e: C(lane, e) if e < 4 else (C(lane, e - 4)[0], C(lane, e - 4)[1] + 8), 32, 8)
         assert lay.lanes() == exp
 
 
@@ -184,13 +184,13 @@ def test_cdna3_16x16x16_forward_form():
             assert (a.row[lane, e], a.col[lane, e]) == (i, k)
     for use, comp in (("b", "bf16"), ("acc", "f32")):
         lay = m.layout(comp, 16, 16, use)
-        assert lay.lanes() == lanes_of(lambda l, e: (4 * (l // 16) + e, l % 16), 64, 4)
+        assert lay.lanes() == lanes_of(lambda lane, e: (4 * (lane // 16) + e, lane % 16), 64, 4)
 
 
 def test_cdna3_32x32x8():
     m = load_model("amd-cdna3-mfma")
-    assert m.layout("f16", 32, 8, "a").lanes() == lanes_of(lambda l, e: (l % 32, 4 * (l // 32) + e), 64, 4)
-    assert m.layout("f16", 8, 32, "b").lanes() == lanes_of(lambda l, e: (4 * (l // 32) + e, l % 32), 64, 4)
+    assert m.layout("f16", 32, 8, "a").lanes() == lanes_of(lambda lane, e: (lane % 32, 4 * (lane // 32) + e), 64, 4)
+    assert m.layout("f16", 8, 32, "b").lanes() == lanes_of(lambda lane, e: (4 * (lane // 32) + e, lane % 32), 64, 4)
     c = m.layout("f32", 32, 32, "acc")
     for i in range(32):
         for j in range(32):
@@ -201,8 +201,8 @@ def test_cdna3_32x32x8():
 
 def test_cdna3_int8():
     m = load_model("amd-cdna3-mfma")
-    assert m.layout("s8", 16, 32, "a").lanes() == lanes_of(lambda l, e: (l % 16, 8 * (l // 16) + e), 64, 8)
-    assert m.layout("u8", 32, 16, "b").lanes() == lanes_of(lambda l, e: (8 * (l // 16) + e, l % 16), 64, 8)
+    assert m.layout("s8", 16, 32, "a").lanes() == lanes_of(lambda lane, e: (lane % 16, 8 * (lane // 16) + e), 64, 8)
+    assert m.layout("u8", 32, 16, "b").lanes() == lanes_of(lambda lane, e: (8 * (lane // 16) + e, lane % 16), 64, 8)
 
 
 def test_rdna3_replication_and_accumulators():
@@ -210,9 +210,9 @@ def test_rdna3_replication_and_accumulators():
     for S in (32, 64):
         a = m.layout("f16", 16, 16, "a", S)
         assert a.length == 16 and a.replicated and (a.copies == S // 16).all()
-        assert a.lanes() == lanes_of(lambda l, e: (l % 16, e), S, 16)
+        assert a.lanes() == lanes_of(lambda lane, e: (lane % 16, e), S, 16)
         b = m.layout("bf16", 16, 16, "b", S)
-        assert b.lanes() == lanes_of(lambda l, e: (e, l % 16), S, 16)
+        assert b.lanes() == lanes_of(lambda lane, e: (e, lane % 16), S, 16)
     c = m.layout("f32", 16, 16, "acc", 32)
     for i in range(16):
         for j in range(16):
@@ -228,8 +228,8 @@ def test_vdmfma():
     assert a[0] == [(0, c) for c in range(8)] and a[1] == [(0, c) for c in range(8, 16)]
     assert a[2] == [(1, c) for c in range(8)] and a[16] == [(0, c) for c in range(16, 24)]
     assert a[63] == [(7, c) for c in range(56, 64)]
-    assert m.layout("f16", 64, 16, "b").lanes() == lanes_of(lambda l, e: (16 * (l // 16) + e, l % 16), 64, 16)
-    assert m.layout("f32", 8, 16, "acc").lanes() == lanes_of(lambda l, e: (2 * (l // 16) + e, l % 16), 64, 2)
+    assert m.layout("f16", 64, 16, "b").lanes() == lanes_of(lambda lane, e: (16 * (lane // 16) + e, lane % 16), 64, 16)
+    assert m.layout("f32", 8, 16, "acc").lanes() == lanes_of(lambda lane, e: (2 * (lane // 16) + e, lane % 16), 64, 2)
 
 
 # ---------------------------------------------------------------- tinytc
@@ -237,18 +237,18 @@ def test_vdmfma():
 def tinytc_reference(M: int, N: int, S: int, K1: int) -> list[list]:
     """The doc's linearization: A*[i,k1,j,k2] = A[i + k1 I + k2 I K1, j] at L = i + k1 I + j I K1 + k2 I K1 J,
     held by lane L mod S at v = L div S."""
-    I = min(M, S)
-    J = -(-I * N // S) * S // I
-    K = M // I
+    I_ = min(M, S)
+    J = -(-I_ * N // S) * S // I_
+    K = M // I_
     K2 = K // K1
-    V = I * K * J // S
+    V = I_ * K * J // S
     out = [[None] * V for _ in range(S)]
-    for i in range(I):
+    for i in range(I_):
         for k1 in range(K1):
             for j in range(J):
                 for k2 in range(K2):
-                    L = i + k1 * I + j * I * K1 + k2 * I * K1 * J
-                    row = i + k1 * I + k2 * I * K1
+                    L = i + k1 * I_ + j * I_ * K1 + k2 * I_ * K1 * J
+                    row = i + k1 * I_ + k2 * I_ * K1
                     out[L % S][L // S] = (row, j) if j < N else None
     return out
 
@@ -351,19 +351,19 @@ def test_mesa_nvk_formulas_and_agreement_with_proprietary():
 def test_lavapipe():
     m = load_model("lavapipe")
     assert m.default_subgroup_size == 8
-    assert m.layout("f16", 8, 8, "a").lanes() == lanes_of(lambda l, e: (e, l), 8, 8)
+    assert m.layout("f16", 8, 8, "a").lanes() == lanes_of(lambda lane, e: (e, lane), 8, 8)
     assert m.layout("f32", 8, 8, "acc").lanes()[7] == [(r, 7) for r in range(8)]
     assert m.layout("f16", 8, 8, "b").lanes()[7] == [(7, c) for c in range(8)]
     assert not m.defines("f16", 16, 16, "a")
 
 
-def anv(l, e, S, R, C, bits, use):
+def anv(lane, e, S, R, C, bits, use):
     P = 32 // bits
     k, j = divmod(e, P)
     if use == "b":
-        return ((l // C + k * (S // C)) * P + j, l % C)
+        return ((lane // C + k * (S // C)) * P + j, lane % C)
     cp = C // P
-    return (l // cp + k * (S // cp), (l % cp) * P + j)
+    return (lane // cp + k * (S // cp), (lane % cp) * P + j)
 
 
 @pytest.mark.parametrize("S,comp,bits,R,C,use", [
@@ -372,7 +372,7 @@ def anv(l, e, S, R, C, bits, use):
     (16, "s8", 8, 8, 32, "a"), (16, "u8", 8, 32, 16, "b"), (8, "s8", 8, 8, 32, "a")])
 def test_intel_anv(S, comp, bits, R, C, use):
     lay = load_model("intel-anv").layout(comp, R, C, use, S)
-    assert lay.lanes() == lanes_of(lambda l, e: anv(l, e, S, R, C, bits, use), S, R * C // S)
+    assert lay.lanes() == lanes_of(lambda lane, e: anv(lane, e, S, R, C, bits, use), S, R * C // S)
 
 
 def test_intel_anv_check_tables():

@@ -42,9 +42,9 @@ def test_shuffled_is_a_bijection_with_striped_length(comp, R, C, use, S, seed):
 def test_tinytc_is_a_bijection(comp, log_rows, C, use, S):
     R = 1 << log_rows
     lay = load_model("tinytc").layout(comp, R, C, use, S)
-    I = min(R, S)
-    J = -(-I * C // S) * S // I
-    assert lay.length == I * (R // I) * J // S
+    I_ = min(R, S)
+    J = -(-I_ * C // S) * S // I_
+    assert lay.length == I_ * (R // I_) * J // S
     assert_bijection(lay, R, C, S)
 
 

@@ -5,6 +5,7 @@ another exception. Bounded (200 examples each, small inputs) and derandomized in
 like every property test here (see conftest.py)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import struct
 
@@ -232,10 +233,8 @@ def test_mutated_text_is_assembled_or_refused(text: str, preserve: bool) -> None
         d = e.diagnostics[0]
         assert d.span is None or d.span.line >= 0
         return
-    try:
-        disassemble(read_binary(data))  # what we wrote reads back, or is refused as spirv-dis would
-    except SpvError:
-        pass
+    with contextlib.suppress(SpvError):   # what we wrote reads back, or is refused as spirv-dis would
+        disassemble(read_binary(data))
 
 
 def test_corpus_is_not_empty() -> None:

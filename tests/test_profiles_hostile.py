@@ -56,7 +56,8 @@ def test_alias_bomb_is_refused(tmp_path) -> None:
 
 
 _VALUES = st.one_of(st.integers(-2**70, 2**70), st.floats(allow_nan=True), st.text(max_size=6),
-                    st.sampled_from(["f16", "bf16", "Subgroup", "KHR", "NV", "[", "{", "*x", "&x", "!!python/object", ".inf"]),
+                    st.sampled_from(["f16", "bf16", "Subgroup", "KHR", "NV", "[", "{", "*x", "&x", "!!python/object",
+                                     ".inf"]),
                     st.lists(st.integers(0, 40), max_size=3), st.none(), st.booleans())
 
 

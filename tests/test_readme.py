@@ -281,8 +281,8 @@ def test_python_value_comments_are_checked(tmp_path: Path):
     assert ok.returncode == 0 and "claims checked: 2" in ok.stdout, ok.stdout + ok.stderr
     bad = _python("import numpy as np\nnp.arange(3.0)   # array([0., 1., 3.]); wrong\n", tmp_path, env)
     assert bad.returncode != 0 and "the value is array([0., 1., 2.])" in bad.stderr
-    span = _python("class S:\n    def __repr__(self): return 'Span(line=9, col=30)'\nS()  # Span(line=..., col=...): x\n",
-                   tmp_path, env)
+    span = _python("class S:\n    def __repr__(self): return 'Span(line=9, col=30)'\n"
+                   "S()  # Span(line=..., col=...): x\n", tmp_path, env)
     assert span.returncode == 0 and "claims checked: 1" in span.stdout, span.stdout + span.stderr
 
 
@@ -384,7 +384,8 @@ def test_run_exits_2_where_it_cannot_start(monkeypatch, capsys, tmp_path):
     import spvcoop.core.reference_tools as tools
     from spvcoop.cli import main
     assert main(["run", str(tmp_path / "missing.spvasm")]) == 2
-    assert capsys.readouterr().err.strip().endswith("missing.spvasm: error: cannot read input: No such file or directory")
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("missing.spvasm: error: cannot read input: No such file or directory")
     assert main(["run", str(tmp_path / "missing.comp")]) == 2
     capsys.readouterr()
     real = tools.find_tool
@@ -405,4 +406,5 @@ def test_the_assembler_example_equals_spirv_as_and_spirv_dis(tmp_path):
     data = spvcoop.assemble((ROOT / path).read_text(), path, target_env=env).to_bytes()
     r = run_tool("spirv-as", "--target-env", env, str(ROOT / path), "-o", str(tmp_path / "ref.spv"))
     assert r.returncode == 0 and data == (tmp_path / "ref.spv").read_bytes()
-    assert spvcoop.disassemble(spvcoop.read_binary(data)) == run_tool("spirv-dis", str(tmp_path / "ref.spv")).stdout.decode()
+    want = run_tool("spirv-dis", str(tmp_path / "ref.spv")).stdout.decode()
+    assert spvcoop.disassemble(spvcoop.read_binary(data)) == want

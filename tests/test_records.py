@@ -104,7 +104,7 @@ def test_lazy_and_plain_instructions_never_compare_equal() -> None:
     """As with the dataclass: equality needs the same class (a lazy instruction is decoded, not compared)."""
     lazy = object.__new__(LazyInstruction)
     lazy._pending = None
-    for name, value in zip(Instruction._fields, ("OpNop", 0, None, None, [], None, 0)):
+    for name, value in zip(Instruction._fields, ("OpNop", 0, None, None, [], None, 0), strict=False):
         setattr(lazy, name, value)
     assert lazy != Instruction("OpNop", 0) and lazy == copy.copy(lazy)
 

@@ -27,9 +27,11 @@ ODD_VALUES = [None, True, False, 0, 1, -1, 3, 32, 48, 2**31 - 1, 2**31, 2**32, 2
               [1, 2, 3, 4], [0, 1], [True], [1.0], ["y"], [70000, 70000, 70000], {}, {"a": 1}, {0: "1e3", "S": True},
               {"x": [1.0]}, {5: 1.5, "t": 2**64}, {True: 1}, {"k": None}, {1.5: 2}, {-1: 2}, {2**32: 1},
               {"x": {"data": [1], "dtype": "float32"}}, {"x": {"zeros": 4, "dtype": "int8", "shape": [2, 2]}},
-              {"x": {"arange": 2**48 + 1}}, {"x": {"file": "x.npy"}}, {"x": {"file": ""}}, {"x": {"data": [1], "rtol": 1}},
+              {"x": {"arange": 2**48 + 1}}, {"x": {"file": "x.npy"}}, {"x": {"file": ""}},
+              {"x": {"data": [1], "rtol": 1}},
               {"x": {"random": {"count": 2}}}, {"x": {"data": [1], "zeros": 2}}, {"x": {"dtype": "float32"}},
-              {"x": {"data": 1, "dtype": "float128"}}, {"x": {"data": 1, "shape": [0]}}, {"x": {"data": 1, "shape": None}},
+              {"x": {"data": 1, "dtype": "float128"}}, {"x": {"data": 1, "shape": [0]}},
+              {"x": {"data": 1, "shape": None}},
               {"x": {"data": 1, "dtype": None}}, {"x": {"data": 1, "shape": [1] * 9}}, {"x": {"zeros": True}},
               {"x": {"data": {1, 2}}}, {"x": {"m": 1, "n": [2]}}, {"x": (1, 2)}, {"x": b"ab"}, b"ab", (1, 1, 1)]
 BASE = {"shader": "s.spvasm", "entry_point": "main", "dispatch": [2, 1, 1], "subgroup_size": 32,
@@ -109,7 +111,8 @@ def test_an_ordinary_spec_runs_without_pydantic(tmp_path) -> None:
     (tmp_path / "spec.yaml").write_text("shader: saxpy.spvasm\ndispatch: [1, 1, 1]\npush_constants: {a: 2.0, n: 1}\n"
                                         "buffers:\n  x: {data: [1.0], dtype: float32}\n  y: [1.0]\noutputs: [y]\n")
     probe = ("import json, sys\nfrom spvcoop.cli import main\nrc = main(['run', 'spec.yaml'])\n"
-             "print(json.dumps([rc, sorted(m for m in sys.modules if m.startswith(('pydantic', 'spvcoop.runspec.schema')))]))")
+             "loaded = sorted(m for m in sys.modules if m.startswith(('pydantic', 'spvcoop.runspec.schema')))\n"
+             "print(json.dumps([rc, loaded]))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert json.loads(out.stdout.splitlines()[-1]) == [0, []]
     assert "y: [3.0]" in out.stdout

@@ -110,7 +110,8 @@ def test_f32_value_differing_at_the_sixth_digit_fails(tmp_path, capsys):
 
 
 def test_nested_member_difference_is_named_by_its_path(tmp_path, capsys):
-    out = _edit(tmp_path, "named", "motion: {vel: [-0.125, 0.25], drag: 0.5}", "motion: {vel: [-0.25, 0.25], drag: 0.5}")
+    out = _edit(tmp_path, "named", "motion: {vel: [-0.125, 0.25], drag: 0.5}",
+                "motion: {vel: [-0.25, 0.25], drag: 0.5}")
     d = DATA / "named"
     rc, _, err = _run(capsys, d / "shader.spvasm", "--input", d / "in.yaml", "--check", out)
     assert rc == 1 and "world.bodies[1].motion.vel[0]: expected -0.25, got -0.125" in err
@@ -247,7 +248,8 @@ def test_a_spec_constant_in_the_expected_file_is_an_error(tmp_path, capsys):
 
 
 def test_spec_constant_without_spec_id_is_refused(tmp_path, capsys):
-    text = (DATA / "result-id" / "shader.spvasm").read_text().replace("OpDecorate %k SpecId 7\n", "OpDecorate %k RelaxedPrecision\n")
+    text = (DATA / "result-id" / "shader.spvasm").read_text().replace("OpDecorate %k SpecId 7\n",
+                                                                       "OpDecorate %k RelaxedPrecision\n")
     (tmp_path / "k.spvasm").write_text(text)
     (tmp_path / "in.yaml").write_text("'4': 10\n'3': {'': [1, 2, 3, 4]}\n")
     _fails_with(capsys, (tmp_path / "k.spvasm", "--input", tmp_path / "in.yaml"),
@@ -267,7 +269,8 @@ def test_empty_member_name_is_ambiguous_with_two_unnamed_members(tmp_path, capsy
     (tmp_path / "in.yaml").write_text("'4': 10\n'3': [5, [1, 2, 3, 4]]\n")     # the list form names no member
     assert main(["run", str(tmp_path / "k.spvasm"), "--input", str(tmp_path / "in.yaml"), "-o",
                  str(tmp_path / "o.json")]) == 0
-    assert json.loads((tmp_path / "o.json").read_text()) == {"buf": {"m0": 5, "m1": [10, 21, 32, 43]}}  # named by its %buf
+    # named by its %buf
+    assert json.loads((tmp_path / "o.json").read_text()) == {"buf": {"m0": 5, "m1": [10, 21, 32, 43]}}
 
 
 def test_toml_syntax_error_is_located(tmp_path, capsys):
@@ -399,3 +402,19 @@ def test_deeply_nested_toml_is_a_located_error() -> None:
     from spvcoop.runspec.spec import load_toml
     with pytest.raises(SpvError, match="nested too deeply"):
         load_toml(b"a = " + b"[" * 100000 + b"]" * 100000, "deep.toml")
+
+
+def test_more_unnamed_values_than_unnamed_members_is_a_located_error(tmp_path, capsys):
+    d = DATA / "unnamed-members"
+    text = (d / "in.yaml").read_text().replace("    '': 1.75\n", "    '': 1.75\n    '': 4\n")
+    (tmp_path / "in.yaml").write_text(text)
+    rc, _, err = _run(capsys, d / "shader.spvasm", "--input", tmp_path / "in.yaml")
+    assert rc == 1
+    assert "in.yaml:10:5: error: 4 values named '' but the struct has 3 unnamed member(s)" in err
+
+
+def test_a_repeated_named_key_is_still_a_duplicate(tmp_path, capsys):
+    d = DATA / "pointers"
+    (tmp_path / "in.yaml").write_text("vals: {a: [1, 2, 3, 4], a: [5, 6, 7, 8]}\n")
+    rc, _, err = _run(capsys, d / "shader.spvasm", "--input", tmp_path / "in.yaml")
+    assert rc == 1 and "in.yaml:1:25: error: invalid YAML: duplicate key 'a'" in err

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from conftest import GLSL, PROBES, run_tool
+from conftest import PROBES, run_tool
 from module_gen import module_text
 from spvcoop import SpvError
 from syntax_lark import grammar_text, lark_groups
@@ -69,7 +69,7 @@ def test_random_text_tokens_agree(text: str) -> None:
             assemble(text)
         except SpvError:
             return
-        raise AssertionError(f"lark rejects but spvcoop accepts: {text!r}")
+        raise AssertionError(f"lark rejects but spvcoop accepts: {text!r}") from None
     assert fast_groups(text) == ref
 
 

@@ -97,7 +97,7 @@ FLEX_TYPES = """%wg = OpConstant %u32 2
 FLEX_MULADD = "%fa = OpUndef %mA\n%fb = OpUndef %mB\n%fc = OpUndef %mC\n%fd = OpCooperativeMatrixMulAddKHR %mC %fa %fb %fc"
 
 
-def P(name, rule, expect, sub=PROFILE_SUB, **kw) -> "Case":
+def P(name, rule, expect, sub=PROFILE_SUB, **kw) -> Case:
     """A case validated with the nvidia-h100 profile (not compared with spirv-val: a device question)."""
     return Case(name, rule, expect, sub=list(sub), profile="nvidia-h100", ref=None, **kw)
 

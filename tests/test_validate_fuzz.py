@@ -3,6 +3,7 @@ either are refused by the reader with an SpvError or give a report in every form
 validator never raises. Derandomized and bounded when CI=true."""
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import struct
@@ -31,10 +32,8 @@ def _env(text: str) -> str:
 
 BINARIES = {}
 for _name, _text in TEXTS.items():
-    try:
+    with contextlib.suppress(SpvError):   # a probe of the assembler's refusals
         BINARIES[_name] = spvcoop.assemble(_text, _name, target_env=_env(_text)).to_bytes()
-    except SpvError:
-        pass  # a probe of the assembler's refusals
 
 CI = os.environ.get("CI") == "true"
 FUZZ = settings(max_examples=300 if CI else 500, deadline=None, derandomize=CI,

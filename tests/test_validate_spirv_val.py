@@ -83,7 +83,8 @@ def test_spirv_val_only_error_human_caret(capsys, iadd) -> None:
     rc, _, err = run(capsys, "val", str(iadd))
     lines = err.splitlines()
     assert rc == 1
-    assert lines[0].startswith(f"{iadd}:{IADD_LINE}:1: error[spirv-val]: Expected int scalar or vector type as operand: IAdd operand index 2")
+    assert lines[0].startswith(f"{iadd}:{IADD_LINE}:1: error[spirv-val]: "
+                               "Expected int scalar or vector type as operand: IAdd operand index 2")
     assert lines[1] == "  %x = OpIAdd %u32 %one %one"
     assert lines[2] == "  ^~~~~~~~~~~"  # the instruction's span: result id and opcode
     assert run(capsys, "val", "--no-spirv-val", str(iadd))[0] == 0
@@ -92,7 +93,8 @@ def test_spirv_val_only_error_human_caret(capsys, iadd) -> None:
 def test_spirv_val_finding_in_json_sarif_github(capsys, iadd) -> None:
     rc, out, _ = run(capsys, "val", "--format", "json", str(iadd))
     d = json.loads(out)["files"][0]["diagnostics"][0]
-    assert rc == 1 and (d["rule"], d["source"], d["severity"], d["line"]) == ("spirv-val", "spirv-val", "error", IADD_LINE)
+    assert rc == 1
+    assert (d["rule"], d["source"], d["severity"], d["line"]) == ("spirv-val", "spirv-val", "error", IADD_LINE)
     assert d["instruction_index"] == IADD_LINE - 1
     rc, out, _ = run(capsys, "val", "--format", "sarif", str(iadd))
     log = json.loads(out)["runs"][0]

@@ -41,8 +41,8 @@ def main() -> None:
         np.save(HERE / "flash_attention" / f"{name}.npy", arr.ravel())
     S = Q.astype(np.float64) @ Kt.astype(np.float64).T * 0.25
     P = np.exp(S - S.max(axis=1, keepdims=True))
-    O = (P / P.sum(axis=1, keepdims=True)) @ V.astype(np.float64)
-    expected("flash_attention", {"o": O.astype(np.float32).ravel()}, 2e-3, 2e-3)
+    Out = (P / P.sum(axis=1, keepdims=True)) @ V.astype(np.float64)
+    expected("flash_attention", {"o": Out.astype(np.float32).ravel()}, 2e-3, 2e-3)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,14 @@ TARGET_ENVS = {
 
 GENERATOR_SPIRV_TOOLS_ASSEMBLER = 0x00070000
 
+
+def _version_word(version: str) -> int:
+    """The grammar's "1.4" as the header's version word (0x10400); "None" (no core version) as above all."""
+    major, _, minor = version.partition(".")
+    if not (major.isdigit() and minor.isdigit()):
+        return 1 << 32
+    return int(major) << 16 | int(minor) << 8
+
 _TYPE_OPCODES_PREFIX = "OpType"
 _ID_NAME = re.compile(r"[A-Za-z0-9_]+\Z")
 _ID_KINDS = frozenset({"IdRef", "IdScope", "IdMemorySemantics"})
@@ -143,7 +151,13 @@ class Assembler(TemplatedLines):
         return SpvError(Diagnostic("error", message, span, notes=notes or [], source=self.source))
 
     # ---- driver ----
+    def refuse_empty(self) -> None:
+        """spirv-as refuses a file of no characters at all (one of only blanks or comments is an empty module)."""
+        if not self.text:
+            raise SpvError(Diagnostic("error", "Missing assembly text.", Span(1, 1, 1), source=self.source))
+
     def assemble(self) -> Module:
+        self.refuse_empty()
         self.instructions: list[Instruction] = []
         if self.preserve:
             # numeric names must be known before the first id is numbered: one slow pass
@@ -167,6 +181,7 @@ class Assembler(TemplatedLines):
         become Instruction objects."""
         if self.preserve or not self.use_templates:
             return self.assemble().to_bytes()
+        self.refuse_empty()
         self.instructions = []
         self.ids = _Ids(False, [])
         words = self.assemble_lines(keep_instructions=False)
@@ -226,6 +241,13 @@ class Assembler(TemplatedLines):
         if spec is None:
             raise self.fail(f"Invalid Opcode name '{op_tok[1]}'{did_you_mean(op_tok[1], self.g.instructions)}",
                             op_tok)
+        if spec.version != "1.0" and not spec.capabilities and not spec.extensions and \
+                _version_word(spec.version) > self.version:
+            # spirv-as refuses, with its unknown-name message, an opcode that no capability or extension
+            # can enable before the target environment's SPIR-V version (OpCopyLogical at spv1.3)
+            have = f"{self.version >> 16 & 0xff}.{self.version >> 8 & 0xff}"
+            raise self.fail(f"Invalid Opcode name '{op_tok[1]}' ({spec.opname} needs SPIR-V {spec.version}; the "
+                            f"target environment has SPIR-V {have})", op_tok)
         inst = Instruction(spec.opname, spec.opcode, span=token_span(op_tok))
         if result_tok is not None:
             inst.span = Span(result_tok[2], result_tok[3], op_tok[3] + len(op_tok[1])) \
@@ -456,7 +478,7 @@ class Assembler(TemplatedLines):
 
     def switch_case(self, inst: Instruction, tok: Token, pos: int) -> int:
         """A case literal of OpSwitch, in the width of the selector's type."""
-        selector = inst.operands[0].value
+        selector = inst.operands[0].as_int
         ntype = self.numeric_types.get(self.value_types.get(selector, -1))
         if ntype is None or ntype[0] != "int":
             raise self.fail("The selector operand for OpSwitch must be the result of an instruction that "
@@ -466,8 +488,8 @@ class Assembler(TemplatedLines):
         return pos + 1
 
     def ext_inst(self, inst: Instruction, tok: Token, pos: int, walk: OperandWalk) -> int:
-        set_id = inst.operands[0].value if inst.operands else None
-        set_name = self.ext_sets.get(set_id)
+        set_id = inst.operands[0].as_int if inst.operands else None
+        set_name = self.ext_sets.get(set_id) if set_id is not None else None
         if set_name is None:
             span = inst.operands[0].span if inst.operands else token_span(tok)
             raise SpvError(Diagnostic("error", f"Invalid extended instruction import Id {set_id}", span,

@@ -97,12 +97,11 @@ class TemplatedLines:
                                 templated.append((i1, line, start, key))
                             i = i1
                             continue
-                    elif not special(line):
-                        if self.new_template(i1, line, m.group(1), key, pending, j == n):
-                            drain()
-                            pending = []
-                            i = i1
-                            continue
+                    elif not special(line) and self.new_template(i1, line, m.group(1), key, pending, j == n):
+                        drain()
+                        pending = []
+                        i = i1
+                        continue
             line_tokens = _line_tokens(line, i1, source)
             if line_tokens is None:
                 # a string runs over several lines: the general tokenizer on all the rest

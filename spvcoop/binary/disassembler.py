@@ -121,14 +121,14 @@ class FriendlyNames:
             return
         ops = inst.operands
         if op == "OpName" and len(ops) >= 2:
-            self.save(ops[0].value, ops[1].value)
+            self.save(ops[0].as_int, ops[1].as_str)
             return
         if op == "OpDecorate" and len(ops) >= 3 and ops[1].value == self.builtin_decoration:
-            e = self.builtins.get(ops[2].value)
+            e = self.builtins.get(ops[2].as_int)
             if e is not None:
                 for n in (e.name, *e.aliases):
                     if n in _BUILTIN_NAMES:
-                        self.save(ops[0].value, _BUILTIN_NAMES[n])
+                        self.save(ops[0].as_int, _BUILTIN_NAMES[n])
                         break
             return
         if rid is None:
@@ -136,7 +136,7 @@ class FriendlyNames:
         if op in _FIXED_TYPE_NAMES:
             self.save(rid, _FIXED_TYPE_NAMES[op])
         elif op == "OpTypeInt":
-            width, signed = ops[0].value, ops[1].value
+            width, signed = ops[0].as_int, ops[1].value
             self.numeric[rid] = numeric_type(inst)
             root = _INT_ROOTS.get(width)
             sign = ""
@@ -146,29 +146,29 @@ class FriendlyNames:
                 sign = "u"
             self.save(rid, sign + root)
         elif op == "OpTypeFloat":
-            width = ops[0].value
+            width = ops[0].as_int
             encoding = _encoding(inst)
             self.numeric[rid] = numeric_type(inst)
             self.save(rid, _FLOAT_ENCODING_NAMES.get(encoding) or _FLOAT_NAMES.get(width, f"fp{width}"))
         elif op == "OpTypeVector":
-            self.save(rid, f"v{ops[1].value}{self.name(ops[0].value)}")
+            self.save(rid, f"v{ops[1].value}{self.name(ops[0].as_int)}")
         elif op == "OpTypeMatrix":
-            self.save(rid, f"mat{ops[1].value}{self.name(ops[0].value)}")
+            self.save(rid, f"mat{ops[1].value}{self.name(ops[0].as_int)}")
         elif op == "OpTypeArray":
-            self.save(rid, f"_arr_{self.name(ops[0].value)}_{self.name(ops[1].value)}")
+            self.save(rid, f"_arr_{self.name(ops[0].as_int)}_{self.name(ops[1].as_int)}")
         elif op == "OpTypeRuntimeArray":
-            self.save(rid, f"_runtimearr_{self.name(ops[0].value)}")
+            self.save(rid, f"_runtimearr_{self.name(ops[0].as_int)}")
         elif op == "OpTypePointer":
-            sc = self.storage.get(ops[0].value)
-            self.save(rid, f"_ptr_{sc.name if sc else ops[0].value}_{self.name(ops[1].value)}")
+            sc = self.storage.get(ops[0].as_int)
+            self.save(rid, f"_ptr_{sc.name if sc else ops[0].value}_{self.name(ops[1].as_int)}")
         elif op == "OpTypeUntypedPointerKHR":
-            sc = self.storage.get(ops[0].value)
+            sc = self.storage.get(ops[0].as_int)
             self.save(rid, f"_ptr_{sc.name if sc else ops[0].value}")
         elif op == "OpTypePipe":
-            aq = self.access.get(ops[0].value)
+            aq = self.access.get(ops[0].as_int)
             self.save(rid, f"Pipe{aq.name if aq else ops[0].value}")
         elif op == "OpTypeOpaque":
-            self.save(rid, "Opaque_" + _sanitize(ops[0].value))
+            self.save(rid, "Opaque_" + _sanitize(ops[0].as_str))
         elif op == "OpTypeStruct":
             self.save(rid, f"_struct_{rid}")
         elif op == "OpConstant" and ops:
@@ -234,44 +234,46 @@ class Disassembler:
     def operand(self, inst: Instruction, o: Operand) -> str:
         kind = o.kind
         if kind.startswith("Id"):
-            return self.id(o.value)
+            return self.id(o.value)  # type: ignore[arg-type]  # hot path: an Id kind holds an int (grammar), no per-operand check
         if kind == "LiteralString":
-            return _escape(o.value)
+            return _escape(o.value)  # type: ignore[arg-type]  # hot path: a LiteralString holds a str
         if kind == "LiteralContextDependentNumber":
             return format_number(o, self.numeric.get(inst.result_type))
         if kind == "LiteralExtInstInteger":
-            set_name = self.ext_sets.get(inst.operands[0].value)
+            set_name = self.ext_sets.get(inst.operands[0].value)  # type: ignore[arg-type]  # hot path: an Id kind holds an int (grammar), no per-operand check
             ext = self.g.ext_set(set_name) if set_name else None
-            spec = ext.by_opcode.get(o.value) if ext else None
+            spec = ext.by_opcode.get(o.value) if ext else None  # type: ignore[arg-type]  # hot path: an int literal
             return spec.opname if spec else str(o.value)
         if kind == "LiteralSpecConstantOpInteger":
-            spec = self.g.by_opcode.get(o.value)
+            spec = self.g.by_opcode.get(o.value)  # type: ignore[arg-type]  # hot path: an int literal
             return spec.opname[2:] if spec else str(o.value)
         if kind in ("LiteralInteger", "LiteralFloat", "Raw"):
             if kind == "LiteralInteger" and inst.opname == "OpSwitch" and len(o.words) >= 1:
-                sel_type = self.value_types.get(inst.operands[0].value)
+                sel_type = self.value_types.get(inst.operands[0].as_int)   # once per OpSwitch case
                 return format_number(o, self.numeric.get(sel_type))
             if kind == "LiteralFloat":
-                return format_float(o.value, 32)
+                return format_float(o.value, 32)  # type: ignore[arg-type]  # hot path: LiteralFloat holds its word
             return str(o.value)
         okind = self.g.operand_kinds.get(kind)
         if okind is None:
-            set_name = self.ext_sets.get(inst.operands[0].value) if inst.opname.startswith("OpExtInst") else None
+            set_name = (self.ext_sets.get(inst.operands[0].value)  # type: ignore[arg-type]  # hot path: an Id
+                        if inst.opname.startswith("OpExtInst") else None)
             ext = self.g.ext_set(set_name) if set_name else None
             okind = ext.operand_kinds.get(kind) if ext else None
         if okind is None:
             return str(o.value)
         if okind.category == "ValueEnum":
-            e = okind.by_value.get(o.value)
+            e = okind.by_value.get(o.value)  # type: ignore[arg-type]  # hot path: an enumerant is an int
             return e.name if e else str(o.value)
         if okind.category == "BitEnum":
             if o.value == 0:
                 e = okind.by_value.get(0)
                 return e.name if e else "0"
             parts = []
-            rest = o.value
+            mask: int = o.value  # type: ignore[assignment]  # hot path: a mask is an int
+            rest = mask
             for bit in range(32):
-                if o.value >> bit & 1:
+                if mask >> bit & 1:
                     e = okind.by_value.get(1 << bit)
                     if e is not None:
                         parts.append(e.name)
@@ -306,7 +308,7 @@ class Disassembler:
         if op in ("OpTypeInt", "OpTypeFloat"):
             self.numeric[inst.result_id] = numeric_type(inst)
         elif op == "OpExtInstImport":
-            self.ext_sets[inst.result_id] = inst.operands[0].value
+            self.ext_sets[inst.result_id] = inst.operands[0].as_str
 
 
 def _check_single_definitions(module: Module) -> None:

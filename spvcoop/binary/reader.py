@@ -34,7 +34,7 @@ def _encoding(inst: Instruction) -> str | None:
     """The FPEncoding name of an OpTypeFloat, if it has one (shared with the assembler and disassembler)."""
     if len(inst.operands) < 2:
         return None
-    e = load_grammar().operand_kinds["FPEncoding"].by_value.get(inst.operands[1].value)
+    e = load_grammar().operand_kinds["FPEncoding"].by_value.get(inst.operands[1].as_int)
     return e.name if e else None
 
 
@@ -55,9 +55,9 @@ def numeric_type(inst: Instruction) -> tuple[str, int, bool] | None:
     are read and printed: kind 'int', 'float' (IEEE) or an encoded float format ('bf16', ...).
     The one place the assembler, the binary reader and the disassembler learn it from."""
     if inst.opname == "OpTypeInt":
-        return ("int", inst.operands[0].value, bool(inst.operands[1].value))
+        return ("int", inst.operands[0].as_int, bool(inst.operands[1].value))
     if inst.opname == "OpTypeFloat":
-        return float_type(inst.operands[0].value, _encoding(inst))
+        return float_type(inst.operands[0].as_int, _encoding(inst))
     return None
 
 
@@ -191,7 +191,7 @@ class BinaryReader:
         if inst.opname in ("OpTypeInt", "OpTypeFloat"):
             self.types.note(inst)
         elif inst.opname == "OpExtInstImport":
-            name = inst.operands[0].value
+            name = inst.operands[0].as_str
             if self.strict and not self.g.ext_import_known(name):
                 raise self.fail(f"Invalid extended instruction import '{name}'", pos)
             self.ext_sets[inst.result_id] = name
@@ -256,7 +256,7 @@ class BinaryReader:
             return self.typed_number(inst, kind, self.selector_type(inst, pos), body, i, pos, stated)
         if kind == "LiteralExtInstInteger":
             self.add(inst, kind, v, (v,), wpos)
-            set_id = inst.operands[0].value if inst.operands else -1
+            set_id = inst.operands[0].as_int if inst.operands else -1
             set_name = self.ext_sets.get(set_id)
             if set_name is None and self.strict:
                 raise self.fail(f"OpExtInst set Id {set_id} does not reference an OpExtInstImport result Id",
@@ -335,7 +335,7 @@ class BinaryReader:
         return ntype
 
     def selector_type(self, inst: Instruction, pos: int):
-        sel = inst.operands[0].value
+        sel = inst.operands[0].as_int
         d = self.definition(sel)
         if d is not None and d.opname.startswith("OpType"):
             if self.strict:
@@ -407,7 +407,7 @@ class IdsOnlyInstruction(LazyInstruction):
 
     def _decode(self, pending) -> list[Operand]:
         kinds, ids = pending
-        return [Operand(k, w, (w,)) for k, w in zip(kinds, ids)]
+        return [Operand(k, w, (w,)) for k, w in zip(kinds, ids, strict=False)]
 
     def _pending_words(self, pending) -> list[int]:
         head = [w for w in (self.result_type, self.result_id) if w is not None]

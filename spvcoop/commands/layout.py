@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import contextlib
 
 FORMATS = ("table", "json", "svg", "html")
 
@@ -175,10 +176,8 @@ def _write_all(outputs: list[tuple[str | None, bytes | str]]) -> None:
                 raise fail(path, e) from None
     except BaseException:
         for tmp, _ in temps:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
         raise
     for path, data in outputs:
         if path is None or path == "-":
@@ -206,7 +205,8 @@ def run_list(args: argparse.Namespace) -> int:
                 print(f"  - {e.describe()}")
             types = m.types()
             if types:
-                shown = ", ".join(f"{c} {r}x{k}" + (f"/{u}" if u else "") + (f"@{s}" if s != m.default_subgroup_size else "")
+                shown = ", ".join(f"{c} {r}x{k}" + (f"/{u}" if u else "")
+                                  + (f"@{s}" if s != m.default_subgroup_size else "")
                                   for c, r, k, u, s in types[:12])
                 more = f", ... ({len(types)} in all)" if len(types) > 12 else ""
                 print(f"  types: {shown}{more}")
@@ -454,7 +454,8 @@ def run_measure(args: argparse.Namespace) -> int:
         if not entries:
             from ..core.diagnostics import Diagnostic, InputError
             raise InputError(Diagnostic("error", f"{info.name} reports no cooperative-matrix type a probe can "
-                                        "measure" + (f" ({'; '.join(skipped)})" if skipped else ""), source=args.device))
+                                        "measure" + (f" ({'; '.join(skipped)})" if skipped else ""),
+                                        source=args.device))
         name = args.name or (Path(args.output).stem if args.output else "measured")
         text = to_yaml_model(name, f"measured on {info.name} ({info.driver_name} {info.driver_info}, Vulkan "
                                    f"{info.api_version}) by spvcoop layout measure", entries)

@@ -50,6 +50,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "--subgroup-size is given; 'all': run under every model defining the shader's types "
                         "(and shuffled with 3 seeds) and report which outputs differ (exit 1 if any)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no output unless --check fails")
+    # input templates (issue 22): self-contained here, for the run-options table to fold in
+    p.add_argument("--template", metavar="FILE",
+                   help="do not run: write every buffer, push-constant member and specialization constant of SPEC "
+                        "(a shader) with its type and default to FILE, as a run spec or (--template-format "
+                        "sicompat) a SPIRV-Interpreter input file")
+    p.add_argument("--template-format", choices=("runspec", "sicompat"), default="runspec",
+                   help="what --template writes (default runspec)")
+    p.add_argument("-f", "--force", action="store_true", help="let --template overwrite an existing FILE")
     p.set_defaults(func=run_command)
 
 
@@ -100,6 +108,24 @@ def _npy_name(buffer_name: str) -> str:
     nothing in them may lead out of the output directory."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in str(buffer_name)).lstrip(".")
     return (safe or "buffer") + ".npy"
+
+
+def _npy_files(outputs: dict, spec) -> dict:
+    """File name -> .npy bytes for -o DIR/, refused before anything is written when two buffers would share a
+    file (names differing only in characters a file name cannot hold: 'a.b' and 'a/b')."""
+    from ..core.diagnostics import Diagnostic, SpvError
+    from ..core.yamlio import span_of
+    seen: dict[str, str] = {}
+    for name in outputs:
+        file = _npy_name(name)
+        if file in seen:
+            wanted = [str(w) for w in spec.outputs] if spec.outputs else []
+            mark = spec.mark("outputs", wanted.index(name)) if name in wanted else spec.mark("outputs")
+            raise SpvError(Diagnostic("error", f"-o DIR/: buffers '{seen[file]}' and '{name}' would both be written "
+                                      f"to '{file}'; list one of them under 'outputs', or write YAML/JSON",
+                                      span_of(mark) if spec.raw is not None else None, source=spec.source))
+        seen[file] = name
+    return {file: _npy_bytes(outputs[name]) for file, name in seen.items()}
 
 
 def _npy_bytes(arr) -> bytes:
@@ -176,10 +202,37 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         return _run(args)
     except SpvError as e:
+        from ..core.diagnostics import UnmatchedName
         from ..validator import SpirvValMissing
+        if isinstance(e, UnmatchedName):
+            e = _relocated(e, getattr(args, "loaded_spec", None))
         print_diagnostics(e.diagnostics)
         # 2 for unreadable input or a missing tool (glslang, spirv-val), as `val` does; 1 for a finding
         return 2 if isinstance(e, SpirvValMissing) else e.exit_status
+
+
+def _relocated(e, spec):
+    """A name that matches nothing in the shader, pointed at where the run spec wrote it (the name may also
+    come from an --input file or from Python: then the error stays as it is)."""
+    from ..core.diagnostics import Diagnostic, SpvError
+    from ..core.yamlio import span_of
+    raw = getattr(spec, "raw", None)
+    section = raw.get(e.section) if isinstance(raw, dict) and e.section else None
+    if not e.path or section is None:
+        return e
+    first = e.path[0]
+    if isinstance(section, dict) and not any(str(k) == str(first) for k in section):
+        return e
+    if isinstance(section, list) and not (isinstance(first, int) and 0 <= first < len(section)):
+        return e
+    node = section
+    for step in e.path[:-1]:  # the mapping that holds the name: the name's own position, not its value's
+        found = [k for k in node if str(k) == str(step)] if isinstance(node, dict) else []
+        node = node[found[0]] if found else None
+    names = getattr(node, "name_marks", {})
+    mark = next((m for k, m in names.items() if str(k) == str(e.path[-1])), None) or spec.mark(e.section, *e.path)
+    d = e.diagnostics[0]
+    return SpvError(Diagnostic("error", d.message, span_of(mark), notes=d.notes, source=spec.source))
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -189,15 +242,17 @@ def _run(args: argparse.Namespace) -> int:
     from ..interp.runner import element_dtypes, run
     from ..loader import load_shader
     from ..runspec.spec import (RunSpec, buffer_key, check_inputs, generate, load_spec, load_spec_shader,
-                                  read_yaml, render)
-    from .common import write_output
+                                  read_yaml)
 
     path = args.spec
+    if getattr(args, "template", None):
+        return _write_template(args)
     options = _file_options(args)
     args.coop_numerics = _numerics(args.coop_numerics)
     run_spec = path.endswith((".yaml", ".yml"))
     if run_spec:
         spec = load_spec(path, options)
+        args.loaded_spec = spec  # names that match nothing are located in it (run_command)
         module = load_spec_shader(spec)  # confined, size-capped, never quoted back
     else:  # a shader named on the command line: the user chose that file
         spec = RunSpec(shader=Path(path).name, base=Path(path).parent, source=path, options=options)
@@ -275,7 +330,29 @@ def _run(args: argparse.Namespace) -> int:
                   validate=not args.no_validate, max_memory=args.max_memory, max_work=args.max_work)
     finally:
         progress.done()
+    if res.diagnostics:  # warnings about the run itself (a partial subgroup holding cooperative matrices)
+        from .common import print_diagnostics
+        print_diagnostics(res.diagnostics)
     return _write_outputs(res, spec, run_spec, module, args, options)
+
+
+def _write_template(args: argparse.Namespace) -> int:
+    """--template FILE: the shader's inputs with their defaults (runspec/template.py), never over a file unless
+    --force."""
+    from ..core.diagnostics import Diagnostic, InputError
+    from ..core.files import write_output
+    from ..loader import load_shader
+    from ..runspec.template import template
+    if args.spec.endswith((".yaml", ".yml")):
+        raise InputError(Diagnostic("error", "--template takes a shader (.spvasm, .spv, .comp), not a run spec",
+                                    source=args.spec))
+    if os.path.exists(args.template) and not args.force:
+        raise InputError(Diagnostic("error", f"{args.template} exists; -f/--force overwrites it", source=args.spec))
+    text = template(load_shader(args.spec), args.spec, args.template, args.template_format)
+    write_output(args.template, text)
+    if not args.quiet:
+        print(f"wrote {args.template}", file=sys.stderr)
+    return 0
 
 
 def _numerics(value):
@@ -319,11 +396,11 @@ def _write_outputs(res, spec, run_spec: bool, module, args, options) -> int:
     if out or not args.quiet or status:  # -q silences standard output, never the -o file
         if out and (out.endswith("/") or os.path.isdir(out)):
             _refuse_structures(outputs, out, args.spec)  # before the directory is made: nothing left behind
+            files = _npy_files(outputs, spec)  # before the directory is made: nothing written on a collision
             try:
                 Path(out).mkdir(parents=True, exist_ok=True)
             except OSError as e:
                 raise InputError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=out)) from None
-            files = {_npy_name(name): _npy_bytes(arr) for name, arr in outputs.items()}
             for name, data in files.items():
                 write_output(str(Path(out) / name), data)
         elif out and out.endswith(".npy"):
@@ -345,12 +422,14 @@ def _write_outputs(res, spec, run_spec: bool, module, args, options) -> int:
 def _select_outputs(res, wanted) -> dict:
     out = {}
     if wanted:
-        for w in wanted:
+        for i, w in enumerate(wanted):
             from ..runspec.spec import buffer_key
             k = buffer_key(w)
             if k not in res:
-                from ..core.diagnostics import Diagnostic, SpvError
-                raise SpvError(Diagnostic("error", f"output '{w}' names no buffer"))
+                from ..core.diagnostics import Diagnostic, UnmatchedName, did_you_mean
+                names = [str(n) for n in res.buffers if isinstance(n, str)]
+                raise UnmatchedName(Diagnostic("error", f"output '{w}' names no buffer{did_you_mean(str(w), names)} "
+                                               f"(buffers: {', '.join(names) or 'none'})"), "outputs", (i,))
             out[str(w)] = _output_value(res, k)
         return out
     for key, b in res.bindings.items():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import contextlib
 
 FORMATS = ("human", "json", "sarif", "github")
 
@@ -118,10 +119,8 @@ def check_file(path: str, target_env: str, spec: dict[int, int], profile, werror
         rec = file_result(path, e.diagnostics, None)
         rec["valid"] = False
         text = None
-        try:
+        with contextlib.suppress(UnicodeDecodeError):
             text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            pass
         from ..core.module import Header, Module
         shown = Module(Header(), [], path, text) if text is not None else None
         return rec, format_human(e.diagnostics, shown), 1

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Iterable
+from collections.abc import Iterable
 
 from .module import Span
 from .records import Record
@@ -71,6 +71,17 @@ class SpvError(Exception):
 class InputError(SpvError):
     """A file that cannot be read (missing, unreadable, over the size limit) or written: exit status 2."""
     exit_status = 2
+
+
+class UnmatchedName(SpvError):
+    """A name given to `run` (a buffer, a push-constant member, a specialization constant) that matches nothing
+    in the shader. `section` and `path` say where the name sits in a run spec ("push_constants", ("pc", "nn")), so
+    that a command can point at its line there."""
+
+    def __init__(self, diagnostics: Diagnostic | Iterable[Diagnostic], section: str = "", path: tuple = ()):
+        super().__init__(diagnostics)
+        self.section = section
+        self.path = path
 
 
 def error(message: str, span: Span | None = None, source: str = "<input>",

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from .diagnostics import Diagnostic, InputError
+import contextlib
 
 
 # Inputs are read whole; a bound keeps `/dev/zero` or a runaway pipe from taking all memory.
@@ -74,10 +75,8 @@ def write_output(path: str | None, data: bytes | str) -> None:
             f.write(data)
         os.replace(tmp, target)
     except BaseException as e:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         if isinstance(e, OSError):  # a full disk, a directory in the way: the user's to fix
             raise InputError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=path)) from None
         raise

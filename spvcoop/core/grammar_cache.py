@@ -21,7 +21,8 @@ import os
 import sys
 import zlib
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
+import contextlib
 
 FORMAT = 1
 
@@ -95,10 +96,8 @@ def _write(d: Path, name: str, data: bytes) -> bool:
         return True
     except OSError:
         if tmp:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
         return False
 
 

@@ -8,7 +8,8 @@ the instruction and of every operand (so diagnostics can point at a column).
 """
 from __future__ import annotations
 
-from typing import Iterator, NamedTuple, Union
+from typing import NamedTuple
+from collections.abc import Iterator
 
 from .records import Record
 from .spirv_grammar import InstructionSpec, load as load_grammar
@@ -34,7 +35,7 @@ class Span(NamedTuple):
 # Operand kinds as they appear in Operand.kind. Grammar kinds (IdRef, LiteralInteger,
 # MemoryAccess, ...) are kept verbatim; the literal context-dependent numbers are
 # resolved to what they turned out to be.
-OperandValue = Union[int, float, str, tuple]
+OperandValue = int | float | str | tuple
 
 
 # Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
@@ -58,6 +59,22 @@ class Operand(Record):
     @property
     def is_id(self) -> bool:
         return self.kind.startswith("Id")
+
+    # Typed reads of `value` for code that knows the operand's kind (an id, an integer literal, an enumerant or
+    # mask is an int; a LiteralString a str); a value of another type is a TypeError, never a silent misread.
+    @property
+    def as_int(self) -> int:
+        v = self.value
+        if isinstance(v, int):
+            return v
+        raise TypeError(f"{self.kind} operand holds {type(v).__name__} {v!r}, not an integer")
+
+    @property
+    def as_str(self) -> str:
+        v = self.value
+        if isinstance(v, str):
+            return v
+        raise TypeError(f"{self.kind} operand holds {type(v).__name__} {v!r}, not a string")
 
 
 class Instruction(Record):
@@ -88,7 +105,7 @@ class Instruction(Record):
     def words(self) -> list[int]:
         if self.operands and self.operands[0].kind == "RawHeader":
             # a '!<word>' instruction whose header word is kept verbatim, even if inconsistent
-            return [self.operands[0].value, *(w for o in self.operands[1:] for w in o.words)]
+            return [self.operands[0].as_int, *(w for o in self.operands[1:] for w in o.words)]
         body: list[int] = []
         if self.result_type is not None:
             body.append(self.result_type)

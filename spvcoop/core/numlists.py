@@ -209,12 +209,13 @@ def numeric_flows(text: str, source: str):
     found = {}
     pieces = []
     last = 0
+    last_line, last_at = 0, 0   # the line of the previous list's '[' and where it is: counting goes on from there
     for m_start, m_end in flow_candidates(text):
         body = text[m_start + 1:m_end - 1]
         parsed = parse_numbers(body)
         if parsed is None:
             continue
-        line = text.count("\n", 0, m_start) if not found else last_line + text.count("\n", last_at, m_start)
+        line = last_line + text.count("\n", last_at, m_start)
         column = m_start - (text.rfind("\n", 0, m_start) + 1)
         last_line, last_at = line, m_start
         marks = ItemMarks(source, body, m_start, line, column, len(parsed[0]))

@@ -68,7 +68,7 @@ class FrozenRecord(Record):
 
     def __setstate__(self, state) -> None:
         values, extra = state
-        for f, v in zip(self._fields, values):
+        for f, v in zip(self._fields, values, strict=False):
             object.__setattr__(self, f, v)
         if extra:
             for k, v in extra.items():

@@ -10,7 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from .records import FrozenRecord
@@ -59,7 +59,7 @@ def _is_script(path: Path) -> bool:
         return False
 
 
-@lru_cache(maxsize=None)
+@cache
 def find_tool(name: str) -> Tool | None:
     """The reference tool `name`, or None when it is not installed."""
     # The real binaries first: <env>/bin/NAME is a Python wrapper that costs a whole

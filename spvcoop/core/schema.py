@@ -6,7 +6,8 @@ violation's location path back into file:line:col, with one message per violatio
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 if TYPE_CHECKING:  # pydantic is imported by the schemas themselves, only where one is checked
     from pydantic import ValidationError
@@ -91,8 +92,6 @@ def _path_text(root, path) -> str:
 def _walk(root, path):
     node = root
     for p in path:
-        if isinstance(node, dict) and p in node:
-            node = node[p]
-        elif isinstance(node, list) and isinstance(p, int) and 0 <= p < len(node):
+        if isinstance(node, dict) and p in node or isinstance(node, list) and isinstance(p, int) and 0 <= p < len(node):
             node = node[p]
     return node

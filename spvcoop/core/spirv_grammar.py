@@ -285,7 +285,7 @@ def _instruction_specs(plain: tuple, memo: dict):
         yield _instruction_spec(row, memo)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_ext_set(import_name: str, path: Path) -> ExtInstSet:
     import json
     raw = json.loads(path.read_text())
@@ -460,12 +460,13 @@ def operand_kind_words(kind: str) -> str:
 # The opcodes OpSpecConstantOp takes in SPIRV-Tools 2025.5 (measured: spirv-dis refuses every other
 # opcode with "Invalid OpSpecConstantOp opcode", spirv-as likewise)
 SPEC_CONSTANT_OP_OPCODES = frozenset(
-    "Op" + n for n in (
-        "AccessChain InBoundsAccessChain PtrAccessChain InBoundsPtrAccessChain VectorShuffle "
-        "CompositeExtract CompositeInsert ConvertFToU ConvertFToS ConvertSToF ConvertUToF UConvert SConvert "
-        "FConvert QuantizeToF16 ConvertPtrToU ConvertUToPtr PtrCastToGeneric GenericCastToPtr Bitcast "
-        "SNegate FNegate IAdd FAdd ISub FSub IMul FMul UDiv SDiv FDiv UMod SRem SMod FRem FMod "
-        "LogicalEqual LogicalNotEqual LogicalOr LogicalAnd LogicalNot Select IEqual INotEqual "
-        "UGreaterThan SGreaterThan UGreaterThanEqual SGreaterThanEqual ULessThan SLessThan "
-        "ULessThanEqual SLessThanEqual ShiftRightLogical ShiftRightArithmetic ShiftLeftLogical "
-        "BitwiseOr BitwiseXor BitwiseAnd Not CooperativeMatrixLengthKHR CooperativeMatrixLengthNV").split())
+    "Op" + n for n in [
+        "AccessChain", "InBoundsAccessChain", "PtrAccessChain", "InBoundsPtrAccessChain", "VectorShuffle",
+        "CompositeExtract", "CompositeInsert", "ConvertFToU", "ConvertFToS", "ConvertSToF", "ConvertUToF",
+        "UConvert", "SConvert", "FConvert", "QuantizeToF16", "ConvertPtrToU", "ConvertUToPtr", "PtrCastToGeneric",
+        "GenericCastToPtr", "Bitcast", "SNegate", "FNegate", "IAdd", "FAdd", "ISub", "FSub", "IMul", "FMul", "UDiv",
+        "SDiv", "FDiv", "UMod", "SRem", "SMod", "FRem", "FMod", "LogicalEqual", "LogicalNotEqual", "LogicalOr",
+        "LogicalAnd", "LogicalNot", "Select", "IEqual", "INotEqual", "UGreaterThan", "SGreaterThan",
+        "UGreaterThanEqual", "SGreaterThanEqual", "ULessThan", "SLessThan", "ULessThanEqual", "SLessThanEqual",
+        "ShiftRightLogical", "ShiftRightArithmetic", "ShiftLeftLogical", "BitwiseOr", "BitwiseXor", "BitwiseAnd",
+        "Not", "CooperativeMatrixLengthKHR", "CooperativeMatrixLengthNV"])

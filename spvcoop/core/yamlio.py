@@ -22,8 +22,9 @@ are built by PyYAML's SafeConstructor (YAML 1.1 safe tags only).
 
 Long flow lists of plain numbers (`[0.5, -1.25, 3, ...]`, e.g. a buffer of a million floats) are read
 in one go (numlists.py): each is checked byte-wise against the plain number forms that YAML 1.1
-reads as int or float, converted with numpy, and blanked out of the text (its newlines kept, and its last line as spaces,
-so every other mark stays where it was) before libyaml parses the rest; the empty list it then sees at that place
+reads as int or float, converted with numpy, and blanked out of the text (its newlines kept, and its last line as
+spaces, so every other mark stays where it was) before libyaml parses the rest; the empty list it then sees at that
+place
 is filled with the values. Anything the fast path does not accept is left to the general path, and
 the whole document is parsed again the general way if a blanked list was not where it was expected
 (inside a quoted scalar, say) or the parse failed (so errors are the general path's, at their place).
@@ -34,7 +35,6 @@ import json
 import os
 import re
 import stat
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -73,7 +73,7 @@ class YamlLimits(FrozenRecord):
         object.__setattr__(self, "max_int_chars", max_int_chars)
 
     @staticmethod
-    def default() -> "YamlLimits":
+    def default() -> YamlLimits:
         return YamlLimits(max_bytes=_env_int("SPVCOOP_YAML_MAX_BYTES", 64 * MiB),
                           max_alias_nodes=_env_int("SPVCOOP_YAML_MAX_ALIAS_NODES", 100_000),
                           max_depth=_env_int("SPVCOOP_YAML_MAX_DEPTH", 200))
@@ -81,15 +81,19 @@ class YamlLimits(FrozenRecord):
 
 class LDict(dict):
     """A dict with `mark` (its own position), `key_marks[key]` (the position of each key's value) and
-    `name_marks[key]` (the position of the key itself)."""
+    `name_marks[key]` (the position of the key itself). The empty key may repeat (SPIRV-Interpreter names each
+    unnamed struct member ''): the dict holds the first, `unnamed` every one in order as (value, value mark,
+    key mark); any other repeated key is an error."""
     mark: Any = None
     key_marks: dict
     name_marks: dict
+    unnamed: list
 
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
         self.key_marks = {}
         self.name_marks = {}
+        self.unnamed = []
 
 
 class LList(list):
@@ -394,7 +398,11 @@ class _Composer:
                 if isinstance(key, _Merge):
                     top[5].append((value, mark))
                     continue
-                if key in c:
+                if key == "":
+                    c.unnamed.append((value, mark, kmark))
+                    if key in c:
+                        continue
+                elif key in c:
                     raise self.fail(f"duplicate key '{key}'", kmark)
                 c[key] = value
                 c.key_marks[key] = mark
@@ -508,7 +516,11 @@ def load_json(text: str | bytes, source: str, limits: YamlLimits | None = None) 
     def pairs(items) -> LDict:
         d = LDict()
         for k, v in items:
-            if k in d:
+            if k == "":
+                d.unnamed.append((v, None, None))
+                if k in d:
+                    continue
+            elif k in d:
                 raise ValueError(f"duplicate key '{k}'")
             d[k] = v
         return d

@@ -51,7 +51,7 @@ class Device:
             ours.append(ffi.new("Bfloat16Features *", {"sType": 1000141000}))
         if "VK_EXT_shader_float8" in exts:
             ours.append(ffi.new("Float8Features *", {"sType": 1000567000}))
-        for a, b in zip(ours, ours[1:]):
+        for a, b in zip(ours, ours[1:], strict=False):
             a.pNext = ffi.cast("void *", b)
         if ours:
             head = as_vk_pointer(ours[0])
@@ -65,7 +65,8 @@ class Device:
         structs += [("VkPhysicalDeviceVulkan11Features", vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES),
                     ("VkPhysicalDeviceVulkan12Features", vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES)]
         if self.props.apiVersion >= vk.VK_MAKE_VERSION(1, 3, 0):
-            structs.append(("VkPhysicalDeviceVulkan13Features", vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES))
+            structs.append(("VkPhysicalDeviceVulkan13Features",
+                            vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES))
         made = {}
         for name, st in structs:
             s = vk.ffi.new(name + " *", {"sType": st, "pNext": head})
@@ -198,7 +199,8 @@ class Device:
                 writes = [vk.VkWriteDescriptorSet(
                     dstSet=sets_h[s], dstBinding=b, dstArrayElement=0, descriptorCount=1,
                     descriptorType=vk.VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER if u else vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                    pBufferInfo=[vk.VkDescriptorBufferInfo(buffer=buf, offset=0, range=(1 << 64) - 1)])  # VK_WHOLE_SIZE (-1 in the binding)
+                    # range: VK_WHOLE_SIZE (-1 in the binding)
+                    pBufferInfo=[vk.VkDescriptorBufferInfo(buffer=buf, offset=0, range=(1 << 64) - 1)])
                     for (s, b), (buf, _, u) in sorted(buffers.items())]
                 vk.vkUpdateDescriptorSets(dev, len(writes), writes, 0, None)
             cb = vk.vkAllocateCommandBuffers(dev, vk.VkCommandBufferAllocateInfo(

@@ -174,7 +174,7 @@ class Instance:
             chain.append(("float8", ffi.new("Float8Features *", {"sType": 1000567000})))
         if not chain:
             return out
-        for (_, a), (_, b) in zip(chain, chain[1:]):
+        for (_, a), (_, b) in zip(chain, chain[1:], strict=False):
             a.pNext = ffi.cast("void *", b)
         f2 = vk.ffi.new("VkPhysicalDeviceFeatures2 *", {"sType": vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                                       "pNext": as_vk_pointer(chain[0][1])})

@@ -55,7 +55,7 @@ def save_tiles(path, data: dict) -> None:
     arrays = {}
     for (a, b, c, M, N, K), per in data.items():
         for (dist, seed), quad in per.items():
-            for name, arr in zip("ABCD", quad):
+            for name, arr in zip("ABCD", quad, strict=False):
                 arrays[f"{a}_{b}_{c}_{M}x{N}x{K}/{dist}/{seed}/{name}"] = arr
     np.savez_compressed(path, **arrays)
 

@@ -156,7 +156,7 @@ def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_
             extra_bufs[k] = (mem, len(data), v)
             addresses[k] = addr
         bound = {}
-        for (key, name, t, vid, data, found, uniform), size in zip(iface, sizes):
+        for (key, name, _t, _vid, _data, _found, uniform), size in zip(iface, sizes, strict=False):
             if key == "push_constants":
                 continue
             buf, mem, _, addr = own.buffer(size, uniform)
@@ -166,7 +166,7 @@ def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_
         push = b""
         res = RunResult(invocations=0, addresses=addresses)
         likes = {}
-        for key, name, t, vid, data, found, uniform in iface:
+        for key, name, t, _vid, data, found, _uniform in iface:
             raw, like = _encode(t, data, found, name, src, addresses)
             likes[key] = like
             if key == "push_constants":
@@ -176,11 +176,8 @@ def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_
         code = module.to_bytes()
         own.dispatch(code, ep_name, dispatch, {k: (b, s, u) for k, (b, _, s, u) in bound.items()}, push,
                      spec_entries(prog, dict(spec_constants or {})), subgroup_size)
-        for key, name, t, vid, data, found, uniform in iface:
-            if key == "push_constants":
-                raw = push
-            else:
-                raw = own.read(bound[key][1], bound[key][2])
+        for key, name, t, vid, _data, _found, _uniform in iface:
+            raw = push if key == "push_constants" else own.read(bound[key][1], bound[key][2])
             mem = Memory(name, "PushConstant" if key == "push_constants" else "StorageBuffer", len(raw), data=raw)
             b = Binding(name, key, t, mem, likes[key], vid)
             try:

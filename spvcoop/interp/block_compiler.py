@@ -88,7 +88,7 @@ def _int_binary_ok(fn, ex, inst) -> bool:
     if fn is not ops_arith.int_binary or inst.result_type not in ex.types or len(inst.operands) != 2:
         return False
     try:
-        ex.types[inst.result_type].dtype
+        _ = ex.types[inst.result_type].dtype
     except Exception:  # noqa: BLE001 - int_binary itself fails at run time, where exec_inst calls it
         return False
     return True
@@ -206,7 +206,7 @@ def compile_body(ex, body: list, term=None):
                     emit(f"{ind}if full and type(p) is Register and p.written is None:")
                     emit(f"{ind}    v = p.value")
                 else:
-                    emit(f"{ind}if full and type(p) is Register:")
+                    emit(f"{ind}if full and type(p) is Register and not frame.undef:")
                     _fetch(emit, ind + "    ", "x", ops[1].value)
                     emit(f"{ind}    p.value = x")
                     emit(f"{ind}    p.written = None")

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import numbers
-from typing import Callable, TextIO
+from typing import TextIO
+from collections.abc import Callable
 
 from ..core.diagnostics import Diagnostic, SpvError
 from ..core.records import FrozenRecord
@@ -38,8 +39,8 @@ class RunConfig(FrozenRecord):
     None (the built-in defaults); coop_numerics: one of COOP_NUMERICS or a
     numerics.model.MulAddModel (a fitted model, `--coop-numerics FILE.yaml`); max_steps: executed-instruction
     limit; max_work: executed instructions x invocations of the dispatch; max_memory: allocation budget
-    in bytes, checked before allocating; trace: the invocation to print a trace for (its index, or its global id (x, y, z));
-    trace_out: where the trace goes (None: stdout); progress: called with the step count at the first branch
+    in bytes, checked before allocating; trace: the invocation to print a trace for (its index, or its global id
+    (x, y, z)); trace_out: where the trace goes (None: stdout); progress: called with the step count at the first branch
     at or past each multiple of 1024 steps;
     fast_paths: compiled blocks (interp/block_compiler.py; the SPVCOOP_NO_FAST_PATHS environment variable also
     turns them off)."""
@@ -61,7 +62,7 @@ class RunConfig(FrozenRecord):
                  max_work: int = DEFAULT_MAX_WORK, trace: int | tuple[int, ...] | None = None,
                  trace_out: TextIO | None = None, progress: Callable | None = None, fast_paths: bool = True) -> None:
         for name, value in zip(self._fields, (subgroup_size, layout_model, coop_numerics, max_steps, max_memory,
-                                              max_work, trace, trace_out, progress, fast_paths)):
+                                              max_work, trace, trace_out, progress, fast_paths), strict=False):
             object.__setattr__(self, name, value)
         self._check()
 

@@ -61,9 +61,9 @@ def evaluate_constant(ex, inst: Instruction, overrides: dict, used: set):
         ex.reserve(value_bytes(t, 1), f"the null value of {t.describe()}", inst)
         return zeros(t, ex.dispatcher)
     if op == "OpSpecConstantOp":
-        spec = load_grammar().by_opcode.get(inst.operands[0].value)
+        spec = load_grammar().by_opcode.get(inst.operands[0].as_int)
         target = spec.opname if spec else str(inst.operands[0].value)
-        fake = Instruction(target, inst.operands[0].value, inst.result_type, inst.result_id,
+        fake = Instruction(target, inst.operands[0].as_int, inst.result_type, inst.result_id,
                            list(inst.operands[1:]), inst.span, inst.index)
         fn = ex.dispatcher.ops.get(target)
         if fn is None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.diagnostics import Diagnostic, SpvError
+from ..core.diagnostics import Diagnostic, SpvError, UnmatchedName, did_you_mean
 from .memory import Memory, Pointer, load, store
 from .types import Type
 
@@ -81,6 +81,12 @@ def to_value(t: Type, v, where: str, source: str, addresses: dict[str, int]):
         return Pointer(None, p, t.elem)  # type: ignore[arg-type]
     if k == "struct":
         if isinstance(v, dict):
+            extra = [k for k in v if k not in t.member_names]
+            if extra:  # before any missing member: a misspelt name is reported as itself
+                raise UnmatchedName(Diagnostic(
+                    "error", f"{where}: {t.describe()} has no member '{extra[0]}'"
+                    f"{did_you_mean(str(extra[0]), t.member_names)} (members: {', '.join(t.member_names)})",
+                    source=source), "", _steps(where) + (extra[0],))
             vals = []
             for i, m in enumerate(t.members):
                 name = t.member_names[i]
@@ -90,13 +96,10 @@ def to_value(t: Type, v, where: str, source: str, addresses: dict[str, int]):
                         continue
                     raise _err(f"{where}: missing member '{name}' of {t.describe()}", source)
                 vals.append(to_value(m, v[name], f"{where}.{name}", source, addresses))
-            extra = set(v) - set(t.member_names)
-            if extra:
-                raise _err(f"{where}: {t.describe()} has no member '{sorted(extra)[0]}' "
-                           f"(members: {', '.join(t.member_names)})", source)
             return tuple(vals)
         if isinstance(v, (list, tuple)) and len(v) == len(t.members):
-            return tuple(to_value(m, x, f"{where}[{i}]", source, addresses) for i, (m, x) in enumerate(zip(t.members, v)))
+            return tuple(to_value(m, x, f"{where}[{i}]", source, addresses)
+                         for i, (m, x) in enumerate(zip(t.members, v, strict=False)))
         raise _err(f"{where}: expected a mapping of members for {t.describe()}", source)
     if k in ("array", "runtime_array"):
         if isinstance(v, np.ndarray):
@@ -113,6 +116,14 @@ def to_value(t: Type, v, where: str, source: str, addresses: dict[str, int]):
             return _Batch(batch)
         return tuple(to_value(t.elem, x, f"{where}[{i}]", source, addresses) for i, x in enumerate(v))
     raise _err(f"{where}: cannot give data for type {t.describe()}", source)
+
+
+def _steps(where: str) -> tuple:
+    """The member names and indexes after the first name of a place ('pc.inner[2]' -> ('inner', 2))."""
+    import re
+    rest = re.split(r"(?=[.\[])", where, maxsplit=1)
+    steps = re.findall(r"\.([^.\[\]]+)|\[(\d+)\]", rest[1] if len(rest) > 1 else "")
+    return tuple(name if name else int(index) for name, index in steps)
 
 
 def _leaf_batch(e: Type, v) -> np.ndarray | None:
@@ -225,11 +236,7 @@ def _store_value(ptr: Pointer, t: Type, value) -> None:
         n = len(value)
         if n:
             store(ptr.moved(np.arange(n, dtype=np.int64) * s, t.elem, unit=s), t.elem, value.arr, np.ones(n, bool))
-    elif t.kind == "runtime_array":
-        s = t.array_stride()
-        for i, x in enumerate(value):
-            _store_value(ptr.moved(i * s, t.elem), t.elem, x)
-    elif t.kind == "array":
+    elif t.kind == "runtime_array" or t.kind == "array":
         s = t.array_stride()
         for i, x in enumerate(value):
             _store_value(ptr.moved(i * s, t.elem), t.elem, x)
@@ -319,3 +326,64 @@ def as_array(t: Type, data: bytes, like: np.ndarray | None = None) -> np.ndarray
             arr = np.ascontiguousarray(rows).view(e.dtype)
             return arr.reshape(n, width) if width > 1 else arr.reshape(n)
     return raw
+
+
+def element_type(t: Type | None) -> Type | None:
+    """The element type of a block that is one array of scalars or vectors (what a numpy array's values fill)."""
+    if t is None or t.kind != "struct" or len(t.members) != 1:
+        return None
+    arr = t.members[0]
+    if arr.kind not in ("array", "runtime_array") or arr.elem is None or arr.elem.kind not in ("int", "float",
+                                                                                                "vector"):
+        return None
+    return arr.elem if arr.elem.scalar.kind in ("int", "float") else None
+
+
+def bit_patterns(src: np.dtype, dt: np.dtype, raw_bytes: bool = True) -> bool:
+    """Whether data of dtype src is bytes or encodings rather than numbers: uint8 data for wider elements (a
+    buffer's raw bytes, as np.frombuffer gives them), and unsigned integers of a bfloat16 / FP8 width (the form
+    such values take where numpy has no dtype for them). raw_bytes=False: uint8 data is numbers (a run spec's
+    `dtype: uint8` says so)."""
+    from .encodings import is_encoded
+    if raw_bytes and src == np.uint8 and dt.itemsize > 1:
+        return True
+    return src.kind == "u" and src.itemsize == dt.itemsize and is_encoded(dt)
+
+
+def exact_cast(a: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """a's values as dtype dt, where every one is exactly the same number in dt; otherwise a ValueError that
+    names the first value that is not (float64 0.1 has no float32, int32 16777217 has no float32, 2.5 no int)."""
+    if a.dtype == dt:
+        return a
+    from .encodings import is_encoded
+    src_num = a.dtype.kind in "biuf" or is_encoded(a.dtype)
+    dst_float = dt.kind == "f" or is_encoded(dt)
+    if not src_num or not (dst_float or dt.kind in "iu"):
+        raise ValueError(f"{a.dtype} data cannot be converted to {dt}")
+    with np.errstate(all="ignore"):
+        src = a.astype(np.float64) if a.dtype.kind not in "iub" else a
+        if dt.kind in "iu":
+            info = np.iinfo(dt)
+            if a.dtype.kind in "iub":
+                bad = (a < info.min) | (a > info.max) if a.dtype.kind != "b" else np.zeros(a.shape, bool)
+            else:
+                bad = ~np.isfinite(src) | (src != np.round(src)) | (src < info.min) | (src > info.max)
+            out = a.astype(dt) if not bad.any() else None
+        else:
+            out = a.astype(dt)
+            back = out.astype(np.float64)
+            if a.dtype.kind in "iub":
+                bad = back != a.astype(np.float64)
+                big = np.abs(a.astype(np.float64)) >= 2.0 ** 53   # float64 itself rounds these: compare as ints
+                for i in np.flatnonzero(big & ~bad):
+                    bad.flat[i] = int(back.flat[i]) != int(a.flat[i])
+            else:
+                bad = ~((back == src) | (np.isnan(back) & np.isnan(src)))
+    if bad.any():
+        i = np.unravel_index(int(np.flatnonzero(bad)[0]), a.shape)
+        at = "".join(f"[{int(p)}]" for p in i)
+        v = a[i].item() if a.dtype.kind in "biuf" else float(a[i])
+        what = "no whole value" if dt.kind in "iu" and a.dtype.kind not in "iub" and np.isfinite(float(v)) and \
+            float(v) != round(float(v)) else "no exact value"
+        raise ValueError(f"value {v!r} at index {at} ({a.dtype}) has {what} in {dt}, the shader's element type")
+    return out  # type: ignore[return-value]

@@ -23,7 +23,7 @@ grammar and every `extends` against an op of an earlier family, so a typo fails 
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..core.records import FrozenRecord
 from ..core.spirv_grammar import load as load_grammar
@@ -85,7 +85,7 @@ class KindHooks(FrozenRecord):
                  extract: Callable | None = None, insert: Callable | None = None,
                  access_chain: Callable | None = None, prepare_variable: Callable | None = None) -> None:
         for name, value in zip(self._fields, (kind, zeros, construct, extract, insert, access_chain,
-                                              prepare_variable)):
+                                              prepare_variable), strict=False):
             object.__setattr__(self, name, value)
 
 

@@ -12,6 +12,7 @@ SPIR-V encodings, and their casts round to nearest even. What SPIR-V adds on top
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,6 +25,13 @@ _LAZY = ("BF16", "E4M3", "E5M2", "FP8", "ENCODED_FLOATS", "ml_dtypes")
 SHORT_NAMES = ENCODED_FLOAT_NAMES   # FP Encoding enumerant -> bf16 / e4m3 / e5m2
 DTYPE_NAMES = ("bfloat16", "float8_e4m3fn", "float8_e5m2")   # ml_dtypes' names (run-spec dtypes)
 SATURATE = "SaturatedToLargestFloat8NormalConversionEXT"
+if TYPE_CHECKING:   # what _load sets, for the checkers only: at run time they stay unset until _load
+    import ml_dtypes
+    BF16 = np.dtype(ml_dtypes.bfloat16)
+    E4M3 = np.dtype(ml_dtypes.float8_e4m3fn)
+    E5M2 = np.dtype(ml_dtypes.float8_e5m2)
+    FP8 = (E4M3, E5M2)
+    ENCODED_FLOATS = {"BFloat16KHR": BF16, "Float8E4M3EXT": E4M3, "Float8E5M2EXT": E5M2}
 
 
 def _load() -> None:

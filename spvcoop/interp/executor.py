@@ -31,13 +31,14 @@ Arrivals = dict  # block label -> list[(predecessor label, mask)]
 
 
 class Frame:
-    __slots__ = ("fn", "vals", "ret", "call_inst")
+    __slots__ = ("fn", "vals", "ret", "call_inst", "undef")
 
     def __init__(self, fn: Function, call_inst: Instruction | None = None):
         self.fn = fn
         self.vals: dict[int, object] = {}
         self.ret = None
         self.call_inst = call_inst
+        self.undef: dict[int, np.ndarray] | None = None  # undefined loaded values (undefined.py)
 
 
 class Executor:
@@ -95,7 +96,7 @@ class Executor:
         return v
 
     def arg(self, frame: Frame, inst: Instruction, i: int):
-        return self.val(frame, inst.operands[i].value)
+        return self.val(frame, inst.operands[i].value)  # type: ignore[arg-type]  # hot path (per executed op): an Id operand holds an int
 
     def rtype(self, inst: Instruction):
         return self.types[inst.result_type]
@@ -153,7 +154,7 @@ class Executor:
     # ---- functions --------------------------------------------------------------
     def call(self, fn: Function, args: list, mask: np.ndarray, call_inst: Instruction | None = None):
         frame = Frame(fn, call_inst)
-        for p, a in zip(fn.params, args):
+        for p, a in zip(fn.params, args, strict=False):
             frame.vals[p.result_id] = a
         for v in fn.variables:
             self.exec_inst(frame, v, mask, True)
@@ -204,7 +205,7 @@ class Executor:
             if edges is None:
                 edges = self.branch_edges(frame, blk, mask)
             if blk.merge is not None:  # selection construct
-                m_label = blk.merge.operands[0].value
+                m_label = blk.merge.operands[0].as_int
                 inner = stops | {m_label}
                 at_merge = []
                 for target, sub in edges:
@@ -236,10 +237,9 @@ class Executor:
                     nxt.append((target, sub))
             if not nxt:
                 return out
-            if len(nxt) > 1:
-                if len({t for t, _ in nxt}) > 1:
-                    raise self.fault_error(blk.term, Fault("unstructured branch: more than one target is "
-                                                           "neither a merge nor a continue target"))
+            if len(nxt) > 1 and len({t for t, _ in nxt}) > 1:
+                raise self.fault_error(blk.term, Fault("unstructured branch: more than one target is "
+                                                       "neither a merge nor a continue target"))
             label = nxt[0][0]
             incoming = [(blk.label, m) for _, m in nxt]
 
@@ -280,7 +280,7 @@ class Executor:
 
     def _phi_value(self, frame: Frame, phi: Instruction, incoming: list):
         ops = phi.operands
-        by_pred = {ops[i + 1].value: ops[i].value for i in range(0, len(ops) - 1, 2)}
+        by_pred = {ops[i + 1].as_int: ops[i].as_int for i in range(0, len(ops) - 1, 2)}
         v = None
         for pred, m in incoming:
             if pred not in by_pred:
@@ -308,7 +308,7 @@ class Executor:
             return [(term.operands[0].value, mask)]
         if op == "OpBranchConditional":
             c = self.arg(frame, term, 0)
-            t, f = term.operands[1].value, term.operands[2].value
+            t, f = term.operands[1].as_int, term.operands[2].as_int
             if t == f:
                 return [(t, mask)]
             if type(c) is np.ndarray and c.shape == (1,):   # the same for every invocation: no mask work
@@ -316,12 +316,12 @@ class Executor:
             return self.split_edges(c, t, f, mask)
         if op == "OpSwitch":
             sel = np.broadcast_to(self.arg(frame, term, 0), mask.shape)
-            default = term.operands[1].value
+            default = term.operands[1].as_int
             ops = term.operands[2:]
             targets: dict[int, np.ndarray] = {}
             taken = np.zeros_like(mask)
             for i in range(0, len(ops), 2):
-                lit, tgt = ops[i].value, ops[i + 1].value
+                lit, tgt = ops[i].value, ops[i + 1].as_int
                 hit = sel == np.array(lit).astype(sel.dtype)
                 taken |= hit
                 m = mask & hit

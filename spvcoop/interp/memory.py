@@ -83,7 +83,7 @@ class RegisterView:
 class Pointer(Record):
     """A pointer value: a memory, per-invocation byte offsets, its pointee type and layout facts."""
 
-    mem: "Memory | DeviceMemory"
+    mem: Memory | DeviceMemory
     off: np.ndarray            # int64 byte offsets (or addresses), shape (N,) or (1,)
     type: Type                 # pointee type
     base: np.ndarray | int     # start of the copy each invocation owns
@@ -94,7 +94,7 @@ class Pointer(Record):
     __eq__ = object.__eq__     # compared by identity
     __hash__ = object.__hash__
 
-    def __init__(self, mem: "Memory | DeviceMemory", off: np.ndarray, type: Type, base: np.ndarray | int = 0,
+    def __init__(self, mem: Memory | DeviceMemory, off: np.ndarray, type: Type, base: np.ndarray | int = 0,
                  matrix: tuple[int, int] | None = None, vstride: int | None = None, align: int = 1) -> None:
         self.mem = mem
         self.off = off
@@ -104,7 +104,7 @@ class Pointer(Record):
         self.vstride = vstride
         self.align = align
 
-    def moved(self, delta, t: Type, matrix=None, vstride=None, unit: int | None = None) -> "Pointer":
+    def moved(self, delta, t: Type, matrix=None, vstride=None, unit: int | None = None) -> Pointer:
         """The pointer `delta` bytes further; `unit` is what delta is a multiple of (for alignment)."""
         if unit is None:
             unit = int(delta) if isinstance(delta, (int, np.integer)) else 1
@@ -114,9 +114,8 @@ class Pointer(Record):
 
 
 def _check(mem: Memory, off: np.ndarray, base, n: int, mask: np.ndarray, what: str) -> None:
-    if isinstance(base, int) and base == 0:
-        if off.min() >= 0 and off.max() + n <= mem.region:
-            return
+    if isinstance(base, int) and base == 0 and off.min() >= 0 and off.max() + n <= mem.region:
+        return
     rel = off - base
     bad = (rel < 0) | (rel + n > mem.region)
     if mask is not None:

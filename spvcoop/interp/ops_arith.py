@@ -10,10 +10,10 @@ import numpy as np
 
 from .fault import Fault
 from .dispatch import OpSet
-
-OPS = OpSet()
 from .encodings import convert, is_encoded
 from .types import Type
+
+OPS = OpSet()
 
 
 def as_int(x: np.ndarray, signed: bool) -> np.ndarray:
@@ -104,10 +104,7 @@ def _divisor(ex, inst, frame, mask, signed: bool):
     a = as_int(to_type(ex.arg(frame, inst, 0), t), signed)
     b = as_int(to_type(ex.arg(frame, inst, 1), t), signed)
     zero = np.broadcast_to(b == 0, mask.shape if np.ndim(b) == 1 or b.shape[0] == mask.shape[0] else b.shape)
-    if zero.ndim > 1:
-        bad = zero.any(axis=tuple(range(1, zero.ndim)))
-    else:
-        bad = zero
+    bad = zero.any(axis=tuple(range(1, zero.ndim))) if zero.ndim > 1 else zero
     bad = np.broadcast_to(bad, mask.shape) & mask
     if bad.any():
         raise Fault("integer division by zero (undefined in SPIR-V)", np.flatnonzero(bad))
@@ -253,7 +250,7 @@ def mul_extended(ex, frame, inst, mask):
         return (to_type(lo.astype(f"u{w // 8}"), t), to_type(hi.astype(f"u{w // 8}"), t))
     flat_a, flat_b = np.broadcast_arrays(a, b)
     lo, hi = [], []
-    for x, y in zip(flat_a.ravel().tolist(), flat_b.ravel().tolist()):
+    for x, y in zip(flat_a.ravel().tolist(), flat_b.ravel().tolist(), strict=False):
         p = (x * y) & ((1 << 128) - 1)
         lo.append(p & ((1 << 64) - 1))
         hi.append(p >> 64)

@@ -1,10 +1,14 @@
-"""GLSL.std.450 extended instructions, one numpy expression each."""
+"""GLSL.std.450 extended instructions, one numpy expression each: all of the extended set except
+InterpolateAtCentroid/Sample/Offset, which read Fragment-shader Input variables (spirv-val refuses them in the
+GLCompute shaders spvcoop runs)."""
 from __future__ import annotations
 
 import numpy as np
 
 from .ops_arith import as_int, to_type
 from .dispatch import OpSet
+from .fault import Fault
+from .memory import Pointer, store
 
 OPS = OpSet()
 
@@ -111,6 +115,73 @@ def frexp_struct(ex, inst, args, mask):
     t = _rt(ex, inst)
     m, e = np.frexp(np.asarray(args[0]))
     return (m.astype(t.members[0].dtype), to_type(e.astype(np.int32), t.members[1]))
+
+
+def _store_out(ptr, value, mask) -> None:
+    """Modf's whole part, Frexp's exponent: written through the pointer operand (a Function variable held in
+    memory: program._promotable keeps it out of the registers, as it is not only loaded and stored)."""
+    if not isinstance(ptr, Pointer):
+        raise Fault("the last operand is not a pointer")
+    store(ptr, ptr.type, value, mask)
+    mem = ptr.mem
+    if getattr(mem, "written", None) is not None:
+        copy = np.broadcast_to(np.asarray(ptr.base) // mem.region, mask.shape)
+        mem.written[copy[mask]] = True
+
+
+@OPS.ext_op(SET, "Modf")
+def modf(ex, inst, args, mask):
+    f, i = np.modf(np.asarray(args[0]))
+    _store_out(args[1], i, mask)
+    return f
+
+
+@OPS.ext_op(SET, "Frexp")
+def frexp(ex, inst, args, mask):
+    m, e = np.frexp(np.asarray(args[0]))
+    ptr = args[1]
+    _store_out(ptr, to_type(e.astype(np.int32), ptr.type) if isinstance(ptr, Pointer) else e, mask)
+    return m.astype(_rt(ex, inst).dtype)
+
+
+@OPS.ext_op(SET, "IMix")
+def imix(ex, inst, args, mask):
+    """Removed from GLSL.std.450 (no front end emits it); executed as x + (y - x) * a, wrapping."""
+    x, y, a = (as_int(np.asarray(v), True).astype(np.int64) for v in args)
+    return to_type(x + (y - x) * a, _rt(ex, inst))
+
+
+@OPS.ext_op(SET, "PackDouble2x32")
+def pack_double(ex, inst, args, mask):
+    v = as_int(np.asarray(args[0]), False).astype(np.uint64)
+    return (v[:, 0] | (v[:, 1] << np.uint64(32))).view(np.float64)
+
+
+@OPS.ext_op(SET, "UnpackDouble2x32")
+def unpack_double(ex, inst, args, mask):
+    u = np.ascontiguousarray(np.asarray(args[0]).astype(np.float64)).view(np.uint64)
+    return to_type(np.stack([u & np.uint64(0xFFFFFFFF), u >> np.uint64(32)], axis=1), _rt(ex, inst))
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per invocation dot product, kept as a column for vectors ((n, 1)); scalars multiply."""
+    return np.sum(a * b, axis=-1, keepdims=True) if a.ndim > 1 else a * b
+
+
+@OPS.ext_op(SET, "FaceForward")
+def face_forward(ex, inst, args, mask):
+    n, i, nref = map(np.asarray, args)
+    return np.where(_dot(nref, i) < 0, n, -n).astype(_rt(ex, inst).dtype)
+
+
+@OPS.ext_op(SET, "Refract")
+def refract(ex, inst, args, mask):
+    i, n, eta = map(np.asarray, args)
+    eta = eta.reshape(-1, 1) if i.ndim > 1 else eta
+    d = _dot(n, i)
+    k = 1 - eta * eta * (1 - d * d)
+    r = np.where(k < 0, 0, eta * i - (eta * d + np.sqrt(np.maximum(k, 0))) * n)
+    return r.astype(_rt(ex, inst).dtype)
 
 
 @OPS.ext_op(SET, "ModfStruct")

@@ -5,9 +5,11 @@ import numpy as np
 
 from .fault import Fault
 from .memory import Pointer, Register, RegisterView, load, store
-from .values import select, value_bytes
+from .values import select, value_bytes, zeros
+from .ops_arith import to_type
 from .program import enum_name
 from .dispatch import OpSet
+from .undefined import defined, read_undefined, undefined_lanes, undefined_store
 
 OPS = OpSet()
 
@@ -171,14 +173,20 @@ def ptr_access_chain(ex, frame, inst, mask):
     return chain(ex, frame, p, inst.operands[2:], mask)
 
 
-def _written_check(ex, ptr: Pointer, mask) -> None:
+def unwritten(ptr: Pointer, mask) -> np.ndarray | None:
+    """The active invocations that read a Function/Private variable's copy nothing was stored to (None: none)."""
     mem = ptr.mem
     if getattr(mem, "written", None) is None or mem.storage not in ("Function", "Private"):
-        return
+        return None
     copy = np.broadcast_to(np.asarray(ptr.base) // mem.region, mask.shape)
     bad = mask & ~mem.written[copy]
-    if bad.any():
-        raise Fault(f"'{mem.name}' is read before anything was stored to it", np.flatnonzero(bad))
+    return bad if bad.any() else None
+
+
+def _written_check(ex, ptr: Pointer, mask) -> None:
+    bad = unwritten(ptr, mask)
+    if bad is not None:
+        raise Fault(f"'{ptr.mem.name}' is read before anything was stored to it", np.flatnonzero(bad))
 
 
 @OPS.op("OpLoad")
@@ -187,25 +195,39 @@ def load_op(ex, frame, inst, mask):
     if isinstance(ptr, RegisterView):
         return ptr.get()
     if isinstance(ptr, Register):
-        if ptr.written is not None:
-            bad = mask & ~ptr.written
-            if bad.any():
-                raise Fault(f"'{ptr.name}' is read before anything was stored to it", np.flatnonzero(bad))
+        bad = None if ptr.written is None else mask & ~ptr.written
+        if bad is not None and bad.any():
+            read_undefined(ex, frame, inst, ptr.name, bad)
+            if ptr.value is None:  # stored by no invocation yet: the undefined value is the type's zero
+                return zeros(ex.rtype(inst), ex.dispatcher)
+        else:
+            defined(frame, inst)
         return ptr.value
     if not isinstance(ptr, Pointer):
         raise Fault("operand is not a pointer")
-    _written_check(ex, ptr, mask)
+    bad = unwritten(ptr, mask)
+    if bad is not None:
+        read_undefined(ex, frame, inst, ptr.mem.name, bad)
+    else:
+        defined(frame, inst)
     t = ex.rtype(inst)
     if t.kind in ("array", "struct"):  # a tuple of per-invocation arrays: check its size first
         ex.reserve(value_bytes(t, mask.shape[0]), f"the loaded {t.describe()}", inst, keep=False)
     return load(ptr, t, mask, ex.device)
 
 
-def _mark_written(ptr: Pointer, mask) -> None:
+def mark_written(ex, frame, inst, ptr: Pointer, mask) -> None:
+    """After an OpStore (inst; None: a copy): the stored copies were written -- unless the stored value is an
+    undefined one (undefined.py), which leaves them never stored in its invocations."""
     mem = ptr.mem
+    undef = None if inst is None else undefined_lanes(frame, inst.operands[1].value)
+    if undef is not None and (mem.storage not in ("Function", "Private") or getattr(mem, "written", None) is None):
+        undefined_store(frame, inst, mask, mem.name, mem.storage)
     if getattr(mem, "written", None) is not None:
         copy = np.broadcast_to(np.asarray(ptr.base) // mem.region, mask.shape)
         mem.written[copy[mask]] = True
+        if undef is not None:
+            mem.written[copy[mask & undef]] = False
 
 
 @OPS.op("OpStore")
@@ -215,6 +237,11 @@ def store_op(ex, frame, inst, mask):
         v = ex.arg(frame, inst, 1)
         full = bool(mask.all())
         ptr.value = v if full or ptr.value is None else select(mask, v, ptr.value)
+        undef = undefined_lanes(frame, inst.operands[1].value)
+        if undef is not None:  # the variable stays never stored where the value is undefined
+            was = np.ones(mask.shape, bool) if ptr.written is None else ptr.written
+            ptr.written = np.where(mask, ~undef, was)
+            return None
         if ptr.written is not None:
             ptr.written = None if full else ptr.written | mask
             if ptr.written is not None and ptr.written.all():
@@ -222,8 +249,8 @@ def store_op(ex, frame, inst, mask):
         return None
     if not isinstance(ptr, Pointer):
         raise Fault("operand is not a pointer")
+    mark_written(ex, frame, inst, ptr, mask)   # first: it refuses an undefined value for a buffer
     store(ptr, ptr.type, ex.arg(frame, inst, 1), mask, all_active=bool(mask.all()))
-    _mark_written(ptr, mask)
 
 
 @OPS.op("OpCopyMemory", "OpCopyMemorySized")
@@ -237,7 +264,38 @@ def copy_memory(ex, frame, inst, mask):
         return None
     _written_check(ex, src, mask)
     store(dst, dst.type, load(src, src.type, mask, ex.device), mask)
-    _mark_written(dst, mask)
+    mark_written(ex, frame, None, dst, mask)
+
+
+def _ptr_pair(ex, frame, inst) -> tuple[Pointer, Pointer]:
+    a, b = ex.arg(frame, inst, 0), ex.arg(frame, inst, 1)
+    if not isinstance(a, Pointer) or not isinstance(b, Pointer):
+        raise Fault("both operands must be pointers into memory")
+    return a, b
+
+
+@OPS.op("OpPtrEqual", "OpPtrNotEqual")
+def ptr_equal(ex, frame, inst, mask):
+    """Equal: the same memory (variable, buffer) and the same byte in it (per invocation: a Function variable's
+    copies are separate offsets)."""
+    a, b = _ptr_pair(ex, frame, inst)
+    same = np.asarray(a.off) == np.asarray(b.off) if a.mem is b.mem else np.zeros(1, bool)
+    return same if inst.opname == "OpPtrEqual" else ~same
+
+
+@OPS.op("OpPtrDiff")
+def ptr_diff(ex, frame, inst, mask):
+    """(Operand 1 - Operand 2) in elements of the pointee type (its ArrayStride where the pointer type has one);
+    pointers into different memories (different arrays) have no difference in SPIR-V: an error."""
+    a, b = _ptr_pair(ex, frame, inst)
+    if a.mem is not b.mem:
+        raise Fault(f"OpPtrDiff of pointers into different memories ('{a.mem.name}', '{b.mem.name}'): undefined")
+    ptype = ex.type_of_id(inst.operands[0].value)
+    stride = ptype.stride if ptype is not None and ptype.stride else a.type.size()
+    d = np.asarray(a.off, np.int64) - np.asarray(b.off, np.int64)
+    if (d % max(stride, 1)).any():
+        raise Fault(f"OpPtrDiff: the pointers are not a whole number of {stride}-byte elements apart")
+    return to_type(d // max(stride, 1), ex.rtype(inst))
 
 
 @OPS.op("OpArrayLength")

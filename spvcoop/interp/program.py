@@ -96,7 +96,7 @@ class Block(Record):
         m = self.merge
         if m is None or m.opname != "OpLoopMerge":
             return None
-        return m.operands[0].value, m.operands[1].value
+        return m.operands[0].as_int, m.operands[1].as_int
 
 
 class Function(Record):
@@ -159,11 +159,11 @@ class Program:
             op = inst.opname
             ops = inst.operands
             if op == "OpString":
-                self.strings[inst.result_id] = ops[0].value
+                self.strings[inst.result_id] = ops[0].as_str
             elif op == "OpSource" and len(ops) > 3:
-                self.sources[self.strings.get(ops[2].value, "")] = ops[3].value
+                self.sources[self.strings.get(ops[2].as_int, "")] = ops[3].as_str
             elif op == "OpLine":
-                line = (self.strings.get(ops[0].value, "?"), ops[1].value)
+                line = (self.strings.get(ops[0].as_int, "?"), ops[1].as_int)
             elif op in ("OpNoLine", "OpFunctionEnd"):
                 line = None
             if line is not None:
@@ -173,22 +173,22 @@ class Program:
             if inst.result_id is not None:
                 self.defs[inst.result_id] = inst
             if op == "OpName":
-                self.names[ops[0].value] = ops[1].value
+                self.names[ops[0].as_int] = ops[1].as_str
             elif op == "OpMemberName":
-                self.member_names[ops[0].value][ops[1].value] = ops[2].value
+                self.member_names[ops[0].as_int][ops[1].as_int] = ops[2].as_str
             elif op in ("OpDecorate", "OpDecorateId"):
-                self.decorations[ops[0].value][enum_name("Decoration", ops[1].value)] = [o.value for o in ops[2:]]
+                self.decorations[ops[0].as_int][enum_name("Decoration", ops[1].as_int)] = [o.value for o in ops[2:]]
             elif op == "OpMemberDecorate":
-                self.member_decorations[ops[0].value][ops[1].value][enum_name("Decoration", ops[2].value)] = \
+                self.member_decorations[ops[0].as_int][ops[1].as_int][enum_name("Decoration", ops[2].as_int)] = \
                     [o.value for o in ops[3:]]
             elif op == "OpEntryPoint":
-                self.entry_points.append((ops[2].value, ops[1].value, enum_name("ExecutionModel", ops[0].value),
-                                          [o.value for o in ops[3:]]))
+                self.entry_points.append((ops[2].as_str, ops[1].as_int, enum_name("ExecutionModel", ops[0].as_int),
+                                          [o.as_int for o in ops[3:]]))
             elif op in ("OpExecutionMode", "OpExecutionModeId"):
-                self.exec_modes[ops[0].value].append((enum_name("ExecutionMode", ops[1].value),
+                self.exec_modes[ops[0].as_int].append((enum_name("ExecutionMode", ops[1].as_int),
                                                       [o.value for o in ops[2:]]))
             elif op == "OpExtInstImport":
-                self.ext_imports[inst.result_id] = ops[0].value
+                self.ext_imports[inst.result_id] = ops[0].as_str
             elif op in TYPE_KINDS:
                 if TYPE_KINDS[op]:
                     self._type(inst)
@@ -257,7 +257,7 @@ class Program:
         for inst in self.module.instructions:
             for o in inst.operands:
                 if o.kind.startswith("Id") and o.value not in self.defs:
-                    raise self.error(f"{self.name_of(o.value)} is not defined", inst)
+                    raise self.error(f"{self.name_of(o.as_int)} is not defined", inst)
             rt = inst.result_type
             if rt is not None:
                 if self._sort(rt) != "type":
@@ -276,7 +276,7 @@ class Program:
                 raise self.error(f"a constant of type {self.name_of(inst.result_type)} is not supported", inst)
             if op in ("OpConstantComposite", "OpSpecConstantComposite", "OpConstantCompositeReplicateEXT",
                       "OpSpecConstantCompositeReplicateEXT", "OpVariable"):
-                ids = [o.value for o in inst.operands if o.kind.startswith("Id")]
+                ids = [o.as_int for o in inst.operands if o.kind.startswith("Id")]
                 for i in ids:
                     d = self.defs[i]
                     if not (d.opname in CONSTANT_OPS or d.opname == "OpVariable" and op == "OpVariable") or \
@@ -308,21 +308,21 @@ class Program:
         calls: dict[int, list[tuple[int, Instruction]]] = {}
         for fn in self.functions.values():
             calls[fn.id] = []
-            ft = self.types.get(fn.inst.operands[1].value) if len(fn.inst.operands) > 1 else None
+            ft = self.types.get(fn.inst.operands[1].as_int) if len(fn.inst.operands) > 1 else None
             if ft is None or ft.kind != "function":
                 raise self.error("the function type operand of OpFunction is not an OpTypeFunction", fn.inst)
             for blk in fn.blocks.values():
                 for inst in [*blk.phis, *blk.body, *([blk.merge] if blk.merge else []), blk.term]:
                     self._check_operands(fn, inst)
                     for j in function_operands(inst):  # called by the op itself (coopmat2)
-                        callee = self.functions.get(inst.operands[j].value)
+                        callee = self.functions.get(inst.operands[j].as_int)
                         if callee is not None and not callee.blocks:
                             raise self.error(f"{self.name_of(callee.id)} has no blocks (a declaration) and "
                                              f"cannot be called", inst)
                         if callee is not None:
                             calls[fn.id].append((callee.id, inst))
                     if inst.opname == "OpFunctionCall":
-                        callee = self.functions[inst.operands[0].value]
+                        callee = self.functions[inst.operands[0].as_int]
                         if len(inst.operands) - 1 != len(callee.params):
                             raise self.error(f"{self.name_of(callee.id)} takes {len(callee.params)} argument(s), "
                                              f"the call passes {len(inst.operands) - 1}", inst)
@@ -357,17 +357,17 @@ class Program:
                 want = "type"
             else:
                 want = "value"
-            got = self._sort(o.value)
+            got = self._sort(o.as_int)
             if got != want:
                 what = {"import": "an OpExtInstImport"}.get(want, f"a {want}")
-                raise self.error(f"{self.name_of(o.value)} is not {what} (operand {i + 1} of {op})", inst)
+                raise self.error(f"{self.name_of(o.as_int)} is not {what} (operand {i + 1} of {op})", inst)
             if want == "label" and o.value not in fn.blocks:
-                raise self.error(f"{self.name_of(o.value)} is a label of another function, not of this function",
+                raise self.error(f"{self.name_of(o.as_int)} is a label of another function, not of this function",
                                  inst)
             if want == "value" and (name in _POINTER_OPERANDS or name == "Base" and "AccessChain" in op):
-                t = self.types.get(self.defs[o.value].result_type)
+                t = self.types.get(self.defs[o.as_int].result_type)
                 if t is None or t.kind != "pointer":
-                    raise self.error(f"{self.name_of(o.value)} is not a pointer (operand {i + 1} of {op})", inst)
+                    raise self.error(f"{self.name_of(o.as_int)} is not a pointer (operand {i + 1} of {op})", inst)
 
     def statically_used(self, fn_id: int) -> set[int]:
         """Ids named by the instructions of a function and of every function it calls (Vulkan's "statically
@@ -387,10 +387,10 @@ class Program:
             for inst in insts:
                 if inst is None:
                     continue
-                ids.update(o.value for o in inst.operands if o.kind.startswith("Id"))
+                ids.update(o.as_int for o in inst.operands if o.kind.startswith("Id"))
                 if inst.opname == "OpFunctionCall":
-                    todo.append(inst.operands[0].value)
-                todo.extend(inst.operands[j].value for j in function_operands(inst))
+                    todo.append(inst.operands[0].as_int)
+                todo.extend(inst.operands[j].as_int for j in function_operands(inst))
         return ids
 
     def _check_recursion(self, calls: dict[int, list[tuple[int, Instruction]]]) -> None:
@@ -427,9 +427,9 @@ class Program:
             if inst.opname in ignore:
                 continue
             for i, o in enumerate(inst.operands):
-                if o.kind.startswith("Id") and o.value in cands:
-                    if not (i == 0 and inst.opname in ("OpLoad", "OpStore")):
-                        bad.add(o.value)
+                if (o.kind.startswith("Id") and o.value in cands
+                        and not (i == 0 and inst.opname in ("OpLoad", "OpStore"))):
+                    bad.add(o.value)
         return cands - bad
 
     def _type_of(self, inst: Instruction, id_: int, what: str) -> Type:
@@ -438,7 +438,8 @@ class Program:
         if t is None:
             d = self.defs.get(id_)
             why = ("is not defined" if d is None else "is not a type" if not d.opname.startswith("OpType")
-                   else "is declared after its use" if d.index > inst.index else "is a type the interpreter does not model")
+                   else "is declared after its use" if d.index > inst.index
+                   else "is a type the interpreter does not model")
             raise self.error(f"{what} {self.name_of(id_)} {why}", inst)
         return t
 
@@ -446,38 +447,39 @@ class Program:
         op, ops, tid = inst.opname, inst.operands, inst.result_id
         t = Type(tid, TYPE_KINDS[op], opname=op)
         if op == "OpTypeInt":
-            t.width, t.signed = ops[0].value, bool(ops[1].value)
+            t.width, t.signed = ops[0].as_int, bool(ops[1].value)
             if t.width not in INT_WIDTHS:
-                raise self.error(f"integer width {t.width} is not supported (widths: {', '.join(map(str, INT_WIDTHS))})",
+                raise self.error(f"integer width {t.width} is not supported "
+                                 f"(widths: {', '.join(map(str, INT_WIDTHS))})",
                                  inst)
         elif op == "OpTypeFloat":
-            t.width = ops[0].value
+            t.width = ops[0].as_int
             if len(ops) > 1:
-                t.extra["encoding"] = enum_name("FPEncoding", ops[1].value)
+                t.extra["encoding"] = enum_name("FPEncoding", ops[1].as_int)
             elif t.width not in FLOAT_WIDTHS:
                 raise self.error(f"float width {t.width} is not supported (widths: "
                                  f"{', '.join(map(str, FLOAT_WIDTHS))}, or an FPEncoding)", inst)
         elif op in ("OpTypeVector", "OpTypeMatrix"):
-            t.elem, t.count = self._type_of(inst, ops[0].value, "component type"), ops[1].value
+            t.elem, t.count = self._type_of(inst, ops[0].as_int, "component type"), ops[1].as_int
         elif op == "OpTypeArray":
-            t.elem = self._type_of(inst, ops[0].value, "element type")
-            n = self.defs.get(ops[1].value)
+            t.elem = self._type_of(inst, ops[0].as_int, "element type")
+            n = self.defs.get(ops[1].as_int)
             if n is None or n.opname not in CONSTANT_OPS or n.index > inst.index:
-                raise self.error(f"array length {self.name_of(ops[1].value)} is not a constant declared before "
+                raise self.error(f"array length {self.name_of(ops[1].as_int)} is not a constant declared before "
                                  f"the array", inst)
             t.extra["length_id"] = ops[1].value
         elif op == "OpTypeRuntimeArray":
-            t.elem = self._type_of(inst, ops[0].value, "element type")
+            t.elem = self._type_of(inst, ops[0].as_int, "element type")
         elif op == "OpTypeStruct":
             t.extra["member_ids"] = [o.value for o in ops]
         elif op == "OpTypePointer":
-            t.storage = enum_name("StorageClass", ops[0].value)
+            t.storage = enum_name("StorageClass", ops[0].as_int)
             t.extra["pointee_id"] = ops[1].value
         elif op == "OpTypeFunction":
             t.extra["ids"] = [o.value for o in ops]
         elif t.kind == "coopmat":
             t.extra["operand_ids"] = [o.value for o in ops]
-            t.elem = self._type_of(inst, ops[0].value, "component type")
+            t.elem = self._type_of(inst, ops[0].as_int, "component type")
         elif t.kind in ("tensor_layout", "tensor_view"):
             t.extra["operand_ids"] = [o.value for o in ops]
         self.types[tid] = t

@@ -5,12 +5,13 @@ import os
 
 import numpy as np
 
-from ..core.diagnostics import Diagnostic, SpvError, did_you_mean, print_diagnostics
+from ..core.diagnostics import Diagnostic, SpvError, UnmatchedName, did_you_mean, print_diagnostics
 from ..core.module import Module
 from ..core.records import Record
+from .aliasing import add_views, bind_views, descriptor_groups, descriptor_key, workgroup_variable
 from .config import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS, DEFAULT_MAX_WORK, RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
-from .dataio import as_array, decode, encode
+from .dataio import as_array, bit_patterns, decode, element_type, encode, exact_cast
 from .executor import Executor
 from .families import dispatcher_for
 from .fault import Fault
@@ -51,17 +52,19 @@ class RunResult(Record):
     invocations: int
     workgroup_size: tuple[int, int, int]
     addresses: dict
-    _fields = ("buffers", "bindings", "steps", "invocations", "workgroup_size", "addresses")
+    diagnostics: list              # warnings about the run (e.g. cooperative matrices in a partial subgroup)
+    _fields = ("buffers", "bindings", "steps", "invocations", "workgroup_size", "addresses", "diagnostics")
 
     def __init__(self, buffers: dict | None = None, bindings: dict | None = None, steps: int = 0,
                  invocations: int = 0, workgroup_size: tuple[int, int, int] = (1, 1, 1),
-                 addresses: dict | None = None) -> None:
+                 addresses: dict | None = None, diagnostics: list | None = None) -> None:
         self.buffers = {} if buffers is None else buffers
         self.bindings = {} if bindings is None else bindings
         self.steps = steps
         self.invocations = invocations
         self.workgroup_size = workgroup_size
         self.addresses = {} if addresses is None else addresses
+        self.diagnostics = [] if diagnostics is None else diagnostics
 
     def __getitem__(self, key):
         return self.buffers[_norm_key(key)]
@@ -78,7 +81,7 @@ class RunResult(Record):
         return decode(b.type, b.memory.bytes(), b.name)
 
 
-def binding_of(res: "RunResult", key):
+def binding_of(res: RunResult, key):
     """The Binding behind any key RunResult accepts (an int binding, "set:binding", a name)."""
     return res.bindings[_norm_key(key)]
 
@@ -192,9 +195,9 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     if unknown:
         known = [str(prog.decorations[i]["SpecId"][0]) for i in prog.decorations if "SpecId" in prog.decorations[i]]
         known += [prog.names[i] for i in prog.decorations if "SpecId" in prog.decorations[i] and i in prog.names]
-        raise SpvError(Diagnostic("error", f"no specialization constant '{unknown[0]}'"
-                                  f"{did_you_mean(str(unknown[0]), known)} (known: {', '.join(known) or 'none'})",
-                                  source=src))
+        raise UnmatchedName(Diagnostic("error", f"no specialization constant '{unknown[0]}'"
+                                       f"{did_you_mean(str(unknown[0]), known)} (known: {', '.join(known) or 'none'})",
+                                       source=src), "spec_constants", (unknown[0],))
     wg = _workgroup_size(prog, ex, ep_fn)
     W = wg[0] * wg[1] * wg[2]
     nwg = dispatch[0] * dispatch[1] * dispatch[2]
@@ -203,6 +206,7 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     ex.reserve(N * per, f"the dispatch ({N:,} invocations x {per:,} bytes of lane state and values)",
                prog.entry_inst(ep_name))
     _layout_lanes(ex, N, wg, dispatch, config.subgroup_size)
+    warnings = _partial_subgroups(ex, prog)
     if isinstance(trace, tuple):  # a global invocation id (x, y, z) -> its lane
         g = [int(v) for v in (list(trace) + [0, 0])[:3]]
         if any(not 0 <= g[i] < wg[i] * dispatch[i] for i in range(3)):
@@ -224,7 +228,7 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     for k, v in given.items():
         if k in consumed:
             continue
-        if isinstance(k, str):  # a device-address-only buffer
+        if isinstance(k, str) and _takes_addresses(prog):  # a device-address-only buffer
             try:
                 arr = np.ascontiguousarray(v) if not isinstance(v, (bytes, bytearray)) else None
             except (ValueError, TypeError, OverflowError) as e:  # ragged or mixed data with no type to guide it
@@ -239,8 +243,7 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
             addresses[k] = ex.device.add(mem)
             bindings[k] = Binding(k, k, None, mem, arr)
             continue
-        raise SpvError(Diagnostic("error", f"buffer {k!r} matches no variable of the shader "
-                                  f"(variables: {', '.join(_names_of(bindings)) or 'none'})", source=src))
+        raise unmatched_buffer(prog, k)
     _write_pending(ex, prog, bindings, addresses)
     mask = np.ones(N, dtype=bool)
     mask.flags.writeable = False
@@ -251,7 +254,7 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
             ex.call(prog.functions[ep_fn], [], mask)
         finally:
             ex.errors_ignored = False
-    res = RunResult(steps=ex.steps, invocations=N, workgroup_size=wg, addresses=addresses)
+    res = RunResult(steps=ex.steps, invocations=N, workgroup_size=wg, addresses=addresses, diagnostics=warnings)
     for key, b in bindings.items():
         if b.type is None:
             arr = np.frombuffer(b.memory.bytes(), np.uint8).copy()
@@ -266,6 +269,7 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
             if alias not in res.buffers:
                 res.buffers[alias] = res.buffers[key]
                 res.bindings[alias] = b
+    add_views(res, prog, ex.views, Binding, as_array, buffer_aliases)
     return res
 
 
@@ -292,10 +296,6 @@ def _validate(module: Module) -> None:
     _noted.update((w.source, w.headline()) for w in fresh)
     if fresh:
         print_diagnostics(fresh, module.text)
-
-
-def _names_of(bindings: dict) -> list[str]:
-    return [b.name for b in bindings.values()]
 
 
 def buffer_aliases(prog: Program, b: Binding) -> list[str]:
@@ -407,6 +407,9 @@ def _note_once(source, message: str) -> None:
 
 def _bind_variables(ex, prog, given, consumed, bindings, push_constants, addresses, interface, used) -> None:
     ex.pending = []
+    ex.views = []
+    groups = descriptor_groups(prog, given, consumed)
+    ex.given_names = {k: g.named or f"{k[0]}:{k[1]}" for k, g in groups.items()}
     unused: list[str] = []
     for inst in prog.globals:
         if inst.opname != "OpVariable":
@@ -435,25 +438,21 @@ def _bind_variables(ex, prog, given, consumed, bindings, push_constants, address
                 ptr.mem.written = np.zeros(ex.N, bool)
             ex.gvals[vid] = ptr
         elif storage == "Workgroup":
-            ex.gvals[vid] = ex.allocate(name, storage, t, "wg", init, inst=inst)
+            ex.gvals[vid] = workgroup_variable(ex, prog, inst, t, name, init)
         elif storage in BUFFER_CLASSES:
-            dec = prog.decorations.get(vid, {})
             if storage == "PushConstant":
                 key = "push_constants"
                 data = push_constants
                 found = data is not None
             else:
-                key = (dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0])
-                cands = [key, name, t.name] + ([t.member_names[0]] if t.kind == "struct" and len(t.members) == 1 else [])
-                found = False
-                data = None
-                for c in cands:
-                    if c and c in given:
-                        data, found = given[c], True
-                        consumed.add(c)
-                        break
+                key = descriptor_key(prog, vid)
+                group = groups[key]
+                if vid != group.reader:  # another view of the descriptor's one buffer (aliasing.py)
+                    ex.views.append((key, vid, t))
+                    continue
+                data, found = group.data, group.found
             shown = prog.names.get(vid) or t.name or name
-            if not found and vid not in used:
+            if not found and not (used & set(group.vids) if storage != "PushConstant" else vid in used):
                 # e.g. the StorageBuffer variable glslang emits for every buffer_reference block: Vulkan
                 # needs no descriptor for a variable no function of the entry point uses
                 unused.append(shown)
@@ -486,20 +485,69 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
                                           inst.span, source=prog.source))
             ex.reserve(t.size(), f"buffer '{where}'", inst, keep=False)
             raw = bytes(t.size())
-        elif isinstance(data, (list, tuple)) and t.kind == "struct" and len(t.members) == 1:
-            raw = encode(t, {t.member_names[0]: list(data)}, where, prog.source, addresses)
         elif isinstance(data, (bytes, bytearray)):
             raw = bytes(data)
         elif isinstance(data, np.ndarray):
+            data = _by_value(data, t, where, prog)
             raw = np.ascontiguousarray(data).tobytes()
             b.like = data
         else:
-            raw = encode(t, data, where, prog.source, addresses)
+            one_array = isinstance(data, (list, tuple)) and t.kind == "struct" and len(t.members) == 1
+            try:
+                raw = encode(t, {t.member_names[0]: list(data)} if one_array else data, where, prog.source,
+                             addresses)
+            except UnmatchedName as e:  # a member name: where it sits in a run spec
+                e.section = "push_constants" if b.key == "push_constants" else "buffers"
+                e.path = e.path if b.key == "push_constants" else (ex.given_names.get(b.key, where),) + e.path
+                raise
         ex.reserve(len(raw), f"buffer '{where}'", inst)
         b.memory = Memory(where, "PushConstant" if b.key == "push_constants" else "StorageBuffer",
                           len(raw), data=raw)
         addresses.setdefault(where, ex.device.add(b.memory))
         ex.gvals[b.var_id] = Pointer(b.memory, np.zeros(1, np.int64), t, 0, align=1 << 16)
+    bind_views(ex, prog, bindings, ex.views)
+
+
+def _partial_subgroups(ex: Executor, prog: Program) -> list[Diagnostic]:
+    """Warnings for cooperative matrices in a workgroup smaller than the subgroup (coopmat/partial.py)."""
+    if ex.wg_size >= ex.subgroup_size or not any(t.kind == "coopmat" for t in prog.types.values()):
+        return []
+    from .coopmat.partial import partial_subgroup_warnings
+    return partial_subgroup_warnings(ex, prog)
+
+
+def _takes_addresses(prog: Program) -> bool:
+    """Whether the shader can reach a buffer by its device address (a PhysicalStorageBuffer pointer type)."""
+    return any(t.kind == "pointer" and t.storage == "PhysicalStorageBuffer" for t in prog.types.values())
+
+
+def unmatched_buffer(prog: Program, k) -> UnmatchedName:
+    """A buffer name or key that no variable of the shader answers to, with the nearest one the shader has."""
+    names: list[str] = []
+    for inst in prog.globals:
+        if inst.opname == "OpVariable" and prog.types[inst.result_type].storage in ("StorageBuffer", "Uniform"):
+            key = descriptor_key(prog, inst.result_id)
+            t = prog.types[inst.result_type].elem
+            own = [prog.names.get(inst.result_id), t.name] + ([t.member_names[0]] if len(t.members) == 1 else [])
+            names += [n for n in own if n] + [f"{key[0]}:{key[1]}"]
+    names = list(dict.fromkeys(names))
+    shown = f"{k[0]}:{k[1]}" if isinstance(k, tuple) else str(k)
+    return UnmatchedName(Diagnostic("error", f"buffer '{shown}' matches no variable of the shader"
+                                    f"{did_you_mean(shown, names)} (buffers: {', '.join(names) or 'none'})",
+                                    source=prog.source), "buffers", (shown,))
+
+
+def _by_value(data: np.ndarray, t, where: str, prog: Program) -> np.ndarray:
+    """An array for a block of one array, in the element type's dtype: converted by value where every value is
+    exact there, refused otherwise (its bytes reinterpreted would be silently wrong numbers)."""
+    e = element_type(t)
+    if e is None or data.dtype == e.dtype or bit_patterns(data.dtype, e.dtype):
+        return data
+    try:
+        return exact_cast(data, e.dtype)
+    except ValueError as err:
+        raise SpvError(Diagnostic("error", f"buffer '{where}': {err}; convert the data, or pass its bytes to "
+                                  "have them taken as they are", source=prog.source)) from None
 
 
 def element_dtypes(module: Module) -> dict:

@@ -21,12 +21,13 @@ class Type(Record):
     """A SPIR-V type as the interpreter sees it (kind, width, element, count, members, extra facts)."""
 
     id: int
-    kind: str                      # void bool int float vector matrix array runtime_array struct pointer function coopmat other
+    # void bool int float vector matrix array runtime_array struct pointer function coopmat other
+    kind: str
     width: int                     # bits, for int/float
     signed: bool
-    elem: "Type | None"            # vector/matrix/array/pointer element (matrix: column type)
+    elem: Type | None            # vector/matrix/array/pointer element (matrix: column type)
     count: int                     # vector components, matrix columns, array length
-    members: list["Type"]
+    members: list[Type]
     storage: str                   # pointer storage class name
     stride: int | None             # ArrayStride (arrays, PhysicalStorageBuffer pointers)
     offsets: list[int | None]      # struct member Offset decorations
@@ -42,8 +43,8 @@ class Type(Record):
     __eq__ = object.__eq__         # compared by identity (types are made once per id)
     __hash__ = object.__hash__
 
-    def __init__(self, id: int, kind: str, width: int = 0, signed: bool = False, elem: "Type | None" = None,
-                 count: int = 0, members: list["Type"] | None = None, storage: str = "", stride: int | None = None,
+    def __init__(self, id: int, kind: str, width: int = 0, signed: bool = False, elem: Type | None = None,
+                 count: int = 0, members: list[Type] | None = None, storage: str = "", stride: int | None = None,
                  offsets: list[int | None] | None = None, mat_strides: list[int | None] | None = None,
                  row_major: list[bool] | None = None, name: str = "", member_names: list[str] | None = None,
                  block: bool = False, opname: str = "", extra: dict | None = None) -> None:
@@ -93,7 +94,7 @@ class Type(Record):
         raise TypeError(f"type {t.describe()} has no numpy dtype")
 
     @property
-    def scalar(self) -> "Type":
+    def scalar(self) -> Type:
         t = self
         while t.kind in ("vector", "matrix", "coopmat"):
             t = t.elem  # type: ignore[assignment]
@@ -162,7 +163,7 @@ class Type(Record):
             self.extra["natural_offsets"] = offs
         return self.extra["natural_offsets"][i]
 
-    def member_matrix_layout(self, i: int, mtype: "Type") -> tuple[int, bool]:
+    def member_matrix_layout(self, i: int, mtype: Type) -> tuple[int, bool]:
         """(matrix stride, row major) for a matrix (or array of matrices) member."""
         rm = self.row_major[i] if i < len(self.row_major) else False
         st = self.mat_strides[i] if i < len(self.mat_strides) else None

@@ -24,7 +24,7 @@ def select(mask: np.ndarray, new, old):
         nd = max(new.ndim, old.ndim)
         return np.where(mask.reshape((-1,) + (1,) * (nd - 1)), new, old)
     if isinstance(new, tuple):
-        return tuple(select(mask, a, b) for a, b in zip(new, old))
+        return tuple(select(mask, a, b) for a, b in zip(new, old, strict=False))
     if isinstance(new, Pointer):
         if new.mem is not old.mem:
             if not mask.any():

@@ -21,7 +21,8 @@ import reprlib
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 
@@ -102,7 +103,7 @@ class Table(Descriptor):
     kind = "table"
 
     @classmethod
-    def parse(cls, spec: Any, node: Any, key: Any) -> "Table":
+    def parse(cls, spec: Any, node: Any, key: Any) -> Table:
         if not isinstance(spec, list) or not spec:
             raise SpecError("table must be a non-empty list with one list per invocation", node, key)
         lanes = []
@@ -152,7 +153,7 @@ class Formula(Descriptor):
     RESERVED = ("lane", "i", "R", "C", "S", "bits")
 
     @classmethod
-    def parse(cls, spec: Any, node: Any, key: Any) -> "Formula":
+    def parse(cls, spec: Any, node: Any, key: Any) -> Formula:
         if not isinstance(spec, dict):
             raise SpecError("formula must be a mapping with length, row, col (and optional vars, pad)", node, key)
         unknown = set(spec) - {"length", "vars", "row", "col", "pad"}
@@ -214,7 +215,7 @@ class Iree(Descriptor):
     kind = "iree"
 
     @classmethod
-    def parse(cls, spec: Any, node: Any, key: Any) -> "Iree":
+    def parse(cls, spec: Any, node: Any, key: Any) -> Iree:
         if not isinstance(spec, dict):
             raise SpecError("iree must be a mapping with outer, thread, tstrides, element", node, key)
         fields = {}
@@ -309,7 +310,7 @@ def _min_leaf(shape: Any) -> int:
 def _congruent(a: Any, b: Any) -> bool:
     if isinstance(a, int) or isinstance(b, int):
         return isinstance(a, int) and isinstance(b, int)
-    return len(a) == len(b) and all(_congruent(x, y) for x, y in zip(a, b))
+    return len(a) == len(b) and all(_congruent(x, y) for x, y in zip(a, b, strict=False))
 
 
 def cute_size(shape: Any) -> int:
@@ -324,7 +325,7 @@ def cute_apply(shape: Any, stride: Any, x: np.ndarray) -> np.ndarray:
     if isinstance(shape, int):
         return (x % shape) * stride if shape > 1 else np.zeros_like(x)
     total = np.zeros_like(x)
-    for s, d in zip(shape, stride):
+    for s, d in zip(shape, stride, strict=False):
         n = cute_size(s)
         total = total + cute_apply(s, d, x % n)
         x = x // n
@@ -340,7 +341,7 @@ class Cute(Descriptor):
     kind = "cute"
 
     @classmethod
-    def parse(cls, spec: Any, node: Any, key: Any) -> "Cute":
+    def parse(cls, spec: Any, node: Any, key: Any) -> Cute:
         if isinstance(spec, str):
             spec = {"layout": spec}
         if not isinstance(spec, dict) or "layout" not in spec:
@@ -408,7 +409,7 @@ class Linear(Descriptor):
     kind = "linear"
 
     @classmethod
-    def parse(cls, spec: Any, node: Any, key: Any) -> "Linear":
+    def parse(cls, spec: Any, node: Any, key: Any) -> Linear:
         if not isinstance(spec, dict) or "register" not in spec or "lane" not in spec:
             raise SpecError("linear must be a mapping with 'register' and 'lane' bases ([row, col] each)",
                             node, key)
@@ -449,7 +450,7 @@ class Striped(Descriptor):
     kind = "striped"
 
     @classmethod
-    def parse(cls, spec: Any, node: Any, key: Any) -> "Striped":
+    def parse(cls, spec: Any, node: Any, key: Any) -> Striped:
         if spec not in (None, {}, True):
             raise SpecError("striped takes no parameters (write 'striped: {}')", node, key)
         return cls()
@@ -469,7 +470,7 @@ class Shuffled(Descriptor):
     kind = "shuffled"
 
     @classmethod
-    def parse(cls, spec: Any, node: Any, key: Any) -> "Shuffled":
+    def parse(cls, spec: Any, node: Any, key: Any) -> Shuffled:
         spec = spec or {}
         if not isinstance(spec, dict) or set(spec) - {"seed"}:
             raise SpecError("shuffled takes only 'seed' (write 'shuffled: {seed: 0}')", node, key)

@@ -136,8 +136,8 @@ class Layout:
 
     def lanes(self) -> list[list[tuple[int, int] | None]]:
         """lanes()[p][i] = (row, col) or None for padding."""
-        return [[None if r < 0 else (int(r), int(c)) for r, c in zip(rr, cc)]
-                for rr, cc in zip(self.row.tolist(), self.col.tolist())]
+        return [[None if r < 0 else (int(r), int(c)) for r, c in zip(rr, cc, strict=False)]
+                for rr, cc in zip(self.row.tolist(), self.col.tolist(), strict=False)]
 
     def to_lanes(self, matrix: np.ndarray) -> np.ndarray:
         """Per-invocation view (..., S, L) of logical matrices (..., rows, cols); padding reads 0."""
@@ -203,7 +203,7 @@ class Layout:
                 "use": self.use, "subgroup_size": self.subgroup_size, "length": self.length,
                 "lanes": [[None if x is None else list(x) for x in lane] for lane in self.lanes()]}
 
-    def same_as(self, other: "Layout") -> bool:
+    def same_as(self, other: Layout) -> bool:
         return (self.rows, self.cols, self.subgroup_size) == (other.rows, other.cols, other.subgroup_size) \
             and self.row.shape == other.row.shape and bool(np.array_equal(self.row, other.row)) \
             and bool(np.array_equal(self.col, other.col))

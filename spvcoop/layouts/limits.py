@@ -60,7 +60,7 @@ class LayoutLimits:
 
     def slots_error(self, S: int, L: int) -> str | None:
         """Why S invocations of length L are out of budget (checked before allocating), or None."""
-        if S * L > self.max_slots:
+        if self.max_slots < S * L:
             return (f"{S} invocations x length {L} = {S * L} slots, more than the limit of {self.max_slots} "
                     f"(twice --max-elements; max_elements in LayoutLimits)")
         return None

@@ -80,7 +80,7 @@ def probe_shader(api: str, component: str, rows: int, cols: int, use: str | None
         caps = ["VulkanMemoryModel", "CooperativeMatrixKHR"] + caps
         exts = ["SPV_KHR_cooperative_matrix"] + exts
         memory_model = "OpMemoryModel Logical Vulkan"
-        mat = f"%mat = OpTypeCooperativeMatrixKHR %elem %subgroup %rows %cols %use"
+        mat = "%mat = OpTypeCooperativeMatrixKHR %elem %subgroup %rows %cols %use"
         load = "OpCooperativeMatrixLoadKHR %mat {ptr} %rowmajor %stride"
         length = "OpCooperativeMatrixLengthKHR %u32 %mat"
         extra_consts = [f"%use = OpConstant %u32 {_USE_VALUE[use]}", "%rowmajor = OpConstant %u32 0"]
@@ -99,7 +99,8 @@ def probe_shader(api: str, component: str, rows: int, cols: int, use: str | None
     lines = [
         f"; spvcoop layout probe: {desc}, subgroup size {S}",
         "; Bindings (set 0): 0 = ROW (R*C elements, ROW[r*C+c] = r+1), 1 = COL (COL[r*C+c] = c+1), 2 = OUT (uint32).",
-        f"; OUT[p] = length; OUT[{S} + 2*(p*{R * C} + i)] = row+1, next word col+1 of invocation p's element i (0 = padding).",
+        f"; OUT[p] = length; OUT[{S} + 2*(p*{R * C} + i)] = row+1, next word col+1 of invocation p's element i"
+        " (0 = padding).",
         f"; OUT needs {S + 2 * S * R * C} uint32 words. Dispatch one workgroup; import with 'spvcoop layout import'.",
         "OpCapability Shader",
         "OpCapability GroupNonUniform",
@@ -221,12 +222,14 @@ def probe_inputs(component: str, rows: int, cols: int,
     bits, kind = COMPONENTS[component]
     r, c = np.meshgrid(np.arange(rows) + 1, np.arange(cols) + 1, indexing="ij")
     if component == "bf16":  # small integers are exact in bf16: the upper half of the f32 bits
-        conv = lambda a: (a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+        def conv(a):
+            return (a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
     else:
         dtype = {"float": {16: np.float16, 32: np.float32, 64: np.float64},
                  "sint": {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64},
                  "uint": {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}}[kind][bits]
-        conv = lambda a: a.astype(dtype)
+        def conv(a):
+            return a.astype(dtype)
     return conv(r).reshape(-1), conv(c).reshape(-1)
 
 

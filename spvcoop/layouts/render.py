@@ -23,8 +23,8 @@ def title(lay: Layout) -> str:
 
 
 def to_table(lay: Layout) -> str:
-    cells = [[("-,-" if r < 0 else f"{r},{c}") for r, c in zip(rr, cc)]
-             for rr, cc in zip(lay.row.T.tolist(), lay.col.T.tolist())]   # [i][p]
+    cells = [[("-,-" if r < 0 else f"{r},{c}") for r, c in zip(rr, cc, strict=False)]
+             for rr, cc in zip(lay.row.T.tolist(), lay.col.T.tolist(), strict=False)]   # [i][p]
     heads = [f"p{p}" for p in range(lay.subgroup_size)]
     width = max(max(len(h) for h in heads), max(len(x) for row in cells for x in row))
     iw = max(1, len(str(lay.length - 1)))
@@ -60,7 +60,7 @@ def to_svg(lay: Layout, cell: int = 44) -> str:
            f'font-family="monospace">',
            f"<title>{escape(title(lay))}</title>",
            f'<text x="4" y="16" font-size="13">{escape(title(lay))}</text>',
-           f'<text x="4" y="32" font-size="10">cell label p:i = invocation p holds it as element i</text>']
+           '<text x="4" y="32" font-size="10">cell label p:i = invocation p holds it as element i</text>']
     for c in range(lay.cols):
         out.append(f'<text x="{margin_l + c * cell + cell / 2}" y="{margin_t - 4}" font-size="10" '
                    f'text-anchor="middle">{c}</text>')
@@ -75,7 +75,7 @@ def to_svg(lay: Layout, cell: int = 44) -> str:
             out.append(f'<g><title>({r},{c}): {escape(tip)}</title>'
                        f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" stroke="#555" '
                        f'stroke-width="0.5"/>')
-            lines = [f"{p}:{i}" for p, i in hs[:3]] + (["+%d" % (len(hs) - 3)] if len(hs) > 3 else [])
+            lines = [f"{p}:{i}" for p, i in hs[:3]] + ([f"+{len(hs) - 3}"] if len(hs) > 3 else [])
             for k, text in enumerate(lines):
                 ty = y + cell / 2 + 4 + (k - (len(lines) - 1) / 2) * 11
                 out.append(f'<text x="{x + cell / 2}" y="{ty:.1f}" font-size="10" text-anchor="middle">'
@@ -105,7 +105,8 @@ def to_yaml_model(name: str, description: str, entries: list[dict]) -> str:
     out.append("entries:")
     for e in entries:
         use = "none" if e["use"] is None else e["use"]
-        out += [f"  - name: {json.dumps(e.get('name') or (e['component'] + '-' + str(e['rows']) + 'x' + str(e['cols']) + '-' + use))}",
+        entry_name = e.get("name") or f"{e['component']}-{e['rows']}x{e['cols']}-{use}"
+        out += [f"  - name: {json.dumps(entry_name)}",
                 f"    components: [{e['component']}]",
                 f"    rows: {e['rows']}", f"    cols: {e['cols']}", f"    use: {use}",
                 f"    subgroup_size: {e['subgroup_size']}", "    table:"]

@@ -78,7 +78,7 @@ class MulAddModel:
     def params(self) -> dict:
         return {k: v for k, v in asdict(self).items() if k != "name"}
 
-    def with_(self, **kw) -> "MulAddModel":
+    def with_(self, **kw) -> MulAddModel:
         return replace(self, **kw)
 
 

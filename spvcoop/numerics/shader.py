@@ -29,7 +29,8 @@ def muladd_shader(a: str, b: str, c: str, M: int, N: int, K: int, subgroup_size:
     if any(x in ("s8", "u8") for x in comps):
         caps += ["Int8", "StorageBuffer8BitAccess"]
         exts += ["SPV_KHR_8bit_storage"]
-    signed = [n for n, x in zip(("MatrixASignedComponentsKHR", "MatrixBSignedComponentsKHR"), (a, b)) if x == "s8"]
+    signed = [n for n, x in zip(("MatrixASignedComponentsKHR", "MatrixBSignedComponentsKHR"), (a, b), strict=True)
+              if x == "s8"]
     if c == "s32":
         signed += ["MatrixCSignedComponentsKHR", "MatrixResultSignedComponentsKHR"]
     ops = "|".join(signed) if signed else "NoneKHR"
@@ -42,7 +43,7 @@ def muladd_shader(a: str, b: str, c: str, M: int, N: int, K: int, subgroup_size:
              'OpEntryPoint GLCompute %main "main" %bufA %bufB %bufC %bufD %wgid',
              f"OpExecutionMode %main LocalSize {subgroup_size} 1 1",
              "OpDecorate %wgid BuiltIn WorkgroupId"]
-    for i, (name, x) in enumerate(zip("ABCD", (a, b, c, c))):
+    for i, (name, x) in enumerate(zip("ABCD", (a, b, c, c), strict=False)):
         lines += [f"OpDecorate %arr{name} ArrayStride {_SCALARS[x][1]}", f"OpMemberDecorate %blk{name} 0 Offset 0",
                   f"OpDecorate %blk{name} Block", f"OpDecorate %buf{name} DescriptorSet 0",
                   f"OpDecorate %buf{name} Binding {i}"]
@@ -54,7 +55,7 @@ def muladd_shader(a: str, b: str, c: str, M: int, N: int, K: int, subgroup_size:
               f"%matA = OpTypeCooperativeMatrixKHR %{a} %scope %n{M} %n{K} %useA",
               f"%matB = OpTypeCooperativeMatrixKHR %{b} %scope %n{K} %n{N} %useB",
               f"%matC = OpTypeCooperativeMatrixKHR %{c} %scope %n{M} %n{N} %useC"]
-    for name, x in zip("ABCD", (a, b, c, c)):
+    for name, x in zip("ABCD", (a, b, c, c), strict=False):
         lines += [f"%arr{name} = OpTypeRuntimeArray %{x}", f"%blk{name} = OpTypeStruct %arr{name}",
                   f"%pblk{name} = OpTypePointer StorageBuffer %blk{name}",
                   f"%buf{name} = OpVariable %pblk{name} StorageBuffer"]

@@ -43,10 +43,8 @@ def _f32_digits(x: np.ndarray):
         a = ax[idx]
         pos = k >= 0
         scale = _P10F[np.abs(k)]                        # exact: |k| <= 22
-        if pos.all():
-            prod = a * scale                            # one rounding: error under an ulp of prod
-        else:
-            prod = np.where(pos, a * scale, a / scale)
+        # one rounding: error under an ulp of prod
+        prod = a * scale if pos.all() else np.where(pos, a * scale, a / scale)
         fl = np.floor(prod)
         frac = prod - fl
         tie = np.abs(frac - 0.5) <= prod * 2.0 ** -49
@@ -177,7 +175,7 @@ def _fill(keys: np.ndarray, D: np.ndarray, template, width_hint: int = 8) -> np.
     starts = np.concatenate(([0], np.flatnonzero(ks[1:] != ks[:-1]) + 1, [n]))
     groups = []
     width = width_hint
-    for a, b in zip(starts[:-1], starts[1:]):
+    for a, b in zip(starts[:-1], starts[1:], strict=False):
         text, digits = template(int(ks[a]))
         groups.append((order[a:b], text, digits))
         width = max(width, len(text))
@@ -187,7 +185,7 @@ def _fill(keys: np.ndarray, D: np.ndarray, template, width_hint: int = 8) -> np.
         block = np.zeros((rows.size, width), np.uint8)
         block[:, :base.size] = base
         if digits:
-            cols, src = zip(*digits)
+            cols, src = zip(*digits, strict=False)
             block[:, list(cols)] = D[rows][:, list(src)]
         out[rows] = block
     return out.view(f"S{width}").reshape(n)

@@ -3,7 +3,7 @@ expectation and input files. Imported only where a schema is checked: building t
 what a one-invocation run would otherwise spend at start-up."""
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, StrictInt,
                       StrictStr, Tag, TypeAdapter, ValidationError, model_validator)
@@ -11,7 +11,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Di
 from ..core.schema import schema_errors
 from ..core.yamlio import LDict
 from .checks import (DATA_KEYS, MAX_DISPATCH_DIM, SPEC_KEYS, _data_value, _dispatch, _dispatch_product,
-                             _dtype, _entry_kind, _finite, _key, _no_source, _none_is_empty, _pow2, _spec_value, _yaml_float)
+                     _dtype, _entry_kind, _finite, _key, _no_source, _none_is_empty, _pow2, _spec_value, _yaml_float)
 
 # ---- the models -------------------------------------------------------------------------------
 Float = Annotated[float, BeforeValidator(_yaml_float), AfterValidator(_finite)]
@@ -22,7 +22,7 @@ UInt64 = Annotated[StrictInt, Field(ge=0, le=2**64 - 1)]
 Name = Annotated[StrictStr, Field(min_length=1, max_length=4096)]
 
 
-Key = Annotated[Union[int, str], AfterValidator(_key)]
+Key = Annotated[int | str, AfterValidator(_key)]
 DType = Annotated[str, AfterValidator(_dtype)]
 Shape = Annotated[list[PosInt], Field(min_length=0, max_length=8)]
 SpecValue = Annotated[Any, AfterValidator(_spec_value)]
@@ -109,11 +109,10 @@ class ExpRandomEntry(RandomEntry, _Tolerances):
 
 
 def _entry_union(data, file, zeros, arange, random):
-    return Annotated[Union[Annotated[data, Tag("<data>")], Annotated[file, Tag("<file>")],
-                           Annotated[zeros, Tag("<zeros>")], Annotated[arange, Tag("<arange>")],
-                           Annotated[random, Tag("<random>")],
-                           Annotated[Annotated[Any, AfterValidator(_data_value)], Tag("<inline>")],
-                           Annotated[Annotated[Any, AfterValidator(_no_source)], Tag("<bad>")]],
+    return Annotated[Annotated[data, Tag("<data>")] | Annotated[file, Tag("<file>")] | Annotated[zeros, Tag("<zeros>")]
+                     | Annotated[arange, Tag("<arange>")] | Annotated[random, Tag("<random>")]
+                     | Annotated[Annotated[Any, AfterValidator(_data_value)], Tag("<inline>")]
+                     | Annotated[Annotated[Any, AfterValidator(_no_source)], Tag("<bad>")],
                      Discriminator(_entry_kind)]
 
 

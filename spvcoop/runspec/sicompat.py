@@ -66,7 +66,9 @@ def interface(prog: Program) -> dict[str, Target]:
             if storage in ("StorageBuffer", "Uniform"):
                 s, b = dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0]
                 target = Target("buffer", (s, b), t, rid, shown)
-                aliases = [f"@set{s}binding{b}", f"@binding{b}set{s}", f"{s}:{b}"] + ([f"@binding{b}"] if s == 0 else [])
+                aliases = [f"@set{s}binding{b}", f"@binding{b}set{s}", f"{s}:{b}"]
+                if s == 0:
+                    aliases.append(f"@binding{b}")
             elif storage == "PushConstant":
                 target, aliases = Target("push", "push_constants", t, rid, shown), []
             elif storage == "Input" and "BuiltIn" in dec:
@@ -137,8 +139,19 @@ def rename(prog: Program, t: Type | None, v, source: str, root, path: tuple):
         for i in range(len(t.members)):
             by_si.setdefault(named.get(i, ""), []).append(i)
         out = {}
+        unnamed = getattr(v, "unnamed", [])
+        if len(unnamed) > 1:   # '' repeated: the unnamed members in order, as SPIRV-Interpreter reads them
+            slots = by_si.get("", [])
+            if len(unnamed) > len(slots):
+                raise error_at(f"{len(unnamed)} values named '' but {t.name or 'the struct'} has {len(slots)} "
+                               f"unnamed member(s)", source, unnamed[len(slots)][2] or key_mark(root, path))
+            for j, (x, _, _) in enumerate(unnamed):
+                i = slots[j]
+                out[t.member_names[i]] = rename(prog, t.members[i], x, source, root, path + (t.member_names[i],))
         for k, x in v.items():
             ks = str(k)
+            if ks == "" and len(unnamed) > 1:
+                continue
             if ks in by_si and len(by_si[ks]) == 1:
                 i = by_si[ks][0]
             elif ks in t.member_names:
@@ -155,7 +168,8 @@ def rename(prog: Program, t: Type | None, v, source: str, root, path: tuple):
             out[t.member_names[i]] = rename(prog, t.members[i], x, source, root, path + (k,))
         return out
     if t.kind == "struct" and isinstance(v, list) and len(v) == len(t.members):
-        return [rename(prog, m, x, source, root, path + (i,)) for i, (m, x) in enumerate(zip(t.members, v))]
+        return [rename(prog, m, x, source, root, path + (i,))
+                for i, (m, x) in enumerate(zip(t.members, v, strict=False))]
     if t.kind in ("array", "runtime_array") and isinstance(v, list) and t.elem is not None and \
             t.elem.kind in ("struct", "array", "runtime_array"):
         return [rename(prog, t.elem, x, source, root, path + (i,)) for i, x in enumerate(v)]
@@ -281,7 +295,7 @@ def compare_typed(t: Type, got, want, name: str, out: list[str], opts: CheckOpti
     append difference lines, return how many values differ. Floats at the precision of their own type."""
     if t.kind == "struct":
         if isinstance(want, list) and len(want) == len(t.members):
-            want = dict(zip(t.member_names, want))
+            want = dict(zip(t.member_names, want, strict=False))
         if not isinstance(want, dict):
             out.append(f"{name}: expected a {type(want).__name__} where the output is a structure")
             return 1
@@ -293,7 +307,8 @@ def compare_typed(t: Type, got, want, name: str, out: list[str], opts: CheckOpti
             out.append(f"{name}: expected {len(want) if isinstance(want, list) else 'a value'} element(s), "
                        f"got {len(got)}")
             return 1
-        return sum(compare_typed(t.elem, g, x, f"{name}[{i}]", out, opts) for i, (g, x) in enumerate(zip(got, want)))
+        return sum(compare_typed(t.elem, g, x, f"{name}[{i}]", out, opts)
+                   for i, (g, x) in enumerate(zip(got, want, strict=False)))
     return _compare_numbers(scalar, got, want, name, out, opts)
 
 
@@ -305,7 +320,8 @@ def _compare_numbers(scalar: Type, got, want, name: str, out: list[str], opts: C
         out.append(f"{name}: expected numbers shaped like the output {list(g.shape)}, got {_short(want)}")
         return 1
     if e.shape != g.shape:
-        n = lambda a: f"{a.size} value(s)" + (f" (shape {list(a.shape)})" if a.ndim > 1 else "")
+        def n(a):
+            return f"{a.size} value(s)" + (f" (shape {list(a.shape)})" if a.ndim > 1 else "")
         out.append(f"{name}: expected {n(e)}, the output has {n(g)}")
         return 1
     if scalar.kind == "float":

@@ -370,6 +370,15 @@ def generate(entry, where: str, base: Path, source: str, hint=None, mark=None, o
         arr = _numeric(entry["data"], dt, fail, "data")
     if dt is not None and arr.dtype != dt:
         arr = _cast(arr, dt, fail, "file" if "file" in entry else "data")
+    if dt is not None and hint is not None and dtype and arr.dtype != hint[0]:
+        # data of another dtype than the shader's element type: its values, never its bytes reinterpreted
+        # (bfloat16 / FP8 given as unsigned integers of their width are their encodings)
+        from ..interp.dataio import bit_patterns, exact_cast
+        if not bit_patterns(arr.dtype, hint[0], raw_bytes=False):
+            try:
+                arr = exact_cast(arr, hint[0])
+            except ValueError as e:
+                raise fail(str(e), "dtype") from None
     if "shape" in entry and entry["shape"] is not None:
         shape = tuple(entry["shape"])
         if math.prod(shape) != arr.size:
@@ -552,7 +561,7 @@ def _skeleton(v, style: str, hole, top: bool = False):
         if toks is not None:
             return hole(lambda indent: "[" + _wrap(toks, indent) + "]")
         new = [_skeleton(x, style, hole) for x in v]
-        return v if all(a is b for a, b in zip(new, v)) else new
+        return v if all(a is b for a, b in zip(new, v, strict=False)) else new
     return to_plain(v) if top else v
 
 
@@ -641,7 +650,7 @@ def compare(name: str, got, expected, rtol: float, atol: float, out: list[str], 
             out.append(f"{name}: expected {len(expected)} elements, got {len(got)}")
             return 1
         return sum(compare(f"{name}[{i}]", g, x, rtol, atol, out, limit, digits)
-                   for i, (g, x) in enumerate(zip(got, expected)))
+                   for i, (g, x) in enumerate(zip(got, expected, strict=False)))
     e = np.asarray(expected, dtype=object)
     g = np.asarray(got, dtype=object) if not isinstance(got, np.ndarray) else got
     try:

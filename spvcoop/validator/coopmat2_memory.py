@@ -18,17 +18,17 @@ def _matrix_type(ctx: Context, inst, a: Addressing):
     """The matrix type the instruction loads or stores."""
     if inst.opname == LOAD:
         return ctx.ix.coopmat(inst.result_type)
-    return ctx.ix.coopmat_of(a.obj.value) if a.obj is not None else None
+    return ctx.ix.coopmat_of(a.obj.as_int) if a.obj is not None else None
 
 
 def _pointer_class(ctx: Context, a: Addressing) -> tuple[object, str | None]:
     """(pointer type instruction, its storage class name)."""
     ix = ctx.ix
-    d = ix.defs.get(a.pointer.value) if a.pointer is not None else None
+    d = ix.defs.get(a.pointer.as_int) if a.pointer is not None else None
     pt = ix.defs.get(d.result_type) if d is not None and d.result_type is not None else None
     if pt is None or pt.opname != "OpTypePointer":
         return pt, None
-    e = ix.grammar.operand_kinds["StorageClass"].by_value.get(pt.operands[0].value)
+    e = ix.grammar.operand_kinds["StorageClass"].by_value.get(pt.operands[0].as_int)
     return pt, e.name if e else None
 
 
@@ -44,9 +44,9 @@ def access_matrix(ctx: Context, inst) -> None:
     if inst.opname == LOAD:
         ctx.report(inst, None, f"result type {ix.name(inst.result_type)} ({ix.type_text(inst.result_type)}) is not an "
                    "OpTypeCooperativeMatrixKHR", [ctx.note_def(inst.result_type, "type declared here")])
-    elif a.obj is not None and ix.defs.get(a.obj.value) is not None:
-        ctx.report(inst, a.obj, f"Object {ix.name(a.obj.value)} has type {ix.value_type_text(a.obj.value)}, not an "
-                   "OpTypeCooperativeMatrixKHR", [ctx.note_def(a.obj.value, "Object defined here")])
+    elif a.obj is not None and ix.defs.get(a.obj.as_int) is not None:
+        ctx.report(inst, a.obj, f"Object {ix.name(a.obj.as_int)} has type {ix.value_type_text(a.obj.as_int)}, not an "
+                   "OpTypeCooperativeMatrixKHR", [ctx.note_def(a.obj.as_int, "Object defined here")])
 
 
 @rule("coopmat2.tensor_load.object", LOAD,
@@ -55,11 +55,11 @@ def access_matrix(ctx: Context, inst) -> None:
 def load_object(ctx: Context, inst) -> None:
     ix = ctx.ix
     a = addressing_operands(inst)
-    d = ix.defs.get(a.obj.value) if a.obj is not None else None
+    d = ix.defs.get(a.obj.as_int) if a.obj is not None else None
     if d is not None and d.result_type != inst.result_type:
-        ctx.report(inst, a.obj, f"Object {ix.name(a.obj.value)} has type {ix.value_type_text(a.obj.value)} but the "
+        ctx.report(inst, a.obj, f"Object {ix.name(a.obj.as_int)} has type {ix.value_type_text(a.obj.as_int)} but the "
                    f"result type is {ix.name(inst.result_type)} ({ix.type_text(inst.result_type)})",
-                   [ctx.note_def(a.obj.value, "Object defined here")])
+                   [ctx.note_def(a.obj.as_int, "Object defined here")])
 
 
 @rule("coopmat2.tensor_access.pointer", TENSOR_ACCESS,
@@ -68,22 +68,22 @@ def load_object(ctx: Context, inst) -> None:
 def access_pointer(ctx: Context, inst) -> None:
     ix = ctx.ix
     a = addressing_operands(inst)
-    d = ix.defs.get(a.pointer.value) if a.pointer is not None else None
+    d = ix.defs.get(a.pointer.as_int) if a.pointer is not None else None
     if d is None:
         return
-    note = [ctx.note_def(a.pointer.value, "Pointer defined here")]
+    note = [ctx.note_def(a.pointer.as_int, "Pointer defined here")]
     pt, sc = _pointer_class(ctx, a)
     if pt is None or pt.opname != "OpTypePointer":
-        ctx.report(inst, a.pointer, f"Pointer {ix.name(a.pointer.value)} has type {ix.value_type_text(a.pointer.value)}"
-                   ", not an OpTypePointer", note)
+        ctx.report(inst, a.pointer, f"Pointer {ix.name(a.pointer.as_int)} has type "
+                   f"{ix.value_type_text(a.pointer.as_int)}, not an OpTypePointer", note)
         return
     if ix.addressing == "Logical":
         variable = ix.has_cap("VariablePointers") or ix.has_cap("VariablePointersStorageBuffer")
         if not (d.opname in LOGICAL_POINTER_OPS or (variable and d.opname in VARIABLE_POINTER_OPS)):
-            ctx.report(inst, a.pointer, f"Pointer {ix.name(a.pointer.value)} comes from {d.opname}, which does not "
+            ctx.report(inst, a.pointer, f"Pointer {ix.name(a.pointer.as_int)} comes from {d.opname}, which does not "
                        "yield a logical pointer (Logical addressing model)", note)
     if sc is not None and sc not in LOADSTORE_CLASSES:
-        ctx.report(inst, a.pointer, f"Pointer {ix.name(a.pointer.value)} is in {sc} storage; tensor loads and stores "
+        ctx.report(inst, a.pointer, f"Pointer {ix.name(a.pointer.as_int)} is in {sc} storage; tensor loads and stores "
                    "need Workgroup, StorageBuffer or PhysicalStorageBuffer", note)
 
 
@@ -95,11 +95,11 @@ def access_into_array(ctx: Context, inst) -> None:
     if not ix.has_cap("Shader"):
         return
     a = addressing_operands(inst)
-    bad = not_into_array(ctx, a.pointer.value) if a.pointer is not None else None
+    bad = not_into_array(ctx, a.pointer.as_int) if a.pointer is not None else None
     if bad is None:
         return
-    ctx.report(inst, a.pointer, f"Pointer {ix.name(a.pointer.value)} points at {bad}; with Shader it must point into "
-               "an array", [ctx.note_def(a.pointer.value, "Pointer defined here")])
+    ctx.report(inst, a.pointer, f"Pointer {ix.name(a.pointer.as_int)} points at {bad}; with Shader it must point into "
+               "an array", [ctx.note_def(a.pointer.as_int, "Pointer defined here")])
 
 
 @rule("coopmat2.tensor_access.layout_view", TENSOR_ACCESS,
@@ -109,12 +109,12 @@ def access_layout_view(ctx: Context, inst) -> None:
     ix = ctx.ix
     a = addressing_operands(inst)
     for o, kind, what in ((a.layout, "layout", "TensorLayout"), (a.view, "view", "TensorView")):
-        if o is None or ix.defs.get(o.value) is None:
+        if o is None or ix.defs.get(o.as_int) is None:
             continue
-        tt = ix.tensor_of(o.value)
+        tt = ix.tensor_of(o.as_int)
         if tt is None or tt.kind != kind:
-            ctx.report(inst, o, f"{what} {ix.name(o.value)} has type {ix.value_type_text(o.value)}, not an "
-                       f"OpTypeTensor{kind.title()}NV", [ctx.note_def(o.value, "defined here")])
+            ctx.report(inst, o, f"{what} {ix.name(o.as_int)} has type {ix.value_type_text(o.as_int)}, not an "
+                       f"OpTypeTensor{kind.title()}NV", [ctx.note_def(o.as_int, "defined here")])
 
 
 def _mask_names(ctx: Context, mask) -> set[str]:
@@ -173,10 +173,10 @@ def _decode(ctx: Context, inst):
     """(the DecodeFunc operand, its OpFunction, its OpTypeFunction) for a load with a DecodeFunc."""
     a = addressing_operands(inst)
     o = a.decode
-    f = ctx.ix.defs.get(o.value) if o is not None else None
+    f = ctx.ix.defs.get(o.as_int) if o is not None else None
     if f is None or f.opname != "OpFunction" or len(f.operands) < 2:
         return o, None, None, a
-    ft = ctx.ix.defs.get(f.operands[1].value)
+    ft = ctx.ix.defs.get(f.operands[1].as_int)
     return o, f, ft if ft is not None and ft.opname == "OpTypeFunction" else None, a
 
 
@@ -191,7 +191,8 @@ def load_decode(ctx: Context, inst) -> None:
         return
     if f is None:
         if ix.defs.get(o.value) is not None:
-            ctx.report(inst, o, f"DecodeFunc {ix.name(o.value)} is not an OpFunction", [ctx.note_def(o.value, "defined here")])
+            ctx.report(inst, o, f"DecodeFunc {ix.name(o.value)} is not an OpFunction",
+                       [ctx.note_def(o.value, "defined here")])
         return
     cm = ix.coopmat(inst.result_type)
     if ft is None or cm is None:
@@ -208,7 +209,7 @@ def load_decode(ctx: Context, inst) -> None:
     p0 = ix.defs.get(types[1])
     sc = None
     if p0 is not None and p0.opname == "OpTypePointer":
-        e = ix.grammar.operand_kinds["StorageClass"].by_value.get(p0.operands[0].value)
+        e = ix.grammar.operand_kinds["StorageClass"].by_value.get(p0.operands[0].as_int)
         sc = e.name if e else None
     if sc != "PhysicalStorageBuffer":
         ctx.report(inst, o, f"DecodeFunc's first parameter is {ix.type_text(types[1])}; it must be a "
@@ -220,7 +221,7 @@ def load_decode(ctx: Context, inst) -> None:
             ctx.report(inst, o, f"DecodeFunc's {what} parameter is {ix.type_text(t)}; it must be an array of 32-bit "
                        "integers, one per tensor dimension", note)
             continue
-        n = ix.int_value(arr.operands[1].value)
+        n = ix.int_value(arr.operands[1].as_int)
         if n is not None and lay is not None and lay.dim is not None and n.value != lay.dim.value:
             ctx.report(inst, o, f"DecodeFunc's {what} parameter is an array of {n.value}, but the tensor layout has "
                        f"{lay.dim.value} dimensions", note, spec_dependent=n.spec or lay.dim.spec)
@@ -238,13 +239,13 @@ def load_decode_params(ctx: Context, inst) -> None:
     note = [ctx.note_def(o.value, "DecodeFunc defined here")]
     if len(types) > 4:
         ctx.report(inst, o, f"DecodeFunc has {len(types) - 1} parameters; it is called with three", note)
-    for what, t in zip(("second", "third"), types[2:4]):
+    for what, t in zip(("second", "third"), types[2:4], strict=False):
         arr = ix.defs.get(t)
         if arr is not None and arr.opname == "OpTypeArray":
-            it = ix.int_type(arr.operands[0].value)
+            it = ix.int_type(arr.operands[0].as_int)
             if it is None or it[0] != 32:
                 ctx.report(inst, o, f"DecodeFunc's {what} parameter is an array of "
-                           f"{ix.type_text(arr.operands[0].value)}; it must be an array of 32-bit integers", note)
+                           f"{ix.type_text(arr.operands[0].as_int)}; it must be an array of 32-bit integers", note)
 
 
 @rule("coopmat2.tensor_load.decode_pointer", LOAD,
@@ -257,7 +258,7 @@ def load_decode_pointer(ctx: Context, inst) -> None:
     _, sc = _pointer_class(ctx, a)
     if sc is not None and sc not in ("PhysicalStorageBuffer", "StorageBuffer"):
         ctx.report(inst, a.pointer, f"Pointer is in {sc} storage; a load with a DecodeFunc needs PhysicalStorageBuffer "
-                   "or StorageBuffer", [ctx.note_def(a.pointer.value, "Pointer defined here")])
+                   "or StorageBuffer", [ctx.note_def(a.pointer.as_int, "Pointer defined here")])
 
 
 _LAYOUT_COPIES = frozenset({"OpTensorLayoutSetDimensionNV", "OpTensorLayoutSetStrideNV", "OpTensorLayoutSliceNV",
@@ -270,17 +271,17 @@ _LAYOUT_COPIES = frozenset({"OpTensorLayoutSetDimensionNV", "OpTensorLayoutSetSt
 def store_block_size(ctx: Context, inst) -> None:
     ix = ctx.ix
     a = addressing_operands(inst)
-    d = ix.defs.get(a.layout.value) if a.layout is not None else None
+    d = ix.defs.get(a.layout.as_int) if a.layout is not None else None
     for _ in range(1000):  # a chain of copies: the last SetBlockSize before the store decides
         if d is None or d.opname not in _LAYOUT_COPIES or not d.operands:
             return
         if d.opname == "OpTensorLayoutSetBlockSizeNV":
             break
-        d = ix.defs.get(d.operands[0].value)
+        d = ix.defs.get(d.operands[0].as_int)
     else:
         return
     for o in d.operands[1:]:
-        v = ix.int_value(o.value)
+        v = ix.int_value(o.as_int)
         if v is not None and v.value > 1:
             ctx.report(inst, a.layout, f"the tensor layout stored through has block size {v.value} (set by "
                        f"{ix.name(d.result_id)}); stores need block size 1",

@@ -40,7 +40,7 @@ def _func_type(ctx: Context, func_id: int):
     f = ctx.ix.defs.get(func_id)
     if f is None or f.opname != "OpFunction" or len(f.operands) < 2:
         return None, None
-    ft = ctx.ix.defs.get(f.operands[1].value)
+    ft = ctx.ix.defs.get(f.operands[1].as_int)
     return (f, ft) if ft is not None and ft.opname == "OpTypeFunction" else (f, None)
 
 
@@ -149,7 +149,7 @@ def reduce_combine(ctx: Context, inst) -> None:
     _, mat = _reduce_types(ctx, inst)
     if mat is None:
         return
-    for what, t in zip(("return type", "first parameter", "second parameter"), types):
+    for what, t in zip(("return type", "first parameter", "second parameter"), types, strict=False):
         if t != mat.component:
             ctx.report(inst, 2, f"CombineFunc's {what} is {ix.type_text(t)}; it must be the Matrix component type "
                        f"{ix.type_text(mat.component)}", note + [describe(ctx, mat, "Matrix")])
@@ -224,7 +224,7 @@ def per_element_operands(ctx: Context, inst) -> None:
                    f"{len(extra_ops)} additional operand{'s' if len(extra_ops) != 1 else ''} for a Func with "
                    f"{len(extra_params)} additional parameter{'s' if len(extra_params) != 1 else ''}", note)
     mat = ix.coopmat_of(inst.operands[0].value)
-    for o, p in zip(extra_ops, extra_params):
+    for o, p in zip(extra_ops, extra_params, strict=False):
         d = ix.defs.get(o.value)
         if d is None:
             continue
@@ -236,11 +236,13 @@ def per_element_operands(ctx: Context, inst) -> None:
             continue
         if cm.component != p:
             ctx.report(inst, o, f"matrix operand {ix.name(o.value)} has {ix.type_text(cm.component)} components but "
-                       f"the matching parameter of Func has type {ix.type_text(p)}", note + [describe(ctx, cm, "operand")])
+                       f"the matching parameter of Func has type {ix.type_text(p)}",
+                       note + [describe(ctx, cm, "operand")])
         if mat is not None and any(a is not None and b is not None and a.value != b.value
                                    for a, b in ((cm.rows, mat.rows), (cm.cols, mat.cols), (cm.scope, mat.scope))):
-            ctx.report(inst, o, f"matrix operand {ix.name(o.value)} is {cm.shape()}, Matrix is {mat.shape()}: not every "
-                       "element has a corresponding component", [describe(ctx, cm, "operand"), describe(ctx, mat, "Matrix")],
+            ctx.report(inst, o, f"matrix operand {ix.name(o.value)} is {cm.shape()}, Matrix is {mat.shape()}: "
+                       "not every element has a corresponding component",
+                       [describe(ctx, cm, "operand"), describe(ctx, mat, "Matrix")],
                        spec_dependent=spec_dep(cm.rows, cm.cols, mat.rows, mat.cols))
 
 
@@ -410,10 +412,10 @@ def callback_tangled(ctx: Context, inst) -> None:
     else:
         i = CALLBACK_OPERAND[inst.opname]
         o = inst.operands[i] if i < len(inst.operands) else None
-    if o is None or ix.defs.get(o.value) is None or ix.defs[o.value].opname != "OpFunction":
+    if o is None or ix.defs.get(o.as_int) is None or ix.defs[o.as_int].opname != "OpFunction":
         return
-    bad, holder = tangled_in(ix, o.value)
+    bad, holder = tangled_in(ix, o.as_int)
     if bad is not None:
         where = "" if holder == o.value else f" (in {ix.name(holder)}, which it calls)"
-        ctx.report(inst, o, f"callback {ix.name(o.value)} executes the tangled instruction {bad.opname}{where}",
+        ctx.report(inst, o, f"callback {ix.name(o.as_int)} executes the tangled instruction {bad.opname}{where}",
                    [Note(f"{bad.opname} is here", bad.span)])

@@ -164,7 +164,7 @@ def view_permutation(ctx: Context, inst) -> None:
         return
     n = len(perm_ops)
     seen: dict[int, int] = {}
-    for i, (o, v) in enumerate(zip(perm_ops, tt.perm)):
+    for i, (o, v) in enumerate(zip(perm_ops, tt.perm, strict=False)):
         if v is None:
             continue
         if not 0 <= v.value < n:
@@ -278,12 +278,12 @@ def _traced_layout_values(ctx: Context, layout_id: int) -> tuple[list | None, li
         if d.opname not in SETTERS or not d.opname.startswith("OpTensorLayout") or not d.operands:
             return dims, blocks
         if d.opname == "OpTensorLayoutSetDimensionNV" and dims is None:
-            dims = [ix.int_value(o.value) for o in d.operands[1:]]
+            dims = [ix.int_value(o.as_int) for o in d.operands[1:]]
         elif d.opname == "OpTensorLayoutSetBlockSizeNV" and blocks is None:
-            blocks = [ix.int_value(o.value) for o in d.operands[1:]]
+            blocks = [ix.int_value(o.as_int) for o in d.operands[1:]]
         if dims is not None and blocks is not None:
             return dims, blocks
-        d = ix.defs.get(d.operands[0].value)
+        d = ix.defs.get(d.operands[0].as_int)
     return None, None
 
 
@@ -304,7 +304,7 @@ def layout_stride(ctx: Context, inst) -> None:
             continue
         need = s1.value * -(-dim.value // blk.value)
         if s.value < need:
-            ctx.report(inst, inst.operands[1 + i], f"Stride{i} is {s.value}, less than Stride{i + 1} ({s1.value}) times "
-                       f"ceiling(dimension {dim.value} / block size {blk.value}) = {need}: rows of the layout would "
-                       "overlap", [ctx.note_def(inst.operands[1 + i].value, "value defined here")],
+            ctx.report(inst, inst.operands[1 + i], f"Stride{i} is {s.value}, less than Stride{i + 1} ({s1.value}) "
+                       f"times ceiling(dimension {dim.value} / block size {blk.value}) = {need}: rows of the layout "
+                       "would overlap", [ctx.note_def(inst.operands[1 + i].value, "value defined here")],
                        spec_dependent=any(v.spec for v in (s, s1, dim, blk)))

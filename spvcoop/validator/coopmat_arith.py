@@ -1,4 +1,5 @@
-"""MulAdd, element-wise arithmetic, MatrixTimesScalar, OpSelect and unsupported ops (1G, 1H; L5, L6, L11-L13, S2, S3)."""
+"""MulAdd, element-wise arithmetic, MatrixTimesScalar, OpSelect and unsupported ops
+(1G, 1H; L5, L6, L11-L13, S2, S3)."""
 from __future__ import annotations
 
 from .coopmat_types import describe
@@ -14,7 +15,7 @@ ROLES = ("A", "B", "C")
 def _muladd_types(ctx: Context, inst) -> dict[str, CoopMat | None]:
     ix = ctx.ix
     out: dict[str, CoopMat | None] = {"Result": ix.coopmat(inst.result_type)}
-    for role, o in zip(ROLES, inst.operands[:3]):
+    for role, o in zip(ROLES, inst.operands[:3], strict=False):
         out[role] = ix.coopmat_of(o.value)
     return out
 
@@ -324,7 +325,7 @@ def unsupported_ops(ctx: Context, _inst) -> None:
             if bad is None:
                 continue
         ctx.report(inst, bad, f"{op} does not accept cooperative matrices"
-                   + (f" (operand {ix.name(bad.value)} is one)" if bad is not None else
+                   + (f" (operand {ix.name(bad.as_int)} is one)" if bad is not None else
                       f" (its result type {ix.name(rt)} is one)"))
 
 
@@ -347,7 +348,7 @@ def arith_encoding(ctx: Context, inst) -> None:
         t = ix.defs.get(cm.component)
         if t is None or t.opname != "OpTypeFloat" or len(t.operands) < 2:
             continue
-        enc = _NO_ARITH_ENCODINGS.get(t.operands[1].value)
+        enc = _NO_ARITH_ENCODINGS.get(t.operands[1].as_int)
         if enc:
             ctx.report(inst, _operand_index(role) if role != "Result" else None,
                        f"{inst.opname} does not support {enc} components ({role}: {ix.type_text(cm.id)}); "

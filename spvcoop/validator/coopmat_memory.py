@@ -83,14 +83,14 @@ def parse_access(inst: Instruction) -> Access | None:
 
 
 def _pointer_type(ctx: Context, a: Access) -> Instruction | None:
-    d = ctx.ix.defs.get(a.pointer.value)
+    d = ctx.ix.defs.get(a.pointer.as_int)
     return ctx.ix.defs.get(d.result_type) if d is not None and d.result_type is not None else None
 
 
 def _storage_class(ctx: Context, ptype: Instruction | None) -> str | None:
     if ptype is None or ptype.opname not in ("OpTypePointer", "OpTypeUntypedPointerKHR"):
         return None
-    e = ctx.ix.grammar.operand_kinds["StorageClass"].by_value.get(ptype.operands[0].value)
+    e = ctx.ix.grammar.operand_kinds["StorageClass"].by_value.get(ptype.operands[0].as_int)
     return e.name if e else None
 
 
@@ -111,13 +111,13 @@ def store_object_type(ctx: Context, inst) -> None:
     a = parse_access(inst)
     if a is None or a.obj is None:
         return
-    d = ctx.ix.defs.get(a.obj.value)
+    d = ctx.ix.defs.get(a.obj.as_int)
     if d is None:
         return
     cm = ctx.ix.coopmat(d.result_type)
     if cm is None or cm.flavour != a.flavour:
-        ctx.report(inst, a.obj, f"object {ctx.ix.name(a.obj.value)} has type {ctx.ix.value_type_text(a.obj.value)}, "
-                   f"not an OpTypeCooperativeMatrix{a.flavour}", [ctx.note_def(a.obj.value, "object defined here")])
+        ctx.report(inst, a.obj, f"object {ctx.ix.name(a.obj.as_int)} has type {ctx.ix.value_type_text(a.obj.as_int)}, "
+                   f"not an OpTypeCooperativeMatrix{a.flavour}", [ctx.note_def(a.obj.as_int, "object defined here")])
 
 
 @rule("coopmat.pointer.type", LOAD_STORE,
@@ -128,24 +128,24 @@ def pointer_type(ctx: Context, inst) -> None:
     a = parse_access(inst)
     if a is None:
         return
-    d = ix.defs.get(a.pointer.value)
+    d = ix.defs.get(a.pointer.as_int)
     if d is None:
         return
     pt = ix.defs.get(d.result_type) if d.result_type is not None else None
     ok_types = ("OpTypePointer",) if a.flavour == "NV" else ("OpTypePointer", "OpTypeUntypedPointerKHR")
     if pt is None or pt.opname not in ok_types:
-        ctx.report(inst, a.pointer, f"pointer {ix.name(a.pointer.value)} has type "
+        ctx.report(inst, a.pointer, f"pointer {ix.name(a.pointer.as_int)} has type "
                    f"{ix.type_text(d.result_type) if pt else d.opname}, not a pointer type",
-                   [ctx.note_def(a.pointer.value, "defined here")])
+                   [ctx.note_def(a.pointer.as_int, "defined here")])
         return
     if ix.addressing == "Logical":
         ok = d.opname in LOGICAL_POINTER_OPS or (
             (ix.has_cap("VariablePointers") or ix.has_cap("VariablePointersStorageBuffer"))
             and d.opname in VARIABLE_POINTER_OPS)
         if not ok:
-            ctx.report(inst, a.pointer, f"pointer {ix.name(a.pointer.value)} comes from {d.opname}, which does not "
+            ctx.report(inst, a.pointer, f"pointer {ix.name(a.pointer.as_int)} comes from {d.opname}, which does not "
                        "yield a logical pointer (Logical addressing model)",
-                       [ctx.note_def(a.pointer.value, "defined here")])
+                       [ctx.note_def(a.pointer.as_int, "defined here")])
 
 
 @rule("coopmat.pointer.storage_class", LOAD_STORE,
@@ -158,7 +158,7 @@ def pointer_storage(ctx: Context, inst) -> None:
     pt = _pointer_type(ctx, a)
     sc = _storage_class(ctx, pt)
     if sc is not None and sc not in LOADSTORE_CLASSES:
-        ctx.report(inst, a.pointer, f"pointer {ctx.ix.name(a.pointer.value)} is in {sc} storage; cooperative "
+        ctx.report(inst, a.pointer, f"pointer {ctx.ix.name(a.pointer.as_int)} is in {sc} storage; cooperative "
                    "matrix load/store needs Workgroup, StorageBuffer or PhysicalStorageBuffer",
                    [ctx.note_def(pt.result_id, f"pointer type {ctx.ix.name(pt.result_id)} declared here")])
 
@@ -173,18 +173,18 @@ def pointer_pointee(ctx: Context, inst) -> None:
     pt = _pointer_type(ctx, a)
     if pt is None or pt.opname != "OpTypePointer":
         return
-    pointee = pt.operands[1].value
+    pointee = pt.operands[1].as_int
     t = ix.defs.get(pointee)
     if t is None:
         return
-    elem = t.operands[0].value if t.opname == "OpTypeVector" else pointee
+    elem = t.operands[0].as_int if t.opname == "OpTypeVector" else pointee
     if ix.scalar_kind(elem) is None or ix.scalar_kind(elem)[0] == "bool":  # type: ignore[index]
-        ctx.report(inst, a.pointer, f"pointer {ix.name(a.pointer.value)} points at {ix.type_text(pointee)}; "
+        ctx.report(inst, a.pointer, f"pointer {ix.name(a.pointer.as_int)} points at {ix.type_text(pointee)}; "
                    "it must point at a numerical scalar or vector (an element of the matrix data)",
                    [ctx.note_def(pointee, "pointee type declared here")])
 
 
-@rule("coopmat.pointer.into_array", "OpCooperativeMatrixLoadKHR OpCooperativeMatrixStoreKHR".split(),
+@rule("coopmat.pointer.into_array", ["OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixStoreKHR"],
       "If the Shader capability was declared, Pointer must point into an array and any ArrayStride "
       "decoration on Pointer is ignored.", source=KHR)
 def pointer_into_array(ctx: Context, inst) -> None:
@@ -194,13 +194,13 @@ def pointer_into_array(ctx: Context, inst) -> None:
     a = parse_access(inst)
     if a is None:
         return
-    bad = not_into_array(ctx, a.pointer.value)
+    bad = not_into_array(ctx, a.pointer.as_int)
     if bad is None:
         return
     if bad.startswith("a member"):
         bad += " (the last access-chain index does not select an array element)"
-    ctx.report(inst, a.pointer, f"pointer {ix.name(a.pointer.value)} points at {bad}; with Shader it must "
-               "point into an array", [ctx.note_def(a.pointer.value, "pointer defined here")])
+    ctx.report(inst, a.pointer, f"pointer {ix.name(a.pointer.as_int)} points at {bad}; with Shader it must "
+               "point into an array", [ctx.note_def(a.pointer.as_int, "pointer defined here")])
 
 
 def not_into_array(ctx: Context, pointer_id: int) -> str | None:
@@ -209,7 +209,7 @@ def not_into_array(ctx: Context, pointer_id: int) -> str | None:
     ix = ctx.ix
     d = ix.defs.get(pointer_id)
     while d is not None and d.opname == "OpCopyObject":
-        d = ix.defs.get(d.operands[0].value)
+        d = ix.defs.get(d.operands[0].as_int)
     if d is None:
         return None
     if d.opname == "OpVariable":
@@ -224,11 +224,11 @@ def not_into_array(ctx: Context, pointer_id: int) -> str | None:
 def _last_step_container(ctx: Context, chain: Instruction) -> str | None:
     """The opcode of the type that the last index of an access chain indexes into."""
     ix = ctx.ix
-    base = ix.defs.get(chain.operands[0].value)
+    base = ix.defs.get(chain.operands[0].as_int)
     pt = ix.defs.get(base.result_type) if base is not None and base.result_type else None
     if pt is None or pt.opname != "OpTypePointer":
         return None
-    t = ix.defs.get(pt.operands[1].value)
+    t = ix.defs.get(pt.operands[1].as_int)
     indices = chain.operands[1:]
     for n, idx in enumerate(indices):
         if t is None:
@@ -236,12 +236,12 @@ def _last_step_container(ctx: Context, chain: Instruction) -> str | None:
         if n == len(indices) - 1:
             return t.opname
         if t.opname == "OpTypeStruct":
-            v = ix.int_value(idx.value)
+            v = ix.int_value(idx.as_int)
             if v is None or not (0 <= v.value < len(t.operands)):
                 return None
-            t = ix.defs.get(t.operands[v.value].value)
+            t = ix.defs.get(t.operands[v.value].as_int)
         elif t.opname in ("OpTypeArray", "OpTypeRuntimeArray", "OpTypeVector", "OpTypeMatrix"):
-            t = ix.defs.get(t.operands[0].value)
+            t = ix.defs.get(t.operands[0].as_int)
         else:
             return None
     return None
@@ -253,11 +253,11 @@ def stride_type(ctx: Context, inst) -> None:
     a = parse_access(inst)
     if a is None or a.stride is None:
         return
-    d = ctx.ix.defs.get(a.stride.value)
+    d = ctx.ix.defs.get(a.stride.as_int)
     if d is not None and ctx.ix.int_type(d.result_type) is None:
-        ctx.report(inst, a.stride, f"stride {ctx.ix.name(a.stride.value)} has type "
+        ctx.report(inst, a.stride, f"stride {ctx.ix.name(a.stride.as_int)} has type "
                    f"{ctx.ix.type_text(d.result_type)}; it must be a scalar integer",
-                   [ctx.note_def(a.stride.value, "defined here")])
+                   [ctx.note_def(a.stride.as_int, "defined here")])
 
 
 @rule("coopmat.stride.positive", LOAD_STORE,
@@ -267,18 +267,19 @@ def stride_positive(ctx: Context, inst) -> None:
     a = parse_access(inst)
     if a is None or a.stride is None:
         return
-    v = ctx.ix.int_value(a.stride.value)
+    v = ctx.ix.int_value(a.stride.as_int)
     if v is None:
         return
     if v.value == 0 and inst.opname == "OpCooperativeMatrixStoreKHR":
         ctx.report(inst, a.stride, "stride is 0; OpCooperativeMatrixStoreKHR needs a stride greater than 0",
-                   [ctx.note_def(a.stride.value, "value defined here")], spec_dependent=v.spec)
+                   [ctx.note_def(a.stride.as_int, "value defined here")], spec_dependent=v.spec)
     elif v.value < 0:
-        ctx.report(inst, a.stride, f"stride is negative ({v.value})", [ctx.note_def(a.stride.value, "value defined here")],
+        ctx.report(inst, a.stride, f"stride is negative ({v.value})",
+                   [ctx.note_def(a.stride.as_int, "value defined here")],
                    severity="warning")
 
 
-@rule("coopmat.nv.column_major", "OpCooperativeMatrixLoadNV OpCooperativeMatrixStoreNV".split(),
+@rule("coopmat.nv.column_major", ["OpCooperativeMatrixLoadNV", "OpCooperativeMatrixStoreNV"],
       "ColumnMajor indicates whether the values are arranged in column-major or row-major order. It must be "
       "a boolean constant instruction.", source=NV)
 def column_major(ctx: Context, inst) -> None:
@@ -286,17 +287,17 @@ def column_major(ctx: Context, inst) -> None:
     a = parse_access(inst)
     if a is None or a.layout is None:
         return
-    d = ix.defs.get(a.layout.value)
+    d = ix.defs.get(a.layout.as_int)
     if d is None:
         return
     t = ix.defs.get(d.result_type) if d.result_type is not None else None
-    if t is None or t.opname != "OpTypeBool" or not ix.is_constant_inst(a.layout.value):
-        ctx.report(inst, a.layout, f"ColumnMajor {ix.name(a.layout.value)} ({d.opname} of type "
+    if t is None or t.opname != "OpTypeBool" or not ix.is_constant_inst(a.layout.as_int):
+        ctx.report(inst, a.layout, f"ColumnMajor {ix.name(a.layout.as_int)} ({d.opname} of type "
                    f"{ix.type_text(d.result_type)}) must be a boolean constant instruction",
-                   [ctx.note_def(a.layout.value, "defined here")])
+                   [ctx.note_def(a.layout.as_int, "defined here")])
 
 
-@rule("coopmat.khr.layout", "OpCooperativeMatrixLoadKHR OpCooperativeMatrixStoreKHR".split(),
+@rule("coopmat.khr.layout", ["OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixStoreKHR"],
       "MemoryLayout specifies how matrix elements are laid out in memory. It must come from a 32-bit integer "
       "constant instruction whose value corresponds to a Cooperative Matrix Layout.", source=KHR)
 def khr_layout(ctx: Context, inst) -> None:
@@ -304,19 +305,19 @@ def khr_layout(ctx: Context, inst) -> None:
     a = parse_access(inst)
     if a is None or a.layout is None:
         return
-    d = ix.defs.get(a.layout.value)
+    d = ix.defs.get(a.layout.as_int)
     if d is None:
         return
     it = ix.int_type(d.result_type)
-    note = [ctx.note_def(a.layout.value, "defined here")]
-    if it is None or not ix.is_constant_inst(a.layout.value):
-        ctx.report(inst, a.layout, f"MemoryLayout {ix.name(a.layout.value)} ({d.opname} of type "
+    note = [ctx.note_def(a.layout.as_int, "defined here")]
+    if it is None or not ix.is_constant_inst(a.layout.as_int):
+        ctx.report(inst, a.layout, f"MemoryLayout {ix.name(a.layout.as_int)} ({d.opname} of type "
                    f"{ix.type_text(d.result_type)}) must be an integer constant instruction", note)
         return
     if it[0] != 32:
-        ctx.report(inst, a.layout, f"MemoryLayout {ix.name(a.layout.value)} is a {it[0]}-bit integer; it must be "
+        ctx.report(inst, a.layout, f"MemoryLayout {ix.name(a.layout.as_int)} is a {it[0]}-bit integer; it must be "
                    "32-bit", note)
-    v = ix.int_value(a.layout.value)
+    v = ix.int_value(a.layout.as_int)
     valid = ix.grammar.operand_kinds["CooperativeMatrixLayout"].by_value
     if v is not None and v.value not in valid:
         ctx.report(inst, a.layout, f"MemoryLayout value {v.value} is not a Cooperative Matrix Layout "
@@ -324,14 +325,14 @@ def khr_layout(ctx: Context, inst) -> None:
                    spec_dependent=v.spec)
 
 
-@rule("coopmat.khr.layout_stride", "OpCooperativeMatrixLoadKHR OpCooperativeMatrixStoreKHR".split(),
+@rule("coopmat.khr.layout_stride", ["OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixStoreKHR"],
       "Stride is required for the RowMajorKHR and ColumnMajorKHR layouts (and the ARM blocked layouts).",
       source=KHR)
 def khr_layout_needs_stride(ctx: Context, inst) -> None:
     a = parse_access(inst)
     if a is None or a.layout is None or a.stride is not None:
         return
-    v = ctx.ix.int_value(a.layout.value)
+    v = ctx.ix.int_value(a.layout.as_int)
     if v is not None and v.value in _layout_values(ctx, _STRIDED_LAYOUTS):
         name = ctx.ix.grammar.operand_kinds["CooperativeMatrixLayout"].by_value[v.value].name
         ctx.report(inst, a.layout, f"MemoryLayout {name} requires a Stride operand", spec_dependent=v.spec)
@@ -347,7 +348,7 @@ def _layout_values(ctx: Context, names: tuple[str, ...]) -> dict[int, str]:
     return {by_name[n].value: n for n in names if n in by_name}
 
 
-@rule("coopmat.khr.layout_arm", "OpCooperativeMatrixLoadKHR OpCooperativeMatrixStoreKHR".split(),
+@rule("coopmat.khr.layout_arm", ["OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixStoreKHR"],
       "The RowBlockedInterleavedARM / ColumnBlockedInterleavedARM layouts need the CooperativeMatrixLayoutsARM "
       "capability and a constant Stride of 1, 2 or 4. With RowBlockedInterleavedARM the matrix's Rows must be "
       "a multiple of 4 and its Columns a multiple of 16 / sizeof(Component Type) times Stride "
@@ -358,22 +359,23 @@ def khr_layout_arm(ctx: Context, inst) -> None:
     a = parse_access(inst)
     if a is None or a.layout is None:
         return
-    v = ix.int_value(a.layout.value)
+    v = ix.int_value(a.layout.as_int)
     layout = _layout_values(ctx, _ARM_LAYOUTS).get(v.value) if v is not None else None
     if layout is None:
         return
     if not ix.has_cap("CooperativeMatrixLayoutsARM"):
-        ctx.report(inst, a.layout, "the blocked-interleaved ARM layouts need the CooperativeMatrixLayoutsARM capability")
+        ctx.report(inst, a.layout,
+                   "the blocked-interleaved ARM layouts need the CooperativeMatrixLayoutsARM capability")
     if a.stride is None:
         return
-    s = ix.int_value(a.stride.value)
-    if s is None or not ix.is_constant_inst(a.stride.value):
+    s = ix.int_value(a.stride.as_int)
+    if s is None or not ix.is_constant_inst(a.stride.as_int):
         ctx.report(inst, a.stride, "with an ARM blocked layout, Stride must come from a constant instruction")
         return
     if s.value not in (1, 2, 4):
         ctx.report(inst, a.stride, f"with an ARM blocked layout, Stride must be 1, 2 or 4 (it is {s.value})")
         return
-    cm = ix.coopmat(inst.result_type) if a.is_load else (ix.coopmat_of(a.obj.value) if a.obj else None)
+    cm = ix.coopmat(inst.result_type) if a.is_load else (ix.coopmat_of(a.obj.as_int) if a.obj else None)
     comp = ix.scalar_kind(cm.component) if cm is not None else None
     if cm is None or comp is None or cm.rows is None or cm.cols is None:
         return
@@ -453,25 +455,25 @@ def memaccess_scope(ctx: Context, inst) -> None:
         o = _mask_param(ctx, a, bit)
         if o is None:
             continue
-        d = ix.defs.get(o.value)
+        d = ix.defs.get(o.as_int)
         if d is None:
             continue
         it = ix.int_type(d.result_type)
-        if it is None or it[0] != 32 or not ix.is_constant_inst(o.value):
-            ctx.report(inst, o, f"the {bit} scope {ix.name(o.value)} must be a 32-bit integer constant",
-                       [ctx.note_def(o.value, "defined here")])
+        if it is None or it[0] != 32 or not ix.is_constant_inst(o.as_int):
+            ctx.report(inst, o, f"the {bit} scope {ix.name(o.as_int)} must be a 32-bit integer constant",
+                       [ctx.note_def(o.as_int, "defined here")])
             continue
-        v = ix.int_value(o.value)
+        v = ix.int_value(o.as_int)
         if v is None:
             continue
         scopes = ix.grammar.operand_kinds["Scope"].by_value
         if v.value not in scopes:
             ctx.report(inst, o, f"the {bit} scope value {v.value} is not a valid Scope",
-                       [ctx.note_def(o.value, "defined here")], spec_dependent=v.spec)
+                       [ctx.note_def(o.as_int, "defined here")], spec_dependent=v.spec)
         elif scopes[v.value].name == "Device" and ix.memory_model == "Vulkan" \
                 and not ix.has_cap("VulkanMemoryModelDeviceScope"):
             ctx.report(inst, o, "Device scope with the Vulkan memory model requires the "
-                       "VulkanMemoryModelDeviceScope capability", [ctx.note_def(o.value, "defined here")])
+                       "VulkanMemoryModelDeviceScope capability", [ctx.note_def(o.as_int, "defined here")])
 
 
 def _largest_scalar_bytes(ctx: Context, type_id: int) -> int:
@@ -482,9 +484,9 @@ def _largest_scalar_bytes(ctx: Context, type_id: int) -> int:
     if t.opname in ("OpTypeInt", "OpTypeFloat"):
         return max(1, t.operands[0].value // 8)
     if t.opname in ("OpTypeVector", "OpTypeArray", "OpTypeRuntimeArray", "OpTypeMatrix"):
-        return _largest_scalar_bytes(ctx, t.operands[0].value)
+        return _largest_scalar_bytes(ctx, t.operands[0].as_int)
     if t.opname == "OpTypeStruct":
-        return max((_largest_scalar_bytes(ctx, o.value) for o in t.operands), default=0)
+        return max((_largest_scalar_bytes(ctx, o.as_int) for o in t.operands), default=0)
     return 0
 
 
@@ -505,7 +507,7 @@ def memaccess_aligned(ctx: Context, inst) -> None:
         return
     pt = _pointer_type(ctx, a)
     if _storage_class(ctx, pt) == "PhysicalStorageBuffer" and pt is not None and pt.opname == "OpTypePointer":
-        size = _largest_scalar_bytes(ctx, pt.operands[1].value)
+        size = _largest_scalar_bytes(ctx, pt.operands[1].as_int)
         if n < size:
             ctx.report(inst, o, f"Aligned value {n} is too small: the largest scalar in the pointee is {size} bytes")
 
@@ -537,13 +539,13 @@ def _check_length(ctx: Context, inst: Instruction, opname: str, type_op: Operand
     if type_op is None:
         return
     want = "NV" if opname.endswith("NV") else "KHR"
-    cm = ix.coopmat(type_op.value)
+    cm = ix.coopmat(type_op.as_int)
     if cm is None or cm.flavour != want:
-        d = ix.defs.get(type_op.value)
+        d = ix.defs.get(type_op.as_int)
         what = ("a value, not a type" if d is not None and not d.opname.startswith("OpType")
-                else ix.type_text(type_op.value))
-        ctx.report(inst, type_op, f"the Type operand {ix.name(type_op.value)} of {opname} is {what}; it must be an "
-                   f"OpTypeCooperativeMatrix{want}", [ctx.note_def(type_op.value, "defined here")])
+                else ix.type_text(type_op.as_int))
+        ctx.report(inst, type_op, f"the Type operand {ix.name(type_op.as_int)} of {opname} is {what}; it must be an "
+                   f"OpTypeCooperativeMatrix{want}", [ctx.note_def(type_op.as_int, "defined here")])
 
 
 @rule("coopmat.length", LENGTHS + ("OpSpecConstantOp",),

@@ -32,7 +32,7 @@ def _array(ctx: Context, type_id: int | None) -> tuple[int, Value | None] | None
     t = ctx.ix.defs.get(type_id) if type_id is not None else None
     if t is None or t.opname != "OpTypeArray" or len(t.operands) < 2:
         return None
-    return t.operands[0].value, ctx.ix.int_value(t.operands[1].value)
+    return t.operands[0].as_int, ctx.ix.int_value(t.operands[1].as_int)
 
 
 def _matrix_and_array(ctx: Context, inst) -> tuple[CoopMat | None, tuple[int, Value | None] | None]:

@@ -58,7 +58,7 @@ def component_capability(ctx: Context, inst) -> None:
     t = ctx.ix.defs.get(inst.operands[0].value)
     if t is None or t.opname != "OpTypeFloat" or len(t.operands) < 2:
         return
-    cap = _ENCODING_CAPS.get(t.operands[1].value)
+    cap = _ENCODING_CAPS.get(t.operands[1].as_int)
     if cap and not ctx.ix.has_cap(cap):
         ctx.report(inst, 0, f"a cooperative matrix of {ctx.ix.type_text(t.result_id)} components "
                    f"requires the {cap} capability")
@@ -180,9 +180,9 @@ def workgroup_localsize(ctx: Context, inst) -> None:
     if cm is None or cm.scope is None or cm.scope.value != WORKGROUP:
         return
     for ep in ix.entry_points:
-        fn = ep.operands[1].value
+        fn = ep.operands[1].as_int
         modes = ix.exec_modes.get(fn, [])
-        names = {ix.grammar.operand_kinds["ExecutionMode"].by_value.get(m.operands[1].value) for m in modes}
+        names = {ix.grammar.operand_kinds["ExecutionMode"].by_value.get(m.operands[1].as_int) for m in modes}
         names_s = {e.name for e in names if e is not None}
         if not names_s & {"LocalSize", "LocalSizeId"}:
             ctx.report(inst, 1, f"Workgroup-scope cooperative matrix {ix.name(inst.result_id)} used, but entry "
@@ -192,10 +192,10 @@ def workgroup_localsize(ctx: Context, inst) -> None:
         for m in modes:
             if m.opname == "OpExecutionModeId":
                 for o in m.operands[2:]:
-                    d = ix.defs.get(o.value)
+                    d = ix.defs.get(o.as_int)
                     if d is not None and d.index > inst.index:
                         ctx.report(inst, 1, f"Workgroup-scope cooperative matrix declared before the LocalSizeId "
-                                   f"constant {ix.name(o.value)}", [Note("constant defined here", d.span)])
+                                   f"constant {ix.name(o.as_int)}", [Note("constant defined here", d.span)])
 
 
 @rule("coopmat.variable.storage", ("OpVariable", "OpUntypedVariableKHR"),
@@ -208,11 +208,11 @@ def variable_storage(ctx: Context, inst) -> None:
         pt = ix.defs.get(inst.result_type)
         if pt is None or pt.opname != "OpTypePointer":
             return
-        data = pt.operands[1].value
+        data = pt.operands[1].as_int
     else:
         if len(inst.operands) < 2:
             return
-        data = inst.operands[1].value
+        data = inst.operands[1].as_int
     sc_e = ix.grammar.operand_kinds["StorageClass"].by_value.get(sc)
     if sc_e is None or sc_e.name in ("Function", "Private"):
         return

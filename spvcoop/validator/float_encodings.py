@@ -39,7 +39,7 @@ def float_encoding(ctx: Context, type_id: int | None) -> int | None:
     t = ctx.ix.defs.get(type_id) if type_id is not None else None
     if t is None or t.opname != "OpTypeFloat" or len(t.operands) < 2:
         return None
-    return t.operands[1].value
+    return t.operands[1].as_int
 
 
 class _Includes:
@@ -62,9 +62,9 @@ class _Includes:
                 enc = float_encoding(self.ctx, type_id)
                 found = enc if enc in ENCODING_NAMES else None
             elif t.opname in _CONTAINERS and t.operands:
-                found = self(t.operands[0].value, depth + 1)
+                found = self(t.operands[0].as_int, depth + 1)
             elif t.opname == "OpTypeStruct":
-                found = next((e for e in (self(o.value, depth + 1) for o in t.operands) if e is not None), None)
+                found = next((e for e in (self(o.as_int, depth + 1) for o in t.operands) if e is not None), None)
         self.memo[type_id] = found
         return found
 
@@ -129,7 +129,7 @@ def _check_uses(ctx: Context, want_fp8: bool) -> None:
         if not wanted(enc):
             enc = None
             for o in inst.operands:
-                d = ix.defs.get(o.value) if o.kind == "IdRef" else None
+                d = ix.defs.get(o.as_int) if o.kind == "IdRef" else None
                 if d is None or d.result_type is None:
                     continue  # literals, types, labels, undefined ids: not values
                 if wanted(e := includes(d.result_type)):
@@ -139,7 +139,7 @@ def _check_uses(ctx: Context, want_fp8: bool) -> None:
             continue
         if inst.opname in _COOPMAT_ARITH and ix.coopmat(inst.result_type) is not None:
             continue  # coopmat.arith.encoding reports it
-        what = (f"its operand {ix.name(at.value)} has type {ix.value_type_text(at.value)}" if at is not None
+        what = (f"its operand {ix.name(at.as_int)} has type {ix.value_type_text(at.as_int)}" if at is not None
                 else f"its result type {ix.name(inst.result_type)} is {ix.type_text(inst.result_type)}")
         ctx.report(inst, at, f"{inst.opname} does not accept {ENCODING_NAMES[enc]} values ({what})",
                    [Note("convert to an IEEE float type (OpFConvert) first and compute on that")])
@@ -215,7 +215,7 @@ def saturated_target(ctx: Context, inst) -> None:
         return
     op = d.opname
     if op == "OpSpecConstantOp" and d.operands:  # a conversion folded at specialization time
-        spec = ix.grammar.by_opcode.get(d.operands[0].value)
+        spec = ix.grammar.by_opcode.get(d.operands[0].as_int)
         op = spec.opname if spec is not None else op
     if op not in _SATURATING_TARGETS:
         ctx.report(inst, 0, f"SaturatedToLargestFloat8NormalConversionEXT decorates {ix.name(target)}, "

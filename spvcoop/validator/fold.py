@@ -8,7 +8,8 @@ Each fold is O(1) on at most 64-bit numbers, so folding a module is linear in it
 """
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from typing import NamedTuple
+from collections.abc import Callable
 
 MAX_WIDTH = 64  # widest integer the validator evaluates (OpConstant literals hold at most 2 words)
 

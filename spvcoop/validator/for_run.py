@@ -92,11 +92,12 @@ def _repaired(module: Module, diags: list[Diagnostic]) -> Module | None:
     if fill:
         from ..core.module import Instruction, Operand
         variables = [i.result_id for i in instructions if i.opname == "OpVariable" and i.operands
-                     and i.operands[0].value != _FUNCTION_STORAGE and i.result_type is not None]
+                     and i.operands[0].value != _FUNCTION_STORAGE and i.result_type is not None
+                     and i.result_id is not None]
         fixed = []
         for inst in instructions:
             if inst.opname == "OpEntryPoint":
-                listed = {o.value for o in inst.operands[3:]}
+                listed = {o.as_int for o in inst.operands[3:]}
                 extra = [Operand("IdRef", v, (v,)) for v in variables if v not in listed]
                 inst = Instruction(inst.opname, inst.opcode, inst.result_type, inst.result_id,
                                    [*inst.operands, *extra], inst.span, inst.index)

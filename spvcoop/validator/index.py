@@ -153,7 +153,7 @@ class ModuleIndex:
             if op not in _MODULE_LEVEL:
                 continue
             if op == "OpCapability" and inst.operands:
-                e = cap_kind.by_value.get(inst.operands[0].value)
+                e = cap_kind.by_value.get(inst.operands[0].as_int)
                 if e is not None:
                     self.capabilities.setdefault(e.name, inst)
                     for alias in e.aliases:
@@ -161,23 +161,23 @@ class ModuleIndex:
             elif op == "OpExtension" and inst.operands:
                 self.extensions.setdefault(str(inst.operands[0].value), inst)
             elif op in ("OpDecorate", "OpDecorateId", "OpMemberDecorate", "OpDecorateString") and inst.operands:
-                self.decorations.setdefault(inst.operands[0].value, []).append(inst)
+                self.decorations.setdefault(inst.operands[0].as_int, []).append(inst)
                 if op == "OpDecorate" and len(inst.operands) > 2 and inst.operands[1].value == 1:  # SpecId
-                    self.spec_ids[inst.operands[0].value] = inst.operands[2].value
+                    self.spec_ids[inst.operands[0].as_int] = inst.operands[2].as_int
             elif op == "OpEntryPoint":
                 self.entry_points.append(inst)
             elif op in ("OpExecutionMode", "OpExecutionModeId") and inst.operands:
-                self.exec_modes.setdefault(inst.operands[0].value, []).append(inst)
+                self.exec_modes.setdefault(inst.operands[0].as_int, []).append(inst)
             elif op == "OpMemoryModel" and len(inst.operands) >= 2:
-                e = am_kind.by_value.get(inst.operands[0].value)
+                e = am_kind.by_value.get(inst.operands[0].as_int)
                 self.addressing = e.name if e else "Logical"
-                m = mm_kind.by_value.get(inst.operands[1].value)
+                m = mm_kind.by_value.get(inst.operands[1].as_int)
                 self.memory_model = m.name if m else None
                 self.memory_model_inst = inst
             elif op == "OpName" and inst.operands:
-                self._names.setdefault(inst.operands[0].value, str(inst.operands[1].value))
+                self._names.setdefault(inst.operands[0].as_int, str(inst.operands[1].value))
             elif op == "OpTypeForwardPointer" and inst.operands:
-                self.forward_pointers.add(inst.operands[0].value)
+                self.forward_pointers.add(inst.operands[0].as_int)
         self._implicit_caps()
 
     # ---- capabilities -------------------------------------------------------------------------
@@ -219,7 +219,7 @@ class ModuleIndex:
         n = self._friendly_names.get(id_)
         return None if n is None or n == str(id_) else n
 
-    def scope_name(self, v: "Value | int | None") -> str:
+    def scope_name(self, v: Value | int | None) -> str:
         """`Subgroup (3)` for a scope value."""
         if v is None:
             return "?"
@@ -244,7 +244,7 @@ class ModuleIndex:
         t = self.defs.get(type_id) if type_id is not None else None
         if t is None or t.opname != "OpTypeInt" or len(t.operands) < 2:
             return None
-        return t.operands[0].value, bool(t.operands[1].value)
+        return t.operands[0].as_int, bool(t.operands[1].value)
 
     def scalar_kind(self, type_id: int | None) -> tuple[str, int] | None:
         """('int'|'uint'|'float'|'bool', width) of a scalar type."""
@@ -252,9 +252,9 @@ class ModuleIndex:
         if t is None:
             return None
         if t.opname == "OpTypeInt" and len(t.operands) >= 2:
-            return ("int" if t.operands[1].value else "uint"), t.operands[0].value
+            return ("int" if t.operands[1].value else "uint"), t.operands[0].as_int
         if t.opname == "OpTypeFloat" and t.operands:
-            return "float", t.operands[0].value
+            return "float", t.operands[0].as_int
         if t.opname == "OpTypeBool":
             return "bool", 1
         return None
@@ -267,7 +267,7 @@ class ModuleIndex:
         kind, width = sk
         if kind == "float":
             t = self.defs[type_id]
-            enc = self.grammar.operand_kinds["FPEncoding"].by_value.get(t.operands[1].value) \
+            enc = self.grammar.operand_kinds["FPEncoding"].by_value.get(t.operands[1].as_int) \
                 if len(t.operands) > 1 else None
             return ENCODED_FLOATS.get(enc.name, f"f{width}") if enc else f"f{width}"
         return ("s" if kind == "int" else "u") + str(width)
@@ -284,7 +284,7 @@ class ModuleIndex:
                 return "bool"
             enc = ""
             if kind == "float" and len(t.operands) > 1:
-                e = self.grammar.operand_kinds["FPEncoding"].by_value.get(t.operands[1].value)
+                e = self.grammar.operand_kinds["FPEncoding"].by_value.get(t.operands[1].as_int)
                 enc = f" {e.name}" if e else ""
             return {"int": "i", "uint": "u", "float": "f"}[kind] + str(width) + enc
         cm = self.coopmat(type_id)
@@ -293,10 +293,10 @@ class ModuleIndex:
                 " Use ?" if cm.flavour == "KHR" else "")
             return f"{self.type_text(cm.component)} {cm.shape()}{use} coopmat{cm.flavour}"
         if t.opname == "OpTypeVector":
-            return f"{self.type_text(t.operands[0].value)} vec{t.operands[1].value}"
+            return f"{self.type_text(t.operands[0].as_int)} vec{t.operands[1].value}"
         if t.opname == "OpTypePointer":
-            sc = self.grammar.operand_kinds["StorageClass"].by_value.get(t.operands[0].value)
-            return f"ptr {sc.name if sc else t.operands[0].value} {self.type_text(t.operands[1].value)}"
+            sc = self.grammar.operand_kinds["StorageClass"].by_value.get(t.operands[0].as_int)
+            return f"ptr {sc.name if sc else t.operands[0].value} {self.type_text(t.operands[1].as_int)}"
         tt = self.tensor(type_id)
         if tt is not None:
             return f"tensor {tt.kind} of {tt.dim.value if tt.dim is not None else '?'} dimensions"
@@ -323,10 +323,10 @@ class ModuleIndex:
         cm = None
         if t is not None and t.opname in COOPMAT_TYPES and len(t.operands) >= 4:
             ops = t.operands
-            cm = CoopMat(type_id, "NV" if t.opname.endswith("NV") else "KHR", t, ops[0].value,
-                         self.int_value(ops[1].value), self.int_value(ops[2].value),
-                         self.int_value(ops[3].value),
-                         self.int_value(ops[4].value) if len(ops) > 4 else None)
+            cm = CoopMat(type_id, "NV" if t.opname.endswith("NV") else "KHR", t, ops[0].as_int,
+                         self.int_value(ops[1].as_int), self.int_value(ops[2].as_int),
+                         self.int_value(ops[3].as_int),
+                         self.int_value(ops[4].as_int) if len(ops) > 4 else None)
         self._coopmats[type_id] = cm
         return cm
 
@@ -341,10 +341,10 @@ class ModuleIndex:
         if t is not None and t.opname in TENSOR_TYPES and len(t.operands) >= 2:
             ops = t.operands
             if t.opname == "OpTypeTensorLayoutNV":
-                tt = Tensor(type_id, "layout", t, self.int_value(ops[0].value), clamp=self.int_value(ops[1].value))
+                tt = Tensor(type_id, "layout", t, self.int_value(ops[0].as_int), clamp=self.int_value(ops[1].as_int))
             else:
-                tt = Tensor(type_id, "view", t, self.int_value(ops[0].value), has_dims=self.int_value(ops[1].value),
-                            perm=tuple(self.int_value(o.value) for o in ops[2:]))
+                tt = Tensor(type_id, "view", t, self.int_value(ops[0].as_int), has_dims=self.int_value(ops[1].as_int),
+                            perm=tuple(self.int_value(o.as_int) for o in ops[2:]))
         self._tensors[type_id] = tt
         return tt
 
@@ -368,9 +368,9 @@ class ModuleIndex:
         if t.opname in COOPMAT_TYPES:
             return True
         if t.opname in ("OpTypeArray", "OpTypeRuntimeArray", "OpTypeVector", "OpTypeMatrix"):
-            return self.contains_coopmat(t.operands[0].value, seen)
+            return self.contains_coopmat(t.operands[0].as_int, seen)
         if t.opname == "OpTypeStruct":
-            return any(self.contains_coopmat(o.value, seen) for o in t.operands)
+            return any(self.contains_coopmat(o.as_int, seen) for o in t.operands)
         return False
 
     # ---- constants ----------------------------------------------------------------------------
@@ -421,10 +421,10 @@ class ModuleIndex:
         inst = self.defs.get(id_)
         if inst is None or inst.opname != "OpSpecConstantOp" or not inst.operands:
             return []
-        target = self.grammar.by_opcode.get(inst.operands[0].value)
+        target = self.grammar.by_opcode.get(inst.operands[0].as_int)
         if target is None or target.opname[2:] not in FOLDS:
             return []
-        return [o.value for o in inst.operands[1:] if o.is_id]
+        return [o.as_int for o in inst.operands[1:] if o.is_id]
 
     def _value(self, bits: int, nt: tuple[int, bool], spec: bool = False) -> Value:
         b = bits_of(bits, nt[0])
@@ -464,14 +464,14 @@ class ModuleIndex:
     def _fold(self, inst: Instruction, nt: tuple[int, bool] | None) -> Value | None:
         if nt is None or not inst.operands:
             return None  # a result type that is not an integer or bool: not folded
-        target = self.grammar.by_opcode.get(inst.operands[0].value)
+        target = self.grammar.by_opcode.get(inst.operands[0].as_int)
         if target is None:
             return None
         args: list[Bits] = []
         spec = False
         for o in inst.operands[1:]:
-            v = self._values.get(o.value) if o.is_id else None
-            at = self._num_type(self.defs[o.value].result_type) if v is not None else None
+            v = self._values.get(o.as_int) if o.is_id else None
+            at = self._num_type(self.defs[o.as_int].result_type) if v is not None else None
             if v is None or at is None:
                 return None
             args.append(bits_of(v.value, at[0]))

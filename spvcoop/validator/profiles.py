@@ -140,7 +140,7 @@ def _profile_schema():
     global _PROFILE_SCHEMA
     if _PROFILE_SCHEMA is not None:
         return _PROFILE_SCHEMA
-    from typing import Annotated, Optional, Union
+    from typing import Annotated
 
     from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAdapter
 
@@ -180,9 +180,9 @@ def _profile_schema():
         A: Component
         B: Component
         C: Component
-        Result: Optional[Component] = None
+        Result: Component | None = None
         scope: Annotated[int, BeforeValidator(to_scope)] = SCOPES["Subgroup"]
-        saturating: Optional[StrictBool] = None
+        saturating: StrictBool | None = None
 
     class FlexibleModel(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -192,14 +192,14 @@ def _profile_schema():
         A: Component
         B: Component
         C: Component
-        Result: Optional[Component] = None
+        Result: Component | None = None
         scope: Annotated[int, BeforeValidator(to_scope)] = SCOPES["Subgroup"]
-        saturating: Optional[StrictBool] = None
+        saturating: StrictBool | None = None
         workgroupInvocations: Annotated[StrictInt, Field(ge=0, le=MAX_DIMENSION)] = 0
 
     class ProfileModel(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        name: Optional[Union[StrictStr, StrictInt]] = None
+        name: StrictStr | StrictInt | None = None
         description: StrictStr = ""
         combinations: Annotated[list[ComboModel], Field(max_length=MAX_COMBINATIONS)]
         flexible: Annotated[list[FlexibleModel], Field(max_length=MAX_COMBINATIONS)] = []
@@ -232,12 +232,12 @@ def workgroup_sizes(ctx: Context) -> set[int | None]:
     modes = ix.grammar.operand_kinds["ExecutionMode"].by_value
     for ep in ix.entry_points:
         size = None
-        for m in ix.exec_modes.get(ep.operands[1].value, []):
-            e = modes.get(m.operands[1].value) if len(m.operands) > 1 else None
+        for m in ix.exec_modes.get(ep.operands[1].as_int, []):
+            e = modes.get(m.operands[1].as_int) if len(m.operands) > 1 else None
             if e is None or e.name not in ("LocalSize", "LocalSizeId") or len(m.operands) < 5:
                 continue
-            dims = [o.value for o in m.operands[2:5]] if e.name == "LocalSize" else \
-                [v.value if (v := ix.int_value(o.value)) is not None else None for o in m.operands[2:5]]
+            dims = [o.as_int for o in m.operands[2:5]] if e.name == "LocalSize" else \
+                [v.value if (v := ix.int_value(o.as_int)) is not None else None for o in m.operands[2:5]]
             size = None if None in dims else dims[0] * dims[1] * dims[2]
         sizes.add(size)
     return sizes
@@ -246,9 +246,10 @@ def workgroup_sizes(ctx: Context) -> set[int | None]:
 def _flexible_fits(ctx: Context, profile: Profile, dims: tuple[int, int, int], types: tuple, f: Flexible,
                    scope: int, wg_sizes: set[int | None]) -> bool:
     """Whether M x N x K (None: not constrained) with these component types (None: any) fits `f`."""
-    if f.scope != scope or any(t is not None and t != ft for t, ft in zip(types, (f.A, f.B, f.C, f.Result))):
+    if f.scope != scope or any(t is not None and t != ft
+                               for t, ft in zip(types, (f.A, f.B, f.C, f.Result), strict=False)):
         return False
-    for d, g in zip(dims, (f.M, f.N, f.K)):
+    for d, g in zip(dims, (f.M, f.N, f.K), strict=False):
         if d is not None and (d % g or d > profile.max_dimension):
             return False
     return not (f.invocations and any(s is not None and s != f.invocations for s in wg_sizes))
@@ -289,7 +290,8 @@ def check_profile(ctx: Context, profile: Profile) -> None:
                     and not _type_fits_flexible(ctx, profile, cm, wg_sizes):
                 ctx.report(inst, None, f"{profile.name} does not support cooperative matrix type "
                            f"{ix.name(cm.id)} = {ix.type_text(cm.id)}, scope {ix.scope_name(cm.scope)}",
-                           [Note(f"supported: {_summary(profile, cm.flavour, cm.scope.value, ctx.ix.component_name(cm.component))}")]
+                           [Note("supported: "
+                                 + _summary(profile, cm.flavour, cm.scope.value, ctx.ix.component_name(cm.component)))]
                            + ([Note(f"the workgroup has {', '.join(sorted(str(x) for x in wg_sizes))} invocations")]
                               if profile.flexible and cm.scope.value == SCOPES["Workgroup"] and wg_sizes else []),
                            rule_id="profile.type",
@@ -318,7 +320,7 @@ def _check_muladd(ctx: Context, profile: Profile, inst, wg_sizes: set[int | None
     if flavour == "KHR" and any(_flexible_fits(ctx, profile, (M, N, K), comps, f, a.scope.value, wg_sizes)  # type: ignore[union-attr]
                                 and (f.saturating is None or f.saturating == sat) for f in profile.flexible):
         return
-    same_types = [cb.text() for cb in profile.combos if flavour in cb.apis and (cb.A, cb.B) == comps[:2]]
+    same_types = [cb.text() for cb in profile.combos if flavour in cb.apis and comps[:2] == (cb.A, cb.B)]
     ctx.report(inst, None, f"{profile.name} does not support MulAdd {M}x{N}x{K} "
                f"{comps[0]}*{comps[1]}+{comps[2]}->{comps[3]} (scope {ix.scope_name(a.scope)}"  # type: ignore[union-attr]
                f"{', saturating' if sat else ''})",

@@ -6,7 +6,7 @@ for module-level rules, called once as `fn(ctx, None)`). It reports through
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from ..core.diagnostics import Diagnostic, Note
 from ..core.module import Instruction, Operand, Span

@@ -3,7 +3,7 @@ for binaries), JSON, SARIF 2.1.0 and GitHub workflow annotations."""
 from __future__ import annotations
 
 import json
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..core.diagnostics import Diagnostic
 from ..core.module import Instruction, Module, Span

@@ -52,29 +52,29 @@ def scope_constant(ctx: Context, _inst) -> None:
             k = o.kind
             if (k != "IdScope" and k != "IdMemorySemantics") or o.value in seen:
                 continue
-            seen.add(o.value)
+            seen.add(o.as_int)
             what = "Scope" if k == "IdScope" else "Memory Semantics"
-            d = defs.get(o.value)
+            d = defs.get(o.as_int)
             if d is None:
                 continue
-            if not ix.is_constant_inst(o.value):
-                ctx.report(inst, o, f"{what} {ix.name(o.value)} is defined by {d.opname}; it must be a constant "
-                           "instruction", [ctx.note_def(o.value, "defined here")])
+            if not ix.is_constant_inst(o.as_int):
+                ctx.report(inst, o, f"{what} {ix.name(o.as_int)} is defined by {d.opname}; it must be a constant "
+                           "instruction", [ctx.note_def(o.as_int, "defined here")])
                 continue
             if d.opname.startswith("OpSpec") and not spec_ok[k] and shader:
                 allowed_by = ("the CooperativeMatrixNV capability (SPV_KHR_cooperative_matrix relaxes Scope <id>s "
                               "only)" if k == "IdMemorySemantics" else "a cooperative-matrix capability")
-                ctx.report(inst, o, f"{what} {ix.name(o.value)} is a specialization constant; a Shader module "
+                ctx.report(inst, o, f"{what} {ix.name(o.as_int)} is a specialization constant; a Shader module "
                            f"needs OpConstant here unless {allowed_by} is declared",
-                           [ctx.note_def(o.value, "defined here")])
+                           [ctx.note_def(o.as_int, "defined here")])
                 continue
             it = ix.int_type(d.result_type)
             if it is None or it[0] != 32:
-                ctx.report(inst, o, f"{what} {ix.name(o.value)} must be a 32-bit integer "
-                           f"(it is {ix.type_text(d.result_type)})", [ctx.note_def(o.value, "defined here")])
+                ctx.report(inst, o, f"{what} {ix.name(o.as_int)} must be a 32-bit integer "
+                           f"(it is {ix.type_text(d.result_type)})", [ctx.note_def(o.as_int, "defined here")])
                 continue
             if k == "IdScope":
-                v = ix.int_value(o.value)
+                v = ix.int_value(o.as_int)
                 if v is not None and v.value not in scopes:
                     ctx.report(inst, o, f"Scope value {v.value} is not a valid Scope",
-                               [ctx.note_def(o.value, "defined here")], spec_dependent=v.spec)
+                               [ctx.note_def(o.as_int, "defined here")], spec_dependent=v.spec)

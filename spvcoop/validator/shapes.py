@@ -30,7 +30,7 @@ def id_values(inst: Instruction) -> list[int]:
     ids = pending() if pending is not None else None
     if ids is not None:
         return ids
-    return [o.value for o in inst.operands if o.kind in ID_KINDS]
+    return [o.as_int for o in inst.operands if o.kind in ID_KINDS]
 
 
 class ShapeKeys:
@@ -56,13 +56,18 @@ class ShapeKeys:
             parts = []
             pending = getattr(d, "pending_ids", None)
             ids = pending() if pending is not None else None
-            for o in (ids if ids is not None else d.operands):
-                if ids is not None or o.kind in ID_KINDS:  # type: ignore[union-attr]
-                    i = o if ids is not None else o.value  # type: ignore[union-attr]
+            if ids is not None:
+                for i in ids:
                     v = memo.get(i)
                     parts.append(v if v is not None else self.shape(i, depth + 1))
-                else:
-                    parts.append(o.value)  # type: ignore[union-attr]
+            else:
+                for o in d.operands:
+                    if o.kind in ID_KINDS:
+                        i = o.as_int
+                        v = memo.get(i)
+                        parts.append(v if v is not None else self.shape(i, depth + 1))
+                    else:
+                        parts.append(o.value)
             s = (d.opname, d.result_type, tuple(parts))
         else:
             s = (d.opname, d.result_type)
@@ -83,8 +88,8 @@ class ShapeKeys:
         else:
             for o in inst.operands:
                 if o.kind in ID_KINDS:
-                    s = memo.get(o.value)
-                    parts.append(s if s is not None else self.shape(o.value))
+                    s = memo.get(o.as_int)
+                    parts.append(s if s is not None else self.shape(o.as_int))
                 else:
                     parts.append(o.value)
         return (inst.opname, inst.result_type, tuple(parts))

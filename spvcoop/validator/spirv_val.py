@@ -9,7 +9,7 @@ maps the finding back to our instruction and its source span. spirv-val stops at
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from ..core.diagnostics import Diagnostic, Note, SpvError
 from ..core.module import Module

@@ -19,7 +19,6 @@ output is chosen here and written, with its reason, into expected_VARIANT.yaml.
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -177,7 +176,7 @@ def ncnn_gemm(rng) -> None:
 
 
 def flash_attn(rng) -> None:
-    L, S, D, Br, Bc = 32, 64, 16, 16, 16
+    L, S, D, _Br, Bc = 32, 64, 16, 16, 16   # _Br: the shader's row block (Q rows a step)
     scale = F32(0.25)
     Q = rng.standard_normal((L, D)).astype(F16)
     Kt = rng.standard_normal((S, D)).astype(F16)
@@ -185,7 +184,7 @@ def flash_attn(rng) -> None:
     for n, v in (("in_q", Q), ("in_k", Kt), ("in_v", V)):
         save("flash_attn", n, v)
     # the shader's online softmax, step by step, in f32 (P rounded to f16 before P V)
-    O = np.zeros((L, D), F32)
+    Out = np.zeros((L, D), F32)
     m = np.full(L, -np.inf, F32)
     lsum = np.zeros(L, F32)
     for j in range(0, S, Bc):
@@ -194,17 +193,17 @@ def flash_attn(rng) -> None:
         alpha = np.exp(m - m_new).astype(F32)
         lsum = lsum * alpha
         p = np.exp(s - m_new[:, None]).astype(F32)
-        O = O * alpha[:, None]
+        Out = Out * alpha[:, None]
         lsum = lsum + p.sum(axis=1, dtype=F32)
-        O = (O.astype(np.float64) + exact(p.astype(F16), V[j:j + Bc])).astype(F32)
+        Out = (Out.astype(np.float64) + exact(p.astype(F16), V[j:j + Bc])).astype(F32)
         m = m_new
-    O = (O * (F32(1) / lsum)[:, None]).astype(F32)
+    Out = (Out * (F32(1) / lsum)[:, None]).astype(F32)
     # sanity: the online form equals a plain softmax up to the f16 rounding of P
     ref = np.exp(exact(Q, Kt.T) * 0.25 - (exact(Q, Kt.T) * 0.25).max(axis=1, keepdims=True))
     ref = (ref / ref.sum(axis=1, keepdims=True)) @ V.astype(np.float64)
-    assert np.allclose(O, ref, rtol=5e-3, atol=5e-3)
+    assert np.allclose(Out, ref, rtol=5e-3, atol=5e-3)
     for variant in ("flash_attn", "flash_attn_opt"):
-        expected("flash_attn", variant, {"o": (O.ravel(), 1e-3, 1e-3)},
+        expected("flash_attn", variant, {"o": (Out.ravel(), 1e-3, 1e-3)},
                  "P is rounded to f16 before P V; a different exp() (a GPU's is ~2 ulp) can flip that rounding\n"
                  "of an element of P by one f16 ulp (2^-11 relative), which moves an output by up to ~1e-3:\n"
                  "rtol = atol = 1e-3. Everything else is f32 (rows sums, maxima, rescaling).")

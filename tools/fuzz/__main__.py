@@ -25,7 +25,8 @@ def parse_entries(text: str) -> list[str]:
     names = [n.strip() for n in text.split(",") if n.strip()]
     bad = [n for n in names if n not in ENTRIES]
     if bad:
-        raise argparse.ArgumentTypeError(f"unknown entry point {', '.join(bad)}; choose from {', '.join(ENTRIES)} or all")
+        raise argparse.ArgumentTypeError(f"unknown entry point {', '.join(bad)}; "
+                                         f"choose from {', '.join(ENTRIES)} or all")
     return names
 
 

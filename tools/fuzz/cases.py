@@ -102,7 +102,9 @@ def gen_as(rng: random.Random, index: int) -> Case:
     preserve = rng.random() < 0.2
     env = pick(rng, ["spv1.6", "spv1.0", "vulkan1.3", "opencl2.2"])
     if rng.random() < 0.15 or not _is_utf8(data):
-        argv = ["as", "in.spvasm", "-o", "out.spv", "--target-env", env] + (["--preserve-numeric-ids"] if preserve else [])
+        argv = ["as", "in.spvasm", "-o", "out.spv", "--target-env", env]
+        if preserve:
+            argv.append("--preserve-numeric-ids")
         return Case("as", index, "cli", {"in.spvasm": data}, argv, outputs=["out.spv"])
     return Case("as", index, "api", {"in.spvasm": data}, api="assemble",
                 params={"path": "in.spvasm", "preserve_numeric_ids": preserve, "target_env": env})
@@ -226,7 +228,8 @@ def gen_layout(rng: random.Random, index: int) -> Case:
     examples = _model_examples(text)
     action = pick(rng, ["show", "show", "show", "show", "list", "diff", "probe", "import", "api"])
     if action == "probe":
-        argv = ["layout", "probe", "--api", pick(rng, ["nv", "khr"])] + _type_args(rng, pick(rng, examples) if examples else None)
+        argv = ["layout", "probe", "--api", pick(rng, ["nv", "khr"])]
+        argv += _type_args(rng, pick(rng, examples) if examples else None)
         argv += ["-o", "p.spvasm"] + (["--inputs", "pin"] if rng.random() < 0.5 else [])
         return Case("layout", index, "cli", {}, argv, outputs=["p.spvasm"])
     if action == "import":
@@ -235,8 +238,8 @@ def gen_layout(rng: random.Random, index: int) -> Case:
         if rng.random() < 0.2:
             opts = list(opts)
             opts[pick(rng, [1, 3, 5])] = pick(rng, HOSTILE_NUMBERS[:14])
-        return Case("layout", index, "cli", {"probe.bin": data}, ["layout", "import", "probe.bin", *opts, "-o", "m.yaml"],
-                    outputs=["m.yaml"])
+        return Case("layout", index, "cli", {"probe.bin": data},
+                    ["layout", "import", "probe.bin", *opts, "-o", "m.yaml"], outputs=["m.yaml"])
     mutated = mutate_yaml(rng, text, _yaml_data(text)).encode("utf-8", "surrogatepass")
     files = {"model.yaml": mutated}
     example = pick(rng, examples) if examples else None

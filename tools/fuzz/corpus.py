@@ -12,18 +12,19 @@ def _sorted(paths) -> list[Path]:
     return sorted(set(paths), key=lambda p: str(p))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def spvasm_paths() -> tuple[Path, ...]:
-    return tuple(_sorted(list((ROOT / "tests" / "data").rglob("*.spvasm")) + list((ROOT / "samples").rglob("*.spvasm"))))
+    found = list((ROOT / "tests" / "data").rglob("*.spvasm")) + list((ROOT / "samples").rglob("*.spvasm"))
+    return tuple(_sorted(found))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def spvasm_text(i: int) -> str:
     paths = spvasm_paths()
     return paths[i % len(paths)].read_text(encoding="utf-8")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def binary(i: int) -> bytes:
     """The binary of the i-th assembly seed that assembles (the next one that does, if not)."""
     import spvcoop
@@ -36,24 +37,24 @@ def binary(i: int) -> bytes:
     raise RuntimeError("no assembly seed assembles")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def coopmat_module_paths() -> tuple[Path, ...]:
     """Seeds declaring a cooperative-matrix capability (the ones a device profile applies to)."""
     return tuple(p for p in spvasm_paths() if "CooperativeMatrix" in p.read_text(encoding="utf-8"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def layout_model_paths() -> tuple[Path, ...]:
     return tuple(_sorted((ROOT / "spvcoop" / "layouts" / "models").glob("*.yaml")))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def profile_paths() -> tuple[Path, ...]:
     return tuple(_sorted(list((ROOT / "spvcoop" / "validate" / "profiles").glob("*.yaml"))
                          + list((ROOT / "tests" / "data" / "validate").glob("profile*.yaml"))))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def probe_buffers() -> tuple[tuple[Path, list[str]], ...]:
     """(probe OUT buffer, the `layout import` type options its name encodes)."""
     out = []
@@ -67,7 +68,7 @@ def probe_buffers() -> tuple[tuple[Path, list[str]], ...]:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def run_samples() -> tuple[tuple[Path, str, tuple[str, ...]], ...]:
     """(sample directory, spec file name, extra argv) for every runnable sample."""
     out = []

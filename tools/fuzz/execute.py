@@ -364,10 +364,8 @@ def _execute(case: Case, directory: Path, out, err, out_raw, err_raw) -> Outcome
             return got if isinstance(got, Outcome) else Outcome("accepted")
         from spvcoop import cli
         code = cli.main(list(case.argv))
-        try:
+        with contextlib.suppress(Exception):
             out.flush(), err.flush()
-        except Exception:
-            pass
         result = classify_exit(int(code), err_raw.head.decode("utf-8", "replace"),
                                out_raw.head.decode("utf-8", "replace"))
         if result.cls != "accepted":
@@ -380,7 +378,8 @@ def _execute(case: Case, directory: Path, out, err, out_raw, err_raw) -> Outcome
     except BaseException as e:  # noqa: BLE001 - classifying every exception is the point
         err.flush()
         result = classify_exception(e)
-        if case.kind == "cli" and result.cls == "rejected" and not isinstance(e, SystemExit):  # the command let it escape: a traceback
+        # the command let it escape: a traceback
+        if case.kind == "cli" and result.cls == "rejected" and not isinstance(e, SystemExit):
             result = Outcome("traceback", f"uncaught {type(e).__name__} at {innermost_frame(e.__traceback__)}",
                              _format(e))
         if result.cls == "traceback" and err_raw.total:

@@ -312,7 +312,7 @@ def mutate_tree(rng: random.Random, data):
 
 def alias_bomb(levels: int = 9, width: int = 9) -> tuple[str, str]:
     """(anchors, alias): YAML lines defining a billion-laughs chain, and the alias naming its top."""
-    lines = ["fuzz_bomb:", f'  - &l0 ["lol"]']
+    lines = ["fuzz_bomb:", '  - &l0 ["lol"]']
     for i in range(1, levels):
         lines.append(f"  - &l{i} [" + ", ".join([f"*l{i - 1}"] * width) + "]")
     return "\n".join(lines) + "\n", f"*l{levels - 1}"

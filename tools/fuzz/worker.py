@@ -95,7 +95,7 @@ def main(argv=None) -> int:
     resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 30, 1 << 30))  # a runaway writer gets EFBIG
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
-    dump = open(a.dump, "w+")
+    dump = open(a.dump, "w+")  # noqa: SIM115 - open until the process ends: faulthandler writes to it then
     faulthandler.enable(file=dump)  # a segfault or abort leaves its stack for the parent
 
     def on_alarm(signum, frame):

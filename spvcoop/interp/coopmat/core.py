@@ -122,7 +122,7 @@ class CoopInfo:
         return self.layout().length
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _builtin_model(name: str):
     """A built-in model, parsed once per process: without --layout every matrix type of every run asked for
     the default models again (a YAML parse and the model's fixed tables each time)."""
@@ -303,7 +303,7 @@ class Absent:
         return mask[self.lead] if mask.shape[0] > 1 else np.broadcast_to(mask, self.groups.shape)
 
 
-def absent_lanes(ex, info: "CoopInfo | None" = None) -> Absent | None:
+def absent_lanes(ex, info: CoopInfo | None = None) -> Absent | None:
     """The absent lanes of the dispatch's partial subgroups (None when every subgroup is full, and for
     Workgroup-scope matrices, whose scope has no absent positions)."""
     if info is not None and info.scope == "Workgroup":

@@ -188,9 +188,8 @@ def _one_value(v):
     """The int every invocation holds in v ((1,) or (N,) array), or None when they differ (or v is no array)."""
     if type(v) is not np.ndarray or v.dtype.kind not in "iub":
         return None
-    if v.shape != (1,):
-        if v.ndim != 1 or not v.shape[0] or not (v == v[0]).all():
-            return None
+    if v.shape != (1,) and (v.ndim != 1 or not v.shape[0] or not (v == v[0]).all()):
+        return None
     return int(v[0].item())
 
 

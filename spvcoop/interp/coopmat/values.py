@@ -15,9 +15,11 @@ import numpy as np
 from ..dispatch import KindHooks, OpSet
 from ..fault import Fault
 from ..memory import Memory, Pointer, load, read_scalar, store, write_scalar
+from ..ops_memory import mark_written, unwritten
+from ..undefined import defined, read_undefined
 from ..values import select
-from .core import (CoopMat, Lazy, absent_lanes, coop_info, coop_val, ensure_sizes, first_lanes, holds_coopmat, lanes_to_matrix,
-                   pointer_holds_coopmat, realize, result_holds_coopmat, result_is_coopmat, uniform)
+from .core import (CoopMat, Lazy, absent_lanes, coop_info, coop_val, ensure_sizes, first_lanes, holds_coopmat,
+                   lanes_to_matrix, pointer_holds_coopmat, realize, result_holds_coopmat, result_is_coopmat, uniform)
 
 OPS = OpSet()
 
@@ -39,12 +41,11 @@ def _load(ex, frame, inst, mask, base):
     ptr = ex.arg(frame, inst, 0)
     if not isinstance(ptr, Pointer) or ptr.type is None or not holds_coopmat(ptr.type):
         return base(ex, frame, inst, mask)  # a matrix variable held as a value (memory.Register)
-    mem = ptr.mem
-    if getattr(mem, "written", None) is not None and mem.storage in ("Function", "Private"):
-        copy = np.broadcast_to(np.asarray(ptr.base) // mem.region, mask.shape)
-        bad = mask & ~mem.written[copy]
-        if bad.any():
-            raise Fault(f"'{mem.name}' is read before anything was stored to it", np.flatnonzero(bad))
+    bad = unwritten(ptr, mask)
+    if bad is not None:
+        read_undefined(ex, frame, inst, ptr.mem.name, bad)
+    else:
+        defined(frame, inst)
     return _load_value(ex, ptr, ptr.type, mask)
 
 
@@ -151,11 +152,8 @@ def _store(ex, frame, inst, mask, base):
     ptr = ex.arg(frame, inst, 0)
     if not isinstance(ptr, Pointer) or ptr.type is None or not holds_coopmat(ptr.type):
         return base(ex, frame, inst, mask)  # a matrix variable held as a value (memory.Register)
+    mark_written(ex, frame, inst, ptr, mask)   # first: it refuses an undefined value for a buffer
     _store_value(ex, ptr, ptr.type, ex.arg(frame, inst, 1), mask)
-    mem = ptr.mem
-    if getattr(mem, "written", None) is not None:
-        copy = np.broadcast_to(np.asarray(ptr.base) // mem.region, mask.shape)
-        mem.written[copy[mask]] = True
     return None
 
 

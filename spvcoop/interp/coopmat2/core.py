@@ -47,7 +47,7 @@ class LayoutType:
     clamp: str  # TensorClampMode name
 
     @staticmethod
-    def of(ex, t) -> "LayoutType":
+    def of(ex, t) -> LayoutType:
         lt = t.extra.get("tensor_layout")
         if lt is None or lt[0] is not ex:
             d = _const(ex, t, 0, "Dim")
@@ -70,7 +70,7 @@ class ViewType:
     permutation: tuple[int, ...]
 
     @staticmethod
-    def of(ex, t) -> "ViewType":
+    def of(ex, t) -> ViewType:
         vt = t.extra.get("tensor_view")
         if vt is None or vt[0] is not ex:
             d = _const(ex, t, 0, "Dim")
@@ -102,7 +102,7 @@ class _State:
         except KeyError:
             raise AttributeError(name) from None
 
-    def replaced(self, **new) -> "_State":
+    def replaced(self, **new) -> _State:
         f = dict(self.fields)
         rows = max(a.shape[0] for a in [*f.values(), *new.values()])
         for k, v in new.items():
@@ -118,8 +118,11 @@ class _State:
             return self
         rows = max(mask.shape[0], *(a.shape[0] for a in self.fields.values()),
                    *(a.shape[0] for a in old.fields.values()))
-        m = np.broadcast_to(mask.reshape(-1), (rows,))[:, None]
-        return type(self)(self.type, {k: np.where(m, np.broadcast_to(v, (rows,) + v.shape[1:]),
+        m = np.broadcast_to(mask.reshape(-1), (rows,))
+        # the mask gets one axis per field axis: (rows, 1) for the (n, D) fields, (rows,) for clamp_value -- a
+        # (rows, 1) mask against (n,) made an (n, n) clamp value (issue 22)
+        return type(self)(self.type, {k: np.where(m.reshape((rows,) + (1,) * (v.ndim - 1)),
+                                                  np.broadcast_to(v, (rows,) + v.shape[1:]),
                                                   np.broadcast_to(old.fields[k], (rows,) + v.shape[1:]))
                                       for k, v in self.fields.items()})
 

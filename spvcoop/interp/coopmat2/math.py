@@ -62,7 +62,7 @@ class _Combiner:
         return self.info.rounded(np.asarray(v).astype(self.info.dtype)).reshape(shape)
 
 
-def _reduce_line(x: np.ndarray, tree_bits: tuple[int, ...], parts: int, comb: "_Combiner") -> np.ndarray:
+def _reduce_line(x: np.ndarray, tree_bits: tuple[int, ...], parts: int, comb: _Combiner) -> np.ndarray:
     """Combine x (g, n, L) along its last axis -> (g, n), in the H100's order: each of `parts` equal segments
     (the subgroups' shares of a Workgroup-scope line) in blocks of 8, then the segments one after the other."""
     L = x.shape[2]
@@ -84,7 +84,7 @@ def _reduce_line(x: np.ndarray, tree_bits: tuple[int, ...], parts: int, comb: "_
     return total
 
 
-def _fallback_tree(x: np.ndarray, comb: "_Combiner") -> np.ndarray:
+def _fallback_tree(x: np.ndarray, comb: _Combiner) -> np.ndarray:
     """A line whose length is not a multiple of 8 (not measured): neighbours first, then pairs of pairs, ..."""
     v, n, done = np.array(x), x.shape[2], 0
     for b in _bits(n):

@@ -17,6 +17,7 @@ import numpy as np
 from ..dispatch import OpSet
 from ..fault import Fault
 from ..memory import ADDRESS_SHIFT, DeviceMemory, Pointer
+from ..undefined import undefined_lanes
 from ..coopmat.core import CoopInfo, CoopMat, active_groups, coop_info, coop_val, first_lanes, uniform
 from .addressing import Addresses, tensor_addresses
 from .core import TensorLayout, TensorView, call_elements, tensor_val
@@ -166,11 +167,31 @@ def load_tensor(ex, frame, inst, mask):
         cv = np.broadcast_to(_clamp_values(info, acc.layout["clamp_value"])[:, None, None], vals.shape)
         vals[a.constant] = cv[a.constant]
     vals[a.zero] = 0
+    _keeps_undefined(ex, frame, inst, info, acc, mask)
     if len(acc.groups) == info.num_groups:
         return CoopMat(info, vals)
     out = np.array(obj.full(), dtype=info.dtype)
     out[acc.groups] = vals
     return CoopMat(info, out)
+
+
+def _keeps_undefined(ex, frame, inst, info: CoopInfo, acc: _Access, mask) -> None:
+    """An undefined Object (a load of a matrix variable nothing was stored to, undefined.py) is fine where the load
+    overwrites its elements; an element it keeps (outside the view's clip region) would be undefined."""
+    undef = undefined_lanes(frame, inst.operands[1].value)
+    if undef is None:
+        return
+    a = acc.a
+    kept = ~(a.access | a.constant | a.zero)
+    hit = np.zeros(info.num_groups, bool)
+    hit[info.group[np.flatnonzero(np.broadcast_to(undef, mask.shape) & mask)]] = True
+    bad = hit[acc.groups][:, None, None] & kept
+    if bad.any():
+        j, r, c = (int(x) for x in np.argwhere(bad)[0])
+        raise Fault(f"the Object operand is undefined (a load of a matrix variable nothing was stored to) and the "
+                    f"load keeps its element (row {r}, col {c}) in {info.scope.lower()} {int(acc.groups[j])} (outside "
+                    f"the view's clip region): {int(bad[j].sum())} of {info.rows * info.cols} elements would be "
+                    f"undefined; store to the variable first (e.g. initialise the matrix)")
 
 
 def _decode(ex, inst, acc: _Access, info: CoopInfo) -> np.ndarray:

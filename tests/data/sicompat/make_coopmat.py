@@ -16,8 +16,10 @@ X = x.astype(np.float16).reshape(8, 8)
 a = -(X + X.T)
 b = X.T - a
 a = a / b
-json.dump({"block": {"x": [round(float(v), 1) for v in x]}}, open("coopmat-arith/in.json", "w"), indent="\t")
-json.dump({"block": {"x": digits6(a)}}, open("coopmat-arith/out.json", "w"), indent="\t")
+with open("coopmat-arith/in.json", "w") as f:
+    json.dump({"block": {"x": [round(float(v), 1) for v in x]}}, f, indent="\t")
+with open("coopmat-arith/out.json", "w") as f:
+    json.dump({"block": {"x": digits6(a)}}, f, indent="\t")
 
 # coopmat-muladd with M = 8 (spec constant by name): C = A * B + C, f16 inputs, f32 products and sums.
 M = 8

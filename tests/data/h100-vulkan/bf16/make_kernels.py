@@ -104,7 +104,7 @@ def layouts() -> str:
             "%t8 = OpIMul %u32 %t %k8"]
     extra += "%k8 = OpConstant %u32 8\n"
     for i in range(8):
-        def out(sec, val, tag):
+        def out(sec, val, tag, i=i):
             return [f"%ix{tag}{i} = OpIAdd %u32 %t8 %o{sec}", f"%jx{tag}{i} = OpIAdd %u32 %ix{tag}{i} %k{i}",
                     f"%px{tag}{i} = OpAccessChain %p_u32 %bO %i0 %jx{tag}{i}", f"OpStore %px{tag}{i} {val}"]
         body += [f"%ea{i} = OpCompositeExtract %bf16 %ma {i}", f"%na{i} = OpConvertFToS %i32 %ea{i}",
@@ -128,8 +128,9 @@ def conversions() -> str:
     body = []
     for name, elem in spec[:4]:
         body += [f"%p{name} = OpAccessChain %p_{elem} %{name} %i0 %t", f"%v{name} = OpLoad %{elem} %p{name}"]
-    ops = [("O0", "bf16", "OpFConvert", "vF32"), ("O1", "f32", "OpFConvert", "vBF"), ("O2", "bf16", "OpFConvert", "vF16"),
-           ("O3", "f16", "OpFConvert", "vBF"), ("O4", "i32", "OpConvertFToS", "vBF"), ("O5", "bf16", "OpConvertSToF", "vI32")]
+    ops = [("O0", "bf16", "OpFConvert", "vF32"), ("O1", "f32", "OpFConvert", "vBF"),
+           ("O2", "bf16", "OpFConvert", "vF16"), ("O3", "f16", "OpFConvert", "vBF"),
+           ("O4", "i32", "OpConvertFToS", "vBF"), ("O5", "bf16", "OpConvertSToF", "vI32")]
     for name, elem, op, src in ops:
         body += [f"%r{name} = {op} %{elem} %{src}", f"%p{name} = OpAccessChain %p_{elem} %{name} %i0 %t",
                  f"OpStore %p{name} %r{name}"]
