@@ -91,6 +91,15 @@ def test_constant_composite_of_a_matrix_constant_is_located():
     assert d.span.line == GLOBAL_LINE + 4
 
 
+def test_vector_of_void_is_located():
+    # the memory estimate sized every value's type: a vector of void raised TypeError before any instruction ran
+    text = TEMPLATE.replace("        %gid = OpVariable", "         %vv = OpTypeVector %void 3\n        %gid = OpVariable")
+    with pytest.raises(SpvError) as e:
+        _run(text.replace("; BODY", "%y = OpCopyObject %vv %x0"))
+    d = e.value.diagnostics[0]
+    assert d.span.line == GLOBAL_LINE and "vector of 3 x void: the components must be bool or int or float" in d.message
+
+
 def test_cli_no_validate_exits_1_with_the_location(tmp_path, capsys):
     from spvcoop.cli import main
     (tmp_path / "m.spvasm").write_text(TEMPLATE.replace("; BODY", "%y = OpDot %float %v4f %v2f"))
