@@ -93,7 +93,8 @@ def test_constant_composite_of_a_matrix_constant_is_located():
 
 def test_vector_of_void_is_located():
     # the memory estimate sized every value's type: a vector of void raised TypeError before any instruction ran
-    text = TEMPLATE.replace("        %gid = OpVariable", "         %vv = OpTypeVector %void 3\n        %gid = OpVariable")
+    text = TEMPLATE.replace("        %gid = OpVariable",
+                            "         %vv = OpTypeVector %void 3\n        %gid = OpVariable")
     with pytest.raises(SpvError) as e:
         _run(text.replace("; BODY", "%y = OpCopyObject %vv %x0"))
     d = e.value.diagnostics[0]
