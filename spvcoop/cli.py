@@ -12,8 +12,8 @@ import os
 import importlib
 import sys
 
-from .commands.common import parse_size
-from .core.diagnostics import SpvError, print_diagnostics
+from .commands.common import parse_size, print_diagnostics
+from .core.diagnostics import SpvError
 
 # (module, doc) in the order `spvcoop --help` lists them.
 COMMAND_MODULES = [

@@ -10,7 +10,9 @@
         assert (res[(0, 0)] == 2 * np.arange(64)).all()
 
 The shader may be GLSL source text (compiled with glslangValidator), SPIR-V assembly text, a path
-(.comp, .spv, .spvasm) or a Module; keyword arguments are those of spvcoop.interp.run.
+(.comp, .spv, .spvasm) or a Module; keyword arguments are those of spvcoop.interp.run: the inputs
+(dispatch, buffers, spec_constants, push_constants) and the run options declared in
+spvcoop/interp/options.py (an unknown name is a TypeError naming the closest one).
 This module imports nothing heavy: numpy and the interpreter load when the fixture is first used.
 """
 from __future__ import annotations
@@ -20,14 +22,18 @@ import pytest
 
 @pytest.fixture
 def spvcoop_run(tmp_path):
-    """Callable: spvcoop_run(shader, dispatch=(1, 1, 1), buffers=..., ...) -> RunResult."""
-    def run(shader, **kwargs):
+    """Callable: spvcoop_run(shader, dispatch=(1, 1, 1), buffers=..., <run options>) -> RunResult."""
+    def run(shader, dispatch=(1, 1, 1), buffers=None, spec_constants=None, push_constants=None, **options):
         from .interp import run as interp_run
+        from .interp.options import BY_NAME, unknown_keyword
+        for key in options:
+            if key not in BY_NAME:
+                raise unknown_keyword(key, "spvcoop_run()")
         if isinstance(shader, str) and "#version" in shader:
             path = tmp_path / f"shader{len(list(tmp_path.glob('shader*.comp')))}.comp"
             path.write_text(shader)
             shader = path
-        return interp_run(shader, **kwargs)
+        return interp_run(shader, dispatch, buffers, spec_constants, push_constants, **options)
     return run
 
 

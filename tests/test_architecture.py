@@ -120,3 +120,41 @@ def test_every_package_is_installed() -> None:
     listed = set(tomllib.loads((PACKAGE_DIR.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     on_disk = {_module_name(p.parent) for p in PACKAGE_DIR.rglob("__init__.py")}
     assert on_disk <= listed, sorted(on_disk - listed)
+
+
+CLI_AND_PLUGIN = CLI_LAYER + ("spvcoop.pytest_plugin",)
+TERMINAL = {"stdout", "stderr", "__stdout__", "__stderr__"}
+
+
+def terminal_writes(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, what) for every print() call and every use of sys.stdout / sys.stderr in a module."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+            found.append((node.lineno, "print()"))
+        elif isinstance(node, ast.Attribute) and node.attr in TERMINAL and isinstance(node.value, ast.Name) \
+                and node.value.id == "sys":
+            found.append((node.lineno, f"sys.{node.attr}"))
+        elif isinstance(node, ast.ImportFrom) and node.module == "sys" and any(a.name in TERMINAL for a in node.names):
+            found.append((node.lineno, "from sys import stdout/stderr"))
+    return sorted(found)
+
+
+def test_terminal_writes_are_seen() -> None:
+    tree = ast.parse("import sys\nprint(1)\nsys.stderr.write('x')\nfrom sys import stdout\np.stdout\n")
+    assert [w for _, w in terminal_writes(tree)] == ["print()", "sys.stderr", "from sys import stdout/stderr"]
+
+
+def test_only_the_cli_layer_writes_to_the_terminal() -> None:
+    """Issue 20: the library never prints; warnings travel in results, trace lines to the caller's stream."""
+    bad = [f"{name}:{line}: {what}" for name, path in _modules().items() if not name.startswith(CLI_AND_PLUGIN)
+           for line, what in terminal_writes(ast.parse(path.read_text(encoding="utf-8")))]
+    assert not bad, "\n".join(bad)
+
+
+def test_runspec_sits_above_the_interpreter() -> None:
+    """The interpreter takes and returns arrays: run specs and their number text (runspec/) may import
+    interp/, never the reverse (issue 20, item 1)."""
+    bad = sorted(f"{m} imports {t}" for m, targets in import_graph().items() if m.startswith("spvcoop.interp")
+                 for t in targets if t.startswith("spvcoop.runspec"))
+    assert not bad, "\n".join(bad)

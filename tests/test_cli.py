@@ -133,8 +133,9 @@ def test_output_onto_a_directory_is_a_clean_error(tmp_path, capsys) -> None:
 
 
 def test_run_subgroup_size_out_of_range(capsys) -> None:
-    assert cli.main(["run", SAXPY, "--subgroup-size", str(2**64), "-q"]) == 1
-    assert "subgroup size 18446744073709551616 must be a power of two from 1 to 128" in capsys.readouterr().err
+    assert cli.main(["run", SAXPY, "--subgroup-size", str(2**64), "-q"]) == 2   # a usage error
+    assert ("<command line>: error: --subgroup-size: subgroup_size must be a power of two from 1 to 128, got "
+            "18446744073709551616") in capsys.readouterr().err
 
 
 def test_run_work_limit_names_its_option(capsys) -> None:

@@ -18,7 +18,7 @@ import yaml
 
 from spvcoop.core.diagnostics import SpvError
 from spvcoop.interp import dataio
-from spvcoop.runspec.numtext import f32_short, float_text, tokens
+from spvcoop.runspec.numtext import f32_short, float_text, short_floats, tokens
 from spvcoop.runspec.spec import LARGE_ARRAY, _render_plain, render, to_plain
 from spvcoop.core.yamlio import YamlLimits, _compose, load_yaml, mark_at
 
@@ -50,10 +50,10 @@ def test_f32_short_is_float_of_str(seed):
 
 def test_short_floats_matches_the_per_value_definition():
     a = _f32_sample(2, 5000)
-    assert dataio.short_floats(a) == pytest.approx([float(str(x)) if np.isfinite(x) else float(x) for x in a],
+    assert short_floats(a) == pytest.approx([float(str(x)) if np.isfinite(x) else float(x) for x in a],
                                                    nan_ok=True)
-    assert dataio.short_floats(np.float32(0.9).reshape(())) == 0.9
-    assert dataio.short_floats(np.array([[0.1, 0.2]], np.float32)) == [[0.1, 0.2]]
+    assert short_floats(np.float32(0.9).reshape(())) == 0.9
+    assert short_floats(np.array([[0.1, 0.2]], np.float32)) == [[0.1, 0.2]]
 
 
 def _plain_token(v, style: str) -> str:
@@ -104,8 +104,8 @@ def _outputs(seed: int, large: bool) -> dict:
     out["vec4"] = rng.standard_normal((n, 4)).astype(np.float32)
     out["cube"] = rng.integers(-9, 9, (n, 2, 3)).astype(np.int32)
     inner = rng.standard_normal(n).astype(np.float32)
-    out["0:7"] = {"count": 3, "scale": 0.5, "values": dataio.NumList(dataio.short_floats(inner), inner)
-                  if n > dataio.LARGE else dataio.short_floats(inner),
+    out["0:7"] = {"count": 3, "scale": 0.5, "values": dataio.NumList(short_floats(inner), inner)
+                  if n > dataio.LARGE else short_floats(inner),
                   "pairs": [[1, 2], [3, 4]], "plain": [float(x) for x in rng.standard_normal(n)],
                   "ints": [int(x) for x in rng.integers(-5, 5, n)]}
     out["nan"] = float("nan")
@@ -173,7 +173,7 @@ def _flow(values, per_line: int = 7) -> str:
 def _doc(seed: int) -> str:
     rng = np.random.default_rng(seed)
     f = [float(x) for x in (rng.standard_normal(900) * 10.0 ** rng.integers(-30, 30, 900))]
-    f32 = dataio.short_floats(rng.standard_normal(700).astype(np.float32))
+    f32 = short_floats(rng.standard_normal(700).astype(np.float32))
     ints = [int(x) for x in rng.integers(-10**17, 10**17, 600)]
     mixed = [int(x) if i % 3 else float(x) / 7 for i, x in enumerate(rng.integers(-99, 99, 900))]
     odd = ["1e5", "017", "0x1F", "+3", ".5", "1_000", "1.5e3", "-.inf", ".nan", "1.0e+5", "00.5", "-0", "0.", "7"]
@@ -402,8 +402,8 @@ def test_saxpy_with_long_lists_in_and_out(tmp_path, capsys):
     rng = np.random.default_rng(7)
     x = rng.standard_normal(n).astype(np.float32)
     y = rng.standard_normal(n).astype(np.float32)
-    (tmp_path / "in.yaml").write_text(f"pc: {{a: 2.0, n: {n}}}\nx: {_flow(dataio.short_floats(x))}\n"
-                                      f"y: {_flow(dataio.short_floats(y))}\n")
+    (tmp_path / "in.yaml").write_text(f"pc: {{a: 2.0, n: {n}}}\nx: {_flow(short_floats(x))}\n"
+                                      f"y: {_flow(short_floats(y))}\n")
     want = np.float32(2) * x + y
     for out in ("out.yaml", "out.json"):
         rc = main(["run", str(shader), "--input", str(tmp_path / "in.yaml"), "--dispatch", f"{-(-n // 64)},1,1",
@@ -413,13 +413,13 @@ def test_saxpy_with_long_lists_in_and_out(tmp_path, capsys):
         got = json.loads(text) if out.endswith(".json") else load_yaml(text, out)
         assert np.array_equal(np.array(got["y"], np.float32), want)
         assert np.array_equal(np.array(got["x"], np.float32), x)
-    (tmp_path / "exp.yaml").write_text(f"y: {_flow(dataio.short_floats(want))}\n")
+    (tmp_path / "exp.yaml").write_text(f"y: {_flow(short_floats(want))}\n")
     rc = main(["run", str(shader), "--input", str(tmp_path / "in.yaml"), "--dispatch", f"{-(-n // 64)},1,1",
                "--check", str(tmp_path / "exp.yaml"), "--compare", "tolerance", "--rtol", "0", "--atol", "0"])
     assert rc == 0
     bad = want.copy()
     bad[4321] += 1
-    (tmp_path / "exp.yaml").write_text(f"y: {_flow(dataio.short_floats(bad))}\n")
+    (tmp_path / "exp.yaml").write_text(f"y: {_flow(short_floats(bad))}\n")
     rc = main(["run", str(shader), "--input", str(tmp_path / "in.yaml"), "--dispatch", f"{-(-n // 64)},1,1",
                "--check", str(tmp_path / "exp.yaml"), "--compare", "tolerance", "--rtol", "0", "--atol", "0"])
     assert rc == 1
@@ -454,9 +454,9 @@ def test_si_check_compares_the_stored_values():
     want = [float(str(v)) for v in got]
     for opts in (CheckOptions(), CheckOptions(digits=False, rtol=0, atol=0)):
         lines: list[str] = []
-        assert _compare_numbers(f32, dataio.short_floats(got), want, "y", lines, opts) == 0, lines
+        assert _compare_numbers(f32, short_floats(got), want, "y", lines, opts) == 0, lines
     lines = []
-    assert _compare_numbers(f32, dataio.short_floats(got), [2.77858, -1.416855, 1.980535], "y", lines,
+    assert _compare_numbers(f32, short_floats(got), [2.77858, -1.416855, 1.980535], "y", lines,
                             CheckOptions()) == 1
     assert lines == ["y[0]: expected 2.77858, got 2.778565 (not equal at 6 significant digits, f32)"]
 

@@ -27,15 +27,12 @@ LOOP = ROOT / "bench" / "shaders" / "gemm_tiled.spvasm"
 
 
 def _both(monkeypatch, fn):
-    """fn() with the fast path (every block compiled on its first execution), then without it (notes
-    printed once per process are printed by both)."""
-    from spvcoop.interp import runner
+    """fn() with the fast path (every block compiled on its first execution), then without it (each run
+    gives its own notes: no process-wide state)."""
     monkeypatch.setattr(block_compiler, "COMPILE_AFTER", 0)
     monkeypatch.delenv(block_compiler.DISABLE_ENV, raising=False)
-    runner._noted.clear()
     fast = fn()
     monkeypatch.setenv(block_compiler.DISABLE_ENV, "1")
-    runner._noted.clear()
     plain = fn()
     return fast, plain
 
@@ -71,12 +68,13 @@ def test_sicompat_cases_fast_equals_plain(case, tmp_path, monkeypatch, capsys) -
 
 
 def _outcome(module, **kw):
-    """Every buffer's bytes and the step count, or the error text."""
+    """Every buffer's bytes, the step count and the warnings and notes, or the error text."""
     try:
         res = run(module, **kw)
     except SpvError as e:
         return "error", [f"{d.headline()} {d.span} {[n.message for n in d.notes]}" for d in e.diagnostics]
-    return res.steps, {str(k): res.raw(k) for k in res.buffers}
+    return res.steps, {str(k): res.raw(k) for k in res.buffers}, \
+        [f"{d.headline()} {d.span} {[n.message for n in d.notes]}" for d in res.diagnostics]
 
 
 @pytest.mark.parametrize("src", GLSL, ids=lambda p: p.name)

@@ -177,8 +177,9 @@ def _fp8_gemm(layout: str, numerics: str = "ieee"):
     bufs = {0: A.view(np.uint8), 1: B.view(np.uint8), 2: C, 3: np.zeros(256, np.float32), 4: CH,
             5: np.zeros(256, np.float16), 6: np.zeros(256, np.uint8), 7: np.zeros(256, np.uint8),
             8: np.zeros(512, np.uint8), 9: np.zeros(128, np.float32), 10: np.zeros(32, np.uint32)}
+    # 32 lanes under every model (without subgroup_size a model's own default applies: tinytc's is 16)
     res = spvcoop.run(str(FP8 / "fp8_gemm.spvasm"), dispatch=(1, 1, 1), layout=layout, buffers=bufs,
-                      coop_numerics=numerics)
+                      coop_numerics=numerics, subgroup_size=32)
     return A, B, C, CH, res
 
 

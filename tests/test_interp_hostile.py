@@ -6,7 +6,7 @@ import pytest
 from spvcoop import assemble
 from spvcoop.core.diagnostics import SpvError
 from spvcoop.interp import run
-from spvcoop.interp.config import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS
+from spvcoop.interp.config import DEFAULT_MAX_MEMORY, DEFAULT_MAX_TIME
 
 HEAD = """OpCapability Shader
 OpMemoryModel Logical GLSL450
@@ -101,21 +101,36 @@ def test_a_valid_module_of_the_same_kind_runs():
 INFINITE = HEAD + MAIN + "OpBranch %h\n%h = OpLabel\nOpLoopMerge %m %h None\nOpBranch %h\n%m = OpLabel\n" + END
 
 
-def test_infinite_loop_stops_at_the_default_step_limit():
+def test_infinite_loop_stops_at_a_step_limit():
     with pytest.raises(SpvError) as e:
         run(assemble(INFINITE, "loop.spvasm"), max_steps=5000)
     d = e.value.diagnostics[0]
     assert "step limit of 5000" in d.message and "max_steps" in d.message and "--max-steps" in d.message
     assert d.span is not None and d.span.line
-    # headroom over the largest sample; an endless loop stops in seconds
-    assert 10 * 2_918 <= DEFAULT_MAX_STEPS <= 100_000
 
 
-def test_default_step_limit_applies_without_max_steps():
+def test_an_endless_loop_stops_at_the_time_limit_located():
+    """Issue 22: the default limit is time (no step limit), and it stops an endless loop with a located
+    error naming the option to raise."""
+    import time
     from spvcoop.interp.config import RunConfig
-    assert RunConfig().max_steps == DEFAULT_MAX_STEPS
-    with pytest.raises(SpvError, match=f"step limit of {DEFAULT_MAX_STEPS} "):
-        run(assemble(INFINITE, "loop.spvasm"), max_steps=None)
+    assert RunConfig().max_steps is None and RunConfig().max_time == DEFAULT_MAX_TIME == 60
+    t = time.monotonic()
+    with pytest.raises(SpvError) as e:
+        run(assemble(INFINITE, "loop.spvasm"), max_time=0.2)
+    assert time.monotonic() - t < 5
+    d = e.value.diagnostics[0]
+    assert d.rule == "interp.max-time" and "time limit of 0.2 s reached at OpBranch" in d.message, d.message
+    assert "max_time=" in d.message and "--max-time" in d.message
+    branch_line = INFINITE.count("\n", 0, INFINITE.index("OpBranch %h\n%m")) + 1
+    assert d.source == "loop.spvasm" and d.span is not None and d.span.line == branch_line
+
+
+@pytest.mark.parametrize("text, value", [("100M", 100 << 20), ("64K", 64 << 10), ("2G", 2 << 30), ("5000", 5000),
+                                         (5000, 5000)])
+def test_max_steps_takes_the_suffixes_of_the_other_limits(text, value):
+    from spvcoop.interp.config import RunConfig
+    assert RunConfig(max_steps=text).max_steps == value
 
 
 def _mem_error(text, **kw):

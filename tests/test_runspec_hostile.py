@@ -50,9 +50,11 @@ HOSTILE = [
     ("buffers:\n  x: {random: {distribution: integers, low: 3, high: 3}}\n", "low < high", 2),
     ("buffers:\n  x: {random: {distribution: poisson}}\n", "distribution: must be one of", 2),
     ("buffers:\n  x: {random: {std: .nan}}\n", "finite", 2),
-    ("max_steps: \"x\"\n", "max_steps: expected an integer", 1),
-    ("max_steps: 0\n", "max_steps: must be at least 1", 1),
-    ("subgroup_size: abc\n", "subgroup_size: expected an integer", 1),
+    ("max_steps: \"x\"\n", "max_steps: expected a positive integer, optionally with K, M, G or T", 1),
+    ("max_steps: 0\n", "max_steps: must be a positive integer, got 0", 1),
+    ("max_time: -1\n", "max_time: must be a positive number of seconds, got -1", 1),
+    ("max_work: 1.5\n", "max_work: must be a positive integer, got 1.5", 1),
+    ("subgroup_size: abc\n", "subgroup_size: must be a power of two from 1 to 128, got 'abc'", 1),
     ("subgroup_size: 48\n", "power of two", 1),
     ("subgroup_size: 256\n", "power of two", 1),
     ("spec_constants: [1, 2]\n", "spec_constants: expected a mapping", 1),
@@ -66,7 +68,7 @@ HOSTILE = [
     ("dispatch: [1, 1, 1, 1]\n", "at most 3", 1),
     ("dispatch: 1.5\n", "expected a list", 1),
     ("outputs: 5\n", "outputs: expected a list", 1),
-    ("entry_point: [main]\n", "entry_point: expected a string", 1),
+    ("entry_point: [main]\n", "entry_point: must be a name, got ['main']", 1),
     ("buffers:\n  x: {zeros: 4, dtype: object}\n", "unknown dtype 'object'", 2),
     ("buffers:\n  x: {zeros: 4, data: [1]}\n", "exactly one of", 2),
     ("buffers:\n  x: {dtype: float32}\n", "exactly one of", 2),
@@ -250,7 +252,7 @@ def test_check_file_json_with_tabs_and_bad_expectations(work, capsys):
 
 # ---- issue 11: output precision, JSON inputs, result ids, -q with -o ------------------------------------
 def test_f16_values_print_exactly_and_compare_at_their_precision():
-    from spvcoop.interp.dataio import short_floats
+    from spvcoop.runspec.numtext import short_floats
     from spvcoop.runspec.spec import compare
     a = np.array([65504, 1.7001953125], np.float16)
     assert short_floats(a) == [65504.0, 1.7001953125]

@@ -1,12 +1,28 @@
 """What the subcommands share. Reading and writing files lives in spvcoop.core.files and diagnostic
-printing in spvcoop.core.diagnostics (the library uses them too); they are re-exported here for the
-command modules."""
+formatting in spvcoop.core.diagnostics (the library uses them too); writing to the terminal is here
+alone: the library never prints."""
 from __future__ import annotations
 
 import argparse
+import sys
 
-from ..core.diagnostics import print_diagnostics
-from ..core.files import read_input, write_output
+from ..core.diagnostics import Diagnostic, format_diagnostics
+from ..core.files import as_output_bytes, read_input, write_file
+
+
+def print_diagnostics(diags: list[Diagnostic], text: str | None = None, stream=None) -> None:
+    """Human format on stderr (or `stream`): headline, the source line with a caret, then notes."""
+    (stream or sys.stderr).write(format_diagnostics(diags, text))
+
+
+def write_output(path: str | None, data: bytes | str) -> None:
+    """`data` to the file `path` (all or nothing), or to standard output for None or '-'."""
+    if path is None or path == "-":
+        sys.stdout.buffer.write(as_output_bytes(data))
+        sys.stdout.buffer.flush()
+        return
+    write_file(path, data)
+
 
 __all__ = ["parse_size", "print_diagnostics", "read_input", "reports_errors", "write_output"]
 

@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  spvcoop run shader.spv --input in.yaml --check out.yaml\n"
                "  spvcoop run spec.yaml -o out.json --trace 5",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_execution_options(p)
+    add_execution_options(p, run_only=True)
     p.add_argument("--check", metavar="EXPECTED.yaml",
                    help="compare outputs with these values; exit 1 if they differ (with a run spec: buffer names "
                         "to data with tolerances; with a shader: SPIRV-Interpreter's expected-output file)")
@@ -41,14 +41,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "files of any size)")
     p.add_argument("-o", dest="output", metavar="OUT", help="write outputs to OUT.yaml, OUT.json, or a directory "
                    "(one .npy per buffer); default: YAML on standard output")
-    p.add_argument("--trace", metavar="INVOCATION",
-                   help="print each instruction executed by this invocation, with its result: a linear index "
-                        "in the dispatch (workgroup by workgroup) or a global invocation id X,Y,Z")
-    p.add_argument("--layout", metavar="MODEL|FILE.yaml|all",
-                   help="cooperative-matrix layout model (see `spvcoop layout list`; default: nvidia where it "
-                        "defines the type, else striped); the subgroup size follows the model unless "
-                        "--subgroup-size is given; 'all': run under every model defining the shader's types "
-                        "(and shuffled with 3 seeds) and report which outputs differ (exit 1 if any)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no output unless --check fails")
     # input templates (issue 22): self-contained here, for the run-options table to fold in
     p.add_argument("--template", metavar="FILE",
@@ -61,30 +53,31 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_command)
 
 
-def add_execution_options(p: argparse.ArgumentParser) -> None:
-    """The options of everything that executes a spec (`run`, `portability`): input, dispatch,
-    limits, validation, numerics, file confinement."""
+# flags only `spvcoop run` has (`portability` runs every layout model itself and traces nothing)
+RUN_ONLY = ("layout", "trace")
+# what a flag adds to its option's declared help
+CLI_HELP = {"layout": "; the subgroup size follows the model unless --subgroup-size is given; 'all': run under "
+                      "every model defining the shader's types (and shuffled with 3 seeds) and report which outputs "
+                      "differ (exit 1 if any)"}
+
+
+def add_execution_options(p: argparse.ArgumentParser, run_only: bool = False) -> None:
+    """The options of everything that executes a spec (`run`, `portability`): input, dispatch, the run
+    options declared in interp/options.py (a flag each; values checked when the options are resolved), file
+    confinement. Every run-option flag's dest is the option's name, its default None (not given)."""
+    from ..interp.options import OPTIONS
     p.add_argument("spec", help="run spec (.yaml) or shader (.spvasm, .spv, .comp)")
     p.add_argument("--input", metavar="IN.yaml", help="buffer, push- and spec-constant values by name or result id, "
                    "as SPIRV-Interpreter's input files (.yaml, .json, .toml)")
     p.add_argument("--dispatch", metavar="X,Y,Z", help="override the dispatch size")
-    p.add_argument("--entry-point", metavar="NAME", help="entry point to run")
-    p.add_argument("--subgroup-size", type=int, metavar="N", help="subgroup size (default 32)")
-    p.add_argument("--max-steps", type=int, metavar="N",
-                   help="stop with an error after N executed instructions (default 50000: every sample and "
-                        "benchmark needs under 3000; an endless loop stops within seconds)")
-    p.add_argument("--max-work", type=parse_size, metavar="N",
-                   help="stop with an error once executed instructions x invocations pass N (default 512M: "
-                        "a few seconds of numpy; saxpy over 2^20 invocations needs 25M; suffixes K, M, G; "
-                        "shared among the models of --layout all)")
-    p.add_argument("--max-memory", type=parse_size, metavar="BYTES",
-                   help="memory budget for the dispatch's state, buffers and variables, checked before "
-                        "allocating (default 2G; suffixes K, M, G)")
-    p.add_argument("--no-validate", action="store_true", help="run without validating the module first")
-    p.add_argument("--coop-numerics", default="ieee", metavar="ieee|nvidia-tensorcore|FILE.yaml",
-                   help="cooperative-matrix MulAdd rounding: ieee (products exact, f32 sums, one rounding; default), "
-                        "nvidia-tensorcore (bit-identical to an H100 for f16 and bf16 inputs) or a model file "
-                        "written by `spvcoop numerics measure`")
+    for o in OPTIONS:
+        if o.flag is None or (o.name in RUN_ONLY and not run_only):
+            continue
+        help = o.help + CLI_HELP.get(o.name, "") + (f" (run spec key: {o.spec_key})" if o.spec_key else "")
+        if o.cli_false:
+            p.add_argument(o.flag, dest=o.name, action="store_const", const=False, default=None, help=help)
+        else:
+            p.add_argument(o.flag, dest=o.name, metavar=o.metavar, default=None, help=help.replace("%", "%%"))
     p.add_argument("--allow-outside-files", action="store_true",
                    help="let the run spec (and the --check file) name files outside its own directory tree; by "
                         "default every file a spec names must resolve, symlinks followed, inside it")
@@ -241,14 +234,12 @@ def _run(args: argparse.Namespace) -> int:
     from ..core.diagnostics import Diagnostic, InputError, SpvError
     from ..interp.runner import element_dtypes, run
     from ..loader import load_shader
-    from ..runspec.spec import (RunSpec, buffer_key, check_inputs, generate, load_spec, load_spec_shader,
-                                  read_yaml)
+    from ..runspec.spec import RunSpec, buffer_key, check_inputs, generate, load_spec, load_spec_shader, read_yaml
 
     path = args.spec
     if getattr(args, "template", None):
         return _write_template(args)
     options = _file_options(args)
-    args.coop_numerics = _numerics(args.coop_numerics)
     run_spec = path.endswith((".yaml", ".yml"))
     if run_spec:
         spec = load_spec(path, options)
@@ -257,6 +248,7 @@ def _run(args: argparse.Namespace) -> int:
     else:  # a shader named on the command line: the user chose that file
         spec = RunSpec(shader=Path(path).name, base=Path(path).parent, source=path, options=options)
         module = load_shader(str(spec.base / spec.shader))
+    opts = run_options(args, spec)
     buffers: dict = {}
     hints = element_dtypes(module)
     for k, entry in spec.buffers.items():
@@ -276,27 +268,9 @@ def _run(args: argparse.Namespace) -> int:
             dispatch = tuple(int(x) for x in args.dispatch.split(","))
         except ValueError:
             raise SpvError(Diagnostic("error", f"--dispatch wants X,Y,Z integers, got '{args.dispatch}'")) from None
-    trace = None
-    if args.trace is not None:
-        try:
-            parts = [int(x) for x in args.trace.split(",")]
-        except ValueError:
-            raise SpvError(Diagnostic("error", f"--trace wants an index or X,Y,Z, got '{args.trace}'")) from None
-        trace = parts[0] if len(parts) == 1 else tuple(parts)
-    if args.layout == "all":
-        from ..interp.coopmat.portability import check, report
-        S = args.subgroup_size or spec.subgroup_size
-        lines, status = report(check(module, dict(
-            dispatch=dispatch, buffers=buffers, spec_constants=spec_constants, push_constants=push,
-            subgroup_size=S, entry_point=args.entry_point or spec.entry_point,
-            max_steps=args.max_steps if args.max_steps is not None else spec.max_steps,
-            max_memory=args.max_memory, max_work=args.max_work,
-            validate=not args.no_validate, coop_numerics=args.coop_numerics), spec.outputs), S)
-        if not args.quiet:
-            print("\n".join(lines))
-        if status:  # the verdict is a finding: said on stderr too, also under -q
-            print(f"{args.spec}: error: {lines[-1].removeprefix('result: ')}", file=sys.stderr)
-        return status
+    inputs = dict(dispatch=dispatch, buffers=buffers, spec_constants=spec_constants, push_constants=push)
+    if opts.get("layout") == "all":
+        return _portability(module, inputs, opts, spec, args)
     device = getattr(args, "device", None)  # `portability` builds its own namespace
     if args.compare == "device" and not device:
         raise InputError(Diagnostic("error", "--compare without a value compares with a device: give --device "
@@ -304,35 +278,20 @@ def _run(args: argparse.Namespace) -> int:
     if device:
         from ..gpu import parse_device
         from ..gpu.runner import run_on_device
-        res = run_on_device(module, dispatch=dispatch, buffers=buffers, spec_constants=spec_constants,
-                            push_constants=push, entry_point=args.entry_point or spec.entry_point,
-                            device=parse_device(device), validate=not args.no_validate,
-                            subgroup_size=args.subgroup_size)
+        res = run_on_device(module, **inputs, entry_point=opts.get("entry_point"), device=parse_device(device),
+                            validate=opts.get("validate", True), subgroup_size=opts.get("subgroup_size"))
         if args.compare == "device":
-            interp = run(module, dispatch=dispatch, buffers=buffers, spec_constants=spec_constants,
-                         push_constants=push, subgroup_size=args.subgroup_size or (None if args.layout else
-                                                                                  spec.subgroup_size),
-                         layout=args.layout, coop_numerics=args.coop_numerics,
-                         entry_point=args.entry_point or spec.entry_point,
-                         max_steps=args.max_steps if args.max_steps is not None else spec.max_steps,
-                         validate=False, max_memory=args.max_memory, max_work=args.max_work)
+            interp = _run_shown(run, module, inputs, dict(opts, validate=False))
             return _compare_device(_select_outputs(interp, spec.outputs), _select_outputs(res, spec.outputs),
                                    args)
         return _write_outputs(res, spec, run_spec, module, args, options)
     progress = Progress(not args.quiet)
+    if opts.get("trace") is not None:
+        opts["trace_out"] = sys.stderr   # trace lines as they come (the library never writes to the terminal)
     try:
-        res = run(module, dispatch=dispatch, buffers=buffers, spec_constants=spec_constants, push_constants=push,
-                  subgroup_size=args.subgroup_size or (None if args.layout else spec.subgroup_size),
-                  layout=args.layout, coop_numerics=args.coop_numerics,
-                  entry_point=args.entry_point or spec.entry_point,
-                  max_steps=args.max_steps if args.max_steps is not None else spec.max_steps,
-                  trace=trace, trace_out=sys.stderr if trace is not None else None, progress=progress,
-                  validate=not args.no_validate, max_memory=args.max_memory, max_work=args.max_work)
+        res = _run_shown(run, module, inputs, dict(opts, progress=progress))
     finally:
         progress.done()
-    if res.diagnostics:  # warnings about the run itself (a partial subgroup holding cooperative matrices)
-        from .common import print_diagnostics
-        print_diagnostics(res.diagnostics)
     return _write_outputs(res, spec, run_spec, module, args, options)
 
 
@@ -340,9 +299,9 @@ def _write_template(args: argparse.Namespace) -> int:
     """--template FILE: the shader's inputs with their defaults (runspec/template.py), never over a file unless
     --force."""
     from ..core.diagnostics import Diagnostic, InputError
-    from ..core.files import write_output
     from ..loader import load_shader
     from ..runspec.template import template
+    from .common import write_output
     if args.spec.endswith((".yaml", ".yml")):
         raise InputError(Diagnostic("error", "--template takes a shader (.spvasm, .spv, .comp), not a run spec",
                                     source=args.spec))
@@ -355,16 +314,61 @@ def _write_template(args: argparse.Namespace) -> int:
     return 0
 
 
-def _numerics(value):
-    """--coop-numerics: a built-in name as it is, a model file as its fitted model."""
-    if not isinstance(value, str) or value in ("ieee", "nvidia-tensorcore"):
-        return value
-    if value.endswith((".yaml", ".yml")):
-        from ..numerics.fit import load_model_file
-        return load_model_file(value)
+def run_options(args: argparse.Namespace, spec) -> dict:
+    """The run options in force, resolved in this one place: a flag given on the command line, else the run
+    spec's value (interp/options.py declares both); options neither gives keep their defaults. Flag text is
+    checked and converted here (a --coop-numerics model file is read once)."""
     from ..core.diagnostics import Diagnostic, InputError
-    raise InputError(Diagnostic("error", f"--coop-numerics: '{value}' is not ieee, nvidia-tensorcore or a .yaml "
-                                "model file (spvcoop numerics measure)"))
+    from ..interp.options import BY_NAME, OPTIONS, resolve
+    given = {o.name: getattr(args, o.name, None) for o in OPTIONS if o.flag}
+    opts = resolve(given, spec.run_options)
+    for name, value in opts.items():
+        o = BY_NAME[name]
+        if given.get(name) is None or (name == "layout" and value == "all"):
+            continue  # the spec's values are checked already
+        try:
+            opts[name] = o.convert(value)
+        except ValueError as e:
+            raise InputError(Diagnostic("error", f"{o.flag}: {e}", source="<command line>")) from None
+    return opts
+
+
+def _run_shown(run, module, inputs: dict, opts: dict):
+    """run(), its warnings and notes shown on stderr (also those of a run that fails, before its error)."""
+    from ..core.diagnostics import SpvError
+    try:
+        res = run(module, **inputs, **opts)
+    except SpvError as e:
+        show_diagnostics([d for d in e.diagnostics if d.severity != "error"], module)
+        e.diagnostics = [d for d in e.diagnostics if d.severity == "error"] or e.diagnostics
+        raise
+    show_diagnostics(res.diagnostics, module)
+    return res
+
+
+def show_diagnostics(diags: list, module) -> None:
+    """Warnings and notes on stderr, with the source line where they are in the module's own text."""
+    from .common import print_diagnostics
+    for d in diags:
+        print_diagnostics([d], module.text if d.source == module.source else None)
+
+
+def _portability(module, inputs: dict, opts: dict, spec, args: argparse.Namespace) -> int:
+    """--layout all: every model's run compared; each distinct warning or note shown once."""
+    from ..interp.coopmat.portability import check, report
+    S = opts.get("subgroup_size") or 32
+    run_opts = {k: v for k, v in opts.items() if k not in ("layout", "trace")}
+    outcomes = check(module, dict(inputs, **run_opts, subgroup_size=S), spec.outputs)
+    shown: list = []
+    for o in outcomes:
+        shown += [d for d in o.diagnostics if d not in shown]
+    show_diagnostics(shown, module)
+    lines, status = report(outcomes, S)
+    if not args.quiet:
+        print("\n".join(lines))
+    if status:  # the verdict is a finding: said on stderr too, also under -q
+        print(f"{args.spec}: error: {lines[-1].removeprefix('result: ')}", file=sys.stderr)
+    return status
 
 
 def _compare_device(interp: dict, gpu: dict, args) -> int:
@@ -445,18 +449,20 @@ def _output_value(res, key):
     import numpy as np
 
     from ..interp.runner import binding_of
+    from ..runspec.numtext import short_floats
     arr = res[key]
     b = binding_of(res, key)
     if b.type is not None and arr.dtype == np.uint8 and b.like is None and b.type.kind == "struct":
-        return res.values(key)  # a structured block: nested values by member name
+        return res.values(key, short_floats)  # a structured block: nested values by member name
     return arr
 
 
 def _check(res, expected, args) -> int:
     from pathlib import Path
 
-    from ..runspec.spec import buffer_key, compare, generate
     from ..core.yamlio import mark_at
+    from ..runspec.numtext import short_floats
+    from ..runspec.spec import buffer_key, compare, generate
     if not isinstance(expected, dict):
         print(f"{args.check}: error: the expected file must map buffer names to values", file=sys.stderr)
         return 1
@@ -479,7 +485,7 @@ def _check(res, expected, args) -> int:
         if isinstance(want, dict) and set(want) <= {"rtol", "atol"}:
             continue
         b = res.bindings[key]
-        got = res.values(key) if isinstance(want, dict) else res[key]
+        got = res.values(key, short_floats) if isinstance(want, dict) else res[key]
         if isinstance(want, dict) and b.type is not None and len(b.type.members) == 1 and \
                 b.type.member_names[0] not in want:
             got = res[key]

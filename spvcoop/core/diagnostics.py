@@ -1,7 +1,6 @@
 """Diagnostics: `file:line:col: error: message`, with notes, never a traceback."""
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 
 from .module import Span
@@ -100,17 +99,19 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f" (did you mean '{best[0]}'?)" if best else ""
 
 
-def print_diagnostics(diags: list[Diagnostic], text: str | None = None, stream=None) -> None:
-    """Human format: headline, the source line with a caret, then notes."""
-    stream = stream or sys.stderr
+def format_diagnostics(diags: list[Diagnostic], text: str | None = None) -> str:
+    """Human format, a line each: headline, the source line with a caret (when `text` is the source), then
+    notes. The library only formats: the CLI layer prints (commands/common.print_diagnostics)."""
     lines = text.split("\n") if text is not None else None
+    out: list[str] = []
     for d in diags:
-        print(d.headline(), file=stream)
+        out.append(d.headline())
         if lines is not None and d.span is not None and d.span.line and d.span.line <= len(lines):
             src = lines[d.span.line - 1].rstrip("\r")
-            print(f"  {src}", file=stream)
+            out.append(f"  {src}")
             width = max(1, (d.span.end_col - d.span.col) if d.span.end_col > d.span.col else 1)
-            print("  " + " " * (d.span.col - 1) + "^" + "~" * (width - 1), file=stream)
+            out.append("  " + " " * (d.span.col - 1) + "^" + "~" * (width - 1))
         for n in d.notes:
             loc = f"{d.source}:{n.span}" if n.span is not None else d.source
-            print(f"{loc}: note: {n.message}", file=stream)
+            out.append(f"{loc}: note: {n.message}")
+    return "".join(line + "\n" for line in out)

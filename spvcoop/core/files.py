@@ -54,15 +54,15 @@ def read_bounded(f, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def write_output(path: str | None, data: bytes | str) -> None:
-    """Write all of data or nothing: a temporary file renamed into place."""
-    if isinstance(data, str):
-        # surrogate escapes carry the raw bytes of strings that are not UTF-8 (spirv-dis prints them as is)
-        data = data.encode("utf-8", "surrogateescape")
-    if path is None or path == "-":
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return
+def as_output_bytes(data: bytes | str) -> bytes:
+    # surrogate escapes carry the raw bytes of strings that are not UTF-8 (spirv-dis prints them as is)
+    return data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+
+
+def write_file(path: str, data: bytes | str) -> None:
+    """Write all of data or nothing: a temporary file renamed into place (standard output is the CLI
+    layer's: commands/common.write_output)."""
+    data = as_output_bytes(data)
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
     try:

@@ -13,8 +13,9 @@ exec_inst calls it. The block's OpBranch / OpBranchConditional is compiled too (
 function returns its edges, and walk/run_loop skip branch_edges.
 
 Exactness:
-- steps: the same count, and the step limit is raised at the same instruction by Executor.tick; progress is
-  reported where the plain path reports it (the first terminator at or past each multiple of 1024 steps);
+- steps: the same count, and the step limit is raised at the same instruction (Executor.limit_reached); the
+  clock is checked and progress reported where the plain path does it (the first terminator at or past each
+  multiple of 1024 steps);
 - a Fault becomes the same located error (Executor.fault_error of the failing instruction);
 - --trace: a traced run always takes the plain path, so its lines are the plain path's;
 - an op missing from the table goes through exec_inst, which reports it as before.
@@ -123,7 +124,7 @@ def _terminator(lines: list, ns: dict, term) -> None:
         return
     ns["TERM"] = term
     emit = lines.append
-    emit("    if s >= ms or (ex.progress is not None and s + 1 >= ex.next_progress):")
+    emit("    if s >= ms or s + 1 >= ex.next_progress:")
     emit("        ex.tick(frame, TERM, mask)")
     emit("    else:")
     emit("        ex.steps = s + 1")
@@ -167,7 +168,7 @@ def compile_body(ex, body: list, term=None):
         emit(f"{ind}s += 1")
         emit(f"{ind}if s > ms:")
         emit(f"{ind}    ex.steps = s")
-        emit(f"{ind}    ex.tick(frame, I{k}, mask)")
+        emit(f"{ind}    ex.limit_reached(I{k})")
         fn, base = resolve(ex, inst)
         rid = inst.result_id
         if fn is None:

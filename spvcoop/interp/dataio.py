@@ -1,6 +1,8 @@
 """Buffer contents between the user's form (numpy arrays, nested lists and dicts by member name) and bytes."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..core.diagnostics import Diagnostic, SpvError, UnmatchedName, did_you_mean
@@ -18,23 +20,11 @@ BATCH = 32    # elements of an array from which data is converted and stored as 
 
 class NumList(list):
     """A decoded array of numbers: a plain list of its values, with the typed numpy array they came
-    from in `array` (so writers can format them in one go)."""
+    from in `array` (so writers can format them in one go; runspec.spec registers it with PyYAML)."""
 
     def __init__(self, values, array: np.ndarray):
         super().__init__(values)
         self.array = array
-
-
-def _register_yaml() -> None:
-    """NumList dumps as the list it is (PyYAML's safe representers match exact types)."""
-    try:
-        from yaml.representer import SafeRepresenter
-    except ImportError:  # pragma: no cover - PyYAML is a dependency
-        return
-    SafeRepresenter.add_representer(NumList, SafeRepresenter.represent_list)
-
-
-_register_yaml()
 
 
 class _Batch:
@@ -257,19 +247,26 @@ def _holds_matrix(t: Type) -> bool:
     return t.kind == "matrix"
 
 
-def decode(t: Type, data: bytes, name: str = "buffer"):
-    """Bytes -> nested Python lists/dicts keyed by member names (runtime arrays sized by the data)."""
+def exact(a: np.ndarray):
+    """Numbers as Python values, exactly (an f32 0.9 is 0.8999999761581421; runspec.numtext.short_floats
+    gives the shortest text that reads back)."""
+    return a.tolist()
+
+
+def decode(t: Type, data: bytes, name: str = "buffer", leaf: Callable[[np.ndarray], object] = exact):
+    """Bytes -> nested Python lists/dicts keyed by member names (runtime arrays sized by the data); `leaf`
+    turns an array of numbers into Python values."""
     mem = Memory(name, "decode", len(data), data=data)
-    return _decode(Pointer(mem, np.zeros(1, np.int64), t), t, len(data))
+    return _decode(Pointer(mem, np.zeros(1, np.int64), t), t, len(data), leaf)
 
 
-def _decode(ptr: Pointer, t: Type, limit: int, matrix=None):
+def _decode(ptr: Pointer, t: Type, limit: int, leaf: Callable[[np.ndarray], object]):
     one = np.ones(1, bool)
     if t.kind == "struct":
         out = {}
         for i, m in enumerate(t.members):
             ml = t.member_matrix_layout(i, m) if _holds_matrix(m) else None
-            out[t.member_names[i]] = _decode(ptr.moved(t.member_offset(i), m, ml), m, limit)
+            out[t.member_names[i]] = _decode(ptr.moved(t.member_offset(i), m, ml), m, limit, leaf)
         return out
     if t.kind in ("array", "runtime_array"):
         s = t.array_stride()
@@ -278,29 +275,14 @@ def _decode(ptr: Pointer, t: Type, limit: int, matrix=None):
         e = t.elem
         if n >= BATCH and e.kind in ("int", "float", "bool", "vector", "matrix"):
             v = load(ptr.moved(np.arange(n, dtype=np.int64) * s, e, unit=s), e, np.ones(n, bool))
-            values = short_floats(v)
+            values = leaf(v)
             return NumList(values, v) if n > LARGE else values
-        return [_decode(ptr.moved(i * s, t.elem), t.elem, limit) for i in range(n)]
+        return [_decode(ptr.moved(i * s, t.elem), t.elem, limit, leaf) for i in range(n)]
     if t.kind == "pointer":
         from .memory import read_scalar
         return int(read_scalar(ptr.mem, ptr.off, 0, np.dtype(np.uint64), one)[0])
     v = load(ptr, t, one)
-    return short_floats(v[0])
-
-
-def short_floats(a: np.ndarray):
-    """tolist(), with f32 values as the shortest decimals that round-trip in f32 (0.9, not
-    0.8999999761581421) and f16 values exactly (65504, 1.7001953125: numpy's shortest f16 text, 6.55e+04,
-    would read back as 65500 wherever the value is used at a wider precision)."""
-    if a.dtype == np.float16:
-        return a.astype(np.float64).tolist()
-    if a.dtype == np.float32:
-        if a.size >= BATCH:
-            from ..runspec.numtext import f32_short   # float(str(x)) for each x, in one go
-            return f32_short(a).tolist()
-        flat = [float(str(x)) if np.isfinite(x) else float(x) for x in a.reshape(-1)]
-        return np.array(flat, dtype=object).reshape(a.shape).tolist() if a.ndim else flat[0]
-    return a.tolist()
+    return leaf(v[0])
 
 
 def as_array(t: Type, data: bytes, like: np.ndarray | None = None) -> np.ndarray:

@@ -11,8 +11,9 @@ and from which predecessor (OpPhi needs it).
 """
 from __future__ import annotations
 
-import sys
+import time
 from collections import defaultdict
+from collections.abc import Callable
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from .program import Block, Function, Program
 from .values import lane, select
 
 RETURN = -1
+MAX_STEPS = 2**63 - 1  # no step limit
 Arrivals = dict  # block label -> list[(predecessor label, mask)]
 
 
@@ -61,14 +63,21 @@ class Executor:
         self.gvals: dict[int, object] = {}
         self.device = DeviceMemory()
         self.steps = 0
-        self.max_steps = config.max_steps  # lowered by set_invocations when the work limit is tighter
+        # no step limit by default (the time limit stops endless loops); lowered by set_invocations when the
+        # work limit is tighter
+        self.max_steps = config.max_steps or MAX_STEPS
+        self.deadline = time.monotonic() + config.max_time   # checked at the progress points (tick)
         self.memory_used = 0  # bytes reserved for the whole run (dispatch state, buffers, global variables)
         self.trace: int | None = None  # the traced lane, once the runner has laid the lanes out
-        self.trace_out = config.trace_out or sys.stdout
+        self.trace_lines: list[str] = []   # trace output when the caller gave no trace_out
+        self.trace_out = _line_sink(config.trace_out, self.trace_lines)
+        # warnings and notes of the run (RunResult.diagnostics): the library never prints them
+        self.diagnostics: list[Diagnostic] = []
         self.alive = np.ones(n, dtype=bool)
         self.any_killed = False
         self.progress = config.progress
-        self.next_progress = 1024   # progress is reported at the first tick at or past this step count
+        # the time limit is checked, and progress reported, at the first tick at or past this step count
+        self.next_progress = 1024
         self.ext_names: dict[int, str] = dict(prog.ext_imports)
         # lane layout, filled by the runner
         self.wg_index: np.ndarray = np.zeros(n, np.int64)
@@ -357,28 +366,40 @@ class Executor:
     def set_invocations(self, n: int) -> None:
         """Lay out n invocations; the work limit becomes a step limit for them (one check per step)."""
         self.N = n
-        self.max_steps = min(self.config.max_steps, max(1, self.config.max_work // max(1, n)))
+        self.max_steps = min(self.config.max_steps or MAX_STEPS, max(1, self.config.max_work // max(1, n)))
 
     def tick(self, frame: Frame, inst: Instruction, mask: np.ndarray) -> None:
         self.steps += 1
         if self.steps > self.max_steps:
-            notes: list = []
-            span, source = self.where(inst, notes)
-            if self.max_steps < self.config.max_steps:
-                raise SpvError(Diagnostic(
-                    "error", f"work limit of {self.config.max_work} reached at {inst.opname}: {self.max_steps} "
-                    f"instructions for {self.N} invocations; raise it with max_work= (Python API) or --max-work "
-                    "(spvcoop run)", span, rule="interp.max-work", notes=notes, source=source))
-            raise SpvError(Diagnostic(
-                "error", f"step limit of {self.max_steps} executed instructions reached at {inst.opname} (an "
-                f"infinite loop?); raise it with max_steps= (Python API) or --max-steps (spvcoop run)",
-                span, rule="interp.max-steps", notes=notes, source=source))
-        if self.progress is not None and self.steps >= self.next_progress:
-            # (body instructions count steps without a tick: the first tick past each 1024 reports)
-            self.progress(self.steps)
+            self.limit_reached(inst)
+        if self.steps >= self.next_progress:
+            # (body instructions count steps without a tick: the first tick past each 1024 checks the clock)
+            if time.monotonic() > self.deadline:
+                self.limit_reached(inst, timed_out=True)
+            if self.progress is not None:
+                self.progress(self.steps)
             self.next_progress = (self.steps | 1023) + 1
         if self.trace is not None and mask[self.trace if mask.shape[0] > 1 else 0]:
             self.trace_line(frame, inst, None)
+
+    def limit_reached(self, inst: Instruction, timed_out: bool = False) -> None:
+        """The located error of a limit reached at `inst`, naming the option that raises it."""
+        notes: list = []
+        span, source = self.where(inst, notes)
+        c = self.config
+        if timed_out:
+            message, rule = (f"time limit of {c.max_time:g} s reached at {inst.opname} after {self.steps:,} executed "
+                             "instructions (an infinite loop?); raise it with max_time= (Python API) or --max-time "
+                             "(spvcoop run)"), "interp.max-time"
+        elif c.max_steps is None or self.max_steps < c.max_steps:
+            message, rule = (f"work limit of {c.max_work} reached at {inst.opname}: {self.max_steps} instructions for "
+                             f"{self.N} invocations; raise it with max_work= (Python API) or --max-work (spvcoop run)"
+                             ), "interp.max-work"
+        else:
+            message, rule = (f"step limit of {self.max_steps} executed instructions reached at {inst.opname} (an "
+                             "infinite loop?); raise it with max_steps= (Python API) or --max-steps (spvcoop run)"
+                             ), "interp.max-steps"
+        raise SpvError(Diagnostic("error", message, span, rule=rule, notes=notes, source=source))
 
     def trace_line(self, frame: Frame, inst: Instruction, value) -> None:
         hl = self.prog.lines.get(inst.index)
@@ -386,7 +407,7 @@ class Executor:
         res = f"{self.prog.name_of(inst.result_id)} = " if inst.result_id is not None else ""
         args = " ".join(_operand_text(self.prog, o) for o in inst.operands)
         shown = "" if value is None else f"  -> {lane(value, self.trace)}"
-        print(f"[{self.steps}] {where}: {res}{inst.opname} {args}{shown}", file=self.trace_out)
+        self.trace_out(f"[{self.steps}] {where}: {res}{inst.opname} {args}{shown}")
 
     def exec_block(self, frame: Frame, blk: Block, incoming: list, mask: np.ndarray) -> list | None:
         """Run the block's phis and body; the terminator's edges when the compiled block ran it too (else None:
@@ -420,7 +441,7 @@ class Executor:
     def exec_inst(self, frame: Frame, inst: Instruction, mask: np.ndarray, full: bool) -> None:
         self.steps += 1
         if self.steps > self.max_steps:
-            self.tick(frame, inst, mask)
+            self.limit_reached(inst)
         fn = self.ops.get(inst.opname)
         if fn is None:
             notes: list = []
@@ -508,6 +529,15 @@ def _lanes_of(v, lanes: np.ndarray, n: int):
         w = v.written
         return Register(v.name, _lanes_of(v.value, lanes, n), None if w is None else w[lanes])
     return v
+
+
+def _line_sink(out, lines: list[str]) -> Callable[[str], None]:
+    """Trace lines to a callable, a text stream (a line each) or, with neither, `lines`."""
+    if out is None:
+        return lines.append
+    if callable(out):
+        return out
+    return lambda line: out.write(line + "\n")
 
 
 def _size(n: int) -> str:

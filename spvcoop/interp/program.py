@@ -151,85 +151,16 @@ class Program:
 
     # ---- scanning ---------------------------------------------------------
     def _scan(self) -> None:
-        insts = self.module.instructions
+        """One pass over the module: debug lines, then annotations and types, else the function structure."""
         fn: Function | None = None
         blk: Block | None = None
         line: tuple[str, int] | None = None
-        for inst in insts:
-            op = inst.opname
-            ops = inst.operands
-            if op == "OpString":
-                self.strings[inst.result_id] = ops[0].as_str
-            elif op == "OpSource" and len(ops) > 3:
-                self.sources[self.strings.get(ops[2].as_int, "")] = ops[3].as_str
-            elif op == "OpLine":
-                line = (self.strings.get(ops[0].as_int, "?"), ops[1].as_int)
-            elif op in ("OpNoLine", "OpFunctionEnd"):
-                line = None
-            if line is not None:
-                self.lines[inst.index] = line
-            if op in ("OpBranch", "OpBranchConditional", "OpSwitch", "OpReturn", "OpReturnValue"):
-                line = None  # OpLine reaches the end of its block
+        for inst in self.module.instructions:
+            line = self._track_line(inst, line)
             if inst.result_id is not None:
                 self.defs[inst.result_id] = inst
-            if op == "OpName":
-                self.names[ops[0].as_int] = ops[1].as_str
-            elif op == "OpMemberName":
-                self.member_names[ops[0].as_int][ops[1].as_int] = ops[2].as_str
-            elif op in ("OpDecorate", "OpDecorateId"):
-                self.decorations[ops[0].as_int][enum_name("Decoration", ops[1].as_int)] = [o.value for o in ops[2:]]
-            elif op == "OpMemberDecorate":
-                self.member_decorations[ops[0].as_int][ops[1].as_int][enum_name("Decoration", ops[2].as_int)] = \
-                    [o.value for o in ops[3:]]
-            elif op == "OpEntryPoint":
-                self.entry_points.append((ops[2].as_str, ops[1].as_int, enum_name("ExecutionModel", ops[0].as_int),
-                                          [o.as_int for o in ops[3:]]))
-            elif op in ("OpExecutionMode", "OpExecutionModeId"):
-                self.exec_modes[ops[0].as_int].append((enum_name("ExecutionMode", ops[1].as_int),
-                                                      [o.value for o in ops[2:]]))
-            elif op == "OpExtInstImport":
-                self.ext_imports[inst.result_id] = ops[0].as_str
-            elif op in TYPE_KINDS:
-                if TYPE_KINDS[op]:
-                    self._type(inst)
-            elif op == "OpFunction":
-                fn = Function(inst.result_id, inst)
-                self.functions[inst.result_id] = fn
-            elif op == "OpFunctionParameter" and fn is not None:
-                fn.params.append(inst)
-            elif op == "OpFunctionEnd":
-                if fn is not None and blk is not None:
-                    raise self.error(f"block {self.name_of(blk.label)} has no terminator (OpBranch, OpReturn, ...)",
-                                     blk.label_inst)
-                fn, blk = None, None
-            elif fn is None:
-                if inst.result_id is not None and op not in ("OpString",):
-                    self.globals.append(inst)
-            elif op == "OpLabel":
-                if blk is not None:
-                    raise self.error(f"block {self.name_of(blk.label)} has no terminator (OpBranch, OpReturn, ...)",
-                                     blk.label_inst)
-                blk = Block(inst.result_id, inst)
-                if not fn.blocks:
-                    fn.entry = inst.result_id
-                fn.blocks[inst.result_id] = blk
-            elif blk is None:
-                if op in ("OpLine", "OpNoLine", "OpNop", "OpFunctionParameter"):
-                    continue
-                raise self.error(f"{op} is outside a block (after a terminator or before the first OpLabel)", inst)
-            elif op == "OpPhi":
-                blk.phis.append(inst)
-            elif op in ("OpSelectionMerge", "OpLoopMerge"):
-                blk.merge = inst
-            elif op in TERMINATORS:
-                blk.term = inst
-                blk = None
-            elif op == "OpVariable":
-                fn.variables.append(inst)
-            elif op in ("OpLine", "OpNoLine", "OpNop"):
-                continue
-            else:
-                blk.body.append(inst)
+            if not self._annotate(inst):
+                fn, blk = self._structure(inst, fn, blk)
         if fn is not None:  # a truncated module
             where = blk.label_inst if blk is not None else fn.inst
             raise self.error(f"function {self.name_of(fn.id)} has no OpFunctionEnd"
@@ -241,6 +172,92 @@ class Program:
         self.registers = self._promotable()
 
     # ---- structural checks (what the executor relies on) -----------------------------------------
+
+    def _track_line(self, inst: Instruction, line: tuple[str, int] | None) -> tuple[str, int] | None:
+        """OpString/OpSource/OpLine: the (file, line) in force after `inst`, recorded for it."""
+        op, ops = inst.opname, inst.operands
+        if op == "OpString":
+            self.strings[inst.result_id] = ops[0].value
+        elif op == "OpSource" and len(ops) > 3:
+            self.sources[self.strings.get(ops[2].value, "")] = ops[3].value
+        elif op == "OpLine":
+            line = (self.strings.get(ops[0].value, "?"), ops[1].value)
+        elif op in ("OpNoLine", "OpFunctionEnd"):
+            line = None
+        if line is not None:
+            self.lines[inst.index] = line
+        if op in ("OpBranch", "OpBranchConditional", "OpSwitch", "OpReturn", "OpReturnValue"):
+            line = None  # OpLine reaches the end of its block
+        return line
+
+    def _annotate(self, inst: Instruction) -> bool:
+        """Names, decorations, entry points, execution modes, imports and types; False for anything else."""
+        op, ops = inst.opname, inst.operands
+        if op == "OpName":
+            self.names[ops[0].value] = ops[1].value
+        elif op == "OpMemberName":
+            self.member_names[ops[0].value][ops[1].value] = ops[2].value
+        elif op in ("OpDecorate", "OpDecorateId"):
+            self.decorations[ops[0].value][enum_name("Decoration", ops[1].value)] = [o.value for o in ops[2:]]
+        elif op == "OpMemberDecorate":
+            self.member_decorations[ops[0].value][ops[1].value][enum_name("Decoration", ops[2].value)] = \
+                [o.value for o in ops[3:]]
+        elif op == "OpEntryPoint":
+            self.entry_points.append((ops[2].value, ops[1].value, enum_name("ExecutionModel", ops[0].value),
+                                      [o.value for o in ops[3:]]))
+        elif op in ("OpExecutionMode", "OpExecutionModeId"):
+            self.exec_modes[ops[0].value].append((enum_name("ExecutionMode", ops[1].value),
+                                                  [o.value for o in ops[2:]]))
+        elif op == "OpExtInstImport":
+            self.ext_imports[inst.result_id] = ops[0].value
+        elif op in TYPE_KINDS:
+            if TYPE_KINDS[op]:
+                self._type(inst)
+        else:
+            return False
+        return True
+
+    def _structure(self, inst: Instruction, fn: Function | None,
+                   blk: Block | None) -> tuple[Function | None, Block | None]:
+        """Functions and their blocks (phis, merge, body, terminator), or a global: the (function, block) open
+        after `inst`."""
+        op = inst.opname
+        if op == "OpFunction":
+            fn = Function(inst.result_id, inst)
+            self.functions[inst.result_id] = fn
+        elif op == "OpFunctionParameter" and fn is not None:
+            fn.params.append(inst)
+        elif op == "OpFunctionEnd":
+            if fn is not None and blk is not None:
+                raise self.error(f"block {self.name_of(blk.label)} has no terminator (OpBranch, OpReturn, ...)",
+                                 blk.label_inst)
+            fn, blk = None, None
+        elif fn is None:
+            if inst.result_id is not None and op not in ("OpString",):
+                self.globals.append(inst)
+        elif op == "OpLabel":
+            if blk is not None:
+                raise self.error(f"block {self.name_of(blk.label)} has no terminator (OpBranch, OpReturn, ...)",
+                                 blk.label_inst)
+            blk = Block(inst.result_id, inst)
+            if not fn.blocks:
+                fn.entry = inst.result_id
+            fn.blocks[inst.result_id] = blk
+        elif blk is None:
+            if op not in ("OpLine", "OpNoLine", "OpNop", "OpFunctionParameter"):
+                raise self.error(f"{op} is outside a block (after a terminator or before the first OpLabel)", inst)
+        elif op == "OpPhi":
+            blk.phis.append(inst)
+        elif op in ("OpSelectionMerge", "OpLoopMerge"):
+            blk.merge = inst
+        elif op in TERMINATORS:
+            blk.term = inst
+            blk = None
+        elif op == "OpVariable":
+            fn.variables.append(inst)
+        elif op not in ("OpLine", "OpNoLine", "OpNop"):
+            blk.body.append(inst)
+        return fn, blk
     def _sort(self, id_: int) -> str:
         d = self.defs.get(id_)
         if d is None:

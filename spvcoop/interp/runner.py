@@ -1,21 +1,22 @@
 """`run()`: load a shader, bind buffers, lay out the dispatch, execute the entry point, collect outputs."""
 from __future__ import annotations
 
-import os
+import time
 
 import numpy as np
 
-from ..core.diagnostics import Diagnostic, SpvError, UnmatchedName, did_you_mean, print_diagnostics
+from ..core.diagnostics import Diagnostic, SpvError, UnmatchedName, did_you_mean
 from ..core.module import Module
 from ..core.records import Record
 from .aliasing import add_views, bind_views, descriptor_groups, descriptor_key, workgroup_variable
-from .config import DEFAULT_MAX_MEMORY, DEFAULT_MAX_STEPS, DEFAULT_MAX_WORK, RunConfig
+from .config import RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
-from .dataio import as_array, bit_patterns, decode, element_type, encode, exact_cast
+from .dataio import as_array, bit_patterns, decode, element_type, encode, exact, exact_cast
 from .executor import Executor
 from .families import dispatcher_for
 from .fault import Fault
 from .memory import Memory, Pointer
+from .options import describe
 from .program import Program
 from ..loader import compile_glsl, load_shader  # noqa: F401  (re-exported by interp)
 
@@ -45,19 +46,22 @@ class Binding(Record):
 
 
 class RunResult(Record):
-    """Buffers after the run, as numpy arrays, keyed by (set, binding) and by name."""
+    """Buffers after the run, as numpy arrays, keyed by (set, binding) and by name; the run's warnings and
+    notes (validation, run time: the caller decides whether to show them); the trace lines when the run
+    traced an invocation without a trace_out."""
     buffers: dict
     bindings: dict                 # key -> Binding
     steps: int
     invocations: int
     workgroup_size: tuple[int, int, int]
     addresses: dict
-    diagnostics: list              # warnings about the run (e.g. cooperative matrices in a partial subgroup)
-    _fields = ("buffers", "bindings", "steps", "invocations", "workgroup_size", "addresses", "diagnostics")
+    diagnostics: list
+    trace: list
+    _fields = ("buffers", "bindings", "steps", "invocations", "workgroup_size", "addresses", "diagnostics", "trace")
 
     def __init__(self, buffers: dict | None = None, bindings: dict | None = None, steps: int = 0,
                  invocations: int = 0, workgroup_size: tuple[int, int, int] = (1, 1, 1),
-                 addresses: dict | None = None, diagnostics: list | None = None) -> None:
+                 addresses: dict | None = None, diagnostics: list | None = None, trace: list | None = None) -> None:
         self.buffers = {} if buffers is None else buffers
         self.bindings = {} if bindings is None else bindings
         self.steps = steps
@@ -65,6 +69,7 @@ class RunResult(Record):
         self.workgroup_size = workgroup_size
         self.addresses = {} if addresses is None else addresses
         self.diagnostics = [] if diagnostics is None else diagnostics
+        self.trace = [] if trace is None else trace
 
     def __getitem__(self, key):
         return self.buffers[_norm_key(key)]
@@ -75,10 +80,11 @@ class RunResult(Record):
     def raw(self, key) -> bytes:
         return self.bindings[_norm_key(key)].memory.bytes()
 
-    def values(self, key):
-        """The buffer decoded as nested lists/dicts keyed by OpMemberName names."""
+    def values(self, key, leaf=exact):
+        """The buffer decoded as nested lists/dicts keyed by OpMemberName names; `leaf` turns each array of
+        numbers into Python values (default exactly; runspec.numtext.short_floats: shortest text)."""
         b = self.bindings[_norm_key(key)]
-        return decode(b.type, b.memory.bytes(), b.name)
+        return decode(b.type, b.memory.bytes(), b.name, leaf)
 
 
 def binding_of(res: RunResult, key):
@@ -97,11 +103,9 @@ def _norm_key(key):
     return key
 
 
-# run()'s parameters and the kinds argcheck.arg_error checks them against (push_constants: any data)
-RUN_ARG_KINDS = {"dispatch": "dispatch", "buffers": "mapping?", "spec_constants": "mapping?", "subgroup_size": "int?",
-                 "entry_point": "str?", "max_steps": "int?", "trace": "trace?", "trace_out": "stream?",
-                 "progress": "callable?", "validate": "bool", "layout": "layout?", "coop_numerics": "numerics",
-                 "max_memory": "int?", "max_work": "int?"}
+# run()'s own parameters and the kinds argcheck.arg_error checks them against (push_constants: any data); the
+# keyword options are checked by their declarations (options.py, through RunConfig)
+RUN_ARG_KINDS = {"dispatch": "dispatch", "buffers": "mapping?", "spec_constants": "mapping?"}
 
 
 def run_arg_error(function: str, shader, options: dict) -> Exception | None:
@@ -112,34 +116,68 @@ def run_arg_error(function: str, shader, options: dict) -> Exception | None:
 
 
 def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants: dict | None = None,
-        push_constants=None, subgroup_size: int | None = 32, entry_point: str | None = None,
-        max_steps: int | None = None, trace: int | None = None, trace_out=None, progress=None,
-        validate: bool = True, layout=None, coop_numerics: str = "ieee", max_memory: int | None = None,
-        max_work: int | None = None) -> RunResult:
+        push_constants=None, **options) -> RunResult:
     """Run a compute shader over a whole dispatch and return its buffers.
 
     buffers: {(set, binding) | "set:binding" | variable/block/member name: numpy array, bytes, or nested
     lists/dicts by member name}; extra names that match no variable become device-address-only buffers
     (their addresses are in RunResult.addresses and usable as '&name' in push constants and data).
-    validate: report the validator's errors (spvcoop.validator) before running.
-    layout: cooperative-matrix layout model (name, .yaml path or LayoutModel; see coopmat.py); with
-    subgroup_size=None the subgroup size is the model's default (32 without a model).
-    coop_numerics: cooperative-matrix MulAdd rounding, "ieee" or "nvidia-tensorcore" (docs/interpreter-coopmat.md).
-    max_steps: executed-instruction limit (None: config.DEFAULT_MAX_STEPS); max_memory: the bytes the run may
-    allocate, checked before allocating (None: config.DEFAULT_MAX_MEMORY); max_work: executed instructions
-    times invocations (None: config.DEFAULT_MAX_WORK). Hitting a limit is a located SpvError naming it.
+    Warnings and notes (validation, run time) are in RunResult.diagnostics, and, when the run fails, after
+    the error in SpvError.diagnostics: nothing is printed. Hitting a limit is a located SpvError naming it.
+
+    Keyword options (interp/options.py declares each: its default, bound and meaning):
+{options}
     """
-    err = run_arg_error("run", shader, dict(
-        dispatch=dispatch, buffers=buffers, spec_constants=spec_constants, subgroup_size=subgroup_size,
-        entry_point=entry_point, max_steps=max_steps, trace=trace, trace_out=trace_out, progress=progress,
-        validate=validate, layout=layout, coop_numerics=coop_numerics, max_memory=max_memory, max_work=max_work))
+    err = run_arg_error("run", shader, {"dispatch": dispatch, "buffers": buffers, "spec_constants": spec_constants})
     if err is not None:
         raise err
+    diagnostics: list[Diagnostic] = []
+    try:
+        return _run(shader, dispatch, buffers, spec_constants, push_constants, options, diagnostics)
+    except SpvError as e:
+        e.diagnostics.extend(d for d in diagnostics if d not in e.diagnostics)
+        raise
+
+
+def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dict,
+         diagnostics: list[Diagnostic]) -> RunResult:
+    """load and validate -> constants -> lay out the dispatch -> bind data -> execute -> collect."""
+    if isinstance(options.get("trace"), list):
+        options = dict(options, trace=tuple(options["trace"]))
+    config = RunConfig(**options)
     module = load_shader(shader)
     ops = dispatcher_for(module)
-    if validate:
-        _validate(module)
+    if config.validate:
+        diagnostics += _validate(module)
     prog = Program(module)
+    ep_name, ep_fn, interface = _entry_point(prog, config.entry_point)
+    dispatch = _dispatch_size(dispatch, prog.source)
+    ex = Executor(prog, 1, config, ops)  # one lane until the workgroup size is known (constants first)
+    ex.unvalidated = not config.validate
+    ex.diagnostics = diagnostics
+    _evaluate_constants(ex, prog, dict(spec_constants or {}))
+    wg, N = _lay_out_dispatch(ex, prog, ep_name, ep_fn, dispatch)
+    bindings: dict = {}
+    addresses: dict[str, int] = {}
+    given = {_norm_key(k): v for k, v in (buffers or {}).items()}
+    consumed: set = set()
+    _bind_variables(ex, prog, given, consumed, bindings, push_constants, addresses, interface,
+                    prog.statically_used(ep_fn))
+    _bind_device_only(ex, prog, given, consumed, bindings, addresses)
+    _write_pending(ex, prog, bindings, addresses)
+    _execute(ex, prog, ep_fn, N)
+    res = RunResult(steps=ex.steps, invocations=N, workgroup_size=wg, addresses=addresses,
+                    diagnostics=diagnostics, trace=ex.trace_lines)
+    _collect(res, prog, bindings)
+    add_views(res, prog, ex.views, Binding, as_array, buffer_aliases)
+    return res
+
+
+run.__doc__ = (run.__doc__ or "").replace("{options}", describe())
+
+
+def _entry_point(prog: Program, entry_point: str | None) -> tuple[str, int, list]:
+    """(name, function id, interface ids) of the entry point to run: the named one, else the first GLCompute."""
     src = prog.source
     eps = [e for e in prog.entry_points if e[2] == "GLCompute"]
     if entry_point is not None:
@@ -153,23 +191,21 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     if model != "GLCompute":
         raise SpvError(Diagnostic("error", f"entry point '{ep_name}' is {model}; only GLCompute can run",
                                   source=src))
-    dispatch = tuple(int(d) for d in (list(dispatch) + [1, 1, 1])[:3])
-    if min(dispatch) < 1:
-        raise SpvError(Diagnostic("error", f"dispatch size {dispatch} must be at least 1 in every dimension",
-                                  source=src))
-    model, subgroup_size = _coopmat_layout(layout, subgroup_size)
-    if isinstance(trace, list):
-        trace = tuple(trace)
-    config = RunConfig(subgroup_size=subgroup_size, layout_model=model, coop_numerics=coop_numerics,
-                       max_steps=DEFAULT_MAX_STEPS if max_steps is None else max_steps,
-                       max_memory=DEFAULT_MAX_MEMORY if max_memory is None else max_memory,
-                       max_work=DEFAULT_MAX_WORK if max_work is None else max_work,
-                       trace=trace, trace_out=trace_out, progress=progress)
-    ex = Executor(prog, 1, config, ops)  # one lane until the workgroup size is known (constants first)
-    ex.unvalidated = not validate
-    overrides = dict(spec_constants or {})
+    return ep_name, ep_fn, interface
+
+
+def _dispatch_size(dispatch, source: str) -> tuple[int, int, int]:
+    d = tuple(int(x) for x in (list(dispatch) + [1, 1, 1])[:3])
+    if min(d) < 1:
+        raise SpvError(Diagnostic("error", f"dispatch size {d} must be at least 1 in every dimension",
+                                  source=source))
+    return d  # type: ignore[return-value]
+
+
+def _evaluate_constants(ex: Executor, prog: Program, overrides: dict) -> None:
+    """Constants first (shape (1, ...)), so that the workgroup size and array lengths are known; the
+    specialization constants `overrides` gives are applied, unknown ones refused (unknown ids: a note)."""
     used: set = set()
-    # constants first (shape (1, ...)), so that the workgroup size and array lengths are known
     length_users: dict[int, list] = {}
     for t in prog.types.values():
         if t.kind == "array":
@@ -185,12 +221,14 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
             ex.gvals[inst.result_id] = v
             for t in length_users.get(inst.result_id, ()):
                 t.count = int(np.asarray(v).reshape(-1)[0])
+    src = prog.source
     unknown = [k for k in overrides if k not in used]
     ids = [k for k in unknown if _is_spec_id(k)]
     if ids:  # Vulkan ignores map entries for ids the module does not declare
         many = len(ids) > 1
-        _note_once(src, f"specialization constant id{'s' if many else ''} {', '.join(str(k) for k in ids)} "
-                        f"{'are' if many else 'is'} not declared by the module: ignored, as Vulkan does")
+        ex.diagnostics.append(Diagnostic(
+            "note", f"specialization constant id{'s' if many else ''} {', '.join(str(k) for k in ids)} "
+                    f"{'are' if many else 'is'} not declared by the module: ignored, as Vulkan does", source=src))
         unknown = [k for k in unknown if not _is_spec_id(k)]
     if unknown:
         known = [str(prog.decorations[i]["SpecId"][0]) for i in prog.decorations if "SpecId" in prog.decorations[i]]
@@ -198,33 +236,43 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
         raise UnmatchedName(Diagnostic("error", f"no specialization constant '{unknown[0]}'"
                                        f"{did_you_mean(str(unknown[0]), known)} (known: {', '.join(known) or 'none'})",
                                        source=src), "spec_constants", (unknown[0],))
+
+
+def _lay_out_dispatch(ex: Executor, prog: Program, ep_name: str, ep_fn: int,
+                      dispatch: tuple[int, int, int]) -> tuple[tuple[int, int, int], int]:
+    """(workgroup size, invocations): the lane state reserved and laid out, the traced lane found."""
     wg = _workgroup_size(prog, ex, ep_fn)
     W = wg[0] * wg[1] * wg[2]
-    nwg = dispatch[0] * dispatch[1] * dispatch[2]
-    N = W * nwg
+    N = W * dispatch[0] * dispatch[1] * dispatch[2]
     per = LANE_STATE_BYTES + prog.value_bytes_per_invocation()
     ex.reserve(N * per, f"the dispatch ({N:,} invocations x {per:,} bytes of lane state and values)",
                prog.entry_inst(ep_name))
-    _layout_lanes(ex, N, wg, dispatch, config.subgroup_size)
-    warnings = _partial_subgroups(ex, prog)
-    if isinstance(trace, tuple):  # a global invocation id (x, y, z) -> its lane
+    _layout_lanes(ex, N, wg, dispatch, ex.config.subgroup_size)
+    ex.diagnostics.extend(_partial_subgroups(ex, prog))
+    ex.trace = _traced_lane(ex.config.trace, wg, dispatch, N)
+    return wg, N
+
+
+def _traced_lane(trace, wg, dispatch, N: int) -> int | None:
+    """The lane of --trace: an index as it is, a global invocation id (x, y, z) -> its lane."""
+    if isinstance(trace, tuple):
         g = [int(v) for v in (list(trace) + [0, 0])[:3]]
         if any(not 0 <= g[i] < wg[i] * dispatch[i] for i in range(3)):
             raise SpvError(Diagnostic("error", f"--trace {tuple(g)} is outside the dispatch "
                                       f"({wg[0] * dispatch[0]}, {wg[1] * dispatch[1]}, {wg[2] * dispatch[2]})"))
+        W = wg[0] * wg[1] * wg[2]
         w = [g[i] // wg[i] for i in range(3)]
         loc = [g[i] % wg[i] for i in range(3)]
         trace = ((w[2] * dispatch[1] + w[1]) * dispatch[0] + w[0]) * W + (loc[2] * wg[1] + loc[1]) * wg[0] + loc[0]
     if trace is not None and not 0 <= int(trace) < N:
         raise SpvError(Diagnostic("error", f"--trace {trace}: the dispatch has {N} invocations"))
-    ex.trace = trace
-    # variables
-    bindings: dict = {}
-    addresses: dict[str, int] = {}
-    given = {_norm_key(k): v for k, v in (buffers or {}).items()}
-    consumed: set = set()
-    _bind_variables(ex, prog, given, consumed, bindings, push_constants, addresses, interface,
-                    prog.statically_used(ep_fn))
+    return trace
+
+
+def _bind_device_only(ex: Executor, prog: Program, given: dict, consumed: set, bindings: dict,
+                      addresses: dict) -> None:
+    """Given buffers no variable took: device-address-only buffers (by name), else an error."""
+    src = prog.source
     for k, v in given.items():
         if k in consumed:
             continue
@@ -244,17 +292,22 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
             bindings[k] = Binding(k, k, None, mem, arr)
             continue
         raise unmatched_buffer(prog, k)
-    _write_pending(ex, prog, bindings, addresses)
+
+def _execute(ex: Executor, prog: Program, ep_fn: int, N: int) -> None:
     mask = np.ones(N, dtype=bool)
     mask.flags.writeable = False
     ex.every = mask
+    ex.deadline = time.monotonic() + ex.config.max_time   # the time limit counts execution only
     with np.errstate(all="ignore"):
         ex.errors_ignored = True
         try:
             ex.call(prog.functions[ep_fn], [], mask)
         finally:
             ex.errors_ignored = False
-    res = RunResult(steps=ex.steps, invocations=N, workgroup_size=wg, addresses=addresses, diagnostics=warnings)
+
+
+def _collect(res: RunResult, prog: Program, bindings: dict) -> None:
+    """The buffers after the run, as arrays, under their keys and their aliases."""
     for key, b in bindings.items():
         if b.type is None:
             arr = np.frombuffer(b.memory.bytes(), np.uint8).copy()
@@ -269,33 +322,17 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
             if alias not in res.buffers:
                 res.buffers[alias] = res.buffers[key]
                 res.bindings[alias] = b
-    add_views(res, prog, ex.views, Binding, as_array, buffer_aliases)
-    return res
 
 
-def _coopmat_layout(layout, subgroup_size):
-    """(layout model or None, subgroup size): the size follows the model unless given."""
-    model = None
-    if layout is not None:
-        from ..layouts import load_model
-        model = load_model(str(layout)) if isinstance(layout, (str, os.PathLike)) else layout
-    if subgroup_size is None:
-        subgroup_size = (model.default_subgroup_size if model is not None else None) or 32
-    return model, subgroup_size
-
-
-def _validate(module: Module) -> None:
+def _validate(module: Module) -> list[Diagnostic]:
     """Full validation (our rules and spirv-val) before executing: the executor only ever sees
-    valid modules. What drivers accept although `spvcoop val` reports it is shown as a warning
+    valid modules. What drivers accept although `spvcoop val` reports it comes back as warnings
     (validator.for_run says which)."""
     from ..validator.for_run import validate_for_run
     errors, warnings = validate_for_run(module)
     if errors:
         raise SpvError(errors)
-    fresh = [w for w in warnings if (w.source, w.headline()) not in _noted]
-    _noted.update((w.source, w.headline()) for w in fresh)
-    if fresh:
-        print_diagnostics(fresh, module.text)
+    return list(warnings)
 
 
 def buffer_aliases(prog: Program, b: Binding) -> list[str]:
@@ -395,16 +432,6 @@ def _is_spec_id(k) -> bool:
     return isinstance(k, int) or (isinstance(k, str) and k.isdigit())
 
 
-_noted: set = set()  # notes already printed by this process (a portability run calls run() per model)
-
-
-def _note_once(source, message: str) -> None:
-    if (source, message) in _noted:
-        return
-    _noted.add((source, message))
-    print_diagnostics([Diagnostic("note", message, source=source)])
-
-
 def _bind_variables(ex, prog, given, consumed, bindings, push_constants, addresses, interface, used) -> None:
     ex.pending = []
     ex.views = []
@@ -466,8 +493,9 @@ def _bind_variables(ex, prog, given, consumed, bindings, push_constants, address
                                       inst.span, source=prog.source))
     if unused:
         names = ", ".join(f"'{n}'" for n in unused)
-        _note_once(prog.source, f"buffer{'s' if len(unused) > 1 else ''} {names} "
-                                f"{'are' if len(unused) > 1 else 'is'} not used by the entry point; no data needed")
+        ex.diagnostics.append(Diagnostic(
+            "note", f"buffer{'s' if len(unused) > 1 else ''} {names} {'are' if len(unused) > 1 else 'is'} not used "
+                    "by the entry point; no data needed", source=prog.source))
 
 
 def _write_pending(ex, prog, bindings, addresses) -> None:

@@ -6,9 +6,10 @@ import math
 
 from ..core.schema import short as _short
 from ..core.yamlio import LDict, LList, MiB
+from ..interp.options import SPEC_KEYS as OPTION_KEYS
 
-SPEC_KEYS = {"shader", "entry_point", "dispatch", "subgroup_size", "spec_constants", "push_constants", "buffers",
-             "outputs", "max_steps"}
+# the spec's own keys, then one per run option that has a spec key (interp/options.py declares them)
+SPEC_KEYS = {"shader", "dispatch", "spec_constants", "push_constants", "buffers", "outputs"} | set(OPTION_KEYS)
 SOURCE_KEYS = ("data", "file", "random", "zeros", "arange")
 DATA_KEYS = set(SOURCE_KEYS) | {"dtype", "shape"}
 DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
@@ -37,12 +38,6 @@ def _finite(v: float) -> float:
 def _dtype(v):
     if not isinstance(v, str) or v not in DTYPES:
         raise ValueError(f"unknown dtype {_short(v)} (one of: {', '.join(DTYPES)})")
-    return v
-
-
-def _pow2(v: int) -> int:
-    if not 1 <= v <= 128 or v & (v - 1):
-        raise ValueError(f"must be a power of two from 1 to 128, got {v}")
     return v
 
 
@@ -166,31 +161,28 @@ def plain_entry(entry, expected: bool = False) -> bool:
 
 def plain_spec(raw) -> dict | None:
     """The run spec's checked fields, as the schema's model gives them, when every value is of a plain valid
-    form; None sends the spec to the schema."""
+    form; None sends the spec to the schema. The run options given are under "run_options" (spec key ->
+    checked value), each checked by its declaration's check, as the schema does."""
     if type(raw) not in (dict, LDict) or any(k not in SPEC_KEYS for k in raw):
         return None
-    shader, entry_point = raw.get("shader"), raw.get("entry_point")
-    if not _plain_name(shader) or not (entry_point is None or _plain_name(entry_point)):
+    shader = raw.get("shader")
+    if not _plain_name(shader):
         return None
     dispatch = _dispatch(raw.get("dispatch", [1, 1, 1]))
     if not (_plain_ints(dispatch, 1, MAX_DISPATCH_DIM, 3) and dispatch):
         return None
-    subgroup_size = raw.get("subgroup_size", 32)
-    max_steps = raw.get("max_steps")
     outputs = raw.get("outputs")
     spec_constants = _none_is_empty(raw.get("spec_constants"))
     buffers = _none_is_empty(raw.get("buffers"))
-    if not (_is_int(subgroup_size) and (max_steps is None or (_is_int(max_steps) and 1 <= max_steps <= _MAX_INT64))
-            and (outputs is None or (type(outputs) in (list, LList) and all(_plain_key(k) for k in outputs)))
+    if not ((outputs is None or (type(outputs) in (list, LList) and all(_plain_key(k) for k in outputs)))
             and _plain_dict(spec_constants) and _plain_dict(buffers) and _plain_data(raw.get("push_constants"))
             and all(plain_entry(e) for e in buffers.values())):
         return None
     try:
         dispatch = _dispatch_product(dispatch)
-        _pow2(subgroup_size)
         spec_constants = {k: _spec_value(v) for k, v in spec_constants.items()}
+        options = {k: OPTION_KEYS[k].convert(raw[k]) for k in OPTION_KEYS if raw.get(k) is not None}
     except ValueError:
         return None
-    return {"shader": shader, "entry_point": entry_point, "dispatch": dispatch, "subgroup_size": subgroup_size,
-            "spec_constants": spec_constants, "buffers": list(buffers), "outputs": outputs and list(outputs),
-            "max_steps": max_steps}
+    return {"shader": shader, "dispatch": dispatch, "spec_constants": spec_constants, "buffers": list(buffers),
+            "outputs": outputs and list(outputs), "run_options": options}

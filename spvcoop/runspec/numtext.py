@@ -282,3 +282,17 @@ def tokens(a: np.ndarray, style: str) -> np.ndarray:
     if kind == "f":
         return np.array([float_text(v, style).encode("ascii") for v in flat.astype(np.float64).tolist()], "S")
     raise TypeError(f"no text for dtype {a.dtype}")
+
+
+def short_floats(a: np.ndarray):
+    """tolist(), with f32 values as the shortest decimals that round-trip in f32 (0.9, not
+    0.8999999761581421) and f16 values exactly (65504, 1.7001953125: numpy's shortest f16 text, 6.55e+04,
+    would read back as 65500 wherever the value is used at a wider precision)."""
+    if a.dtype == np.float16:
+        return a.astype(np.float64).tolist()
+    if a.dtype == np.float32:
+        if a.size >= 32:   # from here one vectorized pass beats str() per value
+            return f32_short(a).tolist()   # float(str(x)) for each x, in one go
+        flat = [float(str(x)) if np.isfinite(x) else float(x) for x in a.reshape(-1)]
+        return np.array(flat, dtype=object).reshape(a.shape).tolist() if a.ndim else flat[0]
+    return a.tolist()

@@ -6,12 +6,13 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, StrictInt,
-                      StrictStr, Tag, TypeAdapter, ValidationError, model_validator)
+                      StrictStr, Tag, TypeAdapter, ValidationError, create_model, model_validator)
 
 from ..core.schema import schema_errors
 from ..core.yamlio import LDict
 from .checks import (DATA_KEYS, MAX_DISPATCH_DIM, SPEC_KEYS, _data_value, _dispatch, _dispatch_product,
-                     _dtype, _entry_kind, _finite, _key, _no_source, _none_is_empty, _pow2, _spec_value, _yaml_float)
+                     _dtype, _entry_kind, _finite, _key, _no_source, _none_is_empty, _spec_value, _yaml_float)
+from ..interp.options import SPEC_KEYS as OPTION_KEYS
 
 # ---- the models -------------------------------------------------------------------------------
 Float = Annotated[float, BeforeValidator(_yaml_float), AfterValidator(_finite)]
@@ -120,16 +121,23 @@ BufferEntry = _entry_union(DataEntry, FileEntry, ZerosEntry, ArangeEntry, Random
 ExpectedEntry = _entry_union(ExpDataEntry, ExpFileEntry, ExpZerosEntry, ExpArangeEntry, ExpRandomEntry)
 
 
-class RunSpecModel(_Model):
+class _RunSpecBase(_Model):
     shader: Name
-    entry_point: Name | None = None
     dispatch: Dispatch = (1, 1, 1)  # type: ignore[assignment]
-    subgroup_size: Annotated[StrictInt, AfterValidator(_pow2)] = 32
     spec_constants: Annotated[dict[Key, SpecValue], BeforeValidator(_none_is_empty)] = {}
     push_constants: Annotated[Any, AfterValidator(_data_value)] = None
     buffers: Annotated[dict[Key, BufferEntry], BeforeValidator(_none_is_empty)] = {}  # type: ignore[valid-type]
     outputs: list[Key] | None = None
-    max_steps: PosInt | None = None
+
+
+def _none_or(check):
+    return lambda v: None if v is None else check(v)
+
+
+# one field per run option with a spec key, checked by its declaration (interp/options.py)
+_OPTION_FIELDS = {k: (Annotated[Any, AfterValidator(_none_or(o.check))], None) for k, o in OPTION_KEYS.items()}
+RunSpecModel = create_model("RunSpecModel", __base__=_RunSpecBase,  # type: ignore[call-overload]
+                            **_OPTION_FIELDS)
 
 
 _SPEC = TypeAdapter(RunSpecModel)
@@ -165,8 +173,9 @@ def check_spec(raw, path: str) -> dict:
         m = _SPEC.validate_python(raw)
     except ValidationError as e:
         raise schema_errors(e, raw, path, keys_of=_fields_of) from None
-    fields = {name: getattr(m, name) for name in RunSpecModel.model_fields if name != "push_constants"}
+    fields = {name: getattr(m, name) for name in _RunSpecBase.model_fields if name != "push_constants"}
     fields["buffers"] = list(m.buffers)
+    fields["run_options"] = {k: getattr(m, k) for k in OPTION_KEYS if getattr(m, k) is not None}
     return fields
 
 

@@ -25,6 +25,7 @@ from ..core.records import Record
 from ..core.yamlio import error_at, mark_at
 from ..interp.program import Program
 from ..interp.types import Type
+from .numtext import short_floats
 
 SPEC_OPS = ("OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse", "OpSpecConstantComposite")
 LEAF_KINDS = ("bool", "int", "float", "vector", "matrix")
@@ -273,7 +274,7 @@ def check(prog: Program, res, expected, source: str, opts: CheckOptions) -> tupl
                     "builtin": "a built-in input"}.get(target.kind, f"a {target.key} variable")
             raise error_at(f"'{k}' is {what}, not an output buffer", source, key_mark(expected, (k,)))
         t = target.type
-        got = res.values(target.key)
+        got = res.values(target.key, short_floats)
         if target.member is not None:
             want = rename(prog, t.members[0], v, source, expected, (k,))
             t, got = t.members[0], got[t.member_names[0]]

@@ -14,6 +14,9 @@
       s: {arange: 64}
       t: [1, 2, 3]                                                # inline, typed by the shader
     outputs: [y]                  # optional: which buffers to print (default: storage buffers)
+    max_time: 120                 # optional run options (interp/options.py: each with a spec key):
+    max_steps: 10M                #   entry_point, subgroup_size, max_time, max_steps, max_work, max_memory;
+                                  #   a command-line flag overrides the spec's value
 
 An expected file for --check maps buffer names to data, optionally with tolerances:
     y: {data: [...], rtol: 1e-5, atol: 1e-6}   or   y: [...]   or   y: {file: y.npy}
@@ -43,6 +46,7 @@ from ..core.schema import short as _short
 from ..core.yamlio import LDict, YamlLimits, decode_utf8, error_at, load_json, load_yaml, mark_at, read_bytes, \
     span_of
 from ..interp import encodings
+from ..interp.options import SPEC_KEYS as OPTION_KEYS
 from .checks import (DATA_KEYS, DEFAULT_MAX_FILE_BYTES, DTYPES, MAX_DISPATCH_DIM,  # noqa: F401 (re-exported)
                              MAX_DISPATCH_WORKGROUPS, SOURCE_KEYS, SPEC_KEYS, _data_value, _entry_kind, _finite,
                              _key, _yaml_float, plain_entry, plain_spec)
@@ -67,35 +71,30 @@ class RunSpec(Record):
 
     shader: str
     base: Path
-    entry_point: str | None
     dispatch: tuple[int, int, int]
-    subgroup_size: int
     spec_constants: dict
     push_constants: object
     buffers: dict                  # key -> raw spec entry (LDict/LList/value, with marks)
     outputs: list | None
-    max_steps: int | None
+    run_options: dict              # run option -> value, for those the spec gives (interp/options.py)
     source: str
     raw: Any                       # the parsed YAML, for locating later errors
     options: FileOptions
-    _fields = ("shader", "base", "entry_point", "dispatch", "subgroup_size", "spec_constants", "push_constants",
-               "buffers", "outputs", "max_steps", "source", "raw", "options")
+    _fields = ("shader", "base", "dispatch", "spec_constants", "push_constants", "buffers", "outputs", "run_options",
+               "source", "raw", "options")
 
-    def __init__(self, shader: str, base: Path, entry_point: str | None = None,
-                 dispatch: tuple[int, int, int] = (1, 1, 1), subgroup_size: int = 32,
+    def __init__(self, shader: str, base: Path, dispatch: tuple[int, int, int] = (1, 1, 1),
                  spec_constants: dict | None = None, push_constants: object = None, buffers: dict | None = None,
-                 outputs: list | None = None, max_steps: int | None = None, source: str = "<spec>",
+                 outputs: list | None = None, run_options: dict | None = None, source: str = "<spec>",
                  raw: Any = None, options: FileOptions | None = None) -> None:
         self.shader = shader
         self.base = base
-        self.entry_point = entry_point
         self.dispatch = dispatch
-        self.subgroup_size = subgroup_size
         self.spec_constants = {} if spec_constants is None else spec_constants
         self.push_constants = push_constants
         self.buffers = {} if buffers is None else buffers
         self.outputs = outputs
-        self.max_steps = max_steps
+        self.run_options = {} if run_options is None else run_options
         self.source = source
         self.raw = raw
         self.options = FileOptions() if options is None else options
@@ -156,11 +155,11 @@ def load_spec(path: str, options: FileOptions | None = None) -> RunSpec:
     if m is None:  # something unusual or wrong: the schema decides, and locates every violation
         from .schema import check_spec
         m = check_spec(raw, path)
-    return RunSpec(shader=m["shader"], base=Path(path).parent, entry_point=m["entry_point"],
-                   dispatch=tuple(m["dispatch"]), subgroup_size=m["subgroup_size"],  # type: ignore[arg-type]
+    return RunSpec(shader=m["shader"], base=Path(path).parent, dispatch=tuple(m["dispatch"]),  # type: ignore[arg-type]
                    spec_constants=dict(m["spec_constants"]), push_constants=raw.get("push_constants"),
                    buffers={k: raw["buffers"][k] for k in m["buffers"]} if m["buffers"] else {},
-                   outputs=m["outputs"], max_steps=m["max_steps"], source=path, raw=raw, options=options)
+                   outputs=m["outputs"], run_options={OPTION_KEYS[k].name: v for k, v in m["run_options"].items()},
+                   source=path, raw=raw, options=options)
 
 
 def _buffer_list(entries: list, source: str) -> LDict:
@@ -498,9 +497,22 @@ def buffer_key(k):
 LARGE_ARRAY = 1000   # numbers in one list above which the output takes the fast layout
 
 
+def _register_yaml() -> None:
+    """NumList (interp.dataio) dumps as the list it is (PyYAML's safe representers match exact types)."""
+    try:
+        from yaml.representer import SafeRepresenter
+    except ImportError:  # pragma: no cover - PyYAML is a dependency
+        return
+    from ..interp.dataio import NumList
+    SafeRepresenter.add_representer(NumList, SafeRepresenter.represent_list)
+
+
+_register_yaml()
+
+
 def to_plain(x):
     if isinstance(x, np.ndarray):
-        from ..interp.dataio import short_floats
+        from .numtext import short_floats
         return short_floats(x)
     if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
         return str(x)

@@ -154,7 +154,9 @@ def gen_run(rng: random.Random, index: int) -> Case:
     samples = corpus.run_samples()
     directory, spec, extra = pick(rng, samples)
     files = corpus.sample_files(directory)
-    argv = ["run", spec, *extra, "-q"]
+    # endless loops (a mutated loop bound) stop well within the campaign's per-input time limit (default 10 s):
+    # the interpreter's own default time limit is 60 s
+    argv = ["run", spec, *extra, "-q", "--max-time", "4"]
     target = pick(rng, ["spec", "spec", "spec", "shader", "data", "argv"])
     yaml_name = "run.yaml" if spec == "run.yaml" else "in.yaml"
     if target == "spec":

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.diagnostics import Diagnostic, print_diagnostics
+from ...core.diagnostics import Diagnostic
 from ..encodings import BF16, bf16_toward_zero, convert
 from ..fault import Fault
 from ..program import enum_name
@@ -416,15 +416,15 @@ def uniform(info: CoopInfo, value, groups: np.ndarray, lanes: np.ndarray, mask: 
 
 
 def warn(ex, inst, message: str) -> None:
-    """A run-time warning, printed once per instruction on stderr (and kept in ex.family_state)."""
+    """A run-time warning, once per instruction, in the run's diagnostics (RunResult.diagnostics)."""
     seen = ex.family_state.setdefault("coopmat.warnings", {})
     if inst.index in seen:
         return
     seen[inst.index] = message
     notes: list = []
     span, source = ex.where(inst, notes)
-    print_diagnostics([Diagnostic("warning", f"{inst.opname}: {message}", span, rule="interp.coopmat", notes=notes,
-                                  source=source)])
+    ex.diagnostics.append(Diagnostic("warning", f"{inst.opname}: {message}", span, rule="interp.coopmat",
+                                     notes=notes, source=source))
 
 
 class Lazy:

@@ -26,6 +26,7 @@ class ModelOutcome:
     message: str = ""
     outputs: dict = field(default_factory=dict)
     differs: dict = field(default_factory=dict)   # buffer -> (count, total, first index, ours, reference)
+    diagnostics: list = field(default_factory=list)   # the run's warnings and notes (RunResult.diagnostics)
 
 
 def candidate_models(seeds=SHUFFLE_SEEDS) -> list[tuple[str, object]]:
@@ -58,7 +59,7 @@ def _outputs(res, wanted) -> dict:
     return out
 
 
-LIMIT_RULES = ("interp.max-steps", "interp.max-work", "interp.max-memory")
+LIMIT_RULES = ("interp.max-steps", "interp.max-time", "interp.max-work", "interp.max-memory")
 
 
 def check(module, run_kwargs: dict, wanted=None, models=None) -> list[ModelOutcome]:
@@ -66,9 +67,10 @@ def check(module, run_kwargs: dict, wanted=None, models=None) -> list[ModelOutco
     outcomes: list[ModelOutcome] = []
     ref: ModelOutcome | None = None
     models = list(models or candidate_models())
-    # one work budget for the whole check, shared among the models
-    from ..config import DEFAULT_MAX_WORK
-    run_kwargs = dict(run_kwargs, max_work=max(1, (run_kwargs.get("max_work") or DEFAULT_MAX_WORK) // len(models)))
+    # one work and one time budget for the whole check, shared among the models
+    from ..options import DEFAULT_MAX_TIME, DEFAULT_MAX_WORK
+    run_kwargs = dict(run_kwargs, max_work=max(1, (run_kwargs.get("max_work") or DEFAULT_MAX_WORK) // len(models)),
+                      max_time=(run_kwargs.get("max_time") or DEFAULT_MAX_TIME) / len(models))
     for label, model in models:
         try:
             res = run(module, layout=model, **run_kwargs)
@@ -81,7 +83,7 @@ def check(module, run_kwargs: dict, wanted=None, models=None) -> list[ModelOutco
             msg = msg.split(": ", 1)[1] if msg.startswith("Op") and ": " in msg else msg
             outcomes.append(ModelOutcome(label, "skipped" if undefined else "error", msg))
             continue
-        o = ModelOutcome(label, "ran", outputs=_outputs(res, wanted))
+        o = ModelOutcome(label, "ran", outputs=_outputs(res, wanted), diagnostics=res.diagnostics)
         if ref is None:
             ref = o
         else:

@@ -1,0 +1,234 @@
+"""The run options, each declared once: name, default, check (with its bound), help, CLI flag, run-spec key.
+
+Everything else is derived from `OPTIONS`: `RunConfig`'s fields and checks (config.py), the keyword arguments
+`run()` accepts, the `spvcoop run` / `spvcoop portability` flags (commands/run.py), the pytest fixture's
+arguments (it passes them to run()), and the run-spec keys with their plain and pydantic checks (runspec/).
+Adding an option is one `RunOption` here plus its implementation where the executor uses it.
+
+A check takes a Python value (or, for numbers, the text a flag or a YAML string gives: "100M", "90s") and
+returns the value the run uses, or raises ValueError with the reason (no option name: callers add it).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+
+from ..core.records import FrozenRecord
+
+COOP_NUMERICS = ("ieee", "nvidia-tensorcore")  # cooperative-matrix MulAdd rounding (docs/interpreter-coopmat.md)
+MAX_SUBGROUP_SIZE = 128  # Vulkan's largest (VkPhysicalDeviceSubgroupSizeControlProperties)
+MAX_COUNT = 2**63 - 1
+
+# The default limit is time, not steps (issue 22): a step costs 5 us to several ms (a loop of cooperative-matrix
+# MulAdds, a numpy operation over 2^20 invocations), so no step count both lets a minute-long kernel finish and
+# stops an endless loop soon. The deadline is checked where progress is reported (every 1024 steps).
+DEFAULT_MAX_TIME = 60.0
+# Work: executed instructions times the invocations they run for (an upper bound on the numpy element
+# operations). saxpy over 2^20 invocations takes 25 M, the 2^20 shared-memory reduction 222 M; numpy does
+# 60-200 M a second, so the default stops a huge dispatch within seconds.
+DEFAULT_MAX_WORK = 1 << 29
+# Bytes a run may allocate: dispatch state, buffers, Workgroup/Private/Function variables, null values.
+DEFAULT_MAX_MEMORY = 2 << 30
+
+_UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+_TIME_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+
+
+def count(v) -> int:
+    """A positive integer; text may end in K, M, G or T (binary multiples, as the byte limits): '100M'."""
+    if isinstance(v, str):
+        t = v.strip().replace("_", "").upper().removesuffix("B")
+        scale = _UNITS.get(t[-1:], 1)
+        digits = t[:-1] if t[-1:] in _UNITS else t
+        if not digits.isdigit() or len(digits) > 19:
+            raise ValueError(f"expected a positive integer, optionally with K, M, G or T (e.g. 100M), got '{v}'")
+        v = int(digits) * scale
+    if not _is_int(v) or not 1 <= v <= MAX_COUNT:
+        raise ValueError(f"must be a positive integer, got {v!r}")
+    return int(v)
+
+
+def seconds(v) -> float:
+    """A positive number of seconds; text may end in s, m or h: '90', '1.5m'."""
+    if isinstance(v, str):
+        t = v.strip().lower()
+        scale = _TIME_UNITS.get(t[-1:], 1.0)
+        try:
+            v = float(t[:-1] if t[-1:] in _TIME_UNITS else t) * scale
+        except ValueError:
+            raise ValueError(f"expected seconds, optionally with s, m or h (e.g. 90s, 2m), got '{v}'") from None
+    if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v <= 0:
+        raise ValueError(f"must be a positive number of seconds, got {v!r}")
+    return float(v)
+
+
+def subgroup_size(v) -> int:
+    if isinstance(v, str) and v.strip().isdigit():
+        v = int(v)
+    if not _is_int(v) or v < 1 or v & (v - 1) or v > MAX_SUBGROUP_SIZE:
+        raise ValueError(f"must be a power of two from 1 to {MAX_SUBGROUP_SIZE}, got {v!r}")
+    return int(v)
+
+
+def name(v) -> str:
+    if not isinstance(v, str) or not 1 <= len(v) <= 4096:
+        raise ValueError(f"must be a name, got {v!r}")
+    return v
+
+
+def flag(v) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError(f"must be True or False, got {v!r}")
+    return v
+
+
+def trace(v) -> int | tuple[int, ...]:
+    """An invocation: its index in the dispatch, or its global id (x, y, z); text '5' or '1,2,0'."""
+    if isinstance(v, str):
+        try:
+            parts = [int(x) for x in v.split(",")]
+        except ValueError:
+            raise ValueError(f"wants an invocation index or X,Y,Z, got '{v}'") from None
+        v = parts[0] if len(parts) == 1 else tuple(parts)
+    if isinstance(v, list):
+        v = tuple(v)
+    if _is_int(v) or isinstance(v, tuple) and 1 <= len(v) <= 3 and all(map(_is_int, v)):
+        return v
+    raise ValueError(f"{v!r} must be an invocation index or a global invocation id (x, y, z)")
+
+
+def coop_numerics(v):
+    """A built-in rounding name, a fitted numerics.model.MulAddModel, or the .yaml file of one."""
+    if isinstance(v, str) and v in COOP_NUMERICS:
+        return v
+    if isinstance(v, str) and v.endswith((".yaml", ".yml")):
+        from ..numerics.fit import load_model_file   # only for a model file: the built-in names need no numerics
+        return load_model_file(v)
+    from ..numerics.model import MulAddModel
+    if isinstance(v, MulAddModel):
+        return v
+    raise ValueError(f"unknown coop_numerics {v!r} (known: {', '.join(COOP_NUMERICS)}, or a .yaml model file "
+                     "written by `spvcoop numerics measure`)")
+
+
+def layout(v):
+    """A layout model's name, its .yaml file or a spvcoop.layouts LayoutModel (loaded by the runner)."""
+    import os
+    if isinstance(v, (str, os.PathLike)) or hasattr(v, "default_subgroup_size"):
+        return v
+    raise ValueError(f"must be a layout model name, a .yaml file or a LayoutModel, got {v!r}")
+
+
+def stream(v):
+    """Where text lines go: a text stream (with write) or a callable taking each line."""
+    if not (callable(v) or callable(getattr(v, "write", None))):
+        raise ValueError(f"must be a text stream (with write) or a callable, got {type(v).__name__}")
+    return v
+
+
+def callback(v):
+    if not callable(v):
+        raise ValueError(f"must be a callable, got {type(v).__name__}")
+    return v
+
+
+class RunOption(FrozenRecord):
+    """One run option. `check` converts and bounds a value (None is always allowed: it means the default);
+    `flag` is its command-line flag (None: Python API only), `spec_key` its run-spec key (None: none);
+    `cli_false`: the flag is a negation (`--no-validate` sets validate=False)."""
+    name: str
+    default: object
+    check: Callable
+    help: str
+    flag: str | None
+    spec_key: str | None
+    metavar: str | None
+    cli_false: bool
+    _fields = ("name", "default", "check", "help", "flag", "spec_key", "metavar", "cli_false")
+
+    def __init__(self, name: str, default: object, check: Callable, help: str, flag: str | None = None,
+                 spec_key: str | None = None, metavar: str | None = None, cli_false: bool = False) -> None:
+        values = (name, default, check, help, flag, spec_key, metavar, cli_false)
+        for f, value in zip(self._fields, values, strict=True):
+            object.__setattr__(self, f, value)
+
+    def convert(self, value):
+        """The checked value (None: None); ValueError naming the option otherwise."""
+        if value is None:
+            return None
+        try:
+            return self.check(value)
+        except ValueError as e:
+            raise ValueError(f"{self.name} {e}") from None
+
+
+OPTIONS: tuple[RunOption, ...] = (
+    RunOption("entry_point", None, name, "entry point to run (default: the first GLCompute one)",
+              "--entry-point", "entry_point", "NAME"),
+    RunOption("subgroup_size", None, subgroup_size,
+              "lanes per subgroup, a power of two up to 128 (default: the layout model's, else 32)",
+              "--subgroup-size", "subgroup_size", "N"),
+    RunOption("layout", None, layout,
+              "cooperative-matrix layout model: a name (`spvcoop layout list`), a .yaml file or a LayoutModel "
+              "(default: nvidia where it defines the type, else striped)", "--layout", None, "MODEL|FILE.yaml"),
+    RunOption("coop_numerics", "ieee", coop_numerics,
+              "cooperative-matrix MulAdd rounding: ieee (products exact, f32 sums, one rounding; default), "
+              "nvidia-tensorcore (bit-identical to an H100 for f16 and bf16 inputs) or a model file written by "
+              "`spvcoop numerics measure`", "--coop-numerics", None, "ieee|nvidia-tensorcore|FILE.yaml"),
+    RunOption("max_time", DEFAULT_MAX_TIME, seconds,
+              f"stop with an error after this many seconds of execution (default {DEFAULT_MAX_TIME:g}; an "
+              "endless loop stops by itself; suffixes s, m, h)", "--max-time", "max_time", "SECONDS"),
+    RunOption("max_steps", None, count,
+              "stop with an error after N executed instructions, a limit that does not depend on the "
+              "machine (default: none; suffixes K, M, G)", "--max-steps", "max_steps", "N"),
+    RunOption("max_work", DEFAULT_MAX_WORK, count,
+              "stop with an error once executed instructions x invocations pass N (default 512M: a few seconds "
+              "of numpy; saxpy over 2^20 invocations needs 25M; suffixes K, M, G; shared among the models of "
+              "--layout all)", "--max-work", "max_work", "N"),
+    RunOption("max_memory", DEFAULT_MAX_MEMORY, count,
+              "memory budget in bytes for the dispatch's state, buffers and variables, checked before allocating "
+              "(default 2G; suffixes K, M, G)", "--max-memory", "max_memory", "BYTES"),
+    RunOption("validate", True, flag, "validate the module first (--no-validate: run without)",
+              "--no-validate", None, None, cli_false=True),
+    RunOption("trace", None, trace,
+              "print each instruction executed by this invocation, with its result: a linear index in the "
+              "dispatch (workgroup by workgroup) or a global invocation id X,Y,Z", "--trace", None, "INVOCATION"),
+    RunOption("trace_out", None, stream,
+              "where trace lines go: a text stream or a callable taking each line (default: RunResult.trace, "
+              "a list; the library never writes to the terminal itself)"),
+    RunOption("progress", None, callback,
+              "called with the step count at the first branch at or past each multiple of 1024 steps"),
+    RunOption("fast_paths", True, flag,
+              "compiled blocks (interp/block_compiler.py; the SPVCOOP_NO_FAST_PATHS environment variable also "
+              "turns them off)"),
+)
+BY_NAME: dict[str, RunOption] = {o.name: o for o in OPTIONS}
+SPEC_KEYS: dict[str, RunOption] = {o.spec_key: o for o in OPTIONS if o.spec_key}
+
+
+def unknown_keyword(key: str, where: str = "run()") -> TypeError:
+    from ..core.diagnostics import did_you_mean
+    return TypeError(f"{where} got an unexpected keyword argument '{key}'{did_you_mean(key, list(BY_NAME))}")
+
+
+def resolve(*layers: dict) -> dict:
+    """The options in force: for each, the first layer (e.g. command line, then run spec) that gives it a
+    value other than None; options no layer gives are left out (their defaults apply)."""
+    out: dict = {}
+    for layer in layers:
+        for k, v in layer.items():
+            if v is not None and k not in out:
+                if k not in BY_NAME:
+                    raise unknown_keyword(k)
+                out[k] = v
+    return out
+
+
+def describe() -> str:
+    """The options as a docstring section (run()'s keyword arguments)."""
+    return "\n".join(f"    {o.name} (default {o.default!r}): {o.help}" for o in OPTIONS)
