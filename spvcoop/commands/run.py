@@ -140,7 +140,8 @@ def _refuse_structures(outputs: dict, out: str, source: str) -> None:
     import numpy as np
     for name, value in outputs.items():
         if _holds_structures(value) or (not isinstance(value, np.ndarray) and _ragged(value)):
-            raise SpvError(Diagnostic("error", f"-o {out}: output '{name}' holds structures, which a .npy file "
+            form = "DIR/" if not out.endswith(".npy") else "FILE.npy"  # (the same words for every DIR)
+            raise SpvError(Diagnostic("error", f"-o {form}: output '{name}' holds structures, which a .npy file "
                                       "cannot; write the outputs as YAML or JSON (-o OUT.yaml, -o OUT.json) or "
                                       "list only arrays of numbers under 'outputs'", source=source))
 
