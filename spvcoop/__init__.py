@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
-from .core.diagnostics import Diagnostic, SpvError  # noqa: E402
-from .core.module import Header, Instruction, Module, Operand, Span  # noqa: E402
+from .core.diagnostics import Diagnostic, SpvError
+from .core.module import Header, Instruction, Module, Operand, Span
+from .core.version import __version__
 
 __all__ = ["Diagnostic", "SpvError", "Header", "Instruction", "Module", "Operand", "Span",
            "assemble", "disassemble", "read_binary", "validate", "run", "__version__"]

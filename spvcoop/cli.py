@@ -13,7 +13,7 @@ import importlib
 import sys
 
 from .commands.common import parse_size, print_diagnostics
-from .core.diagnostics import SpvError
+from .core.diagnostics import SpvError, printable
 
 # (module, doc) in the order `spvcoop --help` lists them.
 COMMAND_MODULES = [
@@ -78,7 +78,7 @@ def _add_global_options(p: argparse.ArgumentParser, default) -> None:
     p.add_argument("--debug", action="store_true", default=default if default is not None else False,
                    help="on an internal error, show the Python traceback instead of the one-line report")
     p.add_argument("--max-input-size", type=parse_size, metavar="BYTES", default=default,
-                   help="largest input file read (default 256M; suffixes K, M, G)")
+                   help="largest input file read (default 32M; suffixes K, M, G)")
 
 
 # Attributes of a parsed command line that name the input being worked on, for the internal-error line.
@@ -103,12 +103,21 @@ def internal_error_line(exc: BaseException, args: argparse.Namespace | None = No
     what = f"{type(exc).__name__}: {exc}".strip().splitlines()[0] if str(exc) else type(exc).__name__
     inputs = _inputs_of(args) if args is not None else ""
     on = f" while processing {inputs}" if inputs else ""
-    return f"spvcoop: internal error at {where} (please report){on}: {what[:300]}"
+    return printable(f"spvcoop: internal error at {where} (please report){on}: {what[:300]}")
+
+
+def out_of_memory_line(exc: MemoryError, args: argparse.Namespace) -> str:
+    """One line for running out of memory: where, on which input, and what to change."""
+    where = internal_error_line(exc, args).split(" (please report)")[0].removeprefix("spvcoop: internal error at ")
+    inputs = _inputs_of(args)
+    return (f"{printable(inputs) or 'spvcoop'}: error: not enough memory (at {where}): the input needs more than this "
+            "process may use; lower --max-input-size to refuse such inputs at once, or allow more memory")
 
 
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+EXIT_USAGE = 2  # usage errors, unreadable input, not enough memory
 EXIT_INTERNAL_ERROR = 3
 
 
@@ -134,6 +143,13 @@ def main(argv: list[str] | None = None) -> int:
     except SpvError as e:  # a command that did not print its own diagnostics
         print_diagnostics(e.diagnostics)
         return e.exit_status
+    except MemoryError as e:
+        # the input needs more memory than the process may have (ulimit -v, a container): the user's to change,
+        # not a bug. Printed after the handler, once the traceback and with it the input's objects are freed.
+        if args.debug:
+            import traceback
+            traceback.print_exc()
+        line = out_of_memory_line(e, args)
     except Exception as e:  # noqa: BLE001 - the last line of defence: a bug, never a traceback
         if args.debug:
             import traceback
@@ -142,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERNAL_ERROR
     finally:
         files.max_input_bytes = saved_limit
+    print(line, file=sys.stderr)
+    return EXIT_USAGE
 
 
 def entry() -> None:

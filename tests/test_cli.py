@@ -71,9 +71,22 @@ def test_max_input_size(tmp_path, capsys, where) -> None:
     assert cli.main(["as", str(src), "-o", str(tmp_path / "m.spv"), "--max-input-size", "1M"]) == 0
 
 
-def test_input_size_cap_stops_an_endless_device(capsys) -> None:
+def test_input_size_cap_stops_an_endless_stream(capsys, monkeypatch) -> None:
+    import io
+
+    class Endless(io.RawIOBase):
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, b) -> int:
+            b[:] = bytes(len(b))
+            return len(b)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(Endless())))
+    assert cli.main(["as", "-", "--max-input-size", "64K"]) == 2
+    assert "-: error: input is larger than the limit" in capsys.readouterr().err
+    # a device named as input is not read at all (tests/test_security.py)
     assert cli.main(["as", "/dev/zero", "--max-input-size", "64K"]) == 2
-    assert "/dev/zero: error: input is larger than the limit" in capsys.readouterr().err
+    assert "/dev/zero: error: not read: a character device" in capsys.readouterr().err
 
 
 def test_bad_size_is_a_usage_error(capsys) -> None:
@@ -191,8 +204,9 @@ def test_a_raised_input_limit_costs_no_memory_for_a_small_file(tmp_path) -> None
 def test_an_input_limit_beyond_memory_is_a_clean_error() -> None:
     code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
             "from spvcoop import cli; sys.exit(cli.main(sys.argv[1:]))")
-    r = subprocess.run([sys.executable, "-c", code, "as", "/dev/zero", "--max-input-size", "4G"],
-                       capture_output=True, text=True)
+    with open("/dev/zero", "rb") as zero:  # an endless stream on stdin: a device named as input is not read
+        r = subprocess.run([sys.executable, "-c", code, "as", "-", "--max-input-size", "4G"],
+                           stdin=zero, capture_output=True, text=True)
     assert r.returncode == 2 and "not enough memory to read up to 4294967296 bytes" in r.stderr, r.stderr
 
 

@@ -77,3 +77,37 @@ def test_the_path_check_sees_a_stale_name(tmp_path: Path) -> None:
     doc.write_text("`interp/ops_arith.py` and `vaildator/` and `text.py` and `core/`\n")
     tracked = _tracked()
     assert [p for p in documented_paths(doc) if not _exists(p, tracked)] == ["text.py", "vaildator/"]
+
+
+def _stage(module: str, stages: list[str]) -> int | None:
+    """The index in the map of the stage a module belongs to (None: the package root)."""
+    path = module.replace(".", "/")
+    for i, s in enumerate(stages):
+        if (path + "/").startswith(s) or path + ".py" == s:
+            return i
+    return None
+
+
+def test_stages_import_only_the_stages_listed_before_them() -> None:
+    """The map lists the stages from the bottom up: every import between two of them points to an earlier one
+    (the CLI layer and the pytest plugin, listed last, may import anything below)."""
+    from test_architecture import import_graph
+    stages = [p for p in readme_map() if p.startswith("spvcoop/")]
+    upward = []
+    for importer, targets in import_graph().items():
+        a = _stage(importer, stages)
+        if a is None:
+            continue
+        for t in targets:
+            b = _stage(t, stages)
+            if b is None and t == "spvcoop" and importer != "spvcoop":
+                upward.append(f"{importer} -> spvcoop (the package root, above every stage)")
+            elif b is not None and b > a and not (stages[a] == "spvcoop/commands/" and stages[b].endswith(".py")):
+                upward.append(f"{importer} ({stages[a]}) -> {t} ({stages[b]})")
+    assert not upward, "imports that run up the pipeline:\n" + "\n".join(sorted(upward))
+
+
+def test_the_stage_order_check_sees_an_upward_import() -> None:
+    stages = ["spvcoop/core/", "spvcoop/interp/", "spvcoop/runspec/"]
+    assert _stage("spvcoop.interp.dataio", stages) == 1 and _stage("spvcoop.runspec.numtext", stages) == 2
+    assert _stage("spvcoop", stages) is None

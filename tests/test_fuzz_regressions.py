@@ -127,3 +127,13 @@ def test_length_of_a_scalar_type_stops_a_run() -> None:
         spvcoop.run(spvcoop.assemble(path.read_text(), path.name), buffers={"x": np.zeros(256, np.float32),
                                                                            "s": np.zeros(16, np.uint32)})
     assert any(d.rule == "coopmat.length" for d in e.value.diagnostics)
+
+
+def test_values_of_an_address_only_buffer_say_why_they_cannot_be_decoded() -> None:
+    """A buffer reached only by its address has no SPIR-V type: values() was an AttributeError traceback."""
+    bda = Path(__file__).parent / "data" / "gpu_bda.spvasm"
+    res = spvcoop.run(str(bda), buffers={"o": np.zeros(16, np.uint32), "zz": np.arange(16, dtype=np.uint32)},
+                      push_constants={"p": "&zz"})
+    assert list(res["zz"]) == list(range(16))
+    with pytest.raises(SpvError, match="'zz' is reached only by its device address"):
+        res.values("zz")

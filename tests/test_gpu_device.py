@@ -59,6 +59,20 @@ def test_layout_measure_equals_nvidia(spvcoop_gpu_device):
         assert [[None if x is None else list(x) for x in lane] for lane in lay.lanes()] == e["lanes"], e["name"]
 
 
+def test_layout_measure_workgroup_equals_nvidia(spvcoop_gpu_device):
+    from spvcoop.gpu.layouts import measure
+    from spvcoop.layouts import load_model
+    info = spvcoop_gpu_device.instance.info(spvcoop_gpu_device.index)
+    if info.vendor_id != 0x10DE or not info.flexible:
+        pytest.skip("the nvidia model's Workgroup-scope entries are NVIDIA's (VK_NV_cooperative_matrix2)")
+    entries, skipped = measure(spvcoop_gpu_device, info, workgroup=(64, 128, 256))
+    nv = load_model("nvidia")
+    assert entries and not skipped
+    for e in entries:
+        lay = nv.layout(e["component"], e["rows"], e["cols"], e["use"], e["subgroup_size"])
+        assert [[None if x is None else list(x) for x in lane] for lane in lay.lanes()] == e["lanes"], e["name"]
+
+
 def test_tensorcore_model_on_fresh_stress_tiles(spvcoop_gpu_device):
     """Fresh tiles (seeds no fit has seen) of every distribution and combination: 100% bit-identical."""
     from spvcoop.gpu.numerics import combinations, run_tiles

@@ -327,3 +327,16 @@ def test_bfloat16_scalars_are_computed_as_bfloat16_not_as_half(tmp_path):
     r = subprocess.run([sys.executable, "-m", "spvcoop", "run", str(spec), "--allow-outside-files"],
                        capture_output=True, text=True)
     assert r.returncode == 0 and "Traceback" not in r.stderr and "16448" in r.stdout, r.stderr
+
+
+def test_non_semantic_instructions_may_name_functions_and_types():
+    """NonSemantic.* extended instructions take any id (glslang -gV's DebugFunctionDefinition names the
+    function, its DebugTypeBasic a type); they are not executed, so their operands are not values."""
+    text = shader("""
+%st = OpStore %p %u3
+OpReturn""").replace("OpMemoryModel", 'OpExtension "SPV_KHR_non_semantic_info"\n%ns = OpExtInstImport '
+                     '"NonSemantic.spvcoop.test"\nOpMemoryModel', 1)
+    text = text.replace("%g = OpLoad", "%dbg = OpExtInst %void %ns 7 %main %uint %fn\n%g = OpLoad", 1)
+    text = text.replace("%st = OpStore %p %u3", "%p = OpAccessChain %ptr_u %buf %u0 %x\nOpStore %p %u3")
+    res = run(assemble(text, "case.spvasm"), dispatch=(1, 1, 1), buffers={(0, 0): np.zeros(4, np.uint32)})
+    assert list(res[(0, 0)]) == [3, 3, 3, 3]

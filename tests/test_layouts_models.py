@@ -80,7 +80,11 @@ def test_nvidia_refuses_what_the_rule_does_not_cover():
     assert not m.defines("f64", 16, 16, "a")
     assert not m.defines("f16", 12, 16, "a")          # rows not a multiple of 8
     assert not m.defines("u8", 16, 24, "a")           # cols not a multiple of 16 for 8-bit
-    assert not m.defines("f16", 16, 16, "a", 64)      # subgroup size 64
+    assert not m.defines("f16", 16, 16, "a", 16)      # subgroup size 16
+    # 64, 128 and 256 are the Workgroup-scope entries (S = the workgroup's invocations); 512 is not measured
+    assert m.defines("f16", 16, 16, "a", 64) and not m.defines("f16", 32, 32, "a", 512)
+    assert not m.defines("f16", 16, 16, "acc", 128)   # the driver's granularity at 128 invocations: M = 32
+    assert m.defines("f16", 32, 16, "acc", 128) and not m.defines("u8", 32, 16, "a", 128)   # 8-bit: K = 32
     with pytest.raises(LayoutError, match="does not define f64 16x16"):
         m.layout("f64", 16, 16, "a")
 

@@ -24,7 +24,7 @@ NOT_SHIPPED = {".gitignore"}
 def test_version_has_one_source(capsys: pytest.CaptureFixture[str]) -> None:
     project = PYPROJECT["project"]
     assert "version" not in project and "version" in project["dynamic"]
-    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "spvcoop.__version__"}
+    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "spvcoop.core.version.__version__"}
     assert importlib.metadata.version("spvcoop") == spvcoop.__version__
     with pytest.raises(SystemExit) as e:
         main(["--version"])

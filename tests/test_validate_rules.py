@@ -687,3 +687,18 @@ OpDecorate %p SpecId 5
     assert val["sdiv"].spec and not val["n"].spec
     pinned = ModuleIndex(m, spec_constants={5: 3}).int_value(ids["shl"])
     assert pinned.value == 24 and not pinned.spec  # 3 << 3, pinned by --spec-const
+
+
+def test_a_pointer_type_that_points_at_itself_is_described_not_recursed_into():
+    """An invalid module can make a pointer type its own pointee (an id used before its definition); the
+    rules that describe the pointee reported 'cannot check rule ... (maximum recursion depth exceeded)'."""
+    from pathlib import Path
+
+    from spvcoop import assemble
+    from spvcoop.validator import validate
+    src = (Path(__file__).parent / "data" / "coopmat-probes" / "khr_err_convert_use_mismatch.spvasm").read_text()
+    src = src.replace("%p_f32 = OpTypePointer StorageBuffer %f32", "%p_f32 = OpTypePointer StorageBuffer %p_f32")
+    diags = validate(assemble(src, "self_pointer.spvasm"), spirv_val=False)
+    assert not [d for d in diags if d.rule == "structure.malformed"], [d.headline() for d in diags]
+    assert any(d.rule == "coopmat.pointer.pointee" and "ptr StorageBuffer ..." in d.message for d in diags), \
+        [d.headline() for d in diags]

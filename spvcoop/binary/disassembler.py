@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import cast
 
 from .reader import _encoding, numeric_type
 from ..core.literals import format_float
@@ -47,7 +48,8 @@ _NAMING_OPCODES = frozenset({"OpName", "OpDecorate", "OpTypeInt", "OpTypeFloat",
                              "OpConstantFalse"})
 _INT_ROOTS = {8: "char", 16: "short", 32: "int", 64: "long"}
 _FLOAT_NAMES = {16: "half", 32: "float", 64: "double"}
-_FLOAT_ENCODING_NAMES = {"BFloat16KHR": "bfloat16", "Float8E4M3EXT": "fp8e4m3", "Float8E5M2EXT": "fp8e5m2"}
+_FLOAT_ENCODING_NAMES: dict[str | None, str] = {"BFloat16KHR": "bfloat16",
+                                                "Float8E4M3EXT": "fp8e4m3", "Float8E5M2EXT": "fp8e5m2"}
 _FIXED_TYPE_NAMES = {"OpTypeVoid": "void", "OpTypeBool": "bool", "OpTypeEvent": "Event",
                      "OpTypeDeviceEvent": "DeviceEvent", "OpTypeReserveId": "ReserveId",
                      "OpTypeQueue": "Queue", "OpTypePipeStorage": "PipeStorage",
@@ -92,7 +94,7 @@ class FriendlyNames:
         self.access = g.operand_kinds["AccessQualifier"].by_value
         self.builtins = g.operand_kinds["BuiltIn"].by_value
         self.builtin_decoration = g.operand_kinds["Decoration"].by_name["BuiltIn"].value
-        self.numeric: dict[int, tuple[str, int, bool]] = {}
+        self.numeric: dict[int | None, tuple[str, int, bool] | None] = {}
         for inst in module.instructions:
             self.visit(inst)
 
@@ -173,7 +175,7 @@ class FriendlyNames:
             self.save(rid, f"_struct_{rid}")
         elif op == "OpConstant" and ops:
             text = format_number(ops[0], self.numeric.get(inst.result_type)).replace("-", "n")
-            self.save(rid, f"{self.name(inst.result_type)}_{text}")
+            self.save(rid, f"{self.name(cast(int, inst.result_type))}_{text}")   # a constant has a type
         else:
             self.save(rid, str(rid))
 
@@ -222,11 +224,11 @@ class Disassembler:
         if id_texts is None:
             names = None if raw_ids else FriendlyNames(module)
             # id -> '%name', made once: ids are most of what a disassembly prints
-            id_texts = _IdTexts({} if raw_ids else {i: "%" + n for i, n in names.names.items()})
+            id_texts = _IdTexts({} if names is None else {i: "%" + n for i, n in names.names.items()})
         self.id_texts = id_texts
-        self.numeric: dict[int, tuple[str, int, bool]] = {}
+        self.numeric: dict[int | None, tuple[str, int, bool] | None] = {}
         self.value_types: dict[int, int] = {}
-        self.ext_sets: dict[int, str] = {}
+        self.ext_sets: dict[int | None, str] = {}
 
     def id(self, n: int) -> str:
         return self.id_texts[n]

@@ -20,7 +20,7 @@ from __future__ import annotations
 from .reader import _VERSIONS, BinaryReader, _id_only_plan, read_binary, words_from_bytes
 from ..core.diagnostics import SpvError
 from .disassembler import _NAMING_OPCODES, Disassembler, FriendlyNames, _IdTexts, disassemble, header_lines
-from ..core.module import Header, Module
+from ..core.module import Header, Instruction, Module
 from ..core.spirv_grammar import load as load_grammar
 
 # operands whose meaning depends on another instruction (a constant's type, an extended set, an
@@ -69,7 +69,7 @@ class _WordsDisassembler:
         # first word -> (plan kind, opname, words that are ids (result type and id included),
         # offset of the result id from the first word or 0)
         self.plans: dict[int, tuple] = {}
-        self.tails: dict[tuple, object] = {}  # (first word, tail words) -> the first such instruction
+        self.tails: dict[tuple, Instruction] = {}  # (first word, tail words) -> the first such instruction
         self.marks: list[tuple] = []  # (word position, plan kind, instruction or tail key), in order
 
     def plan(self, first: int) -> tuple:
@@ -80,7 +80,7 @@ class _WordsDisassembler:
             raise _Fallback  # refused, or OpSwitch (its literals' width: the selector's type)
         if spec.opname in _NAMING_OPCODES or spec.opname.startswith("OpExtInst") \
                 or any(o.kind in _CONTEXT_KINDS for o in spec.operands):
-            plan = (_GENERAL, spec.opname, 0, 0)
+            plan: tuple = (_GENERAL, spec.opname, 0, 0)
         else:
             kinds, required = _id_only_plan(spec)
             rid_offset = 1 + spec.has_result_type if spec.has_result else 0
@@ -124,7 +124,7 @@ class _WordsDisassembler:
                         # a result that names nothing is called by its number (unless taken)
                         name = str(rid)
                         if name in used:
-                            save(rid, name)
+                            save(rid, name)  # type: ignore[misc]  # set: used is empty without friendly names
                         else:
                             used.add(name)
                             names[rid] = name

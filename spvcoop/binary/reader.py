@@ -47,7 +47,7 @@ class _NumericTypes:
     def note(self, inst: Instruction) -> None:
         ntype = numeric_type(inst)
         if ntype is not None:
-            self.types[inst.result_id] = ntype
+            self.types[inst.result_id] = ntype  # type: ignore[index]  # OpTypeInt/Float have a result id
 
 
 def numeric_type(inst: Instruction) -> tuple[str, int, bool] | None:
@@ -164,6 +164,7 @@ class BinaryReader:
     def instruction(self, opcode: int, body: list[int], pos: int, count: int | None = None) -> Instruction:
         """One instruction from the words after its opcode word; count: its stated word count
         (body is shorter where the module ends first)."""
+        inst: Instruction   # the ids-only kind below, else a plain one
         spec = self.g.by_opcode.get(opcode)
         if spec is None:
             raise self.fail(f"Invalid opcode: {opcode}", pos)
@@ -194,7 +195,7 @@ class BinaryReader:
             name = inst.operands[0].as_str
             if self.strict and not self.g.ext_import_known(name):
                 raise self.fail(f"Invalid extended instruction import '{name}'", pos)
-            self.ext_sets[inst.result_id] = name
+            self.ext_sets[inst.result_id] = name  # type: ignore[index]  # OpExtInstImport has a result id
         return inst
 
     def decode_operands(self, inst: Instruction, specs, body: list[int], pos: int, count: int) -> None:
@@ -267,7 +268,7 @@ class BinaryReader:
                 if ext is not None and self.strict:
                     raise self.fail(f"Invalid extended instruction number: {v}", wpos)
                 walk.replace(_ID_LIST)
-            else:
+            elif ext is not None:   # always, espec came from it
                 walk.replace(espec.operands, ext.operand_kinds)
             return i + 1
         if kind == "LiteralSpecConstantOpInteger":
@@ -326,9 +327,9 @@ class BinaryReader:
         return defs.get(id_)
 
     def constant_type(self, inst: Instruction, pos: int):
-        ntype = self.types.types.get(inst.result_type)
+        ntype = self.types.types.get(inst.result_type)  # type: ignore[arg-type]  # a constant has a result type
         if ntype is None and self.strict:
-            t = self.definition(inst.result_type)
+            t = self.definition(inst.result_type)  # type: ignore[arg-type]  # as above
             if t is None or not t.opname.startswith("OpType"):
                 raise self.fail(f"Type Id {inst.result_type} is not a type", pos)
             raise self.fail(f"Type Id {inst.result_type} is not a scalar numeric type", pos)

@@ -118,6 +118,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="probe this type too, though the device's lists do not imply it (e.g. nv:f16:8x16, "
                         "khr:f16:16x16:b); repeatable. A type the driver refuses is reported as skipped")
     q.add_argument("-o", dest="output", metavar="FILE", help="output YAML (default: standard output)")
+    q.add_argument("--workgroup", type=_invocation_counts, default=(), metavar="N[,N...]",
+                   help="measure Workgroup-scope matrices (VK_NV_cooperative_matrix2) instead, in workgroups of N "
+                        "invocations (e.g. 64,128,256): the types of the device's flexible-dimension list at N, at "
+                        "their granularities (and twice them for f16); each entry's subgroup_size is N")
+    q.add_argument("--gpu-timeout", type=float, default=None, metavar="SECONDS",
+                   help="how long to wait for each probe's dispatch (default 30)")
     q.set_defaults(func=run_measure)
 
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
@@ -147,6 +153,7 @@ def _write_all(outputs: list[tuple[str | None, bytes | str]]) -> None:
     from pathlib import Path
 
     from ..core.diagnostics import Diagnostic, SpvError
+    from ..core.files import honour_umask
 
     def fail(path: str, e: OSError) -> SpvError:
         return SpvError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=path))
@@ -165,6 +172,7 @@ def _write_all(outputs: list[tuple[str | None, bytes | str]]) -> None:
                 raise fail(path, e) from None
             temps.append((tmp, path))
             try:
+                honour_umask(fd)
                 with os.fdopen(fd, "wb") as f:
                     f.write(data)
             except OSError as e:
@@ -394,7 +402,8 @@ def run_import(args: argparse.Namespace) -> int:
         from ..core.diagnostics import Diagnostic, SpvError
         from ..layouts import parse_model
         from ..layouts.render import to_yaml_model
-        entries, seen = [], {}
+        entries: list[dict] = []
+        seen: dict[tuple, str] = {}
         for path in args.inputs:
             entry = _read_import(path, args)
             key = (entry["component"], entry["rows"], entry["cols"], entry["use"], entry["subgroup_size"])
@@ -436,6 +445,17 @@ def _measure_type(text: str) -> tuple[str, str, int, int, str | None]:
     return api, comp, rows, cols, use
 
 
+def _invocation_counts(text: str) -> tuple[int, ...]:
+    """--workgroup 64,128,256 -> (64, 128, 256)."""
+    try:
+        out = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        out = ()
+    if not out or any(not 1 <= n <= 1024 for n in out):
+        raise argparse.ArgumentTypeError(f"'{text[:40]}' is not a list of invocation counts 1 to 1024 (e.g. 64,128)")
+    return out
+
+
 def run_measure(args: argparse.Namespace) -> int:
     def go() -> int:
         import time
@@ -448,9 +468,10 @@ def run_measure(args: argparse.Namespace) -> int:
         from ..layouts.render import to_yaml_model
         t0 = time.monotonic()
         index = parse_device(args.device)
-        with Device(index) as dev:
+        from ..gpu.compute import DEFAULT_TIMEOUT_S
+        with Device(index, timeout_s=args.gpu_timeout or DEFAULT_TIMEOUT_S) as dev:
             info = dev.instance.info(index)
-            entries, skipped = measure(dev, info, extra=args.also)
+            entries, skipped = measure(dev, info, extra=args.also, workgroup=args.workgroup)
         if not entries:
             from ..core.diagnostics import Diagnostic, InputError
             raise InputError(Diagnostic("error", f"{info.name} reports no cooperative-matrix type a probe can "
@@ -459,7 +480,12 @@ def run_measure(args: argparse.Namespace) -> int:
         name = args.name or (Path(args.output).stem if args.output else "measured")
         text = to_yaml_model(name, f"measured on {info.name} ({info.driver_name} {info.driver_info}, Vulkan "
                                    f"{info.api_version}) by spvcoop layout measure", entries)
-        parse_model(text, args.output or "<measure>")   # check it before writing
+        # check it before writing (Workgroup-scope tables are large: a measured model may exceed the default size)
+        from dataclasses import replace
+
+        from ..layouts.limits import DEFAULT_LIMITS
+        parse_model(text, args.output or "<measure>",
+                    limits=replace(DEFAULT_LIMITS, max_model_bytes=max(DEFAULT_LIMITS.max_model_bytes, len(text))))
         _write_all([(args.output, text)])
         for s in skipped:
             print(f"skipped: {s}", file=sys.stderr)

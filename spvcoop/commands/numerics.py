@@ -82,13 +82,15 @@ def run_measure(args: argparse.Namespace) -> int:
 def run_fit(args: argparse.Namespace) -> int:
     import time
     import zipfile
+    import zlib
 
     from ..core.diagnostics import Diagnostic, InputError
     from ..gpu.numerics import load_tiles
     t0 = time.monotonic()
     try:
         data = load_tiles(args.tiles)
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as e:
+    except (OSError, ValueError, KeyError, EOFError, NotImplementedError, RuntimeError, zlib.error,
+            zipfile.BadZipFile) as e:  # a damaged archive, an unsupported compression or an encrypted member
         raise InputError(Diagnostic("error", f"cannot read tiles: {e}", source=args.tiles)) from None
     from ..numerics.tiles import check_tiles
     check_tiles(data, args.tiles)

@@ -5,6 +5,7 @@ import argparse
 import os
 import sys
 import time
+from typing import Any
 
 from .common import parse_size
 
@@ -34,6 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", metavar="vulkan[:N]",
                    help="run on a Vulkan device (needs spvcoop[gpu]; see `spvcoop device list`) instead of the "
                         "interpreter; outputs are written alike")
+    p.add_argument("--gpu-timeout", type=_seconds, default=None, metavar="SECONDS",
+                   help="with --device: how long to wait for the dispatch (default 30); a dispatch still running "
+                        "then, or a lost device, is reported in one line, exit 1")
     p.add_argument("--rtol", type=float, default=None, help="default relative tolerance for --check (1e-5)")
     p.add_argument("--atol", type=float, default=None, help="default absolute tolerance for --check (1e-6)")
     p.add_argument("--max-text-values", type=parse_size, default=4_000_000, metavar="N",
@@ -263,13 +267,14 @@ def _run(args: argparse.Namespace) -> int:
         from ..runspec.sicompat import apply_inputs
         data = check_inputs(read_yaml(args.input, max_bytes=options.max_bytes), args.input)
         push = apply_inputs(Program(module), data, args.input, buffers, spec_constants, push)
-    dispatch = spec.dispatch
+    dispatch: tuple[int, ...] = spec.dispatch
     if args.dispatch:
         try:
             dispatch = tuple(int(x) for x in args.dispatch.split(","))
         except ValueError:
             raise SpvError(Diagnostic("error", f"--dispatch wants X,Y,Z integers, got '{args.dispatch}'")) from None
-    inputs = dict(dispatch=dispatch, buffers=buffers, spec_constants=spec_constants, push_constants=push)
+    inputs: dict[str, Any] = dict(dispatch=dispatch, buffers=buffers, spec_constants=spec_constants,
+                                  push_constants=push)
     if opts.get("layout") == "all":
         return _portability(module, inputs, opts, spec, args)
     device = getattr(args, "device", None)  # `portability` builds its own namespace
@@ -280,7 +285,8 @@ def _run(args: argparse.Namespace) -> int:
         from ..gpu import parse_device
         from ..gpu.runner import run_on_device
         res = run_on_device(module, **inputs, entry_point=opts.get("entry_point"), device=parse_device(device),
-                            validate=opts.get("validate", True), subgroup_size=opts.get("subgroup_size"))
+                            validate=opts.get("validate", True), subgroup_size=opts.get("subgroup_size"),
+                            timeout_s=getattr(args, "gpu_timeout", None))
         if args.compare == "device":
             interp = _run_shown(run, module, inputs, dict(opts, validate=False))
             return _compare_device(_select_outputs(interp, spec.outputs), _select_outputs(res, spec.outputs),
@@ -294,6 +300,17 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         progress.done()
     return _write_outputs(res, spec, run_spec, module, args, options)
+
+
+def _seconds(text: str) -> float:
+    """--gpu-timeout: a positive number of seconds."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not 0 < v <= 86400:
+        raise argparse.ArgumentTypeError(f"'{text[:40]}' is not a number of seconds in (0, 86400]")
+    return v
 
 
 def _write_template(args: argparse.Namespace) -> int:

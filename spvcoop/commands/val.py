@@ -8,9 +8,9 @@ assemble), 2 usage errors, unreadable input or spirv-val not installed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-import contextlib
 
 FORMATS = ("human", "json", "sarif", "github")
 
@@ -100,42 +100,64 @@ def _asm_env(target_env: str) -> str:
 
 def check_file(path: str, target_env: str, spec: dict[int, int], profile, werror: bool,
                want_human: bool, spirv_val: bool = True,
-               spirv_val_timeout: float | None = None) -> tuple[dict, str, int]:
-    """Validate one file: (json record, human text, exit status). Never raises for bad input."""
+               spirv_val_timeout: float | None = None, root: str | None = None) -> tuple[dict, str, int]:
+    """Validate one file: (json record, human text, exit status). Never raises for bad input.
+    root: the directory `lint` found the file under (links out of it are refused, core.files.open_input)."""
     from ..core.diagnostics import SpvError
     from ..loader import load_module_bytes
     from ..validator import validate
     from ..validator.report import file_result, format_human
     from .common import read_input
     try:
-        data = read_input(path)
+        data = read_input(path, root=root)
     except SpvError as e:
         rec = file_result(path, e.diagnostics, None)
         rec["valid"] = False
         return rec, format_human(e.diagnostics, None), 2
-    try:
-        module = load_module_bytes(data, path, _asm_env(target_env))
-    except SpvError as e:
-        rec = file_result(path, e.diagnostics, None)
-        rec["valid"] = False
-        text = None
-        with contextlib.suppress(UnicodeDecodeError):
-            text = data.decode("utf-8")
-        from ..core.module import Header, Module
-        shown = Module(Header(), [], path, text) if text is not None else None
-        return rec, format_human(e.diagnostics, shown), 1
     from ..validator import SpirvValMissing
     from ..validator.spirv_val import DEFAULT_TIMEOUT
+    timeout = spirv_val_timeout or DEFAULT_TIMEOUT
+    early = _start_spirv_val_early(data, target_env, timeout) if spirv_val else None
     try:
-        diags = validate(module, target_env, spec, profile, spirv_val=spirv_val,
-                         spirv_val_timeout=spirv_val_timeout or DEFAULT_TIMEOUT)
-    except SpirvValMissing as e:
-        rec = file_result(path, e.diagnostics, None)
-        rec["valid"] = False
-        return rec, format_human(e.diagnostics, None), 2
+        try:
+            module = load_module_bytes(data, path, _asm_env(target_env))
+        except SpvError as e:
+            rec = file_result(path, e.diagnostics, None)
+            rec["valid"] = False
+            text = None
+            with contextlib.suppress(UnicodeDecodeError):
+                text = data.decode("utf-8")
+            from ..core.module import Header, Module
+            shown = Module(Header(), [], path, text) if text is not None else None
+            return rec, format_human(e.diagnostics, shown), 1
+        try:
+            diags = validate(module, target_env, spec, profile, spirv_val=spirv_val, spirv_val_timeout=timeout,
+                             spirv_val_run=early)
+        except SpirvValMissing as e:
+            rec = file_result(path, e.diagnostics, None)
+            rec["valid"] = False
+            return rec, format_human(e.diagnostics, None), 2
+    finally:
+        if early is not None:
+            early.cancel()  # unread input or a failure: its findings are not wanted (no-op once used)
     rec = file_result(path, diags, module, werror)
     human = format_human(diags, module) if want_human else ""
     return rec, human, 0 if rec["valid"] else 1
+
+
+def _start_spirv_val_early(data: bytes, target_env: str, timeout: float):
+    """spirv-val started on a binary input's bytes before they are decoded, so that it runs while the
+    module is read and our rules check it (None for text, which must be assembled first, or when
+    spirv-val is missing: validate() then reports that as before)."""
+    from ..binary.reader import is_binary
+    from ..validator import SpirvValMissing
+    from ..validator.spirv_val import start_binary
+    if not is_binary(data):
+        return None
+    try:
+        return start_binary(data, target_env, timeout)
+    except SpirvValMissing:
+        return None
 
 
 def _load_profile(args):
@@ -203,31 +225,38 @@ def run_val(args: argparse.Namespace) -> int:
 MAX_LINT_ENTRIES = 100_000
 
 
-def find_files(paths: list[str], max_entries: int = MAX_LINT_ENTRIES) -> tuple[list[str], list[str]]:
-    """(files to check, paths that do not exist), directories searched recursively, sorted; more than
+def find_files(paths: list[str], max_entries: int = MAX_LINT_ENTRIES) -> tuple[list[tuple[str, str | None]], list[str]]:
+    """(files to check, each with the directory it was found under or None where it was named, and paths
+    that do not exist); directories searched recursively (core.files.search_tree), sorted; more than
     max_entries directory entries in all is an error (SpvError)."""
-    from ..core.diagnostics import Diagnostic, InputError
-    files, missing = [], []
+    from ..core.files import search_tree
+    files: list[tuple[str, str | None]] = []
+    missing: list[str] = []
     seen = 0
     for p in paths:
         if os.path.isdir(p):
-            for root, dirs, names in os.walk(p):
-                seen += len(dirs) + len(names)
-                if seen > max_entries:
-                    raise InputError(Diagnostic("error", f"more than {max_entries} files and directories under "
-                                                f"'{p}' (name the directories to lint, or raise --max-files)",
-                                                source=p))
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                files += [os.path.join(root, n) for n in sorted(names) if n.endswith((".spv", ".spvasm"))]
-        elif os.path.exists(p) or p == "-":
-            files.append(p)
+            found, n = search_tree(p, (".spv", ".spvasm"), max_entries - seen)
+            seen += n
+            files += [(f, p) for f in found]
+        elif os.path.lexists(p) or p == "-":
+            files.append((p, None))
         else:
             missing.append(p)
     return files, missing
 
 
 def _worker(job: tuple) -> tuple[dict, str, int]:
-    return check_file(*job)
+    try:
+        return check_file(*job)
+    except MemoryError:
+        pass  # reported below, once the file's objects are freed
+    from ..core.diagnostics import Diagnostic
+    from ..validator.report import file_result, format_human
+    diag = Diagnostic("error", "not enough memory to check this file: it needs more than this process may use "
+                      "(lower --max-input-size to refuse such files at once, or allow more memory)", source=job[0])
+    rec = file_result(job[0], [diag], None)
+    rec["valid"] = False
+    return rec, format_human([diag], None), 2
 
 
 def run_lint(args: argparse.Namespace) -> int:
@@ -248,7 +277,7 @@ def run_lint(args: argparse.Namespace) -> int:
     for m in missing:
         sys.stderr.write(f"{m}: error: no such file or directory\n")
     jobs = [(f, args.target_env, dict(args.spec_const), profile, args.werror, args.format == "human",
-             args.spirv_val, args.spirv_val_timeout) for f in files]
+             args.spirv_val, args.spirv_val_timeout, root) for f, root in files]
     workers = args.jobs or os.cpu_count() or 1
     if workers > 1 and len(jobs) > 4:
         from concurrent.futures import ProcessPoolExecutor

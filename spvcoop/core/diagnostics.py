@@ -1,6 +1,7 @@
 """Diagnostics: `file:line:col: error: message`, with notes, never a traceback."""
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from .module import Span
@@ -99,19 +100,49 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f" (did you mean '{best[0]}'?)" if best else ""
 
 
+# What a terminal would act on rather than show: C0 controls but tab and newline, DEL, C1 controls (U+0080-U+009F,
+# U+009B is a one-character CSI), bidirectional overrides and isolates (text that reads other than it runs), and
+# the surrogates that stand for undecodable bytes. ESC itself is a C0 control, so no escape sequence survives.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\udc80-\udcff]")
+
+
+def _escape(m: re.Match) -> str:
+    c = ord(m.group())
+    return f"\\x{c - 0xdc00:02x}" if 0xdc80 <= c <= 0xdcff else f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def printable(text: str, keep_newlines: bool = True) -> str:
+    """`text` safe to echo to a terminal: control characters, escape sequences (ESC, CSI), DEL, C1 controls and
+    bidirectional overrides written as \\xNN / \\uNNNN. Used wherever source lines, or messages quoting the input,
+    are rendered. Tabs stay, and so do newlines unless keep_newlines is False (a source line is one line)."""
+    shown = _UNSAFE.sub(_escape, text)
+    return shown if keep_newlines else shown.replace("\n", "\\x0a")
+
+
+def source_excerpt(line: str, col: int, end_col: int, mark: str = "^~") -> tuple[str, str]:
+    """A source line made printable and the marker line under columns col..end_col (1-based) of the original,
+    placed where those characters are shown once escaped."""
+    start = max(col - 1, 0)
+    width = max(1, end_col - col) if end_col > col else 1
+    shown_before = printable(line[:start], False)
+    shown_span = printable(line[start:start + width], False)
+    head, tail = mark[0], mark[-1]
+    marker = " " * len(shown_before) + head + tail * (max(1, len(shown_span)) - 1)
+    return printable(line, False), marker
+
+
 def format_diagnostics(diags: list[Diagnostic], text: str | None = None) -> str:
     """Human format, a line each: headline, the source line with a caret (when `text` is the source), then
-    notes. The library only formats: the CLI layer prints (commands/common.print_diagnostics)."""
+    notes, all made printable. The library only formats: the CLI layer prints (commands/common.print_diagnostics)."""
     lines = text.split("\n") if text is not None else None
     out: list[str] = []
     for d in diags:
-        out.append(d.headline())
+        out.append(printable(d.headline()))
         if lines is not None and d.span is not None and d.span.line and d.span.line <= len(lines):
-            src = lines[d.span.line - 1].rstrip("\r")
+            src, marker = source_excerpt(lines[d.span.line - 1].rstrip("\r"), d.span.col, d.span.end_col)
             out.append(f"  {src}")
-            width = max(1, (d.span.end_col - d.span.col) if d.span.end_col > d.span.col else 1)
-            out.append("  " + " " * (d.span.col - 1) + "^" + "~" * (width - 1))
+            out.append(f"  {marker}")
         for n in d.notes:
             loc = f"{d.source}:{n.span}" if n.span is not None else d.source
-            out.append(f"{loc}: note: {n.message}")
+            out.append(printable(f"{loc}: note: {n.message}"))
     return "".join(line + "\n" for line in out)

@@ -22,7 +22,11 @@ import sys
 import zlib
 from pathlib import Path
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 import contextlib
+
+if TYPE_CHECKING:
+    import lark
 
 FORMAT = 1
 
@@ -101,7 +105,7 @@ def _write(d: Path, name: str, data: bytes) -> bool:
         return False
 
 
-def load_lark(name: str, grammar: str, build: Callable[[], object]):
+def load_lark(name: str, grammar: str, build: Callable[[], lark.Lark]) -> lark.Lark:
     """A lark LALR parser for `grammar`, from the cache when one made from this very grammar text, these lark
     and Python versions is there (Lark.save / Lark.load), else build() -- and then cached. The file is a pickle,
     so only the places cache_dirs() names (the user's own cache, the package's __pycache__, or

@@ -8,7 +8,7 @@ the instruction and of every operand (so diagnostics can point at a column).
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from collections.abc import Iterator
 
 from .records import Record
@@ -132,6 +132,7 @@ class LazyInstruction(Instruction):
     of operands, and `spvcoop as`/`dis` need only words). Subclasses keep what they need in
     `_pending` and say how to decode it and how to write its words."""
     __slots__ = ("_pending",)
+    _pending: Any
 
     def _decode(self, pending) -> list[Operand]:
         raise NotImplementedError

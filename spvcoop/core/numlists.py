@@ -15,7 +15,12 @@ figures.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import yaml
+
+if TYPE_CHECKING:
+    import numpy as np
 
 FAST_MIN_CHARS = 2000    # shorter flow lists go the general way
 MAX_DIGITS = 18          # an int64 holds every integer of 18 digits
@@ -28,7 +33,7 @@ for _ch in b"123456789":
     _CLASS[_ch] = 1
 _CLASS[ord("-")], _CLASS[ord("+")], _CLASS[ord(".")], _CLASS[ord(",")], _CLASS[ord("0")] = 2, 3, 4, 6, 7
 _CLASS[ord("e")] = _CLASS[ord("E")] = 5
-_CLASS = bytes(_CLASS)
+_CLASS_TABLE = bytes(_CLASS)
 # which class may follow which (whitespace removed): -?D+(.D*([eE][-+]D+)?)? items between commas; the code of a
 # pair is first << 3 | second, and _BAD_PAIR maps it to 1 unless allowed
 _DIGITS = (1, 7)
@@ -49,7 +54,7 @@ def parse_numbers(body: str):
     solid = raw.translate(None, _WHITESPACE)
     if not solid:
         return None
-    c = np.frombuffer(solid.translate(_CLASS), np.uint8)
+    c = np.frombuffer(solid.translate(_CLASS_TABLE), np.uint8)
     if c[0] not in (1, 2, 7) or c[-1] not in (1, 4, 7):
         return None
     if c.size > 1 and 1 in ((c[:-1] << 3) | c[1:]).tobytes().translate(_BAD_PAIR):
@@ -163,7 +168,7 @@ class ItemMarks:
 
     def __init__(self, source: str, body: str, index: int, line: int, column: int, n: int):
         self.source, self.body, self.index, self.line, self.column, self.n = source, body, index, line, column, n
-        self._at = None
+        self._at: np.ndarray | None = None
 
     def __len__(self) -> int:
         return self.n
@@ -181,7 +186,8 @@ class ItemMarks:
         pos = int(self._at[i])
         k = int(np.searchsorted(self._nl, pos))
         col = self.column + 1 + pos if k == 0 else pos - int(self._nl[k - 1]) - 1
-        return yaml.Mark(self.source, self.index + 1 + pos, self.line + k, col, None, None)
+        # PyYAML's Mark takes pointer=None along with buffer=None (no snippet); its stub says int
+        return yaml.Mark(self.source, self.index + 1 + pos, self.line + k, col, None, None)  # type: ignore[arg-type]
 
 
 def flow_candidates(text: str):

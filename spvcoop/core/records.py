@@ -53,7 +53,7 @@ class FrozenRecord(Record):
     """A record whose fields are not assigned after __init__; hashable by its compared fields."""
     __slots__ = ()
 
-    def __hash__(self) -> int:
+    def __hash__(self) -> int:  # type: ignore[override]  # Record sets __hash__ = None (unhashable) on purpose
         return hash(tuple(getattr(self, f) for f in self._compared))
 
     def __setattr__(self, name: str, value) -> None:

@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -44,11 +45,13 @@ class Tool(FrozenRecord):
         return env
 
     def run(self, *args: str, input: bytes | str | None = None, timeout: float | None = 120,
-            text: bool = False, cwd: str | None = None, check: bool = False) -> subprocess.CompletedProcess:
+            text: bool = False, cwd: str | None = None, check: bool = False,
+            preexec_fn: Callable[[], None] | None = None) -> subprocess.CompletedProcess:
+        """Run the tool; preexec_fn runs in the child before exec (resource limits: loader.compile_glsl)."""
         # the tools echo their input's bytes in messages: never fail on decoding them
         return subprocess.run([self.path, *args], input=input, capture_output=True, timeout=timeout,
                               text=text, errors="replace" if text else None, env=self.env(), cwd=cwd,
-                              check=check)
+                              check=check, preexec_fn=preexec_fn)
 
 
 def _is_script(path: Path) -> bool:

@@ -289,8 +289,8 @@ def _instruction_specs(plain: tuple, memo: dict):
 def _load_ext_set(import_name: str, path: Path) -> ExtInstSet:
     import json
     raw = json.loads(path.read_text())
-    insts = {}
-    by_opcode = {}
+    insts: dict[str, InstructionSpec] = {}
+    by_opcode: dict[int, InstructionSpec] = {}
     memo: dict = {}
     for spec in _instruction_specs(_plain_instructions(raw["instructions"]), memo):
         insts[spec.opname] = spec

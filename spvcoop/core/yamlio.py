@@ -34,13 +34,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
-from .diagnostics import Diagnostic, SpvError
-from .files import read_bounded
+from .diagnostics import Diagnostic, InputError, SpvError
+from .files import open_input, read_bounded
 from .module import Span
 from .numlists import FAST_MIN_CHARS, numeric_flows
 from .records import FrozenRecord
@@ -161,10 +160,12 @@ def read_bytes(path: str | os.PathLike, source: str | None = None, max_bytes: in
     def fail(msg: str) -> SpvError:
         return error_at(prefix + msg, where, mark)
     try:
-        with open(path, "rb") as f:
+        try:
+            f = open_input(str(path))  # never blocks on a FIFO: refused like any non-regular file
+        except InputError:
+            raise fail("not a regular file") from None
+        with f:
             st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode):
-                raise fail("not a regular file")
             if st.st_size > max_bytes:
                 raise fail(f"{what} of {st.st_size} bytes is over the size limit of {max_bytes} bytes")
             data = read_bounded(f, max_bytes)
@@ -219,7 +220,7 @@ class _PyLoader(yaml.SafeLoader):
         super().fetch_flow_collection_start(TokenClass)
 
 
-_CLoader = getattr(yaml, "CSafeLoader", None)
+_CLoader: type[yaml.CSafeLoader] | None = getattr(yaml, "CSafeLoader", None)
 _COMMENT = re.compile(r"(?:^|(?<=\s))#[^\n]*", re.M)
 
 
@@ -324,7 +325,7 @@ class _Composer:
                 if target is None:
                     raise self.fail(f"recursive alias '*{ev.anchor}' (it refers to a collection that contains it)",
                                     ev.start_mark)
-                value, size = target
+                value, size = cast("tuple[Any, int]", target)
                 self.expanded += size
                 if self.expanded - self.distinct > limits.max_alias_nodes:
                     raise error_at(f"YAML aliases expand this document past {limits.max_alias_nodes} extra nodes "
@@ -445,7 +446,7 @@ def load_yaml(text: str | bytes, source: str, limits: YamlLimits | None = None) 
         blanked, fast = numeric_flows(text, source)
         if fast:
             expected = len(fast)
-            loader = _CLoader(blanked)
+            loader = cast("type[yaml.CSafeLoader]", _CLoader)(blanked)  # c_ok: not None
             try:
                 composer = _Composer(loader, source, limits, fast)
                 value = composer.compose()
@@ -459,10 +460,10 @@ def load_yaml(text: str | bytes, source: str, limits: YamlLimits | None = None) 
 
 
 def _compose(text: str, source: str, limits: YamlLimits, c_ok: bool) -> Any:
-    loader = None
+    loader: yaml.CSafeLoader | _PyLoader | None = None
     try:
         if c_ok:
-            loader = _CLoader(text)
+            loader = cast("type[yaml.CSafeLoader]", _CLoader)(text)  # c_ok: not None
         else:
             loader = _PyLoader(text)   # its reader refuses unprintable characters here already
             loader.max_flow_depth = limits.max_depth

@@ -1,6 +1,12 @@
 """One compute dispatch on a Vulkan device: a logical device with everything the device supports enabled,
-host-visible buffers (with device addresses where the device has them), a pipeline, a fence."""
+host-visible buffers (with device addresses where the device has them), a pipeline, a fence.
+
+Every wait on the GPU has a timeout (`timeout_s`, 30 s by default): a dispatch still running then, or a lost
+device, is a `GpuFailure` (one line, exit 1), and the device is left alone afterwards (no vkDeviceWaitIdle,
+which would wait for the stuck dispatch forever)."""
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from ..core.diagnostics import Diagnostic, SpvError
 from .device import Instance
@@ -8,14 +14,41 @@ from .vk import as_vk_pointer, extra
 
 # device extensions enabled whenever present (the shaders spvcoop runs may need any of them)
 WANTED_EXTENSIONS = ("VK_KHR_cooperative_matrix", "VK_NV_cooperative_matrix", "VK_NV_cooperative_matrix2",
-                     "VK_KHR_shader_bfloat16", "VK_EXT_shader_float8")
-FENCE_TIMEOUT_NS = 60_000_000_000  # a dispatch that runs a minute is stuck (an endless loop on the GPU)
+                     "VK_KHR_shader_bfloat16", "VK_EXT_shader_float8", "VK_KHR_workgroup_memory_explicit_layout")
+DEFAULT_TIMEOUT_S = 30.0   # a compute dispatch of spvcoop's sizes takes milliseconds: 30 s is a stuck one
+
+
+class GpuFailure(SpvError):
+    """The device timed out or was lost while running the shader: a finding about this run (exit 1)."""
+
+    def __init__(self, message: str):
+        super().__init__(Diagnostic("error", message, source="vulkan"))
+
+
+def wait_for_fence(vk, device, fence, timeout_s: float) -> None:
+    """vkWaitForFences with a timeout; VK_TIMEOUT and VK_ERROR_DEVICE_LOST (or any other failure) become a
+    GpuFailure saying which, in one line."""
+    try:
+        vk.vkWaitForFences(device, 1, [fence], vk.VK_TRUE, max(0, int(timeout_s * 1e9)))
+    except (vk.VkError, vk.VkException) as e:
+        raise GpuFailure(_failure_text(type(e).__name__, timeout_s)) from None
+
+
+def _failure_text(name: str, timeout_s: float) -> str:
+    if name == "VkTimeout":
+        return (f"the dispatch did not finish within {timeout_s:g} s (VK_TIMEOUT; an endless loop on the GPU? "
+                f"--gpu-timeout sets the limit)")
+    if name == "VkErrorDeviceLost":
+        return "the device was lost while running the shader (VK_ERROR_DEVICE_LOST: the shader faulted or hung)"
+    return f"the dispatch failed: {name}"
 
 
 class Device:
     """A logical device on physical device `index`, with one compute queue."""
 
-    def __init__(self, index: int = 0, instance: Instance | None = None):
+    def __init__(self, index: int = 0, instance: Instance | None = None, timeout_s: float = DEFAULT_TIMEOUT_S):
+        self.timeout_s = timeout_s
+        self.lost = False   # set after a timeout or a lost device: nothing may wait on the device any more
         self.instance = instance or Instance()
         self.owns_instance = instance is None
         self.vk = vk = self.instance.vk
@@ -25,8 +58,10 @@ class Device:
         exts = self.instance.extensions(pd)
         families = vk.vkGetPhysicalDeviceQueueFamilyProperties(pd)
         self.family = next(i for i, f in enumerate(families) if f.queueFlags & vk.VK_QUEUE_COMPUTE_BIT)
-        self._keep = []   # structures the device create info points to
+        self._keep: list = []   # structures the device create info points to
         names = [e for e in WANTED_EXTENSIONS if e in exts]
+        self.extensions = set(names)
+        self.features: dict[str, dict[str, bool]] = {}   # structure -> feature -> enabled (features.py's names)
         chain = self._feature_chain(pd, exts)
         queue = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=self.family, queueCount=1, pQueuePriorities=[1.0])
         info = vk.VkDeviceCreateInfo(pNext=chain, queueCreateInfoCount=1, pQueueCreateInfos=[queue],
@@ -62,6 +97,9 @@ class Device:
         if "VK_NV_cooperative_matrix" in exts:
             structs.append(("VkPhysicalDeviceCooperativeMatrixFeaturesNV",
                             vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV))
+        if "VK_KHR_workgroup_memory_explicit_layout" in exts:
+            structs.append(("VkPhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR",
+                            vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_WORKGROUP_MEMORY_EXPLICIT_LAYOUT_FEATURES_KHR))
         structs += [("VkPhysicalDeviceVulkan11Features", vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES),
                     ("VkPhysicalDeviceVulkan12Features", vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES)]
         if self.props.apiVersion >= vk.VK_MAKE_VERSION(1, 3, 0):
@@ -83,8 +121,32 @@ class Device:
         self.device_addresses = bool(v12.bufferDeviceAddress)
         v12.bufferDeviceAddressCaptureReplay = 0
         v12.bufferDeviceAddressMultiDevice = 0
+        self._record_features(f2, made, ours)
         self._keep += [ours, made, f2]
         return f2
+
+    def _record_features(self, f2, made: dict, ours: list) -> None:
+        """self.features: what is enabled, under features.py's structure names, for the per-module check."""
+        from .features import BF16, COOP2, COOP_KHR, COOP_NV, CORE10, FP8, V11, V12, V13
+        vk, ffi = self.vk, extra()
+
+        def fields(s, lib) -> dict[str, bool]:
+            return {f: bool(getattr(s, f)) for f, _ in lib.typeof(s).item.fields if f not in ("sType", "pNext")}
+        self.features[CORE10] = {f: bool(getattr(f2.features, f))
+                                 for f, _ in vk.ffi.typeof("VkPhysicalDeviceFeatures").fields}
+        short = {"VkPhysicalDeviceVulkan11Features": V11, "VkPhysicalDeviceVulkan12Features": V12,
+                 "VkPhysicalDeviceVulkan13Features": V13, "VkPhysicalDeviceCooperativeMatrixFeaturesKHR": COOP_KHR,
+                 "VkPhysicalDeviceCooperativeMatrixFeaturesNV": COOP_NV}
+        for name, s in made.items():
+            self.features[short.get(name, name)] = fields(s, vk.ffi)
+        by_type = {1000593000: COOP2, 1000141000: BF16, 1000567000: FP8}
+        for s in ours:
+            self.features[by_type[s.sType]] = fields(s, ffi)
+
+    def check_needs(self, module, source: str) -> None:
+        """Refuse, by name, every feature or extension `module` needs that this device does not have."""
+        from .features import module_needs, refuse_missing
+        refuse_missing(module_needs(module), self.features, self.extensions, self.props.deviceName, source)
 
     # ---- buffers ---------------------------------------------------------------------------------
     def _memory_type(self, bits: int) -> int:
@@ -134,12 +196,14 @@ class Device:
         return out
 
     def free(self, buf, mem) -> None:
+        if self.lost:   # a stuck dispatch may still use it
+            return
         self.vk.vkDestroyBuffer(self.handle, buf, None)
         self.vk.vkFreeMemory(self.handle, mem, None)
 
     # ---- one dispatch ---------------------------------------------------------------------------
     def dispatch(self, code: bytes, entry: str, groups, buffers: dict, push: bytes = b"",
-                 spec: list[tuple[int, bytes]] = (), required_subgroup_size: int | None = None) -> None:
+                 spec: Sequence[tuple[int, bytes]] = (), required_subgroup_size: int | None = None) -> None:
         """Run `code` (SPIR-V bytes) once. buffers: {(set, binding): (buffer, size, uniform)};
         spec: [(SpecId, value bytes)]."""
         vk, dev = self.vk, self.handle
@@ -222,18 +286,29 @@ class Device:
             vk.vkEndCommandBuffer(cb)
             fence = vk.vkCreateFence(dev, vk.VkFenceCreateInfo(), None)
             made.append((vk.vkDestroyFence, fence))
-            vk.vkQueueSubmit(self.queue, 1, [vk.VkSubmitInfo(commandBufferCount=1, pCommandBuffers=[cb])], fence)
             try:
-                vk.vkWaitForFences(dev, 1, [fence], vk.VK_TRUE, FENCE_TIMEOUT_NS)
+                vk.vkQueueSubmit(self.queue, 1, [vk.VkSubmitInfo(commandBufferCount=1, pCommandBuffers=[cb])],
+                                 fence)
             except (vk.VkError, vk.VkException) as e:
-                raise SpvError(Diagnostic("error", f"the dispatch did not finish: {type(e).__name__} "
-                                          f"(an endless loop on the GPU?)", source="vulkan")) from None
+                raise GpuFailure(_failure_text(type(e).__name__, self.timeout_s)) from None
+            wait_for_fence(vk, dev, fence, self.timeout_s)
             vk.vkFreeCommandBuffers(dev, self.pool, 1, [cb])
+        except GpuFailure:
+            self.lost = True   # the dispatch may still run: destroying what it uses, or waiting, could hang
+            raise
         finally:
-            for destroy, h in reversed(made):
-                destroy(dev, h, None)
+            if not self.lost:
+                for destroy, h in reversed(made):
+                    destroy(dev, h, None)
 
     def close(self) -> None:
+        if self.lost:
+            # a stuck or lost device: the process's exit releases it. Destroying it, or its instance, waits for the
+            # stuck dispatch (vkDestroyInstance blocked for good on an H200 after a VK_TIMEOUT), so both are left
+            self.handle = None
+            if self.owns_instance:
+                self.instance.handle = None
+            return
         if getattr(self, "handle", None) is not None:
             self.vk.vkDeviceWaitIdle(self.handle)
             self.vk.vkDestroyCommandPool(self.handle, self.pool, None)

@@ -60,12 +60,34 @@ def save_tiles(path, data: dict) -> None:
     np.savez_compressed(path, **arrays)
 
 
-def load_tiles(path) -> dict:
+def load_tiles(path, max_bytes: int | None = None) -> dict:
+    """The tiles save_tiles wrote. Bounded before anything is inflated: the arrays' sizes as the archive declares
+    them may total at most max_bytes (default: the input limit, --max-input-size), so a small .npz that inflates
+    to gigabytes is refused at once (zipfile stops every member at its declared size); each member must be a
+    plain numeric .npy whose header matches its data (runspec.spec.read_npy). Raises InputError/SpvError,
+    or zipfile.BadZipFile / OSError / ValueError / KeyError for a damaged or foreign archive."""
+    import zipfile
+
+    from ..core import files
+    from ..core.diagnostics import Diagnostic, InputError
+    from ..runspec.spec import read_npy
+    limit = files.max_input_bytes if max_bytes is None else max_bytes
+    source = str(path)
+    arrays: dict[str, np.ndarray] = {}
+    with files.open_input(source) as f, zipfile.ZipFile(f) as zf:
+        members = zf.infolist()
+        total = sum(m.file_size for m in members)
+        if total > limit:
+            raise InputError(Diagnostic("error", f"the arrays inflate to {total} bytes, over the limit of {limit} "
+                                        "bytes (raise it with --max-input-size)", source=source))
+        for m in members:
+            with zf.open(m) as member:
+                data = files.read_bounded(member, m.file_size)
+            arrays[m.filename.removesuffix(".npy")] = read_npy(data, m.filename, source, max_bytes=limit)
     out: dict = {}
-    with np.load(path) as z:
-        for key in z.files:
-            combo, dist, seed, name = key.split("/")
-            a, b, c, shape = combo.split("_")
-            M, N, K = (int(x) for x in shape.split("x"))
-            out.setdefault((a, b, c, M, N, K), {}).setdefault((dist, int(seed)), {})[name] = z[key]
+    for key, arr in arrays.items():
+        combo, dist, seed, name = key.split("/")
+        a, b, c, shape = combo.split("_")
+        M, N, K = (int(x) for x in shape.split("x"))
+        out.setdefault((a, b, c, M, N, K), {}).setdefault((dist, int(seed)), {})[name] = arr
     return {k: {ds: tuple(v[n] for n in "ABCD") for ds, v in per.items()} for k, per in out.items()}

@@ -3,6 +3,8 @@ device-address buffers the interpreter's `run()` takes, bound to the Module's in
 and the buffers back as the interpreter's `RunResult` (so outputs are written and compared alike)."""
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ..core.diagnostics import Diagnostic, SpvError
@@ -11,7 +13,8 @@ from ..interp.dataio import as_array, encode
 from ..interp.fault import Fault
 from ..interp.memory import Memory
 from ..interp.program import Program
-from ..interp.runner import Binding, RunResult, buffer_aliases
+from ..interp.runner import Binding, RunResult, buffer_aliases, by_value
+from ..interp.types import Type
 from ..loader import load_shader
 from ..core.module import Module
 
@@ -36,11 +39,12 @@ def spec_entries(prog: Program, overrides: dict) -> list[tuple[int, bytes]]:
     for inst in prog.globals:
         if inst.opname not in ("OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse"):
             continue
-        sid = prog.decorations.get(inst.result_id, {}).get("SpecId", [None])[0]
-        name = prog.names.get(inst.result_id)
+        rid, rtype = cast(int, inst.result_id), cast(int, inst.result_type)   # a constant has both
+        sid = prog.decorations.get(rid, {}).get("SpecId", [None])[0]
+        name = prog.names.get(rid)
         for key in (sid, str(sid) if sid is not None else None, name):
             if sid is not None and key is not None and key in overrides:
-                t = prog.types[inst.result_type]
+                t = prog.types[rtype]
                 v = _override(t, overrides[key], name or sid)
                 data = np.uint32(bool(v[0])).tobytes() if t.kind == "bool" else v.tobytes()  # VkBool32
                 out.append((int(sid), data))
@@ -50,38 +54,60 @@ def spec_entries(prog: Program, overrides: dict) -> list[tuple[int, bytes]]:
 
 def _array_lengths(prog: Program, overrides: dict) -> None:
     """Array types get their lengths from their length constants (with specialization overrides), as the
-    interpreter's constant evaluation gives them; a length from a constant expression is refused."""
+    interpreter's constant evaluation gives them. Only buffer contents need them here (their sizes and bytes):
+    a length from a constant expression (OpSpecConstantOp, as in arrays of accumulators `coopmat C[TM / lM]`)
+    is left to the driver, and refused only inside a buffer's type."""
     from ..interp.constants import scalar_from_words
     defs = {inst.result_id: inst for inst in prog.globals if inst.result_id}
+    in_buffers = _buffer_types(prog)
     for t in prog.types.values():
         if t.kind != "array" or "length_id" not in t.extra:
             continue
         inst = defs.get(t.extra["length_id"])
         if inst is None or inst.opname not in ("OpConstant", "OpSpecConstant"):
+            if id(t) not in in_buffers:
+                continue
             raise SpvError(Diagnostic("error", f"the length of {t.describe()} is not a plain constant: not supported "
                                       "on a device yet", source=prog.source))
-        ct = prog.types[inst.result_type]
+        rid, rtype = cast(int, inst.result_id), cast(int, inst.result_type)   # a constant has both
+        ct = prog.types[rtype]
         value = scalar_from_words(ct, inst.operands[0].words)
         if inst.opname == "OpSpecConstant":
-            sid = prog.decorations.get(inst.result_id, {}).get("SpecId", [None])[0]
-            for key in (sid, str(sid) if sid is not None else None, prog.names.get(inst.result_id)):
+            sid = prog.decorations.get(rid, {}).get("SpecId", [None])[0]
+            for key in (sid, str(sid) if sid is not None else None, prog.names.get(rid)):
                 if key is not None and key in overrides:
                     value = _override(ct, overrides[key], key)
                     break
         t.count = int(np.asarray(value).reshape(-1)[0])
 
 
+def _buffer_types(prog: Program) -> set[int]:
+    """id() of every type reachable from a buffer variable's contents (push constants included)."""
+    seen: set[int] = set()
+    pointers = [prog.types[cast(int, inst.result_type)] for inst in prog.globals if inst.opname == "OpVariable"]
+    todo = [p.elem for p in pointers if p.storage in BUFFER_CLASSES]
+    while todo:
+        t = todo.pop()
+        if t is None or id(t) in seen:
+            continue
+        seen.add(id(t))
+        todo += list(t.members) + [t.elem]
+    return seen
+
+
 def _interface(prog: Program, given: dict, push_constants):
-    """[(key, name, type, var_id, data, found, uniform)] for the buffer variables, and the keys consumed."""
+    """[(key, name, type, var_id, data, found, uniform)] for the buffer variables, the keys consumed, and the other
+    names the run spec gave a variable's buffer (variable name -> [names]: '&name' may use any of them)."""
     consumed: set = set()
-    out = []
+    out: list[tuple[tuple[int, int] | str, str, Type, int, object, bool, bool]] = []
+    aliases: dict[str, list[str]] = {}
     for inst in prog.globals:
         if inst.opname != "OpVariable":
             continue
-        ptype = prog.types[inst.result_type]
+        ptype = prog.types[cast(int, inst.result_type)]
         if ptype.storage not in BUFFER_CLASSES:
             continue
-        t, vid = ptype.elem, inst.result_id
+        t, vid = cast(Type, ptype.elem), cast(int, inst.result_id)   # a buffer variable's pointer type
         name = prog.names.get(vid) or t.name or prog.name_of(vid)
         if ptype.storage == "PushConstant":   # none given: zeros, as the interpreter runs it
             out.append(("push_constants", name, t, vid, push_constants, push_constants is not None, False))
@@ -95,9 +121,11 @@ def _interface(prog: Program, given: dict, push_constants):
             if c and c in given:
                 data, found = given[c], True
                 consumed.add(c)
+                if isinstance(c, str) and c != name:   # '&c' names this buffer too
+                    aliases.setdefault(name, []).append(c)
                 break
         out.append((key, name, t, vid, data, found, ptype.storage == "Uniform"))
-    return out, consumed
+    return out, consumed, aliases
 
 
 def _encode(t, data, found: bool, name: str, source: str, addresses: dict) -> tuple[bytes, np.ndarray | None]:
@@ -105,7 +133,8 @@ def _encode(t, data, found: bool, name: str, source: str, addresses: dict) -> tu
         return bytes(t.size()), None
     if isinstance(data, (bytes, bytearray)):
         return bytes(data), None
-    if isinstance(data, np.ndarray):
+    if isinstance(data, np.ndarray):   # converted by value as the interpreter does (or refused), never reinterpreted
+        data = by_value(data, t, name, source)
         return np.ascontiguousarray(data).tobytes(), data
     if isinstance(data, (list, tuple)) and t.kind == "struct" and len(t.members) == 1:
         return encode(t, {t.member_names[0]: list(data)}, name, source, addresses), None
@@ -114,9 +143,47 @@ def _encode(t, data, found: bool, name: str, source: str, addresses: dict) -> tu
 
 def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants: dict | None = None,
                   push_constants=None, entry_point: str | None = None, device=0, validate: bool = True,
-                  subgroup_size: int | None = None) -> RunResult:
-    """Run `shader` once on a Vulkan device (an index or an open compute.Device) -> RunResult."""
-    from .compute import Device
+                  subgroup_size: int | None = None, timeout_s: float | None = None) -> RunResult:
+    """Run `shader` once on a Vulkan device (an index or an open compute.Device) -> RunResult.
+
+    Every feature and extension the module needs is checked by name first (features.py); buffers named as
+    '&name' in the data (push constants, uniform and storage blocks) hold the named buffer's device address;
+    the dispatch is waited for timeout_s seconds at most (the Device's own, 30 s, when None)."""
+    from .compute import DEFAULT_TIMEOUT_S, Device
+    module, prog, ep_name = _prepare(shader, validate, spec_constants, entry_point)
+    dispatch = tuple(int(d) for d in (list(dispatch) + [1, 1, 1])[:3])
+    given = {_norm_key(k): v for k, v in (buffers or {}).items()}
+    iface, consumed, aliases = _interface(prog, given, push_constants)
+    extra_names = [k for k in given if k not in consumed]
+    for k in extra_names:
+        if not isinstance(k, str):
+            raise SpvError(Diagnostic("error", f"buffer {k!r} matches no variable of the shader", source=prog.source))
+    own = device if isinstance(device, Device) else Device(int(device), timeout_s=timeout_s or DEFAULT_TIMEOUT_S)
+    if timeout_s is not None:
+        own.timeout_s = timeout_s
+    allocated: list = []
+    try:
+        own.check_needs(module, prog.source)
+        addresses: dict[str, int] = {}
+        extra_bufs = _extra_buffers(own, given, extra_names, addresses, allocated)
+        bound = _bound_buffers(own, prog, iface, extra_names, aliases, addresses, allocated)
+        push, likes = _write_data(own, prog, iface, bound, addresses)
+        own.dispatch(module.to_bytes(), ep_name, dispatch, {k: (b, s, u) for k, (b, _, s, u) in bound.items()},
+                     push, spec_entries(prog, dict(spec_constants or {})), subgroup_size)
+        res = RunResult(invocations=0, addresses=addresses)
+        _read_bound(own, prog, iface, bound, push, likes, res)
+        _read_extra(own, extra_bufs, res)
+        return res
+    finally:
+        for buf, mem in allocated:
+            own.free(buf, mem)
+        if own is not device:
+            own.close()
+
+
+def _prepare(shader, validate: bool, spec_constants: dict | None, entry_point: str | None
+             ) -> tuple[Module, Program, str]:
+    """The module (validated as a CPU run would be), its Program and the entry point's name."""
     module: Module = load_shader(shader)
     if validate:
         from ..validator.for_run import validate_for_run
@@ -129,77 +196,82 @@ def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_
     if not eps:
         raise SpvError(Diagnostic("error", "no GLCompute entry point" + (f" named '{entry_point}'" if entry_point
                                                                           else ""), source=prog.source))
-    ep_name = eps[0][0]
-    dispatch = tuple(int(d) for d in (list(dispatch) + [1, 1, 1])[:3])
-    given = {_norm_key(k): v for k, v in (buffers or {}).items()}
-    iface, consumed = _interface(prog, given, push_constants)
-    extra_names = [k for k in given if k not in consumed]
+    return module, prog, eps[0][0]
+
+
+def _extra_buffers(own, given: dict, extra_names: list, addresses: dict, allocated: list) -> dict:
+    """Buffers no variable takes, reached only by their device address: allocated and written now."""
+    extra_bufs = {}
     for k in extra_names:
-        if not isinstance(k, str):
-            raise SpvError(Diagnostic("error", f"buffer {k!r} matches no variable of the shader", source=prog.source))
+        v = given[k]
+        data = bytes(v) if isinstance(v, (bytes, bytearray)) else np.ascontiguousarray(v).tobytes()
+        buf, mem, size, addr = own.buffer(len(data))
+        allocated.append((buf, mem))
+        own.write(mem, data)
+        extra_bufs[k] = (mem, len(data), v)
+        addresses[k] = addr
+    return extra_bufs
+
+
+def _bound_buffers(own, prog: Program, iface: list, extra_names: list, aliases: dict, addresses: dict,
+                   allocated: list) -> dict:
+    """A device buffer per descriptor binding, sized first (the data's pointers need every address before any
+    bytes are written): key -> (buffer, memory, size, uniform)."""
     src = prog.source
-    # two passes: sizes first (addresses are not known yet), then the bytes with the real addresses
-    names = [n for _, n, *_ in iface] + extra_names
+    names = [n for _, n, *_ in iface] + extra_names + [a for al in aliases.values() for a in al]
     dummy = {n: 0 for n in names}
     sizes = [len(_encode(t, d, f, n, src, dummy)[0]) for _, n, t, _, d, f, _ in iface]
-    own = device if isinstance(device, Device) else Device(int(device))
-    allocated = []
-    try:
-        addresses: dict[str, int] = {}
-        extra_bufs = {}
-        for k in extra_names:
-            v = given[k]
-            data = bytes(v) if isinstance(v, (bytes, bytearray)) else np.ascontiguousarray(v).tobytes()
-            buf, mem, size, addr = own.buffer(len(data))
-            allocated.append((buf, mem))
-            own.write(mem, data)
-            extra_bufs[k] = (mem, len(data), v)
-            addresses[k] = addr
-        bound = {}
-        for (key, name, _t, _vid, _data, _found, uniform), size in zip(iface, sizes, strict=False):
-            if key == "push_constants":
-                continue
-            buf, mem, _, addr = own.buffer(size, uniform)
-            allocated.append((buf, mem))
-            addresses.setdefault(name, addr)
-            bound[key] = (buf, mem, size, uniform)
-        push = b""
-        res = RunResult(invocations=0, addresses=addresses)
-        likes = {}
-        for key, name, t, _vid, data, found, _uniform in iface:
-            raw, like = _encode(t, data, found, name, src, addresses)
-            likes[key] = like
-            if key == "push_constants":
-                push = raw
-            else:
-                own.write(bound[key][1], raw)
-        code = module.to_bytes()
-        own.dispatch(code, ep_name, dispatch, {k: (b, s, u) for k, (b, _, s, u) in bound.items()}, push,
-                     spec_entries(prog, dict(spec_constants or {})), subgroup_size)
-        for key, name, t, vid, _data, _found, _uniform in iface:
-            raw = push if key == "push_constants" else own.read(bound[key][1], bound[key][2])
-            mem = Memory(name, "PushConstant" if key == "push_constants" else "StorageBuffer", len(raw), data=raw)
-            b = Binding(name, key, t, mem, likes[key], vid)
-            try:
-                res.buffers[key] = as_array(t, raw, likes[key])
-            except Fault:  # element types numpy lacks (bfloat16): the raw bytes
-                res.buffers[key] = np.frombuffer(raw, np.uint8).copy()
-            res.bindings[key] = b
-            for alias in buffer_aliases(prog, b):
-                if alias not in res.buffers:
-                    res.buffers[alias] = res.buffers[key]
-                    res.bindings[alias] = b
-        for k, (mem, size, v) in extra_bufs.items():
-            raw = own.read(mem, size)
-            arr = np.frombuffer(raw, np.uint8).copy()
-            if isinstance(v, np.ndarray) and v.nbytes == len(arr):
-                arr = arr.view(v.dtype).reshape(v.shape)
-            res.buffers[k] = arr
-            res.bindings[k] = Binding(k, k, None, Memory(k, "PhysicalStorageBuffer", size, data=raw),
-                                      v if isinstance(v, np.ndarray) else None)
-        return res
-    finally:
-        for buf, mem in allocated:
-            own.free(buf, mem)
-        if own is not device:
-            own.close()
+    bound = {}
+    for (key, name, _t, _vid, _data, _found, uniform), size in zip(iface, sizes, strict=True):
+        if key == "push_constants":
+            continue
+        buf, mem, _, addr = own.buffer(size, uniform)
+        allocated.append((buf, mem))
+        addresses.setdefault(name, addr)
+        for a in aliases.get(name, ()):
+            addresses.setdefault(a, addr)
+        bound[key] = (buf, mem, size, uniform)
+    return bound
+
+
+def _write_data(own, prog: Program, iface: list, bound: dict, addresses: dict) -> tuple[bytes, dict]:
+    """Every binding's bytes, with the real device addresses: (push-constant bytes, key -> the array given)."""
+    push = b""
+    likes = {}
+    for key, name, t, _vid, data, found, _uniform in iface:
+        raw, like = _encode(t, data, found, name, prog.source, addresses)
+        likes[key] = like
+        if key == "push_constants":
+            push = raw
+        else:
+            own.write(bound[key][1], raw)
+    return push, likes
+
+
+def _read_bound(own, prog: Program, iface: list, bound: dict, push: bytes, likes: dict, res: RunResult) -> None:
+    """The bindings after the dispatch, as arrays, under their keys and the names they answer to."""
+    for key, name, t, vid, _data, _found, _uniform in iface:
+        raw = push if key == "push_constants" else own.read(bound[key][1], bound[key][2])
+        mem = Memory(name, "PushConstant" if key == "push_constants" else "StorageBuffer", len(raw), data=raw)
+        b = Binding(name, key, t, mem, likes[key], vid)
+        try:
+            res.buffers[key] = as_array(t, raw, likes[key])
+        except Fault:  # element types numpy lacks (bfloat16): the raw bytes
+            res.buffers[key] = np.frombuffer(raw, np.uint8).copy()
+        res.bindings[key] = b
+        for alias in buffer_aliases(prog, b):
+            if alias not in res.buffers:
+                res.buffers[alias] = res.buffers[key]
+                res.bindings[alias] = b
+
+
+def _read_extra(own, extra_bufs: dict, res: RunResult) -> None:
+    """The device-address-only buffers after the dispatch, in the shape and dtype they were given."""
+    for k, (mem, size, v) in extra_bufs.items():
+        raw = own.read(mem, size)
+        arr = np.frombuffer(raw, np.uint8).copy()
+        if isinstance(v, np.ndarray) and v.nbytes == len(arr):
+            arr = arr.view(v.dtype).reshape(v.shape)
+        res.buffers[k] = arr
+        res.bindings[k] = Binding(k, k, None, Memory(k, "PhysicalStorageBuffer", size, data=raw),
+                                  v if isinstance(v, np.ndarray) else None)

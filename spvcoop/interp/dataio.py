@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 
@@ -92,8 +93,9 @@ def to_value(t: Type, v, where: str, source: str, addresses: dict[str, int]):
                          for i, (m, x) in enumerate(zip(t.members, v, strict=False)))
         raise _err(f"{where}: expected a mapping of members for {t.describe()}", source)
     if k in ("array", "runtime_array"):
+        et = cast(Type, t.elem)   # an array's element type
         if isinstance(v, np.ndarray):
-            batch = _leaf_batch(t.elem, v)
+            batch = _leaf_batch(et, v)
             if batch is not None and (k == "runtime_array" or len(batch) == t.count):
                 return _Batch(batch)
             v = list(v)
@@ -101,10 +103,10 @@ def to_value(t: Type, v, where: str, source: str, addresses: dict[str, int]):
             raise _err(f"{where}: expected a list for {t.describe()}", source)
         if k == "array" and len(v) != t.count:
             raise _err(f"{where}: expected {t.count} elements for {t.describe()}, got {len(v)}", source)
-        batch = _leaf_batch(t.elem, v)
+        batch = _leaf_batch(et, v)
         if batch is not None:
             return _Batch(batch)
-        return tuple(to_value(t.elem, x, f"{where}[{i}]", source, addresses) for i, x in enumerate(v))
+        return tuple(to_value(et, x, f"{where}[{i}]", source, addresses) for i, x in enumerate(v))
     raise _err(f"{where}: cannot give data for type {t.describe()}", source)
 
 
@@ -222,14 +224,14 @@ def encode(t: Type, data, where: str, source: str, addresses: dict[str, int]) ->
 def _store_value(ptr: Pointer, t: Type, value) -> None:
     one = np.ones(1, bool)
     if isinstance(value, _Batch):
-        s = t.array_stride()
+        s, e = t.array_stride(), cast(Type, t.elem)
         n = len(value)
         if n:
-            store(ptr.moved(np.arange(n, dtype=np.int64) * s, t.elem, unit=s), t.elem, value.arr, np.ones(n, bool))
+            store(ptr.moved(np.arange(n, dtype=np.int64) * s, e, unit=s), e, value.arr, np.ones(n, bool))
     elif t.kind == "runtime_array" or t.kind == "array":
-        s = t.array_stride()
+        s, e = t.array_stride(), cast(Type, t.elem)
         for i, x in enumerate(value):
-            _store_value(ptr.moved(i * s, t.elem), t.elem, x)
+            _store_value(ptr.moved(i * s, e), e, x)
     elif t.kind == "struct":
         for i, m in enumerate(t.members):
             ml = t.member_matrix_layout(i, m) if _holds_matrix(m) else None
@@ -243,7 +245,7 @@ def _store_value(ptr: Pointer, t: Type, value) -> None:
 
 def _holds_matrix(t: Type) -> bool:
     while t.kind in ("array", "runtime_array"):
-        t = t.elem
+        t = cast(Type, t.elem)
     return t.kind == "matrix"
 
 
@@ -272,12 +274,12 @@ def _decode(ptr: Pointer, t: Type, limit: int, leaf: Callable[[np.ndarray], obje
         s = t.array_stride()
         start = int(ptr.off[0])
         n = t.count if t.kind == "array" else max(0, (limit - start) // s if s else 0)
-        e = t.elem
+        e = cast(Type, t.elem)
         if n >= BATCH and e.kind in ("int", "float", "bool", "vector", "matrix"):
             v = load(ptr.moved(np.arange(n, dtype=np.int64) * s, e, unit=s), e, np.ones(n, bool))
             values = leaf(v)
             return NumList(values, v) if n > LARGE else values
-        return [_decode(ptr.moved(i * s, t.elem), t.elem, limit, leaf) for i in range(n)]
+        return [_decode(ptr.moved(i * s, e), e, limit, leaf) for i in range(n)]
     if t.kind == "pointer":
         from .memory import read_scalar
         return int(read_scalar(ptr.mem, ptr.off, 0, np.dtype(np.uint64), one)[0])
@@ -294,8 +296,8 @@ def as_array(t: Type, data: bytes, like: np.ndarray | None = None) -> np.ndarray
             return raw[:n].view(like.dtype).reshape(like.shape) if n else raw[:0].view(like.dtype)
     inner = t.members[-1] if t.kind == "struct" and len(t.members) == 1 else None
     if inner is not None and inner.kind in ("array", "runtime_array") and t.member_offset(0) == 0:
-        e = inner.elem
-        if e.kind in ("int", "float") or (e.kind == "vector" and e.elem.kind in ("int", "float")):
+        e = cast(Type, inner.elem)
+        if e.kind in ("int", "float") or (e.kind == "vector" and cast(Type, e.elem).kind in ("int", "float")):
             comp = e.scalar_size()
             width = e.count if e.kind == "vector" else 1
             if inner.array_stride() == comp * width:
@@ -362,9 +364,9 @@ def exact_cast(a: np.ndarray, dt: np.dtype) -> np.ndarray:
             else:
                 bad = ~((back == src) | (np.isnan(back) & np.isnan(src)))
     if bad.any():
-        i = np.unravel_index(int(np.flatnonzero(bad)[0]), a.shape)
-        at = "".join(f"[{int(p)}]" for p in i)
-        v = a[i].item() if a.dtype.kind in "biuf" else float(a[i])
+        pos = np.unravel_index(int(np.flatnonzero(bad)[0]), a.shape)
+        at = "".join(f"[{int(p)}]" for p in pos)
+        v = a[pos].item() if a.dtype.kind in "biuf" else float(a[pos])
         what = "no whole value" if dt.kind in "iu" and a.dtype.kind not in "iub" and np.isfinite(float(v)) and \
             float(v) != round(float(v)) else "no exact value"
         raise ValueError(f"value {v!r} at index {at} ({a.dtype}) has {what} in {dt}, the shader's element type")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from .dispatch import Dispatcher
 from .fault import Fault
 from .memory import DeviceMemory, Memory, Pointer, Register
 from .program import Block, Function, Program
+from .types import Type
 from .values import lane, select
 
 RETURN = -1
@@ -51,6 +53,13 @@ class Executor:
 
     virtual_lanes: np.ndarray | None = None  # in call_per_element: virtual invocation -> the real one
     unvalidated: bool = False  # run(validate=False): the module may break any rule, by design
+    # set by the runner as it lays the lanes out and binds the resources (runner._layout_lanes, bind)
+    num_sg_per_wg: int
+    sg_pos: np.ndarray
+    dispatch: tuple[int, int, int]
+    wg_dims: tuple[int, int, int]
+    builtin_values: dict[str, Callable[[], np.ndarray]]
+    views: list[tuple[tuple[int, int], int, Type]]
 
     def __init__(self, prog: Program, n: int, config: RunConfig, dispatcher: Dispatcher):
         self.prog = prog
@@ -87,7 +96,7 @@ class Executor:
         self.sg_global: np.ndarray = np.zeros(n, np.int64)
         self.sg_local: np.ndarray = np.zeros(n, np.int64)
         self.num_sg_total = 1
-        self.lane_info = None  # callable lane -> str, for messages
+        self.lane_info: Callable[[int], str] | None = None  # lane -> text, for messages
         self.fast_blocks = fast_paths_enabled(config)  # block_compiler: the plain path, compiled
         self.compiled_blocks: dict = {}  # block label -> its compiled body, or how often it ran so far
         # the entry point's mask of every invocation (read-only): a mask that *is* it needs no reduction to know
@@ -108,7 +117,7 @@ class Executor:
         return self.val(frame, inst.operands[i].value)  # type: ignore[arg-type]  # hot path (per executed op): an Id operand holds an int
 
     def rtype(self, inst: Instruction):
-        return self.types[inst.result_type]
+        return self.types[inst.result_type]  # type: ignore[index]  # hot path (per executed op): it has a result type
 
     def type_of_id(self, id_: int):
         d = self.prog.defs.get(id_)
@@ -164,7 +173,7 @@ class Executor:
     def call(self, fn: Function, args: list, mask: np.ndarray, call_inst: Instruction | None = None):
         frame = Frame(fn, call_inst)
         for p, a in zip(fn.params, args, strict=False):
-            frame.vals[p.result_id] = a
+            frame.vals[cast(int, p.result_id)] = a   # an OpFunctionParameter has a result id
         for v in fn.variables:
             self.exec_inst(frame, v, mask, True)
         self.walk(frame, fn.entry, [(0, mask)], frozenset({RETURN}))
@@ -247,13 +256,13 @@ class Executor:
             if not nxt:
                 return out
             if len(nxt) > 1 and len({t for t, _ in nxt}) > 1:
-                raise self.fault_error(blk.term, Fault("unstructured branch: more than one target is "
-                                                       "neither a merge nor a continue target"))
+                raise self.fault_error(cast(Instruction, blk.term), Fault(
+                    "unstructured branch: more than one target is neither a merge nor a continue target"))
             label = nxt[0][0]
             incoming = [(blk.label, m) for _, m in nxt]
 
     def run_loop(self, frame: Frame, header: Block, incoming: list, stops: frozenset, out: Arrivals) -> list:
-        m_label, c_label = header.loop
+        m_label, c_label = cast(tuple[int, int], header.loop)   # only loop headers come here
         h = header.label
         body_stops = stops | {m_label, c_label, h}
         cont_stops = stops | {m_label, h}
@@ -406,7 +415,7 @@ class Executor:
         where = f"{hl[0]}:{hl[1]}" if hl else f"{self.prog.source}:{inst.span}" if inst.span else ""
         res = f"{self.prog.name_of(inst.result_id)} = " if inst.result_id is not None else ""
         args = " ".join(_operand_text(self.prog, o) for o in inst.operands)
-        shown = "" if value is None else f"  -> {lane(value, self.trace)}"
+        shown = "" if value is None else f"  -> {lane(value, cast(int, self.trace))}"   # set while tracing
         self.trace_out(f"[{self.steps}] {where}: {res}{inst.opname} {args}{shown}")
 
     def exec_block(self, frame: Frame, blk: Block, incoming: list, mask: np.ndarray) -> list | None:
@@ -461,7 +470,7 @@ class Executor:
             self.trace_line(frame, inst, v if inst.result_id is not None else None)
 
     def assign(self, frame: Frame, inst: Instruction, v, mask: np.ndarray, full: bool) -> None:
-        rid = inst.result_id
+        rid: int = inst.result_id  # type: ignore[assignment]  # hot path (per executed op): it has a result id
         if not full:
             old = frame.vals.get(rid)
             if old is not None and v is not None:

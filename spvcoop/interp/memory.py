@@ -9,6 +9,8 @@ pointer's offset is the 64-bit address itself.
 """
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ..core.records import Record
@@ -92,7 +94,7 @@ class Pointer(Record):
     align: int                 # a power of two known to divide every offset (1: unknown)
     _fields = ("mem", "off", "type", "base", "matrix", "vstride", "align")
     __eq__ = object.__eq__     # compared by identity
-    __hash__ = object.__hash__
+    __hash__ = object.__hash__  # type: ignore[assignment]  # Record sets None (hash by value); pointers hash by id
 
     def __init__(self, mem: Memory | DeviceMemory, off: np.ndarray, type: Type, base: np.ndarray | int = 0,
                  matrix: tuple[int, int] | None = None, vstride: int | None = None, align: int = 1) -> None:
@@ -210,18 +212,19 @@ def load(ptr: Pointer, t: Type, mask: np.ndarray, device: DeviceMemory | None = 
     if k == "vector":
         return read_scalar(ptr.mem, ptr.off, ptr.base, t.dtype, mask, t.count, ptr.vstride, ptr.align)
     if k == "matrix":
-        stride, rm = ptr.matrix or (t.elem.size(), False)
+        col = cast(Type, t.elem)   # a matrix's column type
+        stride, rm = ptr.matrix or (col.size(), False)
         cols = []
         for c in range(t.count):
             if rm:
                 cols.append(read_scalar(ptr.mem, ptr.off + c * t.scalar_size(), ptr.base, t.dtype, mask,
-                                        t.elem.count, stride))
+                                        col.count, stride))
             else:
-                cols.append(read_scalar(ptr.mem, ptr.off + c * stride, ptr.base, t.dtype, mask, t.elem.count))
+                cols.append(read_scalar(ptr.mem, ptr.off + c * stride, ptr.base, t.dtype, mask, col.count))
         return np.stack(cols, axis=1)
     if k == "array":
-        s = t.array_stride()
-        return tuple(load(ptr.moved(i * s, t.elem), t.elem, mask, device) for i in range(t.count))
+        s, e = t.array_stride(), cast(Type, t.elem)
+        return tuple(load(ptr.moved(i * s, e), e, mask, device) for i in range(t.count))
     if k == "struct":
         out = []
         for i, m in enumerate(t.members):
@@ -241,20 +244,21 @@ def store(ptr: Pointer, t: Type, value, mask: np.ndarray, all_active: bool = Fal
     elif k == "vector":
         write_scalar(ptr.mem, ptr.off, ptr.base, t.dtype, value, mask, t.count, ptr.vstride, all_active, ptr.align)
     elif k == "matrix":
-        stride, rm = ptr.matrix or (t.elem.size(), False)
+        col_t = cast(Type, t.elem)   # a matrix's column type
+        stride, rm = ptr.matrix or (col_t.size(), False)
         value = np.asarray(value)
         for c in range(t.count):
             col = value[:, c]
             if rm:
                 write_scalar(ptr.mem, ptr.off + c * t.scalar_size(), ptr.base, t.dtype, col, mask,
-                             t.elem.count, stride, all_active)
+                             col_t.count, stride, all_active)
             else:
-                write_scalar(ptr.mem, ptr.off + c * stride, ptr.base, t.dtype, col, mask, t.elem.count,
+                write_scalar(ptr.mem, ptr.off + c * stride, ptr.base, t.dtype, col, mask, col_t.count,
                              None, all_active)
     elif k == "array":
-        s = t.array_stride()
+        s, e = t.array_stride(), cast(Type, t.elem)
         for i in range(t.count):
-            store(ptr.moved(i * s, t.elem), t.elem, value[i], mask, all_active)
+            store(ptr.moved(i * s, e), e, value[i], mask, all_active)
     elif k == "struct":
         for i, m in enumerate(t.members):
             ml = t.member_matrix_layout(i, m) if _holds_matrix(m) else None

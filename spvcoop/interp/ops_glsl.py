@@ -3,12 +3,14 @@ InterpolateAtCentroid/Sample/Offset, which read Fragment-shader Input variables 
 GLCompute shaders spvcoop runs)."""
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from .ops_arith import as_int, to_type
 from .dispatch import OpSet
 from .fault import Fault
-from .memory import Pointer, store
+from .memory import Memory, Pointer, store
 
 OPS = OpSet()
 
@@ -80,8 +82,9 @@ def clamp(ex, inst, args, mask):
 
 
 def _ext_name(inst) -> str:
-    from ..core.spirv_grammar import load
-    return load().ext_set(SET).by_opcode[inst.operands[1].value].opname
+    from ..core.spirv_grammar import ExtInstSet, load
+    ext = cast(ExtInstSet, load().ext_set(SET))   # the grammar always has GLSL.std.450
+    return ext.by_opcode[inst.operands[1].value].opname
 
 
 @OPS.ext_op(SET, "FMix")
@@ -123,10 +126,10 @@ def _store_out(ptr, value, mask) -> None:
     if not isinstance(ptr, Pointer):
         raise Fault("the last operand is not a pointer")
     store(ptr, ptr.type, value, mask)
-    mem = ptr.mem
-    if getattr(mem, "written", None) is not None:
-        copy = np.broadcast_to(np.asarray(ptr.base) // mem.region, mask.shape)
-        mem.written[copy[mask]] = True
+    written = getattr(ptr.mem, "written", None)   # a Memory's flags (a DeviceMemory has none)
+    if written is not None:
+        copy = np.broadcast_to(np.asarray(ptr.base) // cast(Memory, ptr.mem).region, mask.shape)
+        written[copy[mask]] = True
 
 
 @OPS.ext_op(SET, "Modf")

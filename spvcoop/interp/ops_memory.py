@@ -1,10 +1,13 @@
 """Variables, pointers, loads and stores, barriers, function calls and OpExtInst dispatch."""
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from .fault import Fault
-from .memory import Pointer, Register, RegisterView, load, store
+from .types import Type
+from .memory import Memory, Pointer, Register, RegisterView, load, store
 from .values import select, value_bytes, zeros
 from .ops_arith import to_type
 from .program import enum_name
@@ -49,22 +52,24 @@ def chain(ex, frame, ptr: Pointer, indices, mask) -> Pointer:
             idx = _index(ex, frame, o)
             if k == "array" and t.count:
                 _check_index(idx, t, mask, ptr.mem.name)
-            ptr = ptr.moved(idx * t.array_stride(), t.elem, unit=t.array_stride())
-            t = t.elem
+            ptr = ptr.moved(idx * t.array_stride(), cast(Type, t.elem), unit=t.array_stride())
+            t = ptr.type
         elif k == "matrix":
             idx = _index(ex, frame, o)
             _check_index(idx, t, mask, ptr.mem.name)
-            stride, rm = ptr.matrix or (t.elem.size(), False)
+            col = cast(Type, t.elem)   # a matrix's column type
+            stride, rm = ptr.matrix or (col.size(), False)
             if rm:
-                ptr = ptr.moved(idx * t.scalar_size(), t.elem, vstride=stride, unit=t.scalar_size())
+                ptr = ptr.moved(idx * t.scalar_size(), col, vstride=stride, unit=t.scalar_size())
             else:
-                ptr = ptr.moved(idx * stride, t.elem, unit=stride)
-            t = t.elem
+                ptr = ptr.moved(idx * stride, col, unit=stride)
+            t = col
         elif k == "vector":
             idx = _index(ex, frame, o)
             _check_index(idx, t, mask, ptr.mem.name)
-            ptr = ptr.moved(idx * (ptr.vstride or t.scalar_size()), t.elem, unit=ptr.vstride or t.scalar_size())
-            t = t.elem
+            ptr = ptr.moved(idx * (ptr.vstride or t.scalar_size()), cast(Type, t.elem),
+                            unit=ptr.vstride or t.scalar_size())
+            t = ptr.type
         elif (hooks := ex.dispatcher.kind(k)) is not None and hooks.access_chain is not None:
             ptr = hooks.access_chain(ex, frame, ptr, o, mask)
             t = ptr.type
@@ -118,7 +123,7 @@ def uniform_chain(ex, frame, ptr: Pointer, indices):
                 return None
             unit = t.array_stride()
             delta += i * unit
-            t = t.elem
+            t = t.elem  # type: ignore[assignment]  # hot path (per access-chain step): an array has its element type
         else:
             return None
         if unit:   # Pointer.moved's alignment: the largest power of two dividing every step
@@ -176,10 +181,11 @@ def ptr_access_chain(ex, frame, inst, mask):
 def unwritten(ptr: Pointer, mask) -> np.ndarray | None:
     """The active invocations that read a Function/Private variable's copy nothing was stored to (None: none)."""
     mem = ptr.mem
-    if getattr(mem, "written", None) is None or mem.storage not in ("Function", "Private"):
+    written = getattr(mem, "written", None)   # a Memory's flags (a DeviceMemory has none)
+    if written is None or mem.storage not in ("Function", "Private"):
         return None
-    copy = np.broadcast_to(np.asarray(ptr.base) // mem.region, mask.shape)
-    bad = mask & ~mem.written[copy]
+    copy = np.broadcast_to(np.asarray(ptr.base) // cast(Memory, mem).region, mask.shape)
+    bad = mask & ~written[copy]
     return bad if bad.any() else None
 
 
@@ -223,11 +229,12 @@ def mark_written(ex, frame, inst, ptr: Pointer, mask) -> None:
     undef = None if inst is None else undefined_lanes(frame, inst.operands[1].value)
     if undef is not None and (mem.storage not in ("Function", "Private") or getattr(mem, "written", None) is None):
         undefined_store(frame, inst, mask, mem.name, mem.storage)
-    if getattr(mem, "written", None) is not None:
-        copy = np.broadcast_to(np.asarray(ptr.base) // mem.region, mask.shape)
-        mem.written[copy[mask]] = True
+    written = getattr(mem, "written", None)   # a Memory's flags (a DeviceMemory has none)
+    if written is not None:
+        copy = np.broadcast_to(np.asarray(ptr.base) // cast(Memory, mem).region, mask.shape)
+        written[copy[mask]] = True
         if undef is not None:
-            mem.written[copy[mask & undef]] = False
+            written[copy[mask & undef]] = False
 
 
 @OPS.op("OpStore")

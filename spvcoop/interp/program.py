@@ -10,6 +10,7 @@ import functools
 
 from collections import defaultdict
 from functools import cache
+from typing import cast
 
 from ..core.diagnostics import Diagnostic, SpvError
 from ..core.module import Instruction, Module
@@ -41,7 +42,7 @@ def function_operands(inst: Instruction) -> tuple[int, ...]:
         return (1,)
     if op == "OpCooperativeMatrixLoadTensorNV":
         for i, o in enumerate(inst.operands):
-            if o.kind == "TensorAddressingOperands" and o.value & _DECODE_FUNC and len(inst.operands) > i + 1:
+            if o.kind == "TensorAddressingOperands" and o.as_int & _DECODE_FUNC and len(inst.operands) > i + 1:
                 return (len(inst.operands) - 1,)
     return ()
 
@@ -177,11 +178,11 @@ class Program:
         """OpString/OpSource/OpLine: the (file, line) in force after `inst`, recorded for it."""
         op, ops = inst.opname, inst.operands
         if op == "OpString":
-            self.strings[inst.result_id] = ops[0].value
+            self.strings[cast(int, inst.result_id)] = ops[0].as_str
         elif op == "OpSource" and len(ops) > 3:
-            self.sources[self.strings.get(ops[2].value, "")] = ops[3].value
+            self.sources[self.strings.get(ops[2].as_int, "")] = ops[3].as_str
         elif op == "OpLine":
-            line = (self.strings.get(ops[0].value, "?"), ops[1].value)
+            line = (self.strings.get(ops[0].as_int, "?"), ops[1].as_int)
         elif op in ("OpNoLine", "OpFunctionEnd"):
             line = None
         if line is not None:
@@ -194,22 +195,22 @@ class Program:
         """Names, decorations, entry points, execution modes, imports and types; False for anything else."""
         op, ops = inst.opname, inst.operands
         if op == "OpName":
-            self.names[ops[0].value] = ops[1].value
+            self.names[ops[0].as_int] = ops[1].as_str
         elif op == "OpMemberName":
-            self.member_names[ops[0].value][ops[1].value] = ops[2].value
+            self.member_names[ops[0].as_int][ops[1].as_int] = ops[2].as_str
         elif op in ("OpDecorate", "OpDecorateId"):
-            self.decorations[ops[0].value][enum_name("Decoration", ops[1].value)] = [o.value for o in ops[2:]]
+            self.decorations[ops[0].as_int][enum_name("Decoration", ops[1].as_int)] = [o.value for o in ops[2:]]
         elif op == "OpMemberDecorate":
-            self.member_decorations[ops[0].value][ops[1].value][enum_name("Decoration", ops[2].value)] = \
+            self.member_decorations[ops[0].as_int][ops[1].as_int][enum_name("Decoration", ops[2].as_int)] = \
                 [o.value for o in ops[3:]]
         elif op == "OpEntryPoint":
-            self.entry_points.append((ops[2].value, ops[1].value, enum_name("ExecutionModel", ops[0].value),
-                                      [o.value for o in ops[3:]]))
+            self.entry_points.append((ops[2].as_str, ops[1].as_int, enum_name("ExecutionModel", ops[0].as_int),
+                                      [o.as_int for o in ops[3:]]))
         elif op in ("OpExecutionMode", "OpExecutionModeId"):
-            self.exec_modes[ops[0].value].append((enum_name("ExecutionMode", ops[1].value),
+            self.exec_modes[ops[0].as_int].append((enum_name("ExecutionMode", ops[1].as_int),
                                                   [o.value for o in ops[2:]]))
         elif op == "OpExtInstImport":
-            self.ext_imports[inst.result_id] = ops[0].value
+            self.ext_imports[cast(int, inst.result_id)] = ops[0].as_str
         elif op in TYPE_KINDS:
             if TYPE_KINDS[op]:
                 self._type(inst)
@@ -223,8 +224,8 @@ class Program:
         after `inst`."""
         op = inst.opname
         if op == "OpFunction":
-            fn = Function(inst.result_id, inst)
-            self.functions[inst.result_id] = fn
+            fn = Function(cast(int, inst.result_id), inst)
+            self.functions[fn.id] = fn
         elif op == "OpFunctionParameter" and fn is not None:
             fn.params.append(inst)
         elif op == "OpFunctionEnd":
@@ -239,10 +240,10 @@ class Program:
             if blk is not None:
                 raise self.error(f"block {self.name_of(blk.label)} has no terminator (OpBranch, OpReturn, ...)",
                                  blk.label_inst)
-            blk = Block(inst.result_id, inst)
+            blk = Block(cast(int, inst.result_id), inst)
             if not fn.blocks:
-                fn.entry = inst.result_id
-            fn.blocks[inst.result_id] = blk
+                fn.entry = blk.label
+            fn.blocks[blk.label] = blk
         elif blk is None:
             if op not in ("OpLine", "OpNoLine", "OpNop", "OpFunctionParameter"):
                 raise self.error(f"{op} is outside a block (after a terminator or before the first OpLabel)", inst)
@@ -283,14 +284,15 @@ class Program:
                     raise self.error(f"the result type of OpVariable must be a pointer type, not "
                                      f"{self.name_of(rt)}", inst)
         for inst in self.globals:
-            op, t = inst.opname, self.types.get(inst.result_type)
+            rt = inst.result_type   # None for a global without one (OpDecorationGroup)
+            op, t = inst.opname, None if rt is None else self.types.get(rt)
             if op in ("OpConstant", "OpSpecConstant") and (t is None or t.kind not in ("int", "float")):
-                raise self.error(f"{op} needs an integer or float type, not {self.name_of(inst.result_type)}", inst)
+                raise self.error(f"{op} needs an integer or float type, not {self.name_of(cast(int, rt))}", inst)
             if op in ("OpConstantTrue", "OpConstantFalse", "OpSpecConstantTrue", "OpSpecConstantFalse") and \
                     (t is None or t.kind != "bool"):
                 raise self.error(f"{op} needs a boolean type", inst)
             if op in CONSTANT_OPS and t is None:
-                raise self.error(f"a constant of type {self.name_of(inst.result_type)} is not supported", inst)
+                raise self.error(f"a constant of type {self.name_of(cast(int, rt))} is not supported", inst)
             if op in ("OpConstantComposite", "OpSpecConstantComposite", "OpConstantCompositeReplicateEXT",
                       "OpSpecConstantCompositeReplicateEXT", "OpVariable"):
                 ids = [o.as_int for o in inst.operands if o.kind.startswith("Id")]
@@ -329,7 +331,7 @@ class Program:
             if ft is None or ft.kind != "function":
                 raise self.error("the function type operand of OpFunction is not an OpTypeFunction", fn.inst)
             for blk in fn.blocks.values():
-                for inst in [*blk.phis, *blk.body, *([blk.merge] if blk.merge else []), blk.term]:
+                for inst in [*blk.phis, *blk.body, *([blk.merge] if blk.merge else []), cast(Instruction, blk.term)]:
                     self._check_operands(fn, inst)
                     for j in function_operands(inst):  # called by the op itself (coopmat2)
                         callee = self.functions.get(inst.operands[j].as_int)
@@ -356,8 +358,11 @@ class Program:
         op = inst.opname
         names = _operand_names(op)
         funcs = function_operands(inst)
+        # NonSemantic.* instructions are not executed and may name any id (glslang -gV's
+        # DebugFunctionDefinition names the function): only their set must be an import
+        skip_rest = op == "OpExtInst" and self.ext_imports.get(inst.operands[0].as_int, "").startswith("NonSemantic.")
         for i, o in enumerate(inst.operands):
-            if not o.kind.startswith("Id"):
+            if not o.kind.startswith("Id") or skip_rest and i > 0:
                 continue
             name = names[i] if i < len(names) else ""
             if i in funcs:
@@ -382,7 +387,8 @@ class Program:
                 raise self.error(f"{self.name_of(o.as_int)} is a label of another function, not of this function",
                                  inst)
             if want == "value" and (name in _POINTER_OPERANDS or name == "Base" and "AccessChain" in op):
-                t = self.types.get(self.defs[o.as_int].result_type)
+                rt = self.defs[o.as_int].result_type
+                t = None if rt is None else self.types.get(rt)
                 if t is None or t.kind != "pointer":
                     raise self.error(f"{self.name_of(o.as_int)} is not a pointer (operand {i + 1} of {op})", inst)
 
@@ -392,6 +398,7 @@ class Program:
         ids: set[int] = set()
         seen: set[int] = set()
         todo = [fn_id]
+        insts: list[Instruction | None]
         while todo:
             f = todo.pop()
             if f in seen:
@@ -411,7 +418,8 @@ class Program:
         return ids
 
     def _check_recursion(self, calls: dict[int, list[tuple[int, Instruction]]]) -> None:
-        """SPIR-V forbids recursion: a call-graph cycle is an error at the call that closes it."""
+        """No recursion (Vulkan forbids it; calls are executed without a depth bound): a call-graph cycle is an
+        error at the call that closes it."""
         state: dict[int, int] = {}
 
         def visit(f: int, path: list[int]) -> None:
@@ -420,7 +428,7 @@ class Program:
                 if state.get(callee) == 1:
                     cycle = path[path.index(callee):] + [callee]
                     raise self.error("recursion: " + " -> ".join(self.name_of(x) for x in cycle) +
-                                     " (SPIR-V forbids recursion)", inst)
+                                     " (Vulkan forbids recursion: VUID-StandaloneSpirv-None-04634)", inst)
                 if callee not in state:
                     visit(callee, path + [callee])
             state[f] = 2
@@ -435,10 +443,10 @@ class Program:
         cands: set[int] = set()
         for inst in self.module.instructions:
             if inst.opname == "OpVariable":
-                pt = self.types.get(inst.result_type)
+                pt = self.types.get(cast(int, inst.result_type))   # an OpVariable has a result type and id
                 if pt is not None and pt.storage in ("Function", "Private") and pt.elem is not None and \
                         pt.elem.kind in ("bool", "int", "float", "vector", "matrix", *OPAQUE_VALUE_KINDS):
-                    cands.add(inst.result_id)
+                    cands.add(cast(int, inst.result_id))
         bad: set[int] = set()
         for inst in self.module.instructions:
             if inst.opname in ignore:
@@ -446,7 +454,7 @@ class Program:
             for i, o in enumerate(inst.operands):
                 if (o.kind.startswith("Id") and o.value in cands
                         and not (i == 0 and inst.opname in ("OpLoad", "OpStore"))):
-                    bad.add(o.value)
+                    bad.add(cast(int, o.value))   # one of cands
         return cands - bad
 
     def _type_of(self, inst: Instruction, id_: int, what: str) -> Type:
@@ -461,8 +469,8 @@ class Program:
         return t
 
     def _type(self, inst: Instruction) -> None:
-        op, ops, tid = inst.opname, inst.operands, inst.result_id
-        t = Type(tid, TYPE_KINDS[op], opname=op)
+        op, ops, tid = inst.opname, inst.operands, cast(int, inst.result_id)   # a type declaration has a result id
+        t = Type(tid, cast(str, TYPE_KINDS[op]), opname=op)   # only the kinds the interpreter models come here
         if op == "OpTypeInt":
             t.width, t.signed = ops[0].as_int, bool(ops[1].value)
             if t.width not in INT_WIDTHS:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from typing import cast
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from .fault import Fault
 from .memory import Memory, Pointer
 from .options import describe
 from .program import Program
+from .types import Type
 from ..loader import compile_glsl, load_shader  # noqa: F401  (re-exported by interp)
 
 BUFFER_CLASSES = ("StorageBuffer", "Uniform", "PushConstant")
@@ -29,13 +31,13 @@ class Binding(Record):
     """One buffer the shader sees: a descriptor binding, the push constants or a device-address-only buffer."""
     name: str
     key: tuple[int, int] | str
-    type: object
-    memory: Memory
+    type: Type | None              # None: a buffer only its device address reaches (its bytes)
+    memory: Memory | None          # None until bind() makes it
     like: np.ndarray | None
     var_id: int
     _fields = ("name", "key", "type", "memory", "like", "var_id")
 
-    def __init__(self, name: str, key: tuple[int, int] | str, type: object, memory: Memory,
+    def __init__(self, name: str, key: tuple[int, int] | str, type: Type | None, memory: Memory | None,
                  like: np.ndarray | None = None, var_id: int = 0) -> None:
         self.name = name
         self.key = key
@@ -78,13 +80,17 @@ class RunResult(Record):
         return _norm_key(key) in self.buffers
 
     def raw(self, key) -> bytes:
-        return self.bindings[_norm_key(key)].memory.bytes()
+        return cast(Memory, self.bindings[_norm_key(key)].memory).bytes()   # a run's bindings all have memory
 
     def values(self, key, leaf=exact):
         """The buffer decoded as nested lists/dicts keyed by OpMemberName names; `leaf` turns each array of
         numbers into Python values (default exactly; runspec.numtext.short_floats: shortest text)."""
         b = self.bindings[_norm_key(key)]
-        return decode(b.type, b.memory.bytes(), b.name, leaf)
+        if b.type is None:   # a device-address-only buffer: its bytes have no SPIR-V type to decode them by
+            raise SpvError(Diagnostic("error", f"buffer '{b.name}' is reached only by its device address, so it "
+                                      "has no type to decode its values by: use res[name] (an array of what was "
+                                      "given) or res.raw(name)", source="<run>"))
+        return decode(b.type, cast(Memory, b.memory).bytes(), b.name, leaf)
 
 
 def binding_of(res: RunResult, key):
@@ -218,8 +224,8 @@ def _evaluate_constants(ex: Executor, prog: Program, overrides: dict) -> None:
                 raise ex.fault_error(inst, f) from None
             except Exception as e:  # noqa: BLE001 - an unvalidated module's constant; re-raised otherwise
                 raise ex.invalid_module_error(inst, e) from None
-            ex.gvals[inst.result_id] = v
-            for t in length_users.get(inst.result_id, ()):
+            ex.gvals[cast(int, inst.result_id)] = v   # a constant has a result id
+            for t in length_users.get(cast(int, inst.result_id), ()):
                 t.count = int(np.asarray(v).reshape(-1)[0])
     src = prog.source
     unknown = [k for k in overrides if k not in used]
@@ -309,12 +315,13 @@ def _execute(ex: Executor, prog: Program, ep_fn: int, N: int) -> None:
 def _collect(res: RunResult, prog: Program, bindings: dict) -> None:
     """The buffers after the run, as arrays, under their keys and their aliases."""
     for key, b in bindings.items():
+        mem = cast(Memory, b.memory)   # bound: every binding has its memory after the run
         if b.type is None:
-            arr = np.frombuffer(b.memory.bytes(), np.uint8).copy()
+            arr = np.frombuffer(mem.bytes(), np.uint8).copy()
             if b.like is not None and b.like.nbytes == len(arr):
                 arr = arr.view(b.like.dtype).reshape(b.like.shape)
         else:
-            arr = as_array(b.type, b.memory.bytes(), b.like)
+            arr = as_array(b.type, mem.bytes(), b.like)
         res.buffers[key] = arr
         res.bindings[key] = b
     for key, b in list(bindings.items()):
@@ -468,14 +475,14 @@ def _bind_variables(ex, prog, given, consumed, bindings, push_constants, address
             ex.gvals[vid] = workgroup_variable(ex, prog, inst, t, name, init)
         elif storage in BUFFER_CLASSES:
             if storage == "PushConstant":
-                key = "push_constants"
+                key: tuple[int, int] | str = "push_constants"
                 data = push_constants
                 found = data is not None
             else:
-                key = descriptor_key(prog, vid)
-                group = groups[key]
+                key = dkey = descriptor_key(prog, vid)
+                group = groups[dkey]
                 if vid != group.reader:  # another view of the descriptor's one buffer (aliasing.py)
-                    ex.views.append((key, vid, t))
+                    ex.views.append((dkey, vid, t))
                     continue
                 data, found = group.data, group.found
             shown = prog.names.get(vid) or t.name or name
@@ -516,7 +523,7 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
         elif isinstance(data, (bytes, bytearray)):
             raw = bytes(data)
         elif isinstance(data, np.ndarray):
-            data = _by_value(data, t, where, prog)
+            data = by_value(data, t, where, prog.source)
             raw = np.ascontiguousarray(data).tobytes()
             b.like = data
         else:
@@ -553,10 +560,11 @@ def unmatched_buffer(prog: Program, k) -> UnmatchedName:
     """A buffer name or key that no variable of the shader answers to, with the nearest one the shader has."""
     names: list[str] = []
     for inst in prog.globals:
-        if inst.opname == "OpVariable" and prog.types[inst.result_type].storage in ("StorageBuffer", "Uniform"):
-            key = descriptor_key(prog, inst.result_id)
-            t = prog.types[inst.result_type].elem
-            own = [prog.names.get(inst.result_id), t.name] + ([t.member_names[0]] if len(t.members) == 1 else [])
+        vid, rt = cast(int, inst.result_id), cast(int, inst.result_type)   # an OpVariable has both
+        if inst.opname == "OpVariable" and prog.types[rt].storage in ("StorageBuffer", "Uniform"):
+            key = descriptor_key(prog, vid)
+            t = cast(Type, prog.types[rt].elem)
+            own = [prog.names.get(vid), t.name] + ([t.member_names[0]] if len(t.members) == 1 else [])
             names += [n for n in own if n] + [f"{key[0]}:{key[1]}"]
     names = list(dict.fromkeys(names))
     shown = f"{k[0]}:{k[1]}" if isinstance(k, tuple) else str(k)
@@ -565,7 +573,7 @@ def unmatched_buffer(prog: Program, k) -> UnmatchedName:
                                     source=prog.source), "buffers", (shown,))
 
 
-def _by_value(data: np.ndarray, t, where: str, prog: Program) -> np.ndarray:
+def by_value(data: np.ndarray, t, where: str, source: str) -> np.ndarray:
     """An array for a block of one array, in the element type's dtype: converted by value where every value is
     exact there, refused otherwise (its bytes reinterpreted would be silently wrong numbers)."""
     e = element_type(t)
@@ -575,7 +583,7 @@ def _by_value(data: np.ndarray, t, where: str, prog: Program) -> np.ndarray:
         return exact_cast(data, e.dtype)
     except ValueError as err:
         raise SpvError(Diagnostic("error", f"buffer '{where}': {err}; convert the data, or pass its bytes to "
-                                  "have them taken as they are", source=prog.source)) from None
+                                  "have them taken as they are", source=source)) from None
 
 
 def element_dtypes(module: Module) -> dict:
@@ -585,20 +593,21 @@ def element_dtypes(module: Module) -> dict:
     for inst in prog.globals:
         if inst.opname != "OpVariable":
             continue
-        pt = prog.types[inst.result_type]
-        t = pt.elem
+        pt = prog.types[cast(int, inst.result_type)]   # an OpVariable has a result type
+        t = cast(Type, pt.elem)
         if pt.storage not in ("StorageBuffer", "Uniform") or t.kind != "struct" or len(t.members) != 1:
             continue
         arr = t.members[0]
-        if arr.kind not in ("array", "runtime_array") or arr.elem.kind not in ("int", "float", "vector"):
+        if arr.kind not in ("array", "runtime_array") or cast(Type, arr.elem).kind not in ("int", "float", "vector"):
             continue
+        e = cast(Type, arr.elem)
         try:
-            info = (arr.elem.dtype, arr.elem.count if arr.elem.kind == "vector" else 1)
+            info = (e.dtype, e.count if e.kind == "vector" else 1)
         except Fault:
             continue  # a type the interpreter refuses (an unknown FP encoding): the run reports it where it is used
-        dec = prog.decorations.get(inst.result_id, {})
+        dec = prog.decorations.get(cast(int, inst.result_id), {})
         key = (dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0])
-        for k in (key, prog.names.get(inst.result_id), t.name, t.member_names[0]):
+        for k in (key, prog.names.get(cast(int, inst.result_id)), t.name, t.member_names[0]):
             if k:
                 out.setdefault(k, info)
     return out

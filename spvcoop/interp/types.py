@@ -8,6 +8,8 @@ layout nobody can observe).
 """
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ..core.records import Record
@@ -41,7 +43,7 @@ class Type(Record):
     _fields = ("id", "kind", "width", "signed", "elem", "count", "members", "storage", "stride", "offsets",
                "mat_strides", "row_major", "name", "member_names", "block", "opname", "extra")
     __eq__ = object.__eq__         # compared by identity (types are made once per id)
-    __hash__ = object.__hash__
+    __hash__ = object.__hash__  # type: ignore[assignment]  # Record sets None (hash by value); types hash by id
 
     def __init__(self, id: int, kind: str, width: int = 0, signed: bool = False, elem: Type | None = None,
                  count: int = 0, members: list[Type] | None = None, storage: str = "", stride: int | None = None,
@@ -106,14 +108,15 @@ class Type(Record):
         if self.kind == "float":
             enc = self.extra.get("encoding")
             return SHORT_NAMES.get(enc, f"f{self.width}") if enc else f"f{self.width}"
+        elem = cast(Type, self.elem)   # read below only for kinds that always have an element type
         if self.kind == "vector":
-            return f"vec{self.count}<{self.elem.describe()}>"
+            return f"vec{self.count}<{elem.describe()}>"
         if self.kind == "matrix":
-            return f"mat{self.count}x{self.elem.count}<{self.elem.elem.describe()}>"
+            return f"mat{self.count}x{elem.count}<{cast(Type, elem.elem).describe()}>"
         if self.kind == "array":
-            return f"{self.elem.describe()}[{self.count}]"
+            return f"{elem.describe()}[{self.count}]"
         if self.kind == "runtime_array":
-            return f"{self.elem.describe()}[]"
+            return f"{elem.describe()}[]"
         if self.kind == "struct":
             return self.name or f"struct %{self.id}"
         if self.kind == "pointer":

@@ -9,6 +9,8 @@
 """
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from .fault import Fault
@@ -46,7 +48,7 @@ def zeros(t: Type, hooks: Dispatcher, n: int = 1):
     if t.kind in ("bool", "int", "float", "vector", "matrix"):
         return np.zeros((n,) + value_shape(t), dtype=t.dtype)
     if t.kind == "array":
-        return tuple(zeros(t.elem, hooks, n) for _ in range(t.count))
+        return tuple(zeros(cast(Type, t.elem), hooks, n) for _ in range(t.count))
     if t.kind == "struct":
         return tuple(zeros(m, hooks, n) for m in t.members)
     if t.kind == "pointer":
@@ -67,7 +69,7 @@ def value_bytes(t: Type, n: int) -> int:
     if k in ("bool", "int", "float", "vector", "matrix"):
         return ARRAY_OVERHEAD + n * max(t.size(), 1)
     if k == "array":
-        return t.count * (8 + value_bytes(t.elem, n))
+        return t.count * (8 + value_bytes(cast(Type, t.elem), n))
     if k == "struct":
         return sum(8 + value_bytes(m, n) for m in t.members)
     return ARRAY_OVERHEAD

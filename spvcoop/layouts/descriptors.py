@@ -21,7 +21,7 @@ import reprlib
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from collections.abc import Callable
 
 import numpy as np
@@ -111,7 +111,7 @@ class Table(Descriptor):
             if not isinstance(lane, list) or not lane:
                 raise SpecError(f"table invocation {p}: expected a non-empty list of [row, col] or null",
                                 spec, ("item", p))
-            out = []
+            out: list[tuple[int, int] | None] = []
             for i, cell in enumerate(lane):
                 if cell is None:
                     out.append(None)
@@ -192,8 +192,8 @@ class Formula(Descriptor):
         scope["i"] = np.arange(length, dtype=np.int64)[None, :]
         shape = (S, length)
         try:
-            for name, e in self.vars:
-                scope[name] = e.evaluate(scope)
+            for name, var_expr in self.vars:
+                scope[name] = var_expr.evaluate(scope)
             row = np.broadcast_to(self.row.evaluate(scope), shape).astype(np.int64)
             col = np.broadcast_to(self.col.evaluate(scope), shape).astype(np.int64)
             if self.pad is not None:
@@ -413,7 +413,7 @@ class Linear(Descriptor):
         if not isinstance(spec, dict) or "register" not in spec or "lane" not in spec:
             raise SpecError("linear must be a mapping with 'register' and 'lane' bases ([row, col] each)",
                             node, key)
-        out = {}
+        out: dict[str, list[tuple[int, int]]] = {}
         for k in ("register", "lane"):
             bases = spec[k]
             if not isinstance(bases, list):
@@ -421,7 +421,7 @@ class Linear(Descriptor):
             if len(bases) > MAX_LINEAR_BASES:
                 raise SpecError(f"linear {k} has {len(bases)} bases, more than the limit of {MAX_LINEAR_BASES}",
                                 spec, k)
-            out[k] = [tuple(_int_list(b, 2, f"linear {k} basis", spec, k)) for b in bases]
+            out[k] = [cast("tuple[int, int]", tuple(_int_list(b, 2, f"linear {k} basis", spec, k))) for b in bases]
         d = cls(out["register"], out["lane"])
         d.fixed_length = 1 << len(d.register)
         return d

@@ -13,6 +13,7 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable, Mapping
+from typing import cast
 
 import numpy as np
 
@@ -110,7 +111,7 @@ class Expr:
             known = ", ".join(sorted(k for k in env if not k.startswith("#")))
             raise ExprError(f"unknown name '{missing[0]}' (known: {known})")
         # Python ints become int64, so that arithmetic wraps like the arrays instead of growing
-        scope = {n: (np.int64(env[n]) if type(env[n]) is int else env[n]) for n in self.names}
+        scope = {n: (np.int64(cast(int, env[n])) if type(env[n]) is int else env[n]) for n in self.names}
         with np.errstate(all="ignore"):
             return np.asarray(self._fn(scope), dtype=np.int64)
 
@@ -132,7 +133,7 @@ def compile_expr(text: str) -> Expr:
         what = "end of expression" if e.token.type == "$END" else f"'{e.token}'"
         raise ExprError(f"syntax error: unexpected {what}", getattr(e, "column", None)) from None
     except UnexpectedCharacters as e:
-        raise ExprError(f"syntax error: unexpected character '{text[e.pos_in_stream]}'", e.column) from None
+        raise ExprError(f"syntax error: unexpected character '{text[cast(int, e.pos_in_stream)]}'", e.column) from None
     except UnexpectedInput as e:
         raise ExprError("syntax error", getattr(e, "column", None)) from None
     if isinstance(tree, Tree):
@@ -151,8 +152,8 @@ def compile_expr(text: str) -> Expr:
             if value >= 2 ** 63:
                 shown = s if len(s) <= 24 else f"{s[:12]}... ({len(s)} characters)"
                 raise ExprError(f"integer {shown} does not fit in 64 bits", getattr(ch[0], "column", None))
-            value = np.int64(value)
-            return lambda env: value
+            value64 = np.int64(value)
+            return lambda env: value64
         if kind == "var":
             name = str(ch[0])
             names.add(name)

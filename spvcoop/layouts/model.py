@@ -131,8 +131,8 @@ class Entry:
         if not (self.rows.finite and self.cols.finite and self.sizes.finite):
             return 0
         uses = len(self.uses) if self.uses is not None else 4
-        return (len(self.components or COMPONENTS) * len(self.rows.values) * len(self.cols.values) * uses
-                * len(self.sizes.values))
+        return (len(self.components or COMPONENTS) * len(self.rows.values or ()) * len(self.cols.values or ()) * uses
+                * len(self.sizes.values or ()))
 
     def types(self) -> Iterator[Type]:
         """Concrete types of a finite entry (nothing when rows, cols or S are open-ended)."""
@@ -269,7 +269,7 @@ def _where(source: str, node: Any, key: Any = None, column_offset: int | None = 
     if span is not None and column_offset:
         # the expression's column inside a one-line scalar (quoted scalars start one column later)
         buf, ptr = getattr(mark, "buffer", None), getattr(mark, "pointer", None)
-        quoted = int(bool(buf) and ptr is not None and ptr < len(buf) and buf[ptr] in "\"'")
+        quoted = int(buf is not None and ptr is not None and ptr < len(buf) and buf[ptr] in "\"'")
         col = span.col + column_offset - 1 + quoted
         span = span._replace(col=col, end_col=col + 1)
     return span
@@ -324,7 +324,8 @@ def _parse_entry(raw: Any, n: int, entries_node: Any, source: str, default_S: in
     let = _entry_let(raw, name)
     when = _entry_when(raw, name)
     kind = kinds[0]
-    if kind == "table" and not (rows.finite and cols.finite and len(rows.values) == 1 and len(cols.values) == 1):
+    if kind == "table" and not (rows.finite and cols.finite and len(rows.values or ()) == 1
+                                 and len(cols.values or ()) == 1):
         raise SpecError(f"entry '{name}': a table entry needs one fixed 'rows' and 'cols'", entries_node, ("item", n))
     try:
         desc = KINDS[kind](raw[kind], raw, kind)

@@ -16,6 +16,7 @@ input matrices; `import_buffer` turns OUT into per-invocation tables.
 from __future__ import annotations
 
 import re
+from typing import cast
 
 import numpy as np
 
@@ -53,8 +54,15 @@ def _scalar_decls(component: str) -> tuple[list[str], list[str], list[str]]:
 
 
 def probe_shader(api: str, component: str, rows: int, cols: int, use: str | None = None,
-                 subgroup_size: int = 32, limits: LayoutLimits = DEFAULT_LIMITS) -> str:
-    """SPIR-V assembly (spv1.6 / vulkan1.3) of the layout probe for one type."""
+                 subgroup_size: int = 32, limits: LayoutLimits = DEFAULT_LIMITS, scope: str = "Subgroup") -> str:
+    """SPIR-V assembly (spv1.6 / vulkan1.3) of the layout probe for one type.
+
+    scope "Workgroup" (KHR types, VK_NV_cooperative_matrix2): the matrix belongs to one workgroup of
+    `subgroup_size` invocations (the scope's size), and invocation p is the local invocation index."""
+    if scope not in ("Subgroup", "Workgroup"):
+        raise LayoutError(f"unknown scope '{scope}': expected Subgroup or Workgroup")
+    if scope == "Workgroup" and api != "khr":
+        raise LayoutError("Workgroup-scope matrices are KHR types (VK_NV_cooperative_matrix2): use --api khr")
     check_component(component)
     use = normalize_use(use)
     if api not in ("nv", "khr"):
@@ -80,16 +88,17 @@ def probe_shader(api: str, component: str, rows: int, cols: int, use: str | None
         caps = ["VulkanMemoryModel", "CooperativeMatrixKHR"] + caps
         exts = ["SPV_KHR_cooperative_matrix"] + exts
         memory_model = "OpMemoryModel Logical Vulkan"
-        mat = "%mat = OpTypeCooperativeMatrixKHR %elem %subgroup %rows %cols %use"
+        mat = "%mat = OpTypeCooperativeMatrixKHR %elem %scope %rows %cols %use"
         load = "OpCooperativeMatrixLoadKHR %mat {ptr} %rowmajor %stride"
         length = "OpCooperativeMatrixLengthKHR %u32 %mat"
-        extra_consts = [f"%use = OpConstant %u32 {_USE_VALUE[use]}", "%rowmajor = OpConstant %u32 0"]
+        # khr: use is set (checked above)
+        extra_consts = [f"%use = OpConstant %u32 {_USE_VALUE[cast(str, use)]}", "%rowmajor = OpConstant %u32 0"]
         desc = f"khr {component} {R}x{C} use {use}"
     else:
         caps = ["CooperativeMatrixNV"] + caps
         exts = ["SPV_NV_cooperative_matrix"] + exts
         memory_model = "OpMemoryModel Logical GLSL450"
-        mat = "%mat = OpTypeCooperativeMatrixNV %elem %subgroup %rows %cols"
+        mat = "%mat = OpTypeCooperativeMatrixNV %elem %scope %rows %cols"
         load = "OpCooperativeMatrixLoadNV %mat {ptr} %stride %false"
         length = "OpCooperativeMatrixLengthNV %u32 %mat"
         extra_consts = ["%false = OpConstantFalse %bool"]
@@ -97,7 +106,8 @@ def probe_shader(api: str, component: str, rows: int, cols: int, use: str | None
     elem_stride = max(1, bits // 8)
     conv_r, conv_c = _to_u32(kind, bits, "%x", "%u"), _to_u32(kind, bits, "%xc", "%uc")
     lines = [
-        f"; spvcoop layout probe: {desc}, subgroup size {S}",
+        f"; spvcoop layout probe: {desc}, " + (f"subgroup size {S}" if scope == "Subgroup" else
+                                               f"Workgroup scope, {S} invocations (p = local invocation index)"),
         "; Bindings (set 0): 0 = ROW (R*C elements, ROW[r*C+c] = r+1), 1 = COL (COL[r*C+c] = c+1), 2 = OUT (uint32).",
         f"; OUT[p] = length; OUT[{S} + 2*(p*{R * C} + i)] = row+1, next word col+1 of invocation p's element i"
         " (0 = padding).",
@@ -109,7 +119,8 @@ def probe_shader(api: str, component: str, rows: int, cols: int, use: str | None
         memory_model,
         'OpEntryPoint GLCompute %main "main" %rowbuf %colbuf %outbuf %sgid',
         f"OpExecutionMode %main LocalSize {S} 1 1",
-        "OpDecorate %sgid BuiltIn SubgroupLocalInvocationId",
+        "OpDecorate %sgid BuiltIn " + ("SubgroupLocalInvocationId" if scope == "Subgroup" else
+                                        "LocalInvocationIndex"),
         f"OpDecorate %elemarr ArrayStride {elem_stride}",
         "OpMemberDecorate %elemblk 0 Offset 0",
         "OpDecorate %elemblk Block",
@@ -122,7 +133,7 @@ def probe_shader(api: str, component: str, rows: int, cols: int, use: str | None
         "%void = OpTypeVoid", "%voidfn = OpTypeFunction %void", "%bool = OpTypeBool",
         "%u32 = OpTypeInt 32 0", "%i32 = OpTypeInt 32 1",
         *tylines,
-        "%subgroup = OpConstant %u32 3",
+        f"%scope = OpConstant %u32 {3 if scope == 'Subgroup' else 2}",
         f"%rows = OpConstant %u32 {R}", f"%cols = OpConstant %u32 {C}", f"%stride = OpConstant %u32 {C}",
         f"%S = OpConstant %u32 {S}", f"%RC = OpConstant %u32 {R * C}",
         "%u0 = OpConstant %u32 0", "%u1 = OpConstant %u32 1", "%u2 = OpConstant %u32 2",
@@ -225,9 +236,9 @@ def probe_inputs(component: str, rows: int, cols: int,
         def conv(a):
             return (a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
     else:
-        dtype = {"float": {16: np.float16, 32: np.float32, 64: np.float64},
+        dtype = cast("dict[str, dict[int, type]]", {"float": {16: np.float16, 32: np.float32, 64: np.float64},
                  "sint": {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64},
-                 "uint": {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}}[kind][bits]
+                 "uint": {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}})[kind][bits]
         def conv(a):
             return a.astype(dtype)
     return conv(r).reshape(-1), conv(c).reshape(-1)
@@ -267,7 +278,7 @@ def import_buffer(words: np.ndarray, rows: int, cols: int, subgroup_size: int,
     pairs = words[S:need].reshape(S, RC, 2)[:, :L, :]
     tables = []
     for p in range(S):
-        lane = []
+        lane: list[list[int] | None] = []
         for i in range(L):
             r, c = int(pairs[p, i, 0]), int(pairs[p, i, 1])
             if r == 0 and c == 0:

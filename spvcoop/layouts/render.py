@@ -246,7 +246,7 @@ def parse_json(obj: object, limits: LayoutLimits = DEFAULT_LIMITS) -> dict:
         raise ReadBackError(f"'lanes' must hold {S} lists (subgroup_size) of {L} entries (length)")
     out = []
     for p, lane in enumerate(lanes):
-        row = []
+        row: list[tuple[int, int] | None] = []
         for i, x in enumerate(lane):
             if x is None:
                 row.append(None)

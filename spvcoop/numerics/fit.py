@@ -92,8 +92,8 @@ def _score(model: MulAddModel, samples: list[Sample]) -> int:
 
 
 def _nan_bits(samples: list[Sample], width: int) -> int | None:
-    pats = [_bits(s.D)[np.isnan(s.D)] for s in samples if s.D.dtype.itemsize == width and s.D.dtype.kind == "f"]
-    pats = np.concatenate(pats) if pats else np.zeros(0)
+    found = [_bits(s.D)[np.isnan(s.D)] for s in samples if s.D.dtype.itemsize == width and s.D.dtype.kind == "f"]
+    pats = np.concatenate(found) if found else np.zeros(0)
     if not pats.size:
         return None
     vals, counts = np.unique(pats, return_counts=True)
@@ -122,7 +122,7 @@ def fit(samples: list[Sample], start: MulAddModel | None = None, name: str = "fi
             if not improved:
                 break
     unidentified = []
-    rest = [("bits", BITS), ("drop", DROP), ("final", FINAL), ("align", ALIGN)]
+    rest: list[tuple[str, tuple[str | int, ...]]] = [("bits", BITS), ("drop", DROP), ("final", FINAL), ("align", ALIGN)]
     for name_, values in list(SEARCH.items()) + rest:
         base = _score(model, floats)
         if all(_score(model.with_(**{name_: v}), floats) == base for v in values if v != getattr(model, name_)):

@@ -11,6 +11,7 @@ general path and with an exact reference.
 from __future__ import annotations
 
 import threading
+from typing import cast
 
 import numpy as np
 
@@ -19,7 +20,7 @@ from .rounding import finish_block
 try:    # the compiled loops over every product (setup.py builds them where a C compiler is found)
     from . import _intsum_kernel as KERNEL
 except ImportError:
-    KERNEL = None
+    KERNEL = None  # type: ignore[assignment]  # no compiler at install: the numpy loops (KERNEL is None)
 
 FORMATS = ("f16", "e4m3", "e5m2")   # every value a normal float32: its exponent is its float32 exponent field
 ZERO_EXP = -64   # a zero input (int8): a product with it sums to at most -64 + 15, below every nonzero one (>= -48)
@@ -40,7 +41,7 @@ class _Workspace(threading.local):
     meet at equal indices; with the offsets malloc gave (80 bytes apart), the scale multiply ran 6x slower: its
     loads waited on stores 64 elements back, at addresses equal modulo 4096 (4K aliasing)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.arrays: dict[str, np.ndarray] = {}
 
     def get(self, name: str, shape: tuple, dtype) -> np.ndarray:
@@ -112,11 +113,11 @@ class _NumpyLoops:
         return At.shape[2], At.shape[0], At.shape[1], Bt.shape[1]
 
     @staticmethod
-    def block_emax(eA, eB, dims, k0: int, k1: int, out: np.ndarray) -> None:
+    def block_emax(eA, eB, dims: tuple[int, int, int, int], k0: int, k1: int, out: np.ndarray) -> None:
         _block_emax(eA, eB, k0, k1, out)
 
     @staticmethod
-    def block_sum(At, Bt, scale32, dims, k0: int, k1: int, out: np.ndarray) -> None:
+    def block_sum(At, Bt, scale32, dims: tuple[int, int, int, int], k0: int, k1: int, out: np.ndarray) -> None:
         _block_sum(At, Bt, scale32, k0, k1, out)
 
     @staticmethod
@@ -149,11 +150,11 @@ class _CompiledLoops:
         return At.shape + Bt.shape[2:]
 
     @staticmethod
-    def block_emax(eA, eB, dims, k0: int, k1: int, out: np.ndarray) -> None:
+    def block_emax(eA, eB, dims: tuple[int, int, int, int], k0: int, k1: int, out: np.ndarray) -> None:
         KERNEL.block_emax(eA, eB, *dims, k0, k1, out)
 
     @staticmethod
-    def block_sum(At, Bt, scale32, dims, k0: int, k1: int, out: np.ndarray) -> None:
+    def block_sum(At, Bt, scale32, dims: tuple[int, int, int, int], k0: int, k1: int, out: np.ndarray) -> None:
         KERNEL.block_sum(At, Bt, scale32, *dims, k0, k1, out)
 
     @staticmethod
@@ -225,7 +226,7 @@ def _aligned(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, 
             c2, r = finish_block(model, s, rdt, last)
             if last:
                 return r
-            np.copyto(c, c2, casting="same_kind")
+            np.copyto(c, cast(np.ndarray, c2), casting="same_kind")   # not last: c2 is set
     raise AssertionError("unreachable: K > 0")
 
 
@@ -261,7 +262,8 @@ def _block_sum(At: np.ndarray, Bt: np.ndarray, scale32: np.ndarray, k0: int, k1:
             si += np.add.reduce(t, axis=1, dtype=np.int32)
 
 
-_MAGNITUDE = {2: (np.uint16, np.uint16(0x7FFF)), 4: (np.uint32, np.uint32(0x7FFFFFFF))}
+_Magnitude = tuple[type[np.unsignedinteger], np.unsignedinteger]
+_MAGNITUDE: dict[int, _Magnitude] = {2: (np.uint16, np.uint16(0x7FFF)), 4: (np.uint32, np.uint32(0x7FFFFFFF))}
 
 
 def _max_exponent(x: np.ndarray, field_bits: int, bias: int) -> int:

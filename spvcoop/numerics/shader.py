@@ -34,10 +34,10 @@ def muladd_shader(a: str, b: str, c: str, M: int, N: int, K: int, subgroup_size:
     if c == "s32":
         signed += ["MatrixCSignedComponentsKHR", "MatrixResultSignedComponentsKHR"]
     ops = "|".join(signed) if signed else "NoneKHR"
-    decls = []
+    decls: list[str] = []
     for x in dict.fromkeys(comps):
-        if _SCALARS[x][0]:
-            decls.append(_SCALARS[x][0])
+        if decl := _SCALARS[x][0]:
+            decls.append(decl)
     lines = [*(f"OpCapability {x}" for x in caps), *(f'OpExtension "{e}"' for e in exts),
              "OpMemoryModel Logical Vulkan",
              'OpEntryPoint GLCompute %main "main" %bufA %bufB %bufC %bufD %wgid',

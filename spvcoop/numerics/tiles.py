@@ -82,7 +82,7 @@ def make_tiles(a: str, b: str, c: str, M: int, N: int, K: int, dist: str, n: int
     if a in ("s8", "u8"):
         lo, hi = (-128, 128) if a == "s8" else (0, 256)
         A = rng.integers(lo, hi, (n, M, K))
-        B = rng.integers(lo, hi, (n, K, N))
+        B: np.ndarray = rng.integers(lo, hi, (n, K, N))   # float arrays below
         clo, chi = (-(1 << 31), 1 << 31) if c == "s32" else (0, 1 << 32)
         if dist == "extreme":
             A = rng.choice([lo, hi - 1], (n, M, K))

@@ -16,7 +16,7 @@ significant digits for 16-bit floats and 6 for 32- and 64-bit ones (it reads exp
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -56,10 +56,10 @@ def interface(prog: Program) -> dict[str, Target]:
     """Every name SPIRV-Interpreter (or spvcoop) accepts for the module's variables and spec constants."""
     names: dict[str, Target] = {}
     for inst in prog.globals:
-        rid = inst.result_id
+        rid = cast(int, inst.result_id)  # globals (constants, undefs, variables) all define an id
         opname = prog.names.get(rid)
         if inst.opname == "OpVariable":
-            ptr = prog.types[inst.result_type]
+            ptr = prog.types[cast(int, inst.result_type)]  # an OpVariable has a (pointer) type
             t = ptr.elem
             storage = ptr.storage
             dec = prog.decorations.get(rid, {})
@@ -92,7 +92,7 @@ def interface(prog: Program) -> dict[str, Target]:
         elif inst.opname in SPEC_OPS:
             dec = prog.decorations.get(rid, {})
             spec_id = dec.get("SpecId", [None])[0]
-            target = Target("spec", spec_id, prog.types.get(inst.result_type), rid, opname or str(rid))
+            target = Target("spec", spec_id, prog.types.get(cast(int, inst.result_type)), rid, opname or str(rid))
             if opname:
                 names.setdefault(opname, target)
             names[str(rid)] = target
@@ -201,7 +201,7 @@ def apply_inputs(prog: Program, data, source: str, buffers: dict, spec_constants
             push = rename(prog, target.type, v, source, data, (k,))
         elif target.kind == "buffer":
             t = target.type
-            if target.member is not None:
+            if target.member is not None and t is not None:  # a member target is only made for a struct type
                 v = {t.member_names[0]: rename(prog, t.members[0], v, source, data, (k,))}
             else:
                 v = rename(prog, t, v, source, data, (k,))
@@ -273,7 +273,7 @@ def check(prog: Program, res, expected, source: str, opts: CheckOptions) -> tupl
             what = {"spec": "a specialization constant", "push": "the push constants",
                     "builtin": "a built-in input"}.get(target.kind, f"a {target.key} variable")
             raise error_at(f"'{k}' is {what}, not an output buffer", source, key_mark(expected, (k,)))
-        t = target.type
+        t = cast(Type, target.type)  # the buffer ran, so its type is one the interpreter models
         got = res.values(target.key, short_floats)
         if target.member is not None:
             want = rename(prog, t.members[0], v, source, expected, (k,))
@@ -287,7 +287,7 @@ def check(prog: Program, res, expected, source: str, opts: CheckOptions) -> tupl
 def _leaf(t: Type) -> Type | None:
     """The scalar type of a value compared as one numeric array (scalars, vectors, matrices, arrays of them)."""
     while t.kind in ("array", "runtime_array"):
-        t = t.elem
+        t = cast(Type, t.elem)  # arrays always have an element type
     return t.scalar if t.kind in LEAF_KINDS else None
 
 
@@ -308,7 +308,8 @@ def compare_typed(t: Type, got, want, name: str, out: list[str], opts: CheckOpti
             out.append(f"{name}: expected {len(want) if isinstance(want, list) else 'a value'} element(s), "
                        f"got {len(got)}")
             return 1
-        return sum(compare_typed(t.elem, g, x, f"{name}[{i}]", out, opts)
+        elem = cast(Type, t.elem)  # an array (not a leaf, not a struct): it has an element type
+        return sum(compare_typed(elem, g, x, f"{name}[{i}]", out, opts)
                    for i, (g, x) in enumerate(zip(got, want, strict=False)))
     return _compare_numbers(scalar, got, want, name, out, opts)
 

@@ -155,7 +155,7 @@ def load_spec(path: str, options: FileOptions | None = None) -> RunSpec:
     if m is None:  # something unusual or wrong: the schema decides, and locates every violation
         from .schema import check_spec
         m = check_spec(raw, path)
-    return RunSpec(shader=m["shader"], base=Path(path).parent, dispatch=tuple(m["dispatch"]),  # type: ignore[arg-type]
+    return RunSpec(shader=m["shader"], base=Path(path).parent, dispatch=tuple(m["dispatch"]),
                    spec_constants=dict(m["spec_constants"]), push_constants=raw.get("push_constants"),
                    buffers={k: raw["buffers"][k] for k in m["buffers"]} if m["buffers"] else {},
                    outputs=m["outputs"], run_options={OPTION_KEYS[k].name: v for k, v in m["run_options"].items()},
@@ -572,8 +572,8 @@ def _skeleton(v, style: str, hole, top: bool = False):
         toks = _number_tokens(v, style) if len(v) > LARGE_ARRAY else None
         if toks is not None:
             return hole(lambda indent: "[" + _wrap(toks, indent) + "]")
-        new = [_skeleton(x, style, hole) for x in v]
-        return v if all(a is b for a, b in zip(new, v, strict=False)) else new
+        new_items = [_skeleton(x, style, hole) for x in v]
+        return v if all(a is b for a, b in zip(new_items, v, strict=False)) else new_items
     return to_plain(v) if top else v
 
 

@@ -2,7 +2,10 @@
 matrix, pointer, tensor layout and view operands, memory operands, the DecodeFunc."""
 from __future__ import annotations
 
+from typing import cast
+
 from ..core.diagnostics import Note
+from ..core.module import Instruction
 from .coopmat_memory import (LOADSTORE_CLASSES, LOGICAL_POINTER_OPS, VARIABLE_POINTER_OPS, _largest_scalar_bytes,
                              not_into_array)
 from .coopmat2_tensor import Addressing, addressing_operands
@@ -21,7 +24,7 @@ def _matrix_type(ctx: Context, inst, a: Addressing):
     return ctx.ix.coopmat_of(a.obj.as_int) if a.obj is not None else None
 
 
-def _pointer_class(ctx: Context, a: Addressing) -> tuple[object, str | None]:
+def _pointer_class(ctx: Context, a: Addressing) -> tuple[Instruction | None, str | None]:
     """(pointer type instruction, its storage class name)."""
     ix = ctx.ix
     d = ix.defs.get(a.pointer.as_int) if a.pointer is not None else None
@@ -55,7 +58,9 @@ def access_matrix(ctx: Context, inst) -> None:
 def load_object(ctx: Context, inst) -> None:
     ix = ctx.ix
     a = addressing_operands(inst)
-    d = ix.defs.get(a.obj.as_int) if a.obj is not None else None
+    if a.obj is None:
+        return
+    d = ix.defs.get(a.obj.as_int)
     if d is not None and d.result_type != inst.result_type:
         ctx.report(inst, a.obj, f"Object {ix.name(a.obj.as_int)} has type {ix.value_type_text(a.obj.as_int)} but the "
                    f"result type is {ix.name(inst.result_type)} ({ix.type_text(inst.result_type)})",
@@ -68,7 +73,9 @@ def load_object(ctx: Context, inst) -> None:
 def access_pointer(ctx: Context, inst) -> None:
     ix = ctx.ix
     a = addressing_operands(inst)
-    d = ix.defs.get(a.pointer.as_int) if a.pointer is not None else None
+    if a.pointer is None:
+        return
+    d = ix.defs.get(a.pointer.as_int)
     if d is None:
         return
     note = [ctx.note_def(a.pointer.as_int, "Pointer defined here")]
@@ -95,7 +102,9 @@ def access_into_array(ctx: Context, inst) -> None:
     if not ix.has_cap("Shader"):
         return
     a = addressing_operands(inst)
-    bad = not_into_array(ctx, a.pointer.as_int) if a.pointer is not None else None
+    if a.pointer is None:
+        return
+    bad = not_into_array(ctx, a.pointer.as_int)
     if bad is None:
         return
     ctx.report(inst, a.pointer, f"Pointer {ix.name(a.pointer.as_int)} points at {bad}; with Shader it must point into "
@@ -136,7 +145,7 @@ def access_memory_operands(ctx: Context, inst) -> None:
             ctx.report(inst, a.memory, "access through a PhysicalStorageBuffer pointer without the Aligned memory "
                        "operand", [Note("e.g. 'Aligned 16'")])
         elif a.memory_params and isinstance(a.memory_params[0].value, int):
-            size = _largest_scalar_bytes(ctx, pt.operands[1].value)  # type: ignore[attr-defined]
+            size = _largest_scalar_bytes(ctx, cast(Instruction, pt).operands[1].as_int)  # sc set: pt is a pointer
             if 0 < a.memory_params[0].value < size:
                 ctx.report(inst, a.memory_params[0], f"Aligned {a.memory_params[0].value} is smaller than the "
                            f"largest scalar pointed at ({size} bytes)")
@@ -156,7 +165,7 @@ def access_memory_operands(ctx: Context, inst) -> None:
       "The DecodeFunc Tensor Addressing Operand needs the CooperativeMatrixBlockLoadsNV capability.", source=CM2)
 def access_decode_capability(ctx: Context, inst) -> None:
     a = addressing_operands(inst)
-    if a.mask is not None and a.mask.value & 2 and not ctx.ix.has_cap("CooperativeMatrixBlockLoadsNV"):
+    if a.mask is not None and a.mask.as_int & 2 and not ctx.ix.has_cap("CooperativeMatrixBlockLoadsNV"):
         ctx.report(inst, a.mask, "DecodeFunc needs the CooperativeMatrixBlockLoadsNV capability",
                    [Note("add 'OpCapability CooperativeMatrixBlockLoadsNV'")])
 
@@ -165,7 +174,7 @@ def access_decode_capability(ctx: Context, inst) -> None:
       source=CM2)
 def store_decode(ctx: Context, inst) -> None:
     a = addressing_operands(inst)
-    if a.mask is not None and a.mask.value & 2:
+    if a.mask is not None and a.mask.as_int & 2:
         ctx.report(inst, a.mask, "OpCooperativeMatrixStoreTensorNV cannot take a DecodeFunc")
 
 
@@ -253,7 +262,7 @@ def load_decode_params(ctx: Context, inst) -> None:
       "StorageBuffer storage class.", source=CM2)
 def load_decode_pointer(ctx: Context, inst) -> None:
     a = addressing_operands(inst)
-    if a.decode is None:
+    if a.decode is None or a.pointer is None:  # no pointer: no storage class to check
         return
     _, sc = _pointer_class(ctx, a)
     if sc is not None and sc not in ("PhysicalStorageBuffer", "StorageBuffer"):

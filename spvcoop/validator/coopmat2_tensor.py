@@ -66,9 +66,9 @@ def addressing_operands(inst: Instruction) -> Addressing:
     view = decode = None
     if mask is not None:
         after = list(ops[mask_i + 1:])  # type: ignore[operator]
-        if mask.value & 1 and after:
+        if mask.as_int & 1 and after:
             view = after.pop(0)
-        if mask.value & 2 and after:
+        if mask.as_int & 2 and after:
             decode = after.pop(0)
     return Addressing(pointer, obj, layout, memory, params, mask, view, decode)
 
@@ -258,12 +258,13 @@ def operand_int32(ctx: Context, inst) -> None:
                        "32-bit integer", _operand_note(ctx, o.value))
 
 
-def _traced_layout_values(ctx: Context, layout_id: int) -> tuple[list | None, list | None]:
+def _traced_layout_values(ctx: Context, layout_id: int) -> tuple[list[Value | None] | None, list[Value | None] | None]:
     """(layoutDimension, blockSize) of a tensor layout value, followed back through the OpTensorLayout*NV
     copies to OpCreateTensorLayoutNV: one Value (or None) per dimension, or None where it cannot be traced
     (a phi, a parameter, a load)."""
     ix = ctx.ix
-    dims = blocks = None
+    dims: list[Value | None] | None = None
+    blocks: list[Value | None] | None = None
     d = ix.defs.get(layout_id)
     for _ in range(1000):
         if d is None:
@@ -300,7 +301,7 @@ def layout_stride(ctx: Context, inst) -> None:
         return
     for i in range(len(strides) - 1):
         s, s1, dim, blk = strides[i], strides[i + 1], dims[i + 1], blocks[i + 1]
-        if None in (s, s1, dim, blk) or blk.value <= 0 or dim.value < 0 or s1.value < 0:
+        if s is None or s1 is None or dim is None or blk is None or blk.value <= 0 or dim.value < 0 or s1.value < 0:
             continue
         need = s1.value * -(-dim.value // blk.value)
         if s.value < need:

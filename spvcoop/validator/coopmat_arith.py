@@ -38,7 +38,7 @@ def muladd_operand_type(ctx: Context, inst) -> None:
             ctx.report(inst, None, f"result type {ix.name(inst.result_type)} ({ix.type_text(inst.result_type)}) is "
                        f"not an OpTypeCooperativeMatrix{want}")
         else:
-            o = inst.operands[_operand_index(role)]  # type: ignore[index]
+            o = inst.operands[_operand_index(role)]
             ctx.report(inst, o, f"{role} ({ix.name(o.value)}) has type {ix.value_type_text(o.value)}, not an "
                        f"OpTypeCooperativeMatrix{want}", [ctx.note_def(o.value, f"{role} defined here")])
 
@@ -119,8 +119,8 @@ def muladd_k(ctx: Context, inst) -> None:
 @rule("coopmat.muladd.scope", MULADDS, "The matrices must all have the same scope.", source=f"{NV} / {KHR}")
 def muladd_scope(ctx: Context, inst) -> None:
     t = _muladd_types(ctx, inst)
-    _dim_check(ctx, inst, "scope", [(r, "scope", t[r], "") for r in ("A", "B", "C", "Result")
-                                    if t[r] is not None])  # type: ignore[misc]
+    _dim_check(ctx, inst, "scope", [(r, "scope", cm, "") for r in ("A", "B", "C", "Result")
+                                    if (cm := t[r]) is not None])
 
 
 _SIGNED_BITS = {1: "A", 2: "B", 4: "C", 8: "Result"}
@@ -164,7 +164,7 @@ ELEMENTWISE = FLOAT_OPS | SINT_OPS | UINT_OPS
 @rule("coopmat.arith.opcode", tuple(sorted(ELEMENTWISE | NEVER)),
       "Arithmetic instructions OpFAdd, OpFSub, OpFDiv, OpFNegate, OpIAdd, OpISub, OpSDiv, OpUDiv, OpSNegate "
       "(KHR also OpFMul, OpIMul) operate on cooperative matrices of the matching component kind.",
-      source=f"{NV} / {KHR}")
+      source=f"{NV} / {KHR}", coopmat_only=True)
 def arith_opcode(ctx: Context, inst) -> None:
     ix = ctx.ix
     cm = ix.coopmat(inst.result_type)
@@ -201,7 +201,7 @@ def _same_type(a: CoopMat, b: CoopMat) -> bool:
 
 @rule("coopmat.arith.operand_type", tuple(sorted(ELEMENTWISE | {"OpSelect"})),
       "Arithmetic instructions operate on a pair of cooperative matrices whose type must match the Result "
-      "Type (same component type, scope, rows, columns and use).", source=f"{NV} / {KHR}")
+      "Type (same component type, scope, rows, columns and use).", source=f"{NV} / {KHR}", coopmat_only=True)
 def arith_operand_type(ctx: Context, inst) -> None:
     ix = ctx.ix
     res = ix.coopmat(inst.result_type)
@@ -234,7 +234,7 @@ def arith_operand_type(ctx: Context, inst) -> None:
 
 @rule("coopmat.select.condition", "OpSelect",
       "OpSelect on composites (cooperative matrices are composites) needs SPIR-V 1.4 and a scalar boolean "
-      "Condition.", source="SPIR-V core OpSelect")
+      "Condition.", source="SPIR-V core OpSelect", coopmat_only=True)
 def select_condition(ctx: Context, inst) -> None:
     ix = ctx.ix
     if ix.coopmat(inst.result_type) is None or not inst.operands:
@@ -249,7 +249,7 @@ def select_condition(ctx: Context, inst) -> None:
 
 @rule("coopmat.matrix_times_scalar", "OpMatrixTimesScalar",
       "OpMatrixTimesScalar is allowed on cooperative matrices: Matrix must have the Result Type and Scalar "
-      "the component type.", source=f"{NV} / {KHR}")
+      "the component type.", source=f"{NV} / {KHR}", coopmat_only=True)
 def matrix_times_scalar(ctx: Context, inst) -> None:
     ix = ctx.ix
     res = ix.coopmat(inst.result_type)
@@ -271,7 +271,7 @@ def matrix_times_scalar(ctx: Context, inst) -> None:
 @rule("coopmat.matrix_times_scalar.int", "OpMatrixTimesScalar",
       "OpMatrixTimesScalar is defined for floating-point matrices; the extensions only say 'allow cooperative "
       "matrix types', so integer cooperative matrices are ambiguous (warning).", severity="warning",
-      source="SPIR-V core OpMatrixTimesScalar")
+      source="SPIR-V core OpMatrixTimesScalar", coopmat_only=True)
 def matrix_times_scalar_int(ctx: Context, inst) -> None:
     res = ctx.ix.coopmat(inst.result_type)
     if res is None:
@@ -335,11 +335,13 @@ _NO_ARITH_ENCODINGS = {0: "BFloat16KHR", 4214: "Float8E4M3EXT", 4215: "Float8E5M
 @rule("coopmat.arith.encoding", tuple(sorted(FLOAT_OPS | {"OpFRem", "OpFMod", "OpMatrixTimesScalar",
                                                            "OpCooperativeMatrixMulAddNV"})),
       "Arithmetic instructions do not accept bfloat16 or FP8 components (only conversions, "
-      "OpCooperativeMatrixMulAddKHR and copies do).", source="SPV_KHR_bfloat16 / SPV_EXT_float8")
+      "OpCooperativeMatrixMulAddKHR and copies do).", source="SPV_KHR_bfloat16 / SPV_EXT_float8",
+      coopmat_only=FLOAT_OPS | {"OpFRem", "OpFMod", "OpMatrixTimesScalar"})  # the NV MulAdd: everywhere
 def arith_encoding(ctx: Context, inst) -> None:
     ix = ctx.ix
     if inst.opname == "OpCooperativeMatrixMulAddNV":
-        mats = [(r, cm) for r, cm in _muladd_types(ctx, inst).items() if cm is not None]
+        mats: list[tuple[str, CoopMat | None]] = [(r, cm) for r, cm in _muladd_types(ctx, inst).items()
+                                                  if cm is not None]
     else:
         mats = [("Result", ix.coopmat(inst.result_type))]
     for role, cm in mats:

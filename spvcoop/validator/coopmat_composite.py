@@ -11,7 +11,7 @@ CONSTANT_COMPOSITES = ("OpConstantComposite", "OpSpecConstantComposite")
 
 @rule("coopmat.construct", ("OpCompositeConstruct",) + CONSTANT_COMPOSITES,
       "OpCompositeConstruct (and constant composites) of a cooperative matrix take exactly one constituent, "
-      "of the component type, which fills every element.", source=f"{NV} / {KHR}")
+      "of the component type, which fills every element.", source=f"{NV} / {KHR}", coopmat_only=True)
 def construct(ctx: Context, inst) -> None:
     ix = ctx.ix
     cm = ix.coopmat(inst.result_type)
@@ -37,7 +37,7 @@ def construct(ctx: Context, inst) -> None:
 @rule("coopmat.construct.replicate", ("OpCompositeConstructReplicateEXT", "OpConstantCompositeReplicateEXT",
                                       "OpSpecConstantCompositeReplicateEXT"),
       "The replicated Value must have the component type of the cooperative matrix.",
-      source="SPV_EXT_replicated_composites")
+      source="SPV_EXT_replicated_composites", coopmat_only=True)
 def construct_replicate(ctx: Context, inst) -> None:
     ix = ctx.ix
     cm = ix.coopmat(inst.result_type)
@@ -51,7 +51,7 @@ def construct_replicate(ctx: Context, inst) -> None:
 
 @rule("coopmat.extract_insert", ("OpCompositeExtract", "OpCompositeInsert"),
       "A cooperative matrix is a composite of its components: one index selects a component (of the "
-      "component type); no further index may follow.", source=f"{NV} / {KHR}")
+      "component type); no further index may follow.", source=f"{NV} / {KHR}", coopmat_only=True)
 def extract_insert(ctx: Context, inst) -> None:
     ix = ctx.ix
     if inst.opname == "OpCompositeExtract":

@@ -27,7 +27,7 @@ def _pair(ctx: Context, inst) -> tuple[CoopMat | None, CoopMat | None, bool]:
 
 @rule("coopmat.convert.both", tuple(CONVERSIONS) + ("OpBitcast",),
       "Conversion instructions (and OpBitcast) convert a cooperative matrix into a cooperative matrix of the "
-      "same flavour; a scalar or vector cannot be converted to or from one.", source=f"{NV} / {KHR}")
+      "same flavour; a scalar or vector cannot be converted to or from one.", source=f"{NV} / {KHR}", coopmat_only=True)
 def convert_both(ctx: Context, inst) -> None:
     res, src, any_cm = _pair(ctx, inst)
     if not any_cm:
@@ -45,7 +45,8 @@ def convert_both(ctx: Context, inst) -> None:
 
 @rule("coopmat.convert.kinds", tuple(CONVERSIONS),
       "The component types of Result Type and the input must be of the kinds the conversion instruction "
-      "names (e.g. OpConvertFToU: float to unsigned integer).", source="SPIR-V core conversion instructions")
+      "names (e.g. OpConvertFToU: float to unsigned integer).", source="SPIR-V core conversion instructions",
+      coopmat_only=True)
 def convert_kinds(ctx: Context, inst) -> None:
     res, src, _ = _pair(ctx, inst)
     if res is None or src is None:
@@ -74,7 +75,7 @@ def _shape_mismatch(ctx: Context, inst, res: CoopMat, src: CoopMat) -> None:
 
 @rule("coopmat.convert.shape", tuple(CONVERSIONS) + ("OpBitcast",),
       "Conversions between cooperative matrices keep Scope, Rows, Columns (and, KHR, Use).",
-      source=f"{NV} / {KHR}")
+      source=f"{NV} / {KHR}", coopmat_only=True)
 def convert_shape(ctx: Context, inst) -> None:
     res, src, _ = _pair(ctx, inst)
     if res is None or src is None or res.flavour != src.flavour:
@@ -89,7 +90,7 @@ def convert_shape(ctx: Context, inst) -> None:
 
 @rule("coopmat.convert.width", ("OpUConvert", "OpSConvert", "OpFConvert"),
       "OpUConvert/OpSConvert: the component widths must differ; OpFConvert: the component types must differ.",
-      source="SPIR-V core conversion instructions")
+      source="SPIR-V core conversion instructions", coopmat_only=True)
 def convert_width(ctx: Context, inst) -> None:
     res, src, _ = _pair(ctx, inst)
     if res is None or src is None:
@@ -108,7 +109,7 @@ def convert_width(ctx: Context, inst) -> None:
 
 @rule("coopmat.bitcast.width", "OpBitcast",
       "OpBitcast on cooperative matrices reinterprets each component: the component widths must be equal.",
-      source=KHR)
+      source=KHR, coopmat_only=True)
 def bitcast_width(ctx: Context, inst) -> None:
     res, src, _ = _pair(ctx, inst)
     if res is None or src is None:
@@ -123,7 +124,7 @@ def bitcast_width(ctx: Context, inst) -> None:
 
 @rule("coopmat.bitcast.integer", "OpBitcast",
       "KHR (Conversion Instructions): OpBitcast on cooperative matrices is allowed only when the Component "
-      "Types are integer types with the same Width.", source=KHR)
+      "Types are integer types with the same Width.", source=KHR, coopmat_only=True)
 def bitcast_integer(ctx: Context, inst) -> None:
     res, src, _ = _pair(ctx, inst)
     if res is None or src is None or res.flavour != "KHR":
@@ -137,7 +138,7 @@ def bitcast_integer(ctx: Context, inst) -> None:
 
 @rule("coopmat.bitcast.kind", "OpBitcast",
       "NV does not list OpBitcast among the instructions that accept cooperative matrices (drivers accept "
-      "it; warning).", severity="warning", source="SPV_NV_cooperative_matrix")
+      "it; warning).", severity="warning", source="SPV_NV_cooperative_matrix", coopmat_only=True)
 def bitcast_kind(ctx: Context, inst) -> None:
     res, src, _ = _pair(ctx, inst)
     if res is None or src is None or res.flavour != "NV":
@@ -164,7 +165,7 @@ def _small_without_cap(ctx: Context, type_id: int) -> str | None:
 @rule("coopmat.convert.small_types", tuple(CONVERSIONS) + ("OpCompositeConstruct",),
       "With Shader, 8- and 16-bit types whose arithmetic capability (Int8, Int16, Float16) is not declared "
       "can only be used with width-only conversions (OpUConvert, OpSConvert, OpFConvert) and cannot be "
-      "composed.", source="SPIR-V core / SPV_KHR_8bit_storage / SPV_KHR_16bit_storage")
+      "composed.", source="SPIR-V core / SPV_KHR_8bit_storage / SPV_KHR_16bit_storage", coopmat_only=True)
 def convert_small_types(ctx: Context, inst) -> None:
     if not ctx.ix.has_cap("Shader") or inst.opname in ("OpUConvert", "OpSConvert", "OpFConvert"):
         return

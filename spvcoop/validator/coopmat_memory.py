@@ -157,7 +157,7 @@ def pointer_storage(ctx: Context, inst) -> None:
         return
     pt = _pointer_type(ctx, a)
     sc = _storage_class(ctx, pt)
-    if sc is not None and sc not in LOADSTORE_CLASSES:
+    if pt is not None and sc is not None and sc not in LOADSTORE_CLASSES:
         ctx.report(inst, a.pointer, f"pointer {ctx.ix.name(a.pointer.as_int)} is in {sc} storage; cooperative "
                    "matrix load/store needs Workgroup, StorageBuffer or PhysicalStorageBuffer",
                    [ctx.note_def(pt.result_id, f"pointer type {ctx.ix.name(pt.result_id)} declared here")])
@@ -393,7 +393,8 @@ def _mask_names(ctx: Context, a: Access) -> set[str]:
     if a.mask is None:
         return set()
     kind = ctx.ix.grammar.operand_kinds["MemoryAccess"]
-    return {e.name for e in kind.enumerants if e.value and a.mask.value & e.value}
+    mask = a.mask.as_int
+    return {e.name for e in kind.enumerants if e.value and mask & e.value}
 
 
 def _mask_param(ctx: Context, a: Access, bit_name: str) -> Operand | None:
@@ -401,7 +402,7 @@ def _mask_param(ctx: Context, a: Access, bit_name: str) -> Operand | None:
     kind = ctx.ix.grammar.operand_kinds["MemoryAccess"]
     i = 0
     for e in sorted(kind.enumerants, key=lambda e: e.value):
-        if e.value and a.mask is not None and a.mask.value & e.value and e.parameters:
+        if e.value and a.mask is not None and a.mask.as_int & e.value and e.parameters:
             for _p in e.parameters:
                 if e.name == bit_name:
                     return a.mask_params[i] if i < len(a.mask_params) else None
@@ -482,7 +483,7 @@ def _largest_scalar_bytes(ctx: Context, type_id: int) -> int:
     if t is None:
         return 0
     if t.opname in ("OpTypeInt", "OpTypeFloat"):
-        return max(1, t.operands[0].value // 8)
+        return max(1, t.operands[0].as_int // 8)
     if t.opname in ("OpTypeVector", "OpTypeArray", "OpTypeRuntimeArray", "OpTypeMatrix"):
         return _largest_scalar_bytes(ctx, t.operands[0].as_int)
     if t.opname == "OpTypeStruct":
@@ -550,7 +551,8 @@ def _check_length(ctx: Context, inst: Instruction, opname: str, type_op: Operand
 
 @rule("coopmat.length", LENGTHS + ("OpSpecConstantOp",),
       "Result Type must be an OpTypeInt with 32-bit Width and 0 Signedness. Type is a cooperative matrix "
-      "type (of the instruction's flavour); also inside OpSpecConstantOp.", source=f"{NV} / {KHR}")
+      "type (of the instruction's flavour); also inside OpSpecConstantOp.", source=f"{NV} / {KHR}",
+      coopmat_only=("OpSpecConstantOp",))
 def length(ctx: Context, inst) -> None:
     if inst.opname == "OpSpecConstantOp":
         if not inst.operands:

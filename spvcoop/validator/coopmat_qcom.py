@@ -49,7 +49,8 @@ def _matrix_and_array(ctx: Context, inst) -> tuple[CoopMat | None, tuple[int, Va
 
 @rule("qcom.construct.types", CONSTRUCT,
       "Result Type is the type of a cooperative matrix (OpTypeCooperativeMatrixKHR) being constructed and "
-      "Source Array is the one-dimensional array (OpTypeArray) that is used to construct it.", source=QCOM)
+      "Source Array is the one-dimensional array (OpTypeArray) that is used to construct it.", source=QCOM,
+      coopmat_only=True)
 def construct_types(ctx: Context, inst) -> None:
     ix = ctx.ix
     cm = ix.coopmat(inst.result_type)
@@ -57,7 +58,7 @@ def construct_types(ctx: Context, inst) -> None:
         ctx.report(inst, None, f"result type {ix.name(inst.result_type)} ({ix.type_text(inst.result_type)}) is "
                    "not an OpTypeCooperativeMatrixKHR")
     src = inst.operands[0].value if inst.operands else None
-    d = ix.defs.get(src)
+    d = ix.defs.get(src) if src is not None else None
     if d is not None and _array(ctx, d.result_type) is None:
         ctx.report(inst, 0, f"Source Array {ix.name(src)} has type {ix.value_type_text(src)}, not an OpTypeArray",
                    [ctx.note_def(src, f"{ix.name(src)} is defined here")])
@@ -65,14 +66,14 @@ def construct_types(ctx: Context, inst) -> None:
 
 @rule("qcom.extract.types", EXTRACT,
       "Result Type is an OpTypeArray and Source CoopMat is a cooperative matrix (OpTypeCooperativeMatrixKHR) "
-      "from which arrays for invocations in a subgroup are extracted.", source=QCOM)
+      "from which arrays for invocations in a subgroup are extracted.", source=QCOM, coopmat_only=True)
 def extract_types(ctx: Context, inst) -> None:
     ix = ctx.ix
     if _array(ctx, inst.result_type) is None:
         ctx.report(inst, None, f"result type {ix.name(inst.result_type)} ({ix.type_text(inst.result_type)}) is "
                    "not an OpTypeArray")
     src = inst.operands[0].value if inst.operands else None
-    d = ix.defs.get(src)
+    d = ix.defs.get(src) if src is not None else None
     cm = ix.coopmat(d.result_type) if d is not None else None
     if d is not None and (cm is None or cm.flavour != "KHR"):
         ctx.report(inst, 0, f"Source CoopMat {ix.name(src)} has type {ix.value_type_text(src)}, not an "
@@ -81,7 +82,7 @@ def extract_types(ctx: Context, inst) -> None:
 
 @rule("qcom.scope", (CONSTRUCT, EXTRACT),
       "The cooperative matrix constructed from (or extracted into) per-invocation arrays has Scope Subgroup.",
-      source=QCOM)
+      source=QCOM, coopmat_only=True)
 def scope_subgroup(ctx: Context, inst) -> None:
     cm, _ = _matrix_and_array(ctx, inst)
     if cm is None or cm.scope is None or cm.scope.value == SUBGROUP:
@@ -99,7 +100,7 @@ def _use(cm: CoopMat) -> int | None:
 @rule("qcom.component", (CONSTRUCT, EXTRACT),
       "With Use MatrixAKHR or MatrixBKHR the Component Type is an 8-bit OpTypeInt or an OpTypeFloat with the "
       "default IEEE 754 encoding (32-bit or 16-bit); with MatrixAccumulatorKHR a 32-bit OpTypeInt or such an "
-      "OpTypeFloat.", source=QCOM)
+      "OpTypeFloat.", source=QCOM, coopmat_only=True)
 def component(ctx: Context, inst) -> None:
     cm, _ = _matrix_and_array(ctx, inst)
     use = _use(cm) if cm is not None else None
@@ -116,7 +117,8 @@ def component(ctx: Context, inst) -> None:
 
 @rule("qcom.k_size", (CONSTRUCT, EXTRACT),
       "With Use MatrixAKHR, Columns must be 8, 16, 32 and 32 for 32-bit float, 16-bit float, signed and unsigned "
-      "8-bit integer components (with MatrixBKHR, Rows): each row (column) is 256 bits.", source=QCOM)
+      "8-bit integer components (with MatrixBKHR, Rows): each row (column) is 256 bits.", source=QCOM,
+      coopmat_only=True)
 def k_size(ctx: Context, inst) -> None:
     cm, _ = _matrix_and_array(ctx, inst)
     use = _use(cm) if cm is not None else None
@@ -149,7 +151,7 @@ def _row_length(ctx: Context, cm: CoopMat, packed: bool) -> tuple[int, Value] | 
 
 @rule("qcom.construct.element", CONSTRUCT,
       "The Source Array's Element Type must be either the same as the Result Type's Component Type or unsigned "
-      "32-bit OpTypeInt.", source=QCOM)
+      "32-bit OpTypeInt.", source=QCOM, coopmat_only=True)
 def construct_element(ctx: Context, inst) -> None:
     cm, arr = _matrix_and_array(ctx, inst)
     if cm is None or arr is None or arr[0] == cm.component or ctx.ix.component_name(arr[0]) == "u32":
@@ -162,7 +164,7 @@ def construct_element(ctx: Context, inst) -> None:
 @rule("qcom.construct.length", CONSTRUCT,
       "The Source Array's Length must be the Result Type's Columns (Rows for MatrixBKHR); for an unsigned 32-bit "
       "Element Type it must be 8 (MatrixAKHR, MatrixBKHR), Columns/2 (MatrixAccumulatorKHR of 16-bit floats) or "
-      "Columns (MatrixAccumulatorKHR of 32-bit floats).", source=QCOM)
+      "Columns (MatrixAccumulatorKHR of 32-bit floats).", source=QCOM, coopmat_only=True)
 def construct_length(ctx: Context, inst) -> None:
     cm, arr = _matrix_and_array(ctx, inst)
     if cm is None or arr is None or arr[1] is None:
@@ -177,7 +179,7 @@ def construct_length(ctx: Context, inst) -> None:
       "Either the Result Type's Element Type is the Source CoopMat's Component Type and its Length the "
       "matrix's Columns (Rows for MatrixBKHR), or the Element Type is unsigned 32-bit OpTypeInt and the Length "
       "8 (MatrixAKHR, MatrixBKHR), Columns (MatrixAccumulatorKHR of 32-bit floats) or Columns/2 "
-      "(MatrixAccumulatorKHR of 16-bit floats).", source=QCOM)
+      "(MatrixAccumulatorKHR of 16-bit floats).", source=QCOM, coopmat_only=True)
 def extract_result(ctx: Context, inst) -> None:
     cm, arr = _matrix_and_array(ctx, inst)
     if cm is None or arr is None:
@@ -213,7 +215,7 @@ def _check_length(ctx: Context, inst, cm: CoopMat, arr: tuple[int, Value | None]
 def subarray_types(ctx: Context, inst) -> None:
     ix = ctx.ix
     src = inst.operands[0].value if inst.operands else None
-    d = ix.defs.get(src)
+    d = ix.defs.get(src) if src is not None else None
     res, arr = _array(ctx, inst.result_type), _array(ctx, d.result_type) if d is not None else None
     if res is None or arr is None:
         bad = "result type" if res is None else "Source Array"
@@ -268,7 +270,7 @@ def subarray_bounds(ctx: Context, inst) -> None:
 def bitcast_types(ctx: Context, inst) -> None:
     ix = ctx.ix
     src = inst.operands[0].value if inst.operands else None
-    d = ix.defs.get(src)
+    d = ix.defs.get(src) if src is not None else None
     for what, tid, operand in (("result type", inst.result_type, None),
                                ("Source Array", d.result_type if d is not None else None, 0)):
         if tid is None:

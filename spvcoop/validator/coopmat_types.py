@@ -200,7 +200,7 @@ def workgroup_localsize(ctx: Context, inst) -> None:
 
 @rule("coopmat.variable.storage", ("OpVariable", "OpUntypedVariableKHR"),
       "Cooperative matrix types (or types containing them) can only be allocated in Function or Private "
-      "storage classes or as function parameters.", source=f"{NV} / {KHR}")
+      "storage classes or as function parameters.", source=f"{NV} / {KHR}", coopmat_only=True)
 def variable_storage(ctx: Context, inst) -> None:
     ix = ctx.ix
     sc = inst.operands[0].value
@@ -225,7 +225,7 @@ def variable_storage(ctx: Context, inst) -> None:
 @rule("coopmat.pointer_type.storage", "OpTypePointer",
       "Cooperative matrix types can only be allocated in Function or Private storage classes; a pointer to "
       "one in another storage class can never point at anything.", severity="warning",
-      source=f"{NV} / {KHR}")
+      source=f"{NV} / {KHR}", coopmat_only=True)
 def pointer_type_storage(ctx: Context, inst) -> None:
     ix = ctx.ix
     sc_e = ix.grammar.operand_kinds["StorageClass"].by_value.get(inst.operands[0].value)

@@ -272,11 +272,16 @@ class ModuleIndex:
             return ENCODED_FLOATS.get(enc.name, f"f{width}") if enc else f"f{width}"
         return ("s" if kind == "int" else "u") + str(width)
 
-    def type_text(self, type_id: int | None) -> str:
-        """A short human description of a type, e.g. `f16 16x8 MatrixA (KHR)`, `u32`, `ptr StorageBuffer f32`."""
+    def type_text(self, type_id: int | None, _outer: frozenset[int] = frozenset()) -> str:
+        """A short human description of a type, e.g. `f16 16x8 MatrixA (KHR)`, `u32`, `ptr StorageBuffer f32`.
+        A type that contains itself (only in an invalid module: an id used before its definition) shows as `...`
+        where it recurs; `_outer`: the types being described around this one."""
         t = self.defs.get(type_id) if type_id is not None else None
-        if t is None:
+        if t is None or type_id is None:
             return "?"
+        if type_id in _outer:
+            return "..."
+        inner = _outer | {type_id}
         sk = self.scalar_kind(type_id)
         if sk is not None:
             kind, width = sk
@@ -291,12 +296,12 @@ class ModuleIndex:
         if cm is not None:
             use = f" {USE_NAMES.get(cm.use.value, f'Use {cm.use.value}')}" if cm.use else (
                 " Use ?" if cm.flavour == "KHR" else "")
-            return f"{self.type_text(cm.component)} {cm.shape()}{use} coopmat{cm.flavour}"
+            return f"{self.type_text(cm.component, inner)} {cm.shape()}{use} coopmat{cm.flavour}"
         if t.opname == "OpTypeVector":
-            return f"{self.type_text(t.operands[0].as_int)} vec{t.operands[1].value}"
+            return f"{self.type_text(t.operands[0].as_int, inner)} vec{t.operands[1].value}"
         if t.opname == "OpTypePointer":
             sc = self.grammar.operand_kinds["StorageClass"].by_value.get(t.operands[0].as_int)
-            return f"ptr {sc.name if sc else t.operands[0].value} {self.type_text(t.operands[1].as_int)}"
+            return f"ptr {sc.name if sc else t.operands[0].value} {self.type_text(t.operands[1].as_int, inner)}"
         tt = self.tensor(type_id)
         if tt is not None:
             return f"tensor {tt.kind} of {tt.dim.value if tt.dim is not None else '?'} dimensions"

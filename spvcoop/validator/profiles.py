@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from ..core.diagnostics import Diagnostic, Note, SpvError
 from .coopmat_types import describe
@@ -215,8 +216,10 @@ _PROFILE_SCHEMA = None
 def _type_fits(ctx: Context, cm: CoopMat, c: Combo) -> bool:
     if cm.flavour not in c.apis or cm.scope is None or cm.scope.value != c.scope:
         return False
+    if cm.rows is None or cm.cols is None:  # check_profile passes only matrices of known shape
+        return False
     comp = ctx.ix.component_name(cm.component)
-    r, k = cm.rows.value, cm.cols.value  # type: ignore[union-attr]
+    r, k = cm.rows.value, cm.cols.value
     roles = {0: [(c.M, c.K, c.A)], 1: [(c.K, c.N, c.B)], 2: [(c.M, c.N, c.C), (c.M, c.N, c.Result)]}
     if cm.flavour == "KHR" and cm.use is not None:
         cands = roles.get(cm.use.value, [])
@@ -238,13 +241,14 @@ def workgroup_sizes(ctx: Context) -> set[int | None]:
                 continue
             dims = [o.as_int for o in m.operands[2:5]] if e.name == "LocalSize" else \
                 [v.value if (v := ix.int_value(o.as_int)) is not None else None for o in m.operands[2:5]]
-            size = None if None in dims else dims[0] * dims[1] * dims[2]
+            known = cast("list[int]", dims)  # multiplied only when no entry is None
+            size = None if None in dims else known[0] * known[1] * known[2]
         sizes.add(size)
     return sizes
 
 
-def _flexible_fits(ctx: Context, profile: Profile, dims: tuple[int, int, int], types: tuple, f: Flexible,
-                   scope: int, wg_sizes: set[int | None]) -> bool:
+def _flexible_fits(ctx: Context, profile: Profile, dims: tuple[int | None, int | None, int | None], types: tuple,
+                   f: Flexible, scope: int, wg_sizes: set[int | None]) -> bool:
     """Whether M x N x K (None: not constrained) with these component types (None: any) fits `f`."""
     if f.scope != scope or any(t is not None and t != ft
                                for t, ft in zip(types, (f.A, f.B, f.C, f.Result), strict=False)):
@@ -258,16 +262,18 @@ def _flexible_fits(ctx: Context, profile: Profile, dims: tuple[int, int, int], t
 def _type_fits_flexible(ctx: Context, profile: Profile, cm: CoopMat, wg_sizes: set[int | None]) -> bool:
     if cm.flavour != "KHR" or cm.use is None:
         return False
+    if cm.rows is None or cm.cols is None or cm.scope is None:  # check_profile passes only matrices of known shape
+        return False
     comp = ctx.ix.component_name(cm.component)
-    r, c = cm.rows.value, cm.cols.value  # type: ignore[union-attr]
+    r, c = cm.rows.value, cm.cols.value
     use = cm.use.value
     for f in profile.flexible:
         if use == 0:
-            ok = _flexible_fits(ctx, profile, (r, None, c), (comp, None, None, None), f, cm.scope.value, wg_sizes)  # type: ignore[union-attr]
+            ok = _flexible_fits(ctx, profile, (r, None, c), (comp, None, None, None), f, cm.scope.value, wg_sizes)
         elif use == 1:
-            ok = _flexible_fits(ctx, profile, (None, c, r), (None, comp, None, None), f, cm.scope.value, wg_sizes)  # type: ignore[union-attr]
+            ok = _flexible_fits(ctx, profile, (None, c, r), (None, comp, None, None), f, cm.scope.value, wg_sizes)
         else:
-            ok = any(_flexible_fits(ctx, profile, (r, c, None), t, f, cm.scope.value, wg_sizes)  # type: ignore[union-attr]
+            ok = any(_flexible_fits(ctx, profile, (r, c, None), t, f, cm.scope.value, wg_sizes)
                      for t in ((None, None, comp, None), (None, None, None, comp)))
         if ok:
             return True

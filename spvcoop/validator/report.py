@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from ..core.diagnostics import Diagnostic
+from ..core.diagnostics import Diagnostic, printable, source_excerpt
 from ..core.module import Instruction, Module, Span
+
+if TYPE_CHECKING:  # imported where used: the disassembler is loaded only for binaries with findings
+    from ..binary.disassembler import Disassembler
 
 
 class InstructionText:
@@ -14,7 +18,7 @@ class InstructionText:
 
     def __init__(self, module: Module) -> None:
         self.module = module
-        self._dis = None
+        self._dis: Disassembler | None = None
         self._by_word: dict[int, int] | None = None
 
     def render(self, inst: Instruction) -> str:
@@ -63,28 +67,27 @@ def format_human(diags: Iterable[Diagnostic], module: Module | None, color: bool
         where = _where(d.source, d.span, it)
         if d.span is not None and not d.span.line and d.instruction_index is not None:
             where = f"{d.source}: instruction {d.instruction_index + 1} (word {d.span.word})"
-        out.append(f"{where}: {tag}: {d.message}")
+        out.append(printable(f"{where}: {tag}: {d.message}"))
         if d.span is not None and d.span.line and lines_of is not None and d.span.line <= len(lines_of):
-            src = lines_of[d.span.line - 1].rstrip("\r")
-            width = max(1, d.span.end_col - d.span.col) if d.span.end_col > d.span.col else 1
+            src, marker = source_excerpt(lines_of[d.span.line - 1].rstrip("\r"), d.span.col, d.span.end_col)
             out.append(f"  {src}")
-            out.append("  " + " " * (d.span.col - 1) + "^" + "~" * (width - 1))
+            out.append(f"  {marker}")
         elif d.instruction_index is not None and module is not None and it is not None \
                 and d.instruction_index < len(module.instructions):
-            out.append(f"  {it.render(module.instructions[d.instruction_index])}")
+            out.append(printable(f"  {it.render(module.instructions[d.instruction_index])}"))
         for n in d.notes:
             if n.span is None:
-                out.append(f"  note: {n.message}")
+                out.append(printable(f"  note: {n.message}"))
                 continue
-            out.append(f"{_where(d.source, n.span, it)}: note: {n.message}")
+            out.append(printable(f"{_where(d.source, n.span, it)}: note: {n.message}"))
             if n.span.line and lines_of is not None and n.span.line <= len(lines_of):
-                out.append(f"  {lines_of[n.span.line - 1].rstrip()}")
-                width = max(1, n.span.end_col - n.span.col) if n.span.end_col > n.span.col else 1
-                out.append("  " + " " * (n.span.col - 1) + "-" * width)
+                src, marker = source_excerpt(lines_of[n.span.line - 1].rstrip(), n.span.col, n.span.end_col, "--")
+                out.append(f"  {src}")
+                out.append(f"  {marker}")
             elif not n.span.line and it is not None:
                 idx = it.index_at_word(n.span.word)
                 if idx is not None:
-                    out.append(f"  {it.render(module.instructions[idx])}")  # type: ignore[union-attr]
+                    out.append(printable(f"  {it.render(module.instructions[idx])}"))  # type: ignore[union-attr]
     return "\n".join(out) + ("\n" if out else "")
 
 
@@ -142,7 +145,7 @@ def _sarif_location(file: str, d: dict) -> dict:
 def format_sarif(results: list[dict]) -> str:
     """SARIF 2.1.0 log with one run; rules carry the spec sentence as fullDescription."""
     from . import RULES
-    from .. import __version__
+    from ..core.version import __version__
     used = sorted({d["rule"] for r in results for d in r["diagnostics"] if d["rule"]})
     index = {rid: i for i, rid in enumerate(used)}
     rules = []
@@ -154,14 +157,14 @@ def format_sarif(results: list[dict]) -> str:
                       "defaultConfiguration": {"level": _LEVEL.get(r.severity if r else "error", "error")},
                       "properties": {"source": r.source if r else ""}})
     out_results = []
-    for r in results:
-        for d in r["diagnostics"]:
+    for fr in results:
+        for d in fr["diagnostics"]:
             res = {"ruleId": d["rule"] or "spvcoop", "level": _LEVEL.get(d["severity"], "note"),
-                   "message": {"text": d["message"]}, "locations": [_sarif_location(r["file"], d)],
+                   "message": {"text": d["message"]}, "locations": [_sarif_location(fr["file"], d)],
                    "properties": {"source": d.get("source", origin(d["rule"]))}}
             if d["rule"] in index:
                 res["ruleIndex"] = index[d["rule"]]
-            related = [dict(_sarif_location(r["file"], n), id=k, message={"text": n["message"]})
+            related = [dict(_sarif_location(fr["file"], n), id=k, message={"text": n["message"]})
                        for k, n in enumerate(d["notes"]) if "line" in n or "word" in n]
             if related:
                 res["relatedLocations"] = related
@@ -196,5 +199,6 @@ def format_github(results: list[dict]) -> str:
             if "instruction" in d:
                 msg += f" [{d['instruction']}]"
             notes = "".join(f"\n{n['message']}" for n in d["notes"])
-            out.append(f"::{level} {','.join(props)}::{_gh_escape(msg + notes)}")
+            # the log is shown in a terminal-like viewer: no control characters from the input reach it
+            out.append(printable(f"::{level} {','.join(props)}::{_gh_escape(msg + notes)}"))
     return "\n".join(out) + ("\n" if out else "")

@@ -42,10 +42,11 @@ def check_ids(ctx: Context, _inst) -> None:
     for first, dup in ix.duplicates:
         ctx.report(dup, None, f"{ix.name(dup.result_id)} is defined more than once",
                    [Note("first defined here", first.span)], rule_id="structure.id.defined_once")
+    good_types: set[int] = set()  # result types found to be types defined before an instruction that uses them
     for inst in ix.module.instructions:
         pos = inst.index
         rt = inst.result_type
-        if rt is not None:
+        if rt is not None and rt not in good_types:
             t = defs.get(rt)
             if t is None:
                 ctx.report(inst, None, f"result type {ix.name(rt)} of {inst.opname} is not defined")
@@ -56,6 +57,8 @@ def check_ids(ctx: Context, _inst) -> None:
             elif t.index > pos and rt not in fwd_ptrs:
                 ctx.report(inst, None, f"result type {ix.name(rt)} is used before its definition",
                            [Note("defined here", t.span)], rule_id="structure.id.order")
+            else:
+                good_types.add(rt)  # defined before this instruction, so before every later one
         forward_ok = inst.opname in FORWARD_OK
         reported: set[int] | None = None  # made only when there is a finding: this loop is hot
         for v in id_values(inst):

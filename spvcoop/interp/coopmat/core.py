@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -25,6 +26,9 @@ from ...core.diagnostics import Diagnostic
 from ..encodings import BF16, bf16_toward_zero, convert
 from ..fault import Fault
 from ..program import enum_name
+
+if TYPE_CHECKING:   # for the annotations only: the executor loads the op families
+    from ..executor import Executor
 
 DEFAULT_MODELS = ("nvidia", "striped")  # without --layout: the first model that defines the type
 
@@ -43,7 +47,7 @@ class CoopInfo:
     component: str       # layout component name (f16, s8, ...)
     use: str | None      # a / b / acc (KHR), None (NV)
     dtype: np.dtype      # the values' dtype (float32 for bfloat16 and FP8, whose values it holds exactly)
-    ex: object
+    ex: Executor
     _layout: object = None
     storage: np.dtype | None = None  # the component's own dtype where it differs from dtype (bf16, FP8)
     all_lanes: tuple | None = None   # first_lanes when every invocation is active (read-only arrays)
@@ -184,12 +188,30 @@ def coop_info(ex, t) -> CoopInfo:
                         storage=elem.dtype)
     else:
         info = CoopInfo(t, rows, cols, scope, comp, use, elem.dtype, ex)
+    _reserve_matrix(ex, t, info)
     if ex.config.layout_model is not None and scope != "Workgroup":
         # an explicit model must define every Subgroup-scope type the shader uses, observed or not; no model
         # describes a Workgroup-scope matrix per invocation: it fails only where a shader observes that view
         info.layout()
     t.extra["coop"] = info
     return info
+
+
+# Bytes per element one matrix value may take while an operation builds it: a load computes an int64 address
+# for every element of every scope instance before reading (coopmat/memory.py), the widest of its arrays.
+MATRIX_BYTES_PER_ELEMENT = 8
+
+
+def _reserve_matrix(ex, t, info: CoopInfo) -> None:
+    """Refuse a matrix type the memory budget cannot hold before any value of it is allocated: a 3 KB module
+    declaring 65536x65536 matrices asked numpy for 32 GiB (MemoryError, exit 3). The bytes are checked,
+    not kept: values come and go, the budget bounds the largest one."""
+    if info.rows < 1 or info.cols < 1:
+        raise Fault(f"cooperative matrix type {ex.prog.name_of(t.id)} has {info.rows} rows and {info.cols} columns "
+                    "(both must be at least 1)")
+    nbytes = info.num_groups * info.rows * info.cols * MATRIX_BYTES_PER_ELEMENT
+    ex.reserve(nbytes, f"a value of {info.describe()} ({info.num_groups:,} x {info.rows:,} x {info.cols:,} elements "
+               f"x {MATRIX_BYTES_PER_ELEMENT} bytes while it is built)", ex.prog.defs.get(t.id), keep=False)
 
 
 def ensure_sizes(ex) -> None:
@@ -224,7 +246,7 @@ class CoopMat:
     @property
     def data(self) -> np.ndarray:
         if self._data is None:
-            self._data = lanes_to_matrix(self.info, self.pl)
+            self._data = lanes_to_matrix(self.info, cast(np.ndarray, self.pl))   # one of the two is set
         return self._data
 
     def full(self) -> np.ndarray:

@@ -10,12 +10,14 @@ buffer or Workgroup array.
 """
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ...core.spirv_grammar import load as load_grammar
 from ..dispatch import OpSet
 from ..fault import Fault
-from ..memory import ADDRESS_SHIFT, DeviceMemory, Pointer
+from ..memory import ADDRESS_SHIFT, DeviceMemory, Memory, Pointer
 from ..program import enum_name
 from .core import CoopInfo, CoopMat, active_groups, coop_info, coop_val, first_lanes, uniform, warn
 
@@ -130,7 +132,7 @@ def _locate(ptr: Pointer, info: CoopInfo, geo: Geometry, groups, what: str):
         rel = (rel0[j] - geo.off[j]) + one.addresses(info)[0]
         bad = (rel < 0) | (rel + E > region[j])
         r, c = (int(x) for x in np.argwhere(bad)[0])
-        m = mems[j] if mems else mem
+        m = mems[j] if mems else cast(Memory, mem)
         raise Fault(f"{what} out of bounds in {info.scope.lower()} {int(groups[j])}: element (row {r}, col {c}) "
                     f"is at byte offset {int(rel[r, c])} of '{m.name}' ({m.storage}, {m.region} bytes); "
                     f"{int(bad.sum())} of {info.rows * info.cols} elements are outside")
@@ -253,7 +255,7 @@ def _single_window(ex, frame, inst, info: CoopInfo, mask, store: bool):
             return None
         step_r, step_c = pitch, E
     rel0 = off - base
-    mem = ptr.mem
+    mem = cast(Memory, ptr.mem)   # not a DeviceMemory (returned above)
     if rel0 < 0 or rel0 + (R - 1) * step_r + (C - 1) * step_c + E > mem.region:
         return None   # out of bounds: the general path reports the first bad element
     return np.ndarray((1, R, C), wdt, mem.data, off, (0, step_r, step_c))

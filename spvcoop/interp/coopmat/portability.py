@@ -33,7 +33,7 @@ def candidate_models(seeds=SHUFFLE_SEEDS) -> list[tuple[str, object]]:
     """(label, model) for every built-in model, `shuffled` once per seed; nvidia first (the reference)."""
     from ...layouts import builtin_models, load_model
     names = sorted(builtin_models(), key=lambda n: (n != "nvidia", n))
-    out = []
+    out: list[tuple[str, object]] = []
     for n in names:
         if n == "shuffled":
             out += [(f"shuffled(seed={s})", load_model(n, seed=s)) for s in seeds]

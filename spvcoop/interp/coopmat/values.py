@@ -10,11 +10,14 @@ each invocation's own view: `length` components per invocation, in layout order.
 """
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ..dispatch import KindHooks, OpSet
 from ..fault import Fault
 from ..memory import Memory, Pointer, load, read_scalar, store, write_scalar
+from ..types import Type
 from ..ops_memory import mark_written, unwritten
 from ..undefined import defined, read_undefined
 from ..values import select
@@ -243,7 +246,7 @@ def _chain(ex, frame, ptr: Pointer, o, mask):
         lane = int(np.flatnonzero(bad)[0])
         raise Fault(f"element index {int(np.broadcast_to(idx, mask.shape)[lane])} is out of range: "
                     f"{info.describe()} has length {L} under layout '{info.layout().model}'", np.flatnonzero(bad))
-    return ptr.moved(idx * info.itemsize, ptr.type.elem, unit=info.itemsize)
+    return ptr.moved(idx * info.itemsize, cast(Type, ptr.type.elem), unit=info.itemsize)
 
 
 HOOKS = KindHooks("coopmat", zeros=_zeros, construct=_construct_constant, extract=_extract, insert=_insert,

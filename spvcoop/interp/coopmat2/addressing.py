@@ -10,6 +10,7 @@ bounds). Remainders of negative coordinates are OpSMod's (the sign of the diviso
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -45,6 +46,7 @@ def tensor_addresses(lt: LayoutType, L: dict, vt: ViewType | None, V: dict | Non
     c = np.broadcast_to(np.arange(cols, dtype=np.int64)[None, None, :], (g, rows, cols))
     D = lt.dims
     if V is not None:
+        vt = cast(ViewType, vt)   # V comes with its view type
         ro, rs, co, cs = (V["clip"][:, k][:, None, None] for k in range(4))
         inside = (r >= ro) & (r < ro + rs) & (c >= co) & (c < co + cs)
         width = np.minimum(cols, cs)
@@ -65,7 +67,7 @@ def tensor_addresses(lt: LayoutType, L: dict, vt: ViewType | None, V: dict | Non
             n = _nonzero(dims[:, i], f"tensor view dimension {i}")[:, None, None]
             vc[i] = idx % n
             idx = idx // n
-        idx = sum(vc[d] * vstride[:, d][:, None, None] for d in range(vt.dims))
+        idx = cast(np.ndarray, sum(vc[d] * vstride[:, d][:, None, None] for d in range(vt.dims)))
     else:
         inside = np.ones((g, rows, cols), bool)
         idx = r * cols + c

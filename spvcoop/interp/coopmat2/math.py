@@ -8,6 +8,8 @@ tests/test_interp_coopmat2_gpu.py, docs/interpreter-coopmat.md).
 """
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ..dispatch import OpSet
@@ -81,7 +83,7 @@ def _reduce_line(x: np.ndarray, tree_bits: tuple[int, ...], parts: int, comb: _C
             v[:, :, lo] = comb(v[:, :, lo], v[:, :, [i + (1 << bit) for i in lo]])
             done |= 1 << bit
         total = v[:, :, 0] if total is None else comb(total, v[:, :, 0])
-    return total
+    return cast(np.ndarray, total)   # parts >= 1: the loop ran
 
 
 def _fallback_tree(x: np.ndarray, comb: _Combiner) -> np.ndarray:
