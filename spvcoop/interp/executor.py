@@ -312,9 +312,9 @@ class Executor:
         try:
             return self._branch_edges(frame, blk, mask)
         except Fault as f:  # its condition or selector not defined on this path, say
-            raise self.fault_error(blk.term, f) from None
+            raise self.fault_error(blk.term or blk.label_inst, f) from None
         except Exception as e:  # noqa: BLE001 - an unvalidated module's terminator; re-raised otherwise
-            raise self.invalid_module_error(blk.term, e) from None
+            raise self.invalid_module_error(blk.term or blk.label_inst, e) from None
 
     def _branch_edges(self, frame: Frame, blk: Block, mask: np.ndarray) -> list:
         term = blk.term
