@@ -148,5 +148,4 @@ def test_coopmat_too_large_for_the_memory_budget(tmp_path, capsys):
                                        "  1: {zeros: 256, dtype: float32}\n")
     code, err = cli(capsys, "run", str(tmp_path / "run.yaml"), "-q")
     assert code == 1
-    assert "error[interp.runtime]: OpCooperativeMatrixLoadKHR: cooperative matrix type cm has 2147483647 x 16 " \
-           "elements: one matrix alone is over the memory budget" in err
+    assert "error[interp.max-memory]: memory budget of 2 GiB exceeded" in err

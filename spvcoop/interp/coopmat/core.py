@@ -180,9 +180,6 @@ def coop_info(ex, t) -> CoopInfo:
     if rows < 1 or cols < 1:  # a spec constant set to 0 or a negative number (validation saw the default)
         raise Fault(f"cooperative matrix type {ex.prog.name_of(t.id)} has {rows} rows and {cols} columns: "
                     f"both must be at least 1")
-    if rows * cols * 8 > ex.config.max_memory:  # one matrix (its f64 working copy) must fit the budget
-        raise Fault(f"cooperative matrix type {ex.prog.name_of(t.id)} has {rows} x {cols} elements: one matrix "
-                    f"alone is over the memory budget of {ex.config.max_memory} bytes (--max-memory, max_memory=)")
     if encoding:  # bf16 / FP8: held as float32 values (exact), stored in their own encoding
         info = CoopInfo(t, rows, cols, scope, comp, use, np.dtype(np.float32), ex,
                         storage=elem.dtype)
