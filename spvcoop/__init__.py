@@ -23,18 +23,32 @@ def assemble(text: str, source: str = "<input>", target_env: str = "spv1.6",
              preserve_numeric_ids: bool = False) -> Module:
     """Parse SPIR-V assembly text into a Module, as spirv-as would (spvcoop.asm.assembler.assemble).
     Raises SpvError with file:line:col on bad input."""
+    from .core.argcheck import arg_error
+    err = arg_error("assemble", (("text", text, "str"), ("source", source, "str"), ("target_env", target_env, "str"),
+                                 ("preserve_numeric_ids", preserve_numeric_ids, "bool")))
+    if err is not None:
+        raise err
     from .asm.assembler import assemble as _assemble
     return _assemble(text, source, target_env, preserve_numeric_ids)
 
 
 def disassemble(module: Module, raw_ids: bool = False, header: bool = True, indent: bool = True) -> str:
     """Render a Module as spirv-dis would (spvcoop.binary.disassembler.disassemble)."""
+    from .core.argcheck import arg_error
+    err = arg_error("disassemble", (("module", module, "module"), ("raw_ids", raw_ids, "bool"),
+                                    ("header", header, "bool"), ("indent", indent, "bool")))
+    if err is not None:
+        raise err
     from .binary.disassembler import disassemble as _dis
     return _dis(module, raw_ids=raw_ids, header=header, indent=indent)
 
 
 def read_binary(data: bytes, source: str = "<input>") -> Module:
     """Decode a SPIR-V binary into a Module (raises SpvError on malformed input)."""
+    from .core.argcheck import arg_error
+    err = arg_error("read_binary", (("data", data, "bytes"), ("source", source, "str")))
+    if err is not None:
+        raise err
     from .binary.reader import read_binary as _read
     return _read(data, source)
 
@@ -43,7 +57,10 @@ def validate(module: Module, target_env: str = "universal", spec_constants: dict
              profile: Any = None, *, spirv_val: bool = True, spirv_val_timeout: float = 60.0) -> list[Diagnostic]:
     """All findings for `module`: spvcoop's cooperative-matrix rules merged with spirv-val's
     (spvcoop.validator.validate has the details)."""
-    from .validator import validate as _validate
+    from .validator import validate as _validate, validate_arg_error
+    err = validate_arg_error("validate", module, target_env, spec_constants, profile, spirv_val, spirv_val_timeout)
+    if err is not None:
+        raise err
     return _validate(module, target_env, spec_constants, profile, spirv_val=spirv_val,
                      spirv_val_timeout=spirv_val_timeout)
 
@@ -54,4 +71,8 @@ def run(shader: Any, **options: Any) -> RunResult:
     spvcoop.interp.run (dispatch, buffers, spec_constants, push_constants, subgroup_size, layout,
     coop_numerics, max_steps, max_memory, ...)."""
     from .interp import run as _run
+    from .interp.runner import run_arg_error
+    err = run_arg_error("run", shader, options)
+    if err is not None:
+        raise err
     return _run(shader, **options)

@@ -97,7 +97,7 @@ def test_classify_exit():
     u = classify_exit(2, "something went wrong 12\n", "")
     assert u.cls == "unlocated" and "N" in u.signature
     t = classify_exit(3, "spvcoop: internal error at spvcoop/binary/reader.py:88 (please report): boom\n", "")
-    assert t.cls == "traceback" and t.signature == "exit 3 at spvcoop/binary/reader.py:88"
+    assert t.cls == "exit3" and t.signature == "exit 3 at spvcoop/binary/reader.py:88"
     p = classify_exit(1, "Traceback (most recent call last):\n  File ...\nKeyError: 5\n", "")
     assert p.cls == "traceback"
     assert classify_exit(137, "", "").cls == "traceback"
@@ -169,14 +169,18 @@ def test_stats_table_and_reproducers(tmp_path):
     s.add({"entry": "as", "index": 2, "cls": "traceback", "signature": "KeyError at spvcoop/x.py:1",
            "rss_kb": 1024, "seconds": 0.02})
     s.add({"entry": "dis", "index": 0, "cls": "hang", "signature": "hang at spvcoop/y.py:f", "seconds": 10.0})
+    s.add({"entry": "dis", "index": 1, "cls": "exit3", "signature": "exit 3 at spvcoop/z.py:2", "seconds": 0.1})
+    s.add({"entry": "dis", "index": 2, "cls": "leak", "signature": "dis (dis): the secret ...", "seconds": 0.1})
     table = s.table().splitlines()
-    assert table[2].startswith("| as | 3 | 1 | 0 | 2 (1) | 0 |")
-    assert table[3].startswith("| dis | 1 | 0 | 0 | 0 (0) | 1 |")
-    assert table[4].startswith("| all | 4 | 1 | 0 | 2 (1) | 1 |")
+    assert table[0].startswith("| entry | inputs | rejected | accepted | tracebacks (distinct) | exit 3 | leaks | "
+                               "hangs |")
+    assert table[2].startswith("| as | 3 | 1 | 0 | 2 (1) | 0 | 0 | 0 |")
+    assert table[3].startswith("| dis | 3 | 0 | 0 | 0 (0) | 1 | 1 | 1 |")
+    assert table[4].startswith("| all | 6 | 1 | 0 | 2 (1) | 1 | 1 | 1 |")
     assert "| 4 |" in table[2]  # peak RSS MiB of 'as'
-    assert len(s.signatures) == 2 and s.signatures[("traceback", "KeyError at spvcoop/x.py:1")]["count"] == 2
+    assert len(s.signatures) == 4 and s.signatures[("traceback", "KeyError at spvcoop/x.py:1")]["count"] == 2
     dirs = save_reproducers(s, tmp_path, seed=1)
-    assert len(dirs) == 2
+    assert len(dirs) == 4
     assert (dirs[0] / "repro.json").exists() and (dirs[0] / "README.txt").exists()
 
 
@@ -201,3 +205,127 @@ def test_worker_runs_inputs_and_watchdog_restarts_it(tmp_path):
         assert again["cls"] == rec["cls"] and w.starts == 2
     finally:
         w.stop()
+
+
+NEW_ENTRIES = ("lint", "glsl", "numerics", "outdir", "novalidate", "apitypes")
+
+
+def test_new_entry_points_are_listed():
+    assert set(NEW_ENTRIES) <= set(cases.ENTRIES)
+    assert parse_entries("lint,apitypes") == ["lint", "apitypes"]
+
+
+def _blocks(case) -> bool:
+    """Whether the case reads a FIFO nobody writes (it would block this in-process test for ever)."""
+    text = b" ".join(case.files.values()) + " ".join(case.argv).encode()
+    return any(f.encode() in text or f.split("/")[0] in case.argv for f in case.fifos) or \
+        any(a.startswith("tree/fifo") or a == "fifo/" for a in case.argv)
+
+
+@pytest.mark.parametrize("entry", NEW_ENTRIES)
+def test_new_entries_run_in_process(entry, tmp_path):
+    seen = 0
+    for i in range(40):
+        case = cases.generate(1, entry, i)
+        if _blocks(case) or (entry == "lint" and case.fifos):
+            continue
+        d = tmp_path / f"{entry}-{i}"
+        d.mkdir()
+        materialize(case, d)
+        out = execute(case, d)
+        assert out.cls in ("accepted", "rejected", "leak", "exit3", "traceback", "unlocated", "escape"), out
+        seen += 1
+        if seen == 2:
+            break
+    assert seen == 2
+
+
+def test_lint_trees_hold_fifos_links_out_and_deep_paths(tmp_path):
+    import stat
+    kinds = set()
+    for i in range(60):
+        case = cases.generate(1, "lint", i)
+        if case.fifos:
+            d = tmp_path / str(i)
+            d.mkdir()
+            materialize(case, d)
+            assert stat.S_ISFIFO((d / case.fifos[0]).lstat().st_mode)
+            kinds.add("fifo")
+        if any(t.endswith(cases.CANARY_NAME) or t == "../secret" for t in case.links.values()):
+            kinds.add("out")
+        if any(t in cases.DEVICES for t in case.links.values()):
+            kinds.add("device")
+        if any(n.count("/") > 40 for n in case.files):
+            kinds.add("deep")
+    assert kinds == {"fifo", "out", "device", "deep"}
+
+
+def test_glsl_cases_include_files_outside_the_tree():
+    targets = {t for i in range(80) for t in cases.INCLUDE_TARGETS
+               if f'#include "{t}"' in cases.generate(1, "glsl", i).files.get(
+                   cases.generate(1, "glsl", i).argv[1] if cases.generate(1, "glsl", i).argv[1].endswith(".comp")
+                   else next(n for n in cases.generate(1, "glsl", i).files if n.endswith(".comp")), b"").decode(
+                   "utf-8", "replace")}
+    assert {"secret", "../" + cases.CANARY_NAME, "fifo.glsl"} <= targets
+
+
+def test_a_leak_of_the_canary_is_a_finding(tmp_path, monkeypatch):
+    from tools.fuzz import execute as ex
+
+    def quote_secret(case, p):
+        print(Path("secret").read_text().splitlines()[0])  # what a careless error message would do
+    monkeypatch.setitem(ex.API, "quote", quote_secret)
+    case = cases.Case("lint", 0, "api", {}, api="quote")
+    d = tmp_path / "case"
+    d.mkdir()
+    materialize(case, d)
+    assert (tmp_path / cases.CANARY_NAME).read_text() == cases.CANARY_TEXT  # planted outside the tree
+    out = execute(case, d)
+    assert out.cls == "leak" and "shows in the output" in out.signature
+
+    def copy_secret(case, p):
+        Path("copy.txt").write_bytes(Path("secret").read_bytes())
+    monkeypatch.setitem(ex.API, "copy", copy_secret)
+    case = cases.Case("lint", 1, "api", {}, api="copy")
+    assert execute(case, d).signature.endswith("shows in the file")
+
+
+def test_a_file_written_outside_the_output_directory_is_a_finding(tmp_path, monkeypatch):
+    from tools.fuzz import execute as ex
+
+    def escape(case, p):
+        Path("out").mkdir()
+        Path("out/y.npy").write_bytes(b"")
+        Path("../x" + cases.ESCAPE + ".npy").write_bytes(b"")
+    monkeypatch.setitem(ex.API, "escape", escape)
+    case = cases.Case("outdir", 0, "api", {}, api="escape", params={"confine": "out/"})
+    d = tmp_path / "case"
+    d.mkdir()
+    materialize(case, d)
+    assert execute(case, d).cls == "escape"
+
+
+@pytest.mark.parametrize("params, want", [
+    ({"function": "run", "via": "spvcoop", "subgroup_size": "str"}, "rejected"),
+    ({"function": "validate", "via": "inner", "spirv_val_timeout": "nan"}, "rejected"),
+    ({"function": "assemble", "via": "spvcoop", "source": "str"}, "accepted"),
+    ({"function": "read_binary", "via": "spvcoop", "data": "bytearray"}, "rejected"),  # 20 zero bytes: SpvError
+])
+def test_apitypes_classification(tmp_path, params, want):
+    case = cases.Case("apitypes", 0, "api", {}, api="apitypes", params=params)
+    assert execute(case, tmp_path).cls == want
+
+
+def test_semantic_mutations_keep_the_text_assembling():
+    import spvcoop
+    text = (ROOT / "samples" / "saxpy" / "saxpy.spvasm").read_text()
+    outs = [mutators.mutate_semantics(random.Random(k), text) for k in range(60)]
+    assert outs == [mutators.mutate_semantics(random.Random(k), text) for k in range(60)]
+    ok = 0
+    for t in outs:
+        try:
+            spvcoop.assemble(t)
+            ok += 1
+        except spvcoop.SpvError:
+            pass
+    assert ok > 30 and sum(t != text for t in outs) > 50

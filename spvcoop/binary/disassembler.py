@@ -337,8 +337,18 @@ def header_lines(h: Header) -> list[str]:
             f"; Bound: {h.bound}", f"; Schema: {h.schema}"]
 
 
+def _has_raw_words(module: Module) -> bool:
+    return any(o.kind == "Raw" for inst in module.instructions if type(inst) is not IdsOnlyInstruction
+               for o in inst.operands)
+
+
 def disassemble(module: Module, raw_ids: bool = False, header: bool = True, indent: bool = True) -> str:
     """The module as spirv-dis prints it (default flags), or with --raw-id/--no-header/--no-indent."""
+    if _has_raw_words(module):
+        # `!N` words from the assembler stand where the grammar wants other operands (a string, an id): the
+        # words are what spirv-dis would read, so decode them as it would (a malformed result: SpvError)
+        from .reader import read_binary
+        module = read_binary(module.to_bytes(), module.source if isinstance(module.source, str) else "<module>")
     _check_single_definitions(module)
     d = Disassembler(module, raw_ids)
     lines = header_lines(module.header) if header else []

@@ -92,4 +92,6 @@ def run_fit(args: argparse.Namespace) -> int:
     except (OSError, ValueError, KeyError, EOFError, NotImplementedError, RuntimeError, zlib.error,
             zipfile.BadZipFile) as e:  # a damaged archive, an unsupported compression or an encrypted member
         raise InputError(Diagnostic("error", f"cannot read tiles: {e}", source=args.tiles)) from None
+    from ..numerics.tiles import check_tiles
+    check_tiles(data, args.tiles)
     return _finish(data, args, f"tiles from {args.tiles}", args.fit_seed, t0)

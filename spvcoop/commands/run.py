@@ -137,6 +137,33 @@ def _npy_bytes(arr) -> bytes:
     return buf.getvalue()
 
 
+def _refuse_structures(outputs: dict, out: str, source: str) -> None:
+    """A .npy holds an array of numbers: a buffer decoded as structures (dicts, ragged lists) has no such
+    form, so say which one and what to use instead."""
+    from ..core.diagnostics import Diagnostic, SpvError
+    import numpy as np
+    for name, value in outputs.items():
+        if _holds_structures(value) or (not isinstance(value, np.ndarray) and _ragged(value)):
+            form = "DIR/" if not out.endswith(".npy") else "FILE.npy"  # (the same words for every DIR)
+            raise SpvError(Diagnostic("error", f"-o {form}: output '{name}' holds structures, which a .npy file "
+                                      "cannot; write the outputs as YAML or JSON (-o OUT.yaml, -o OUT.json) or "
+                                      "list only arrays of numbers under 'outputs'", source=source))
+
+
+def _holds_structures(value) -> bool:
+    if isinstance(value, dict):
+        return True
+    return isinstance(value, (list, tuple)) and any(_holds_structures(v) for v in value)
+
+
+def _ragged(value) -> bool:
+    import numpy as np
+    try:
+        return np.asarray(value).dtype == object
+    except ValueError:  # numpy refuses an inhomogeneous shape
+        return True
+
+
 def _file_options(args: argparse.Namespace):
     from ..runspec.spec import DEFAULT_MAX_FILE_BYTES, FileOptions
     return FileOptions(allow_outside=args.allow_outside_files, max_bytes=args.max_file_size or DEFAULT_MAX_FILE_BYTES)
@@ -390,6 +417,7 @@ def _write_outputs(res, spec, run_spec: bool, module, args, options) -> int:
     out = args.output
     if out or not args.quiet or status:  # -q silences standard output, never the -o file
         if out and (out.endswith("/") or os.path.isdir(out)):
+            _refuse_structures(outputs, out, args.spec)  # before the directory is made: nothing left behind
             files = _npy_files(outputs, spec)  # before the directory is made: nothing written on a collision
             try:
                 Path(out).mkdir(parents=True, exist_ok=True)
@@ -401,6 +429,7 @@ def _write_outputs(res, spec, run_spec: bool, module, args, options) -> int:
             if len(outputs) != 1:
                 raise SpvError(Diagnostic("error", f"-o {out}: {len(outputs)} output buffers; give a directory "
                                           f"or list one buffer under 'outputs' in the spec"))
+            _refuse_structures(outputs, out, args.spec)
             write_output(out, _npy_bytes(next(iter(outputs.values()))))
         elif not args.check or out:
             n = _values_in(outputs)

@@ -230,6 +230,9 @@ def compile_body(ex, body: list, term=None):
     lines += ["    except Fault as f:",
               "        ex.steps = s",
               "        raise ex.fault_error(BODY[i], f) from None",
+              "    except Exception as e:",   # a module run without validation: exec_inst's rule
+              "        ex.steps = s",
+              "        raise ex.invalid_module_error(BODY[i], e) from None",
               "    ex.steps = s"]
     _terminator(lines, ns, term)
     ns["BODY"] = list(body)

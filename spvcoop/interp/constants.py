@@ -75,6 +75,8 @@ def evaluate_constant(ex, inst: Instruction, overrides: dict, used: set):
                 return fn(ex, Frame(None), fake, np.ones(1, bool))  # type: ignore[arg-type]
         except Fault as f:
             raise ex.fault_error(inst, f) from None
+        except Exception as e:  # noqa: BLE001 - an unvalidated module's operands; re-raised otherwise
+            raise ex.invalid_module_error(inst, e) from None
     raise SpvError(Diagnostic("error", f"unsupported constant instruction {op}", inst.span, source=prog.source))
 
 

@@ -51,6 +51,8 @@ class Executor:
     `config` is the run's settings (read-only); `dispatcher` the op table (families.dispatcher_for(module));
     `family_state` is where op families keep per-run state (keys prefixed with the family name)."""
 
+    virtual_lanes: np.ndarray | None = None  # in call_per_element: virtual invocation -> the real one
+    unvalidated: bool = False  # run(validate=False): the module may break any rule, by design
     # set by the runner as it lays the lanes out and binds the resources (runner._layout_lanes, bind)
     num_sg_per_wg: int
     sg_pos: np.ndarray
@@ -126,9 +128,14 @@ class Executor:
     # ---- errors ---------------------------------------------------------------
     def fault_error(self, inst: Instruction, f: Fault) -> SpvError:
         notes = []
-        if f.lanes is not None and len(f.lanes) and self.lane_info:
-            shown = ", ".join(self.lane_info(int(x)) for x in f.lanes[:3])
-            more = f" and {len(f.lanes) - 3} more" if len(f.lanes) > 3 else ""
+        lanes = f.lanes
+        if lanes is not None and len(lanes) and self.virtual_lanes is not None:
+            # a fault inside a per-element call (decode, combine functions): its lanes are matrix elements;
+            # name the real invocations they stand for
+            lanes = np.unique(self.virtual_lanes[np.asarray(lanes)[np.asarray(lanes) < len(self.virtual_lanes)]])
+        if lanes is not None and len(lanes) and self.lane_info:
+            shown = ", ".join(self.lane_info(int(x)) for x in lanes[:3])
+            more = f" and {len(lanes) - 3} more" if len(lanes) > 3 else ""
             notes.append(Note(f"in invocation {shown}{more}"))
         line = self.prog.module.source_line(inst.span.line) if inst.span and inst.span.line else None
         if line is not None:
@@ -136,6 +143,16 @@ class Executor:
         span, source = self.where(inst, notes)
         return SpvError(Diagnostic("error", f"{inst.opname}: {f.message}", span, rule="interp.runtime",
                                    notes=notes, source=source))
+
+    def invalid_module_error(self, inst: Instruction, e: Exception) -> SpvError:
+        """An op meeting what validation would have refused (an operand of the wrong type or shape, a value
+        where a pointer belongs) fails in numpy or Python; in a module run without validation that is the
+        module's error, reported at the instruction. A validated module re-raises `e`: it is a bug here."""
+        if not self.unvalidated or isinstance(e, (SpvError, MemoryError)):
+            raise e
+        what = str(e).split("\n")[0][:160]
+        return self.fault_error(inst, Fault(f"its operands do not fit it ({type(e).__name__}: {what}); the module "
+                                            "was not validated (--no-validate) and breaks a rule validation checks"))
 
     def where(self, inst: Instruction, notes: list):
         """(span, file) for a diagnostic: the GLSL line (OpLine) when a binary has one, else the instruction."""
@@ -175,15 +192,16 @@ class Executor:
         invocations than the dispatch has may execute proportionally fewer instructions."""
         lanes = np.asarray(lanes, np.int64)
         n = int(lanes.shape[0])
-        saved = (self.N, self.alive, self.any_killed, self.gvals, self.trace, self.max_steps)
+        saved = (self.N, self.alive, self.any_killed, self.gvals, self.trace, self.max_steps, self.virtual_lanes)
         try:
+            self.virtual_lanes = lanes if saved[6] is None else saved[6][lanes]
             self.gvals = {k: _lanes_of(v, lanes, saved[0]) for k, v in self.gvals.items()}
             if n > self.N:
                 self.max_steps = self.steps + max(1, (self.max_steps - self.steps) * max(self.N, 1) // n)
             self.N, self.alive, self.any_killed, self.trace = n, np.ones(n, bool), False, None
             return self.call(fn, args, np.ones(n, bool), call_inst)
         finally:
-            self.N, self.alive, self.any_killed, self.gvals, self.trace, self.max_steps = saved
+            self.N, self.alive, self.any_killed, self.gvals, self.trace, self.max_steps, self.virtual_lanes = saved
 
     def walk(self, frame: Frame, label: int, incoming: list, stops: frozenset) -> Arrivals:
         out: Arrivals = defaultdict(list)
@@ -278,7 +296,27 @@ class Executor:
             incoming = back
         return at_merge
 
+    def _phi_value(self, frame: Frame, phi: Instruction, incoming: list):
+        ops = phi.operands
+        by_pred = {ops[i + 1].as_int: ops[i].as_int for i in range(0, len(ops) - 1, 2)}
+        v = None
+        for pred, m in incoming:
+            if pred not in by_pred:
+                raise Fault(f"no incoming value for predecessor {self.prog.name_of(pred)}")
+            pv = self.val(frame, by_pred[pred])
+            v = pv if v is None else select(m, pv, v)
+        return v
+
     def branch_edges(self, frame: Frame, blk: Block, mask: np.ndarray) -> list:
+        """The terminator's edges (target label, lane mask); its errors located at it."""
+        try:
+            return self._branch_edges(frame, blk, mask)
+        except Fault as f:  # its condition or selector not defined on this path, say
+            raise self.fault_error(blk.term or blk.label_inst, f) from None
+        except Exception as e:  # noqa: BLE001 - an unvalidated module's terminator; re-raised otherwise
+            raise self.invalid_module_error(blk.term or blk.label_inst, e) from None
+
+    def _branch_edges(self, frame: Frame, blk: Block, mask: np.ndarray) -> list:
         term = blk.term
         if term is None:
             raise self.fault_error(blk.label_inst, Fault("block has no terminator"))
@@ -387,23 +425,24 @@ class Executor:
         if blk.phis:
             new = []
             for phi in blk.phis:
-                ops = phi.operands
-                by_pred = {ops[i + 1].as_int: ops[i].as_int for i in range(0, len(ops), 2)}
-                v = None
-                for pred, m in incoming:
-                    if pred not in by_pred:
-                        raise self.fault_error(phi, Fault(f"no incoming value for predecessor "
-                                                          f"{self.prog.name_of(pred)}"))
-                    pv = self.val(frame, by_pred[pred])
-                    v = pv if v is None else select(m, pv, v)
-                new.append((phi, v))
+                try:
+                    new.append((phi, self._phi_value(frame, phi, incoming)))
+                except Fault as f:  # a value not defined on the edge taken, say
+                    raise self.fault_error(phi, f) from None
+                except Exception as e:  # noqa: BLE001 - an unvalidated module's phi; re-raised otherwise
+                    raise self.invalid_module_error(phi, e) from None
             for phi, v in new:
                 self.assign(frame, phi, v, mask, full)
         if self.fast_blocks and self.trace is None:
-            fn = self.compiled_blocks.get(blk.label)
-            if fn is not None and type(fn) is not int:
-                return fn(self, frame, mask, full)
-            return run_body(self, frame, blk, mask, full)   # the same, compiled once per block
+            try:
+                fn = self.compiled_blocks.get(blk.label)
+                if fn is not None and type(fn) is not int:
+                    return fn(self, frame, mask, full)
+                return run_body(self, frame, blk, mask, full)   # the same, compiled once per block
+            except Fault as f:  # from the compiled terminator (the body's are located already): its condition
+                raise self.fault_error(blk.term or blk.label_inst, f) from None
+            except Exception as e:  # noqa: BLE001 - an unvalidated module's terminator; re-raised otherwise
+                raise self.invalid_module_error(blk.term or blk.label_inst, e) from None
         for inst in blk.body:
             self.exec_inst(frame, inst, mask, full)
         return None
@@ -423,6 +462,8 @@ class Executor:
                 v = fn(self, frame, inst, mask)
         except Fault as f:
             raise self.fault_error(inst, f) from None
+        except Exception as e:  # noqa: BLE001 - only for a module nobody validated; re-raised otherwise
+            raise self.invalid_module_error(inst, e) from None
         if inst.result_id is not None:
             self.assign(frame, inst, v, mask, full)
         if self.trace is not None and mask[self.trace if mask.shape[0] > 1 else 0]:

@@ -51,15 +51,12 @@ def chain(ex, frame, ptr: Pointer, indices, mask) -> Pointer:
         elif k in ("array", "runtime_array"):
             idx = _index(ex, frame, o)
             if k == "array" and t.count:
-                bad = np.broadcast_to((idx < 0) | (idx >= t.count), mask.shape) & mask
-                if bad.any():
-                    lane = int(np.flatnonzero(bad)[0])
-                    raise Fault(f"index {int(np.broadcast_to(idx, mask.shape)[lane])} out of bounds for "
-                                f"{t.describe()} in '{ptr.mem.name}'", np.flatnonzero(bad))
+                _check_index(idx, t, mask, ptr.mem.name)
             ptr = ptr.moved(idx * t.array_stride(), cast(Type, t.elem), unit=t.array_stride())
             t = ptr.type
         elif k == "matrix":
             idx = _index(ex, frame, o)
+            _check_index(idx, t, mask, ptr.mem.name)
             col = cast(Type, t.elem)   # a matrix's column type
             stride, rm = ptr.matrix or (col.size(), False)
             if rm:
@@ -69,6 +66,7 @@ def chain(ex, frame, ptr: Pointer, indices, mask) -> Pointer:
             t = col
         elif k == "vector":
             idx = _index(ex, frame, o)
+            _check_index(idx, t, mask, ptr.mem.name)
             ptr = ptr.moved(idx * (ptr.vstride or t.scalar_size()), cast(Type, t.elem),
                             unit=ptr.vstride or t.scalar_size())
             t = ptr.type
@@ -78,6 +76,16 @@ def chain(ex, frame, ptr: Pointer, indices, mask) -> Pointer:
         else:
             raise Fault(f"cannot index into {t.describe()}")
     return ptr
+
+
+def _check_index(idx: np.ndarray, t, mask: np.ndarray, where: str) -> None:
+    """An index into an array, vector or matrix of `t.count` elements must name one of them (validation
+    accepts a constant past a vector's end; memory after it may belong to something else)."""
+    bad = np.broadcast_to((idx < 0) | (idx >= t.count), mask.shape) & mask
+    if bad.any():
+        lane = int(np.flatnonzero(bad)[0])
+        raise Fault(f"index {int(np.broadcast_to(idx, mask.shape)[lane])} out of bounds for "
+                    f"{t.describe()} in '{where}'", np.flatnonzero(bad))
 
 
 _FAR = 1 << 62   # a uniform chain's offset beyond this is left to chain() (int64 wrap-around)
@@ -145,6 +153,13 @@ def access_chain(ex, frame, inst, mask):
     if isinstance(p, (Register, RegisterView)):  # built-in inputs
         idx = [int(v[0]) if v.shape == (1,) else v.astype(np.int64)
                for v in (np.asarray(ex.val(frame, o.value)) for o in inst.operands[1:])]
+        ptype = ex.type_of_id(inst.operands[0].value)
+        t = ptype.elem if ptype is not None and ptype.kind == "pointer" else None
+        for i in idx:  # the register's value is indexed by numpy: a bad index must fail here, located
+            if t is None or t.kind not in ("vector", "array", "matrix") or not t.count:
+                raise Fault(f"cannot index into {t.describe() if t is not None else 'this value'}")
+            _check_index(np.asarray(i, np.int64), t, mask, p.name if isinstance(p, Register) else p.reg.name)
+            t = t.elem
         return RegisterView(p, idx) if isinstance(p, Register) else RegisterView(p.reg, p.indices + idx)
     if ex.fast_blocks and type(p) is Pointer and len(inst.operands) > 1:
         q = uniform_chain(ex, frame, p, inst.operands[1:])

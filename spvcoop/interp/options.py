@@ -124,7 +124,16 @@ def layout(v):
     raise ValueError(f"must be a layout model name, a .yaml file or a LayoutModel, got {v!r}")
 
 
-def anything(v):
+def stream(v):
+    """Where text lines go: a text stream (with write) or a callable taking each line."""
+    if not (callable(v) or callable(getattr(v, "write", None))):
+        raise ValueError(f"must be a text stream (with write) or a callable, got {type(v).__name__}")
+    return v
+
+
+def callback(v):
+    if not callable(v):
+        raise ValueError(f"must be a callable, got {type(v).__name__}")
     return v
 
 
@@ -189,10 +198,10 @@ OPTIONS: tuple[RunOption, ...] = (
     RunOption("trace", None, trace,
               "print each instruction executed by this invocation, with its result: a linear index in the "
               "dispatch (workgroup by workgroup) or a global invocation id X,Y,Z", "--trace", None, "INVOCATION"),
-    RunOption("trace_out", None, anything,
+    RunOption("trace_out", None, stream,
               "where trace lines go: a text stream or a callable taking each line (default: RunResult.trace, "
               "a list; the library never writes to the terminal itself)"),
-    RunOption("progress", None, anything,
+    RunOption("progress", None, callback,
               "called with the step count at the first branch at or past each multiple of 1024 steps"),
     RunOption("fast_paths", True, flag,
               "compiled blocks (interp/block_compiler.py; the SPVCOOP_NO_FAST_PATHS environment variable also "

@@ -486,6 +486,11 @@ class Program:
                                  f"{', '.join(map(str, FLOAT_WIDTHS))}, or an FPEncoding)", inst)
         elif op in ("OpTypeVector", "OpTypeMatrix"):
             t.elem, t.count = self._type_of(inst, ops[0].as_int, "component type"), ops[1].as_int
+            # what validation refuses and the interpreter cannot size (a module run with --no-validate)
+            allowed = ("bool", "int", "float") if op == "OpTypeVector" else ("vector",)
+            if t.elem.kind not in allowed or t.count < 2:
+                raise self.error(f"{TYPE_KINDS[op]} of {t.count} x {t.elem.describe()}: the components must be "
+                                 f"{' or '.join(allowed)} and at least 2", inst)
         elif op == "OpTypeArray":
             t.elem = self._type_of(inst, ops[0].as_int, "element type")
             n = self.defs.get(ops[1].as_int)

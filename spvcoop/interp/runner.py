@@ -109,6 +109,18 @@ def _norm_key(key):
     return key
 
 
+# run()'s own parameters and the kinds argcheck.arg_error checks them against (push_constants: any data); the
+# keyword options are checked by their declarations (options.py, through RunConfig)
+RUN_ARG_KINDS = {"dispatch": "dispatch", "buffers": "mapping?", "spec_constants": "mapping?"}
+
+
+def run_arg_error(function: str, shader, options: dict) -> Exception | None:
+    """The TypeError for run()'s first wrong argument (of those given in `options`), or None."""
+    from ..core.argcheck import arg_error
+    return arg_error(function, [("shader", shader, "shader")]
+                     + [(k, v, RUN_ARG_KINDS[k]) for k, v in options.items() if k in RUN_ARG_KINDS])
+
+
 def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants: dict | None = None,
         push_constants=None, **options) -> RunResult:
     """Run a compute shader over a whole dispatch and return its buffers.
@@ -122,6 +134,9 @@ def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants:
     Keyword options (interp/options.py declares each: its default, bound and meaning):
 {options}
     """
+    err = run_arg_error("run", shader, {"dispatch": dispatch, "buffers": buffers, "spec_constants": spec_constants})
+    if err is not None:
+        raise err
     diagnostics: list[Diagnostic] = []
     try:
         return _run(shader, dispatch, buffers, spec_constants, push_constants, options, diagnostics)
@@ -144,6 +159,7 @@ def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dic
     ep_name, ep_fn, interface = _entry_point(prog, config.entry_point)
     dispatch = _dispatch_size(dispatch, prog.source)
     ex = Executor(prog, 1, config, ops)  # one lane until the workgroup size is known (constants first)
+    ex.unvalidated = not config.validate
     ex.diagnostics = diagnostics
     _evaluate_constants(ex, prog, dict(spec_constants or {}))
     wg, N = _lay_out_dispatch(ex, prog, ep_name, ep_fn, dispatch)
@@ -206,6 +222,8 @@ def _evaluate_constants(ex: Executor, prog: Program, overrides: dict) -> None:
                 v = evaluate_constant(ex, inst, overrides, used)
             except Fault as f:  # e.g. a constant of a type the interpreter refuses: a located error
                 raise ex.fault_error(inst, f) from None
+            except Exception as e:  # noqa: BLE001 - an unvalidated module's constant; re-raised otherwise
+                raise ex.invalid_module_error(inst, e) from None
             ex.gvals[cast(int, inst.result_id)] = v   # a constant has a result id
             for t in length_users.get(cast(int, inst.result_id), ()):
                 t.count = int(np.asarray(v).reshape(-1)[0])

@@ -65,6 +65,15 @@ class MulAddModel:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {getattr(self, name)!r}")
         if not 1 <= self.bits <= 52 or not 1 <= self.block <= 1024:
             raise ValueError("bits must be in 1..52 and block in 1..1024")
+        # the NaN results' bit patterns: written into the result's bits, so a NaN of that width
+        for name, width, exp, mant in (("nan_f32", 32, 0x7F800000, 0x7FFFFF), ("nan_f16", 16, 0x7C00, 0x3FF)):
+            v = getattr(self, name)
+            if v is None:
+                continue
+            if type(v) is not int or not 0 <= v < 1 << width or v & exp != exp or not v & mant:
+                shown = f"{v:#x}" if type(v) is int else repr(v)
+                raise ValueError(f"{name} must be the bit pattern of a {width}-bit NaN (e.g. "
+                                 f"{exp | (mant + 1) >> 1:#x}), not {shown}")
 
     def params(self) -> dict:
         return {k: v for k, v in asdict(self).items() if k != "name"}

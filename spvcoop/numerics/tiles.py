@@ -115,3 +115,37 @@ def make_tiles(a: str, b: str, c: str, M: int, N: int, K: int, dist: str, n: int
         C[r < 0.02] = np.inf
         C[(r >= 0.02) & (r < 0.03)] = np.nan
     return cast(a, A), cast(b, B), cast(c, C)
+
+
+def check_tiles(data: dict, source: str) -> None:
+    """Saved tiles ({(a, b, c, M, N, K): {(dist, seed): (A, B, C, D)}}) fit only when every array has the
+    shape and type its key says: an unknown format or a mismatched tile would be fitted silently, or fail
+    inside the model. SpvError naming the first offending tile."""
+    from ..core.diagnostics import Diagnostic, SpvError
+
+    def refuse(what: str) -> SpvError:
+        return SpvError(Diagnostic("error", f"tiles: {what}", source=source))
+    if not data:
+        raise refuse("the file holds no tiles")
+    for (a, b, c, M, N, K), per in data.items():
+        combo = f"{a}_{b}_{c}_{M}x{N}x{K}"
+        for comp in (a, b, c):
+            if comp not in _DTYPES:
+                raise refuse(f"{combo}: unknown component format '{comp}' (known: {', '.join(_DTYPES)})")
+        if (a in ("f16", "bf16", "f32")) != (b in ("f16", "bf16", "f32")):
+            raise refuse(f"{combo}: A and B must both be float or both be integer formats")
+        if min(M, N, K) < 1:
+            raise refuse(f"{combo}: the tile size must be at least 1 in every dimension")
+        for (dist, seed), arrays in per.items():
+            where = f"{combo}/{dist}/{seed}"
+            if dist not in distributions(a):
+                raise refuse(f"{where}: unknown distribution '{dist}' for {a} (known: {', '.join(distributions(a))})")
+            n = arrays[0].shape[0] if arrays[0].ndim else 0
+            for name, arr, comp, shape in zip("ABCD", arrays, (a, b, c, c), ((M, K), (K, N), (M, N), (M, N)),
+                                                strict=True):
+                want = np.dtype(_DTYPES[comp])
+                if arr.dtype != want:
+                    raise refuse(f"{where}/{name}: {arr.dtype} values, but {comp} tiles hold {want}")
+                if arr.shape != (n, *shape) or n < 1:
+                    raise refuse(f"{where}/{name}: shape {arr.shape}, expected (tiles, {shape[0]}, {shape[1]}) "
+                                 f"with the same number of tiles as A" + (f" ({n})" if n else ""))

@@ -669,7 +669,8 @@ def compare(name: str, got, expected, rtol: float, atol: float, out: list[str], 
         ef = np.asarray(expected, dtype=np.float64)
         gf = np.asarray(g, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
-        if got != expected:
+        # e.g. a string where numbers belong: compare as plain values (an array's == is elementwise)
+        if (got.tolist() if isinstance(got, np.ndarray) else got) != expected:
             out.append(f"{name}: expected {_short(expected)}, got {_short(got)}")
             return 1
         return 0

@@ -52,6 +52,9 @@ def validate(module: Module, target_env: str = "universal", spec_constants: dict
     `spirv_val_run`: spirv-val already started on the module's binary (spirv_val.start_binary, before
     the binary was read); it is used if it checks exactly what would be checked here, else replaced.
     Raises SpirvValMissing (an SpvError) when spirv-val is wanted but not installed."""
+    err = validate_arg_error("validate", module, target_env, spec_constants, profile, spirv_val, spirv_val_timeout)
+    if err is not None:
+        raise err
     # spirv-val runs in the background while our rules run (a child process: it does not hold the GIL)
     started = None
     if spirv_val:
@@ -68,6 +71,16 @@ def validate(module: Module, target_env: str = "universal", spec_constants: dict
             started = spirv_val_adopt(spirv_val_run, module, target_env, spirv_val_timeout)
         diags = merge(diags, spirv_val_finish(started, module, ix))
     return diags
+
+
+def validate_arg_error(function: str, module, target_env, spec_constants, profile, spirv_val,
+                       spirv_val_timeout) -> Exception | None:
+    """The TypeError (ValueError for the timeout) for validate()'s first wrong argument, or None."""
+    from ..core.argcheck import arg_error, seconds_error
+    return arg_error(function, (("module", module, "module"), ("target_env", target_env, "str"),
+                                ("spec_constants", spec_constants, "mapping?"), ("profile", profile, "profile?"),
+                                ("spirv_val", spirv_val, "bool"))) \
+        or seconds_error(function, "spirv_val_timeout", spirv_val_timeout)
 
 
 # opcode -> the rules to run on it, for modules with (True) and without (False) a cooperative-matrix capability

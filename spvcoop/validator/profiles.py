@@ -99,6 +99,7 @@ def load_profile(name_or_path: str) -> Profile:
 
     from ..core.schema import schema_errors
     from ..core.yamlio import load_file
+    name_or_path = os.fspath(name_or_path)  # a pathlib.Path too
     path = Path(name_or_path)
     # os.path.exists is False for a name too long for the file system (Path.exists raises)
     if not (name_or_path.endswith((".yaml", ".yml")) or os.path.exists(path)):

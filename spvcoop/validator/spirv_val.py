@@ -102,7 +102,7 @@ class Run:
         exe, env = find_spirv_val()
         self.data = data
         self.target_env = target_env
-        self.timeout = timeout
+        self.timeout = timeout if timeout != float("inf") else None  # inf: no limit (the selector wants a finite one)
         self._result: tuple[int, list[Finding]] | None = None
         self._thread: threading.Thread | None = None
         try:

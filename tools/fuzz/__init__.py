@@ -1,5 +1,6 @@
 """Standalone fuzzing driver for spvcoop: mutated inputs per entry point, run in capped worker
-processes, classified (clean rejection, accepted, traceback, hang, memory) and tabulated.
+processes, classified (clean rejection, accepted, traceback, exit 3, leak of a planted secret, hang,
+memory, ...) and tabulated.
 
     python -m tools.fuzz --entry all --count 2000 --seed 1 --jobs 2 --time-limit 10 --mem-limit 4G
 

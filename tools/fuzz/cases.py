@@ -11,13 +11,22 @@ import random
 from dataclasses import dataclass, field
 
 from . import corpus
-from .mutators import (HOSTILE_NUMBERS, mutate_bytes, mutate_text, mutate_words, mutate_yaml,
-                       pick)
+from .mutators import (HOSTILE_NUMBERS, copy_token, delete_line, duplicate_line, mutate_bytes,
+                       mutate_semantics, mutate_text, mutate_words, mutate_yaml, pick, replace_number, swap_ids,
+                       swap_lines)
 
-ENTRIES = ("as", "dis", "val", "run", "layout", "profile", "cli")
+ENTRIES = ("as", "dis", "val", "run", "layout", "profile", "cli", "lint", "glsl", "numerics", "outdir",
+           "novalidate", "apitypes")
 
-# Every case directory holds these links, so that mutated specs naming them follow a symlink out.
-LINKS = {"link": "/etc/passwd", "dirlink": "/"}
+# A secret planted beside every case directory (outside its tree): no output may ever quote it.
+CANARY_NAME = "canary.txt"
+CANARY_SECRET = "SPVCOOP_FUZZ_CANARY_qzxjvkwpfhbmtr"  # one identifier: tools re-space numbers
+# the first line is one that compilers and assemblers quote when they refuse it (glslang's #error)
+CANARY_TEXT = "#error " + CANARY_SECRET + "\n" + CANARY_SECRET + " = OpCapability Shader\n"
+
+# Every case directory holds these links, so that mutated specs naming them follow a symlink out
+# ('secret' leads to the canary outside the tree).
+LINKS = {"link": "/etc/passwd", "dirlink": "/", "secret": "../" + CANARY_NAME}
 
 TARGET_ENVS = ["universal", "spv1.0", "spv1.3", "spv1.6", "vulkan1.0", "vulkan1.3", "vulkan1.4", "bogus"]
 COMPONENTS = ["f16", "bf16", "f32", "f64", "s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64", "x"]
@@ -34,6 +43,8 @@ class Case:
     params: dict = field(default_factory=dict)
     stdin: bytes = b""
     outputs: list[str] = field(default_factory=list)  # -o targets that must not exist after a failure
+    links: dict[str, str] = field(default_factory=dict)  # more symlinks: name -> target
+    fifos: list[str] = field(default_factory=list)       # named pipes (nobody ever writes to them)
 
     def describe(self) -> str:
         if self.kind == "cli":
@@ -317,5 +328,274 @@ def gen_cli(rng: random.Random, index: int) -> Case:
                 outputs=outputs if "-o" in argv else [])
 
 
+# --- lint trees: symlinks out of the tree, FIFOs, devices, deep trees, loops --------------------------
+
+DEVICES = ["/dev/zero", "/dev/urandom", "/dev/null", "/dev/full", "/dev/tty", "/proc/self/environ",
+           "/proc/self/mem", "/sys/kernel/notes"]
+
+
+def _tree(rng: random.Random) -> tuple[dict, dict, list, list[str]]:
+    """files, links, fifos under tree/, and the names of the hostile entries."""
+    files: dict[str, bytes] = {}
+    links: dict[str, str] = {}
+    fifos: list[str] = []
+    for k in range(rng.randint(1, 3)):
+        text = corpus.spvasm_text(rng.randrange(_n_seeds()))
+        if rng.random() < 0.3:
+            text = mutate_text(rng, text)
+        files[f"tree/f{k}.spvasm"] = text.encode("utf-8", "surrogatepass")
+    hostile = []
+    for _ in range(rng.randint(1, 3)):
+        kind = pick(rng, ["out", "out", "fifo", "device", "deep", "loop", "dirout", "binary"])
+        ext = pick(rng, [".spvasm", ".spv"])
+        name = f"tree/{kind}{len(hostile)}{ext}"
+        if kind == "out":    # a committed link to a secret outside the tree
+            links[name] = pick(rng, ["../../" + CANARY_NAME, "../secret", "/etc/passwd", "/proc/self/environ",
+                                     "../../../../../../../etc/hostname"])
+        elif kind == "fifo":
+            fifos.append(name)
+        elif kind == "device":
+            links[name] = pick(rng, DEVICES)
+        elif kind == "deep":
+            depth = pick(rng, [40, 200, 900])
+            name = "tree/" + "d/" * depth + "deep" + ext
+            files[name] = corpus.spvasm_text(0).encode() if ext == ".spvasm" else corpus.binary(0)
+        elif kind == "loop":
+            name = f"tree/loop{len(hostile)}"
+            links[name] = pick(rng, [".", "..", "../tree", "/"])
+        elif kind == "dirout":
+            name = f"tree/out{len(hostile)}"
+            links[name] = pick(rng, ["../..", "/etc", "/proc/self", "/dev"])
+        else:
+            files[name] = corpus.binary(rng.randrange(_n_seeds())) if ext == ".spv" else \
+                mutate_bytes(rng, corpus.spvasm_text(1).encode())
+        hostile.append(name)
+    return files, links, fifos, hostile
+
+
+def gen_lint(rng: random.Random, index: int) -> Case:
+    files, links, fifos, hostile = _tree(rng)
+    action = pick(rng, ["lint", "lint", "lint", "val", "as", "dis"])
+    if action == "lint":
+        target = pick(rng, ["tree", "tree", pick(rng, hostile)])
+        argv = ["lint", target, "-j", "1", "--format", pick(rng, ["human", "json", "sarif", "github"])]
+        if rng.random() < 0.7:
+            argv.append("--no-spirv-val")  # spirv-val per file costs; its path is not what is fuzzed here
+        if rng.random() < 0.2:
+            argv += ["--max-files", pick(rng, ["1", "10", "100"])]
+        return Case("lint", index, "cli", files, argv, links=links, fifos=fifos)
+    name = pick(rng, hostile + ["secret"])
+    if action == "val":
+        return Case("lint", index, "cli", files, ["val", name, "--no-spirv-val"], links=links, fifos=fifos)
+    out = "out.spv" if action == "as" else "out.spvasm"
+    return Case("lint", index, "cli", files, [action, name, "-o", out], links=links, fifos=fifos, outputs=[out])
+
+
+# --- GLSL with #include ---------------------------------------------------------------------------
+
+INCLUDE_TARGETS = ["secret", "../" + CANARY_NAME, "/etc/passwd", "/proc/self/environ", "fifo.glsl", "/dev/zero",
+                   "/dev/urandom", "inc.glsl", "self.glsl", "dirlink/etc/passwd", "link", "sub/../../" + CANARY_NAME,
+                   "missing.glsl", "", "a" * 5000, "tree/" + "d/" * 300 + "x.glsl"]
+
+
+def gen_glsl(rng: random.Random, index: int) -> Case:
+    directory, spec, extra, comp = pick(rng, corpus.glsl_runs())
+    files = corpus.sample_files(directory)
+    if spec.endswith(".yaml"):
+        text = files[spec].decode()
+        files[spec] = "\n".join("shader: " + comp if ln.startswith("shader:") else ln
+                                for ln in text.split("\n")).encode()
+    glsl = files[comp].decode()
+    target = pick(rng, INCLUDE_TARGETS)
+    form = pick(rng, ['"{}"', "<{}>"])
+    lines = glsl.split("\n")
+    at = next((i + 1 for i, ln in enumerate(lines) if ln.startswith("#version")), 0)
+    lines[at:at] = ["#extension GL_GOOGLE_include_directive : require", "#include " + form.format(target)]
+    glsl = "\n".join(lines)
+    if rng.random() < 0.3:
+        glsl = mutate_text(rng, glsl)
+    files[comp] = glsl.encode("utf-8", "surrogatepass")
+    files["inc.glsl"] = pick(rng, [b'#include "secret"\n', b'#include "inc.glsl"\n', b"float f;\n",
+                                   b'#include "../' + CANARY_NAME.encode() + b'"\n'])
+    files["self.glsl"] = b'#include "self.glsl"\n'
+    files["tree/" + "d/" * 300 + "x.glsl"] = b"// deep\n"
+    argv = ["run", spec, *extra, "-q", "-o", "out.yaml"]
+    return Case("glsl", index, "cli", files, argv, outputs=["out.yaml"], fifos=["fifo.glsl"])
+
+
+# --- numerics model files and saved tiles ---------------------------------------------------------
+
+def gen_numerics(rng: random.Random, index: int) -> Case:
+    if rng.random() < 0.5:
+        text = corpus.numerics_model_text()
+        data = _yaml_data(text)
+        if rng.random() < 0.5 and isinstance(data, dict) and isinstance(data.get("params"), dict):
+            import copy
+            data = copy.deepcopy(data)
+            key = pick(rng, sorted(data["params"]))
+            data["params"][key] = pick(rng, HOSTILE_NUMBERS[:14] + ["0x7fc00000", "0x7c00", "0x1ffff", -1, 2 ** 40,
+                                                                     1.5, None, True, "max", "x", [], {}])
+            import yaml
+            mutated = yaml.safe_dump(data, sort_keys=False)
+        else:
+            mutated = mutate_yaml(rng, text, data)
+        files = {"model.yaml": mutated.encode("utf-8", "surrogatepass")}
+        if rng.random() < 0.3:
+            directory = corpus.ROOT / "samples" / "coopmat" / "khr_gemm"
+            files.update(corpus.sample_files(directory))
+            return Case("numerics", index, "cli", files, ["run", "run.yaml", "--coop-numerics", "model.yaml", "-q"])
+        return Case("numerics", index, "api", files, api="numerics_model",
+                    params={"path": "model.yaml", "seed": rng.randrange(1 << 30)})
+    return Case("numerics", index, "cli", {"tiles.npz": _mutated_tiles(rng)},
+                ["numerics", "fit", "tiles.npz", "-o", "fit.yaml"], outputs=["fit.yaml"])
+
+
+def _mutated_tiles(rng: random.Random) -> bytes:
+    import io
+
+    import numpy as np
+    tiles = dict(corpus.numerics_tiles())
+    keys = sorted(tiles)
+    for _ in range(rng.randint(1, 3)):
+        k = pick(rng, keys)
+        op = rng.randrange(7)
+        if op == 0 and k in tiles:    # a component format, distribution or size changed in the key
+            parts = k.split("/")
+            a, b, c, size = parts[0].split("_")
+            which = rng.randrange(5)
+            if which < 3:
+                fmt = pick(rng, ["f16", "bf16", "f32", "s8", "u8", "s32", "u32", "e4m3", "f64", "x", ""])
+                a, b, c = [fmt if i == which else v for i, v in enumerate((a, b, c))]
+            elif which == 3:
+                size = pick(rng, ["16x16x8", "0x16x16", "16x16", "16x16x16x16", "-1x2x3", "99999999999x1x1", "axbxc"])
+            else:
+                parts[1] = pick(rng, ["normal", "uniform", "nope", ""])
+            new = "/".join(["_".join((a, b, c, size))] + parts[1:])
+            for kk in [x for x in keys if x.startswith(k.rsplit("/", 1)[0] + "/")]:
+                if kk in tiles:
+                    tiles[new.rsplit("/", 1)[0] + "/" + kk.rsplit("/", 1)[1]] = tiles.pop(kk)
+        elif op == 1 and k in tiles:  # an array's shape
+            arr = tiles[k]
+            tiles[k] = pick(rng, [arr[:1], arr[:, :8], arr[:, :, :3], arr.reshape(-1), arr[:0], arr[None]])
+        elif op == 2 and k in tiles:  # an array's dtype
+            with np.errstate(all="ignore"):
+                tiles[k] = tiles[k].astype(pick(rng, [np.float64, np.int8, np.uint32, np.float32, np.bool_,
+                                                      np.complex64]))
+        elif op == 3 and k in tiles:  # NaN, inf, huge values
+            arr = tiles[k].astype(np.float32) if tiles[k].dtype.kind == "f" else tiles[k].copy()
+            flat = arr.reshape(-1)
+            if flat.size and arr.dtype.kind == "f":
+                flat[rng.randrange(flat.size)] = pick(rng, [np.nan, np.inf, -np.inf, 1e38, -0.0])
+            with np.errstate(all="ignore"):
+                tiles[k] = arr.astype(tiles[k].dtype)
+        elif op == 4 and k in tiles:  # one of A, B, C, D missing
+            del tiles[k]
+        elif op == 5:                 # an extra odd key
+            tiles[pick(rng, ["x", "a/b", "f16_f16_f32_16x16x16/normal/x/A", "f16_f16_f32_16x16x16/normal/1/E"])] = \
+                np.zeros(pick(rng, [(1,), (1, 16, 16), ()]), np.float16)
+        else:                         # every tile of one seed dropped
+            seed = pick(rng, ["1", "2"])
+            for kk in [x for x in tiles if x.split("/")[2:3] == [seed]]:
+                del tiles[kk]
+    buf = io.BytesIO()
+    np.savez(buf, **tiles)
+    data = buf.getvalue()
+    return mutate_bytes(rng, data) if rng.random() < 0.1 else data
+
+
+# --- -o DIR/ naming: odd directories and buffer names from the shader ----------------------------
+
+ESCAPE = "fuzzescape"
+OUT_DIRS = ["out/", "a/b/c/", "out", ".", "./", "secret/", "link/", "dirlink/", "run.yaml/", "fifo/", "x.npy",
+            "out.yaml/", "a" * 300 + "/", "dev/", "dirout/"]
+BUFFER_NAMES = ["../../" + ESCAPE, "../" + ESCAPE, "/tmp/" + ESCAPE, ".", "..", "", "a/b", "...", "." + ESCAPE,
+                "con", "\u00e9\u4e2d", "x" * 400, ESCAPE + "/../../..", "~" + ESCAPE, "-" + ESCAPE, " "]
+
+
+def gen_outdir(rng: random.Random, index: int) -> Case:
+    directory, spec, extra = pick(rng, corpus.run_samples())
+    files = corpus.sample_files(directory)
+    for name in sorted(n for n in files if n.endswith(".spvasm")):
+        text = files[name].decode()
+        if rng.random() < 0.8:  # the buffers' names (OpName of the variables, or of their blocks) made hostile
+            import re
+            spots = list(re.finditer(r'(OpName %\S+ )"([^"]*)"', text))
+            for m in rng.sample(spots, min(len(spots), rng.randint(1, 4))) if spots else []:
+                text = text.replace(m.group(0), m.group(1) + '"' + pick(rng, BUFFER_NAMES) + '"', 1)
+            files[name] = text.encode()
+    if spec == "run.yaml" and rng.random() < 0.5:  # outputs keyed by hostile names too
+        line = "outputs: [" + pick(rng, ['"../../' + ESCAPE + '"', '"."', '""', "0", '"0:0"']) + "]"
+        lines = [ln for ln in files["run.yaml"].decode().split("\n") if not ln.startswith("outputs:")]
+        files["run.yaml"] = "\n".join(lines + [line, ""]).encode()
+    out = pick(rng, OUT_DIRS)
+    links = {"dev": "/dev", "dirout": ".."}
+    argv = ["run", spec, *extra, "-q", "-o", out]
+    return Case("outdir", index, "cli", files, argv, links=links, fifos=["fifo"],
+                params={"confine": out})
+
+
+# --- --no-validate: invalid modules reach the interpreter -----------------------------------------
+
+STRUCTURAL = [swap_ids, swap_ids, copy_token, delete_line, duplicate_line, swap_lines, replace_number]
+
+
+def gen_novalidate(rng: random.Random, index: int) -> Case:
+    directory, spec, extra = pick(rng, corpus.run_samples())
+    files = corpus.sample_files(directory)
+    shaders = sorted(n for n in files if n.endswith(".spvasm"))
+    name = pick(rng, shaders)
+    text = files[name].decode()
+    r = rng.random()
+    if r < 0.6:  # mostly edits that keep the text assembling: an invalid module, not a syntax error
+        files[name] = mutate_semantics(rng, text).encode("utf-8", "surrogatepass")
+    elif r < 0.75:
+        for _ in range(rng.choice([1, 1, 2, 3])):
+            text = pick(rng, STRUCTURAL)(rng, text)
+        files[name] = text.encode("utf-8", "surrogatepass")
+    else:  # the binary, word-mutated (instruction boundaries kept), named by the spec instead
+        import spvcoop
+        try:
+            data = spvcoop.assemble(text, name).to_bytes()
+        except Exception:  # noqa: BLE001 - a seed that does not assemble: mutate its text instead
+            data = text.encode()
+        for _ in range(rng.choice([1, 1, 2])):
+            data = mutate_words(rng, data)
+        binary = name[:-len(".spvasm")] + ".spv"
+        files[binary] = data
+        if spec.endswith(".yaml"):
+            files[spec] = files[spec].replace(("shader: " + name).encode(), ("shader: " + binary).encode())
+        else:
+            spec = binary
+    argv = ["run", spec, *extra, "--no-validate", "-q", "-o", "out.yaml"]
+    return Case("novalidate", index, "cli", files, argv, outputs=["out.yaml"])
+
+
+# --- the Python API's argument types --------------------------------------------------------------
+
+API_PARAMS = {
+    "assemble": ["text", "source", "target_env", "preserve_numeric_ids"],
+    "disassemble": ["module", "raw_ids", "header", "indent"],
+    "read_binary": ["data", "source"],
+    "validate": ["module", "target_env", "spec_constants", "profile", "spirv_val", "spirv_val_timeout"],
+    "run": ["shader", "dispatch", "buffers", "spec_constants", "push_constants", "subgroup_size", "entry_point",
+            "max_steps", "trace", "trace_out", "progress", "validate", "layout", "coop_numerics", "max_memory",
+            "max_work"],
+    "load_model": ["name_or_path", "seed"],
+}
+# names of values execute.API_VALUES builds (objects cannot travel in a Case)
+API_VALUES = ["int", "neg", "zero", "big", "huge", "float", "nan", "inf", "str", "empty", "bytes", "none", "true",
+              "list", "list4", "dict", "dictbad", "object", "np_float", "np_int", "np_array", "np_2d", "path",
+              "lambda", "complex", "bytearray", "tuple_str", "set", "module"]
+
+
+def gen_apitypes(rng: random.Random, index: int) -> Case:
+    fn = pick(rng, sorted(API_PARAMS))
+    params = {"function": fn, "via": pick(rng, ["spvcoop", "inner"])}
+    for _ in range(rng.choice([1, 1, 1, 2])):
+        params[pick(rng, API_PARAMS[fn])] = pick(rng, API_VALUES)
+    return Case("apitypes", index, "api", {}, api="apitypes", params=params)
+
+
 GENERATORS = {"as": gen_as, "dis": gen_dis, "val": gen_val, "run": gen_run, "layout": gen_layout,
-              "profile": gen_profile, "cli": gen_cli}
+              "profile": gen_profile, "cli": gen_cli, "lint": gen_lint, "glsl": gen_glsl, "numerics": gen_numerics,
+              "outdir": gen_outdir, "novalidate": gen_novalidate, "apitypes": gen_apitypes}

@@ -86,3 +86,28 @@ def sample_files(directory: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(directory.iterdir())
             if p.is_file() and not p.name.startswith("expected") and p.suffix in (".yaml", ".spvasm", ".comp",
                                                                                     ".npy", ".spv")}
+
+
+@functools.cache
+def glsl_runs() -> tuple[tuple[Path, str, tuple[str, ...], str], ...]:
+    """(sample directory, spec or shader argument, extra argv, .comp name) for every sample with GLSL source:
+    the run spec's shader (or the shader argument) swapped for the .comp."""
+    out = []
+    for d, spec, extra in run_samples():
+        comps = sorted(p.name for p in d.glob("*.comp"))
+        if comps:
+            out.append((d, spec if spec.endswith(".yaml") else comps[0], extra, comps[0]))
+    return tuple(out)
+
+
+@functools.cache
+def numerics_model_text() -> str:
+    return (ROOT / "tests" / "data" / "h100-vulkan" / "vulkan-loop" / "numerics-measured.yaml").read_text()
+
+
+@functools.cache
+def numerics_tiles() -> tuple[tuple[str, object], ...]:
+    """(npz key, array) of saved MulAdd tiles, two tiles of each (the fit stays fast)."""
+    import numpy as np
+    with np.load(ROOT / "tests" / "data" / "h100-vulkan" / "vulkan-loop" / "subnormal-k16.npz") as z:
+        return tuple((k, z[k][:2].copy()) for k in sorted(z.files))

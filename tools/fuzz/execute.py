@@ -4,7 +4,10 @@ Outcome classes:
   accepted   the call succeeded (exit 0)
   rejected   SpvError from the library, or exit 1/2 from the CLI with an 'error:' diagnostic
   unlocated  exit 1/2 from the CLI but no diagnostic on stderr (a rejection nobody can act on)
-  traceback  any other exception, exit 3 (internal error), or a traceback printed on stderr
+  traceback  any other exception, an exit status other than 0-3, or a traceback printed on stderr
+  exit3      exit 3: an internal error the CLI caught (a bug all the same)
+  leak       the output, or a file the call wrote, quotes the canary's secret (planted outside the tree)
+  escape     (outdir) a file named after hostile buffer names appeared outside the -o directory
   hang       the time limit passed (Timeout raised by the worker's alarm, or the worker killed)
   memory     MemoryError, or the peak RSS of the input went over the memory limit
   leftover   a failed CLI command left its -o output behind
@@ -15,6 +18,7 @@ whose exact line depends on when the limit struck).
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
@@ -23,11 +27,10 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cases import LINKS, Case
-import contextlib
+from .cases import CANARY_NAME, CANARY_SECRET, CANARY_TEXT, LINKS, Case
 
 PKG = str(Path(__file__).resolve().parents[2] / "spvcoop") + os.sep
-FINDINGS = ("traceback", "hang", "memory", "leftover", "crash", "unlocated")
+FINDINGS = ("traceback", "exit3", "leak", "hang", "memory", "leftover", "crash", "unlocated")
 
 
 class Timeout(BaseException):
@@ -127,9 +130,9 @@ def classify_exit(code: int, stderr: str, stdout: str) -> Outcome:
         return Outcome("traceback", "printed traceback: " + re.sub(r"\d+", "N", last), stderr[-4000:], code)
     if code == 0:
         return Outcome("accepted", exit_code=0)
-    if code == 3:
+    if code == 3:  # an internal error: a bug, counted on its own
         m = _INTERNAL.search(stderr)
-        return Outcome("traceback", "exit 3 at " + (m.group(1) if m else "?"), stderr[-4000:], code)
+        return Outcome("exit3", "exit 3 at " + (m.group(1) if m else "?"), stderr[-4000:], code)
     if code in (1, 2):
         if _LOCATED.search(stderr) or _LOCATED.search(stdout):
             return Outcome("rejected", exit_code=code, detail=stderr[:300])
@@ -142,13 +145,63 @@ def classify_exit(code: int, stderr: str, stdout: str) -> Outcome:
 # --- running ------------------------------------------------------------------------------------
 
 def materialize(case: Case, directory: Path) -> None:
+    canary = directory.parent / CANARY_NAME
+    try:
+        current = canary.read_text()
+    except OSError:
+        current = None
+    if current != CANARY_TEXT:
+        canary.write_text(CANARY_TEXT)
     for name, data in case.files.items():
         p = directory / name
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(data)
-    for name, target in LINKS.items():
+    for name, target in {**LINKS, **case.links}.items():
         if name not in case.files:
-            os.symlink(target, directory / name)
+            p = directory / name
+            p.parent.mkdir(parents=True, exist_ok=True)
+            if not os.path.lexists(p):
+                os.symlink(target, p)
+    for name in case.fifos:
+        p = directory / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if not os.path.lexists(p):
+            os.mkfifo(p)
+
+
+def escaped(case: Case, directory: Path) -> str | None:
+    """A file the run wrote outside its -o directory (named from the shader's buffer names, say)."""
+    from .cases import ESCAPE
+    for hit in directory.parent.glob(f"*{ESCAPE}*"):
+        return str(hit)
+    confine = os.path.normpath(case.params["confine"])
+    for root, dirs, files in os.walk(directory):
+        for f in files + dirs:
+            p = os.path.join(root, f)
+            rel = os.path.relpath(p, directory)
+            if ESCAPE in f and not (rel == confine or rel.startswith(confine + os.sep)):
+                return rel
+    return None
+
+
+def leaked(case: Case, directory: Path, texts: list[str]) -> str | None:
+    """Where the canary's secret shows: the captured output, or a file the call wrote in its directory."""
+    for t in texts:
+        if CANARY_SECRET in t:
+            return "output"
+    for root, _dirs, files in os.walk(directory):  # no symlinks followed: only what the call wrote here
+        for f in files:
+            p = os.path.join(root, f)
+            rel = os.path.relpath(p, directory)
+            if rel in case.files or os.path.islink(p) or not os.path.isfile(p):
+                continue
+            try:
+                with open(p, "rb") as fh:
+                    if CANARY_SECRET.encode() in fh.read(1 << 22):
+                        return f"file {rel}"
+            except OSError:
+                continue
+    return None
 
 
 def _api_assemble(case, p):
@@ -197,25 +250,118 @@ def _api_profile(case, p):
     spvcoop.validate(_parse_module(p["module"]), "vulkan1.3", profile=prof)
 
 
-API = {"assemble": _api_assemble, "disassemble": _api_disassemble, "validate": _api_validate,
+def _api_numerics_model(case, p):
+    """A numerics model file loaded and used for a MulAdd whose inputs hold NaN, inf and huge values."""
+    import numpy as np
+
+    from spvcoop.numerics.fit import load_model_file
+    from spvcoop.numerics.model import muladd
+    model = load_model_file(p["path"])
+    rng = np.random.default_rng(p["seed"])
+    A = rng.standard_normal((2, 16, 16)).astype(np.float16)
+    B = rng.standard_normal((2, 16, 16)).astype(np.float16)
+    C = rng.standard_normal((2, 16, 16)).astype(np.float32)
+    A[0, 0, :3] = (np.nan, np.inf, 65504)
+    B[1, 2, 0] = -np.inf
+    for rdt in (np.float32, np.float16):
+        muladd(model, A, B, C.astype(rdt), rdt)
+
+
+def _api_values(name: str):
+    import numpy as np
+
+    import spvcoop
+    from .corpus import ROOT
+    return {
+        "int": 5, "neg": -1, "zero": 0, "big": 2 ** 40, "huge": 2 ** 100, "float": 1.5, "nan": float("nan"),
+        "inf": float("inf"), "str": "x", "empty": "", "bytes": b"\x03\x02#\x07", "none": None, "true": True,
+        "list": [1, 2], "list4": [1, 1, 1, 1], "dict": {}, "dictbad": {"a": object(), 1.5: [1]}, "object": object(),
+        "np_float": np.float64(2.0), "np_int": np.int64(3), "np_array": np.arange(3), "np_2d": np.zeros((2, 2)),
+        "path": Path("missing.yaml"), "lambda": lambda *a: None, "complex": 1j, "bytearray": bytearray(b"\x00" * 20),
+        "tuple_str": ("1", "2"), "set": {1, 2},
+        "module": spvcoop.assemble((ROOT / "samples" / "reduce" / "reduce.spvasm").read_text(), "reduce.spvasm"),
+    }[name]
+
+
+def _api_apitypes(case, p):
+    """A public function called with wrong values: a TypeError or ValueError naming the parameter, raised by
+    the public function itself, or an SpvError, is a rejection; anything else escaping is a finding."""
+    import numpy as np
+
+    import spvcoop
+    import spvcoop.interp
+    import spvcoop.layouts
+    import spvcoop.validator
+    from .corpus import ROOT
+    saxpy = ROOT / "samples" / "saxpy"
+    module = spvcoop.assemble((saxpy / "saxpy.spvasm").read_text(), "saxpy.spvasm")
+    fn_name = p["function"]
+    inner = p.get("via") == "inner"
+    fns = {"assemble": spvcoop.assemble, "disassemble": spvcoop.disassemble, "read_binary": spvcoop.read_binary,
+           "validate": spvcoop.validator.validate if inner else spvcoop.validate,
+           "run": spvcoop.interp.run if inner else spvcoop.run, "load_model": spvcoop.layouts.load_model}
+    base = {"assemble": {"text": (saxpy / "saxpy.spvasm").read_text()}, "disassemble": {"module": module},
+            "read_binary": {"data": module.to_bytes()}, "validate": {"module": module, "spirv_val": False},
+            "run": {"shader": module, "push_constants": {"a": 2.0, "n": 8},
+                    "buffers": {"x": np.arange(64, dtype=np.float32), "y": np.ones(8, np.float32)}},
+            "load_model": {"name_or_path": "nvidia"}}[fn_name]
+    changed = {k: _api_values(v) for k, v in p.items() if k not in ("function", "via")}
+    fn = fns[fn_name]
+    try:
+        fn(**{**base, **changed})
+    except (TypeError, ValueError) as e:
+        last = traceback.extract_tb(e.__traceback__)[-1]
+        if any(str(e).startswith(f"{fn.__name__}() argument '{k}' ") for k in changed) and \
+                last.name == fn.__name__ and last.filename == fn.__code__.co_filename:
+            return Outcome("rejected", detail=str(e)[:300])
+        raise
+    return None
+
+
+API = {"numerics_model": _api_numerics_model, "apitypes": _api_apitypes, "assemble": _api_assemble,
+       "disassemble": _api_disassemble, "validate": _api_validate,
        "layout_model": _api_layout_model, "profile": _api_profile}
 
 
 def execute(case: Case, directory: Path) -> Outcome:
     """Run `case` with `directory` as the working directory (its files already there). Exceptions
-    the classification does not handle (Timeout, MemoryError) become outcomes too."""
+    the classification does not handle (Timeout, MemoryError) become outcomes too. Any outcome whose
+    output (or a file it wrote) quotes the canary's secret is a leak."""
+    out_raw, out = _stream(65536)
+    err_raw, err = _stream(65536)
+    result = _execute(case, directory, out, err, out_raw, err_raw)
+    for stream in (out, err):
+        with contextlib.suppress(Exception):  # a stream the call left broken: what reached it is kept
+            stream.flush()
+    if "confine" in case.params and result.cls not in ("hang", "memory"):
+        stray = escaped(case, directory)
+        if stray is not None:
+            return Outcome("escape", f"{case.entry}: a file written outside -o {case.params['confine']}",
+                           f"{case.describe()}\nwrote {stray}\n" + err_raw.head.decode("utf-8", "replace")[:2000],
+                           result.exit_code)
+    if result.cls not in ("hang", "memory"):
+        where = leaked(case, directory, [out_raw.head.decode("utf-8", "replace"),
+                                         err_raw.head.decode("utf-8", "replace"), result.detail])
+        if where is not None:
+            what = case.argv[0] if case.kind == "cli" and case.argv else case.api
+            return Outcome("leak", f"{case.entry} ({what}): the secret outside the tree shows in the "
+                           f"{where.split()[0]}",
+                           f"{case.describe()}\n{where}\n" + err_raw.head.decode("utf-8", "replace")[:2000],
+                           result.exit_code)
+    return result
+
+
+def _execute(case: Case, directory: Path, out, err, out_raw, err_raw) -> Outcome:
     import gc
     old_cwd = os.getcwd()
     old = sys.stdin, sys.stdout, sys.stderr
-    out_raw, out = _stream(65536)
-    err_raw, err = _stream(65536)
     os.chdir(directory)
     try:
         sys.stdout, sys.stderr = out, err
         sys.stdin = io.TextIOWrapper(io.BytesIO(case.stdin), encoding="utf-8")
         if case.kind == "api":
-            API[case.api](case, case.params)
-            return Outcome("accepted")
+            got = API[case.api](case, case.params)
+            return got if isinstance(got, Outcome) else Outcome("accepted")
         from spvcoop import cli
         code = cli.main(list(case.argv))
         with contextlib.suppress(Exception):

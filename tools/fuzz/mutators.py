@@ -352,3 +352,79 @@ def mutate_yaml(rng: random.Random, text: str, data, other: str = "") -> str:
     if r < 0.76:
         return text + "\n" + pick(rng, ["x", "buffers", "entries", "combinations"]) + ": " + deep_nesting(rng) + "\n"
     return mutate_text(rng, text, other)
+
+
+# --- assembly that still assembles but is invalid: for the interpreter under --no-validate ---------
+
+OPCODE_GROUPS = [
+    ["OpIAdd", "OpISub", "OpIMul", "OpSDiv", "OpUDiv", "OpSMod", "OpUMod", "OpSRem", "OpFAdd", "OpFSub", "OpFMul",
+     "OpFDiv", "OpFMod", "OpFRem", "OpShiftLeftLogical", "OpShiftRightLogical", "OpShiftRightArithmetic",
+     "OpBitwiseAnd", "OpBitwiseOr", "OpBitwiseXor", "OpIEqual", "OpINotEqual", "OpSLessThan", "OpULessThan",
+     "OpFOrdLessThan", "OpFOrdEqual", "OpLogicalAnd", "OpLogicalOr", "OpDot", "OpVectorTimesScalar",
+     "OpMatrixTimesScalar", "OpOuterProduct", "OpIAddCarry", "OpUMulExtended", "OpVectorExtractDynamic",
+     "OpCooperativeMatrixMulAddNV"],
+    ["OpConvertFToS", "OpConvertFToU", "OpConvertSToF", "OpConvertUToF", "OpBitcast", "OpFConvert", "OpSConvert",
+     "OpUConvert", "OpFNegate", "OpSNegate", "OpNot", "OpLogicalNot", "OpCopyObject", "OpAny", "OpAll", "OpIsNan",
+     "OpBitCount", "OpTranspose", "OpCooperativeMatrixLengthKHR", "OpArrayLength", "OpLoad"],
+    ["OpAccessChain", "OpInBoundsAccessChain", "OpPtrAccessChain", "OpCompositeExtract", "OpCompositeConstruct",
+     "OpVectorShuffle", "OpCompositeInsert", "OpVectorInsertDynamic"],
+    ["OpAtomicIAdd", "OpAtomicISub", "OpAtomicSMin", "OpAtomicUMax", "OpAtomicExchange", "OpAtomicAnd",
+     "OpAtomicLoad", "OpAtomicIIncrement"],
+    ["OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixLoadNV", "OpCooperativeMatrixStoreKHR",
+     "OpCooperativeMatrixStoreNV", "OpCooperativeMatrixMulAddKHR", "OpCooperativeMatrixMulAddNV"],
+    ["OpConstant", "OpSpecConstant"], ["OpConstantTrue", "OpConstantFalse", "OpSpecConstantTrue"],
+    ["OpBranchConditional", "OpSwitch"], ["OpSelect", "OpPhi"], ["OpControlBarrier", "OpMemoryBarrier"],
+    ["OpTypeInt", "OpTypeFloat"], ["OpTypeArray", "OpTypeRuntimeArray", "OpTypeVector", "OpTypeMatrix"],
+]
+_OPCODE_INDEX = {op: g for g in OPCODE_GROUPS for op in g}
+_DEF = re.compile(r"^\s*(%[\w.]+)\s*=\s*(Op\w+)(.*)$")
+
+
+def swap_opcode(rng: random.Random, text: str) -> str:
+    """An opcode replaced by one taking operands of a similar shape (OpIAdd -> OpFDiv, OpLoad -> OpNot)."""
+    spots = [m for m in re.finditer(r"\bOp\w+", text) if m.group() in _OPCODE_INDEX]
+    if not spots:
+        return swap_operand_id(rng, text)
+    m = pick(rng, spots)
+    return text[:m.start()] + pick(rng, _OPCODE_INDEX[m.group()]) + text[m.end():]
+
+
+def swap_operand_id(rng: random.Random, text: str) -> str:
+    """An id in operand position (after the opcode) replaced by another defined id: types, constants, variables
+    and values of the wrong kind land where the grammar still accepts them."""
+    lines = text.split("\n")
+    defined = [m.group(1) for ln in lines if (m := _DEF.match(ln))]
+    body = [i for i, ln in enumerate(lines) if re.search(r"\bOp\w+\s+%", ln)]
+    if not defined or not body:
+        return replace_number(rng, text)
+    i = pick(rng, body)
+    head, op, rest = re.match(r"^(.*?\bOp\w+)(\s)(.*)$", lines[i]).groups()
+    ids = list(_ID.finditer(rest))
+    if not ids:
+        return text
+    m = pick(rng, ids)
+    lines[i] = head + op + rest[:m.start()] + pick(rng, defined) + rest[m.end():]
+    return "\n".join(lines)
+
+
+def retype_literal(rng: random.Random, text: str) -> str:
+    """A literal of a type declaration changed: widths, component counts, matrix sizes, constants' values."""
+    spots = list(re.finditer(r"(OpType(?:Int|Float) )(\d+)|(OpType(?:Vector|Matrix) %[\w.]+ )(\d+)|"
+                             r"(OpConstant %[\w.]+ )(-?\d+)", text))
+    if not spots:
+        return swap_operand_id(rng, text)
+    m = pick(rng, spots)
+    g = 1 if m.group(1) else 3 if m.group(3) else 5
+    value = pick(rng, {1: ["8", "16", "64", "0", "7", "128"], 3: ["1", "2", "4", "5", "16", "0"],
+                       5: ["0", "-1", "1", "2", "3", "7", "17", "33", "4096", "2147483647", "-2147483648"]}[g])
+    return text[:m.start()] + m.group(g) + value + text[m.end():]
+
+
+SEMANTIC_MUTATORS = [swap_opcode, swap_opcode, swap_operand_id, swap_operand_id, swap_operand_id, retype_literal,
+                     retype_literal, delete_line, duplicate_line]
+
+
+def mutate_semantics(rng: random.Random, text: str) -> str:
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        text = pick(rng, SEMANTIC_MUTATORS)(rng, text)
+    return text

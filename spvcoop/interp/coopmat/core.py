@@ -176,11 +176,15 @@ def coop_info(ex, t) -> CoopInfo:
     if scope not in ("Subgroup", "Workgroup"):
         raise Fault(f"cooperative matrix scope {scope} is not supported (Subgroup or Workgroup)")
     use = normalize_use(str(const(ids[4]))) if t.opname == "OpTypeCooperativeMatrixKHR" else None
+    rows, cols = const(ids[2]), const(ids[3])
+    if rows < 1 or cols < 1:  # a spec constant set to 0 or a negative number (validation saw the default)
+        raise Fault(f"cooperative matrix type {ex.prog.name_of(t.id)} has {rows} rows and {cols} columns: "
+                    f"both must be at least 1")
     if encoding:  # bf16 / FP8: held as float32 values (exact), stored in their own encoding
-        info = CoopInfo(t, const(ids[2]), const(ids[3]), scope, comp, use, np.dtype(np.float32), ex,
+        info = CoopInfo(t, rows, cols, scope, comp, use, np.dtype(np.float32), ex,
                         storage=elem.dtype)
     else:
-        info = CoopInfo(t, const(ids[2]), const(ids[3]), scope, comp, use, elem.dtype, ex)
+        info = CoopInfo(t, rows, cols, scope, comp, use, elem.dtype, ex)
     _reserve_matrix(ex, t, info)
     if ex.config.layout_model is not None and scope != "Workgroup":
         # an explicit model must define every Subgroup-scope type the shader uses, observed or not; no model
