@@ -216,3 +216,14 @@ def test_merged_verdict_on_probes(path: Path, tmp_path: Path) -> None:
         if rc != 0:  # spirv-val's error is in the report: its own finding or folded into ours
             assert any(d.rule == "spirv-val" or any(n.message.startswith("spirv-val agrees")
                                                    for n in d.notes) for d in errors), shown
+
+
+def test_a_timeout_too_large_for_the_clock_means_no_limit():
+    """Found by the fuzz campaign: spirv_val_timeout=1e300 overflowed the selector in spirv-val's thread, and
+    validate() failed with an AssertionError."""
+    from pathlib import Path
+
+    from spvcoop import assemble
+    from spvcoop.validator import validate
+    m = assemble((Path(__file__).parent.parent / "samples" / "saxpy" / "saxpy.spvasm").read_text(), "saxpy.spvasm")
+    assert validate(m, target_env="vulkan1.3", spirv_val_timeout=1e300) == []

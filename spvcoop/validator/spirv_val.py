@@ -27,6 +27,8 @@ RULES[RULE_ID] = Rule(RULE_ID, (), "The module passes SPIRV-Tools' validator (sp
                       None, "SPIRV-Tools spirv-val")  # type: ignore[arg-type]
 
 
+MAX_TIMEOUT = 365 * 24 * 3600.0  # seconds: a longer limit is no limit
+
 class SpirvValMissing(SpvError):
     """spirv-val is not installed: the full check cannot run (the CLI exits 2)."""
 
@@ -102,8 +104,10 @@ class Run:
         exe, env = find_spirv_val()
         self.data = data
         self.target_env = target_env
-        self.timeout = timeout if timeout != float("inf") else None  # inf: no limit (the selector wants a finite one)
+        # inf or beyond a year: no limit (the selector's poll takes at most about 2^63 ns, and no run lasts a year)
+        self.timeout = timeout if timeout < MAX_TIMEOUT else None
         self._result: tuple[int, list[Finding]] | None = None
+        self._error: BaseException | None = None   # raised in the thread: raised again by result()
         self._thread: threading.Thread | None = None
         try:
             self._proc = subprocess.Popen([exe, *env_args(target_env), "-"], stdin=subprocess.PIPE,
@@ -117,6 +121,12 @@ class Run:
         self._thread.start()
 
     def _communicate(self) -> None:
+        try:
+            self._wait()
+        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread, not lost in this one
+            self._error = e
+
+    def _wait(self) -> None:
         import subprocess
         try:
             out, err = self._proc.communicate(timeout=self.timeout)
@@ -141,6 +151,8 @@ class Run:
         """spirv-val's exit status and findings (waits for it)."""
         if self._thread is not None:
             self._thread.join()
+        if self._error is not None:
+            raise self._error
         assert self._result is not None
         return self._result
 
