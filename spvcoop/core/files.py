@@ -66,11 +66,20 @@ def open_input(path: str, root: str | None = None) -> BinaryIO:
     Devices, FIFOs, sockets and directories are refused without blocking (a FIFO would hang the reader,
     /dev/zero never ends). With `root` (the directory `lint DIR` searched), a symbolic link whose target
     resolves outside root is refused: a tree from an untrusted pull request must not make us read, and then
-    quote, `/proc/self/environ`. A link named on the command line (no root) is the user's choice.
-    Raises InputError naming the file, never its contents."""
+    quote, `/proc/self/environ`. A path named on the command line (no root) that goes through a link is read
+    only where the link leads inside the working directory or the named file's own directory: a committed
+    `x.spvasm -> /proc/self/environ` checked by `spvcoop val x.spvasm` is refused too (name the target itself
+    to read it). Raises InputError naming the file, never its contents."""
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     target = path
-    if root is not None:
+    if root is None and os.path.realpath(path) != os.path.abspath(path):
+        here = os.path.dirname(os.path.abspath(path))
+        if not (inside(path, os.getcwd()) or inside(path, here)):
+            raise InputError(Diagnostic("error", "not read: a symbolic link to a file outside the working directory "
+                                        "and the link's own directory (name the file itself to read it)",
+                                        source=path))
+        target, flags = os.path.realpath(path), flags | getattr(os, "O_NOFOLLOW", 0)
+    elif root is not None:
         if not inside(path, root):
             raise InputError(Diagnostic("error", f"not read: a symbolic link to a file outside '{root}' (links "
                                         "out of the tree being checked are refused)", source=path))

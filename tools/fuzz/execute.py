@@ -175,6 +175,8 @@ def escaped(case: Case, directory: Path) -> str | None:
     for hit in directory.parent.glob(f"*{ESCAPE}*"):
         return str(hit)
     confine = os.path.normpath(case.params["confine"])
+    if confine == os.curdir:   # -o ./: the whole case directory is inside
+        return None
     for root, dirs, files in os.walk(directory):
         for f in files + dirs:
             p = os.path.join(root, f)
