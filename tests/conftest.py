@@ -64,6 +64,20 @@ def run_tool(name: str, *args: str, input: bytes | None = None) -> subprocess.Co
     return require_tool(name).run(*args, input=input)
 
 
+def big_module(reps: int) -> str:
+    """bench/gen_big_module.py's module of `reps` repetitions, as text (the benchmarks' 250k module at 50,000)."""
+    import io
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    try:
+        from gen_big_module import write_module
+    finally:
+        sys.path.pop(0)
+    buf = io.StringIO()
+    write_module(buf, reps)
+    return buf.getvalue()
+
+
 def compile_glsl(path: Path, out: Path, target_env: str = "vulkan1.3") -> Path:
     r = run_tool("glslangValidator", "-V", "--target-env", target_env, str(path), "-o", str(out))
     assert r.returncode == 0, f"glslang failed on {path}:\n{r.stdout.decode()}{r.stderr.decode()}"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import DATA, PROBES, TESTS, run_tool
+from conftest import DATA, PROBES, TESTS, big_module, run_tool
 from module_gen import module_text
 from test_mutation import mutated_binary, mutated_text
 from spvcoop import SpvError
@@ -66,18 +66,6 @@ def _spirv_as(text: str, tmp_path: Path) -> bytes | None:
     return out.read_bytes() if r.returncode == 0 else None
 
 
-def _big_module(reps: int) -> str:
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        from gen_big_module import write_module
-    finally:
-        sys.path.pop(0)
-    import io
-    buf = io.StringIO()
-    write_module(buf, reps)
-    return buf.getvalue()
-
-
 # ---- as ----
 
 @pytest.mark.parametrize("path", ASM_FILES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -88,7 +76,7 @@ def test_as_fast_path_gives_the_general_bytes(path: Path) -> None:
 @pytest.mark.parametrize("compile_at", [1, 2, 10**9])
 def test_as_compiled_and_plain_fills_agree(compile_at: int, monkeypatch) -> None:
     """A template's fill runs as a loop for its first uses and compiled after: either way, the same bytes."""
-    texts = [p.read_text() for p in ASM_FILES] + [_big_module(40)]
+    texts = [p.read_text() for p in ASM_FILES] + [big_module(40)]
     default = [_outcome(assemble_binary, t, "in.spvasm", "vulkan1.3") for t in texts]
     monkeypatch.setattr(line_templates, "_COMPILE_AT_USE", compile_at)
     for text, want in zip(texts, default, strict=False):
@@ -96,7 +84,7 @@ def test_as_compiled_and_plain_fills_agree(compile_at: int, monkeypatch) -> None
 
 
 def test_as_big_module_matches_spirv_as(tmp_path: Path) -> None:
-    text = _big_module(300)
+    text = big_module(300)
     fast = _check_as(text, "vulkan1.3")
     assert isinstance(fast, bytes)
     src, out = tmp_path / "big.spvasm", tmp_path / "big.spv"
@@ -243,7 +231,7 @@ def test_dis_glsl_matches_spirv_dis(glsl_binaries: dict[str, Path]) -> None:
 
 def test_dis_big_module_matches_spirv_dis(tmp_path: Path) -> None:
     src, spv = tmp_path / "big.spvasm", tmp_path / "big.spv"
-    src.write_text(_big_module(300))
+    src.write_text(big_module(300))
     assert run_tool("spirv-as", "--target-env", "vulkan1.3", str(src), "-o", str(spv)).returncode == 0
     data = spv.read_bytes()
     for flags in (["--raw-id"], ["--no-indent"], []):
@@ -275,7 +263,7 @@ def test_dis_fast_path_on_mutated_binaries(data: bytes, flags: dict) -> None:
 # ---- the commands ----
 
 def test_commands_use_the_fast_paths_with_every_option(tmp_path: Path) -> None:
-    text = _big_module(20)
+    text = big_module(20)
     src = tmp_path / "m.spvasm"
     src.write_text(text)
     ref = tmp_path / "ref.spv"

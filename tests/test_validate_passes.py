@@ -3,10 +3,8 @@ cooperative-matrix gating declared per rule, and the shape cache never changing 
 from __future__ import annotations
 
 import importlib
-import io
 import pkgutil
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,8 @@ from spvcoop.loader import load_module_bytes
 from spvcoop.validator import BY_OPNAME, MODULE, RULES, rules_by_opcode, validate
 from spvcoop.validator import registry
 from spvcoop.validator.passes import PASSES
+
+from conftest import big_module
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = Path(validator.__file__).parent
@@ -109,21 +109,10 @@ def test_shape_cache_never_changes_a_report() -> None:
     assert checked >= 200 and findings >= 100  # the corpus is there and has invalid modules in it
 
 
-def _bench_module(reps: int) -> str:
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        from gen_big_module import write_module
-    finally:
-        sys.path.pop(0)
-    buf = io.StringIO()
-    write_module(buf, reps)
-    return buf.getvalue()
-
-
 def test_shape_cache_switch_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     # The benchmark module repeats a few load/store shapes: the cache checks each shape once, without
     # it every load and store is checked.
-    module = spvcoop.assemble(_bench_module(200), "big.spvasm", target_env="vulkan1.3")
+    module = spvcoop.assemble(big_module(200), "big.spvasm", target_env="vulkan1.3")
     calls: list[int] = []
     r = RULES["coopmat.khr.layout"]
     original = r.func

@@ -13,7 +13,7 @@ from ..interp.dataio import as_array, encode
 from ..interp.fault import Fault
 from ..interp.memory import Memory
 from ..interp.program import Program
-from ..interp.runner import Binding, RunResult, buffer_aliases, by_value
+from ..interp.runner import Binding, RunResult, add_aliases, by_value
 from ..interp.types import Type
 from ..loader import load_shader
 from ..core.module import Module
@@ -259,10 +259,7 @@ def _read_bound(own, prog: Program, iface: list, bound: dict, push: bytes, likes
         except Fault:  # element types numpy lacks (bfloat16): the raw bytes
             res.buffers[key] = np.frombuffer(raw, np.uint8).copy()
         res.bindings[key] = b
-        for alias in buffer_aliases(prog, b):
-            if alias not in res.buffers:
-                res.buffers[alias] = res.buffers[key]
-                res.bindings[alias] = b
+        add_aliases(res, prog, key, b)
 
 
 def _read_extra(own, extra_bufs: dict, res: RunResult) -> None:

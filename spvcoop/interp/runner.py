@@ -325,10 +325,15 @@ def _collect(res: RunResult, prog: Program, bindings: dict) -> None:
         res.buffers[key] = arr
         res.bindings[key] = b
     for key, b in list(bindings.items()):
-        for alias in buffer_aliases(prog, b):
-            if alias not in res.buffers:
-                res.buffers[alias] = res.buffers[key]
-                res.bindings[alias] = b
+        add_aliases(res, prog, key, b)
+
+
+def add_aliases(res: RunResult, prog: Program, key, b: Binding) -> None:
+    """The binding's buffer under the other names it answers to, where no buffer took that name first."""
+    for alias in buffer_aliases(prog, b):
+        if alias not in res.buffers:
+            res.buffers[alias] = res.buffers[key]
+            res.bindings[alias] = b
 
 
 def _validate(module: Module) -> list[Diagnostic]:
