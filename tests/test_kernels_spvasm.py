@@ -33,7 +33,8 @@ def test_select_between_matrices_matches_numpy(tmp_path, capsys) -> None:
 def test_select_condition_flipped_fails_the_check(tmp_path, capsys) -> None:
     spec = tmp_path / "run.yaml"
     for f in SELECT.iterdir():
-        (tmp_path / f.name).write_bytes(f.read_bytes())
+        if f.is_file():   # not the __pycache__ that importing make_data.py leaves beside it
+            (tmp_path / f.name).write_bytes(f.read_bytes())
     spec.write_text((SELECT / "run.yaml").read_text().replace("flip: 1", "flip: 0"))
     assert cli(["run", str(spec), "--check", str(tmp_path / "expected.yaml"), "-q"]) == 1
     assert "check failed: 1024 value(s) differ" in capsys.readouterr().err
