@@ -412,8 +412,9 @@ def _report(args: argparse.Namespace, records: list[dict], human: list[str]) -> 
     from ..validator.report import format_github, format_json
     if args.statistics:
         return statistics(records)
-    if args.format == "human":
-        return "".join(human)
+    if args.format == "human":  # a file that could not be checked is no finding: said on standard error
+        sys.stderr.write("".join(h for r, h in zip(records, human, strict=True) if r.get("not_checked")))
+        return "".join(h for r, h in zip(records, human, strict=True) if not r.get("not_checked"))
     if args.format == "sarif":
         from ..validator.sarif import format_sarif
         return format_sarif(records)
