@@ -182,9 +182,9 @@ def _glslang_findings(e, path: str, text: str | None) -> list:
     return out
 
 
-def _at_glsl_lines(diags: list, module, path: str) -> list:
-    """Findings on a module compiled from GLSL with -g, moved to the GLSL line its OpLine names (the
-    instruction shown in a note); a finding whose instruction has no OpLine stays with the instruction."""
+def _at_glsl_lines(diags: list, module, text: str) -> list:
+    """Findings on a module compiled from GLSL with -g, moved to the GLSL line its OpLine names (the whole
+    line marked); the compiled instruction is shown in a note, also for a finding without an OpLine (a type)."""
     from ..core.diagnostics import Note
     from ..core.module import Span
     from ..validator.report import InstructionText
@@ -199,15 +199,22 @@ def _at_glsl_lines(diags: list, module, path: str) -> list:
             current = None
         if current is not None:
             lines[inst.index] = current
+    src = text.split("\n")
     it = InstructionText(module)
     for d in diags:
         idx = d.instruction_index
-        if idx is None or idx not in lines:
-            continue
-        d.notes.insert(0, Note(f"in the compiled module: {it.render(module.instructions[idx])}"))
-        d.span = Span(lines[idx], 1, 2)
+        notes = [n if n.span is None or n.span.line else Note(n.message) for n in d.notes]  # word places: gone
+        if idx is not None and 0 <= idx < len(module.instructions):
+            notes.insert(0, Note(f"in the compiled module: {it.render(module.instructions[idx])}"))
+        line = lines.get(idx) if idx is not None else None
+        if line is not None and 0 < line <= len(src):
+            body = src[line - 1].rstrip("\r")
+            col = len(body) - len(body.lstrip()) + 1
+            d.span = Span(line, col, max(col + 1, len(body) + 1))
+        else:
+            d.span = None
         d.instruction_index = None
-        d.notes = [n if n.span is None or n.span.line else Note(n.message) for n in d.notes]
+        d.notes = notes
     return diags
 
 
@@ -295,7 +302,7 @@ def _check_glsl(path: str, data: bytes, target_env: str, spec, profile, werror: 
                          spirv_val_timeout=spirv_val_timeout or DEFAULT_TIMEOUT, spirv_val_options=spirv_val_options)
     except SpirvValMissing as e:
         return _failed(path, e.diagnostics, None, 2)
-    diags = _select(_at_glsl_lines(diags, module, path), path, text, selection, False)
+    diags = _select(_at_glsl_lines(diags, module, text), path, text, selection, False)
     rec = file_result(path, diags, None, werror)
     human = format_human(diags, shown) if want_human else ""
     return rec, human, 0 if rec["valid"] else 1

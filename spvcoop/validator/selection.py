@@ -5,7 +5,7 @@ Selection is applied to the merged report (after spirv-val's findings were folde
 a rule also drops the spirv-val error folded into its finding: it does not come back on its own.
 As in ruff, the most specific code decides: `--select coopmat --ignore coopmat.muladd` reports every
 coopmat rule but the MulAdd ones; `--ignore coopmat --select coopmat.muladd.k` (a longer prefix) keeps
-that one rule. At the same length, ignore wins.
+that one rule. At the same length, ignore wins. A per-file ignore always drops its rules in its files.
 """
 from __future__ import annotations
 
@@ -85,8 +85,9 @@ class Selection(FrozenRecord):
         _set(self, "per_file_ignores", tuple((p, tuple(c)) for p, c in per_file_ignores))
         _set(self, "base", base)
 
-    def ignores_for(self, path: str) -> tuple[str, ...]:
-        """`ignore` plus the per-file ignores whose pattern matches `path` (relative to base, or its name)."""
+    def per_file(self, path: str) -> tuple[str, ...]:
+        """The per-file ignores whose pattern matches `path` (relative to base; a pattern without '/' also
+        matches the file's name)."""
         extra: list[str] = []
         if self.per_file_ignores:
             rel = os.path.relpath(path, self.base) if self.base else path
@@ -95,13 +96,14 @@ class Selection(FrozenRecord):
             for pattern, codes in self.per_file_ignores:
                 if fnmatch.fnmatchcase(rel, pattern) or ("/" not in pattern and fnmatch.fnmatchcase(name, pattern)):
                     extra += codes
-        return self.ignore + tuple(extra)
+        return tuple(extra)
 
     def enabled(self, rule: str | None, path: str = "") -> bool:
+        """Whether findings of `rule` in `path` are reported; a per-file ignore always drops them (as in ruff)."""
         if rule is None or rule == SYNTAX_RULE:
             return True
         sel = 0 if self.select is None else _specificity(self.select, rule)
-        return sel >= 0 and _specificity(self.ignores_for(path), rule) < sel
+        return sel >= 0 and _specificity(self.ignore, rule) < sel and _specificity(self.per_file(path), rule) < 0
 
     def apply(self, diags: list[Diagnostic], path: str = "") -> list[Diagnostic]:
         return [d for d in diags if self.enabled(d.rule, path)]
