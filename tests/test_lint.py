@@ -40,7 +40,8 @@ def test_ignore_drops_the_finding_and_the_spirv_val_error_folded_into_it(capsys)
 def test_select_keeps_only_the_named_rules(capsys) -> None:
     rc, out, _ = run(capsys, "val", str(DATA / "warn_stride.spvasm"), "--werror", "--select", "coopmat.muladd")
     assert (rc, out) == (0, "")
-    rc, out, _ = run(capsys, "val", str(DATA / "warn_stride.spvasm"), "--werror", "--select", "spirv-val,coopmat.stride")
+    rc, out, _ = run(capsys, "val", str(DATA / "warn_stride.spvasm"), "--werror", "--select",
+                     "spirv-val,coopmat.stride")
     assert rc == 1 and "warning[coopmat.stride.positive]" in out
 
 
