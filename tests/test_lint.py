@@ -140,6 +140,8 @@ def test_settings_from_the_nearest_pyproject(capsys, tmp_path) -> None:
                                                                "'spirv-val-options'?)"),
     ('[tool.spvcoop.lint]\nspirv-val-options = ["--output=/etc/x"]\n', ":2:1:", "is not a spirv-val option"),
     ('[tool.spvcoop.lint]\ntarget-env = "vulkan9"\n', ":2:1:", "unknown target environment 'vulkan9'"),
+    ('[tool.spvcoop]\nlint = 3\n', ":", "[tool.spvcoop.lint] must be a table"),
+    ('[tool.spvcoop.lint]\nwerror = "yes"\n', ":2:1:", "'werror' must be true or false"),
     ('[tool.spvcoop.lint]\nprofile = "../secret.yaml"\n', ":2:1:", "a configuration file may only name files in its "
                                                                   "own directory tree"),
 ])
