@@ -80,7 +80,7 @@ def _table(path: str, text: str) -> dict[str, Any] | None:
         span = Span(int(m.group(1)), int(m.group(2))) if m else None
         raise _error(path, f"invalid TOML: {msg}", span) from None
     if os.path.basename(path).endswith("pyproject.toml"):
-        table = doc
+        table: Any = doc
         for key in ("tool", "spvcoop", "lint"):
             table = table.get(key) if isinstance(table, dict) else None
         where = "[tool.spvcoop.lint]"
