@@ -13,9 +13,20 @@ def _type_args(p: argparse.ArgumentParser, required: bool = True) -> None:
                    help="component type: f16 bf16 f32 f64 s8 u8 s16 u16 s32 u32 s64 u64")
     p.add_argument("--rows", type=int, required=required, metavar="R")
     p.add_argument("--cols", type=int, required=required, metavar="C")
-    p.add_argument("--use", metavar="U", help="a, b or acc (KHR); omit for NV types, which have no use")
+    p.add_argument("--use", metavar="U", type=_use, help="a, b or acc (KHR); omit for NV types, which have no use")
     p.add_argument("--subgroup-size", "-S", type=int, metavar="S",
                    help="invocations per subgroup (default: the model's, else 32)")
+
+
+def _use(text: str) -> str:
+    """--use: checked as it is parsed, so a misspelt use is a usage error (exit 2) with a "did you mean"."""
+    from ..core.diagnostics import SpvError
+    from ..layouts import normalize_use
+    try:
+        normalize_use(text)
+    except SpvError as e:
+        raise argparse.ArgumentTypeError(e.diagnostics[0].message) from None
+    return text
 
 
 def _positive(text: str) -> int:
@@ -134,9 +145,9 @@ def _guard(fn):
     from .common import print_diagnostics
     try:
         return fn()
-    except SpvError as e:
+    except SpvError as e:   # 1 for a finding (a model file, a type it does not define), 2 for a usage error
         print_diagnostics(e.diagnostics)
-        return 1
+        return e.exit_status
 
 
 def _model(name: str, args: argparse.Namespace, seed: int | None = None):
@@ -152,11 +163,11 @@ def _write_all(outputs: list[tuple[str | None, bytes | str]]) -> None:
     import tempfile
     from pathlib import Path
 
-    from ..core.diagnostics import Diagnostic, SpvError
+    from ..core.diagnostics import Diagnostic, InputError
     from ..core.files import honour_umask
 
-    def fail(path: str, e: OSError) -> SpvError:
-        return SpvError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=path))
+    def fail(path: str, e: OSError) -> InputError:   # a file that cannot be written: exit status 2
+        return InputError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=path))
     temps: list[tuple[str, str]] = []
     try:
         for path, data in outputs:
@@ -165,7 +176,7 @@ def _write_all(outputs: list[tuple[str | None, bytes | str]]) -> None:
             data = data.encode("utf-8") if isinstance(data, str) else data
             target = Path(path)
             if os.path.isdir(target):
-                raise SpvError(Diagnostic("error", "cannot write output: it is a directory", source=path))
+                raise InputError(Diagnostic("error", "cannot write output: it is a directory", source=path))
             try:
                 fd, tmp = tempfile.mkstemp(prefix=".spvcoop-", dir=target.parent if str(target.parent) else ".")
             except OSError as e:

@@ -25,13 +25,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--check", metavar="EXPECTED.yaml",
                    help="compare outputs with these values; exit 1 if they differ (with a run spec: buffer names "
                         "to data with tolerances; with a shader: SPIRV-Interpreter's expected-output file)")
-    p.add_argument("--compare", choices=("digits", "tolerance", "device"), default=None, nargs="?", const="device",
-                   help="with --device and no value: run on the interpreter too and report per output buffer "
-                        "whether the two are bit-identical (else how many elements differ, the largest difference "
-                        "in ulp and the first differing index), exit 1 if any differ; with a value, how --check "
-                        "compares floats: 'digits' as SPIRV-Interpreter (3 significant digits for 16-bit floats, "
-                        "6 for wider; the default when SPEC is a shader) or 'tolerance' (--rtol/--atol; the default "
-                        "with a run spec, and whenever --rtol or --atol is given)")
+    p.add_argument("--check-floats", choices=("digits", "tolerance"), default=None,
+                   help="how --check compares floats: 'digits' as SPIRV-Interpreter (3 significant digits for 16-bit "
+                        "floats, 6 for wider; the default when SPEC is a shader) or 'tolerance' (--rtol/--atol; the "
+                        "default with a run spec, and whenever --rtol or --atol is given)")
+    p.add_argument("--compare-interpreter", action="store_true",
+                   help="with --device: run on the interpreter too and report per output buffer whether the two are "
+                        "bit-identical (else how many elements differ, the largest difference in ulp and the first "
+                        "differing index); exit 1 if any differ")
+    # `--compare` had both meanings; refused, pointing at the option meant (else argparse would take it for an
+    # abbreviation of --compare-interpreter)
+    p.add_argument("--compare", nargs="?", action=_SplitOption, help=argparse.SUPPRESS)
     p.add_argument("--device", metavar="vulkan[:N]",
                    help="run on a Vulkan device (needs spvcoop[gpu]; see `spvcoop device list`) instead of the "
                         "interpreter; outputs are written alike")
@@ -55,6 +59,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="what --template writes (default runspec)")
     p.add_argument("-f", "--force", action="store_true", help="let --template overwrite an existing FILE")
     p.set_defaults(func=run_command)
+
+
+class _SplitOption(argparse.Action):
+    """The old `--compare [digits|tolerance|device]`: a usage error naming the option that now does it."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        new = f"--check-floats {values}" if values in ("digits", "tolerance") else "--compare-interpreter"
+        parser.error(f"--compare is now two options: --compare-interpreter (with --device) and --check-floats "
+                     f"digits|tolerance (with --check) (did you mean '{new}'?)")
 
 
 # flags only `spvcoop run` has (`portability` runs every layout model itself and traces nothing)
@@ -278,16 +291,16 @@ def _run(args: argparse.Namespace) -> int:
     if opts.get("layout") == "all":
         return _portability(module, inputs, opts, spec, args)
     device = getattr(args, "device", None)  # `portability` builds its own namespace
-    if args.compare == "device" and not device:
-        raise InputError(Diagnostic("error", "--compare without a value compares with a device: give --device "
-                                    "vulkan[:N] (or --compare digits|tolerance for --check)"))
+    if getattr(args, "compare_interpreter", False) and not device:
+        raise InputError(Diagnostic("error", "--compare-interpreter compares the interpreter with a device: give "
+                                    "--device vulkan[:N]", source="<command line>"))
     if device:
         from ..gpu import parse_device
         from ..gpu.runner import run_on_device
         res = run_on_device(module, **inputs, entry_point=opts.get("entry_point"), device=parse_device(device),
                             validate=opts.get("validate", True), subgroup_size=opts.get("subgroup_size"),
                             timeout_s=getattr(args, "gpu_timeout", None))
-        if args.compare == "device":
+        if args.compare_interpreter:
             interp = _run_shown(run, module, inputs, dict(opts, validate=False))
             return _compare_device(_select_outputs(interp, spec.outputs), _select_outputs(res, spec.outputs),
                                    args)
@@ -507,21 +520,21 @@ def _check(res, expected, args) -> int:
         if isinstance(want, dict) and b.type is not None and len(b.type.members) == 1 and \
                 b.type.member_names[0] not in want:
             got = res[key]
-        if args.compare == "digits" and isinstance(want, dict) and b.type is not None and got is not res[key]:
+        if args.check_floats == "digits" and isinstance(want, dict) and b.type is not None and got is not res[key]:
             from ..runspec.sicompat import CheckOptions, compare_typed   # member types give each float's digits
             total += compare_typed(b.type, got, want, str(k), lines, CheckOptions(limit=10))
             continue
-        total += compare(str(k), got, want, rtol, atol, lines, digits=args.compare == "digits")
+        total += compare(str(k), got, want, rtol, atol, lines, digits=args.check_floats == "digits")
     return _check_verdict(total, lines, len(expected), args)
 
 
 def _check_si(module, res, expected, args) -> int:
     """--check with SPIRV-Interpreter's expected-output file: values by name or result id, floats compared at
-    its significant digits unless --compare tolerance (or --rtol/--atol) asks for tolerances."""
+    its significant digits unless --check-floats tolerance (or --rtol/--atol) asks for tolerances."""
     from ..interp.program import Program
     from ..runspec.sicompat import CheckOptions, check
-    tolerance = args.compare == "tolerance" or (args.compare is None and (args.rtol is not None or
-                                                                          args.atol is not None))
+    tolerance = args.check_floats == "tolerance" or (args.check_floats is None and (args.rtol is not None or
+                                                                                    args.atol is not None))
     opts = CheckOptions(digits=not tolerance, rtol=1e-5 if args.rtol is None else args.rtol,
                         atol=1e-6 if args.atol is None else args.atol)
     total, lines, n = check(Program(module), res, expected, args.check, opts)
