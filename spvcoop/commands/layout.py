@@ -219,7 +219,7 @@ def run_list(args: argparse.Namespace) -> int:
             S = f"subgroup size {m.default_subgroup_size}" if m.default_subgroup_size else "any subgroup size"
             print(f"{m.name}  ({S})")
             if m.description:
-                print(f"  {m.description.splitlines()[0][:110]}")
+                print(_summary(m.description.splitlines()[0]))
             for e in m.entries:
                 print(f"  - {e.describe()}")
             types = m.types()
@@ -231,6 +231,18 @@ def run_list(args: argparse.Namespace) -> int:
                 print(f"  types: {shown}{more}")
         return 0
     return _guard(go)
+
+
+def _summary(text: str, lines: int = 2) -> str:
+    """A description in at most `lines` lines of the terminal's width, indented, cut only between words."""
+    import shutil
+    import textwrap
+    width = max(40, min(shutil.get_terminal_size((100, 24)).columns, 120)) - 2
+    wrap = textwrap.TextWrapper(width, initial_indent="  ", subsequent_indent="  ", break_long_words=False,
+                                break_on_hyphens=False)
+    if len(wrap.wrap(text)) > lines:
+        text = textwrap.shorten(text, width * lines - 8, placeholder=" ...")
+    return "\n".join(wrap.wrap(text))
 
 
 def run_show(args: argparse.Namespace) -> int:
