@@ -35,7 +35,8 @@ import numpy as np
 from ..core.diagnostics import Diagnostic
 from .descriptors import KINDS, Descriptor, SpecError, _name, _short
 from .expr import Expr, ExprError, compile_expr
-from .layout import COMPONENTS, Layout, LayoutError, UnknownModelName, UnreadableModel, check_component, check_int, normalize_use
+from .layout import (COMPONENTS, Layout, LayoutError, UnknownModelName, UnreadableModel, check_component, check_int,
+                     normalize_use)
 from .limits import (DEFAULT_LIMITS, MAX_ENTRIES, MAX_ENUMERATED_TYPES, MAX_INT, MAX_LIST, MAX_NAMES,
                      MAX_WHEN_EVALS, LayoutLimits)
 from .yamlloc import load_yaml, span_of
