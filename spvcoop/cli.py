@@ -77,7 +77,7 @@ class Parser(argparse.ArgumentParser):
     error). Subparsers inherit the class (add_subparsers' default parser_class), so each command's own parser
     reports an option it does not know, naming its closest option."""
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_known_args(self, args=None, namespace=None):
         ns, extras = super().parse_known_args(args, namespace)
         if extras:
             self.error(f"unrecognized arguments: {' '.join(extras)}{self._suggest(extras)}")
@@ -93,7 +93,7 @@ class Parser(argparse.ArgumentParser):
                     return hint
         return ""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
         if m:
             from .core.diagnostics import did_you_mean
