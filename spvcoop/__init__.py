@@ -16,7 +16,7 @@ __all__ = ["Diagnostic", "SpvError", "Header", "Instruction", "Module", "Operand
            "assemble", "disassemble", "read_binary", "validate", "run", "__version__"]
 
 if TYPE_CHECKING:
-    from .interp import RunResult
+    from .api import run
 
 
 def assemble(text: str, source: str = "<input>", target_env: str = "spv1.6",
@@ -65,14 +65,11 @@ def validate(module: Module, target_env: str = "universal", spec_constants: dict
                      spirv_val_timeout=spirv_val_timeout)
 
 
-def run(shader: Any, **options: Any) -> RunResult:
-    """Run a compute shader on the CPU over a whole dispatch and return its buffers; `shader` is a
-    path (.spvasm, .spv, .comp), assembly text or a Module. The options are those of
-    spvcoop.interp.run (dispatch, buffers, spec_constants, push_constants, subgroup_size, layout,
-    coop_numerics, max_steps, max_memory, ...)."""
-    from .interp import run as _run
-    from .interp.runner import run_arg_error
-    err = run_arg_error("run", shader, options)
-    if err is not None:
-        raise err
-    return _run(shader, **options)
+def __getattr__(name: str) -> Any:
+    # spvcoop.run lives in api.py, loaded on first use: its docstring lists the run options of interp/options.py,
+    # and importing the interpreter would cost every `spvcoop as` a tenth of a second (numpy)
+    if name == "run":
+        from .api import run
+        globals()["run"] = run
+        return run
+    raise AttributeError(f"module 'spvcoop' has no attribute '{name}'")
