@@ -103,3 +103,53 @@ def test_the_parser_class_reaches_every_subcommand() -> None:
     assert all(isinstance(p, cli.Parser) and p.formatter_class is cli.HelpFormatter
                for _, p in cli.all_parsers(cli.build_parser()))
     assert isinstance(cli.build_parser(), argparse.ArgumentParser)
+
+
+def test_run_progress_names_the_dispatch(monkeypatch, capsys) -> None:
+    import sys
+
+    from spvcoop.commands.run import Progress
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    p = Progress(True, (64, 4, 1))
+    p.line.start -= 2.0
+    p(1 << 20)
+    p.done()
+    err = capsys.readouterr().err
+    assert "running: 1,048,576 instructions over 256 workgroup(s), 2." in err and err.endswith("\r")
+
+
+def test_layout_measure_shows_progress_on_a_terminal(monkeypatch, capsys) -> None:
+    """Each probed type moves the status line (standard error, a terminal only); it is cleared at the end."""
+    import sys
+
+    import spvcoop.gpu.compute
+    import spvcoop.gpu.layouts
+
+    class FakeDevice:
+        def __init__(self, index, timeout_s=None):
+            self.instance = self
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def info(self, index):
+            return argparse.Namespace(name="Fake GPU")
+
+    def fake_measure(dev, info, progress=None, extra=(), workgroup=()):
+        for label in ("khr f16 16x16 use a", "khr f16 16x16 use b"):
+            progress(label)
+        return [], ["every type: planted"]
+
+    monkeypatch.setattr(spvcoop.gpu.compute, "Device", FakeDevice)
+    monkeypatch.setattr(spvcoop.gpu.layouts, "measure", fake_measure)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    rc, _, err = _main(capsys, "layout", "measure", "--device", "vulkan:0")
+    assert rc == 2 and "Fake GPU reports no cooperative-matrix type" in err
+    assert "measuring layouts: 1 type(s) probed, last khr f16 16x16 use a" in err
+    assert "measuring layouts: 2 type(s) probed, last khr f16 16x16 use b" in err
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
+    rc, _, err = _main(capsys, "layout", "measure", "--device", "vulkan:0")
+    assert rc == 2 and "measuring layouts" not in err        # not on a log

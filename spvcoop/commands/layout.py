@@ -492,9 +492,20 @@ def run_measure(args: argparse.Namespace) -> int:
         t0 = time.monotonic()
         index = parse_device(args.device)
         from ..gpu.compute import DEFAULT_TIMEOUT_S
-        with Device(index, timeout_s=args.gpu_timeout or DEFAULT_TIMEOUT_S) as dev:
-            info = dev.instance.info(index)
-            entries, skipped = measure(dev, info, extra=args.also, workgroup=args.workgroup)
+        from .common import StatusLine
+        status = StatusLine(after=0.0)
+        count = 0
+
+        def progress(label: str) -> None:   # after each probed type
+            nonlocal count
+            count += 1
+            status.show(f"measuring layouts: {count} type(s) probed, last {label}")
+        try:
+            with Device(index, timeout_s=args.gpu_timeout or DEFAULT_TIMEOUT_S) as dev:
+                info = dev.instance.info(index)
+                entries, skipped = measure(dev, info, progress=progress, extra=args.also, workgroup=args.workgroup)
+        finally:
+            status.done()
         if not entries:
             from ..core.diagnostics import Diagnostic, InputError
             raise InputError(Diagnostic("error", f"{info.name} reports no cooperative-matrix type a probe can "

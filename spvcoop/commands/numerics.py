@@ -71,7 +71,18 @@ def run_measure(args: argparse.Namespace) -> int:
         if not combinations(info):
             raise InputError(Diagnostic("error", f"{info.name} reports no cooperative-matrix combination the MulAdd "
                                         "probes handle", source=args.device))
-        data = measure_tiles(dev, info, args.tiles, seeds=(1, 2))
+        from .common import StatusLine
+        status = StatusLine(after=0.0)
+        done: list = []
+
+        def progress(combo) -> None:   # after each type combination's tiles
+            done.append(combo)
+            a, b, c, M, N, K = combo
+            status.show(f"measuring numerics: {len(done)} combination(s), last {a} x {b} + {c} {M}x{N}x{K}")
+        try:
+            data = measure_tiles(dev, info, args.tiles, seeds=(1, 2), progress=progress)
+        finally:
+            status.done()
     if args.save_tiles:
         save_tiles(args.save_tiles, data)
     return _finish(data, args, f"{info.name} ({info.driver_name} {info.driver_info}, Vulkan {info.api_version})",

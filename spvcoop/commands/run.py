@@ -183,28 +183,26 @@ def _file_options(args: argparse.Namespace):
 
 
 class Progress:
-    """A one-line progress indicator on stderr, shown only for runs longer than a second on a terminal."""
+    """`run`'s progress on a terminal (common.StatusLine: stderr, runs longer than a second): instructions executed
+    so far and the size of the dispatch they run over."""
 
-    def __init__(self, enabled: bool):
-        self.enabled = enabled and sys.stderr.isatty()
-        self.start = time.monotonic()
-        self.shown = False
+    def __init__(self, enabled: bool, dispatch: tuple[int, ...] = (1, 1, 1), stream=None):
+        from .common import StatusLine
+        self.line = StatusLine(enabled, stream=stream)
+        workgroups = 1
+        for n in dispatch:
+            workgroups *= int(n)
+        self.what = f"{workgroups} workgroup(s)" if workgroups != 1 else "1 workgroup"
+
+    @property
+    def enabled(self) -> bool:
+        return self.line.enabled
 
     def __call__(self, steps: int) -> None:
-        if not self.enabled:
-            return
-        t = time.monotonic() - self.start
-        if t < 1.0:
-            return
-        spin = "|/-\\"[int(t * 4) % 4]
-        sys.stderr.write(f"\r{spin} running: {steps} instructions, {t:.1f}s")
-        sys.stderr.flush()
-        self.shown = True
+        self.line.show(f"running: {steps:,} instructions over {self.what}")
 
     def done(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r" + " " * 60 + "\r")
-            sys.stderr.flush()
+        self.line.done()
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -305,7 +303,7 @@ def _run(args: argparse.Namespace) -> int:
             return _compare_device(_select_outputs(interp, spec.outputs), _select_outputs(res, spec.outputs),
                                    args)
         return _write_outputs(res, spec, run_spec, module, args, options)
-    progress = Progress(not args.quiet)
+    progress = Progress(not args.quiet, dispatch)
     if opts.get("trace") is not None:
         opts["trace_out"] = sys.stderr   # trace lines as they come (the library never writes to the terminal)
     try:
