@@ -2,8 +2,9 @@
 
 The run options are declared once, in spvcoop/interp/options.py. This signature writes each out (name, type,
 default) so that type checkers and editors see them; tests/test_public_api.py fails, printing the parameter to add,
-when the two differ in names, order or defaults. Adding a run option: its `RunOption` in options.py, then its
-keyword here, after the others, with the same default; the docstring takes its help from the declaration.
+when the two differ in names or defaults. Adding a run option: its `RunOption` in options.py, then its keyword
+here (anywhere among the keyword-only ones) with its type and the same default; the docstring takes its help from
+the declaration (and docs/api.md, once `python tools/gen_docs.py` has rewritten it).
 """
 from __future__ import annotations
 
