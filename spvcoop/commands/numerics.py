@@ -102,7 +102,8 @@ def run_fit(args: argparse.Namespace) -> int:
         data = load_tiles(args.tiles)
     except (OSError, ValueError, KeyError, EOFError, NotImplementedError, RuntimeError, zlib.error,
             zipfile.BadZipFile) as e:  # a damaged archive, an unsupported compression or an encrypted member
-        raise InputError(Diagnostic("error", f"cannot read tiles: {e}", source=args.tiles)) from None
+        reason = getattr(e, "strerror", None) or e   # "No such file or directory", not "[Errno 2] ..."
+        raise InputError(Diagnostic("error", f"cannot read tiles: {reason}", source=args.tiles)) from None
     from ..numerics.tiles import check_tiles
     check_tiles(data, args.tiles)
     return _finish(data, args, f"tiles from {args.tiles}", args.fit_seed, t0)
