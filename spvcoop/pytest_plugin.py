@@ -25,13 +25,32 @@ from __future__ import annotations
 import pytest
 
 
-def short_failure(e):
+def short_failure(e, shader=None):
     """`e` (an SpvError) ready to re-raise from the fixture: its message every diagnostic in the human format
-    (notes and all), its traceback dropped, so pytest shows the test's line and that report alone."""
+    (the source line with a caret where the shader is assembly text or a .spvasm file, then the notes), its
+    traceback dropped, so pytest shows the test's line and that report alone."""
     from .core.diagnostics import format_diagnostics
-    text = format_diagnostics(e.diagnostics).rstrip("\n")
-    e.args = (text,)   # its first line the headline: pytest's short summary shows it
+    source, text = _assembly_of(shader)
+    report = "".join(format_diagnostics([d], text if text is not None and d.source == source else None)
+                     for d in e.diagnostics).rstrip("\n")
+    e.args = (report,)   # its first line the headline: pytest's short summary shows it
     return e.with_traceback(None)
+
+
+def _assembly_of(shader) -> tuple[str | None, str | None]:
+    """(the source name diagnostics give, the assembly text) of a shader given as assembly text or a .spvasm path,
+    for the source line of a failure; (None, None) otherwise."""
+    import os
+    if isinstance(shader, str) and "\n" in shader:
+        from .loader import is_glsl_text
+        return (None, None) if is_glsl_text(shader) else ("<shader>", shader)
+    if isinstance(shader, (str, os.PathLike)) and str(shader).endswith(".spvasm"):
+        from .core.files import read_input
+        try:
+            return str(shader), read_input(str(shader)).decode("utf-8", "replace")
+        except Exception:  # noqa: BLE001 - the error being reported matters, not this excerpt
+            return None, None
+    return None, None
 
 
 @pytest.fixture
@@ -49,7 +68,7 @@ def spvcoop_run():
         try:
             return api_run(*args, **kwargs)
         except SpvError as e:
-            raise short_failure(e) from None
+            raise short_failure(e, args[0] if args else kwargs.get("shader")) from None
     return run
 
 
@@ -108,5 +127,5 @@ def spvcoop_gpu(_spvcoop_gpu_device, tmp_path):
         try:
             return run_on_device(shader, device=dev, **kwargs)
         except SpvError as e:
-            raise short_failure(e) from None
+            raise short_failure(e, shader) from None
     return run

@@ -58,6 +58,7 @@ def test_a_failing_shader_fails_the_test_short_and_complete(tmp_path) -> None:
     assert p.returncode == 1, p.stdout
     out = p.stdout
     assert "out-of-bounds store of 4 bytes at byte offset 32 of 'B'" in out
+    assert "OpStore %25 %uint_1\n" in out and "^~~" in out          # the source line, with a caret
     assert "note: in invocation #5" in out                        # which invocations
     assert "note: from oob.comp:4: void main()" in out            # which source line
     assert "spvcoop/interp" not in out and "spvcoop/api.py" not in out and "pytest_plugin.py" not in out
