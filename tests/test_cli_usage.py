@@ -153,3 +153,14 @@ def test_layout_measure_shows_progress_on_a_terminal(monkeypatch, capsys) -> Non
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
     rc, _, err = _main(capsys, "layout", "measure", "--device", "vulkan:0")
     assert rc == 2 and "measuring layouts" not in err        # not on a log
+
+
+def test_layout_all_progress_names_each_model(monkeypatch, capsys) -> None:
+    import sys
+
+    from spvcoop.commands.run import Progress
+    monkeypatch.setattr(Progress, "AFTER", 0.0)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    rc, out, err = _main(capsys, "run", "samples/coopmat/nonportable/run.yaml", "--layout", "all")
+    assert rc == 1 and "NOT PORTABLE" in out
+    assert "running model 1/" in err and "(nvidia)" in err and "(wmma-sm80)" in err

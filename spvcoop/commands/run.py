@@ -185,20 +185,27 @@ class Progress:
     """`run`'s progress on a terminal (common.StatusLine: stderr, runs longer than a second): instructions executed
     so far and the size of the dispatch they run over."""
 
+    AFTER = 1.0   # seconds before the line appears: a short run shows none
+
     def __init__(self, enabled: bool, dispatch: tuple[int, ...] = (1, 1, 1), stream=None):
         from .common import StatusLine
-        self.line = StatusLine(enabled, stream=stream)
+        self.line = StatusLine(enabled, after=self.AFTER, stream=stream)
         workgroups = 1
         for n in dispatch:
             workgroups *= int(n)
         self.what = f"{workgroups} workgroup(s)" if workgroups != 1 else "1 workgroup"
+        self.stage = ""   # `--layout all`: which model of how many
+
+    def model(self, k: int, n: int, label: str) -> None:
+        self.stage = f" model {k}/{n} ({label})"
+        self.line.show(f"running{self.stage}")
 
     @property
     def enabled(self) -> bool:
         return self.line.enabled
 
     def __call__(self, steps: int) -> None:
-        self.line.show(f"running: {steps:,} instructions over {self.what}")
+        self.line.show(f"running{self.stage}: {steps:,} instructions over {self.what}")
 
     def done(self) -> None:
         self.line.done()
@@ -386,7 +393,12 @@ def _portability(module, inputs: dict, opts: dict, spec, args: argparse.Namespac
     from ..interp.coopmat.portability import check, report
     S = opts.get("subgroup_size") or 32
     run_opts = {k: v for k, v in opts.items() if k not in ("layout", "trace")}
-    outcomes = check(module, dict(inputs, **run_opts, subgroup_size=S), spec.outputs)
+    progress = Progress(not args.quiet, inputs["dispatch"])
+    try:
+        outcomes = check(module, dict(inputs, **run_opts, subgroup_size=S, progress=progress), spec.outputs,
+                         on_model=progress.model)
+    finally:
+        progress.done()
     shown: list = []
     for o in outcomes:
         shown += [d for d in o.diagnostics if d not in shown]
