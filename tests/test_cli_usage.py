@@ -26,7 +26,7 @@ def _main(capsys, *argv: str) -> tuple[int, str, str]:
     (["layout", "show", "nvidia", "-t", "f16", "--rows", "16", "--cols", "16", "--use", "accc"],
      "unknown use 'accc' (did you mean 'acc'?)"),
     (["layout", "show", "nvdia", "-t", "f16", "--rows", "16", "--cols", "16", "--use", "a"],
-     "unknown layout model 'nvdia' (did you mean 'nvidia'?)"),
+     "<command line>: error: unknown layout model 'nvdia' (did you mean 'nvidia'?)"),
     (["run", "samples/saxpy/run.yaml", "--layout", "nvdia"], "(did you mean 'nvidia'?)"),
     (["layout", "diff", "nvidia", "nvdia"], "(did you mean 'nvidia'?)"),
 ])

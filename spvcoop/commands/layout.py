@@ -152,7 +152,13 @@ def _guard(fn):
 
 def _model(name: str, args: argparse.Namespace, seed: int | None = None):
     from ..layouts import load_model
-    return load_model(name, seed=seed, limits=_limits(args))
+    from ..layouts.layout import UnknownModelName
+    try:
+        return load_model(name, seed=seed, limits=_limits(args))
+    except UnknownModelName as e:   # the name came from the command line
+        for d in e.diagnostics:
+            d.source = "<command line>"
+        raise
 
 
 def _write_all(outputs: list[tuple[str | None, bytes | str]]) -> None:
