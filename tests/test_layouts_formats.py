@@ -418,3 +418,19 @@ def test_structurally_mutated_model_files_fail_cleanly(text, edits):
             m.layout(*t)
     except SpvError as e:
         assert e.diagnostics and e.diagnostics[0].message
+
+
+def test_wider_subgroups_hatch_the_second_32_invocations():
+    """At subgroup size 64 invocation p + 32 shares p's colour, so its cells (and legend swatch) are also hatched."""
+    lay = load_model("amd-cdna3-mfma").layout("f16", 16, 16, "a")
+    root = ET.fromstring(to_svg(lay))
+    ns = "{http://www.w3.org/2000/svg}"
+    assert root.find(f"{ns}defs/{ns}pattern[@id='hatch']") is not None
+    held = {}
+    for g in root.iter(f"{ns}g"):
+        t = g.find(f"{ns}title")
+        if t is not None and "invocation" in (t.text or ""):
+            p = int(t.text.split("invocation ")[1].split()[0])
+            held[p] = [r.get("fill") for r in g.iter(f"{ns}rect")]
+    assert held[0] == [held[32][0]] and held[32][1] == "url(#hatch)"
+    assert len(set(map(tuple, held.values()))) == 64

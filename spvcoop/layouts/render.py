@@ -42,7 +42,7 @@ def to_json(lay: Layout) -> str:
 # 32 fills, one per invocation of a 32-wide subgroup, told apart by eye: picked greedily for the largest smallest
 # CIELAB distance (CIE76 dE >= 25 between any two; 10 is already plainly different) among sRGB colours on which black
 # text has a contrast of at least 7:1 (WCAG AAA), and far from the white of cells no invocation holds. Invocation p
-# gets PALETTE[p % 32]; in wider subgroups the labels (p:i) and the legend tell p and p + 32 apart.
+# gets PALETTE[p % 32]; in wider subgroups invocations 32-63 (96-127) are also hatched, so p and p + 32 differ too.
 PALETTE = ("#00ff00", "#ff2dff", "#ff6900", "#fff04b", "#4b96ff", "#2db469", "#f06996", "#c3965a",
            "#00a5b4", "#e187ff", "#78c30f", "#b496c3", "#d2f0a5", "#00fff0", "#f0a50f", "#00ff87",
            "#ffb4b4", "#ff695a", "#ff4bc3", "#87a587", "#96a53c", "#78c3ff", "#d2ff00", "#96f0ff",
@@ -52,6 +52,22 @@ PALETTE = ("#00ff00", "#ff2dff", "#ff6900", "#fff04b", "#4b96ff", "#2db469", "#f
 def colour(p: int, S: int) -> str:
     """The fill of invocation p's cells (PALETTE, repeating every 32 invocations)."""
     return PALETTE[p % len(PALETTE)]
+
+
+_HATCH = ('<defs><pattern id="hatch" width="7" height="7" patternUnits="userSpaceOnUse" '
+          'patternTransform="rotate(45)"><rect width="1.5" height="7" fill="#000" fill-opacity="0.22"/></pattern></defs>')
+
+
+def _hatched(p: int) -> bool:
+    return (p // len(PALETTE)) % 2 == 1
+
+
+def _fill(p: int, S: int, x: float, y: float, w: float, h: float) -> str:
+    """The rectangle(s) of a cell or swatch held by invocation p: its colour, hatched for p in 32-63 and 96-127."""
+    out = f'<rect x="{x}" y="{y}" width="{w}" height="{h}" fill="{colour(p, S)}" stroke="#555" stroke-width="0.5"/>'
+    if _hatched(p):
+        out += f'<rect x="{x}" y="{y}" width="{w}" height="{h}" fill="url(#hatch)"/>'
+    return out
 
 
 def to_svg(lay: Layout, cell: int = 44) -> str:
@@ -74,6 +90,7 @@ def to_svg(lay: Layout, cell: int = 44) -> str:
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
            f'font-family="monospace">',
            f"<title>{escape(title(lay))}</title>",
+           *([_HATCH] if len(PALETTE) < S else []),
            f'<text x="4" y="16" font-size="13">{escape(title(lay))}</text>',
            '<text x="4" y="32" font-size="11">cell label p:i = invocation p holds it as element i</text>',
            f'<text x="{margin_l + grid_w / 2}" y="{margin_t - 20}" font-size="12" text-anchor="middle" '
@@ -89,11 +106,11 @@ def to_svg(lay: Layout, cell: int = 44) -> str:
         for c in range(lay.cols):
             x = margin_l + c * cell
             hs = holders.get((r, c), [])
-            fill = colour(hs[0][0], S) if hs else "#ffffff"
             tip = ", ".join(f"invocation {p} element {i}" for p, i in hs) or "not held"
-            out.append(f'<g><title>({r},{c}): {escape(tip)}</title>'
-                       f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" stroke="#555" '
-                       f'stroke-width="0.5"/>')
+            rect = _fill(hs[0][0], S, x, y, cell, cell) if hs else (
+                f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="#ffffff" stroke="#555" '
+                'stroke-width="0.5"/>')
+            out.append(f'<g><title>({r},{c}): {escape(tip)}</title>{rect}')
             lines = [f"{p}:{i}" for p, i in hs[:3]] + ([f"+{len(hs) - 3}"] if len(hs) > 3 else [])
             for k, text in enumerate(lines):
                 ty = y + cell / 2 + 4 + (k - (len(lines) - 1) / 2) * 11
@@ -105,9 +122,8 @@ def to_svg(lay: Layout, cell: int = 44) -> str:
     for p in range(S):
         x = margin_l + (p % per_row) * swatch
         y = legend_t + 16 + (p // per_row) * 22
-        out.append(f'<rect x="{x}" y="{y}" width="{swatch - 4}" height="18" fill="{colour(p, S)}" stroke="#555" '
-                   f'stroke-width="0.5"/><text x="{x + (swatch - 4) / 2}" y="{y + 13}" font-size="10" '
-                   f'text-anchor="middle">{p}</text>')
+        out.append(f'{_fill(p, S, x, y, swatch - 4, 18)}<text x="{x + (swatch - 4) / 2}" y="{y + 13}" '
+                   f'font-size="10" text-anchor="middle">{p}</text>')
     out.append("</g>")
     out.append("</svg>")
     return "\n".join(out) + "\n"
@@ -161,7 +177,7 @@ def estimate_size(lay: Layout, fmt: str) -> int:
         return S * L * (cell + 5) + 4 * S + 300
     # per matrix cell: a group with a tooltip, a rect and up to 4 labels; per slot: its 'invocation p element i'
     svg = lay.rows * lay.cols * 240 + S * L * (40 + 2 * len(str(max(S, L)))) + (lay.rows + lay.cols) * 120 + 600 \
-        + S * 200   # the legend
+        + S * 300 + lay.rows * lay.cols * 80   # the legend, hatching
     svg += 600      # axis titles, page styles
     return svg if fmt == "svg" else svg + 2 * table + 900
 
