@@ -126,9 +126,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for name in [only] if only else COMMAND_MODULES:
         importlib.import_module(name).register(sub)  # a misspelt name fails here, loudly
-    for command_parser in sub.choices.values():  # accepted after the command name too
-        _add_global_options(command_parser, argparse.SUPPRESS)
     for path, parser in all_parsers(p):
+        if path:   # accepted after the command name too, also after an action (`layout show ... --debug`)
+            _add_global_options(parser, argparse.SUPPRESS)
         _end_with_example(parser, path)
     return p
 

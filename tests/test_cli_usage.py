@@ -164,3 +164,9 @@ def test_layout_all_progress_names_each_model(monkeypatch, capsys) -> None:
     rc, out, err = _main(capsys, "run", "samples/coopmat/nonportable/run.yaml", "--layout", "all")
     assert rc == 1 and "NOT PORTABLE" in out
     assert "running model 1/" in err and "(nvidia)" in err and "(wmma-sm80)" in err
+
+
+def test_global_options_after_an_action(capsys) -> None:
+    rc, out, err = _main(capsys, "layout", "show", "nvidia", "-t", "f16", "--rows", "16", "--cols", "16", "--use", "a",
+                         "--debug", "--max-input-size", "1M")
+    assert rc == 0 and out.startswith("nvidia: f16 16x16 use a"), err

@@ -55,7 +55,8 @@ def colour(p: int, S: int) -> str:
 
 
 _HATCH = ('<defs><pattern id="hatch" width="7" height="7" patternUnits="userSpaceOnUse" '
-          'patternTransform="rotate(45)"><rect width="1.5" height="7" fill="#000" fill-opacity="0.22"/></pattern></defs>')
+          'patternTransform="rotate(45)"><rect width="1.5" height="7" fill="#000" fill-opacity="0.22"/>'
+          '</pattern></defs>')
 
 
 def _hatched(p: int) -> bool:
