@@ -145,7 +145,7 @@ def to_yaml(fit_: Fit, fresh: dict | None, device: str) -> str:
     import yaml
     m = fit_.model
     params = m.params()
-    for k in ("nan_f32", "nan_f16"):
+    for k in ("nan_f32", "nan_f16", "pe_nan_f32", "pe_nan_f16"):
         if params[k] is not None:
             params[k] = f"0x{params[k]:x}"
 
@@ -165,30 +165,35 @@ def to_yaml(fit_: Fit, fresh: dict | None, device: str) -> str:
 
 
 def load_model_file(path: str) -> MulAddModel:
-    """A numerics file's model; SpvError located in the file for anything wrong."""
+    """A numerics file's model; SpvError located in the file (at the offending key or value) for anything wrong.
+    Parameters a file leaves out keep their defaults (files written before a parameter existed still load)."""
     from ..core.diagnostics import Diagnostic, SpvError
-    from ..core.yamlio import load_file
+    from ..core.yamlio import error_at, load_file
     data = load_file(path, path, as_json=False)
     if not isinstance(data, dict) or not isinstance(data.get("params"), dict):
         raise SpvError(Diagnostic("error", "a numerics file maps 'params' to the model's parameters "
                                   "(written by spvcoop numerics measure)", source=path))
-    params = dict(data["params"])
-    unknown = sorted(set(params) - set(MulAddModel.__dataclass_fields__) - {"name"})
+    raw = data["params"]
+    key_marks, name_marks = getattr(raw, "key_marks", {}), getattr(raw, "name_marks", {})
+    params = dict(raw)
+    unknown = sorted(set(params) - set(MulAddModel.__dataclass_fields__) - {"name"}, key=str)
     if unknown:
-        raise SpvError(Diagnostic("error", f"unknown parameter(s) {', '.join(map(str, unknown))} in 'params'",
-                                  source=path))
-    for k in ("nan_f32", "nan_f16"):
+        raise error_at(f"unknown parameter(s) {', '.join(map(str, unknown))} in 'params'", path,
+                       name_marks.get(unknown[0], getattr(raw, "mark", None)))
+    for k in ("nan_f32", "nan_f16", "pe_nan_f32", "pe_nan_f16"):
         if isinstance(params.get(k), str):
             try:
                 params[k] = int(params[k], 0)
             except ValueError:
-                raise SpvError(Diagnostic("error", f"params.{k}: {params[k]!r} is not a number", source=path)) \
-                    from None
+                raise error_at(f"params.{k}: {params[k]!r} is not a number", path, key_marks.get(k)) from None
+    types = {"exact_products": bool, "bits": int, "block": int, "pe_flush_f32": bool, "pe_flush_f16": bool,
+             "pe_factorise": bool}
+    for k, t in types.items():
+        if k in params and type(params[k]) is not t:
+            raise error_at(f"params: {k} must be {t.__name__}, not {params[k]!r}", path, key_marks.get(k))
     try:
-        types = {"exact_products": bool, "bits": int, "block": int}
-        for k, t in types.items():
-            if k in params and type(params[k]) is not t:
-                raise ValueError(f"{k} must be {t.__name__}, not {params[k]!r}")
         return MulAddModel(name=str(data.get("name", path)), **params)
     except (TypeError, ValueError) as e:
-        raise SpvError(Diagnostic("error", f"params: {e}", source=path)) from None
+        # the model's messages start with the parameter's name (or name two: "bits ... and block ...")
+        first = str(e).split(" ", 1)[0]
+        raise error_at(f"params: {e}", path, key_marks.get(first, getattr(raw, "mark", None))) from None

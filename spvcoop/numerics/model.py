@@ -18,9 +18,21 @@ A model computes D = A x B + C for 16-bit float inputs (f16, or bf16 held as flo
   infinity (`inf`). A nonzero sum that rounds to zero keeps its sign (`zero_sign: ieee`) or gives +0
   (`positive`). NaN results have the bit pattern `nan_f32` / `nan_f16` (None: whatever numpy gives).
 
+Beside the MulAdd, the same model carries how the device's compiled code treats floats where the extensions reach
+outside the tensor cores (numerics/compiled.py measures them; defaults are IEEE behaviour):
+- `bf16_convert`: f32 -> bf16 OpFConvert (scalars and matrices) rounds to nearest even (`rne`) or keeps the upper
+  16 bits of the pattern, NaNs included (`truncate`);
+- inside the functions OpCooperativeMatrixPerElementOpNV calls (interp/compiled_floats.py): f32 / f16 subnormal
+  operands and results of arithmetic flushed to zero (`pe_flush_f32`, `pe_flush_f16`); NaN results of arithmetic
+  given one bit pattern (`pe_nan_f32`, `pe_nan_f16`; None: whatever IEEE arithmetic gives); `x * s + c` fused into
+  one rounding `never`, `always`, or only when the instruction passes no matrix operand besides the Matrix
+  (`pe_contract: without-matrix-operands`); `x * s + x * c` computed as `x * (s + c)` (`pe_factorise`); max/min of
+  +0 and -0 one of the operands (`pe_max_zeros: operand`) or +0 / -0 whatever the order (`positive`).
+
 `nvidia-tensorcore` (an H100's tensor cores, measured) is one instance: exact products, alignment to the
 largest exponent with stored subnormal exponents, 25 bits kept, truncation, rtz, f16 results direct,
-overflow to infinity, underflow to +0, NaN 0x7fffffff / 0x7fff.
+overflow to infinity, underflow to +0, NaN 0x7fffffff / 0x7fff; bf16 conversion truncates; per-element functions
+flush f32 (not f16), give NaN 0x7fffffff / 0x7fff, contract without matrix operands, factorise, max(+0, -0) = +0.
 """
 from __future__ import annotations
 
@@ -38,6 +50,12 @@ FINAL = ("rtz", "rne")
 F16_RESULT = ("direct", "via-f32")
 OVERFLOW = ("saturate", "inf")
 ZERO_SIGN = ("ieee", "positive")
+BF16_CONVERT = ("rne", "truncate")
+PE_CONTRACT = ("never", "always", "without-matrix-operands")
+PE_MAX_ZEROS = ("operand", "positive")
+# the parameters of compiled code outside the MulAdd, and their IEEE values (the defaults)
+COMPILED_DEFAULTS = {"bf16_convert": "rne", "pe_flush_f32": False, "pe_flush_f16": False, "pe_nan_f32": None,
+                     "pe_nan_f16": None, "pe_contract": "never", "pe_factorise": False, "pe_max_zeros": "operand"}
 EMIN = {"f16": -14, "bf16": -126, "f32": -126, "e4m3": -6, "e5m2": -14}
 CHUNK = 128  # tiles per pass: the (M, N, tiles) arrays stay in cache
 
@@ -57,17 +75,30 @@ class MulAddModel:
     zero_sign: str = "ieee"
     nan_f32: int | None = None
     nan_f16: int | None = None
+    bf16_convert: str = "rne"
+    pe_flush_f32: bool = False
+    pe_flush_f16: bool = False
+    pe_nan_f32: int | None = None
+    pe_nan_f16: int | None = None
+    pe_contract: str = "never"
+    pe_factorise: bool = False
+    pe_max_zeros: str = "operand"
 
     def __post_init__(self):
         for name, allowed in (("align", ALIGN), ("drop", DROP), ("subnormal_inputs", SUBNORMAL),
                               ("final", FINAL), ("f16_result", F16_RESULT), ("overflow", OVERFLOW),
-                              ("zero_sign", ZERO_SIGN)):
+                              ("zero_sign", ZERO_SIGN), ("bf16_convert", BF16_CONVERT), ("pe_contract", PE_CONTRACT),
+                              ("pe_max_zeros", PE_MAX_ZEROS)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {getattr(self, name)!r}")
         if not 1 <= self.bits <= 52 or not 1 <= self.block <= 1024:
             raise ValueError("bits must be in 1..52 and block in 1..1024")
         # the NaN results' bit patterns: written into the result's bits, so a NaN of that width
-        for name, width, exp, mant in (("nan_f32", 32, 0x7F800000, 0x7FFFFF), ("nan_f16", 16, 0x7C00, 0x3FF)):
+        for name in ("pe_flush_f32", "pe_flush_f16", "pe_factorise"):
+            if type(getattr(self, name)) is not bool:
+                raise ValueError(f"{name} must be true or false, not {getattr(self, name)!r}")
+        for name, width, exp, mant in (("nan_f32", 32, 0x7F800000, 0x7FFFFF), ("nan_f16", 16, 0x7C00, 0x3FF),
+                                       ("pe_nan_f32", 32, 0x7F800000, 0x7FFFFF), ("pe_nan_f16", 16, 0x7C00, 0x3FF)):
             v = getattr(self, name)
             if v is None:
                 continue
@@ -79,12 +110,26 @@ class MulAddModel:
     def params(self) -> dict:
         return {k: v for k, v in asdict(self).items() if k != "name"}
 
+    def muladd_params(self) -> dict:
+        """The MulAdd's own parameters (params() less the compiled-code ones, which MulAdd tiles cannot show)."""
+        return {k: v for k, v in self.params().items() if k not in COMPILED_DEFAULTS}
+
+    def compiled_params(self) -> dict:
+        return {k: getattr(self, k) for k in COMPILED_DEFAULTS}
+
     def with_(self, **kw) -> MulAddModel:
         return replace(self, **kw)
 
+    @property
+    def per_element_ieee(self) -> bool:
+        """Whether per-element functions follow the IEEE rules (then the interpreter runs them as plain code)."""
+        return all(getattr(self, k) == v for k, v in COMPILED_DEFAULTS.items() if k.startswith("pe_"))
+
 
 NVIDIA_TENSORCORE = MulAddModel(name="nvidia-tensorcore", overflow="inf", zero_sign="positive", nan_f32=0x7FFFFFFF,
-                                nan_f16=0x7FFF)
+                                nan_f16=0x7FFF, bf16_convert="truncate", pe_flush_f32=True, pe_nan_f32=0x7FFFFFFF,
+                                pe_nan_f16=0x7FFF, pe_contract="without-matrix-operands", pe_factorise=True,
+                                pe_max_zeros="positive")
 PARAM_NAMES = tuple(f.name for f in fields(MulAddModel) if f.name != "name")
 
 
