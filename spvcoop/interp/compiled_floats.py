@@ -1,5 +1,6 @@
-"""Float arithmetic as NVIDIA's shader compiler evaluates it inside the functions OpCooperativeMatrixPerElementOpNV
-calls: the model of `--coop-numerics nvidia-tensorcore` for those calls (docs/interpreter-coopmat.md, "Functions the
+"""Float arithmetic as a GPU's shader compiler evaluates it inside the functions OpCooperativeMatrixPerElementOpNV
+calls, as the numerics model's pe_* parameters say (numerics/model.py; numerics/compiled.py measures them); the
+values below are NVIDIA's, those of `--coop-numerics nvidia-tensorcore` (docs/interpreter-coopmat.md, "Functions the
 ops call"). The IEEE rules stay the default everywhere else.
 
 Measured on an H200 (driver 580.159.04, the H100's driver family) with
@@ -23,9 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..numerics.model import MulAddModel
 from .program import Function
-
-F32_NAN, F16_NAN = 0x7FFFFFFF, 0x7FFF
 
 
 @dataclass(frozen=True)
@@ -41,36 +41,44 @@ class _Fused:
 
 
 class CompiledFloats:
-    """The compiled-code float rules for one per-element call: `contract` whether x * s + c fuses."""
+    """The compiled-code float rules for one per-element call, as the numerics model's pe_* parameters set them
+    (numerics/model.py); `matrix_operand`: whether the instruction passes a matrix besides the Matrix."""
 
-    def __init__(self, fn: Function, decorations: dict, contract: bool):
-        self.contract = contract
+    def __init__(self, fn: Function, decorations: dict, model: MulAddModel, matrix_operand: bool):
+        self.contract = model.pe_contract == "always" or (model.pe_contract == "without-matrix-operands"
+                                                          and not matrix_operand)
+        self.factorise = model.pe_factorise
+        self.flush_types = tuple(dt for dt, on in ((np.float32, model.pe_flush_f32), (np.float16, model.pe_flush_f16))
+                                 if on)
+        self.nans = {np.dtype(np.float32): model.pe_nan_f32, np.dtype(np.float16): model.pe_nan_f16}
+        self.positive_zero_max = model.pe_max_zeros == "positive"
         self.plan = _plan(fn, decorations)
 
-    @staticmethod
-    def flush(x: np.ndarray) -> np.ndarray:
-        """f32 subnormals to zero of the same sign; other types unchanged."""
+    def flush(self, x: np.ndarray) -> np.ndarray:
+        """Subnormals of a flushed type to zero of the same sign; other types unchanged."""
         x = np.asarray(x)
-        if x.dtype != np.float32:
+        if x.dtype not in self.flush_types:
             return x
-        tiny = np.float32(np.finfo(np.float32).tiny)
-        return np.where(np.abs(x) < tiny, np.copysign(np.float32(0), x), x)
+        tiny = np.finfo(x.dtype).tiny
+        return np.where(np.abs(x) < tiny, np.copysign(x.dtype.type(0), x), x)
 
     def finish(self, r: np.ndarray, dt: np.dtype) -> np.ndarray:
         r = self.flush(np.asarray(r).astype(dt, copy=False))
-        if r.dtype in (np.float32, np.float16):
+        pattern = self.nans.get(r.dtype)
+        if pattern is not None:
             nan = np.isnan(r)
             if nan.any():
                 u = r.view(f"u{r.dtype.itemsize}").copy()
-                u[nan] = F32_NAN if r.dtype == np.float32 else F16_NAN
+                u[nan] = pattern
                 r = u.view(r.dtype)
         return r
 
     def binary(self, ex, frame, inst, op) -> np.ndarray:
         """OpFAdd/OpFSub/OpFMul/OpFDiv/OpFRem/OpFMod under these rules."""
         dt = ex.rtype(inst).dtype
-        fused = self.plan.get(inst.result_id)
-        if fused is not None and (fused.factor or self.contract):
+        factored, contracted = self.plan.get(inst.result_id, (None, None))
+        fused = factored if factored is not None and self.factorise else contracted if self.contract else None
+        if fused is not None:
             a, b, c = (self.flush(ex.val(frame, i)) for i in (fused.a, fused.b, fused.c))
             if fused.factor:
                 inner = self.flush(np.add(b, c * fused.sign_c).astype(dt, copy=False))
@@ -86,7 +94,8 @@ class CompiledFloats:
         x, y = self.flush(x), self.flush(y)
         r = np.fmax(x, y) if is_max else np.fmin(x, y)
         zeros = (x == 0) & (y == 0) & (np.signbit(x) != np.signbit(y))
-        if zeros.any():   # max of the two zeros is +0 (measured); min taken as -0 by symmetry (not measured)
+        if self.positive_zero_max and zeros.any():
+            # max of the two zeros is +0 (measured); min taken as -0 by symmetry (not measured)
             r = np.where(zeros, np.asarray(0.0 if is_max else -0.0, r.dtype), r)
         return self.finish(r, r.dtype)
 
@@ -110,8 +119,9 @@ def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray, dt: np.dtype) -> np.ndarray
         return s.astype(dt)
 
 
-def _plan(fn: Function, decorations: dict) -> dict[int, _Fused]:
-    """Which OpFAdd/OpFSub of `fn` fuse with the OpFMul results they add (by result id)."""
+def _plan(fn: Function, decorations: dict) -> dict[int, tuple[_Fused | None, _Fused | None]]:
+    """How each OpFAdd/OpFSub of `fn` that adds OpFMul results may fuse with them (by result id): factorised
+    (two products sharing an operand) and contracted (into the first product)."""
     defs = {}
     for blk in fn.blocks.values():
         for inst in blk.body:
@@ -124,20 +134,20 @@ def _plan(fn: Function, decorations: dict) -> dict[int, _Fused]:
             return None
         return d.operands[0].as_int, d.operands[1].as_int
 
-    plan: dict[int, _Fused] = {}
+    plan: dict[int, tuple[_Fused | None, _Fused | None]] = {}
     for rid, inst in defs.items():
         if inst.opname not in ("OpFAdd", "OpFSub") or "NoContraction" in decorations.get(rid, {}):
             continue
         sub = -1.0 if inst.opname == "OpFSub" else 1.0
         x, y = inst.operands[0].as_int, inst.operands[1].as_int
         mx, my = mul(x), mul(y)
+        factored = None
         if mx and my and set(mx) & set(my):
             f = (set(mx) & set(my)).pop()
-            plan[rid] = _Fused(f, _other(mx, f), _other(my, f), sign_c=sub, factor=True)
-        elif mx:
-            plan[rid] = _Fused(mx[0], mx[1], y, sign_c=sub)
-        elif my:
-            plan[rid] = _Fused(my[0], my[1], x, sign_p=sub)
+            factored = _Fused(f, _other(mx, f), _other(my, f), sign_c=sub, factor=True)
+        contracted = _Fused(mx[0], mx[1], y, sign_c=sub) if mx else _Fused(my[0], my[1], x, sign_p=sub) if my else None
+        if factored or contracted:
+            plan[rid] = (factored, contracted)
     return plan
 
 

@@ -36,12 +36,19 @@ def saturating(ex, inst) -> bool:
     return SATURATE in ex.prog.decorations.get(inst.result_id, {})
 
 
+def bf16_truncates(coop_numerics) -> bool:
+    """Whether f32 -> bf16 keeps the upper half (the numerics model's bf16_convert) instead of rounding."""
+    from ..numerics.model import NVIDIA_TENSORCORE, MulAddModel
+    model = NVIDIA_TENSORCORE if coop_numerics == "nvidia-tensorcore" else coop_numerics
+    return isinstance(model, MulAddModel) and model.bf16_convert == "truncate"
+
+
 def to_float(ex, inst, x) -> np.ndarray:
     """x converted to the result's float type (bf16 through f32, FP8 with its overflow rules)."""
     dt = ex.rtype(inst).dtype
     if is_encoded(dt) or is_encoded(np.asarray(x).dtype):
-        # the H100 narrows to bf16 toward zero (tests/data/h100-vulkan/bf16): modelled by nvidia-tensorcore
-        return convert(x, dt, saturating(ex, inst), ex.config.coop_numerics == "nvidia-tensorcore")
+        # the H100 narrows to bf16 toward zero (tests/data/h100-vulkan/bf16): the model's bf16_convert
+        return convert(x, dt, saturating(ex, inst), bf16_truncates(ex.config.coop_numerics))
     return np.asarray(x).astype(dt)
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from ...core.spirv_grammar import load as load_grammar
 from ..dispatch import OpSet
 from ..fault import Fault
-from ..ops_convert import saturating
+from ..ops_convert import bf16_truncates, saturating
 from ..types import Type
 from ...numerics.model import NVIDIA_TENSORCORE
 from ...numerics.model import muladd as numerics_muladd
@@ -184,7 +184,7 @@ def _on_coopmat(*names: str):
 def _elementwise(base, ex, frame, inst, mask, info, view):
     gmask = np.ones(info.num_groups, bool)
     # the H100 narrows f32 to bf16 toward zero (measured); the IEEE rule rounds to nearest even
-    truncate = inst.opname == "OpFConvert" and muladd_model(ex.config.coop_numerics) is not None
+    truncate = inst.opname == "OpFConvert" and bf16_truncates(ex.config.coop_numerics)
     data = info.rounded(np.asarray(base(view, frame, inst, gmask)).astype(info.dtype, copy=False), truncate,
                         saturating(ex, inst))
     if data.ndim != 3:
