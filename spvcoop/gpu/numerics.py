@@ -1,5 +1,6 @@
 """MulAdd probe tiles on a device: the KHR combinations it reports, each distribution of numerics/tiles.py,
-one MulAdd per workgroup (numerics/shader.py)."""
+one MulAdd per workgroup (numerics/shader.py); the compiled-code probes (numerics/compiled.py) on the device and,
+for the fit, in the interpreter; the .npz file that holds both."""
 from __future__ import annotations
 
 import numpy as np
@@ -50,22 +51,69 @@ def measure_tiles(device, info: DeviceInfo, tiles: int, seeds=(1, 2), progress=N
     return out
 
 
-def save_tiles(path, data: dict) -> None:
-    """One .npz: arrays named '<a>_<b>_<c>_<M>x<N>x<K>/<dist>/<seed>/<A|B|C|D>' (bf16 as float32 values)."""
+def measure_probes(device, probes=None, progress=None) -> tuple[dict, dict]:
+    """({probe: {"in<b>": inputs, "gpu<b>": outputs}}, {probe: why not measured}) of the compiled-code probes.
+    A probe whose features the device lacks (bf16 for cvt, coopmat2 per-element operations for perelem), or
+    whose dispatch fails, is not measured: its parameters keep their defaults."""
+    from ..core.diagnostics import SpvError
+    from ..numerics.compiled import PROBES, make_inputs, probe_module, read_outputs, run_args
+    from .runner import run_on_device
+    data: dict = {}
+    skipped: dict = {}
+    for name in probes or PROBES:
+        module = probe_module(name)
+        inputs = make_inputs(name)
+        groups, bufs = run_args(name, inputs)
+        try:
+            device.check_needs(module, name)
+            res = run_on_device(module, dispatch=(groups, 1, 1), validate=False, device=device, buffers=bufs)
+        except SpvError as e:   # a missing feature (named), or a failed or timed-out dispatch
+            skipped[name] = e.diagnostics[0].message if e.diagnostics else str(e)
+        else:
+            data[name] = {**inputs, **read_outputs(name, inputs, res.raw)}
+        if progress:
+            progress(name)
+    return data, skipped
+
+
+def interpret_probe(name: str, model, data: dict) -> dict:
+    """What the interpreter computes for a compiled-code probe under `model` (numerics/compiled.py's Predict)."""
+    from ..interp import run
+    from ..numerics.compiled import probe_module, read_outputs, run_args
+    groups, bufs = run_args(name, data)
+    res = run(probe_module(name), dispatch=(groups, 1, 1), buffers=bufs, coop_numerics=model)
+    return read_outputs(name, data, res.raw)
+
+
+PROBE_PREFIX = "probe/"
+
+
+def save_tiles(path, data: dict, probes: dict | None = None) -> None:
+    """One .npz: arrays named '<a>_<b>_<c>_<M>x<N>x<K>/<dist>/<seed>/<A|B|C|D>' (bf16 as float32 values), and
+    the compiled-code probes' arrays as 'probe/<name>/<in|gpu><b>'."""
     arrays = {}
     for (a, b, c, M, N, K), per in data.items():
         for (dist, seed), quad in per.items():
             for name, arr in zip("ABCD", quad, strict=False):
                 arrays[f"{a}_{b}_{c}_{M}x{N}x{K}/{dist}/{seed}/{name}"] = arr
+    for probe, arrs in (probes or {}).items():
+        for key, arr in arrs.items():
+            arrays[f"{PROBE_PREFIX}{probe}/{key}"] = arr
     np.savez_compressed(path, **arrays)
 
 
 def load_tiles(path, max_bytes: int | None = None) -> dict:
-    """The tiles save_tiles wrote. Bounded before anything is inflated: the arrays' sizes as the archive declares
-    them may total at most max_bytes (default: the input limit, --max-input-size), so a small .npz that inflates
-    to gigabytes is refused at once (zipfile stops every member at its declared size); each member must be a
-    plain numeric .npy whose header matches its data (runspec.spec.read_npy). Raises InputError/SpvError,
-    or zipfile.BadZipFile / OSError / ValueError / KeyError for a damaged or foreign archive."""
+    """The MulAdd tiles save_tiles wrote (load_measurement: the probes too)."""
+    return load_measurement(path, max_bytes)[0]
+
+
+def load_measurement(path, max_bytes: int | None = None) -> tuple[dict, dict]:
+    """(tiles, probes) as save_tiles wrote them. Bounded before anything is inflated: the arrays' sizes as the
+    archive declares them may total at most max_bytes (default: the input limit, --max-input-size), so a small .npz
+    that inflates to gigabytes is refused at once (zipfile stops every member at its declared size); each member
+    must be a plain numeric .npy whose header matches its data (runspec.spec.read_npy). Raises
+    InputError/SpvError, or zipfile.BadZipFile / OSError / ValueError / KeyError for a damaged or foreign
+    archive; probe data of an unknown probe or with missing arrays is a ValueError too."""
     import zipfile
 
     from ..core import files
@@ -85,9 +133,40 @@ def load_tiles(path, max_bytes: int | None = None) -> dict:
                 data = files.read_bounded(member, m.file_size)
             arrays[m.filename.removesuffix(".npy")] = read_npy(data, m.filename, source, max_bytes=limit)
     out: dict = {}
+    probes: dict = {}
     for key, arr in arrays.items():
+        if key.startswith(PROBE_PREFIX):
+            probe, _, name = key[len(PROBE_PREFIX):].partition("/")
+            probes.setdefault(probe, {})[name] = arr
+            continue
         combo, dist, seed, name = key.split("/")
         a, b, c, shape = combo.split("_")
         M, N, K = (int(x) for x in shape.split("x"))
         out.setdefault((a, b, c, M, N, K), {}).setdefault((dist, int(seed)), {})[name] = arr
-    return {k: {ds: tuple(v[n] for n in "ABCD") for ds, v in per.items()} for k, per in out.items()}
+    _check_probes(probes)
+    return {k: {ds: tuple(v[n] for n in "ABCD") for ds, v in per.items()} for k, per in out.items()}, probes
+
+
+def _check_probes(probes: dict) -> None:
+    """Every probe known, with its inputs and outputs of the types and sizes the probe kernel has."""
+    from ..numerics.compiled import FUNCTIONS, PROBES, outputs, tiles_of
+    for name, arrs in probes.items():
+        if name not in PROBES:
+            raise ValueError(f"unknown probe '{name}' (known: {', '.join(PROBES)})")
+        ins = ("in0",) if name == "cvt" else ("in0", "in1", "in2")
+        want = {k: np.uint32 if name == "cvt" else outputs(name)[3] for k in ins}
+        for b, dt in outputs(name).items():
+            want[f"gpu{b}"] = dt
+        for k, dt in want.items():
+            if k not in arrs:
+                raise ValueError(f"probe {name}: the array {k} is missing")
+            if arrs[k].dtype != np.dtype(dt) or arrs[k].ndim != 1:
+                raise ValueError(f"probe {name}/{k}: {arrs[k].dtype} {arrs[k].shape}, expected a flat {np.dtype(dt)} array")
+        n = arrs["in0"].size
+        if n == 0 or n % 256 or any(arrs[k].size != n for k in ins):
+            raise ValueError(f"probe {name}: the inputs must be tiles of 256 elements, all of one length")
+        per = 1 if name == "cvt" else len(FUNCTIONS)
+        for k in want:
+            if k.startswith("gpu") and arrs[k].size != per * tiles_of(name, arrs) * 256:
+                raise ValueError(f"probe {name}/{k}: {arrs[k].size} elements, expected {per * n}")
+
