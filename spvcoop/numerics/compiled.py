@@ -55,7 +55,8 @@ def probe_text(name: str) -> str:
 def probe_module(name: str):
     """Assembled once per process (a fit runs each probe a dozen times); runs do not change a Module."""
     from ..asm.assembler import assemble
-    return assemble(probe_text(name), f"{name}.spvasm", target_env="vulkan1.3")
+    # the numbered ids of the recorded kernel kept (its named ones, %main, take the lowest free numbers)
+    return assemble(probe_text(name), f"{name}.spvasm", target_env="vulkan1.3", preserve_numeric_ids=True)
 
 
 def outputs(name: str) -> dict[int, type]:

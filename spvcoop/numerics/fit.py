@@ -141,7 +141,8 @@ def samples_from_tiles(data: dict, seed: int | None = None) -> list[Sample]:
 
 
 # ---- files -----------------------------------------------------------------------------------------------
-def to_yaml(fit_: Fit, fresh: dict | None, device: str) -> str:
+def to_yaml(fit_: Fit, fresh: dict | None, device: str, compiled: dict | None = None) -> str:
+    """The numerics file; `compiled`: the compiled-code probes' section (numerics/compiled.py to_doc)."""
     import yaml
     m = fit_.model
     params = m.params()
@@ -160,7 +161,10 @@ def to_yaml(fit_: Fit, fresh: dict | None, device: str) -> str:
         feq = sum(v[0] for d in fresh.values() for v in d.values())
         fn = sum(v[1] for d in fresh.values() for v in d.values())
         doc["agreement_fresh"] = {"total": f"{feq}/{fn}", "per_combination": table(fresh)}
-    return "# written by spvcoop numerics measure: the fitted MulAdd model, used with --coop-numerics FILE\n" + \
+    if compiled is not None:
+        doc["compiled"] = compiled
+    return "# written by spvcoop numerics measure: the fitted MulAdd model and compiled-code rules, used with " \
+        "--coop-numerics FILE\n" + \
         yaml.safe_dump(doc, sort_keys=False, width=120)
 
 
