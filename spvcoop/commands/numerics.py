@@ -13,7 +13,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "inputs, overflow, inf/NaN; integers: uniform and extreme) for every type "
                                    "combination a device reports, probes of f32 -> bf16 conversion and of "
                                    "per-element function arithmetic (flushing, NaN patterns, contraction), and a "
-                                   "fit of the parametric model family (docs/interpreter-coopmat.md). Use the result with run --coop-numerics FILE.")
+                                   "fit of the parametric model family (docs/interpreter-coopmat.md). Use the "
+                                   "result with run --coop-numerics FILE.")
     nsub = p.add_subparsers(dest="numerics_command", metavar="ACTION", required=True)
     q = nsub.add_parser("measure", help="run the probe tiles on a device, fit, write FILE.yaml (needs spvcoop[gpu])",
                         epilog="Example: spvcoop numerics measure --device vulkan:0 -o my-gpu-numerics.yaml")

@@ -161,7 +161,8 @@ def _check_probes(probes: dict) -> None:
             if k not in arrs:
                 raise ValueError(f"probe {name}: the array {k} is missing")
             if arrs[k].dtype != np.dtype(dt) or arrs[k].ndim != 1:
-                raise ValueError(f"probe {name}/{k}: {arrs[k].dtype} {arrs[k].shape}, expected a flat {np.dtype(dt)} array")
+                raise ValueError(f"probe {name}/{k}: {arrs[k].dtype} {arrs[k].shape}, expected a flat "
+                                 f"{np.dtype(dt)} array")
         n = arrs["in0"].size
         if n == 0 or n % 256 or any(arrs[k].size != n for k in ins):
             raise ValueError(f"probe {name}: the inputs must be tiles of 256 elements, all of one length")

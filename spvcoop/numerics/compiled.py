@@ -152,7 +152,9 @@ def _perelem_inputs(rng: np.random.Generator, dt: type, tiles: int) -> tuple[np.
             pick = rng.integers(0, 3, 256)
             x = np.where(pick == 0, rng.uniform(-1, 1, 256) * tiny, x)
             s = np.where(pick == 1, rng.uniform(-1, 1, 256) * tiny, s)
-        xs.append(x), ss.append(s), cs.append(c)
+        xs.append(x)
+        ss.append(s)
+        cs.append(c)
     with np.errstate(over="ignore"):
         return tuple(np.concatenate(v).astype(dt) for v in (xs, ss, cs))
 
