@@ -20,10 +20,14 @@ quotient); the interpreter divides correctly rounded (then flushes).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from ..numerics.model import MulAddModel
 from .program import Function
+
+if TYPE_CHECKING:   # the model is passed in: importing numerics here would load dataclasses at start-up
+    from ..numerics.model import MulAddModel
 
 
 class _Fused:
