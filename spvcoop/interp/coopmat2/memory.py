@@ -146,7 +146,8 @@ def _tiles(ex, info: CoopInfo, lt, L: dict, vt, V, where: _Where, groups, store:
     if mem is None or not fast.enabled(ex) or info.itemsize > 8:
         return None
     try:
-        t = fast.plan(lt, L, vt, V, info.rows, info.cols, store, where.start, where.rel, mem.region, info.itemsize)
+        t = fast.plan(lt, L, vt, V, info.rows, info.cols, store, where.start, where.rel, mem.region, info.itemsize,
+                      ex.family_state.setdefault("coopmat2.tile_probes", {}))
         if t is not None and t.edge_a is not None:
             where.sub(t.edge).check(info, t.edge_a, groups[t.edge], L["dim"][t.edge], what)
     except Fault:
@@ -232,6 +233,12 @@ def _load_tiles(acc: _Access, t: fast.Tiles, info: CoopInfo, obj) -> np.ndarray:
     if len(t.interior):
         got = info.from_storage(fast.gather(t, flat))
         vals[t.interior] = got if t.inside is None else np.where(t.inside, got, vals[t.interior])
+    if t.masked is not None:
+        assert t.valid is not None and t.mindex is not None
+        got = info.from_storage(flat[t.mindex])
+        cv = _clamp_values(info, acc.layout["clamp_value"][t.masked])[:, None, None]
+        inside = t.inside if t.inside is not None else True
+        vals[t.masked] = np.where(t.valid, got, np.where(inside, cv, vals[t.masked]))
     if t.edge_a is not None:
         ea = t.edge_a
         sub = vals[t.edge]
@@ -251,6 +258,8 @@ def _kept(acc: _Access, info: CoopInfo) -> np.ndarray:
     kept = np.zeros((len(acc.groups), info.rows, info.cols), bool)
     if t.inside is not None:
         kept[t.interior] = ~t.inside
+        if t.masked is not None:
+            kept[t.masked] = ~t.inside
     if t.edge_a is not None:
         ea = t.edge_a
         kept[t.edge] = ~(ea.access | ea.constant | ea.zero)
@@ -331,18 +340,24 @@ def _store_tiles(acc: _Access, t: fast.Tiles, info: CoopInfo, vals: np.ndarray) 
     where two instances write one element the later one wins, as on the plain path."""
     flat = _flat(acc.where.mems[0], info)
     vals = vals.astype(info.storage_dtype, copy=False)
-    if t.edge_a is None:
+    if t.edge_a is None and t.masked is None:
         fast.scatter(t, flat, vals if len(t.interior) == len(vals) else vals[t.interior])
         return
-    is_edge = np.zeros(len(acc.groups), bool)
-    is_edge[t.edge] = True
-    cuts = np.flatnonzero(np.diff(is_edge.astype(np.int8))) + 1
-    ea = t.edge_a
+    kind = np.zeros(len(acc.groups), np.int8)   # 0 interior, 1 masked, 2 edge
+    kind[t.edge] = 2
+    if t.masked is not None:
+        kind[t.masked] = 1
+    cuts = np.flatnonzero(np.diff(kind)) + 1
     for run in np.split(np.arange(len(acc.groups)), cuts):
-        if not is_edge[run[0]]:
-            k = np.searchsorted(t.interior, run)
-            fast.scatter(fast.part(t, k), flat, vals[run])
+        if kind[run[0]] == 0:
+            fast.scatter(fast.part(t, np.searchsorted(t.interior, run)), flat, vals[run])
+        elif kind[run[0]] == 1:
+            assert t.masked is not None and t.valid is not None and t.mindex is not None
+            k = np.searchsorted(t.masked, run)
+            flat[t.mindex[k][t.valid[k]]] = vals[run][t.valid[k]]
         else:
+            ea = t.edge_a
+            assert ea is not None
             k = np.searchsorted(t.edge, run)
             sub = Addresses(*(getattr(ea, f)[k] for f in Addresses.__dataclass_fields__))
             _scatter(acc.where.sub(run), info, sub, vals[run])

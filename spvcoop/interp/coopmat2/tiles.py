@@ -44,6 +44,11 @@ class Tiles:
     affine: tuple[int, int] | None  # (row step, col step): template == template[0, 0] + r * rs + c * cs
     edge: np.ndarray              # (ge,) the other positions
     edge_a: Addresses | None      # their per-element addressing (addressing.py), None when there are none
+    # tiles that cross the tensor's edge under clamp mode Constant (any store but Undefined's): the template
+    # still gives every element's index, and the elements out of range are masked off
+    masked: np.ndarray | None = None   # (gm,) positions
+    mindex: np.ndarray | None = None   # (gm, R, C) their element indices, 0 (inside any buffer) where not valid
+    valid: np.ndarray | None = None    # (gm, R, C) read / written (inside the clip region and the tensor)
 
 
 def _uniform_rows(fields: dict, skip: tuple[str, ...] = ()) -> bool:
@@ -54,8 +59,32 @@ def _first(fields: dict) -> dict:
     return {k: np.asarray(v[:1]) for k, v in fields.items()}
 
 
+def _probe(lt: LayoutType, L: dict, vt: ViewType | None, V: dict | None, rows: int, cols: int, store: bool,
+           cache: dict | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(inside (R, C), tensor coordinates (R, C, D), element index (R, C)) of one scope instance at offset 0:
+    addressing.py's own arithmetic in a tensor too large to leave. The same for every instance, and for every
+    execution with the same fields (kept in `cache`, by the fields' values)."""
+    key = (lt, vt, rows, cols, store, *(L[k][0].tobytes() for k in ("block", "stride", "span")),
+           *(() if V is None else (V[k][0].tobytes() for k in sorted(V))))
+    hit = cache.get(key) if cache is not None else None
+    if hit is not None:
+        return hit
+    L1 = _first(L)
+    L1["offset"] = np.zeros_like(L1["offset"])
+    L1["dim"] = np.full_like(L1["dim"], _FAR)
+    probe = tensor_addresses(lt, L1, vt, None if V is None else _first(V), rows, cols, store)
+    out = (probe.inside[0], probe.block_coord[0] * L1["block"][0] + probe.in_block[0], probe.index[0])
+    for a in out:
+        a.flags.writeable = False
+    if cache is not None:
+        if len(cache) > 256:   # a shader making ever new layouts: keep the cache small
+            cache.clear()
+        cache[key] = out
+    return out
+
+
 def plan(lt: LayoutType, L: dict, vt: ViewType | None, V: dict | None, rows: int, cols: int, store: bool,
-         start: np.ndarray, rel: np.ndarray, region: int, E: int) -> Tiles | None:
+         start: np.ndarray, rel: np.ndarray, region: int, E: int, cache: dict | None = None) -> Tiles | None:
     """Tiles for an access whose scope instances all reach one buffer at byte offsets `start` (rel: from the
     region's start), or None: take the plain path (including every access that would fault)."""
     g = L["dim"].shape[0]
@@ -67,20 +96,13 @@ def plan(lt: LayoutType, L: dict, vt: ViewType | None, V: dict | None, rows: int
     dim, block, stride = (L[k][0] for k in ("dim", "block", "stride"))
     if mode == "RepeatMirrored" and (dim == 1).any():
         return None   # every element reads 0 there (addressing.py): the plain path says so
-    # the template: addressing.py's arithmetic for one instance at offset 0 in a tensor too large to leave
-    L1 = _first(L)
-    L1["offset"] = np.zeros_like(L1["offset"])
-    L1["dim"] = np.full_like(L1["dim"], _FAR)
-    probe = tensor_addresses(lt, L1, vt, None if V is None else _first(V), rows, cols, store)
-    inside = probe.inside[0]
-    coord = probe.block_coord[0] * block + probe.in_block[0]   # (R, C, D) tensor coordinates at offset 0
+    inside, coord, template = _probe(lt, L, vt, V, rows, cols, store, cache)
     off = L["offset"]
     if not inside.any():
         interior = np.ones(g, bool)
     else:
         lo, hi = coord[inside].min(axis=0), coord[inside].max(axis=0)
         interior = ((off + lo >= 0) & (off + hi < dim)).all(axis=1) & (off % block == 0).all(axis=1)
-    template = probe.index[0]
     pos = np.flatnonzero(interior)
     base = (off[pos] // block * stride).sum(axis=1)
     if inside.any() and len(pos):
@@ -89,6 +111,20 @@ def plan(lt: LayoutType, L: dict, vt: ViewType | None, V: dict | None, rows: int
         last = rel[pos] // E + base + tmax
         if (first < 0).any() or ((last + 1) * E > region).any():
             return None   # out of bounds: the plain path locates it
+    masked = mindex = valid = None
+    if mode == "Constant" and not interior.all():
+        mpos = np.flatnonzero(~interior & (off % block == 0).all(axis=1))
+        if len(mpos):
+            valid = np.broadcast_to(inside, (len(mpos), rows, cols)).copy()
+            for d in range(len(dim)):   # one dimension at a time: a reduction over a short last axis is slow
+                x = coord[None, :, :, d] + off[mpos, d][:, None, None]
+                valid &= (x >= 0) & (x < dim[d])
+            mb = (off[mpos] // block * stride).sum(axis=1)
+            idx = (rel[mpos] // E + mb)[:, None, None] + template[None]
+            if (valid & ((idx < 0) | ((idx + 1) * E > region))).any():
+                return None   # out of bounds: the plain path locates it
+            masked = mpos
+            mindex = np.where(valid, (start[mpos] // E + mb)[:, None, None] + template[None], 0)
     full = bool(inside.all())
     if not full:
         template = np.where(inside, template, int(template[inside].min()) if inside.any() else 0)
@@ -99,13 +135,21 @@ def plan(lt: LayoutType, L: dict, vt: ViewType | None, V: dict | None, rows: int
         c = np.arange(cols, dtype=np.int64)[None, :]
         if np.array_equal(template, template[0, 0] + r * rs + c * cs):
             affine = (rs, cs)
-    edge = np.flatnonzero(~interior)
+    edge = np.flatnonzero(~interior & ~_mark(g, masked))
     edge_a = None
     if len(edge):
         sub = {k: v[edge] for k, v in L.items()}
         edge_a = tensor_addresses(lt, sub, vt, None if V is None else {k: v[edge] for k, v in V.items()},
                                   rows, cols, store)
-    return Tiles(pos, start[pos] // E + base, template, None if full else inside, affine, edge, edge_a)
+    return Tiles(pos, start[pos] // E + base, template, None if full else inside, affine, edge, edge_a, masked,
+                 mindex, valid)
+
+
+def _mark(g: int, pos: np.ndarray | None) -> np.ndarray:
+    m = np.zeros(g, bool)
+    if pos is not None:
+        m[pos] = True
+    return m
 
 
 def _window(flat: np.ndarray, length: int, step: int) -> np.ndarray:
@@ -160,3 +204,5 @@ def scatter(t: Tiles, flat: np.ndarray, vals: np.ndarray) -> None:
 def part(t: Tiles, pos: np.ndarray) -> Tiles:
     """The interior tiles at positions `pos` of t.interior (no edge instances)."""
     return Tiles(t.interior[pos], t.base[pos], t.template, t.inside, t.affine, t.edge[:0], None)
+
+
