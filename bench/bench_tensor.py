@@ -74,7 +74,7 @@ def main(argv=None) -> int:
     for n in args.sizes:
         rng = np.random.default_rng(0)
         x, y = rng.standard_normal((2, n, n)).astype(np.float32)
-        t_np, _ = best(lambda: x @ y, max(args.runs, 5))
+        t_np, _ = best(lambda: x @ y, max(args.runs, 5))   # noqa: B023 (called at once)
         print(f"n = {n}: numpy f32 matmul {t_np * 1e3:.1f} ms", flush=True)
         for name, shader, kw, out, ref in cases(n, set(args.only.split(","))):
             module = load_shader(str(shader))
