@@ -220,22 +220,28 @@ def _clamped(info: CoopInfo, a: Addresses, vals: np.ndarray, clamp_value: np.nda
 
 
 def _flat(mem, info: CoopInfo) -> np.ndarray:
-    """The buffer's bytes as elements (its data is a multiple of 8 bytes long)."""
-    return mem.data.view(info.storage_dtype)
+    """The buffer's bytes as elements' bit patterns (its data is a multiple of 8 bytes long): unsigned integers,
+    as coopmat/memory.py's windows, since as_strided may not keep ml_dtypes' types (bf16, FP8)."""
+    return mem.data.view(info.window_dtype)
+
+
+def _values(info: CoopInfo, bits: np.ndarray) -> np.ndarray:
+    """Bit patterns read from memory as the component's values."""
+    return info.from_storage(bits.view(info.storage_dtype))
 
 
 def _load_tiles(acc: _Access, t: fast.Tiles, info: CoopInfo, obj) -> np.ndarray:
     """(g, R, C) what the load gives, interior tiles gathered whole, edge instances per element."""
     flat = _flat(acc.where.mems[0], info)
     if len(t.interior) == len(acc.groups) and t.inside is None:   # every element read: Object is not needed
-        return np.array(info.from_storage(fast.gather(t, flat)), dtype=info.dtype)
+        return np.array(_values(info, fast.gather(t, flat)), dtype=info.dtype)
     vals = np.array(obj.full()[acc.groups], dtype=info.dtype)
     if len(t.interior):
-        got = info.from_storage(fast.gather(t, flat))
+        got = _values(info, fast.gather(t, flat))
         vals[t.interior] = got if t.inside is None else np.where(t.inside, got, vals[t.interior])
     if t.masked is not None:
         assert t.valid is not None and t.mindex is not None
-        got = info.from_storage(flat[t.mindex])
+        got = _values(info, flat[t.mindex])
         cv = _clamp_values(info, acc.layout["clamp_value"][t.masked])[:, None, None]
         inside = t.inside if t.inside is not None else True
         vals[t.masked] = np.where(t.valid, got, np.where(inside, cv, vals[t.masked]))
@@ -339,7 +345,8 @@ def _store_tiles(acc: _Access, t: fast.Tiles, info: CoopInfo, vals: np.ndarray) 
     """Interior tiles written whole, edge instances per element; runs of each in scope-instance order, so that
     where two instances write one element the later one wins, as on the plain path."""
     flat = _flat(acc.where.mems[0], info)
-    vals = vals.astype(info.storage_dtype, copy=False)
+    values = vals   # as the plain path takes them (its _scatter converts them to the storage type itself)
+    vals = vals.astype(info.storage_dtype, copy=False).view(info.window_dtype)   # bit patterns, as `flat`
     if t.edge_a is None and t.masked is None:
         fast.scatter(t, flat, vals if len(t.interior) == len(vals) else vals[t.interior])
         return
@@ -360,4 +367,4 @@ def _store_tiles(acc: _Access, t: fast.Tiles, info: CoopInfo, vals: np.ndarray) 
             assert ea is not None
             k = np.searchsorted(t.edge, run)
             sub = Addresses(*(getattr(ea, f)[k] for f in Addresses.__dataclass_fields__))
-            _scatter(acc.where.sub(run), info, sub, vals[run])
+            _scatter(acc.where.sub(run), info, sub, values[run])

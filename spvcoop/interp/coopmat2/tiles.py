@@ -49,6 +49,28 @@ class Tiles:
     masked: np.ndarray | None = None   # (gm,) positions
     mindex: np.ndarray | None = None   # (gm, R, C) their element indices, 0 (inside any buffer) where not valid
     valid: np.ndarray | None = None    # (gm, R, C) read / written (inside the clip region and the tensor)
+    estart: np.ndarray | None = None   # (ge,) the edge instances' pointers as element indices
+
+    def elements(self) -> tuple[np.ndarray, np.ndarray]:
+        """(position, element index into the buffer) of every element read or written, flat: which bytes
+        (index * E .. + E) each scope instance touches, for a memory-access hook (a race detector); made only
+        when asked."""
+        pos, idx = [], []
+        if len(self.interior):
+            ix = self.base[:, None, None] + self.template[None]
+            sel = np.broadcast_to(self.inside if self.inside is not None else True, ix.shape)
+            pos.append(np.broadcast_to(self.interior[:, None, None], ix.shape)[sel])
+            idx.append(ix[sel])
+        if self.masked is not None and self.mindex is not None and self.valid is not None:
+            pos.append(np.broadcast_to(self.masked[:, None, None], self.valid.shape)[self.valid])
+            idx.append(self.mindex[self.valid])
+        if self.edge_a is not None and self.estart is not None:
+            j, r, c = np.nonzero(self.edge_a.access)
+            pos.append(self.edge[j])
+            idx.append(self.estart[j] + self.edge_a.index[j, r, c])
+        if not pos:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return np.concatenate(pos), np.concatenate(idx)
 
 
 def _uniform_rows(fields: dict, skip: tuple[str, ...] = ()) -> bool:
@@ -142,7 +164,7 @@ def plan(lt: LayoutType, L: dict, vt: ViewType | None, V: dict | None, rows: int
         edge_a = tensor_addresses(lt, sub, vt, None if V is None else {k: v[edge] for k, v in V.items()},
                                   rows, cols, store)
     return Tiles(pos, start[pos] // E + base, template, None if full else inside, affine, edge, edge_a, masked,
-                 mindex, valid)
+                 mindex, valid, start[edge] // E)
 
 
 def _mark(g: int, pos: np.ndarray | None) -> np.ndarray:
@@ -167,6 +189,8 @@ def _plan_rows(t: Tiles, store: bool):
     rs, cs = t.affine
     R, C = t.template.shape
     t0 = int(t.template[0, 0])
+    if rs >= 1 and not store and (cs < 1 or rs < cs):   # a load reads along the shorter step (a transposed tile)
+        return (R, rs), t.base[:, None] + t0 + np.arange(C, dtype=np.int64)[None, :] * cs, True
     if cs >= 1 and (not store or rs >= C * cs or rs <= -C * cs):   # rows of C elements
         return (C, cs), t.base[:, None] + t0 + np.arange(R, dtype=np.int64)[None, :] * rs, False
     if rs >= 1 and (not store or cs >= R * rs or cs <= -R * rs):   # columns of R elements (a transposed tile)
