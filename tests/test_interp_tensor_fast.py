@@ -293,3 +293,23 @@ def test_elements_are_the_plain_paths_elements(monkeypatch, case):
         _run(text, _params(rng, D, G, R, C, case["view"], errors=False), (rng.standard_normal(6000)).astype(dt),
              np.zeros(G * R * C, dt), G)
     assert checked
+
+
+@pytest.mark.parametrize("shader", ["wg_tensor_gemm64.spv", "mul_mm_cm2_style_opt.spv"])
+def test_bench_kernels_with_edge_tiles(monkeypatch, shader):
+    """bench/shaders' Workgroup-scope tensor-layout GEMMs (64 x 64 tiles, K step 32, 128 invocations) at
+    M, N, K = 200, 136, 100 (edge tiles in every dimension): numpy's product, and the plain path's bytes."""
+    from conftest import TESTS
+    M, N, K = 200, 136, 100
+    rng = np.random.default_rng(26)
+    A = rng.standard_normal((M, K)).astype(np.float16)
+    B = rng.standard_normal((K, N)).astype(np.float16)
+    b = B if shader.startswith("wg") else np.ascontiguousarray(B.T)   # the mul_mm_cm2 style takes B^T (N x K)
+    kw = dict(dispatch=(-(-N // 64), -(-M // 64), 1), spec_constants={0: M, 1: N, 2: K})
+    path = str(TESTS.parent / "bench" / "shaders" / shader)
+    fast = spvcoop.run(path, buffers={0: A, 1: b, 2: np.zeros(M * N, np.float32)}, **kw)[2]
+    want = A.astype(np.float32) @ B.astype(np.float32)
+    assert np.allclose(np.asarray(fast).reshape(M, N), want, rtol=1e-5, atol=1e-4)
+    monkeypatch.setenv(tiles.DISABLE_ENV, "1")
+    plain = spvcoop.run(path, buffers={0: A, 1: b, 2: np.zeros(M * N, np.float32)}, **kw)[2]
+    assert np.asarray(fast).tobytes() == np.asarray(plain).tobytes()
