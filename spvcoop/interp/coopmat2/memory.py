@@ -76,6 +76,8 @@ class _Where:
     def one_memory(self):
         """The memory every scope instance reaches, or None."""
         m = self.mems[0]
+        if not isinstance(self.ptr.mem, DeviceMemory):
+            return m   # an ordinary memory: the same for all (__init__)
         return m if all(x is m for x in self.mems) else None
 
     def check(self, info: CoopInfo, a: Addresses, groups, dims: np.ndarray, what: str) -> None:

@@ -81,28 +81,54 @@ def _first(fields: dict) -> dict:
     return {k: np.asarray(v[:1]) for k, v in fields.items()}
 
 
+class _Probe:
+    """One scope instance's tile at offset 0 and what follows from it alone (the same for every instance, and
+    for every execution with the same fields): addressing.py's own arithmetic, in a tensor too large to leave."""
+    __slots__ = ("inside", "coord", "index", "any", "full", "lo", "hi", "tmin", "tmax", "template", "affine")
+
+    def __init__(self, lt: LayoutType, L: dict, vt: ViewType | None, V: dict | None, rows: int, cols: int,
+                 store: bool) -> None:
+        L1 = _first(L)
+        L1["offset"] = np.zeros_like(L1["offset"])
+        L1["dim"] = np.full_like(L1["dim"], _FAR)
+        a = tensor_addresses(lt, L1, vt, None if V is None else _first(V), rows, cols, store)
+        self.inside = a.inside[0]                                  # (R, C) in the view's clip region
+        self.coord = a.block_coord[0] * L1["block"][0] + a.in_block[0]   # (R, C, D) tensor coordinates
+        self.index = a.index[0]                                    # (R, C) element index
+        self.any = bool(self.inside.any())
+        self.full = bool(self.inside.all())
+        D = self.coord.shape[-1]
+        self.lo = self.coord[self.inside].min(axis=0) if self.any else np.zeros(D, np.int64)
+        self.hi = self.coord[self.inside].max(axis=0) if self.any else np.zeros(D, np.int64)
+        self.tmin = int(self.index[self.inside].min()) if self.any else 0
+        self.tmax = int(self.index[self.inside].max()) if self.any else 0
+        # elements outside the clip region: an index some element inside has (never read, always in bounds)
+        self.template = self.index if self.full else np.where(self.inside, self.index, self.tmin)
+        self.affine = None
+        if self.full and rows > 1 and cols > 1:
+            t = self.template
+            rs, cs = int(t[1, 0] - t[0, 0]), int(t[0, 1] - t[0, 0])
+            r = np.arange(rows, dtype=np.int64)[:, None]
+            c = np.arange(cols, dtype=np.int64)[None, :]
+            if np.array_equal(t, t[0, 0] + r * rs + c * cs):
+                self.affine = (rs, cs)
+        for x in (self.inside, self.coord, self.index, self.template):
+            x.flags.writeable = False
+
+
 def _probe(lt: LayoutType, L: dict, vt: ViewType | None, V: dict | None, rows: int, cols: int, store: bool,
-           cache: dict | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(inside (R, C), tensor coordinates (R, C, D), element index (R, C)) of one scope instance at offset 0:
-    addressing.py's own arithmetic in a tensor too large to leave. The same for every instance, and for every
-    execution with the same fields (kept in `cache`, by the fields' values)."""
+           cache: dict | None) -> _Probe:
+    """The probe for these fields, from `cache` (by the fields' values) when it has it."""
     key = (lt, vt, rows, cols, store, *(L[k][0].tobytes() for k in ("block", "stride", "span")),
            *(() if V is None else (V[k][0].tobytes() for k in sorted(V))))
     hit = cache.get(key) if cache is not None else None
-    if hit is not None:
-        return hit
-    L1 = _first(L)
-    L1["offset"] = np.zeros_like(L1["offset"])
-    L1["dim"] = np.full_like(L1["dim"], _FAR)
-    probe = tensor_addresses(lt, L1, vt, None if V is None else _first(V), rows, cols, store)
-    out = (probe.inside[0], probe.block_coord[0] * L1["block"][0] + probe.in_block[0], probe.index[0])
-    for a in out:
-        a.flags.writeable = False
-    if cache is not None:
-        if len(cache) > 256:   # a shader making ever new layouts: keep the cache small
-            cache.clear()
-        cache[key] = out
-    return out
+    if hit is None:
+        hit = _Probe(lt, L, vt, V, rows, cols, store)
+        if cache is not None:
+            if len(cache) > 256:   # a shader making ever new layouts: keep the cache small
+                cache.clear()
+            cache[key] = hit
+    return hit
 
 
 def plan(lt: LayoutType, L: dict, vt: ViewType | None, V: dict | None, rows: int, cols: int, store: bool,
@@ -118,53 +144,39 @@ def plan(lt: LayoutType, L: dict, vt: ViewType | None, V: dict | None, rows: int
     dim, block, stride = (L[k][0] for k in ("dim", "block", "stride"))
     if mode == "RepeatMirrored" and (dim == 1).any():
         return None   # every element reads 0 there (addressing.py): the plain path says so
-    inside, coord, template = _probe(lt, L, vt, V, rows, cols, store, cache)
+    pr = _probe(lt, L, vt, V, rows, cols, store, cache)
     off = L["offset"]
-    if not inside.any():
-        interior = np.ones(g, bool)
-    else:
-        lo, hi = coord[inside].min(axis=0), coord[inside].max(axis=0)
-        interior = ((off + lo >= 0) & (off + hi < dim)).all(axis=1) & (off % block == 0).all(axis=1)
+    aligned = (off % block == 0).all(axis=1)
+    interior = aligned & ((off + pr.lo >= 0) & (off + pr.hi < dim)).all(axis=1) if pr.any else np.ones(g, bool)
     pos = np.flatnonzero(interior)
     base = (off[pos] // block * stride).sum(axis=1)
-    if inside.any() and len(pos):
-        tmin, tmax = int(template[inside].min()), int(template[inside].max())
-        first = rel[pos] // E + base + tmin
-        last = rel[pos] // E + base + tmax
+    if pr.any and len(pos):
+        first = rel[pos] // E + base + pr.tmin
+        last = rel[pos] // E + base + pr.tmax
         if (first < 0).any() or ((last + 1) * E > region).any():
             return None   # out of bounds: the plain path locates it
     masked = mindex = valid = None
-    if mode == "Constant" and not interior.all():
-        mpos = np.flatnonzero(~interior & (off % block == 0).all(axis=1))
+    if mode == "Constant" and len(pos) < g:
+        mpos = np.flatnonzero(~interior & aligned)
         if len(mpos):
-            valid = np.broadcast_to(inside, (len(mpos), rows, cols)).copy()
+            valid = np.broadcast_to(pr.inside, (len(mpos), rows, cols)).copy()
             for d in range(len(dim)):   # one dimension at a time: a reduction over a short last axis is slow
-                x = coord[None, :, :, d] + off[mpos, d][:, None, None]
+                x = pr.coord[None, :, :, d] + off[mpos, d][:, None, None]
                 valid &= (x >= 0) & (x < dim[d])
             mb = (off[mpos] // block * stride).sum(axis=1)
-            idx = (rel[mpos] // E + mb)[:, None, None] + template[None]
+            idx = (rel[mpos] // E + mb)[:, None, None] + pr.index[None]
             if (valid & ((idx < 0) | ((idx + 1) * E > region))).any():
                 return None   # out of bounds: the plain path locates it
             masked = mpos
-            mindex = np.where(valid, (start[mpos] // E + mb)[:, None, None] + template[None], 0)
-    full = bool(inside.all())
-    if not full:
-        template = np.where(inside, template, int(template[inside].min()) if inside.any() else 0)
-    affine = None
-    if full and rows > 1 and cols > 1:
-        rs, cs = int(template[1, 0] - template[0, 0]), int(template[0, 1] - template[0, 0])
-        r = np.arange(rows, dtype=np.int64)[:, None]
-        c = np.arange(cols, dtype=np.int64)[None, :]
-        if np.array_equal(template, template[0, 0] + r * rs + c * cs):
-            affine = (rs, cs)
+            mindex = np.where(valid, (start[mpos] // E + mb)[:, None, None] + pr.index[None], 0)
     edge = np.flatnonzero(~interior & ~_mark(g, masked))
     edge_a = None
     if len(edge):
         sub = {k: v[edge] for k, v in L.items()}
         edge_a = tensor_addresses(lt, sub, vt, None if V is None else {k: v[edge] for k, v in V.items()},
                                   rows, cols, store)
-    return Tiles(pos, start[pos] // E + base, template, None if full else inside, affine, edge, edge_a, masked,
-                 mindex, valid, start[edge] // E)
+    return Tiles(pos, start[pos] // E + base, pr.template, None if pr.full else pr.inside, pr.affine, edge, edge_a,
+                 masked, mindex, valid, start[edge] // E)
 
 
 def _mark(g: int, pos: np.ndarray | None) -> np.ndarray:
