@@ -20,10 +20,11 @@ MODES = ["Undefined", "Constant", "ClampToEdge", "Repeat", "RepeatMirrored"]
 
 
 def _kernel(*, scope: str, R: int, C: int, comp: str, D: int, mode: int, view: str, perm: tuple[int, ...],
-            set_stride: bool, op: str) -> str:
+            set_stride: bool, op: str, bda: bool = False) -> str:
     """SPIR-V assembly: instance w (its workgroup) reads its layout fields from params[w * P ...], then
     op = load: LoadTensor from `src` over a matrix of -1 and KHR-stores it to out[w * R * C ...] (row-major);
-    op = store: KHR-loads its matrix from out[w * R * C ...] and StoreTensors it to `src`."""
+    op = store: KHR-loads its matrix from out[w * R * C ...] and StoreTensors it to `src`. With bda, `src` is
+    reached through a PhysicalStorageBuffer pointer in push constant `src` (a device address) instead."""
     P = 7 * D + 2 + 4
     local = 64 if scope == "Workgroup" else 32
     scope_id = 2 if scope == "Workgroup" else 3
@@ -35,14 +36,18 @@ def _kernel(*, scope: str, R: int, C: int, comp: str, D: int, mode: int, view: s
         "OpCapability BFloat16TypeKHR", "OpCapability BFloat16CooperativeMatrixKHR",
         'OpExtension "SPV_KHR_cooperative_matrix"', 'OpExtension "SPV_NV_cooperative_matrix2"',
         'OpExtension "SPV_KHR_bfloat16"',
-        'OpExtension "SPV_NV_tensor_addressing"', "OpMemoryModel Logical Vulkan",
-        'OpEntryPoint GLCompute %main "main" %src %out %params %wgid %lid',
+        'OpExtension "SPV_NV_tensor_addressing"',
+        *(["OpCapability PhysicalStorageBufferAddresses", 'OpExtension "SPV_KHR_physical_storage_buffer"',
+            "OpMemoryModel PhysicalStorageBuffer64 Vulkan"] if bda else ["OpMemoryModel Logical Vulkan"]),
+        f'OpEntryPoint GLCompute %main "main" {"%pc" if bda else "%src"} %out %params %wgid %lid',
         f"OpExecutionMode %main LocalSize {local} 1 1",
         "OpDecorate %wgid BuiltIn WorkgroupId", "OpDecorate %lid BuiltIn LocalInvocationIndex",
         "OpDecorate %rte ArrayStride " + ("4" if comp == "f32" else "2"), "OpDecorate %rtu ArrayStride 4",
         "OpMemberDecorate %se 0 Offset 0", "OpMemberDecorate %su 0 Offset 0",
         "OpDecorate %se Block", "OpDecorate %su Block",
-        "OpDecorate %src DescriptorSet 0", "OpDecorate %src Binding 0",
+        *(['OpName %pcs "PC"', 'OpMemberName %pcs 0 "src"', "OpDecorate %pcs Block",
+            "OpMemberDecorate %pcs 0 Offset 0"] if bda else ["OpDecorate %src DescriptorSet 0",
+                                                            "OpDecorate %src Binding 0"]),
         "OpDecorate %out DescriptorSet 0", "OpDecorate %out Binding 1",
         "OpDecorate %params DescriptorSet 0", "OpDecorate %params Binding 2",
         "%void = OpTypeVoid", "%fn = OpTypeFunction %void", "%f32 = OpTypeFloat 32", "%f16 = OpTypeFloat 16",
@@ -63,7 +68,11 @@ def _kernel(*, scope: str, R: int, C: int, comp: str, D: int, mode: int, view: s
         "%pse = OpTypePointer StorageBuffer %se", "%psu = OpTypePointer StorageBuffer %su",
         f"%pe = OpTypePointer StorageBuffer {ft}", "%pu = OpTypePointer StorageBuffer %u32",
         "%pv3 = OpTypePointer Input %vec3", "%pin = OpTypePointer Input %u32",
-        "%src = OpVariable %pse StorageBuffer", "%out = OpVariable %pse StorageBuffer",
+        *(["%ppsb = OpTypePointer PhysicalStorageBuffer %se", f"%ppe = OpTypePointer PhysicalStorageBuffer {ft}",
+            "%pcs = OpTypeStruct %ppsb", "%ppc = OpTypePointer PushConstant %pcs",
+            "%ppcm = OpTypePointer PushConstant %ppsb", "%pc = OpVariable %ppc PushConstant"] if bda
+          else ["%src = OpVariable %pse StorageBuffer"]),
+        "%out = OpVariable %pse StorageBuffer",
         "%params = OpVariable %psu StorageBuffer", "%wgid = OpVariable %pv3 Input", "%lid = OpVariable %pin Input",
         "%main = OpFunction %void None %fn", "%entry = OpLabel",
         "%wv = OpLoad %vec3 %wgid", "%w = OpCompositeExtract %u32 %wv 0", "%l = OpLoad %u32 %lid",
@@ -101,7 +110,8 @@ def _kernel(*, scope: str, R: int, C: int, comp: str, D: int, mode: int, view: s
         lines.append(f"%v3 = OpTensorViewSetClipNV %tv {vlast} {clip}")
         addressing = "TensorView %v3"
     lines += ["%mo = OpIMul %u32 %w %uRC", "%pm = OpAccessChain %pe %out %u0 %mo",
-              "%ps = OpAccessChain %pe %src %u0 %u0"]
+              *(["%pcp = OpAccessChain %ppcm %pc %u0", "%sb = OpLoad %ppsb %pcp",
+                 "%ps = OpAccessChain %ppe %sb %u0 %u0"] if bda else ["%ps = OpAccessChain %pe %src %u0 %u0"])]
     if op == "load":
         lines += [f"%x = OpCooperativeMatrixLoadTensorNV %mt %ps %neg %t5 None {addressing}",
                   "OpCooperativeMatrixStoreKHR %pm %x %u0 %uC"]
@@ -154,10 +164,15 @@ def _params(rng, D: int, G: int, R: int, C: int, view: str, errors: bool) -> np.
     return np.array(rows, np.uint64).astype(np.uint32)
 
 
-def _run(text: str, params: np.ndarray, src: np.ndarray, out: np.ndarray, G: int):
+def _run(text: str, params: np.ndarray, src: np.ndarray, out: np.ndarray, G: int, bda: bool = False):
     try:
+        if bda:   # src only by its device address
+            r = spvcoop.run(text, dispatch=(G, 1, 1), buffers={"srcbuf": src.view(np.uint8).copy(), 1: out.copy(),
+                                                                2: params.reshape(-1)},
+                            push_constants={"src": "&srcbuf"}, validate=False)
+            return "ok", bytes(np.asarray(r["srcbuf"]).tobytes()), bytes(np.asarray(r[1]).tobytes())
         r = spvcoop.run(text, dispatch=(G, 1, 1), buffers={0: src.copy(), 1: out.copy(), 2: params.reshape(-1)},
-                         validate=False)
+                        validate=False)
         return "ok", bytes(np.asarray(r[0]).tobytes()), bytes(np.asarray(r[1]).tobytes())
     except SpvError as e:
         return "error", e.diagnostics[0].message, str(e.diagnostics[0].span)
@@ -191,7 +206,8 @@ def test_fast_path_agrees_with_the_plain_path(monkeypatch, case):
     rng = np.random.default_rng(zlib.crc32(repr(case).encode()))   # the same cases in every process
     D, R, C = case["D"], case["R"], case["C"]
     perm = tuple(int(x) for x in rng.permutation(D)) if case["view"] != "none" else tuple(range(D))
-    text = _kernel(perm=perm, set_stride=bool(rng.random() < 0.5), **case)
+    bda = bool(rng.random() < 0.3)   # the tensor reached through a device address (a PhysicalStorageBuffer pointer)
+    text = _kernel(perm=perm, set_stride=bool(rng.random() < 0.5), bda=bda, **case)
     dt = _dtype(case["comp"])
     outcomes = set()
     for trial in range(4):
@@ -200,7 +216,7 @@ def test_fast_path_agrees_with_the_plain_path(monkeypatch, case):
         n = int(rng.integers(500, 6000))
         src = (rng.standard_normal(n) * 8).astype(dt)
         out = (rng.standard_normal(G * R * C) * 8).astype(dt)
-        fast, plain = _both(monkeypatch, text, params, src, out, G)
+        fast, plain = _both(monkeypatch, text, params, src, out, G, bda)
         assert fast == plain
         outcomes.add(fast[0])
     assert outcomes   # (both kinds occur over the cases; test_generated_cases_reach_both_paths counts them)
