@@ -8,7 +8,6 @@ refused here, by its Vulkan name, before anything runs. Pure data and functions:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
 
 from ..core.diagnostics import Diagnostic, SpvError
 from ..core.module import Module
@@ -174,7 +173,7 @@ def unsupported_muladds(module: Module, coopmat_khr: list, coopmat_nv: list) -> 
         t = types.get(tid)
         if t is None or t.opname not in ("OpTypeCooperativeMatrixKHR", "OpTypeCooperativeMatrixNV"):
             return None
-        comp, scope, rows, cols = (o.value for o in t.operands[:4])
+        comp, scope, rows, cols = (o.as_int for o in t.operands[:4])
         return _component(types, comp), consts.get(scope), consts.get(rows), consts.get(cols)
 
     def same(a: str | None, b: str) -> bool:
@@ -185,7 +184,7 @@ def unsupported_muladds(module: Module, coopmat_khr: list, coopmat_nv: list) -> 
     for inst in module.instructions:
         if inst.opname not in MULADDS:
             continue
-        shapes = [shape(values.get(cast(int, o.value))) for o in inst.operands[:3]] + [shape(inst.result_type)]
+        shapes = [shape(values.get(o.as_int)) for o in inst.operands[:3]] + [shape(inst.result_type)]
         if any(s is None or None in s for s in shapes) or shapes[3][1] != SUBGROUP_SCOPE:
             continue   # spec-constant sizes or Workgroup scope (flexible dimensions): not checked here
         (a, _, M, K), (b, _, _, N), (c, *_), (r, *_) = shapes
