@@ -22,6 +22,7 @@ COMMAND_MODULES = [
     "spvcoop.commands.val",
     "spvcoop.commands.layout",
     "spvcoop.commands.run",
+    "spvcoop.commands.debug",
     "spvcoop.commands.portability",
     "spvcoop.commands.device",
     "spvcoop.commands.numerics",
@@ -31,6 +32,7 @@ COMMAND_MODULES = [
 COMMAND_NAMES = {"as": "spvcoop.commands.asm", "dis": "spvcoop.commands.dis", "val": "spvcoop.commands.val",
                  "lint": "spvcoop.commands.val",
                  "layout": "spvcoop.commands.layout", "run": "spvcoop.commands.run",
+                 "debug": "spvcoop.commands.debug",
                  "portability": "spvcoop.commands.portability", "device": "spvcoop.commands.device",
                  "numerics": "spvcoop.commands.numerics"}
 # global options that take a value (the command name is the first other word)

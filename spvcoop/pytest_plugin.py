@@ -20,8 +20,33 @@ from __future__ import annotations
 import pytest
 
 
+def pytest_addoption(parser):
+    parser.getgroup("spvcoop").addoption(
+        "--spvcoop-coverage", metavar="FILE", default=None,
+        help="line and branch coverage of the shaders spvcoop_run runs, added to the lcov tracefile FILE")
+
+
+def pytest_sessionfinish(session):
+    cov = getattr(session.config, "_spvcoop_coverage", None)
+    path = session.config.getoption("spvcoop_coverage", None)
+    if cov is not None and cov.runs and path:
+        from .core.files import write_file
+        write_file(path, cov.merge_into(path))
+
+
+def _coverage(config):
+    """The session's Coverage observer, or None without --spvcoop-coverage."""
+    if not config.getoption("spvcoop_coverage", None):
+        return None
+    cov = getattr(config, "_spvcoop_coverage", None)
+    if cov is None:
+        from .interp.coverage import Coverage
+        cov = config._spvcoop_coverage = Coverage()
+    return cov
+
+
 @pytest.fixture
-def spvcoop_run(tmp_path):
+def spvcoop_run(tmp_path, request):
     """Callable: spvcoop_run(shader, dispatch=(1, 1, 1), buffers=..., <run options>) -> RunResult."""
     def run(shader, dispatch=(1, 1, 1), buffers=None, spec_constants=None, push_constants=None, **options):
         from .interp import run as interp_run
@@ -29,6 +54,9 @@ def spvcoop_run(tmp_path):
         for key in options:
             if key not in BY_NAME:
                 raise unknown_keyword(key, "spvcoop_run()")
+        cov = _coverage(request.config)
+        if cov is not None and options.get("observer") is None:
+            options["observer"] = cov
         if isinstance(shader, str) and "#version" in shader:
             path = tmp_path / f"shader{len(list(tmp_path.glob('shader*.comp')))}.comp"
             path.write_text(shader)
