@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     "spvcoop.commands.layout",
     "spvcoop.commands.run",
     "spvcoop.commands.debug",
+    "spvcoop.commands.dap",
     "spvcoop.commands.portability",
     "spvcoop.commands.device",
     "spvcoop.commands.numerics",
@@ -32,7 +33,7 @@ COMMAND_MODULES = [
 COMMAND_NAMES = {"as": "spvcoop.commands.asm", "dis": "spvcoop.commands.dis", "val": "spvcoop.commands.val",
                  "lint": "spvcoop.commands.val",
                  "layout": "spvcoop.commands.layout", "run": "spvcoop.commands.run",
-                 "debug": "spvcoop.commands.debug",
+                 "debug": "spvcoop.commands.debug", "dap": "spvcoop.commands.dap",
                  "portability": "spvcoop.commands.portability", "device": "spvcoop.commands.device",
                  "numerics": "spvcoop.commands.numerics"}
 # global options that take a value (the command name is the first other word)

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.diagnostics import Diagnostic, InputError
 from ..core.module import Span
-from .observe import Observer, source_line
+from .observe import Observer, source_line, source_path
 
 if TYPE_CHECKING:
     from ..core.module import Instruction
@@ -144,7 +144,7 @@ class Coverage(Observer):
         branch_keys: dict[int, tuple[str, list[tuple[int, int, int]], list[int]]] = {}
         var_lines: dict[int, list[Line]] = {}
         per_line: dict[Line, int] = {}
-        self._files = {f: _resolved(f, prog.source) for f in {ln[0] for ln in prog.lines.values()}}
+        self._files = {f: source_path(f, prog.source) for f in {ln[0] for ln in prog.lines.values()}}
         for fn in prog.functions.values():
             var_lines[fn.id] = _distinct(prog, fn.variables, self._files)
             for ln in var_lines[fn.id]:
@@ -218,16 +218,6 @@ def _distinct(prog: Program, insts, files: dict[str, str]) -> list[Line]:
             if ln not in out:
                 out.append(ln)
     return out
-
-
-def _resolved(file: str, module_source: str) -> str:
-    """An OpLine file name as a path from here: one relative to where glslang ran is looked for beside the
-    module first (samples/debug/tile.spvasm names 'tile.comp'), so that genhtml finds the source."""
-    import os
-    if os.path.isabs(file) or os.path.exists(file):
-        return file
-    beside = os.path.join(os.path.dirname(module_source), file)
-    return beside if os.path.exists(beside) else file
 
 
 def _targets(term: Instruction) -> list[int]:

@@ -497,22 +497,50 @@ class Debugger:
             return _Text(f"<{p.type.describe()} not shown: {type(e).__name__}>")
 
     def _locals(self, stop: Stop) -> str:
-        if not stop.stack:
-            return "no frame"
-        frame = stop.stack[-1]
+        out = [f"{name} = {text}" for name, text, _ in self.locals()]
+        return "\n".join(out) if out else "no named locals"
+
+    def locals(self, depth: int = 0) -> list[tuple[str, str, list[str] | None]]:
+        """(name, value text, a matrix's rows or None) of the named values of frame `depth` (0: innermost) in the
+        selected invocation: parameters, variables, then named results in the order they were computed."""
+        stop = self._need_stop()
+        if not 0 <= depth < len(stop.stack):
+            raise DebugError(f"no frame {depth}")
+        frame = stop.stack[-1 - depth]
         fn = frame.fn
         ids = [cast(int, p.result_id) for p in fn.params] + [cast(int, v.result_id) for v in fn.variables]
         ids += [i for i in frame.vals if i not in ids]
-        out = []
+        out: list[tuple[str, str, list[str] | None]] = []
         for i in ids:
             name = self.prog.names.get(i)
             if not name or i not in frame.vals:
                 continue
+            v = frame.vals[i]
+            mat = self._matrix_value(stop.ex, v)
+            if mat is not None:
+                rows = self._matrix_rows(mat)
+                out.append((name, f"{mat!r}", rows))
+                continue
             try:
-                out.append(f"{name} = {_fmt(self._lane_value(stop.ex, frame.vals[i], i, self.selected))}")
+                out.append((name, _fmt(self._lane_value(stop.ex, v, i, self.selected)), None))
             except Exception as e:  # noqa: BLE001 - one value that cannot be shown does not hide the others
-                out.append(f"{name} = <not shown: {type(e).__name__}>")
-        return "\n".join(out) if out else "no named locals"
+                out.append((name, f"<not shown: {type(e).__name__}>", None))
+        return out
+
+    def frames(self) -> list[tuple[str, Line | None]]:
+        """(function name, source line) of each frame at the stop, innermost first."""
+        stop = self._need_stop()
+        out: list[tuple[str, Line | None]] = []
+        line = stop.line
+        for frame in reversed(stop.stack):
+            out.append((self._fn_name(frame.fn.id), line))
+            line = source_line(self.prog, frame.call_inst) if frame.call_inst is not None else None
+        return out
+
+    def _matrix_rows(self, mat) -> list[str]:
+        stop = self._need_stop()
+        g = int(np.broadcast_to(mat.info.group, (stop.ex.N,))[self.selected])
+        return [_fmt(_np_leaf(row)) for row in mat.full()[g]]
 
     # ---- matrices ------------------------------------------------------------------------------
     def cmd_matrix(self, rest: str) -> str:
@@ -567,14 +595,8 @@ class Debugger:
 
     # ---- frames ----------------------------------------------------------------------------------
     def cmd_backtrace(self, rest: str) -> str:
-        stop = self._need_stop()
-        out = []
-        line = stop.line
-        for k, frame in enumerate(reversed(stop.stack)):
-            where = f" at {_short(line[0])}:{line[1]}" if line else ""
-            out.append(f"#{k}  {self._fn_name(frame.fn.id)}{where}")
-            line = source_line(self.prog, frame.call_inst) if frame.call_inst is not None else None
-        return "\n".join(out)
+        return "\n".join(f"#{k}  {name}" + (f" at {_short(ln[0])}:{ln[1]}" if ln else "")
+                         for k, (name, ln) in enumerate(self.frames()))
 
     def _fn_name(self, fid: int) -> str:
         """A function's name as written in the source: glslang's OpName 'twice(i1;' is 'twice'."""

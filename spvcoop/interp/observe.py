@@ -100,3 +100,13 @@ def source_line(prog: Program, inst: Instruction) -> tuple[str, int] | None:
     if span is not None and span.line and prog.source:
         return prog.source, span.line
     return None
+
+
+def source_path(file: str, module_source: str) -> str:
+    """An OpLine file name as a path from here: one relative to where glslang ran is looked for beside the
+    module first (samples/debug/tile.spvasm names 'tile.comp'), so that genhtml and editors find the source."""
+    import os
+    if os.path.isabs(file) or os.path.exists(file):
+        return file
+    beside = os.path.join(os.path.dirname(module_source), file)
+    return beside if os.path.exists(beside) else file
