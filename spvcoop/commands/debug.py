@@ -62,7 +62,7 @@ def _debug(args: argparse.Namespace) -> int:
                 print(f"{where}{reply.text}", file=sys.stderr, flush=True)
             elif reply.text:
                 print(reply.text, flush=True)
-            if dbg.state == "exited" and not reported:
+            if (dbg.result is not None or dbg.error is not None) and not reported:   # the run ended (not quit)
                 reported = True
                 status = _finished(dbg, module, spec, run_spec, args, options, show_diagnostics, _write_outputs)
             if line.split()[:1] in (["quit"], ["q"]):

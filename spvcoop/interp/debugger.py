@@ -326,6 +326,9 @@ class Debugger:
         inst = self.prog.defs.get(rid)
         if inst is None:
             raise DebugError(f"no instruction defines {ref}")
+        fn_ = self.prog.functions.get(rid)
+        if fn_ is not None:   # a function: its entry block
+            rid = fn_.entry
         for fn in self.prog.functions.values():
             blk = fn.blocks.get(rid)
             if blk is not None:   # a label: the block's first instruction
@@ -410,11 +413,21 @@ class Debugger:
                 rows[-1][0].append(lane)
             else:
                 rows.append(([lane], text))
+        # compact: runs of invocations with one value share an entry; entries fill lines of ~100 characters
         out = [f"{expr} over {len(active)} active invocation(s):"]
-        for lanes, text in rows[:MAX_ROWS]:
-            out.append(f"  {_ranges(lanes):<12} {text}")
-        if len(rows) > MAX_ROWS:
-            out.append(f"  ... {len(rows) - MAX_ROWS} more rows")
+        line = ""
+        for k, (lanes, text) in enumerate(rows):
+            if k == MAX_ROWS * 4:
+                out.append(f"{line}\n  ... {len(rows) - k} more")
+                line = ""
+                break
+            entry = f"{_ranges(lanes)}: {text}"
+            if line and len(line) + len(entry) + 2 > 100:
+                out.append(line)
+                line = ""
+            line = f"{line}   {entry}" if line else f"  {entry}"
+        if line:
+            out.append(line)
         return "\n".join(out)
 
     def condition_lanes(self, bp: Breakpoint, ex: Executor, frame: Frame, mask: np.ndarray) -> list[int]:
