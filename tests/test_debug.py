@@ -84,7 +84,7 @@ def test_matrix_as_the_logical_matrix_and_by_lane(monkeypatch, capsys):
     assert "m: coopmat<f16, Subgroup, 16x16, use acc>, subgroup instance 0 (of invocation #3)" in out
     assert "\n0.0 1.0 2.0 3.0 4.0 5.0 6.0 7.0 8.0 9.0 0.0 1.0 2.0 3.0 4.0 5.0\n6.0 7.0" in out
     # the nvidia model's accumulator layout: lane 0 holds (0,0), (0,1), (0,8), (0,9), then (8,0) ...
-    assert "layout nvidia (subgroup size 32, length 8)" in out
+    assert "layout nvidia, 8 elements per lane: LANE:INDEX holds each element" in out
     assert "\n 0:0  0:1  1:0  1:1  2:0  2:1  3:0  3:1  0:2  0:3  1:2  1:3  2:2  2:3  3:2  3:3\n" in out
     assert "\n 0:4  0:5  1:4  1:5" in out
     assert "error: 'w' is not a cooperative matrix (here)" in err
@@ -136,7 +136,9 @@ def test_dap_session_through_a_scripted_client():
         c.request("continue", threadId=7)
         stop = c.event("stopped")["body"]
         assert stop["reason"] == "breakpoint" and "tile.comp:19" in stop["description"]
-        for _ in range(3):
+        c.request("stepIn", threadId=1)
+        assert c.event("stopped")["body"]["reason"] == "step"
+        for _ in range(2):
             c.request("next", threadId=1)
             assert c.event("stopped")["body"]["reason"] == "step"
         frames = c.request("stackTrace", threadId=1)["body"]["stackFrames"]
@@ -146,8 +148,6 @@ def test_dap_session_through_a_scripted_client():
         assert m["value"] == "<coopmat<f16, Subgroup, 16x16, use acc>>" and m["variablesReference"] > 0
         rows = c.request("variables", variablesReference=m["variablesReference"])["body"]["variables"]
         assert len(rows) == 16 and rows[1]["value"].startswith("[6.0, 7.0, 8.0, 9.0, 0.0")
-        c.request("stepIn", threadId=1)
-        assert c.event("stopped")["body"]["reason"] == "step"
         c.request("continue", threadId=1)
         assert c.event("exited")["body"]["exitCode"] == 0
         c.event("terminated")

@@ -63,6 +63,8 @@ class DapClient:
                     return self.events.pop(i)
             msg = self._read()
             if msg["type"] == "event":
+                if msg["event"] == "terminated" and "terminated" not in names:
+                    raise EOFError(f"the session ended while waiting for {' or '.join(names)}: {self.events}")
                 self.events.append(msg)
 
     def close(self) -> int:

@@ -575,6 +575,10 @@ class Debugger:
             if mat is not None:
                 break
         if mat is None:
+            from .memory import Register
+            if any(isinstance(w.get(i), Register) and w[i].value is None for w in
+                   ((frame.vals if frame else {}), stop.ex.gvals) for i in ids):
+                raise DebugError(f"'{name}' holds no value yet (nothing was stored to it)")
             if not ids:
                 self._value_of(name, stop.ex, frame, self.selected)  # the "no name ... did you mean" error
             raise DebugError(f"'{name}' is not a cooperative matrix (here)")
@@ -591,9 +595,8 @@ class Debugger:
                 r, c = int(lay.row[p, i]), int(lay.col[p, i])
                 if r >= 0 and cells[r][c] == "-":
                     cells[r][c] = f"{p}:{i}"
-        return (head + f"\nlayout {lay.model or 'model'} ({info.scope.lower()} size {lay.subgroup_size}, "
-                f"length {lay.length}): each element as LANE:INDEX, the lane in its {info.scope.lower()} "
-                "holding it and its index there\n" + _grid(cells))
+        return (head + f"\nlayout {lay.model or 'model'}, {lay.length} elements per lane: LANE:INDEX holds each "
+                "element\n" + _grid(cells))
 
     def _matrix_value(self, ex: Executor, v):
         from .memory import Pointer, Register, load
