@@ -576,8 +576,8 @@ class Debugger:
                 break
         if mat is None:
             from .memory import Register
-            if any(isinstance(w.get(i), Register) and w[i].value is None for w in
-                   ((frame.vals if frame else {}), stop.ex.gvals) for i in ids):
+            held = [w.get(i) for w in ((frame.vals if frame else {}), stop.ex.gvals) for i in ids]
+            if any(isinstance(r, Register) and r.value is None for r in held):
                 raise DebugError(f"'{name}' holds no value yet (nothing was stored to it)")
             if not ids:
                 self._value_of(name, stop.ex, frame, self.selected)  # the "no name ... did you mean" error
