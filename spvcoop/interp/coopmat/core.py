@@ -76,7 +76,16 @@ class CoopInfo:
         FP8 overflow to NaN / infinity, or to the largest finite value when saturating)."""
         if self.storage is None:
             return values
-        return convert(np.asarray(values, np.float32), self.storage, saturate)
+        values = np.asarray(values, np.float32)
+        out = convert(values, self.storage, saturate)
+        if self.storage == BF16:
+            # a value bf16 holds exactly keeps its bits, NaNs included (a matrix's values are already rounded:
+            # storing one is no conversion); ml_dtypes would give any NaN as 0x7fc0
+            u = np.ascontiguousarray(values).view(np.uint32)
+            exact_nan = np.isnan(values) & ((u & np.uint32(0xFFFF)) == 0)
+            if exact_nan.any():
+                out = np.where(exact_nan, (u >> 16).astype(np.uint16).view(BF16), out)
+        return out
 
     def rounded(self, values: np.ndarray, truncate: bool = False, saturate: bool = False) -> np.ndarray:
         """Values rounded to the component type (a no-op except for bf16 and FP8, held in float32): to
@@ -104,6 +113,13 @@ class CoopInfo:
         """Index of every invocation inside its scope instance (the p of the layout's row[p, i])."""
         ex = self.ex
         return ex.sg_local if self.scope != "Workgroup" else ex.local_index
+
+    @functools.cached_property
+    def run_length(self) -> int:
+        """S where scope instance j holds exactly invocations j*S .. j*S+S-1 (the usual layout), else 0."""
+        g, n = self.group, self.num_groups
+        S = g.shape[0] // n if n else 0
+        return S if S and S * n == g.shape[0] and np.array_equal(g, np.arange(g.shape[0]) // S) else 0
 
     @property
     def num_groups(self) -> int:
@@ -415,14 +431,23 @@ def first_lanes(info: CoopInfo, gmask: np.ndarray | None, mask: np.ndarray) -> t
 def uniform(info: CoopInfo, value, groups: np.ndarray, lanes: np.ndarray, mask: np.ndarray, what: str) -> np.ndarray:
     """Per active scope instance, the value that every active invocation of it must share."""
     v = np.asarray(value)
-    if v.shape[0] == 1:
+    if v.shape[0] == 1 or (v.strides[0] == 0 and v.size):   # one value (maybe broadcast to every invocation)
         return np.broadcast_to(v[0], (len(groups),) + v.shape[1:])
     per = v[lanes]
     G = info.num_groups
     full = np.zeros((G,) + v.shape[1:], v.dtype)
     full[groups] = per
+    if len(groups) == G:   # the same in every invocation of every instance: nothing to find (the usual case)
+        S = info.run_length
+        if S and bool((v.reshape((G, S) + v.shape[1:]) == per[:, None]).all()):
+            return per
+        if not S and np.array_equal(v, full[info.group]):
+            return per
     m = mask & info.ex.alive
-    differ = (v != full[info.group]) if v.ndim == 1 else (v != full[info.group]).any(axis=tuple(range(1, v.ndim)))
+    # compared as bit patterns: a NaN shared by every invocation is the same value (NaN != NaN as floats)
+    a, b = (v, full[info.group]) if v.dtype.kind != "f" else (v.view(f"u{v.dtype.itemsize}"),
+                                                              full[info.group].view(f"u{v.dtype.itemsize}"))
+    differ = (a != b) if v.ndim == 1 else (a != b).any(axis=tuple(range(1, v.ndim)))
     differ &= m
     if differ.any():
         lane = int(np.flatnonzero(differ)[0])
