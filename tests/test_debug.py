@@ -204,3 +204,9 @@ def test_an_observed_run_gives_the_same_outputs(spec):
     for k in buffers:
         assert (plain[k] == observed[k]).all()
     assert cov.runs == 1 and plain.steps == observed.steps
+
+
+def test_layout_all_is_refused(monkeypatch, capsys):
+    status, out, err = debug(monkeypatch, capsys, TILE, "run\n", "--layout", "all")
+    assert status == 2
+    assert err == "<command line>: error: --layout all runs every model; debug under one (--layout NAME)\n"

@@ -39,6 +39,10 @@ def _debug(args: argparse.Namespace) -> int:
     from ..interp.debugger import Debugger
     from .run import _write_outputs, prepare, show_diagnostics
     module, inputs, opts, spec, run_spec, options = prepare(args)
+    if opts.get("layout") == "all":
+        from ..core.diagnostics import Diagnostic, InputError
+        raise InputError(Diagnostic("error", "--layout all runs every model; debug under one (--layout NAME)",
+                                    source="<command line>"))
     dbg = Debugger(module, inputs, opts)
     echo = not sys.stdin.isatty()   # a script: show each command after the prompt, as a transcript
     status = 0
