@@ -210,3 +210,17 @@ def test_layout_all_is_refused(monkeypatch, capsys):
     status, out, err = debug(monkeypatch, capsys, TILE, "run\n", "--layout", "all")
     assert status == 2
     assert err == "<command line>: error: --layout all runs every model; debug under one (--layout NAME)\n"
+
+
+def test_a_comp_file_is_debugged_at_its_lines(monkeypatch, capsys, tmp_path):
+    """GLSL named directly (compiled at run time with -g, as `spvcoop run` compiles it)."""
+    from spvcoop.core.reference_tools import find_tool
+    if find_tool("glslangValidator") is None:
+        pytest.skip("glslangValidator not installed")
+    (tmp_path / "loop.comp").write_text((ROOT / "tests/data/debug/loop.comp").read_text())
+    (tmp_path / "run.yaml").write_text("shader: loop.comp\nbuffers:\n  v: {zeros: 8, dtype: int32}\n")
+    status, out, err = debug(monkeypatch, capsys, tmp_path / "run.yaml",
+                             "break 18\nrun\ninvocation 6\nprint acc\nnext\ncontinue\n")
+    assert status == 0 and err == ""
+    assert "Breakpoint 1, main at loop.comp:18 (4 of 8 invocations active; #4 selected)" in out
+    assert "acc = 6\n" in out and "main at loop.comp:20\n" in out and "v: [106, 107, 108, 109, 9, 10, 11, 12]" in out
