@@ -23,7 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("dap", help="a Debug Adapter Protocol server on standard input/output (VS Code)",
                        description="Speak the Debug Adapter Protocol on standard input/output: launch a run spec or "
                                    "a shader (with the flags of `spvcoop run` in the launch arguments' \"args\") and "
-                                   "debug it at its GLSL source. See README, 'Debugging a shader'.")
+                                   "debug it at its GLSL source. See README, 'Debugging a shader'.",
+                       epilog="Example (an editor starts it; samples/debug/vscode/ wires VS Code):\n  spvcoop dap",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     p.set_defaults(func=dap_command)
 
 

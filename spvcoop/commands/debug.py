@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "breakpoints|invocations|locals, run, continue, step, next, stepi, finish, invocation N|X,Y,Z, "
                     "print NAME [@all], matrix NAME [--lanes], backtrace, quit. The exit status is the run's "
                     "(0, or 1 for a run-time error or a failed --check).",
-        epilog="Example:\n  printf 'break 13\\nrun\\nprint acc\\ncontinue\\n' | spvcoop debug samples/debug/run.yaml",
+        epilog="Example:\n  spvcoop debug samples/debug/run.yaml < samples/debug/session.txt",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_execution_options(p, run_only=True)
     p.add_argument("--check", metavar="EXPECTED.yaml", help="compare the outputs at the end, as `spvcoop run` does")
