@@ -29,7 +29,7 @@ def parse_checked(text: str) -> dict[str, dict]:
         key, _, value = line.partition(":")
         if key == "SF":
             assert current is None, "SF inside a record"
-            current = files.setdefault(value, {"DA": {}, "BRDA": {}})
+            current = files.setdefault(value, {"DA": {}, "BRDA": {}, "FN": {}, "FNDA": {}})
         elif key == "end_of_record":
             assert current is not None
             current = None
@@ -39,11 +39,16 @@ def parse_checked(text: str) -> dict[str, dict]:
         elif key == "BRDA":
             ln, blk, br, taken = value.split(",")
             current["BRDA"][(int(ln), int(blk), int(br))] = None if taken == "-" else int(taken)  # type: ignore[index]
-        elif key in ("LF", "LH", "BRF", "BRH"):
+        elif key in ("FN", "FNDA"):
+            first, name = value.split(",", 1)
+            assert key == "FN" or name in current["FN"], "FNDA of a function no FN declared"  # type: ignore[index]
+            current[key][name] = int(first)                 # type: ignore[index]
+        elif key in ("LF", "LH", "BRF", "BRH", "FNF", "FNH"):
             assert current is not None
-            da, brda = current["DA"], current["BRDA"]
+            da, brda, fnda = current["DA"], current["BRDA"], current["FNDA"]
             expected = {"LF": len(da), "LH": sum(1 for c in da.values() if c), "BRF": len(brda),
-                        "BRH": sum(1 for t in brda.values() if t)}[key]
+                        "BRH": sum(1 for t in brda.values() if t), "FNF": len(current["FN"]),
+                        "FNH": sum(1 for c in fnda.values() if c)}[key]
             assert int(value) == expected, (line, expected)
     assert current is None
     return files
@@ -56,6 +61,8 @@ def test_an_untaken_branch_and_an_unreached_line(tmp_path, capsys):
     assert list(files) == [LOOP_COMP]          # the GLSL source, found beside the module
     da, brda = files[LOOP_COMP]["DA"], files[LOOP_COMP]["BRDA"]
     assert da[6] == 24                   # twice(): 3 calls x 8 invocations
+    assert files[LOOP_COMP]["FN"] == {"twice(i1;": 5, "main": 9}
+    assert files[LOOP_COMP]["FNDA"] == {"twice(i1;": 24, "main": 8}
     assert da[16] == 4 and da[18] == 4   # if (i < 4): half each way
     assert da[20] == 8 and da[21] == 0 and da[22] == 0   # v[i] > 1000 never holds: lines 21, 22 never run
     assert brda[(15, 0, 0)] == 4 and brda[(15, 0, 1)] == 4
@@ -71,6 +78,7 @@ def test_runs_add_up_in_the_file(tmp_path):
     files = parse_checked(out.read_text())
     da, brda = files[LOOP_COMP]["DA"], files[LOOP_COMP]["BRDA"]
     assert da[6] == 48 and da[21] == 0 and brda[(15, 0, 0)] == 8 and brda[(21, 0, 0)] is None
+    assert files[LOOP_COMP]["FNDA"] == {"twice(i1;": 48, "main": 16}
 
 
 def test_a_file_that_is_not_a_tracefile_is_a_located_error(tmp_path, capsys):

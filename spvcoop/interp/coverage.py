@@ -8,6 +8,8 @@ one, and writes the sum, so several runs and test sessions add up. Counted:
   source line among its instructions counts the invocations active in it (once per block, however many
   instructions of the block the line has). Lines of a function's OpVariables count when it is called. Every
   line some instruction of the module has is listed, with 0 if it never ran.
+- `FN:LINE,NAME` / `FNDA:CALLS,NAME`: each function (its OpName, glslang's `twice(i1;`) at its first line, with
+  the invocations that called it.
 - `BRDA:LINE,BLOCK,BRANCH,TAKEN`: one BLOCK per conditional branch (OpBranchConditional with two targets,
   OpSwitch) on the line, numbered in module order; BRANCH 0 is the true side (a switch: its default, then its
   cases in order), TAKEN the invocations that took it, `-` when the branch itself never ran.
@@ -40,6 +42,7 @@ class Tracefile:
     def __init__(self) -> None:
         self.lines: dict[str, dict[int, int]] = {}
         self.branches: dict[str, dict[tuple[int, int, int], int | None]] = {}
+        self.functions: dict[str, dict[str, list[int]]] = {}   # file -> name -> [first line, calls]
 
     def add_line(self, file: str, line: int, count: int) -> None:
         d = self.lines.setdefault(file, {})
@@ -50,7 +53,15 @@ class Tracefile:
         old = d.get(key)
         d[key] = taken if old is None else old if taken is None else old + taken
 
+    def add_function(self, file: str, name: str, line: int, calls: int) -> None:
+        d = self.functions.setdefault(file, {})
+        entry = d.setdefault(name, [line, 0])
+        entry[1] += calls
+
     def merge(self, other: Tracefile) -> None:
+        for f, fns in other.functions.items():
+            for name, (ln, calls) in fns.items():
+                self.add_function(f, name, ln, calls)
         for f, lines in other.lines.items():
             for ln, c in lines.items():
                 self.add_line(f, ln, c)
@@ -60,8 +71,15 @@ class Tracefile:
 
     def text(self) -> str:
         out: list[str] = []
-        for f in sorted(set(self.lines) | set(self.branches)):
+        for f in sorted(set(self.lines) | set(self.branches) | set(self.functions)):
             out += ["TN:", f"SF:{f}"]
+            fns = self.functions.get(f, {})
+            for name, (ln, _) in sorted(fns.items(), key=lambda kv: (kv[1][0], kv[0])):
+                out.append(f"FN:{ln},{name}")
+            for name, (_, calls) in sorted(fns.items(), key=lambda kv: (kv[1][0], kv[0])):
+                out.append(f"FNDA:{calls},{name}")
+            if fns:
+                out += [f"FNF:{len(fns)}", f"FNH:{sum(1 for _, c in fns.values() if c)}"]
             brs = self.branches.get(f, {})
             for (ln, blk, br), t in sorted(brs.items()):
                 out.append(f"BRDA:{ln},{blk},{br},{'-' if t is None else t}")
@@ -92,6 +110,21 @@ def parse(text: str, source: str) -> Tracefile:
             continue
         if key == "end_of_record":
             current = None
+            continue
+        if key in ("FN", "FNDA"):
+            if current is None:
+                raise bad(f"{key} outside a record (no SF: before it)")
+            first, _, name = value.partition(",")
+            try:
+                n = _count(first)
+            except ValueError:
+                n = -1
+            if n < 0 or not name:
+                raise bad(f"malformed {key} record '{rec[:80]}'", len(key) + 2)
+            if key == "FN":
+                t.add_function(current, name, n, 0)
+            else:
+                t.add_function(current, name, t.functions.get(current, {}).get(name, [0])[0], n)
             continue
         if key in ("DA", "BRDA"):
             if current is None:
@@ -126,7 +159,7 @@ class Coverage(Observer):
     def __init__(self) -> None:
         self.counts = Tracefile()
         self._programs: dict[int, tuple] = {}  # id(Program) -> (block lines, branch keys, variable lines)
-        self._tables: tuple = ({}, {}, {})
+        self._tables: tuple = ({}, {}, {}, {})
         self._files: dict[str, str] = {}
         self.runs = 0  # runs observed (a run that failed before executing anything is not one)
 
@@ -145,7 +178,14 @@ class Coverage(Observer):
         var_lines: dict[int, list[Line]] = {}
         per_line: dict[Line, int] = {}
         self._files = {f: source_path(f, prog.source) for f in {ln[0] for ln in prog.lines.values()}}
+        fn_names: dict[int, tuple[str, str, int]] = {}
         for fn in prog.functions.values():
+            first = next((ln for ln in _distinct(prog, [fn.inst, *fn.variables], self._files)), None)
+            if first is None:
+                first = next((ln for b in fn.blocks.values() for ln in _distinct(prog, b.body, self._files)), None)
+            if first is not None:   # commas would end the name in the tracefile
+                fn_names[fn.id] = (first[0], prog.name_of(fn.id).replace(",", ";"), first[1])
+                self.counts.add_function(first[0], fn_names[fn.id][1], first[1], 0)
             var_lines[fn.id] = _distinct(prog, fn.variables, self._files)
             for ln in var_lines[fn.id]:
                 self.counts.add_line(ln[0], ln[1], 0)
@@ -166,7 +206,7 @@ class Coverage(Observer):
                 for k in keys:
                     self.counts.add_branch(where[0], k, None)
                 branch_keys[term.index] = (where[0], keys, targets)
-        return block_lines, branch_keys, var_lines
+        return block_lines, branch_keys, var_lines, fn_names
 
     def block(self, ex: Executor, frame: Frame, blk: Block, mask: np.ndarray) -> None:
         lines = self._tables[0].get(blk.label)
@@ -176,11 +216,12 @@ class Coverage(Observer):
                 self.counts.add_line(f, ln, n)
 
     def enter(self, ex: Executor, frame: Frame, fn: Function, mask: np.ndarray) -> None:
-        lines = self._tables[2].get(fn.id)
-        if lines:
-            n = int(np.count_nonzero(mask))
-            for f, ln in lines:
-                self.counts.add_line(f, ln, n)
+        n = int(np.count_nonzero(mask))
+        for f, ln in self._tables[2].get(fn.id, ()):
+            self.counts.add_line(f, ln, n)
+        named = self._tables[3].get(fn.id)
+        if named is not None:
+            self.counts.add_function(named[0], named[1], named[2], n)
 
     def branch(self, ex: Executor, frame: Frame, term: Instruction, edges: list) -> None:
         entry = self._tables[1].get(term.index)
