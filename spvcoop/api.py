@@ -17,6 +17,7 @@ from .interp.options import OPTIONS
 
 if TYPE_CHECKING:
     from .interp import RunResult
+    from .interp.observe import Observer
     from .layouts.model import LayoutModel
     from .numerics.model import MulAddModel
 
@@ -39,6 +40,7 @@ def run(shader: str | os.PathLike[str] | bytes | Module,
         trace: int | tuple[int, ...] | str | None = None,
         trace_out: IO[str] | Callable[[str], object] | None = None,
         progress: Callable[[int], object] | None = None,
+        observer: Observer | None = None,
         fast_paths: bool = True,
         ) -> RunResult:
     """Run a compute shader on the CPU over a whole dispatch and return its buffers.

@@ -23,6 +23,8 @@ COMMAND_MODULES = [
     "spvcoop.commands.val",
     "spvcoop.commands.layout",
     "spvcoop.commands.run",
+    "spvcoop.commands.debug",
+    "spvcoop.commands.dap",
     "spvcoop.commands.portability",
     "spvcoop.commands.device",
     "spvcoop.commands.numerics",
@@ -32,6 +34,7 @@ COMMAND_MODULES = [
 COMMAND_NAMES = {"as": "spvcoop.commands.asm", "dis": "spvcoop.commands.dis", "val": "spvcoop.commands.val",
                  "lint": "spvcoop.commands.val",
                  "layout": "spvcoop.commands.layout", "run": "spvcoop.commands.run",
+                 "debug": "spvcoop.commands.debug", "dap": "spvcoop.commands.dap",
                  "portability": "spvcoop.commands.portability", "device": "spvcoop.commands.device",
                  "numerics": "spvcoop.commands.numerics"}
 # Examples for the help of parsers whose module gives none ("every --help ends with an example"): keyed by the

@@ -53,9 +53,35 @@ def _assembly_of(shader) -> tuple[str | None, str | None]:
     return None, None
 
 
+def pytest_addoption(parser):
+    parser.getgroup("spvcoop").addoption(
+        "--spvcoop-coverage", metavar="FILE", default=None,
+        help="line and branch coverage of the shaders spvcoop_run runs, added to the lcov tracefile FILE")
+
+
+def pytest_sessionfinish(session):
+    cov = getattr(session.config, "_spvcoop_coverage", None)
+    path = session.config.getoption("spvcoop_coverage", None)
+    if cov is not None and cov.runs and path:
+        from .core.files import write_file
+        write_file(path, cov.merge_into(path))
+
+
+def _coverage(config):
+    """The session's Coverage observer, or None without --spvcoop-coverage."""
+    if not config.getoption("spvcoop_coverage", None):
+        return None
+    cov = getattr(config, "_spvcoop_coverage", None)
+    if cov is None:
+        from .interp.coverage import Coverage
+        cov = config._spvcoop_coverage = Coverage()
+    return cov
+
+
 @pytest.fixture
-def spvcoop_run():
-    """Callable: spvcoop_run(shader, dispatch=(1, 1, 1), buffers=..., <run options>) -> RunResult (spvcoop.run)."""
+def spvcoop_run(request):
+    """Callable: spvcoop_run(shader, dispatch=(1, 1, 1), buffers=..., <run options>) -> RunResult (spvcoop.run);
+    with --spvcoop-coverage FILE, every run's line and branch counts go into FILE at the session's end."""
     def run(*args, **kwargs):
         __tracebackhide__ = True
         from .api import run as api_run
@@ -65,6 +91,9 @@ def spvcoop_run():
         for key in kwargs:
             if key not in BY_NAME and key not in inputs:
                 raise unknown_keyword(key, "spvcoop_run()")
+        cov = _coverage(request.config)
+        if cov is not None and kwargs.get("observer") is None:
+            kwargs["observer"] = cov
         try:
             return api_run(*args, **kwargs)
         except SpvError as e:

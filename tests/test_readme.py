@@ -6,7 +6,8 @@ user sees them) in a copy of the files they read, so outputs such as `-o basic.s
 temporary folder; ```python blocks run in a subprocess at the repository root (value comments such as
 `x  # array([1., 3.])` are compared with the value, `test_*` functions run under pytest with the
 spvcoop plugin's fixture); ```yaml blocks are compared with the file they quote or run as the
-pre-commit hook they configure; the repository map's paths must exist. A block of any other kind, or
+pre-commit hook they configure; ```jsonc blocks are compared with the file they quote; the repository map's
+paths must exist. A block of any other kind, or
 one the test cannot run, fails, unless NOT_RUN names it with the reason.
 
 Output comparison: trailing spaces are ignored (a terminal does not show them) and a line `...`
@@ -86,7 +87,7 @@ def _ids(kind: str) -> list:
 
 
 def test_every_block_is_an_example_this_file_runs():
-    kinds = {"console", "python", "yaml", "toml", ""}
+    kinds = {"console", "python", "yaml", "toml", "jsonc", ""}
     unknown = [b.id for b in BLOCKS if b.lang not in kinds]
     assert not unknown, f"blocks no test here runs (add a runner or list them in NOT_RUN): {unknown}"
     assert len(_ids("console")) >= 15 and len(_ids("python")) >= 2   # the parser found the README's examples
@@ -311,6 +312,18 @@ def test_yaml_example(block: Block, without_glslang: dict[str, str]):
             status, out = _sh(" ".join([hooks[hook["id"]]["entry"], *hook.get("args", []), *files]), ROOT,
                               without_glslang)
             assert status == 0, f"{block.id}: hook {hook['id']} failed on the samples:\n" + "\n".join(out)
+
+
+@pytest.mark.parametrize("block", _ids("jsonc"))
+def test_jsonc_example(block: Block):
+    """A ```jsonc block is a file, quoted whole: its first line `// PATH` names it (editor configurations:
+    samples/debug/vscode/, which tests/test_debug.py runs); the file is JSON once its // lines are left out."""
+    import json
+    m = re.fullmatch(r"// (\S+\.json)", block.lines[0])
+    assert m, f"{block.id}: the first line must name the file it quotes (// PATH)"
+    text = (ROOT / m.group(1)).read_text()
+    assert block.lines[1:] == text.rstrip("\n").splitlines(), block.id
+    json.loads("\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//")))
 
 
 @pytest.mark.parametrize("block", _ids("toml"))

@@ -49,6 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", dest="output", metavar="OUT", help="write outputs to OUT.yaml, OUT.json, or a directory "
                    "(one .npy per buffer); default: YAML on standard output")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no output unless --check fails")
+    p.add_argument("--coverage", metavar="FILE.info",
+                   help="write the line and branch coverage of the shader's source (GLSL lines where the module has "
+                        "them, else its assembly lines) as an lcov tracefile, added to FILE's counts when it exists")
     # input templates (issue 22): self-contained here, for the run-options table to fold in
     p.add_argument("--template", metavar="FILE",
                    help="do not run: write every buffer, push-constant member and specialization constant of SPEC "
@@ -251,16 +254,66 @@ def _relocated(e, spec):
 
 
 def _run(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from ..core.diagnostics import Diagnostic, InputError
+    from ..interp.runner import run
 
-    from ..core.diagnostics import Diagnostic, InputError, SpvError
-    from ..interp.runner import element_dtypes, run
-    from ..loader import load_shader
-    from ..runspec.spec import RunSpec, buffer_key, check_inputs, generate, load_spec, load_spec_shader, read_yaml
-
-    path = args.spec
     if getattr(args, "template", None):
         return _write_template(args)
+    module, inputs, opts, spec, run_spec, options = prepare(args)
+    device = getattr(args, "device", None)  # `portability` builds its own namespace
+    if getattr(args, "coverage", None):
+        if device:
+            raise InputError(Diagnostic("error", "--coverage counts what the interpreter executes; it cannot be "
+                                        "combined with --device"))
+        from ..interp.coverage import Coverage
+        opts["observer"] = Coverage()
+    if opts.get("layout") == "all":
+        try:
+            return _portability(module, inputs, opts, spec, args)
+        finally:
+            _write_coverage(opts, args)
+    if getattr(args, "compare_interpreter", False) and not device:
+        raise InputError(Diagnostic("error", "--compare-interpreter compares the interpreter with a device: give "
+                                    "--device vulkan[:N]", source="<command line>"))
+    if device:
+        from ..gpu import parse_device
+        from ..gpu.runner import run_on_device
+        res = run_on_device(module, **inputs, entry_point=opts.get("entry_point"), device=parse_device(device),
+                            validate=opts.get("validate", True), subgroup_size=opts.get("subgroup_size"),
+                            timeout_s=getattr(args, "gpu_timeout", None))
+        if args.compare_interpreter:
+            interp = _run_shown(run, module, inputs, dict(opts, validate=False))
+            return _compare_device(_select_outputs(interp, spec.outputs), _select_outputs(res, spec.outputs),
+                                   args)
+        return _write_outputs(res, spec, run_spec, module, args, options)
+    progress = Progress(not args.quiet, inputs["dispatch"])
+    if opts.get("trace") is not None:
+        opts["trace_out"] = sys.stderr   # trace lines as they come (the library never writes to the terminal)
+    try:
+        res = _run_shown(run, module, inputs, dict(opts, progress=progress))
+    finally:
+        progress.done()
+        _write_coverage(opts, args)   # also for a run that fails: the lines it reached
+    return _write_outputs(res, spec, run_spec, module, args, options)
+
+
+def _write_coverage(opts: dict, args: argparse.Namespace) -> None:
+    cov = opts.get("observer")
+    if cov is not None and cov.runs and getattr(args, "coverage", None):
+        from .common import write_output
+        write_output(args.coverage, cov.merge_into(args.coverage))
+
+
+def prepare(args: argparse.Namespace):
+    """(module, run() inputs, run options, spec, whether SPEC is a run spec, file options) from the command line:
+    what `run` and `debug` execute."""
+    from pathlib import Path
+
+    from ..core.diagnostics import Diagnostic, SpvError
+    from ..interp.runner import element_dtypes
+    from ..loader import load_shader
+    from ..runspec.spec import RunSpec, buffer_key, check_inputs, generate, load_spec, load_spec_shader, read_yaml
+    path = args.spec
     options = _file_options(args)
     run_spec = path.endswith((".yaml", ".yml"))
     if run_spec:
@@ -292,31 +345,7 @@ def _run(args: argparse.Namespace) -> int:
             raise SpvError(Diagnostic("error", f"--dispatch wants X,Y,Z integers, got '{args.dispatch}'")) from None
     inputs: dict[str, Any] = dict(dispatch=dispatch, buffers=buffers, spec_constants=spec_constants,
                                   push_constants=push)
-    if opts.get("layout") == "all":
-        return _portability(module, inputs, opts, spec, args)
-    device = getattr(args, "device", None)  # `portability` builds its own namespace
-    if getattr(args, "compare_interpreter", False) and not device:
-        raise InputError(Diagnostic("error", "--compare-interpreter compares the interpreter with a device: give "
-                                    "--device vulkan[:N]", source="<command line>"))
-    if device:
-        from ..gpu import parse_device
-        from ..gpu.runner import run_on_device
-        res = run_on_device(module, **inputs, entry_point=opts.get("entry_point"), device=parse_device(device),
-                            validate=opts.get("validate", True), subgroup_size=opts.get("subgroup_size"),
-                            timeout_s=getattr(args, "gpu_timeout", None))
-        if args.compare_interpreter:
-            interp = _run_shown(run, module, inputs, dict(opts, validate=False))
-            return _compare_device(_select_outputs(interp, spec.outputs), _select_outputs(res, spec.outputs),
-                                   args)
-        return _write_outputs(res, spec, run_spec, module, args, options)
-    progress = Progress(not args.quiet, dispatch)
-    if opts.get("trace") is not None:
-        opts["trace_out"] = sys.stderr   # trace lines as they come (the library never writes to the terminal)
-    try:
-        res = _run_shown(run, module, inputs, dict(opts, progress=progress))
-    finally:
-        progress.done()
-    return _write_outputs(res, spec, run_spec, module, args, options)
+    return module, inputs, opts, spec, run_spec, options
 
 
 def _seconds(text: str) -> float:

@@ -176,9 +176,13 @@ class Executor:
         frame = Frame(fn, call_inst)
         for p, a in zip(fn.params, args, strict=False):
             frame.vals[cast(int, p.result_id)] = a   # an OpFunctionParameter has a result id
-        for v in fn.variables:
+        return self.run_frame(frame, mask)
+
+    def run_frame(self, frame: Frame, mask: np.ndarray):
+        """A call's body: its variables, then its blocks; the return value (observe.py wraps this)."""
+        for v in frame.fn.variables:
             self.exec_inst(frame, v, mask, True)
-        self.walk(frame, fn.entry, [(0, mask)], frozenset({RETURN}))
+        self.walk(frame, frame.fn.entry, [(0, mask)], frozenset({RETURN}))
         return frame.ret
 
     def call_per_element(self, fn: Function, args: list, lanes: np.ndarray, call_inst: Instruction):

@@ -137,6 +137,14 @@ def callback(v):
     return v
 
 
+def observer(v):
+    """An interp.observe.Observer (the step loop's hook: coverage, the debugger); checked by its methods, as
+    observe.py sits above this module."""
+    if not all(callable(getattr(v, m, None)) for m in ("attach", "block", "instruction", "branch", "enter", "leave")):
+        raise ValueError(f"must be a spvcoop.interp.observe.Observer, got {type(v).__name__}")
+    return v
+
+
 class RunOption(FrozenRecord):
     """One run option. `check` converts and bounds a value (None is always allowed: it means the default);
     `flag` is its command-line flag (None: Python API only), `spec_key` its run-spec key (None: none);
@@ -203,6 +211,9 @@ OPTIONS: tuple[RunOption, ...] = (
               "a list; the library never writes to the terminal itself)"),
     RunOption("progress", None, callback,
               "called with the step count at the first branch at or past each multiple of 1024 steps"),
+    RunOption("observer", None, observer,
+              "an interp.observe.Observer called at every block, instruction, branch and call (line coverage, "
+              "the debugger); the run then takes the instruction-at-a-time path"),
     RunOption("fast_paths", True, flag,
               "compiled blocks (interp/block_compiler.py; the SPVCOOP_NO_FAST_PATHS environment variable also "
               "turns them off)"),

@@ -186,6 +186,9 @@ def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dic
                     prog.statically_used(ep_fn))
     _bind_device_only(ex, prog, given, consumed, bindings, addresses)
     _write_pending(ex, prog, bindings, addresses)
+    if config.observer is not None:
+        from .observe import install
+        install(ex, config.observer)
     _execute(ex, prog, ep_fn, N)
     res = RunResult(steps=ex.steps, invocations=N, workgroup_size=wg, addresses=addresses,
                     diagnostics=diagnostics, trace=ex.trace_lines)
