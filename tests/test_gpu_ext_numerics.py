@@ -143,3 +143,16 @@ def test_f16_accumulator_rounds_to_f16_after_every_block_of_16(kk):
     c = d["in2"]
     out = _run(f"f16acc_k{kk}.spv", 16, {0: d["in0"], 1: d["in1"], 2: c, 3: np.zeros_like(c)})
     assert np.array_equal(_bits(out[3]), _bits(d["gpu3"]))
+
+
+def test_a_freshly_measured_numerics_file_is_the_nvidia_model():
+    """`spvcoop numerics measure` on the H200 (h200-numerics-measured.yaml, written by the GPU run that made
+    compare-fitted.txt): every MulAdd and compiled-code parameter is nvidia-tensorcore's and all were identified."""
+    import yaml
+
+    from spvcoop.numerics.fit import load_model_file
+    from spvcoop.numerics.model import NVIDIA_TENSORCORE
+    path = EXT / "h200-numerics-measured.yaml"
+    assert load_model_file(str(path)).params() == NVIDIA_TENSORCORE.params()
+    doc = yaml.safe_load(path.read_text())
+    assert doc["not_identified"] == [] and doc["agreement_fresh"]["total"] == "589824/589824"
