@@ -203,6 +203,10 @@ OPTIONS: tuple[RunOption, ...] = (
               "a list; the library never writes to the terminal itself)"),
     RunOption("progress", None, callback,
               "called with the step count at the first branch at or past each multiple of 1024 steps"),
+    RunOption("races", True, flag,
+              "report data races: conflicting accesses to workgroup or storage-buffer memory by invocations "
+              "that no barrier or atomic orders, each an error (rule interp.race; --no-races: off)",
+              "--no-races", "races", None, cli_false=True),
     RunOption("fast_paths", True, flag,
               "compiled blocks (interp/block_compiler.py; the SPVCOOP_NO_FAST_PATHS environment variable also "
               "turns them off)"),
