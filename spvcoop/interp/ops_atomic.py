@@ -128,4 +128,5 @@ def atomic_store(ex, frame, inst, mask):
 @OPS.op("OpAtomicCompareExchange")
 def atomic_cmpxchg(ex, frame, inst, mask):
     # operands: pointer, scope, equal semantics, unequal semantics, value, comparator
-    return _recorded(ex, frame, inst, mask, atomic(ex, frame, inst, mask, ex.arg(frame, inst, 4), ex.arg(frame, inst, 5)))
+    old = atomic(ex, frame, inst, mask, ex.arg(frame, inst, 4), ex.arg(frame, inst, 5))
+    return _recorded(ex, frame, inst, mask, old)

@@ -46,8 +46,9 @@ WORKGROUP, BUFFER = 0, 1   # ordering classes: which barrier semantics order the
 _STORAGE_CLASS = {"Workgroup": WORKGROUP, "StorageBuffer": BUFFER, "PhysicalStorageBuffer": BUFFER}
 WORKGROUP_MEMORY, UNIFORM_MEMORY = 0x100, 0x40   # MemorySemantics bits
 MAX_UNIT = 16
-_LOG_LIMIT = 1 << 23   # logged unit-accesses of a read-only memory before it gets a shadow anyway
+_LOG_LIMIT = 1 << 26   # bytes of offsets and agents logged for a memory only read so far, before it gets a shadow
 _INST_BITS = 32
+_STRIDED_MIN = 256   # units an access needs for the strided path to pay
 
 
 def watched(mem) -> bool:
@@ -93,7 +94,7 @@ class _Shadow:
         f = self.g // g
         cast(_Side, self.w).refine(f)
         cast(_Side, self.r).refine(f)
-        self.atomic = np.repeat(self.atomic, f)
+        self.atomic = np.repeat(cast(np.ndarray, self.atomic), f)
         self.g = g
 
 
@@ -136,6 +137,7 @@ class Recorder:
         self.insts: dict[int, Instruction] = {}
         self.current = -1   # the instruction being recorded (its index)
         self._all = np.arange(self.N, dtype=np.int64)
+        self._first = (np.array([2 * self.N], np.int64), np.array([self.N], np.int64))
 
     # ---- what the ops call ---------------------------------------------------------------------------------
     def active(self, mask: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
@@ -150,8 +152,10 @@ class Recorder:
         """The active invocations of `mask` as agent ids."""
         return self.active(mask)[1]
 
-    def scope_agents(self, first_lanes: np.ndarray, scope: str) -> np.ndarray:
+    def scope_agents(self, first_lanes: np.ndarray | None, scope: str) -> np.ndarray:
         """Agent ids of cooperative-matrix scope instances, given the first lane of each."""
+        if first_lanes is None:   # the one instance of the dispatch (lane 0 first)
+            return self._first[scope == "Subgroup"]
         vl = self.ex.virtual_lanes
         lanes = np.asarray(first_lanes, np.int64) if vl is None else vl[first_lanes]
         return lanes + self.N * (1 if scope == "Subgroup" else 2)
@@ -162,9 +166,18 @@ class Recorder:
         into mem.data; for a DeviceMemory an address), `count` runs of `width` bytes, `step` bytes apart.
         `start` has one entry per agent, or one for all. kind: READ, WRITE, ATOMIC (an atomic that writes),
         ATOMIC_READ. Agents: `lanes(mask)` for invocations, `scope_agents` for cooperative-matrix instances."""
+        sh = self.shadows.get(id(mem))
+        if sh is not None and sh.w is None and kind == READ:   # the cheap case: a memory only read so far
+            self.insts[inst.index] = inst
+            sh.log.append((start, agents, width, count, step, (self.clock << _INST_BITS) | inst.index))
+            sh.logged += start.nbytes + (0 if agents is self._all else agents.nbytes)
+            if sh.logged < _LOG_LIMIT:
+                return
+            sh.log.pop()
         if not len(agents) or width <= 0:
             return
-        start = np.asarray(start, np.int64)
+        if type(start) is not np.ndarray or start.dtype != np.int64:
+            start = np.asarray(start, np.int64)
         if isinstance(mem, DeviceMemory):
             which = start >> ADDRESS_SHIFT
             if start.shape[0] != agents.shape[0]:
@@ -177,17 +190,16 @@ class Recorder:
                     self.access(kind, mem.buffers[k - 1], start[sel] - (k << ADDRESS_SHIFT), agents[sel], inst,
                                 width, count, step)
             return
-        if not watched(mem):
-            return
-        sh = self.shadows.get(id(mem))
         if sh is None:
+            if not watched(mem):
+                return
             sh = self.shadows[id(mem)] = _Shadow(mem)
         self.insts[inst.index] = inst
         self.current = inst.index
         stamp = (self.clock << _INST_BITS) | inst.index
         if sh.w is None and kind == READ:
             sh.log.append((start, agents, width, count, step, stamp))
-            sh.logged += len(agents) * count * width
+            sh.logged += start.nbytes + (0 if agents is self._all else agents.nbytes)
             if sh.logged < _LOG_LIMIT:
                 return
             kind = ""   # too much to keep as a list: make the shadow now
@@ -268,6 +280,52 @@ class Recorder:
         return (q[:, None] + offs[None, :]).reshape(-1) if len(offs) > 1 else q
 
     def _apply(self, sh: _Shadow, kind: str, start, agents, width, count, step, stamp: int) -> None:
+        if kind in (READ, WRITE) and count == 1 and start.shape[0] == agents.shape[0] and \
+                start.shape[0] * width >= _STRIDED_MIN * sh.g and self._strided(sh, kind, start, agents, width, stamp):
+            return
+        self._general(sh, kind, start, agents, width, count, step, stamp)
+
+    def _strided(self, sh: _Shadow, kind: str, start: np.ndarray, agents: np.ndarray, width: int, stamp: int) -> bool:
+        """The common case, cheaply: agent i touches `width` bytes at start[i], the starts evenly spaced and at least
+        `width` apart (each invocation its own element), and nothing recorded there conflicts: the shadow as
+        strided views, no gathers. False (nothing done) sends the access to the general path."""
+        g = sh.g
+        m, k = width // g, start.shape[0]
+        q0 = int(start[0]) // g
+        d = int(start[1]) - int(start[0]) if k > 1 else width
+        if d % g or d < width:
+            return False
+        d //= g
+        if k > 2 and (int(start[-1]) - int(start[0]) != (k - 1) * d * g or (np.diff(start) != d * g).any()):
+            return False
+        if m == 1:
+            def view(a: np.ndarray) -> np.ndarray:
+                return a[q0:q0 + (k - 1) * d + 1:d]
+            ag = agents
+        else:
+            def view(a: np.ndarray) -> np.ndarray:
+                return np.lib.stride_tricks.as_strided(a[q0:], (k, m), (d * a.itemsize, a.itemsize))
+            ag = agents[:, None]
+        w, r = cast(_Side, sh.w), cast(_Side, sh.r)
+        pa = view(w.agent)
+        if ((pa != ag) & (pa != NONE)).any():
+            return False
+        if kind == WRITE:
+            pr = view(r.agent)
+            if ((pr != ag) & (pr != NONE)).any():
+                return False
+            pa[...] = ag
+            view(w.stamp)[...] = stamp
+            view(cast(np.ndarray, sh.atomic))[...] = False
+            return True
+        pr = view(r.agent)
+        if ((pr != ag) & (pr != NONE)).any():
+            return False
+        pr[...] = ag
+        view(r.stamp)[...] = stamp
+        return True
+
+    def _general(self, sh: _Shadow, kind: str, start, agents, width, count, step, stamp: int) -> None:
         uniform = start.shape[0] == 1 and agents.shape[0] > 1
         idx = self._units(sh, start, width, count, step)
         m = len(idx) // start.shape[0]
@@ -309,10 +367,9 @@ class Recorder:
             return
         # reads and atomic writes: several agents per unit become MANY
         old = side.agent[idx]
+        keep = (old != NONE) & (old != ag)
         if kind == ATOMIC:
-            keep = (old != NONE) & (old != ag) & atomic[idx]   # atomics by other agents still unordered
-        else:
-            keep = (old != NONE) & (old != ag)
+            keep &= atomic[idx]   # atomics by other agents stay (unordered with a later plain access)
         if keep.any() and self.barriers[sh.cls]:
             j = np.flatnonzero(keep)
             keep[j] = self._unordered(sh.cls, old[j], side.stamp[idx[j]], side.wg[idx[j]], ag[j])
@@ -431,10 +488,10 @@ class Recorder:
             sem = "WorkgroupMemory" if race.cls == WORKGROUP else "UniformMemory"
             k = race.interval
             wg = int(self._wg_of(np.array([b]))[0])
-            notes.append(Note(f"both in barrier interval {k} of workgroup {wg} ({'before its first' if k == 0 else f'after its {k}th'} "
-                              f"barrier): no OpControlBarrier with Workgroup execution scope and {sem} semantics "
-                              "between them (GLSL: barrier()" + (", after memoryBarrierBuffer()" if race.cls == BUFFER
-                                                                  else "") + ")"))
+            when = "before its first barrier" if k == 0 else f"after its barrier number {k}"
+            glsl = "memoryBarrierBuffer(); barrier();" if race.cls == BUFFER else "barrier();"
+            notes.append(Note(f"both in barrier interval {k} of workgroup {wg} ({when}): no OpControlBarrier with "
+                              f"Workgroup execution scope and {sem} semantics between them (GLSL: {glsl})"))
         return Diagnostic("error", message, span, rule="interp.race", notes=notes, source=source)
 
 

@@ -331,12 +331,9 @@ def _races(ex, inst, info: CoopInfo, ptr: Pointer, geo: Geometry, mask, kind: st
 
 def _single_races(ex, frame, inst, info: CoopInfo, win: np.ndarray, kind: str) -> None:
     """The same for _single_window's one scope instance (lane 0 is its first): the window's rows or columns."""
-    ptr = ex.val(frame, _operands(ex, frame, inst, kind == WRITE)[0])
-    if not watched(ptr.mem):
-        return
+    ptr = ex.val(frame, ex.family_state["coopmat.single"][inst.index][0])   # as _single_window found it
     _, rs, cs = win.strides
-    start = np.array([win.__array_interface__["data"][0] - ptr.mem.data.__array_interface__["data"][0]], np.int64)
     E = info.itemsize
     width, count, step = (info.cols * E, info.rows, rs) if cs == E else (info.rows * E, info.cols, cs)
     rec = ex.races
-    rec.access(kind, ptr.mem, start, rec.scope_agents(np.zeros(1, np.int64), info.scope), inst, width, count, step)
+    rec.access(kind, ptr.mem, ptr.off[:1], rec.scope_agents(None, info.scope), inst, width, count, step)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..races import READ, WRITE, watched
 from ..dispatch import OpSet
 from ..fault import Fault
 from ..memory import ADDRESS_SHIFT, DeviceMemory, Pointer
@@ -163,6 +164,8 @@ def load_tensor(ex, frame, inst, mask):
         vals[a.access] = _decode(ex, inst, acc, info)
     else:
         vals[a.access] = _gather(acc.where, info, a)
+        if ex.races is not None:   # (a decode function's own loads are recorded as they run)
+            _races(ex, inst, info, acc, READ)
     if a.constant.any():
         cv = np.broadcast_to(_clamp_values(info, acc.layout["clamp_value"])[:, None, None], vals.shape)
         vals[a.constant] = cv[a.constant]
@@ -232,4 +235,17 @@ def store_tensor(ex, frame, inst, mask):
     raw = np.ascontiguousarray(vals[j, r, c].astype(info.storage_dtype)).view(np.uint8).reshape(len(j), E)
     for mem, run in _by_memory(acc.where, j):
         mem.data[(addr[run, None] + np.arange(E)).reshape(-1)] = raw[run].reshape(-1)
+    if ex.races is not None:
+        _races(ex, inst, info, acc, WRITE)
     return None
+
+
+def _races(ex, inst, info: CoopInfo, acc: _Access, kind: str) -> None:
+    """The race detector's record (interp/races.py): each accessed element, by its scope instance."""
+    E = info.itemsize
+    j, r, c = np.nonzero(acc.a.access)
+    addr = acc.where.start[j] + acc.a.index[j, r, c] * E
+    agents = ex.races.scope_agents(acc.lanes, info.scope)[j]
+    for mem, run in _by_memory(acc.where, j):
+        if watched(mem):
+            ex.races.access(kind, mem, addr[run], agents[run], inst, E)

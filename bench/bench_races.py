@@ -1,0 +1,74 @@
+"""The race detector's cost (issue 23: at most 1.3x): the same runs with races on (the default) and off.
+
+    python bench/bench_races.py                 # 5 pairs per case, after a warm-up pair
+    python bench/bench_races.py --runs 9 --only saxpy
+
+In-process `spvcoop.interp.run`, CPU time (process_time), on and off in turn; prints per case the median of
+the pair-by-pair ratios (on / off) and the median times. Cases: the whole-dispatch KHR GEMM 1024^3
+(samples/coopmat/khr_gemm/gemm.spvasm, 64 x 64 workgroups), the tile-looping GEMM 256^3 (one subgroup,
+bench/shaders/gemm_tiled.spvasm) and saxpy over 2^20 invocations (tests/glsl/interp/saxpy.comp).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from spvcoop.interp import compile_glsl, run  # noqa: E402
+from spvcoop.loader import load_shader  # noqa: E402
+
+
+def gemm(n: int, tiled: bool) -> tuple:
+    rng = np.random.default_rng(n)
+    bufs = {"a": rng.standard_normal((n, n)).astype(np.float16), "b": rng.standard_normal((n, n)).astype(np.float16),
+            "c0": rng.standard_normal((n, n)).astype(np.float32), "c": np.zeros(n * n, np.float32)}
+    if tiled:
+        return (load_shader(str(ROOT / "bench" / "shaders" / "gemm_tiled.spvasm")),
+                dict(dispatch=(1, 1, 1), spec_constants={0: n, 1: n, 2: n}, buffers=bufs, max_steps=10_000_000))
+    return (load_shader(str(ROOT / "samples" / "coopmat" / "khr_gemm" / "gemm.spvasm")),
+            dict(dispatch=(n // 16, n // 16, 1), spec_constants={0: n, 1: n}, buffers=bufs))
+
+
+def saxpy(n: int) -> tuple:
+    x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+    return (compile_glsl(str(ROOT / "tests" / "glsl" / "interp" / "saxpy.comp")),
+            dict(dispatch=(n // 64, 1, 1), buffers={(0, 0): x, (0, 1): np.ones(n, np.float32)},
+                 push_constants={"a": 2.0, "n": n}))
+
+
+CASES = {"gemm1024": lambda: gemm(1024, False), "tiled256": lambda: gemm(256, True), "saxpy": lambda: saxpy(1 << 20)}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--only", nargs="+", choices=sorted(CASES))
+    args = ap.parse_args(argv)
+    for name in args.only or list(CASES):
+        module, kw = CASES[name]()
+        times: dict[bool, list[float]] = {True: [], False: []}
+        outs = {}
+        for i in range(args.runs + 1):   # the first pair warms caches up and is not counted
+            for races in (True, False):
+                t = time.process_time()
+                res = run(module, races=races, **{k: (dict(v) if isinstance(v, dict) else v) for k, v in kw.items()})
+                if i:
+                    times[races].append(time.process_time() - t)
+                outs[races] = res
+        same = all(np.array_equal(outs[True].buffers[k], outs[False].buffers[k]) for k in outs[False].buffers)
+        ratio = statistics.median(a / b for a, b in zip(times[True], times[False], strict=True))
+        pairs = ", ".join(f"{a / b:.2f}" for a, b in zip(times[True], times[False], strict=True))
+        on, off = statistics.median(times[True]), statistics.median(times[False])
+        print(f"{name:<10} races on {on:7.3f} s  off {off:7.3f} s  ratio {ratio:.3f}x (pairs: {pairs})  outputs {'identical' if same else 'DIFFER'}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
