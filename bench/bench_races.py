@@ -66,7 +66,8 @@ def main(argv=None) -> int:
         ratio = statistics.median(a / b for a, b in zip(times[True], times[False], strict=True))
         pairs = ", ".join(f"{a / b:.2f}" for a, b in zip(times[True], times[False], strict=True))
         on, off = statistics.median(times[True]), statistics.median(times[False])
-        print(f"{name:<10} races on {on:7.3f} s  off {off:7.3f} s  ratio {ratio:.3f}x (pairs: {pairs})  outputs {'identical' if same else 'DIFFER'}", flush=True)
+        print(f"{name:<10} races on {on:7.3f} s  off {off:7.3f} s  ratio {ratio:.3f}x (pairs: {pairs})  "
+              f"outputs {'identical' if same else 'DIFFER'}", flush=True)
     return 0
 
 
