@@ -58,7 +58,7 @@ def test_racy_kernel_reported_with_both_instructions(name):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_race_free_twin_not_reported(name):
-    res = _run(f"{name}_fixed")
+    res = _run(f"{name}_fixed", races=True)   # on by default; said here so that the test checks the detector ran
     assert not [d for d in res.diagnostics if d.rule == "interp.race"]
 
 
@@ -122,7 +122,7 @@ void main() {
 }"""
     with pytest.raises(SpvError, match="data race on 's'"):
         spvcoop_run(src % "", buffers={(0, 0): np.zeros(32, np.float32)})
-    spvcoop_run(src % "barrier();", buffers={(0, 0): np.zeros(32, np.float32)})
+    spvcoop_run(src % "barrier();", buffers={(0, 0): np.zeros(32, np.float32)}, races=True)
 
 
 def test_buffer_needs_buffer_semantics(spvcoop_run):
@@ -141,5 +141,67 @@ void main() {
     with pytest.raises(SpvError, match="data race on 'Out'") as ei:
         spvcoop_run(src % "", buffers={(0, 0): np.zeros(64, np.float32)})
     assert "UniformMemory semantics" in ei.value.diagnostics[0].notes[-1].message
-    res = spvcoop_run(src % "memoryBarrierBuffer();", buffers={(0, 0): np.zeros(64, np.float32)})
+    res = spvcoop_run(src % "memoryBarrierBuffer();", buffers={(0, 0): np.zeros(64, np.float32)}, races=True)
     assert res[(0, 0)][32:].tolist() == list(range(31, -1, -1))
+
+
+SUBGROUP = """#version 450
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) buffer Out { uint y[]; };
+shared uint s[64];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    s[l] = l;
+    %s
+    y[l] = s[%s];
+}"""
+
+
+@pytest.mark.parametrize("sync, index, racy", [
+    ("subgroupBarrier();", "l ^ 1", False),                 # a subgroup barrier orders its own subgroup
+    ("subgroupBarrier();", "(l + 32) % 64", True),          # ... not another subgroup (32 invocations each)
+    ("subgroupBallot(true);", "l ^ 1", True),               # a subgroup operation orders nothing
+    ("barrier();", "(l + 32) % 64", False),
+])
+def test_subgroup_barriers(spvcoop_run, sync, index, racy):
+    def go():
+        return spvcoop_run(SUBGROUP % (sync, index), buffers={(0, 0): np.zeros(64, np.uint32)}, subgroup_size=32,
+                           races=True)
+    if racy:
+        with pytest.raises(SpvError, match="data race on 's'"):
+            go()
+    else:
+        res = go()
+        x = np.arange(64)
+        assert res[(0, 0)].tolist() == (x ^ 1 if index == "l ^ 1" else (x + 32) % 64).tolist()
+
+
+def test_atomic_then_plain_read_races(spvcoop_run):
+    """Atomics never race with atomics, but a plain read of what other invocations update atomically does,
+    unless a barrier orders it."""
+    src = """#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer Out { uint count; uint y[]; };
+void main() {
+    atomicAdd(count, 1);
+    %s
+    y[gl_LocalInvocationID.x] = count;
+}"""
+    with pytest.raises(SpvError, match="data race on 'Out'") as ei:
+        spvcoop_run(src % "", buffers={(0, 0): np.zeros(33, np.uint32)})
+    assert "OpAtomicIAdd (write)" in ei.value.diagnostics[0].message
+    res = spvcoop_run(src % "memoryBarrierBuffer(); barrier();", buffers={(0, 0): np.zeros(33, np.uint32)},
+                      races=True)
+    assert res[(0, 0)].tolist() == [32] * 33
+
+
+def test_run_spec_key_turns_it_off(tmp_path):
+    from spvcoop.cli import main
+    root = Path(__file__).resolve().parent.parent / "samples" / "races"
+    for f in ("racy.spvasm", "racy.yaml"):
+        (tmp_path / f).write_text((root / f).read_text())
+    assert main(["run", str(tmp_path / "racy.yaml"), "-q"]) == 1
+    (tmp_path / "racy.yaml").write_text((root / "racy.yaml").read_text() + "races: false\n")
+    assert main(["run", str(tmp_path / "racy.yaml"), "-q"]) == 0
