@@ -2,6 +2,7 @@
 
     python bench/bench_races.py                 # 5 pairs per case, after a warm-up pair
     python bench/bench_races.py --runs 9 --only saxpy
+    python bench/bench_races.py --root /path/to/checkout/before   # that checkout's run() (no races option)
 
 In-process `spvcoop.interp.run`, CPU time (process_time), on and off in turn; prints per case the median of
 the pair-by-pair ratios (on / off) and the median times. Cases: the whole-dispatch KHR GEMM 1024^3
@@ -19,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+CODE = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--root=")), str(ROOT))
+sys.path.insert(0, CODE)
 
 from spvcoop.interp import compile_glsl, run  # noqa: E402
 from spvcoop.loader import load_shader  # noqa: E402
@@ -50,9 +52,19 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--only", nargs="+", choices=sorted(CASES))
+    ap.add_argument("--root", help="time this checkout's run() instead, once per round (give it as --root=PATH)")
     args = ap.parse_args(argv)
     for name in args.only or list(CASES):
         module, kw = CASES[name]()
+        if args.root:
+            t0 = []
+            for i in range(args.runs + 1):
+                t = time.process_time()
+                run(module, **{k: (dict(v) if isinstance(v, dict) else v) for k, v in kw.items()})
+                if i:
+                    t0.append(time.process_time() - t)
+            print(f"{name:<10} {args.root}: {statistics.median(t0):7.3f} s (median of {args.runs})", flush=True)
+            continue
         times: dict[bool, list[float]] = {True: [], False: []}
         outs = {}
         for i in range(args.runs + 1):   # the first pair warms caches up and is not counted

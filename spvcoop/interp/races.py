@@ -60,8 +60,8 @@ class _Side:
     """One side of the shadow (the last writes, or the reads since): per unit."""
     __slots__ = ("agent", "stamp", "wg")
 
-    def __init__(self, n: int) -> None:
-        self.agent = np.full(n, NONE, np.int64)
+    def __init__(self, n: int, adt: type) -> None:
+        self.agent = np.full(n, NONE, adt)
         self.stamp = np.zeros(n, np.int64)
         self.wg = np.zeros(n, np.int64)   # meaningful where agent is MANY: the agents' one workgroup, or MANY
 
@@ -72,7 +72,7 @@ class _Side:
 
 
 class _Shadow:
-    __slots__ = ("mem", "cls", "g", "w", "r", "atomic", "log", "logged")
+    __slots__ = ("mem", "cls", "g", "w", "r", "atomic", "log", "logged", "fresh")
 
     def __init__(self, mem: Memory) -> None:
         self.mem = mem
@@ -83,11 +83,12 @@ class _Shadow:
         self.atomic: np.ndarray | None = None   # the last write was atomic
         self.log: list = []    # reads before any write: replayed at the first write
         self.logged = 0
+        self.fresh = False     # while the log is replayed: no writes in the shadow yet
 
-    def make(self, g: int) -> None:
+    def make(self, g: int, adt: type) -> None:
         n = -(-self.mem.data.nbytes // g)
         self.g = g
-        self.w, self.r = _Side(n), _Side(n)
+        self.w, self.r = _Side(n, adt), _Side(n, adt)
         self.atomic = np.zeros(n, bool)
 
     def refine(self, g: int) -> None:
@@ -109,6 +110,13 @@ class _Race:
         self.bytes: np.ndarray = np.zeros(0, np.int64)
         self.interval = 0
         self.cls = WORKGROUP
+
+
+def _clear(prev: np.ndarray, agents: np.ndarray) -> bool:
+    """No earlier access by another agent in `prev` (the shadow's agents where `agents` access now)."""
+    if prev.max() == NONE and prev.min() == NONE:   # nothing recorded (two reductions, no temporaries)
+        return True
+    return not (prev != agents).any() or not ((prev != agents) & (prev != NONE)).any()
 
 
 def _lowbit(x: int) -> int:
@@ -136,17 +144,19 @@ class Recorder:
         self.races: dict[tuple, _Race] = {}
         self.insts: dict[int, Instruction] = {}
         self.current = -1   # the instruction being recorded (its index)
-        self._all = np.arange(self.N, dtype=np.int64)
-        self._first = (np.array([2 * self.N], np.int64), np.array([self.N], np.int64))
+        # agent ids: int32 where they fit (half the memory traffic of the shadow's compares and stores)
+        self.adt: type = np.int32 if 3 * self.N < 1 << 31 else np.int64
+        self._all = np.arange(self.N, dtype=self.adt)
+        self._first = (np.array([2 * self.N], self.adt), np.array([self.N], self.adt))
 
     # ---- what the ops call ---------------------------------------------------------------------------------
     def active(self, mask: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
         """(the active lanes of `mask`, None when all are; their agent ids: the invocations)."""
         vl = self.ex.virtual_lanes   # inside a per-element call: the real invocations
         if mask is self.ex.every or mask.all():
-            return None, (self._all if vl is None else vl)
+            return None, (self._all if vl is None else vl.astype(self.adt))
         lanes = np.flatnonzero(mask)
-        return lanes, (lanes if vl is None else vl[lanes])
+        return lanes, (lanes if vl is None else vl[lanes]).astype(self.adt)
 
     def lanes(self, mask: np.ndarray) -> np.ndarray:
         """The active invocations of `mask` as agent ids."""
@@ -157,8 +167,8 @@ class Recorder:
         if first_lanes is None:   # the one instance of the dispatch (lane 0 first)
             return self._first[scope == "Subgroup"]
         vl = self.ex.virtual_lanes
-        lanes = np.asarray(first_lanes, np.int64) if vl is None else vl[first_lanes]
-        return lanes + self.N * (1 if scope == "Subgroup" else 2)
+        lanes = np.asarray(first_lanes) if vl is None else vl[first_lanes]
+        return (lanes + self.N * (1 if scope == "Subgroup" else 2)).astype(self.adt)
 
     def access(self, kind: str, mem, start: np.ndarray, agents: np.ndarray, inst: Instruction, width: int,
                count: int = 1, step: int = 0) -> None:
@@ -208,9 +218,11 @@ class Recorder:
             g = MAX_UNIT
             for s, _a, wd, c, st, _t in log + ([(start, agents, width, count, step, 0)] if kind else []):
                 g = min(g, self._unit(s, wd, c, st))
-            sh.make(g)
+            sh.make(g, self.adt)
+            sh.fresh = True
             for s, a, wd, c, st, t in log:
                 self._apply(sh, READ, s, a, wd, c, st, t)
+            sh.fresh = False
             if not kind:
                 return
         g = self._unit(start, width, count, step)
@@ -308,18 +320,18 @@ class Recorder:
             ag = agents[:, None]
         w, r = cast(_Side, sh.w), cast(_Side, sh.r)
         pa = view(w.agent)
-        if ((pa != ag) & (pa != NONE)).any():
+        if not sh.fresh and not _clear(pa, ag):
             return False
         if kind == WRITE:
             pr = view(r.agent)
-            if ((pr != ag) & (pr != NONE)).any():
+            if not _clear(pr, ag):
                 return False
             pa[...] = ag
             view(w.stamp)[...] = stamp
             view(cast(np.ndarray, sh.atomic))[...] = False
             return True
         pr = view(r.agent)
-        if ((pr != ag) & (pr != NONE)).any():
+        if not _clear(pr, ag):
             return False
         pr[...] = ag
         view(r.stamp)[...] = stamp
@@ -331,7 +343,7 @@ class Recorder:
         m = len(idx) // start.shape[0]
         if uniform:
             a0 = int(agents[0])
-            ag = np.full(len(idx), a0, np.int64)
+            ag = np.full(len(idx), a0, self.adt)
         else:
             ag = np.repeat(agents, m) if m > 1 else agents
         w, r = cast(_Side, sh.w), cast(_Side, sh.r)
