@@ -61,7 +61,7 @@ class _Side:
     __slots__ = ("agent", "stamp", "wg")
 
     def __init__(self, n: int, adt: type) -> None:
-        self.agent = np.full(n, NONE, adt)
+        self.agent: np.ndarray = np.full(n, NONE, adt)
         self.stamp = np.zeros(n, np.int64)
         self.wg = np.zeros(n, np.int64)   # meaningful where agent is MANY: the agents' one workgroup, or MANY
 
@@ -230,16 +230,24 @@ class Recorder:
             sh.refine(g)
         self._apply(sh, kind, start, agents, width, count, step, stamp)
 
+    def _groups(self, of: np.ndarray, n: int, mask: np.ndarray) -> np.ndarray | slice:
+        """The workgroups (subgroups) with an invocation in `mask`: all of them, or a boolean mask (no sort)."""
+        local, lanes = self.active(mask)
+        if local is None and self.ex.virtual_lanes is None:
+            return slice(None)
+        hit = np.zeros(n, bool)
+        hit[of[lanes % self.N]] = True
+        return hit
+
     def memory_barrier(self, semantics: int, mask: np.ndarray) -> None:
         """An OpMemoryBarrier: its semantics wait for the workgroups' next control barrier."""
-        wgs = np.unique(self.wg_index[self.lanes(mask)]) if not mask.all() else slice(None)
-        self.fences[wgs] |= semantics
+        self.fences[self._groups(self.wg_index, len(self.fences), mask)] |= semantics
 
     def control_barrier(self, scope: str, semantics: int, mask: np.ndarray) -> None:
         """An OpControlBarrier executed by the invocations of `mask` (the barrier check passed)."""
-        lanes = self.lanes(mask)
-        wgs = np.unique(self.wg_index[lanes])
-        sem = semantics | np.bitwise_or.reduce(self.fences[wgs]) if len(wgs) else semantics
+        wgs = self._groups(self.wg_index, len(self.fences), mask)
+        pending = self.fences[wgs]
+        sem = semantics | (int(np.bitwise_or.reduce(pending)) if len(pending) else 0)
         self.clock += 1
         for cls, bit in ((WORKGROUP, WORKGROUP_MEMORY), (BUFFER, UNIFORM_MEMORY)):
             if not sem & bit:
@@ -249,7 +257,7 @@ class Recorder:
                 self.last_wg[cls][wgs] = self.clock
                 self.count_wg[cls][wgs] += 1
             else:
-                self.last_sg[cls][np.unique(self.sg_global[lanes])] = self.clock
+                self.last_sg[cls][self._groups(self.sg_global, len(self.last_sg[cls]), mask)] = self.clock
         if scope == "Workgroup":
             self.fences[wgs] = 0
 
@@ -343,7 +351,7 @@ class Recorder:
         m = len(idx) // start.shape[0]
         if uniform:
             a0 = int(agents[0])
-            ag = np.full(len(idx), a0, self.adt)
+            ag: np.ndarray = np.full(len(idx), a0, self.adt)
         else:
             ag = np.repeat(agents, m) if m > 1 else agents
         w, r = cast(_Side, sh.w), cast(_Side, sh.r)
