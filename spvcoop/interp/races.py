@@ -144,6 +144,7 @@ class Recorder:
         self.races: dict[tuple, _Race] = {}
         self.insts: dict[int, Instruction] = {}
         self.current = -1   # the instruction being recorded (its index)
+        self.cache: dict = {}   # what callers work out once per instruction (coopmat/memory._single_races)
         # agent ids: int32 where they fit (half the memory traffic of the shadow's compares and stores)
         self.adt: type = np.int32 if 3 * self.N < 1 << 31 else np.int64
         self._all = np.arange(self.N, dtype=self.adt)
@@ -300,10 +301,22 @@ class Recorder:
         return (q[:, None] + offs[None, :]).reshape(-1) if len(offs) > 1 else q
 
     def _apply(self, sh: _Shadow, kind: str, start, agents, width, count, step, stamp: int) -> None:
-        if kind in (READ, WRITE) and count == 1 and start.shape[0] == agents.shape[0] and \
-                start.shape[0] * width >= _STRIDED_MIN * sh.g and self._strided(sh, kind, start, agents, width, stamp):
-            return
+        if kind in (READ, WRITE) and start.shape[0] == agents.shape[0]:
+            if count == 1 and start.shape[0] * width >= _STRIDED_MIN * sh.g:
+                if self._strided(sh, kind, start, agents, width, stamp):
+                    return
+            elif start.shape[0] == 1 and step >= width and self._one_agent(sh, kind, start, agents, width, count,
+                                                                           step, stamp):
+                return
         self._general(sh, kind, start, agents, width, count, step, stamp)
+
+    def _one_agent(self, sh: _Shadow, kind: str, start: np.ndarray, agents: np.ndarray, width: int, count: int,
+                   step: int, stamp: int) -> bool:
+        """One agent (a matrix load or store of the dispatch's one scope instance): its runs as a strided view."""
+        g = sh.g
+        q0, wu, d = int(start[0]) // g, width // g, step // g
+        return self._views(sh, kind, lambda a: np.lib.stride_tricks.as_strided(
+            a[q0:], (count, wu), (d * a.itemsize, a.itemsize)), agents[0], stamp)
 
     def _strided(self, sh: _Shadow, kind: str, start: np.ndarray, agents: np.ndarray, width: int, stamp: int) -> bool:
         """The common case, cheaply: agent i touches `width` bytes at start[i], the starts evenly spaced and at least
@@ -321,11 +334,15 @@ class Recorder:
         if m == 1:
             def view(a: np.ndarray) -> np.ndarray:
                 return a[q0:q0 + (k - 1) * d + 1:d]
-            ag = agents
-        else:
-            def view(a: np.ndarray) -> np.ndarray:
-                return np.lib.stride_tricks.as_strided(a[q0:], (k, m), (d * a.itemsize, a.itemsize))
-            ag = agents[:, None]
+            return self._views(sh, kind, view, agents, stamp)
+
+        def view2(a: np.ndarray) -> np.ndarray:
+            return np.lib.stride_tricks.as_strided(a[q0:], (k, m), (d * a.itemsize, a.itemsize))
+        return self._views(sh, kind, view2, agents[:, None], stamp)
+
+    def _views(self, sh: _Shadow, kind: str, view, ag, stamp: int) -> bool:
+        """Check and record through views of the shadow that touch each unit once; False (nothing done) where an
+        earlier access by another agent is there: the general path then decides and reports."""
         w, r = cast(_Side, sh.w), cast(_Side, sh.r)
         pa = view(w.agent)
         if not sh.fresh and not _clear(pa, ag):

@@ -331,9 +331,15 @@ def _races(ex, inst, info: CoopInfo, ptr: Pointer, geo: Geometry, mask, kind: st
 
 def _single_races(ex, frame, inst, info: CoopInfo, win: np.ndarray, kind: str) -> None:
     """The same for _single_window's one scope instance (lane 0 is its first): the window's rows or columns."""
-    ptr = ex.val(frame, ex.family_state["coopmat.single"][inst.index][0])   # as _single_window found it
-    _, rs, cs = win.strides
-    E = info.itemsize
-    width, count, step = (info.cols * E, info.rows, rs) if cs == E else (info.rows * E, info.cols, cs)
     rec = ex.races
-    rec.access(kind, ptr.mem, ptr.off[:1], rec.scope_agents(None, info.scope), inst, width, count, step)
+    key = (inst.index, win.strides)
+    facts = rec.cache.get(key)   # per instruction and window shape: the same in every trip of a loop
+    if facts is None:
+        _, rs, cs = win.strides
+        E = info.itemsize
+        width, count, step = (info.cols * E, info.rows, rs) if cs == E else (info.rows * E, info.cols, cs)
+        facts = rec.cache[key] = (ex.family_state["coopmat.single"][inst.index][0], width, count, step,
+                                  rec.scope_agents(None, info.scope))
+    ptr_id, width, count, step, agents = facts
+    ptr = ex.val(frame, ptr_id)   # as _single_window found it
+    rec.access(kind, ptr.mem, ptr.off[:1], agents, inst, width, count, step)
