@@ -58,17 +58,20 @@ def watched(mem) -> bool:
 
 class _Side:
     """One side of the shadow (the last writes, or the reads since): per unit."""
-    __slots__ = ("agent", "stamp", "wg")
+    __slots__ = ("agent", "stamp", "wg", "other")
 
     def __init__(self, n: int, adt: type) -> None:
         self.agent: np.ndarray = np.full(n, NONE, adt)
         self.stamp = np.zeros(n, np.int64)
-        self.wg = np.zeros(n, np.int64)   # meaningful where agent is MANY: the agents' one workgroup, or MANY
+        # where agent is MANY: the agents' one workgroup (or MANY), and one of them (for the report)
+        self.wg = np.zeros(n, np.int64)
+        self.other: np.ndarray = np.zeros(n, adt)
 
     def refine(self, f: int) -> None:
         self.agent = np.repeat(self.agent, f)
         self.stamp = np.repeat(self.stamp, f)
         self.wg = np.repeat(self.wg, f)
+        self.other = np.repeat(self.other, f)
 
 
 class _Shadow:
@@ -416,6 +419,8 @@ class Recorder:
             j = np.flatnonzero(keep)
             pw = np.where(old[j] >= 0, self._wg_of(np.maximum(old[j], 0)), side.wg[idx[j]])
             wg_new = (j, np.where(pw == self._wg_of(ag[j]), pw, MANY))
+            single = old[j] >= 0
+            side.other[idx[j[single]]] = old[j[single]]
         side.agent[idx] = new
         side.stamp[idx] = stamp
         if kind == ATOMIC:
@@ -426,6 +431,7 @@ class Recorder:
             wgs = self._wg_of(agents)
             side.agent[idx] = MANY
             side.wg[idx] = int(wgs[0]) if (wgs == wgs[0]).all() else MANY
+            side.other[idx] = agents[1]
             return
         got = side.agent[idx]
         dup = (got != new) & (new != MANY)
@@ -433,6 +439,7 @@ class Recorder:
             j = np.flatnonzero(dup)
             u = idx[j]
             side.agent[u] = MANY
+            side.other[u] = ag[j]
             side.wg[u] = self._wg_of(ag[j])
             same = side.wg[u] == self._wg_of(ag[j])
             side.wg[u[~same]] = MANY
@@ -454,24 +461,31 @@ class Recorder:
         if not bad.any():
             return
         k = np.flatnonzero(bad)
-        self._report_pairs(sh, ps[k], u[k], p[k], cur[k], (pkind, kind))
+        many = p[k] == MANY
+        pw = np.where(many, side.wg[u[k]], self._wg_of(np.maximum(p[k], 0)))
+        self._report_pairs(sh, ps[k], u[k], p[k], cur[k], (pkind, kind), np.where(many, side.other[u[k]], p[k]), pw)
 
-    def _report_pairs(self, sh, pstamp, units, a, b, kinds) -> None:
-        """Conflicts at units between earlier accesses (agents a, stamps pstamp) and the current one (agents b)."""
+    def _report_pairs(self, sh, pstamp, units, a, b, kinds, example=None, awg=None) -> None:
+        """Conflicts at units between earlier accesses (agents a, stamps pstamp; for MANY one of them in example,
+        their workgroup in awg) and the current one (agents b)."""
         pstamp = np.broadcast_to(np.asarray(pstamp, np.int64), units.shape)
         pinst = pstamp & ((1 << _INST_BITS) - 1)
         for i in np.unique(pinst):
-            k0 = np.flatnonzero(pinst == i)
-            self._report(sh, int(i), units[k0], int(np.asarray(a)[k0[0]]), int(np.asarray(b)[k0[0]]), kinds)
+            k0 = np.flatnonzero(pinst == i)[0]
+            self._report(sh, int(i), units[pinst == i], int(np.asarray(a)[k0]), int(np.asarray(b)[k0]), kinds,
+                         None if example is None else int(example[k0]), None if awg is None else int(awg[k0]))
 
-    def _report(self, sh: _Shadow, inst_a: int, units: np.ndarray, a: int, b: int, kinds) -> None:
+    def _report(self, sh: _Shadow, inst_a: int, units: np.ndarray, a: int, b: int, kinds,
+                example: int | None = None, awg: int | None = None) -> None:
         key = (id(sh.mem), inst_a, self.current)
         race = self.races.get(key)
         g = sh.g
         byts = (np.asarray(units, np.int64)[:, None] * g + np.arange(g)).reshape(-1)
         if race is None:
             wa, wb = (int(x) for x in self._wg_of(np.array([max(a, 0), b])))
-            cross = a == MANY or wa != wb
+            cross = (awg if awg is not None else wa) != wb   # awg MANY: readers in several workgroups
+            if a == MANY and example is not None and example != b:
+                a = -3 - example   # several, among them `example` (for the message)
             race = self.races[key] = _Race(sh.mem, inst_a, self.current, kinds, int(units[0]) * g, (a, b), cross)
             race.interval = int(self.count_wg[sh.cls][wb])
             race.cls = sh.cls
@@ -486,6 +500,8 @@ class Recorder:
     def _agent(self, a: int) -> str:
         if a == MANY:
             return "several invocations"
+        if a <= -3:
+            return "several invocations, among them " + self._agent(-3 - a)
         lane, kind = a % self.N, a // self.N
         info = self.ex.lane_info(lane) if self.ex.lane_info else f"#{lane}"
         return ("invocation ", "the subgroup of invocation ", "the workgroup of invocation ")[kind] + info
