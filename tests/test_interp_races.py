@@ -205,3 +205,23 @@ def test_run_spec_key_turns_it_off(tmp_path):
     assert main(["run", str(tmp_path / "racy.yaml"), "-q"]) == 1
     (tmp_path / "racy.yaml").write_text((root / "racy.yaml").read_text() + "races: false\n")
     assert main(["run", str(tmp_path / "racy.yaml"), "-q"]) == 0
+
+
+def test_matrix_and_tensor_stores_of_two_workgroups_race():
+    """tests/data/coopmat2/loadtensor.spvasm stores its matrices to fixed places: one workgroup is fine (its
+    tests), two race on every store -- KHR matrix stores and SPV_NV_cooperative_matrix2 tensor stores alike, each
+    an access by its subgroup as a whole."""
+    import spvcoop
+    f32 = np.float32
+    kernel = Path(__file__).parent / "data" / "coopmat2" / "loadtensor.spvasm"
+    bufs = {0: np.arange(143, dtype=f32), **{i: np.zeros(512, f32) for i in range(1, 6)}, 6: np.zeros(256, f32),
+            7: np.arange(256, dtype=f32), 8: np.zeros(143, f32), 9: np.zeros(143, f32),
+            10: np.zeros(143, np.float16), 11: np.zeros(256, np.float16)}
+    with pytest.raises(SpvError) as ei:
+        spvcoop.run(str(kernel), dispatch=(2, 1, 1), buffers=bufs)
+    races = [d for d in ei.value.diagnostics if d.rule == "interp.race"]
+    ops = {d.message.split(": ", 1)[1].split(" (write)")[0] for d in races}
+    assert ops == {"OpCooperativeMatrixStoreKHR", "OpCooperativeMatrixStoreTensorNV"}
+    assert all("by the subgroup of invocation #0 " in d.message and "by the subgroup of invocation #32 " in d.message
+               and "different workgroups" in d.notes[-1].message for d in races)
+    spvcoop.run(str(kernel), dispatch=(1, 1, 1), buffers=bufs, races=True)
