@@ -20,8 +20,8 @@ bytes, different invocations) that no synchronisation orders. The rules (README 
   instance and one of an invocation in it do unless a barrier orders them.
 
 Shadow memory, per memory and per unit of g bytes (g a power of two, refined when an access is finer): for the
-last writes and for the reads since, the agent (an invocation, a scope instance, or MANY), a stamp (barrier
-clock << 32 | instruction index) and, for MANY, the one workgroup of the agents (or MANY). Each access is
+last writes and for the reads since, the agent (an invocation, a scope instance, or MANY), a stamp (an event:
+barrier clock and instruction, int32) and, for MANY, the one workgroup of the agents (or MANY). Each access is
 checked and recorded with a few numpy gathers and scatters over the units it touches. A memory only read so far
 (inputs) keeps its accesses as a list, replayed into a shadow at its first write: read-only buffers cost nothing.
 Where several invocations read a unit in one interval, a later write is ordered with them only by a workgroup
@@ -47,7 +47,6 @@ _STORAGE_CLASS = {"Workgroup": WORKGROUP, "StorageBuffer": BUFFER, "PhysicalStor
 WORKGROUP_MEMORY, UNIFORM_MEMORY = 0x100, 0x40   # MemorySemantics bits
 MAX_UNIT = 16
 _LOG_LIMIT = 1 << 26   # bytes of offsets and agents logged for a memory only read so far, before it gets a shadow
-_INST_BITS = 32
 _STRIDED_MIN = 256   # units an access needs for the strided path to pay
 
 
@@ -62,7 +61,7 @@ class _Side:
 
     def __init__(self, n: int, adt: type) -> None:
         self.agent: np.ndarray = np.full(n, NONE, adt)
-        self.stamp = np.zeros(n, np.int64)
+        self.stamp = np.zeros(n, np.int32)   # event ids (Recorder.event)
         # where agent is MANY: the agents' one workgroup (or MANY), and one of them (for the report)
         self.wg = np.zeros(n, np.int64)
         self.other: np.ndarray = np.zeros(n, adt)
@@ -83,7 +82,7 @@ class _Shadow:
         self.g = 0          # unit size; 0 until the shadow exists
         self.w: _Side | None = None
         self.r: _Side | None = None
-        self.atomic: np.ndarray | None = None   # the last write was atomic
+        self.atomic: np.ndarray | None = None   # the last write was atomic (made at the memory's first atomic)
         self.log: list = []    # reads before any write: replayed at the first write
         self.logged = 0
         self.fresh = False     # while the log is replayed: no writes in the shadow yet
@@ -92,13 +91,13 @@ class _Shadow:
         n = -(-self.mem.data.nbytes // g)
         self.g = g
         self.w, self.r = _Side(n, adt), _Side(n, adt)
-        self.atomic = np.zeros(n, bool)
 
     def refine(self, g: int) -> None:
         f = self.g // g
         cast(_Side, self.w).refine(f)
         cast(_Side, self.r).refine(f)
-        self.atomic = np.repeat(cast(np.ndarray, self.atomic), f)
+        if self.atomic is not None:
+            self.atomic = np.repeat(self.atomic, f)
         self.g = g
 
 
@@ -148,10 +147,26 @@ class Recorder:
         self.insts: dict[int, Instruction] = {}
         self.current = -1   # the instruction being recorded (its index)
         self.cache: dict = {}   # what callers work out once per instruction (coopmat/memory._single_races)
+        # events: (barrier clock, instruction) pairs, numbered; the shadow keeps the number (int32)
+        self.events: dict[tuple[int, int], int] = {}
+        self.ev_clock = np.zeros(256, np.int64)
+        self.ev_inst = np.zeros(256, np.int64)
         # agent ids: int32 where they fit (half the memory traffic of the shadow's compares and stores)
         self.adt: type = np.int32 if 3 * self.N < 1 << 31 else np.int64
         self._all = np.arange(self.N, dtype=self.adt)
         self._first = (np.array([2 * self.N], self.adt), np.array([self.N], self.adt))
+
+    def event(self, inst_index: int) -> int:
+        """The number of the event (the barrier clock now, this instruction)."""
+        key = (self.clock, inst_index)
+        e = self.events.get(key)
+        if e is None:
+            e = self.events[key] = len(self.events)
+            if e >= len(self.ev_clock):
+                self.ev_clock = np.resize(self.ev_clock, 2 * e)
+                self.ev_inst = np.resize(self.ev_inst, 2 * e)
+            self.ev_clock[e], self.ev_inst[e] = key
+        return e
 
     # ---- what the ops call ---------------------------------------------------------------------------------
     def active(self, mask: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
@@ -183,7 +198,7 @@ class Recorder:
         sh = self.shadows.get(id(mem))
         if sh is not None and sh.w is None and kind == READ:   # the cheap case: a memory only read so far
             self.insts[inst.index] = inst
-            sh.log.append((start, agents, width, count, step, (self.clock << _INST_BITS) | inst.index))
+            sh.log.append((start, agents, width, count, step, self.event(inst.index)))
             sh.logged += start.nbytes + (0 if agents is self._all else agents.nbytes)
             if sh.logged < _LOG_LIMIT:
                 return
@@ -210,7 +225,7 @@ class Recorder:
             sh = self.shadows[id(mem)] = _Shadow(mem)
         self.insts[inst.index] = inst
         self.current = inst.index
-        stamp = (self.clock << _INST_BITS) | inst.index
+        stamp = self.event(inst.index)
         if sh.w is None and kind == READ:
             sh.log.append((start, agents, width, count, step, stamp))
             sh.logged += start.nbytes + (0 if agents is self._all else agents.nbytes)
@@ -282,17 +297,30 @@ class Recorder:
                    cur: np.ndarray) -> np.ndarray:
         """Of candidate pairs (an earlier access by prev, or by MANY agents of workgroup pwg, at pstamp; a current
         one by cur, prev != cur), those that nothing orders."""
-        t = pstamp >> _INST_BITS
-        cwg = self._wg_of(cur)
-        single = prev >= 0
-        wg_prev = np.where(single, self._wg_of(np.maximum(prev, 0)), pwg)
-        ordered = (wg_prev == cwg) & (self.last_wg[cls][cwg] > t)
-        if single.any():
-            csg = self._sg_of(cur)
-            psg = np.where(single, self._sg_of(np.maximum(prev, 0)), -1)
-            same = single & (psg == csg) & (csg >= 0)
-            ordered |= same & (self.last_sg[cls][np.maximum(csg, 0)] > t)
-        return ~ordered
+        out = np.ones(len(prev), bool)
+        if not self.barriers[cls]:
+            return out
+        t = self.ev_clock[pstamp]
+        last_wg, last_sg = self.last_wg[cls], self.last_sg[cls]
+        # only an access older than some barrier can be ordered: the others need no lookups
+        j = np.flatnonzero(t < max(int(last_wg.max()), int(last_sg.max())))
+        if not len(j):
+            return out
+        t, p, c = t[j], prev[j], cur[j]
+        cwg = self._wg_of(c)
+        single = p >= 0
+        if cls == WORKGROUP:   # a unit of workgroup memory belongs to one workgroup's copy: always the same one
+            ordered = last_wg[cwg] > t
+        else:
+            wg_prev = np.where(single, self._wg_of(np.maximum(p, 0)), pwg[j])
+            ordered = (wg_prev == cwg) & (last_wg[cwg] > t)
+        rest = np.flatnonzero(~ordered & single)
+        if len(rest):   # a subgroup barrier orders one earlier access of the same subgroup
+            csg = self._sg_of(c[rest])
+            psg = self._sg_of(p[rest])
+            ordered[rest] = (psg == csg) & (csg >= 0) & (last_sg[np.maximum(csg, 0)] > t[rest])
+        out[j] = ~ordered
+        return out
 
     def _units(self, sh: _Shadow, start: np.ndarray, width: int, count: int, step: int) -> np.ndarray:
         g = sh.g
@@ -356,7 +384,8 @@ class Recorder:
                 return False
             pa[...] = ag
             view(w.stamp)[...] = stamp
-            view(cast(np.ndarray, sh.atomic))[...] = False
+            if sh.atomic is not None:
+                view(sh.atomic)[...] = False
             return True
         pr = view(r.agent)
         if not _clear(pr, ag):
@@ -375,12 +404,14 @@ class Recorder:
         else:
             ag = np.repeat(agents, m) if m > 1 else agents
         w, r = cast(_Side, sh.w), cast(_Side, sh.r)
-        atomic = cast(np.ndarray, sh.atomic)
+        if sh.atomic is None and kind in (ATOMIC, ATOMIC_READ):
+            sh.atomic = np.zeros(len(w.agent), bool)
+        atomic = sh.atomic
         # earlier writes (for an atomic, the plain ones)
         pa = w.agent[idx]
         # uniform: every agent touches these units, so any earlier access by another one may conflict
         cand = pa != NONE if uniform else (pa != NONE) & (pa != ag)
-        if kind in (ATOMIC, ATOMIC_READ):
+        if atomic is not None and kind in (ATOMIC, ATOMIC_READ):
             cand &= ~atomic[idx]
         if cand.any():
             self._conflicts(sh, w, idx, ag, cand, pa, agents if uniform else None, kind, "write")
@@ -397,7 +428,8 @@ class Recorder:
         if kind == WRITE:
             side.agent[idx] = ag
             side.stamp[idx] = stamp
-            atomic[idx] = False
+            if atomic is not None:
+                atomic[idx] = False
             if not uniform:
                 got = side.agent[idx]
                 dup = got != ag
@@ -408,7 +440,7 @@ class Recorder:
         # reads and atomic writes: several agents per unit become MANY
         old = side.agent[idx]
         keep = (old != NONE) & (old != ag)
-        if kind == ATOMIC:
+        if atomic is not None and kind == ATOMIC:
             keep &= atomic[idx]   # atomics by other agents stay (unordered with a later plain access)
         if keep.any() and self.barriers[sh.cls]:
             j = np.flatnonzero(keep)
@@ -423,7 +455,7 @@ class Recorder:
             side.other[idx[j[single]]] = old[j[single]]
         side.agent[idx] = new
         side.stamp[idx] = stamp
-        if kind == ATOMIC:
+        if atomic is not None and kind == ATOMIC:
             atomic[idx] = True
         if wg_new is not None:
             side.wg[idx[wg_new[0]]] = wg_new[1]
@@ -469,7 +501,7 @@ class Recorder:
         """Conflicts at units between earlier accesses (agents a, stamps pstamp; for MANY one of them in example,
         their workgroup in awg) and the current one (agents b)."""
         pstamp = np.broadcast_to(np.asarray(pstamp, np.int64), units.shape)
-        pinst = pstamp & ((1 << _INST_BITS) - 1)
+        pinst = self.ev_inst[pstamp]
         for i in np.unique(pinst):
             k0 = np.flatnonzero(pinst == i)[0]
             self._report(sh, int(i), units[pinst == i], int(np.asarray(a)[k0]), int(np.asarray(b)[k0]), kinds,
