@@ -225,3 +225,15 @@ def test_matrix_and_tensor_stores_of_two_workgroups_race():
     assert all("by the subgroup of invocation #0 " in d.message and "by the subgroup of invocation #32 " in d.message
                and "different workgroups" in d.notes[-1].message for d in races)
     spvcoop.run(str(kernel), dispatch=(1, 1, 1), buffers=bufs, races=True)
+
+
+def test_shadow_memory_counts_against_the_budget():
+    """The race detector's shadow memory is checked against max_memory before it is allocated, and the error says
+    how to run without it."""
+    from spvcoop.interp import run
+    dispatch, buffers = CASES["neighbour"]
+    with pytest.raises(SpvError, match="race detector's shadow of 's'.*--no-races"):
+        run(GLSL / "neighbour_fixed.comp", dispatch=(64, 1, 1), max_memory=880_000,
+            buffers={(0, 0): np.zeros(4096, np.float32), (0, 1): np.zeros(4096, np.float32)})
+    run(GLSL / "neighbour_fixed.comp", dispatch=(64, 1, 1), max_memory=880_000, races=False,
+        buffers={(0, 0): np.zeros(4096, np.float32), (0, 1): np.zeros(4096, np.float32)})

@@ -63,7 +63,7 @@ class _Side:
         self.agent: np.ndarray = np.full(n, NONE, adt)
         self.stamp = np.zeros(n, np.int32)   # event ids (Recorder.event)
         # where agent is MANY: the agents' one workgroup (or MANY), and one of them (for the report)
-        self.wg = np.zeros(n, np.int64)
+        self.wg: np.ndarray = np.zeros(n, adt)
         self.other: np.ndarray = np.zeros(n, adt)
 
     def refine(self, f: int) -> None:
@@ -237,6 +237,7 @@ class Recorder:
             g = MAX_UNIT
             for s, _a, wd, c, st, _t in log + ([(start, agents, width, count, step, 0)] if kind else []):
                 g = min(g, self._unit(s, wd, c, st))
+            self._reserve(sh, g, sh.mem.data.nbytes // g + 1, inst)
             sh.make(g, self.adt)
             sh.fresh = True
             for s, a, wd, c, st, t in log:
@@ -246,6 +247,7 @@ class Recorder:
                 return
         g = self._unit(start, width, count, step)
         if g < sh.g:
+            self._reserve(sh, g, sh.mem.data.nbytes // g - sh.mem.data.nbytes // sh.g, inst)
             sh.refine(g)
         self._apply(sh, kind, start, agents, width, count, step, stamp)
 
@@ -257,6 +259,12 @@ class Recorder:
         hit = np.zeros(n, bool)
         hit[of[lanes % self.N]] = True
         return hit
+
+    def _reserve(self, sh: _Shadow, g: int, units: int, inst: Instruction) -> None:
+        """Shadow memory counts against the run's memory budget, checked before it is allocated."""
+        per_unit = 2 * (3 * np.dtype(self.adt).itemsize + 4) + 1   # two sides: agent, wg, other, stamp; atomic
+        self.ex.reserve(units * per_unit, f"the race detector's shadow of '{sh.mem.name}' ({g}-byte units; "
+                        "--no-races or races=False: none)", inst)
 
     def memory_barrier(self, semantics: int, mask: np.ndarray) -> None:
         """An OpMemoryBarrier: its semantics wait for the workgroups' next control barrier."""
