@@ -10,6 +10,7 @@ import argparse
 import gc
 import os
 import importlib
+import re
 import sys
 
 from .commands.common import parse_size, print_diagnostics
@@ -33,6 +34,20 @@ COMMAND_NAMES = {"as": "spvcoop.commands.asm", "dis": "spvcoop.commands.dis", "v
                  "layout": "spvcoop.commands.layout", "run": "spvcoop.commands.run",
                  "portability": "spvcoop.commands.portability", "device": "spvcoop.commands.device",
                  "numerics": "spvcoop.commands.numerics"}
+# Examples for the help of parsers whose module gives none ("every --help ends with an example"): keyed by the
+# command path. A module's own epilog with "Example" in it is kept (val/lint write theirs beside their flags);
+# tests/test_cli_usage.py fails for a parser that has neither.
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "": ("spvcoop val shader.spvasm --target-env vulkan1.3", "spvcoop run samples/saxpy/run.yaml"),
+    "layout": ("spvcoop layout list", "spvcoop layout show nvidia --component f16 --rows 16 --cols 16 --use a"),
+    "layout list": ("spvcoop layout list nvidia tinytc",),
+    "layout diff": ("spvcoop layout diff nvidia wmma-sm80 --component f16 --rows 16 --cols 16 --use a",),
+    "layout import": ("spvcoop layout import buf2.bin --component f16 --rows 16 --cols 16 --use a -o my-gpu.yaml",),
+    "device": ("spvcoop device list", "spvcoop device info 0"),
+    "device list": ("spvcoop device list",),
+    "numerics": ("spvcoop numerics measure --device vulkan:0 -o my-gpu-numerics.yaml",),
+    "numerics fit": ("spvcoop numerics fit tiles.npz -o my-gpu-numerics.yaml",),
+}
 # global options that take a value (the command name is the first other word)
 _VALUE_OPTIONS = ("--max-input-size",)
 
@@ -57,9 +72,51 @@ def chosen_command(argv: list[str]) -> str | None:
     return None
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with a "did you mean" for a misspelt option, command or choice (exit status 2, as every usage
+    error). Subparsers inherit the class (add_subparsers' default parser_class), so each command's own parser
+    reports an option it does not know, naming its closest option."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        ns, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}{self._suggest(extras)}")
+        return ns, extras
+
+    def _suggest(self, extras: list[str]) -> str:
+        from .core.diagnostics import did_you_mean
+        known = [o for a in self._actions for o in a.option_strings if o.startswith("--")]
+        for word in extras:
+            if word.startswith("--"):
+                hint = did_you_mean(word.split("=", 1)[0], known)
+                if hint:
+                    return hint
+        return ""
+
+    def error(self, message: str):
+        m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if m:
+            from .core.diagnostics import did_you_mean
+            message += did_you_mean(m.group(1), re.findall(r"'([^']*)'", m.group(2)))
+        super().error(message)
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Wraps prose, but keeps indented lines (examples) as written, so an epilog's examples stay one a line."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        out = []
+        for para in text.split("\n\n"):
+            if para.startswith("  ") or "\n  " in para:
+                out.append("\n".join(indent + line for line in para.splitlines()))
+            else:
+                out.append(super()._fill_text(para, width, indent))
+        return "\n\n".join(out)
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; `only` (a module of COMMAND_NAMES): register just that command."""
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="spvcoop",
         description="SPIR-V cooperative matrices: assemble, disassemble, validate, show layouts, run shaders.",
         epilog="Run 'spvcoop COMMAND --help' for the options of one command.")
@@ -69,9 +126,31 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for name in [only] if only else COMMAND_MODULES:
         importlib.import_module(name).register(sub)  # a misspelt name fails here, loudly
-    for command_parser in sub.choices.values():  # accepted after the command name too
-        _add_global_options(command_parser, argparse.SUPPRESS)
+    for path, parser in all_parsers(p):
+        if path:   # accepted after the command name too, also after an action (`layout show ... --debug`)
+            _add_global_options(parser, argparse.SUPPRESS)
+        _end_with_example(parser, path)
     return p
+
+
+def all_parsers(p: argparse.ArgumentParser, path: str = ""):
+    """(command path, parser) for `p` and every subcommand under it: ('', spvcoop), ('layout show', ...)."""
+    yield path, p
+    for action in p._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, q in action.choices.items():
+                yield from all_parsers(q, f"{path} {name}".strip())
+
+
+def _end_with_example(p: argparse.ArgumentParser, path: str) -> None:
+    """The help ends with its examples, one a line as typed (a module's one-line "Example: ..." included)."""
+    epilog = p.epilog or ""
+    if "Example" not in epilog and path in EXAMPLES:
+        lines = EXAMPLES[path]
+        epilog = (epilog + "\n\n" if epilog else "") + ("Examples:" if len(lines) > 1 else "Example:") + \
+            "".join(f"\n  {line}" for line in lines)
+    p.epilog = re.sub(r"(?m)^(Examples?):[ ]+(\S.*)$", r"\1:\n  \2", epilog) or None
+    p.formatter_class = HelpFormatter
 
 
 def _add_global_options(p: argparse.ArgumentParser, default) -> None:
@@ -98,7 +177,9 @@ def internal_error_line(exc: BaseException, args: argparse.Namespace | None = No
     where = "?"
     import traceback
     for frame in traceback.extract_tb(exc.__traceback__):
-        if f"{os.sep}spvcoop{os.sep}" in frame.filename:
+        # inside the package itself, not any path with a folder named spvcoop (a clone in ~/spvcoop/ has its
+        # tests there too)
+        if os.path.abspath(frame.filename).startswith(_PACKAGE_DIR + os.sep):
             where = f"{os.path.relpath(frame.filename, _PACKAGE_ROOT)}:{frame.lineno}"
     what = f"{type(exc).__name__}: {exc}".strip().splitlines()[0] if str(exc) else type(exc).__name__
     inputs = _inputs_of(args) if args is not None else ""
@@ -114,7 +195,8 @@ def out_of_memory_line(exc: MemoryError, args: argparse.Namespace) -> str:
             "process may use; lower --max-input-size to refuse such inputs at once, or allow more memory")
 
 
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE_ROOT = os.path.dirname(_PACKAGE_DIR)
 
 
 EXIT_USAGE = 2  # usage errors, unreadable input, not enough memory

@@ -34,6 +34,8 @@ def load_shader(shader, source: str | None = None) -> Module:
         return shader
     if isinstance(shader, bytes):
         return load_module_bytes(shader, source or "<shader>")
+    if isinstance(shader, str) and is_glsl_text(shader):
+        return compile_glsl_text(shader, source or "<glsl>")
     if isinstance(shader, os.PathLike) or (isinstance(shader, str) and "\n" not in shader
                                            and not shader.lstrip().startswith(("Op", "%", ";"))):
         path = str(shader)
@@ -42,6 +44,40 @@ def load_shader(shader, source: str | None = None) -> Module:
         return load_module(path)
     from .asm.assembler import assemble
     return assemble(shader, source or "<shader>")
+
+
+_GLSL_PREAMBLE = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.S)
+
+
+def is_glsl_text(text: str) -> bool:
+    """GLSL source rather than a path or SPIR-V assembly: text whose first line other than blanks and comments is
+    a #version directive (GLSL requires it first). Assembly never starts so; an OpSource string quoting GLSL is
+    inside an instruction, so "#version" somewhere in a module's text does not make it GLSL."""
+    if "\n" not in text:
+        return False
+    m = _GLSL_PREAMBLE.match(text)
+    rest = text[m.end():] if m else text
+    return rest.startswith("#") and rest[1:].lstrip(" \t").startswith("version")
+
+
+def compile_glsl_text(text: str, source: str = "<glsl>") -> Module:
+    """compile_glsl for GLSL given as text (the pytest fixture, spvcoop.run): compiled from a temporary file,
+    its messages naming `source` instead."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "shader.comp")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        try:
+            module = compile_glsl(path)
+        except SpvError as e:
+            for diag in e.diagnostics:
+                diag.message = diag.message.replace(path, source)
+                if diag.source == path:
+                    diag.source = source
+            raise
+    module.source = source
+    return module
 
 
 # glslang runs on shaders from untrusted trees too: a 574-byte macro bomb took it 28 s and 4 GiB. Its limits, and

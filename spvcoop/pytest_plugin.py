@@ -9,10 +9,15 @@
         ''', buffers={(0, 0): np.arange(64, dtype=np.float32)})
         assert (res[(0, 0)] == 2 * np.arange(64)).all()
 
-The shader may be GLSL source text (compiled with glslangValidator), SPIR-V assembly text, a path
-(.comp, .spv, .spvasm) or a Module; keyword arguments are those of spvcoop.interp.run: the inputs
-(dispatch, buffers, spec_constants, push_constants) and the run options declared in
-spvcoop/interp/options.py (an unknown name is a TypeError naming the closest one).
+The fixture is spvcoop.run (same arguments, same types): the shader may be GLSL source text (its first line
+`#version`; compiled with glslangValidator), SPIR-V assembly text, a path (.comp, .spv, .spvasm) or a Module;
+keyword arguments are the inputs (dispatch, buffers, spec_constants, push_constants) and the run options declared
+in spvcoop/interp/options.py (an unknown name is a TypeError naming the closest one).
+
+A shader that fails (invalid, a run-time error, a limit) fails the test with a short report: the error raised at
+the test's own line (no interpreter frames: `__tracebackhide__`), its message the whole diagnostic, notes
+included (which invocations, which GLSL line). The exception is the SpvError itself, so `pytest.raises(SpvError)`
+still catches it, and `.diagnostics` is intact.
 This module imports nothing heavy: numpy and the interpreter load when the fixture is first used.
 """
 from __future__ import annotations
@@ -20,20 +25,50 @@ from __future__ import annotations
 import pytest
 
 
+def short_failure(e, shader=None):
+    """`e` (an SpvError) ready to re-raise from the fixture: its message every diagnostic in the human format
+    (the source line with a caret where the shader is assembly text or a .spvasm file, then the notes), its
+    traceback dropped, so pytest shows the test's line and that report alone."""
+    from .core.diagnostics import format_diagnostics
+    source, text = _assembly_of(shader)
+    report = "".join(format_diagnostics([d], text if text is not None and d.source == source else None)
+                     for d in e.diagnostics).rstrip("\n")
+    e.args = (report,)   # its first line the headline: pytest's short summary shows it
+    return e.with_traceback(None)
+
+
+def _assembly_of(shader) -> tuple[str | None, str | None]:
+    """(the source name diagnostics give, the assembly text) of a shader given as assembly text or a .spvasm path,
+    for the source line of a failure; (None, None) otherwise."""
+    import os
+    if isinstance(shader, str) and "\n" in shader:
+        from .loader import is_glsl_text
+        return (None, None) if is_glsl_text(shader) else ("<shader>", shader)
+    if isinstance(shader, (str, os.PathLike)) and str(shader).endswith(".spvasm"):
+        from .core.files import read_input
+        try:
+            return str(shader), read_input(str(shader)).decode("utf-8", "replace")
+        except Exception:  # noqa: BLE001 - the error being reported matters, not this excerpt
+            return None, None
+    return None, None
+
+
 @pytest.fixture
-def spvcoop_run(tmp_path):
-    """Callable: spvcoop_run(shader, dispatch=(1, 1, 1), buffers=..., <run options>) -> RunResult."""
-    def run(shader, dispatch=(1, 1, 1), buffers=None, spec_constants=None, push_constants=None, **options):
-        from .interp import run as interp_run
+def spvcoop_run():
+    """Callable: spvcoop_run(shader, dispatch=(1, 1, 1), buffers=..., <run options>) -> RunResult (spvcoop.run)."""
+    def run(*args, **kwargs):
+        __tracebackhide__ = True
+        from .api import run as api_run
+        from .core.diagnostics import SpvError
         from .interp.options import BY_NAME, unknown_keyword
-        for key in options:
-            if key not in BY_NAME:
+        inputs = ("dispatch", "buffers", "spec_constants", "push_constants")
+        for key in kwargs:
+            if key not in BY_NAME and key not in inputs:
                 raise unknown_keyword(key, "spvcoop_run()")
-        if isinstance(shader, str) and "#version" in shader:
-            path = tmp_path / f"shader{len(list(tmp_path.glob('shader*.comp')))}.comp"
-            path.write_text(shader)
-            shader = path
-        return interp_run(shader, dispatch, buffers, spec_constants, push_constants, **options)
+        try:
+            return api_run(*args, **kwargs)
+        except SpvError as e:
+            raise short_failure(e, args[0] if args else kwargs.get("shader")) from None
     return run
 
 
@@ -81,10 +116,16 @@ def spvcoop_gpu(_spvcoop_gpu_device, tmp_path):
         pytest.skip(f"no GPU: {reason}")
 
     def run(shader, **kwargs):
+        __tracebackhide__ = True
+        from .core.diagnostics import SpvError
         from .gpu.runner import run_on_device
-        if isinstance(shader, str) and "#version" in shader:
+        from .loader import is_glsl_text
+        if isinstance(shader, str) and is_glsl_text(shader):
             path = tmp_path / f"shader{len(list(tmp_path.glob('shader*.comp')))}.comp"
             path.write_text(shader)
             shader = path
-        return run_on_device(shader, device=dev, **kwargs)
+        try:
+            return run_on_device(shader, device=dev, **kwargs)
+        except SpvError as e:
+            raise short_failure(e, shader) from None
     return run

@@ -153,3 +153,37 @@ def h100_reduce(values, combine, tree_bits, parts: int = 1):
             done |= 1 << bit
         total = acc[0] if total is None else combine(total, acc[0])
     return total
+
+
+ALL_BITS = (1, 2, 3, 4, 5, 0)   # of row << 3 | col, for Row|Column
+
+
+def h100_reduce_all(matrix, combine, shares=(1, 1)):
+    """Row|Column in the order measured on an H100 (scalars, one share at a time): each subgroup's share (a
+    Workgroup-scope matrix split `shares` = (rows, cols) ways) as 8x8 blocks added element by element in row-major
+    block order, the 64 sums paired in a tree over ALL_BITS; the shares combined one after the other. The result
+    for the element at place p of its block: at each step the half holding p's own bit comes first."""
+    m = [list(r) for r in matrix]
+    R, C = len(m), len(m[0])
+    sr, sc = R // shares[0], C // shares[1]
+    out = {}
+    for p in range(64):
+        total = None
+        for i0 in range(0, R, sr):
+            for j0 in range(0, C, sc):
+                acc = None
+                for bi in range(i0, i0 + sr, 8):
+                    for bj in range(j0, j0 + sc, 8):
+                        blk = [m[bi + k // 8][bj + k % 8] for k in range(64)]
+                        acc = blk if acc is None else [combine(a, b) for a, b in zip(acc, blk, strict=True)]
+                assert acc is not None
+                done = 0
+                for bit in ALL_BITS:
+                    for k in range(64):
+                        if not k & done and not k & (1 << bit):
+                            lo, hi = acc[k], acc[k + (1 << bit)]
+                            acc[k] = combine(hi, lo) if p & (1 << bit) else combine(lo, hi)
+                    done |= 1 << bit
+                total = acc[0] if total is None else combine(total, acc[0])
+        out[p] = total
+    return [[out[(r % 8) * 8 + c % 8] for c in range(C)] for r in range(R)]

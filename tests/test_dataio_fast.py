@@ -415,13 +415,13 @@ def test_saxpy_with_long_lists_in_and_out(tmp_path, capsys):
         assert np.array_equal(np.array(got["x"], np.float32), x)
     (tmp_path / "exp.yaml").write_text(f"y: {_flow(short_floats(want))}\n")
     rc = main(["run", str(shader), "--input", str(tmp_path / "in.yaml"), "--dispatch", f"{-(-n // 64)},1,1",
-               "--check", str(tmp_path / "exp.yaml"), "--compare", "tolerance", "--rtol", "0", "--atol", "0"])
+               "--check", str(tmp_path / "exp.yaml"), "--check-floats", "tolerance", "--rtol", "0", "--atol", "0"])
     assert rc == 0
     bad = want.copy()
     bad[4321] += 1
     (tmp_path / "exp.yaml").write_text(f"y: {_flow(short_floats(bad))}\n")
     rc = main(["run", str(shader), "--input", str(tmp_path / "in.yaml"), "--dispatch", f"{-(-n // 64)},1,1",
-               "--check", str(tmp_path / "exp.yaml"), "--compare", "tolerance", "--rtol", "0", "--atol", "0"])
+               "--check", str(tmp_path / "exp.yaml"), "--check-floats", "tolerance", "--rtol", "0", "--atol", "0"])
     assert rc == 1
     assert "y[4321]" in capsys.readouterr().err
 

@@ -1,5 +1,5 @@
 """Tests on a real Vulkan device (marked gpu; skipped with the reason where there is none). On an H100 they are
-the acceptance of the GPU loop: profile, layouts, fitted numerics on fresh tiles, run --compare."""
+the acceptance of the GPU loop: profile, layouts, fitted numerics on fresh tiles, run --compare-interpreter."""
 from __future__ import annotations
 
 import subprocess
@@ -95,6 +95,6 @@ def test_run_compare_is_bit_identical(spvcoop_gpu_device, sample):
     if not spvcoop_gpu_device.instance.info(spvcoop_gpu_device.index).coopmat_khr:
         pytest.skip("the device has no cooperative matrices")
     p = subprocess.run([sys.executable, "-m", "spvcoop", "run", str(ROOT / "samples" / "coopmat" / sample / "run.yaml"),
-                        "--device", "vulkan", "--compare", "--layout", "nvidia", "--coop-numerics",
+                        "--device", "vulkan", "--compare-interpreter", "--layout", "nvidia", "--coop-numerics",
                         "nvidia-tensorcore"], capture_output=True, text=True)
     assert p.returncode == 0 and "bit-identical" in p.stdout, p.stdout + p.stderr

@@ -170,11 +170,11 @@ def test_progress_indicator_only_after_a_second(monkeypatch, capsys):
     p = Progress(True)
     p(1024)
     assert capsys.readouterr().err == ""
-    p.start -= 2.0
+    p.line.start -= 2.0
     p(2048)
     p.done()
     err = capsys.readouterr().err
-    assert "running: 2048 instructions" in err
+    assert "running: 2,048 instructions" in err
 
 
 def test_readme_sample_runs_without_glslang_and_matches_its_glsl_source(tmp_path):

@@ -4,8 +4,9 @@
 - the nvidia model's Workgroup-scope entries reproduce every layout `layout measure --workgroup 64,128,256`
   measured (66 types);
 - every build of the four kernels, run by the interpreter with `--layout nvidia --coop-numerics
-  nvidia-tensorcore` (as `run --device vulkan --compare` runs it), equals the GPU's output bit for bit, except
-  wg_attention, whose known difference (the GPU's exp and division are not correctly rounded) is pinned here.
+  nvidia-tensorcore` (as `run --device vulkan --compare-interpreter` runs it), equals the GPU's output bit for
+  bit, except wg_attention, whose known difference (the GPU's exp and division are not correctly rounded)
+  is pinned here.
 """
 from __future__ import annotations
 

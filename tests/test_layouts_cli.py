@@ -60,7 +60,7 @@ def test_show_pictures(capsys, fmt):
     assert rc == 0
     if fmt == "svg":
         root = ET.fromstring(out)
-        assert len(list(root.iter("{http://www.w3.org/2000/svg}rect"))) == 60
+        assert len(list(root.iter("{http://www.w3.org/2000/svg}rect"))) == 60 + 16   # cells, legend (S = 16)
     else:
         assert "<svg" in out and out.rstrip().endswith("</html>")
 

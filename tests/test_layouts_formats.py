@@ -134,9 +134,60 @@ def test_svg_and_html_are_well_formed():
     labels = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
     assert "0:0" in labels and "16:0" in labels      # element (0,0): invocations 0 and 16, index 0
     rects = list(root.iter("{http://www.w3.org/2000/svg}rect"))
-    assert len(rects) == 256
+    assert len(rects) == 256 + 32                        # the cells, then the legend's swatches
     html = to_html(lay)
     assert html.startswith("<!DOCTYPE html>") and "<svg" in html and "</html>" in html
+
+
+def _lab(hex_colour: str) -> tuple[float, float, float]:
+    """CIELAB (D65) of an sRGB colour, for the distance people see."""
+    lin = []
+    for k in (1, 3, 5):
+        c = int(hex_colour[k:k + 2], 16) / 255
+        lin.append(c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4)
+    r, g, b = lin
+    xyz = ((0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047, 0.2126 * r + 0.7152 * g + 0.0722 * b,
+           (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883)
+    fx, fy, fz = (v ** (1 / 3) if v > 0.008856 else 7.787 * v + 16 / 116 for v in xyz)
+    return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
+
+
+def _luminance(hex_colour: str) -> float:
+    lin = [(c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4)
+           for c in (int(hex_colour[k:k + 2], 16) / 255 for k in (1, 3, 5))]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def test_32_invocations_get_colours_people_tell_apart():
+    """A 32-wide layout's SVG fills its cells with 32 colours, any two at least dE 20 apart in CIELAB (about 2.3
+    is a just-noticeable difference), each with black text readable on it (contrast >= 7:1), plus the legend."""
+    lay = load_model("nvidia").layout("f16", 16, 16, "a")
+    root = ET.fromstring(to_svg(lay))
+    ns = "{http://www.w3.org/2000/svg}"
+    cells = [r.get("fill") for g in root.iter(f"{ns}g") if g.find(f"{ns}title") is not None
+             for r in g.iter(f"{ns}rect")]
+    fills = sorted(set(cells))
+    assert len(fills) == 32
+    labs = [_lab(f) for f in fills]
+    closest = min(sum((x - y) ** 2 for x, y in zip(a, b, strict=True)) ** 0.5
+                  for i, a in enumerate(labs) for b in labs[i + 1:])
+    assert closest >= 20, closest
+    assert min((_luminance(f) + 0.05) / 0.05 for f in fills) >= 7
+    legend = next(g for g in root.iter(f"{ns}g") if g.get("class") == "legend")
+    assert [t.text for t in legend.iter(f"{ns}text")] == ["invocation"] + [str(p) for p in range(32)]
+
+
+def test_pictures_have_axis_titles_and_fit_the_page():
+    lay = load_model("nvidia").layout("f16", 16, 16, "a")
+    svg = to_svg(lay)
+    root = ET.fromstring(svg)
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert "row" in texts and "column" in texts
+    w, h = root.get("width"), root.get("height")
+    assert root.get("viewBox") == f"0 0 {w} {h}"               # scalable
+    html = to_html(lay)
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in html
+    assert "svg{max-width:100%;height:auto" in html and "pre{font-size:11px;overflow-x:auto" in html
 
 
 def test_from_lanes_and_to_lanes():
@@ -367,3 +418,19 @@ def test_structurally_mutated_model_files_fail_cleanly(text, edits):
             m.layout(*t)
     except SpvError as e:
         assert e.diagnostics and e.diagnostics[0].message
+
+
+def test_wider_subgroups_hatch_the_second_32_invocations():
+    """At subgroup size 64 invocation p + 32 shares p's colour, so its cells (and legend swatch) are also hatched."""
+    lay = load_model("amd-cdna3-mfma").layout("f16", 16, 16, "a")
+    root = ET.fromstring(to_svg(lay))
+    ns = "{http://www.w3.org/2000/svg}"
+    assert root.find(f"{ns}defs/{ns}pattern[@id='hatch']") is not None
+    held = {}
+    for g in root.iter(f"{ns}g"):
+        t = g.find(f"{ns}title")
+        if t is not None and "invocation" in (t.text or ""):
+            p = int(t.text.split("invocation ")[1].split()[0])
+            held[p] = [r.get("fill") for r in g.iter(f"{ns}rect")]
+    assert held[0] == [held[32][0]] and held[32][1] == "url(#hatch)"
+    assert len(set(map(tuple, held.values()))) == 64

@@ -244,7 +244,7 @@ def test_import_wrong_pairs_and_missing_elements_are_located_at_their_word(capsy
 def test_import_refuses_a_device_and_two_inputs_of_one_type(capsys, tmp_path, shown):
     rc, _, err = run(capsys, "layout", "import", "/dev/zero", "-t", "f16", "--rows", "8", "--cols", "8",
                      "--max-output", "4096")
-    assert rc == 1 and "/dev/zero: error: not read: a character device, not a regular file" in err
+    assert rc == 2 and "/dev/zero: error: not read: a character device, not a regular file" in err
     src = tmp_path / "t.txt"
     src.write_text(shown)
     rc, _, err = run(capsys, "layout", "import", str(src), str(src))
@@ -258,27 +258,27 @@ def test_probe_leaves_no_file_when_it_fails(capsys, tmp_path):
     base = ["layout", "probe", "--api", "khr", "-t", "f16", "--rows", "16", "--cols", "16", "--use", "a",
             "-o", str(out)]
     rc, _, err = run(capsys, *base, "--inputs", str(tmp_path / "missing-dir" / "x"))
-    assert rc == 1 and "cannot write output" in err
+    assert rc == 2 and "cannot write output" in err   # a file that cannot be written: 2
     assert sorted(p.name for p in tmp_path.iterdir()) == []          # no p.spvasm, no temporaries
     rc, _, err = run(capsys, *base[:6], "--rows", "100000", "--cols", "16", "--use", "a", "-o", str(out))
     assert rc == 1 and "<command line>: error:" in err and "--max-dim" in err and not out.exists()
     rc, _, err = run(capsys, *base[:-2], "-o", str(tmp_path))        # a directory
-    assert rc == 1 and "it is a directory" in err
+    assert rc == 2 and "it is a directory" in err
     rc, _, _ = run(capsys, *base, "--inputs", str(tmp_path / "x"))   # and when it works, all three files
     assert rc == 0 and sorted(p.name for p in tmp_path.iterdir()) == ["p.spvasm", "x.col.bin", "x.row.bin"]
 
 
-@pytest.mark.parametrize("argv", [
-    ["layout", "show", "nvidia", "-t", "f16", "--rows", "16", "--cols", "17", "--use", "a"],
-    ["layout", "show", "nvidia", "-t", "f16", "--rows", "16", "--cols", "16", "--use", "a", "-f", "svg",
-     "--max-output", "100"],
-    ["layout", "show", "MISSING.yaml", "-t", "f16", "--rows", "16", "--cols", "16"],
-    ["layout", "import", "MISSING.txt"],
+@pytest.mark.parametrize("argv, status", [
+    (["layout", "show", "nvidia", "-t", "f16", "--rows", "16", "--cols", "17", "--use", "a"], 1),
+    (["layout", "show", "nvidia", "-t", "f16", "--rows", "16", "--cols", "16", "--use", "a", "-f", "svg",
+      "--max-output", "100"], 1),
+    (["layout", "show", "MISSING.yaml", "-t", "f16", "--rows", "16", "--cols", "16"], 2),   # unreadable: 2
+    (["layout", "import", "MISSING.txt"], 2),
 ])
-def test_failed_commands_write_nothing(capsys, tmp_path, argv):
+def test_failed_commands_write_nothing(capsys, tmp_path, argv, status):
     out = tmp_path / "out.txt"
     rc, stdout, _ = run(capsys, *[str(tmp_path / a) if a.startswith("MISSING") else a for a in argv], "-o", str(out))
-    assert rc == 1 and stdout == "" and list(tmp_path.iterdir()) == []
+    assert rc == status and stdout == "" and list(tmp_path.iterdir()) == []
 
 
 # ------------------------------------------------------------------ mutated shipped models (hypothesis)
@@ -468,7 +468,7 @@ def test_model_files_are_read_within_a_budget(tmp_path, capsys):
     assert rc == 0 and out.startswith("t  (any subgroup size)")
     for path in ("/dev/zero", str(tmp_path)):
         rc, _, err = run(capsys, "layout", "show", path, "-t", "f16", "--rows", "16", "--cols", "16")
-        assert rc == 1 and "not a regular file" in err
+        assert rc == 2 and "not a regular file" in err
 
 
 def test_when_conditions_have_a_work_budget(tmp_path):

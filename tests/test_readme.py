@@ -86,7 +86,7 @@ def _ids(kind: str) -> list:
 
 
 def test_every_block_is_an_example_this_file_runs():
-    kinds = {"console", "python", "yaml", ""}
+    kinds = {"console", "python", "yaml", "toml", ""}
     unknown = [b.id for b in BLOCKS if b.lang not in kinds]
     assert not unknown, f"blocks no test here runs (add a runner or list them in NOT_RUN): {unknown}"
     assert len(_ids("console")) >= 15 and len(_ids("python")) >= 2   # the parser found the README's examples
@@ -311,6 +311,18 @@ def test_yaml_example(block: Block, without_glslang: dict[str, str]):
             status, out = _sh(" ".join([hooks[hook["id"]]["entry"], *hook.get("args", []), *files]), ROOT,
                               without_glslang)
             assert status == 0, f"{block.id}: hook {hook['id']} failed on the samples:\n" + "\n".join(out)
+
+
+@pytest.mark.parametrize("block", _ids("toml"))
+def test_toml_example_is_a_lint_configuration(block: Block, tmp_path: Path, without_glslang: dict[str, str]):
+    """A pyproject.toml excerpt: every setting known and valid, and lint runs with it."""
+    (tmp_path / "pyproject.toml").write_text("\n".join(block.lines) + "\n")
+    shutil.copy(ROOT / "samples" / "saxpy" / "saxpy.spvasm", tmp_path / "saxpy.spvasm")
+    from spvcoop.validator.lint_config import Finder
+    cfg = Finder().for_path(str(tmp_path / "saxpy.spvasm"))
+    assert cfg.path == str(tmp_path / "pyproject.toml") and cfg.select and cfg.per_file_ignores, block.id
+    status, out = _sh(f"spvcoop lint {tmp_path}", ROOT, without_glslang)
+    assert status == 0, "\n".join(out)
 
 
 @pytest.mark.parametrize("block", _ids(""))

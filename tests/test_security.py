@@ -45,7 +45,7 @@ def test_lint_refuses_a_link_out_of_the_tree_and_never_quotes_it(tree: Path, cap
     (sub / "real.spvasm").write_text("OpCapability Shader\nOpNotAnOpcode\n")
     (tree / "alias.spvasm").symlink_to("sub/real.spvasm")  # stays inside: followed, its findings quoted
     rc = cli.main(["lint", "--no-spirv-val", "-j", "1", str(tree)])
-    err = capsys.readouterr().err
+    err = (cap := capsys.readouterr()).err + cap.out  # findings on stdout, the rest on stderr
     assert rc == 2, err
     assert "hunter2" not in err and "SPVCOOP_TEST_SECRET" not in err, err
     for name in (tree / "x.spvasm", sub / "y.spv"):
@@ -55,11 +55,11 @@ def test_lint_refuses_a_link_out_of_the_tree_and_never_quotes_it(tree: Path, cap
     # named on the command line, a link out of the working directory and its own directory is refused too
     for command in (["val", "--no-spirv-val"], ["as", "-o", str(tree / "o.spv")], ["dis", "-o", str(tree / "o")]):
         assert cli.main([*command, str(tree / "x.spvasm")]) == 2
-        err = capsys.readouterr().err
+        err = (cap := capsys.readouterr()).err + cap.out  # findings on stdout, the rest on stderr
         assert "hunter2" not in err and "a symbolic link to a file outside the working directory" in err, err
     # one that stays beside it is followed
     assert cli.main(["val", "--no-spirv-val", str(tree / "alias.spvasm")]) == 1
-    assert "OpNotAnOpcode" in capsys.readouterr().err
+    assert "OpNotAnOpcode" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("fmt", ["json", "sarif", "github"])
@@ -132,7 +132,7 @@ def test_lint_searches_a_tree_1100_levels_deep(tmp_path: Path, capsys) -> None:
     leaf = _deep_tree(top, 1100)
     try:
         rc = cli.main(["lint", "--no-spirv-val", "-j", "1", str(top)])  # today: RecursionError, exit 3
-        err = capsys.readouterr().err
+        err = (cap := capsys.readouterr()).err + cap.out  # findings on stdout, the rest on stderr
     finally:
         _remove_deep_tree(top, 1100)
     assert rc == 1, err
@@ -154,7 +154,7 @@ def test_control_characters_in_echoed_source_lines_are_escaped(tmp_path: Path, c
     src.write_text("OpCapability Shader\n" + EVIL_LINE + "\n", newline="")
     args = [command, str(src)] + (["--no-spirv-val"] if command == "val" else ["-o", str(tmp_path / "o.spv")])
     assert cli.main(args) == 1
-    err = capsys.readouterr().err
+    err = (cap := capsys.readouterr()).err + cap.out  # findings on stdout, the rest on stderr
     _assert_escaped(err)
     lines = err.splitlines()
     assert "  \\x1b[31mOpBogus\\x1b]0;title\\x07 %x\\x0d\\x7f\\x9b2J\\u202e" in lines, err
@@ -174,7 +174,7 @@ def test_control_characters_are_escaped_in_github_annotations_and_instructions(t
     spv = tmp_path / "esc.spv"
     spv.write_bytes(assemble_binary(bad))
     assert cli.main(["val", "--no-spirv-val", str(spv)]) == 1
-    err = capsys.readouterr().err
+    err = (cap := capsys.readouterr()).err + cap.out  # findings on stdout, the rest on stderr
     _assert_escaped(err)
     assert '"m\\x1b[2J\\x9b"' in err, err
 

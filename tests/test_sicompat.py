@@ -142,16 +142,16 @@ def test_wrong_length_is_reported(tmp_path, capsys):
 def test_tolerances_instead_of_digits(capsys):
     d = DATA / "precision"
     args = (d / "shader.spvasm", "--input", d / "in.yaml", "--check", d / "out.yaml")
-    rc, _, err = _run(capsys, *args, "--compare", "tolerance")
+    rc, _, err = _run(capsys, *args, "--check-floats", "tolerance")
     assert rc == 1 and "values.half_third[2]: expected 0.0333, got 0.0333251953125 (difference 2.52e-05)" in err
     rc, _, err = _run(capsys, *args, "--rtol", "1e-3")      # an explicit tolerance means tolerance mode
     assert rc == 0, err
-    rc, _, err = _run(capsys, *args, "--rtol", "1e-3", "--compare", "digits")
+    rc, _, err = _run(capsys, *args, "--rtol", "1e-3", "--check-floats", "digits")
     assert rc == 0, err
 
 
 def test_run_spec_check_can_compare_at_digits(tmp_path, capsys):
-    """--compare digits also applies to a run spec's --check (defaults there stay rtol/atol)."""
+    """--check-floats digits also applies to a run spec's --check (defaults there stay rtol/atol)."""
     d = DATA / "precision"
     (tmp_path / "shader.spvasm").write_text((d / "shader.spvasm").read_text())
     (tmp_path / "run.yaml").write_text("shader: shader.spvasm\nbuffers:\n  values: {x: [1.0, 2.0, 0.1, -1.0], "
@@ -161,7 +161,7 @@ def test_run_spec_check_can_compare_at_digits(tmp_path, capsys):
     args = (tmp_path / "run.yaml", "--check", tmp_path / "exp.yaml")
     rc, _, err = _run(capsys, *args)
     assert rc == 1 and "values.half_third[1]: expected 0.667, got 0.666503906" in err
-    rc, _, err = _run(capsys, *args, "--compare", "digits")
+    rc, _, err = _run(capsys, *args, "--check-floats", "digits")
     assert rc == 0, err
 
 
@@ -331,11 +331,11 @@ def test_defect_3_f16_printed_exactly_and_compared_at_its_precision(tmp_path, ca
         (tmp_path / "out.yaml").write_text(expected)
         for mode in ("digits", "tolerance"):
             rc, _, err = _run(capsys, tmp_path / "k.spvasm", "--input", tmp_path / "in.yaml", "--check",
-                              tmp_path / "out.yaml", "--compare", mode, "--atol", "0", "--rtol", "0")
+                              tmp_path / "out.yaml", "--check-floats", mode, "--atol", "0", "--rtol", "0")
             assert rc == 0, (mode, err)
     (tmp_path / "out.yaml").write_text("buf: {h: [65504, 1.71]}\n")   # 1.71 is another f16 value
     rc, _, err = _run(capsys, tmp_path / "k.spvasm", "--input", tmp_path / "in.yaml", "--check", tmp_path / "out.yaml",
-                      "--compare", "tolerance", "--atol", "0", "--rtol", "0")
+                      "--check-floats", "tolerance", "--atol", "0", "--rtol", "0")
     assert rc == 1 and "buf.h[1]: expected 1.71, got 1.7001953125" in err
 
 

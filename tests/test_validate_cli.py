@@ -23,19 +23,19 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 def test_exit_codes(capsys, tmp_path) -> None:
     assert run(capsys, "val", str(DATA / "ok_khr.spvasm"))[0] == 0
-    rc, _, err = run(capsys, "val", str(DATA / "bad_k.spvasm"))
+    rc, err, _ = run(capsys, "val", str(DATA / "bad_k.spvasm"))
     assert rc == 1 and "error[coopmat.muladd.k]" in err
     assert run(capsys, "val", str(tmp_path / "missing.spv"))[0] == 2
     assert run(capsys, "val", str(DATA / "ok_khr.spvasm"), "--target-env", "vulkan9")[0] == 2
     assert run(capsys, "val", str(DATA / "ok_khr.spvasm"), "--spec-const", "x")[0] == 2
     bad_text = tmp_path / "bad.spvasm"
     bad_text.write_text("%1 = OpNotAnOpcode\n")
-    rc, _, err = run(capsys, "val", str(bad_text))
+    rc, err, _ = run(capsys, "val", str(bad_text))
     assert rc == 1 and "bad.spvasm:1:" in err
 
 
 def test_human_output_has_caret_and_notes(capsys) -> None:
-    _, _, err = run(capsys, "val", str(DATA / "bad_k.spvasm"))
+    _, err, _ = run(capsys, "val", str(DATA / "bad_k.spvasm"))
     lines = err.splitlines()
     head = next(i for i, line in enumerate(lines) if "coopmat.muladd.k" in line)
     assert "OpCooperativeMatrixMulAddNV" in lines[head + 1]
@@ -52,10 +52,10 @@ def test_werror(capsys) -> None:
 
 
 def test_spec_constants(capsys) -> None:
-    rc, _, err = run(capsys, "val", str(DATA / "spec_k.spvasm"))
+    rc, err, _ = run(capsys, "val", str(DATA / "spec_k.spvasm"))
     assert rc == 0 and "warning[coopmat.muladd.k]" in err and "specialization constant" in err
     assert run(capsys, "val", str(DATA / "spec_k.spvasm"), "--spec-const", "7=16")[0:2] == (0, "")
-    rc, _, err = run(capsys, "val", str(DATA / "spec_k.spvasm"), "--spec-const", "7=8")
+    rc, err, _ = run(capsys, "val", str(DATA / "spec_k.spvasm"), "--spec-const", "7=8")
     assert rc == 1 and "error[coopmat.muladd.k]" in err
 
 
@@ -103,7 +103,7 @@ def test_binary_input_shows_instruction(capsys, tmp_path) -> None:
     m = spvcoop.assemble((DATA / "bad_k.spvasm").read_text(), "bad_k.spvasm")
     spv = tmp_path / "bad_k.spv"
     spv.write_bytes(m.to_bytes())
-    rc, _, err = run(capsys, "val", str(spv))
+    rc, err, _ = run(capsys, "val", str(spv))
     lines = err.splitlines()
     head = next(i for i, line in enumerate(lines) if "coopmat.muladd.k" in line)
     assert rc == 1 and "instruction" in lines[head] and "(word " in lines[head]
@@ -112,7 +112,7 @@ def test_binary_input_shows_instruction(capsys, tmp_path) -> None:
 
 def test_profiles(capsys) -> None:
     assert run(capsys, "val", str(DATA / "ok_khr.spvasm"), "--profile", "nvidia-h100")[0] == 0
-    rc, _, err = run(capsys, "val", str(DATA / "ok_khr.spvasm"), "--profile", str(DATA / "profile_small.yaml"))
+    rc, err, _ = run(capsys, "val", str(DATA / "ok_khr.spvasm"), "--profile", str(DATA / "profile_small.yaml"))
     assert rc == 1 and "error[profile.muladd]" in err and "small-gpu does not support MulAdd 16x8x16" in err
     assert "error[profile.type]" in err  # the 16x8 types are not in the small profile
     rc, _, err = run(capsys, "val", str(DATA / "ok_khr.spvasm"), "--profile", "nvidia-h10")

@@ -251,6 +251,9 @@ CASES: list[Case] = [
       body="%x = OpCooperativeMatrixPerElementOpNV %matC %t2 %ex %h"),
     C("pe_extra_matrix_shape", "coopmat2.per_element.operands", "fail", ref="lax", funcs=func("ex", "%f32", "%u32", "%u32", "%f32", "%f32"),
       body="%m8 = OpUndef %matC88\n%x = OpCooperativeMatrixPerElementOpNV %matC %t2 %ex %m8"),
+    C("pe_extra_matrix_use", "coopmat2.per_element.operands", "fail", ref="lax",
+      funcs=func("ex", "%f32", "%u32", "%u32", "%f32", "%f32"),
+      body="%ma = OpUndef %matA32\n%x = OpCooperativeMatrixPerElementOpNV %matC %t2 %ex %ma"),
     C("pe_extra_scalar_and_matrix", "coopmat2.per_element.operands", "pass",
       funcs=func("ex2", "%f32", "%u32", "%u32", "%f32", "%f32", "%f32"),
       body="%s = OpLoad %f32 %ptr\n%x = OpCooperativeMatrixPerElementOpNV %matC %t2 %ex2 %s %t"),
@@ -545,7 +548,7 @@ def test_every_output_format(capsys, tmp_path: Path) -> None:
             rc = e.code
         return rc, capsys.readouterr()
     rc, out = run("val", "--no-spirv-val", str(p))
-    assert rc == 1 and "error[coopmat2.reduce.mode]: Reduce combines 2x2 with Row or Column" in out.err
+    assert rc == 1 and "error[coopmat2.reduce.mode]: Reduce combines 2x2 with Row or Column" in out.out
     rc, out = run("val", "--no-spirv-val", "--format", "json", str(p))
     d = json.loads(out.out)["files"][0]["diagnostics"][0]
     assert (d["rule"], d["source"], d["severity"]) == ("coopmat2.reduce.mode", "spvcoop", "error")
@@ -652,7 +655,8 @@ _TOKEN = re.compile(r"%\w+|\b\d+\b|\bOp\w+|\b[A-Z]\w+(?:\|\w+)*")
 
 
 def _no_crash_report(module, *, assembled: bool) -> None:
-    from spvcoop.validator.report import file_result, format_human, format_json, format_sarif
+    from spvcoop.validator.report import file_result, format_human, format_json
+    from spvcoop.validator.sarif import format_sarif
     diags = validate(module, "spv1.6", spirv_val=False)
     format_human(diags, module)
     json.loads(format_json([file_result(module.source, diags, module)]))

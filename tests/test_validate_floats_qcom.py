@@ -587,7 +587,7 @@ def test_cli_valid_module(capsys) -> None:
 
 
 def test_cli_human_locates_both_findings(capsys) -> None:
-    rc, _, err = _cli(capsys, "val", str(FLOATS / "qcom_bf16_bad.spvasm"))
+    rc, err, _ = _cli(capsys, "val", str(FLOATS / "qcom_bf16_bad.spvasm"))
     assert rc == 1
     text = (FLOATS / "qcom_bf16_bad.spvasm").read_text().split("\n")
     heads = [line for line in err.splitlines() if ": error[" in line]

@@ -17,7 +17,8 @@ import spvcoop
 from spvcoop import SpvError
 from spvcoop.commands.val import check_file
 from spvcoop.validator import TARGET_ENVS, validate
-from spvcoop.validator.report import file_result, format_github, format_human, format_json, format_sarif
+from spvcoop.validator.report import file_result, format_github, format_human, format_json
+from spvcoop.validator.sarif import format_sarif
 
 DATA = Path(__file__).parent / "data"
 CORPUS = sorted((DATA / "coopmat-probes").glob("*.spvasm")) + sorted((DATA / "validate").glob("*.spvasm"))

@@ -24,7 +24,43 @@ def write_output(path: str | None, data: bytes | str) -> None:
     write_file(path, data)
 
 
-__all__ = ["parse_size", "print_diagnostics", "read_input", "reports_errors", "write_output"]
+class StatusLine:
+    """One line of progress on standard error, rewritten in place, only where standard error is a terminal (a log
+    or a CI job gets none) and only once the work has taken `after` seconds; `done()` clears it. Several commands
+    share it: a long `run`, `layout measure`, `numerics measure`."""
+
+    def __init__(self, enabled: bool = True, after: float = 1.0, stream=None) -> None:
+        import time
+        self.stream = stream or sys.stderr
+        self.enabled = enabled and bool(getattr(self.stream, "isatty", lambda: False)())
+        self.start = time.monotonic()
+        self.after = after
+        self.width = 0
+
+    def elapsed(self) -> float:
+        import time
+        return time.monotonic() - self.start
+
+    def show(self, text: str) -> None:
+        if not self.enabled:
+            return
+        t = self.elapsed()
+        if t < self.after:
+            return
+        spin = "|/-\\"[int(t * 4) % 4]
+        line = f"{spin} {text}, {t:.1f}s"[:119]
+        self.stream.write("\r" + line + " " * max(0, self.width - len(line)))
+        self.stream.flush()
+        self.width = len(line)
+
+    def done(self) -> None:
+        if self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+            self.width = 0
+
+
+__all__ = ["StatusLine", "parse_size", "print_diagnostics", "read_input", "reports_errors", "write_output"]
 
 _UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 

@@ -13,9 +13,20 @@ def _type_args(p: argparse.ArgumentParser, required: bool = True) -> None:
                    help="component type: f16 bf16 f32 f64 s8 u8 s16 u16 s32 u32 s64 u64")
     p.add_argument("--rows", type=int, required=required, metavar="R")
     p.add_argument("--cols", type=int, required=required, metavar="C")
-    p.add_argument("--use", metavar="U", help="a, b or acc (KHR); omit for NV types, which have no use")
+    p.add_argument("--use", metavar="U", type=_use, help="a, b or acc (KHR); omit for NV types, which have no use")
     p.add_argument("--subgroup-size", "-S", type=int, metavar="S",
                    help="invocations per subgroup (default: the model's, else 32)")
+
+
+def _use(text: str) -> str:
+    """--use: checked as it is parsed, so a misspelt use is a usage error (exit 2) with a "did you mean"."""
+    from ..core.diagnostics import SpvError
+    from ..layouts import normalize_use
+    try:
+        normalize_use(text)
+    except SpvError as e:
+        raise argparse.ArgumentTypeError(e.diagnostics[0].message) from None
+    return text
 
 
 def _positive(text: str) -> int:
@@ -134,14 +145,20 @@ def _guard(fn):
     from .common import print_diagnostics
     try:
         return fn()
-    except SpvError as e:
+    except SpvError as e:   # 1 for a finding (a model file, a type it does not define), 2 for a usage error
         print_diagnostics(e.diagnostics)
-        return 1
+        return e.exit_status
 
 
 def _model(name: str, args: argparse.Namespace, seed: int | None = None):
     from ..layouts import load_model
-    return load_model(name, seed=seed, limits=_limits(args))
+    from ..layouts.layout import UnknownModelName
+    try:
+        return load_model(name, seed=seed, limits=_limits(args))
+    except UnknownModelName as e:   # the name came from the command line
+        for d in e.diagnostics:
+            d.source = "<command line>"
+        raise
 
 
 def _write_all(outputs: list[tuple[str | None, bytes | str]]) -> None:
@@ -152,11 +169,11 @@ def _write_all(outputs: list[tuple[str | None, bytes | str]]) -> None:
     import tempfile
     from pathlib import Path
 
-    from ..core.diagnostics import Diagnostic, SpvError
+    from ..core.diagnostics import Diagnostic, InputError
     from ..core.files import honour_umask
 
-    def fail(path: str, e: OSError) -> SpvError:
-        return SpvError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=path))
+    def fail(path: str, e: OSError) -> InputError:   # a file that cannot be written: exit status 2
+        return InputError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=path))
     temps: list[tuple[str, str]] = []
     try:
         for path, data in outputs:
@@ -165,7 +182,7 @@ def _write_all(outputs: list[tuple[str | None, bytes | str]]) -> None:
             data = data.encode("utf-8") if isinstance(data, str) else data
             target = Path(path)
             if os.path.isdir(target):
-                raise SpvError(Diagnostic("error", "cannot write output: it is a directory", source=path))
+                raise InputError(Diagnostic("error", "cannot write output: it is a directory", source=path))
             try:
                 fd, tmp = tempfile.mkstemp(prefix=".spvcoop-", dir=target.parent if str(target.parent) else ".")
             except OSError as e:
@@ -208,7 +225,7 @@ def run_list(args: argparse.Namespace) -> int:
             S = f"subgroup size {m.default_subgroup_size}" if m.default_subgroup_size else "any subgroup size"
             print(f"{m.name}  ({S})")
             if m.description:
-                print(f"  {m.description.splitlines()[0][:110]}")
+                print(_summary(m.description.splitlines()[0]))
             for e in m.entries:
                 print(f"  - {e.describe()}")
             types = m.types()
@@ -220,6 +237,18 @@ def run_list(args: argparse.Namespace) -> int:
                 print(f"  types: {shown}{more}")
         return 0
     return _guard(go)
+
+
+def _summary(text: str, lines: int = 2) -> str:
+    """A description in at most `lines` lines of the terminal's width, indented, cut only between words."""
+    import shutil
+    import textwrap
+    width = max(40, min(shutil.get_terminal_size((100, 24)).columns, 120)) - 2
+    wrap = textwrap.TextWrapper(width, initial_indent="  ", subsequent_indent="  ", break_long_words=False,
+                                break_on_hyphens=False)
+    if len(wrap.wrap(text)) > lines:
+        text = textwrap.shorten(text, width * lines - 8, placeholder=" ...")
+    return "\n".join(wrap.wrap(text))
 
 
 def run_show(args: argparse.Namespace) -> int:
@@ -469,9 +498,20 @@ def run_measure(args: argparse.Namespace) -> int:
         t0 = time.monotonic()
         index = parse_device(args.device)
         from ..gpu.compute import DEFAULT_TIMEOUT_S
-        with Device(index, timeout_s=args.gpu_timeout or DEFAULT_TIMEOUT_S) as dev:
-            info = dev.instance.info(index)
-            entries, skipped = measure(dev, info, extra=args.also, workgroup=args.workgroup)
+        from .common import StatusLine
+        status = StatusLine(after=0.0)
+        count = 0
+
+        def progress(label: str) -> None:   # after each probed type
+            nonlocal count
+            count += 1
+            status.show(f"measuring layouts: {count} type(s) probed, last {label}")
+        try:
+            with Device(index, timeout_s=args.gpu_timeout or DEFAULT_TIMEOUT_S) as dev:
+                info = dev.instance.info(index)
+                entries, skipped = measure(dev, info, progress=progress, extra=args.also, workgroup=args.workgroup)
+        finally:
+            status.done()
         if not entries:
             from ..core.diagnostics import Diagnostic, InputError
             raise InputError(Diagnostic("error", f"{info.name} reports no cooperative-matrix type a probe can "

@@ -71,7 +71,18 @@ def run_measure(args: argparse.Namespace) -> int:
         if not combinations(info):
             raise InputError(Diagnostic("error", f"{info.name} reports no cooperative-matrix combination the MulAdd "
                                         "probes handle", source=args.device))
-        data = measure_tiles(dev, info, args.tiles, seeds=(1, 2))
+        from .common import StatusLine
+        status = StatusLine(after=0.0)
+        done: list = []
+
+        def progress(combo) -> None:   # after each type combination's tiles
+            done.append(combo)
+            a, b, c, M, N, K = combo
+            status.show(f"measuring numerics: {len(done)} combination(s), last {a} x {b} + {c} {M}x{N}x{K}")
+        try:
+            data = measure_tiles(dev, info, args.tiles, seeds=(1, 2), progress=progress)
+        finally:
+            status.done()
     if args.save_tiles:
         save_tiles(args.save_tiles, data)
     return _finish(data, args, f"{info.name} ({info.driver_name} {info.driver_info}, Vulkan {info.api_version})",
@@ -91,7 +102,8 @@ def run_fit(args: argparse.Namespace) -> int:
         data = load_tiles(args.tiles)
     except (OSError, ValueError, KeyError, EOFError, NotImplementedError, RuntimeError, zlib.error,
             zipfile.BadZipFile) as e:  # a damaged archive, an unsupported compression or an encrypted member
-        raise InputError(Diagnostic("error", f"cannot read tiles: {e}", source=args.tiles)) from None
+        reason = getattr(e, "strerror", None) or e   # "No such file or directory", not "[Errno 2] ..."
+        raise InputError(Diagnostic("error", f"cannot read tiles: {reason}", source=args.tiles)) from None
     from ..numerics.tiles import check_tiles
     check_tiles(data, args.tiles)
     return _finish(data, args, f"tiles from {args.tiles}", args.fit_seed, t0)

@@ -20,6 +20,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _portability(args: argparse.Namespace) -> int:
     from .run import run_command
-    full = argparse.Namespace(check=None, compare=None, rtol=None, atol=None, output=None, trace=None, quiet=False,
-                              layout="all", **vars(args))
+    full = argparse.Namespace(check=None, check_floats=None, compare_interpreter=False, rtol=None, atol=None,
+                              output=None, trace=None, quiet=False, layout="all", **vars(args))
     return run_command(full)

@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from typing import Any
 
 from .common import parse_size
@@ -25,13 +24,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--check", metavar="EXPECTED.yaml",
                    help="compare outputs with these values; exit 1 if they differ (with a run spec: buffer names "
                         "to data with tolerances; with a shader: SPIRV-Interpreter's expected-output file)")
-    p.add_argument("--compare", choices=("digits", "tolerance", "device"), default=None, nargs="?", const="device",
-                   help="with --device and no value: run on the interpreter too and report per output buffer "
-                        "whether the two are bit-identical (else how many elements differ, the largest difference "
-                        "in ulp and the first differing index), exit 1 if any differ; with a value, how --check "
-                        "compares floats: 'digits' as SPIRV-Interpreter (3 significant digits for 16-bit floats, "
-                        "6 for wider; the default when SPEC is a shader) or 'tolerance' (--rtol/--atol; the default "
-                        "with a run spec, and whenever --rtol or --atol is given)")
+    p.add_argument("--check-floats", choices=("digits", "tolerance"), default=None,
+                   help="how --check compares floats: 'digits' as SPIRV-Interpreter (3 significant digits for 16-bit "
+                        "floats, 6 for wider; the default when SPEC is a shader) or 'tolerance' (--rtol/--atol; the "
+                        "default with a run spec, and whenever --rtol or --atol is given)")
+    p.add_argument("--compare-interpreter", action="store_true",
+                   help="with --device: run on the interpreter too and report per output buffer whether the two are "
+                        "bit-identical (else how many elements differ, the largest difference in ulp and the first "
+                        "differing index); exit 1 if any differ")
+    # `--compare` had both meanings; refused, pointing at the option meant (else argparse would take it for an
+    # abbreviation of --compare-interpreter)
+    p.add_argument("--compare", nargs="?", action=_SplitOption, help=argparse.SUPPRESS)
     p.add_argument("--device", metavar="vulkan[:N]",
                    help="run on a Vulkan device (needs spvcoop[gpu]; see `spvcoop device list`) instead of the "
                         "interpreter; outputs are written alike")
@@ -55,6 +58,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="what --template writes (default runspec)")
     p.add_argument("-f", "--force", action="store_true", help="let --template overwrite an existing FILE")
     p.set_defaults(func=run_command)
+
+
+class _SplitOption(argparse.Action):
+    """The old `--compare [digits|tolerance|device]`: a usage error naming the option that now does it."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        new = f"--check-floats {values}" if values in ("digits", "tolerance") else "--compare-interpreter"
+        parser.error(f"--compare is now two options: --compare-interpreter (with --device) and --check-floats "
+                     f"digits|tolerance (with --check) (did you mean '{new}'?)")
 
 
 # flags only `spvcoop run` has (`portability` runs every layout model itself and traces nothing)
@@ -170,28 +182,33 @@ def _file_options(args: argparse.Namespace):
 
 
 class Progress:
-    """A one-line progress indicator on stderr, shown only for runs longer than a second on a terminal."""
+    """`run`'s progress on a terminal (common.StatusLine: stderr, runs longer than a second): instructions executed
+    so far and the size of the dispatch they run over."""
 
-    def __init__(self, enabled: bool):
-        self.enabled = enabled and sys.stderr.isatty()
-        self.start = time.monotonic()
-        self.shown = False
+    AFTER = 1.0   # seconds before the line appears: a short run shows none
+
+    def __init__(self, enabled: bool, dispatch: tuple[int, ...] = (1, 1, 1), stream=None):
+        from .common import StatusLine
+        self.line = StatusLine(enabled, after=self.AFTER, stream=stream)
+        workgroups = 1
+        for n in dispatch:
+            workgroups *= int(n)
+        self.what = f"{workgroups} workgroup(s)" if workgroups != 1 else "1 workgroup"
+        self.stage = ""   # `--layout all`: which model of how many
+
+    def model(self, k: int, n: int, label: str) -> None:
+        self.stage = f" model {k}/{n} ({label})"
+        self.line.show(f"running{self.stage}")
+
+    @property
+    def enabled(self) -> bool:
+        return self.line.enabled
 
     def __call__(self, steps: int) -> None:
-        if not self.enabled:
-            return
-        t = time.monotonic() - self.start
-        if t < 1.0:
-            return
-        spin = "|/-\\"[int(t * 4) % 4]
-        sys.stderr.write(f"\r{spin} running: {steps} instructions, {t:.1f}s")
-        sys.stderr.flush()
-        self.shown = True
+        self.line.show(f"running{self.stage}: {steps:,} instructions over {self.what}")
 
     def done(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r" + " " * 60 + "\r")
-            sys.stderr.flush()
+        self.line.done()
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -278,21 +295,21 @@ def _run(args: argparse.Namespace) -> int:
     if opts.get("layout") == "all":
         return _portability(module, inputs, opts, spec, args)
     device = getattr(args, "device", None)  # `portability` builds its own namespace
-    if args.compare == "device" and not device:
-        raise InputError(Diagnostic("error", "--compare without a value compares with a device: give --device "
-                                    "vulkan[:N] (or --compare digits|tolerance for --check)"))
+    if getattr(args, "compare_interpreter", False) and not device:
+        raise InputError(Diagnostic("error", "--compare-interpreter compares the interpreter with a device: give "
+                                    "--device vulkan[:N]", source="<command line>"))
     if device:
         from ..gpu import parse_device
         from ..gpu.runner import run_on_device
         res = run_on_device(module, **inputs, entry_point=opts.get("entry_point"), device=parse_device(device),
                             validate=opts.get("validate", True), subgroup_size=opts.get("subgroup_size"),
                             timeout_s=getattr(args, "gpu_timeout", None))
-        if args.compare == "device":
+        if args.compare_interpreter:
             interp = _run_shown(run, module, inputs, dict(opts, validate=False))
             return _compare_device(_select_outputs(interp, spec.outputs), _select_outputs(res, spec.outputs),
                                    args)
         return _write_outputs(res, spec, run_spec, module, args, options)
-    progress = Progress(not args.quiet)
+    progress = Progress(not args.quiet, dispatch)
     if opts.get("trace") is not None:
         opts["trace_out"] = sys.stderr   # trace lines as they come (the library never writes to the terminal)
     try:
@@ -376,7 +393,12 @@ def _portability(module, inputs: dict, opts: dict, spec, args: argparse.Namespac
     from ..interp.coopmat.portability import check, report
     S = opts.get("subgroup_size") or 32
     run_opts = {k: v for k, v in opts.items() if k not in ("layout", "trace")}
-    outcomes = check(module, dict(inputs, **run_opts, subgroup_size=S), spec.outputs)
+    progress = Progress(not args.quiet, inputs["dispatch"])
+    try:
+        outcomes = check(module, dict(inputs, **run_opts, subgroup_size=S, progress=progress), spec.outputs,
+                         on_model=progress.model)
+    finally:
+        progress.done()
     shown: list = []
     for o in outcomes:
         shown += [d for d in o.diagnostics if d not in shown]
@@ -507,21 +529,21 @@ def _check(res, expected, args) -> int:
         if isinstance(want, dict) and b.type is not None and len(b.type.members) == 1 and \
                 b.type.member_names[0] not in want:
             got = res[key]
-        if args.compare == "digits" and isinstance(want, dict) and b.type is not None and got is not res[key]:
+        if args.check_floats == "digits" and isinstance(want, dict) and b.type is not None and got is not res[key]:
             from ..runspec.sicompat import CheckOptions, compare_typed   # member types give each float's digits
             total += compare_typed(b.type, got, want, str(k), lines, CheckOptions(limit=10))
             continue
-        total += compare(str(k), got, want, rtol, atol, lines, digits=args.compare == "digits")
+        total += compare(str(k), got, want, rtol, atol, lines, digits=args.check_floats == "digits")
     return _check_verdict(total, lines, len(expected), args)
 
 
 def _check_si(module, res, expected, args) -> int:
     """--check with SPIRV-Interpreter's expected-output file: values by name or result id, floats compared at
-    its significant digits unless --compare tolerance (or --rtol/--atol) asks for tolerances."""
+    its significant digits unless --check-floats tolerance (or --rtol/--atol) asks for tolerances."""
     from ..interp.program import Program
     from ..runspec.sicompat import CheckOptions, check
-    tolerance = args.compare == "tolerance" or (args.compare is None and (args.rtol is not None or
-                                                                          args.atol is not None))
+    tolerance = args.check_floats == "tolerance" or (args.check_floats is None and (args.rtol is not None or
+                                                                                    args.atol is not None))
     opts = CheckOptions(digits=not tolerance, rtol=1e-5 if args.rtol is None else args.rtol,
                         atol=1e-6 if args.atol is None else args.atol)
     total, lines, n = check(Program(module), res, expected, args.check, opts)

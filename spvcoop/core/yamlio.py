@@ -158,6 +158,8 @@ def read_bytes(path: str | os.PathLike, source: str | None = None, max_bytes: in
     prefix = "" if mark_source is None else f"{what} '{source}': "
 
     def fail(msg: str) -> SpvError:
+        if mark is None:  # the file itself was named (on the command line, or from Python): unreadable input, 2
+            return InputError(Diagnostic("error", prefix + msg, None, source=where))
         return error_at(prefix + msg, where, mark)
     try:
         try:

@@ -118,12 +118,12 @@ def convert(x: np.ndarray, dt: np.dtype, saturate: bool = False, bf16_truncate: 
 
 
 def bf16_toward_zero(x: np.ndarray) -> np.ndarray:
-    """f32 -> bf16 rounded toward zero (what the H100 does, --coop-numerics nvidia-tensorcore): the upper half
-    of the f32 pattern; a NaN stays a quiet NaN (its payload may sit in the lower half)."""
+    """f32 -> bf16 as the H100 converts (--coop-numerics nvidia-tensorcore): the upper half of the f32 pattern,
+    NaNs included (measured, tests/data/h100-vulkan/ext-numerics/cvt.npz: a NaN whose payload lies in the lower
+    half becomes an infinity, 0x7f800001 -> 0x7f80; a signalling NaN stays signalling, 0x7fa00000 -> 0x7fa0)."""
     _load()
     f = np.ascontiguousarray(x, dtype=np.float32)
-    hi = (f.view(np.uint32) >> 16).astype(np.uint16)
-    return np.where(np.isnan(f), hi | np.uint16(0x0040), hi).view(BF16)
+    return (f.view(np.uint32) >> 16).astype(np.uint16).view(BF16)
 
 
 def bits_dtype(dt: np.dtype) -> np.dtype:

@@ -100,6 +100,8 @@ class Executor:
         self.num_sg_total = 1
         self.lane_info: Callable[[int], str] | None = None  # lane -> text, for messages
         self.fast_blocks = fast_paths_enabled(config)  # block_compiler: the plain path, compiled
+        # inside per-element calls under --coop-numerics nvidia-tensorcore: compiled_floats.CompiledFloats
+        self.float_model = None
         self.compiled_blocks: dict = {}  # block label -> its compiled body, or how often it ran so far
         # the entry point's mask of every invocation (read-only): a mask that *is* it needs no reduction to know
         # that it is full; uniform branches pass it on unchanged

@@ -68,6 +68,8 @@ def int_binary(ex, frame, inst, mask):
 
 @OPS.op(*FLOAT_BINARY)
 def float_binary(ex, frame, inst, mask):
+    if ex.float_model is not None:   # inside a per-element call under a GPU's compiled-code rules
+        return ex.float_model.binary(ex, frame, inst, FLOAT_BINARY[inst.opname])
     return FLOAT_BINARY[inst.opname](ex.arg(frame, inst, 0), ex.arg(frame, inst, 1)).astype(
         ex.rtype(inst).dtype, copy=False)
 
@@ -176,6 +178,8 @@ def snegate(ex, frame, inst, mask):
 
 @OPS.op("OpFNegate")
 def fnegate(ex, frame, inst, mask):
+    if ex.float_model is not None:
+        return ex.float_model.unary(ex.arg(frame, inst, 0), np.negative, ex.rtype(inst).dtype)
     return np.negative(ex.arg(frame, inst, 0))
 
 

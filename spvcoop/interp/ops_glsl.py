@@ -9,6 +9,7 @@ import numpy as np
 
 from .ops_arith import as_int, to_type
 from .dispatch import OpSet
+from .compiled_floats import fma as exact_fma
 from .fault import Fault
 from .memory import Memory, Pointer, store
 
@@ -60,6 +61,8 @@ BINARY = {
 def _binary(fn, signed):
     def run(ex, inst, args, mask):
         a, b = np.asarray(args[0]), np.asarray(args[1])
+        if ex.float_model is not None and fn in (np.fmax, np.fmin) and a.dtype.kind == "f":
+            return to_type(ex.float_model.fmax_fmin(a, b, fn is np.fmax), _rt(ex, inst))
         if signed is not None:
             a, b = as_int(a, signed), as_int(b, signed)
         return to_type(np.asarray(fn(a, b)), _rt(ex, inst))
@@ -104,6 +107,12 @@ def smoothstep(ex, inst, args, mask):
 def fma(ex, inst, args, mask):
     a, b, c = map(np.asarray, args)
     dt = _rt(ex, inst).dtype
+    fm = ex.float_model
+    if fm is not None:
+        a, b, c = fm.flush(a), fm.flush(b), fm.flush(c)
+    if dt in (np.float32, np.float16):   # one rounding, exactly (a float64 sum then a cast would round twice)
+        r = exact_fma(a, b, c, dt)
+        return r if fm is None else fm.finish(r, dt)
     wide = np.float64 if dt != np.float64 else np.longdouble
     return (a.astype(wide) * b.astype(wide) + c.astype(wide)).astype(dt)
 

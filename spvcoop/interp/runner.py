@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import time
-from typing import cast
+from collections.abc import Mapping
+from typing import Any, cast
 
 import numpy as np
 
@@ -77,6 +78,20 @@ class RunResult(Record):
     def __getitem__(self, key):
         return self.buffers[_norm_key(key)]
 
+    def __repr__(self) -> str:
+        """One short line (a test failure or a REPL prints it): each buffer once, by all its names, with its dtype
+        and shape, then the counts; the data itself is res[name]."""
+        names: dict[int, list[str]] = {}
+        arrays: dict[int, Any] = {}
+        for key, arr in self.buffers.items():
+            names.setdefault(id(arr), []).append(key if isinstance(key, str) else ":".join(map(str, key)))
+            arrays[id(arr)] = arr
+        shown = [f"{'/'.join(n)}: {getattr(arrays[i], 'dtype', '?')}{list(getattr(arrays[i], 'shape', ()))}"
+                 for i, n in names.items()]
+        more = f", ... ({len(shown)} buffers)" if len(shown) > 6 else ""
+        return (f"RunResult({', '.join(shown[:6])}{more}; {self.invocations} invocation(s), {self.steps} steps, "
+                f"{len(self.diagnostics)} diagnostic(s))")
+
     def __contains__(self, key) -> bool:
         return _norm_key(key) in self.buffers
 
@@ -122,7 +137,7 @@ def run_arg_error(function: str, shader, options: dict) -> Exception | None:
                      + [(k, v, RUN_ARG_KINDS[k]) for k, v in options.items() if k in RUN_ARG_KINDS])
 
 
-def run(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants: dict | None = None,
+def run(shader, dispatch=(1, 1, 1), buffers: Mapping | None = None, spec_constants: Mapping | None = None,
         push_constants=None, **options) -> RunResult:
     """Run a compute shader over a whole dispatch and return its buffers.
 

@@ -44,13 +44,25 @@ class LayoutError(SpvError):
         super().__init__(message)
 
 
+class UnknownModelName(LayoutError):
+    """A model name that is neither built in nor a file: a usage error (exit status 2), with a "did you mean"."""
+    exit_status = 2
+
+
+class UnreadableModel(LayoutError):
+    """A model file that cannot be read (missing, not a regular file): exit status 2, as every unreadable input."""
+    exit_status = 2
+
+
 def normalize_use(use: str | None) -> str | None:
     """'a'/'b'/'acc' (also 'A', 'C', 'accumulator', 'MatrixAKHR', ...) or None for NV types."""
     if use is None:
         return None
     key = str(use).strip().lower()
     if key not in _USE_ALIASES:
-        raise LayoutError(f"unknown use '{use}': expected a, b, acc or none")
+        from ..core.diagnostics import did_you_mean
+        raise LayoutError(f"unknown use '{use}'{did_you_mean(key, [k for k in _USE_ALIASES if k])}: expected a, b, "
+                          "acc or none")
     return _USE_ALIASES[key]
 
 

@@ -35,7 +35,8 @@ import numpy as np
 from ..core.diagnostics import Diagnostic
 from .descriptors import KINDS, Descriptor, SpecError, _name, _short
 from .expr import Expr, ExprError, compile_expr
-from .layout import COMPONENTS, Layout, LayoutError, check_component, check_int, normalize_use
+from .layout import (COMPONENTS, Layout, LayoutError, UnknownModelName, UnreadableModel, check_component, check_int,
+                     normalize_use)
 from .limits import (DEFAULT_LIMITS, MAX_ENTRIES, MAX_ENUMERATED_TYPES, MAX_INT, MAX_LIST, MAX_NAMES,
                      MAX_WHEN_EVALS, LayoutLimits)
 from .yamlloc import load_yaml, span_of
@@ -540,11 +541,11 @@ def load_model(name_or_path: str, seed: int | None = None, limits: LayoutLimits 
     elif p.suffix in (".yaml", ".yml") or os.path.exists(p):  # (os.path: False for a name too long)
         source = str(name_or_path)
     else:
-        raise LayoutError(f"unknown layout model '{name_or_path}'{did_you_mean(name_or_path, builtin_models())}; "
+        raise UnknownModelName(f"unknown layout model '{name_or_path}'{did_you_mean(name_or_path, builtin_models())}; "
                           f"built-in models: {', '.join(builtin_models())} (or give a path to a .yaml file)")
     try:
         if not p.is_file():   # a device, a pipe or a directory: refused, never read
-            raise LayoutError("cannot read layout model: not a regular file", str(name_or_path))
+            raise UnreadableModel("cannot read layout model: not a regular file", str(name_or_path))
         cap = (limits or DEFAULT_LIMITS).max_model_bytes
         from ..core.files import read_bounded
         with open(p, "rb") as f:
@@ -554,6 +555,6 @@ def load_model(name_or_path: str, seed: int | None = None, limits: LayoutLimits 
                               f"--max-model-bytes)", str(name_or_path))
         text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise LayoutError(f"cannot read layout model: {getattr(e, 'strerror', None) or e}", str(name_or_path)) \
-            from None
+        raise UnreadableModel(f"cannot read layout model: {getattr(e, 'strerror', None) or e}",
+                              str(name_or_path)) from None
     return parse_model(text, source, seed, limits)

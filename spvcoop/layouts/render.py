@@ -7,7 +7,6 @@ index); replicated elements list every holder. `html`: the SVG and the table in 
 """
 from __future__ import annotations
 
-import colorsys
 import json
 import re
 from html import escape
@@ -40,27 +39,65 @@ def to_json(lay: Layout) -> str:
     return json.dumps(lay.to_json(), separators=(", ", ": ")) + "\n"
 
 
+# 32 fills, one per invocation of a 32-wide subgroup, told apart by eye: picked greedily for the largest smallest
+# CIELAB distance (CIE76 dE >= 25 between any two; 10 is already plainly different) among sRGB colours on which black
+# text has a contrast of at least 7:1 (WCAG AAA), and far from the white of cells no invocation holds. Invocation p
+# gets PALETTE[p % 32]; in wider subgroups invocations 32-63 (96-127) are also hatched, so p and p + 32 differ too.
+PALETTE = ("#00ff00", "#ff2dff", "#ff6900", "#fff04b", "#4b96ff", "#2db469", "#f06996", "#c3965a",
+           "#00a5b4", "#e187ff", "#78c30f", "#b496c3", "#d2f0a5", "#00fff0", "#f0a50f", "#00ff87",
+           "#ffb4b4", "#ff695a", "#ff4bc3", "#87a587", "#96a53c", "#78c3ff", "#d2ff00", "#96f0ff",
+           "#d2ff78", "#ffe1b4", "#87ffb4", "#ffb4ff", "#ffd269", "#ff965a", "#00d22d", "#4bc3a5")
+
+
 def colour(p: int, S: int) -> str:
-    """A distinct, light colour per invocation (golden-ratio hue walk)."""
-    h = (p * 0.618033988749895) % 1.0
-    r, g, b = colorsys.hls_to_rgb(h, 0.78, 0.65)
-    return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
+    """The fill of invocation p's cells (PALETTE, repeating every 32 invocations)."""
+    return PALETTE[p % len(PALETTE)]
+
+
+_HATCH = ('<defs><pattern id="hatch" width="7" height="7" patternUnits="userSpaceOnUse" '
+          'patternTransform="rotate(45)"><rect width="1.5" height="7" fill="#000" fill-opacity="0.22"/>'
+          '</pattern></defs>')
+
+
+def _hatched(p: int) -> bool:
+    return (p // len(PALETTE)) % 2 == 1
+
+
+def _fill(p: int, S: int, x: float, y: float, w: float, h: float) -> str:
+    """The rectangle(s) of a cell or swatch held by invocation p: its colour, hatched for p in 32-63 and 96-127."""
+    out = f'<rect x="{x}" y="{y}" width="{w}" height="{h}" fill="{colour(p, S)}" stroke="#555" stroke-width="0.5"/>'
+    if _hatched(p):
+        out += f'<rect x="{x}" y="{y}" width="{w}" height="{h}" fill="url(#hatch)"/>'
+    return out
 
 
 def to_svg(lay: Layout, cell: int = 44) -> str:
+    """The matrix, each cell filled with its holder's colour and labelled p:i; axis titles (column above, row
+    on the left) and a legend of the invocations' colours below. Its viewBox lets a page scale it to fit."""
     holders: dict[tuple[int, int], list[tuple[int, int]]] = {}
     for p, lane in enumerate(lay.lanes()):
         for i, rc in enumerate(lane):
             if rc is not None:
                 holders.setdefault(rc, []).append((p, i))
-    margin_l, margin_t = 34, 48
-    w = margin_l + lay.cols * cell + 8
-    h = margin_t + lay.rows * cell + 8
+    S = lay.subgroup_size
+    per_row = 16                                  # legend swatches per line
+    swatch = 40
+    margin_l, margin_t = 52, 64
+    grid_w, grid_h = lay.cols * cell, lay.rows * cell
+    legend_t = margin_t + grid_h + 24
+    legend_h = 18 + ((S + per_row - 1) // per_row) * 22
+    w = max(margin_l + grid_w + 8, margin_l + per_row * swatch + 8, 420)
+    h = legend_t + legend_h + 4
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
            f'font-family="monospace">',
            f"<title>{escape(title(lay))}</title>",
+           *([_HATCH] if len(PALETTE) < S else []),
            f'<text x="4" y="16" font-size="13">{escape(title(lay))}</text>',
-           '<text x="4" y="32" font-size="10">cell label p:i = invocation p holds it as element i</text>']
+           '<text x="4" y="32" font-size="11">cell label p:i = invocation p holds it as element i</text>',
+           f'<text x="{margin_l + grid_w / 2}" y="{margin_t - 20}" font-size="12" text-anchor="middle" '
+           f'font-weight="bold">column</text>',
+           f'<text x="14" y="{margin_t + grid_h / 2}" font-size="12" text-anchor="middle" font-weight="bold" '
+           f'transform="rotate(-90 14 {margin_t + grid_h / 2})">row</text>']
     for c in range(lay.cols):
         out.append(f'<text x="{margin_l + c * cell + cell / 2}" y="{margin_t - 4}" font-size="10" '
                    f'text-anchor="middle">{c}</text>')
@@ -70,25 +107,38 @@ def to_svg(lay: Layout, cell: int = 44) -> str:
         for c in range(lay.cols):
             x = margin_l + c * cell
             hs = holders.get((r, c), [])
-            fill = colour(hs[0][0], lay.subgroup_size) if hs else "#ffffff"
             tip = ", ".join(f"invocation {p} element {i}" for p, i in hs) or "not held"
-            out.append(f'<g><title>({r},{c}): {escape(tip)}</title>'
-                       f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" stroke="#555" '
-                       f'stroke-width="0.5"/>')
+            rect = _fill(hs[0][0], S, x, y, cell, cell) if hs else (
+                f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="#ffffff" stroke="#555" '
+                'stroke-width="0.5"/>')
+            out.append(f'<g><title>({r},{c}): {escape(tip)}</title>{rect}')
             lines = [f"{p}:{i}" for p, i in hs[:3]] + ([f"+{len(hs) - 3}"] if len(hs) > 3 else [])
             for k, text in enumerate(lines):
                 ty = y + cell / 2 + 4 + (k - (len(lines) - 1) / 2) * 11
                 out.append(f'<text x="{x + cell / 2}" y="{ty:.1f}" font-size="10" text-anchor="middle">'
                            f'{escape(text)}</text>')
             out.append("</g>")
+    out.append(f'<g class="legend"><text x="4" y="{legend_t + 10}" font-size="12" font-weight="bold">'
+               f'invocation</text>')
+    for p in range(S):
+        x = margin_l + (p % per_row) * swatch
+        y = legend_t + 16 + (p // per_row) * 22
+        out.append(f'{_fill(p, S, x, y, swatch - 4, 18)}<text x="{x + (swatch - 4) / 2}" y="{y + 13}" '
+                   f'font-size="10" text-anchor="middle">{p}</text>')
+    out.append("</g>")
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
 
 def to_html(lay: Layout) -> str:
+    """A page that fits its window: the SVG scales down to the page's width (viewBox, max-width), the table
+    scrolls sideways inside its own box instead of widening the page."""
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{escape(title(lay))}</title>"
-            "<style>body{font-family:sans-serif;margin:1em} pre{font-size:11px}</style></head><body>\n"
+            "<style>body{font-family:sans-serif;margin:1em;max-width:100%} h1{font-size:1.3em;overflow-wrap:anywhere}"
+            " svg{max-width:100%;height:auto;display:block} pre{font-size:11px;overflow-x:auto;max-width:100%}"
+            "</style></head><body>\n"
             f"<h1>{escape(title(lay))}</h1>\n{to_svg(lay)}"
             "<h2>Per-invocation table (column = invocation, row = element index)</h2>\n"
             f"<pre>{escape(to_table(lay))}</pre>\n</body></html>\n")
@@ -127,8 +177,10 @@ def estimate_size(lay: Layout, fmt: str) -> int:
     if fmt == "json":
         return S * L * (cell + 5) + 4 * S + 300
     # per matrix cell: a group with a tooltip, a rect and up to 4 labels; per slot: its 'invocation p element i'
-    svg = lay.rows * lay.cols * 240 + S * L * (40 + 2 * len(str(max(S, L)))) + (lay.rows + lay.cols) * 120 + 600
-    return svg if fmt == "svg" else svg + 2 * table + 600
+    svg = lay.rows * lay.cols * 240 + S * L * (40 + 2 * len(str(max(S, L)))) + (lay.rows + lay.cols) * 120 + 600 \
+        + S * 300 + lay.rows * lay.cols * 80   # the legend, hatching
+    svg += 600      # axis titles, page styles
+    return svg if fmt == "svg" else svg + 2 * table + 900
 
 
 def check_output_budget(lay: Layout, fmt: str, max_output: int = DEFAULT_LIMITS.max_output,

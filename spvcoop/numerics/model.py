@@ -7,9 +7,10 @@ A model computes D = A x B + C for 16-bit float inputs (f16, or bf16 held as flo
   16-bit inputs: their products fit in f32);
 - alignment (`align: max`): every product and the accumulator are aligned to the largest exponent among them,
   where a product's exponent is the sum of its inputs' exponents (before normalisation), and a subnormal
-  input counts with the format's smallest normal exponent (`subnormal_inputs: stored`, what its exponent field
-  says) or its true one (`true`); each term keeps `bits` bits below that exponent, the rest dropped toward zero
-  (`drop: truncate`) or rounded to nearest even (`round`); the kept terms are summed exactly.
+  input (the accumulator C included) counts with the format's smallest normal exponent (`subnormal_inputs:
+  stored`, what its exponent field says) or its true one (`true`); each term keeps `bits` bits below that
+  exponent, the rest dropped toward zero (`drop: truncate`) or rounded to nearest even (`round`); the kept
+  terms are summed exactly.
   `align: none` sums the exact terms with no alignment step;
 - the block's sum is rounded to the result: f32 toward zero (`final: rtz`) or to nearest even (`rne`); an f16
   result is rounded to nearest even from the exact sum (`f16_result: direct`) or from the f32 rounding
@@ -194,7 +195,9 @@ def _chunk(model, A, B, c, eA, eB, rdt, wide: bool):
             s += c
         else:
             emax = np.moveaxis(_block_emax(eA[:, :, k0:k1], eB[:, k0:k1, :], wide), 0, -1)
-            emax = np.maximum(emax, _exponents(c, EMIN["f32"], False))
+            # the accumulator is an input too: a subnormal f32 C counts at -126 under `stored` (measured with bf16
+            # products in the f32 subnormal range, tests/data/h100-vulkan/ext-numerics/bf16_muladd.npz)
+            emax = np.maximum(emax, _exponents(c, EMIN["f32"], model.subnormal_inputs == "stored"))
             shift = model.bits - emax.clip(-1000, 1000)
             # terms become integers after the drop: scale by 2^shift (finite: f16 never needs more than 2^127)
             scale = pow2(shift, pdt)

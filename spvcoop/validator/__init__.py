@@ -41,7 +41,8 @@ TARGET_ENVS = ("universal", "spv1.0", "spv1.1", "spv1.2", "spv1.3", "spv1.4", "s
 def validate(module: Module, target_env: str = "universal", spec_constants: dict[int, int] | None = None,
              profile=None, *, spirv_val: bool = True,
              spirv_val_timeout: float = DEFAULT_SPIRV_VAL_TIMEOUT,
-             shape_cache: bool | None = None, spirv_val_run: SpirvValRun | None = None) -> list[Diagnostic]:
+             shape_cache: bool | None = None, spirv_val_run: SpirvValRun | None = None,
+             spirv_val_options: tuple[str, ...] | list[str] = ()) -> list[Diagnostic]:
     """All findings for `module`, in instruction order: our cooperative-matrix rules and, with
     `spirv_val` (the default), SPIRV-Tools' spirv-val run on the module's binary for the same
     target environment, merged into one report (its findings have rule id "spirv-val"; one on an
@@ -51,15 +52,19 @@ def validate(module: Module, target_env: str = "universal", spec_constants: dict
     is on unless the environment sets SPVCOOP_NO_SHAPE_CACHE=1. The report is the same either way.
     `spirv_val_run`: spirv-val already started on the module's binary (spirv_val.start_binary, before
     the binary was read); it is used if it checks exactly what would be checked here, else replaced.
+    `spirv_val_options`: spirv-val's own relaxing flags and limits (`--scalar-block-layout`,
+    `--max-id-bound N`, ...: spirv_val.PASS_THROUGH_FLAGS/LIMITS), passed to it; ValueError for others.
     Raises SpirvValMissing (an SpvError) when spirv-val is wanted but not installed."""
     err = validate_arg_error("validate", module, target_env, spec_constants, profile, spirv_val, spirv_val_timeout)
     if err is not None:
         raise err
+    from .spirv_val import check_options
+    options = tuple(check_options(list(spirv_val_options)))
     # spirv-val runs in the background while our rules run (a child process: it does not hold the GIL)
     started = None
     if spirv_val:
         started = spirv_val_run if spirv_val_run is not None else \
-            spirv_val_start(module, target_env, spirv_val_timeout)
+            spirv_val_start(module, target_env, spirv_val_timeout, options)
     elif spirv_val_run is not None:
         spirv_val_run.cancel()
     ix = ModuleIndex(module, target_env, spec_constants)
@@ -68,7 +73,7 @@ def validate(module: Module, target_env: str = "universal", spec_constants: dict
     diags = _coopmat_findings(module, ix, profile, shape_cache)
     if started is not None:
         if started is spirv_val_run:  # checked after our rules: spirv-val is usually still running
-            started = spirv_val_adopt(spirv_val_run, module, target_env, spirv_val_timeout)
+            started = spirv_val_adopt(spirv_val_run, module, target_env, spirv_val_timeout, options)
         diags = merge(diags, spirv_val_finish(started, module, ix))
     return diags
 

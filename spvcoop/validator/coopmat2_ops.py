@@ -210,7 +210,8 @@ def per_element_func(ctx: Context, inst) -> None:
 @rule("coopmat2.per_element.operands", "OpCooperativeMatrixPerElementOpNV",
       "Any optional operands are passed in order as the remaining parameters of 'Func'; for an additional "
       "cooperative matrix operand the corresponding component is passed (so it has the shape of 'Matrix' and its "
-      "component type is the parameter type).", source=CM2)
+      "component type is the parameter type). An additional cooperative matrix operand must have the type of "
+      "'Matrix'.", source=CM2)
 def per_element_operands(ctx: Context, inst) -> None:
     ix = ctx.ix
     f, ft = _func_type(ctx, inst.operands[1].value)
@@ -244,6 +245,13 @@ def per_element_operands(ctx: Context, inst) -> None:
                        "not every element has a corresponding component",
                        [describe(ctx, cm, "operand"), describe(ctx, mat, "Matrix")],
                        spec_dependent=spec_dep(cm.rows, cm.cols, mat.rows, mat.cols))
+            continue
+        mt = ix.defs.get(inst.operands[0].value)
+        if mat is not None and mt is not None and cm.component == p and d.result_type != mt.result_type:
+            # same components and shape, another type (its Use): spirv-val does not check optional operands
+            ctx.report(inst, o, f"matrix operand {ix.name(o.value)} has type {ix.value_type_text(o.value)}; it must "
+                       f"have the type of Matrix, {ix.value_type_text(inst.operands[0].value)}",
+                       [describe(ctx, cm, "operand"), describe(ctx, mat, "Matrix")])
 
 
 # ---- Transpose and ConvertNV -----------------------------------------------------------------------

@@ -2,6 +2,7 @@
 for binaries), JSON, SARIF 2.1.0 and GitHub workflow annotations."""
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -20,6 +21,7 @@ class InstructionText:
         self.module = module
         self._dis: Disassembler | None = None
         self._by_word: dict[int, int] | None = None
+        self._lines: list[int] | None = None
 
     def render(self, inst: Instruction) -> str:
         from ..binary.disassembler import Disassembler
@@ -33,6 +35,21 @@ class InstructionText:
             return self._dis.instruction(inst, indent=False)
         except MALFORMED:  # a module built in code with missing operands: show the raw operands
             return simple_render(inst)
+
+    def dis_line(self, index: int) -> int:
+        """The 1-based line of instruction `index` in `spvcoop dis` output (= spirv-dis's): five header lines,
+        then one line an instruction, more where a string literal holds line breaks."""
+        if self._lines is None:
+            from .registry import MALFORMED
+            lines, n = [], 6
+            for inst in self.module.instructions:
+                lines.append(n)
+                n += 1
+                with contextlib.suppress(*MALFORMED):  # a malformed instruction: one line, as the disassembler shows it
+                    n += sum(o.value.count("\n") for o in inst.operands if o.kind == "LiteralString"
+                             and isinstance(o.value, str))
+            self._lines = lines
+        return self._lines[index] if 0 <= index < len(self._lines) else 1
 
     def index_at_word(self, word: int) -> int | None:
         if self._by_word is None:
@@ -91,12 +108,13 @@ def format_human(diags: Iterable[Diagnostic], module: Module | None, color: bool
     return "\n".join(out) + ("\n" if out else "")
 
 
-def _span_dict(span: Span | None) -> dict:
+def _span_dict(span: Span | None, it: InstructionText | None = None) -> dict:
     if span is None:
         return {}
     if span.line:
         return {"line": span.line, "column": span.col, "end_column": span.end_col or span.col + 1}
-    return {"word": span.word}
+    idx = it.index_at_word(span.word) if it is not None else None
+    return {"word": span.word} if idx is None else {"word": span.word, "dis_line": it.dis_line(idx)}  # type: ignore[union-attr]
 
 
 def origin(rule: str | None) -> str:
@@ -107,10 +125,11 @@ def origin(rule: str | None) -> str:
 def diagnostic_dict(d: Diagnostic, module: Module | None = None, it: InstructionText | None = None) -> dict:
     """A JSON-ready dict of one finding; `source` says which validator found it."""
     out = {"severity": d.severity, "rule": d.rule, "source": origin(d.rule), "message": d.message, "file": d.source,
-           **_span_dict(d.span), "instruction_index": d.instruction_index,
-           "notes": [{"message": n.message, **_span_dict(n.span)} for n in d.notes]}
+           **_span_dict(d.span, it), "instruction_index": d.instruction_index,
+           "notes": [{"message": n.message, **_span_dict(n.span, it)} for n in d.notes]}
     if module is not None and module.text is None and d.instruction_index is not None and it is not None:
         out["instruction"] = it.render(module.instructions[d.instruction_index])
+        out["dis_line"] = it.dis_line(d.instruction_index)
     return out
 
 
@@ -125,56 +144,6 @@ def file_result(path: str, diags: list[Diagnostic], module: Module | None, werro
 
 def format_json(results: list[dict]) -> str:
     return json.dumps({"tool": "spvcoop", "format_version": 1, "files": results}, indent=2) + "\n"
-
-
-_LEVEL = {"error": "error", "warning": "warning", "note": "note"}
-
-
-def _sarif_location(file: str, d: dict) -> dict:
-    region: dict = {}
-    if "line" in d:
-        region = {"startLine": d["line"], "startColumn": d["column"], "endColumn": d.get("end_column", d["column"] + 1)}
-    elif "word" in d:
-        region = {"byteOffset": d["word"] * 4, "byteLength": 4}
-    phys: dict = {"artifactLocation": {"uri": file}}
-    if region:
-        phys["region"] = region
-    return {"physicalLocation": phys}
-
-
-def format_sarif(results: list[dict]) -> str:
-    """SARIF 2.1.0 log with one run; rules carry the spec sentence as fullDescription."""
-    from . import RULES
-    from ..core.version import __version__
-    used = sorted({d["rule"] for r in results for d in r["diagnostics"] if d["rule"]})
-    index = {rid: i for i, rid in enumerate(used)}
-    rules = []
-    for rid in used:
-        r = RULES.get(rid)
-        rules.append({"id": rid, "name": rid.replace(".", "_"),
-                      "shortDescription": {"text": rid},
-                      "fullDescription": {"text": (r.spec if r else rid)},
-                      "defaultConfiguration": {"level": _LEVEL.get(r.severity if r else "error", "error")},
-                      "properties": {"source": r.source if r else ""}})
-    out_results = []
-    for fr in results:
-        for d in fr["diagnostics"]:
-            res = {"ruleId": d["rule"] or "spvcoop", "level": _LEVEL.get(d["severity"], "note"),
-                   "message": {"text": d["message"]}, "locations": [_sarif_location(fr["file"], d)],
-                   "properties": {"source": d.get("source", origin(d["rule"]))}}
-            if d["rule"] in index:
-                res["ruleIndex"] = index[d["rule"]]
-            related = [dict(_sarif_location(fr["file"], n), id=k, message={"text": n["message"]})
-                       for k, n in enumerate(d["notes"]) if "line" in n or "word" in n]
-            if related:
-                res["relatedLocations"] = related
-            out_results.append(res)
-    log = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
-           "runs": [{"tool": {"driver": {"name": "spvcoop", "version": __version__,
-                                         "informationUri": "https://github.com/spvcoop/spvcoop",
-                                         "rules": rules}},
-                     "results": out_results}]}
-    return json.dumps(log, indent=2) + "\n"
 
 
 def _gh_escape(s: str, prop: bool = False) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from ..core.diagnostics import Diagnostic, Note, SpvError
 from ..core.module import Module
 from ..core.records import Record
+from ..core.reference_tools import PASS_THROUGH_FLAGS, PASS_THROUGH_LIMITS, check_options  # noqa: F401  (re-exported)
 from .index import ModuleIndex
 from .registry import MALFORMED, RULES, Rule
 
@@ -98,19 +99,21 @@ class Run:
     for all of it). Popen.communicate writes 4 KiB at a time and takes the GIL back between writes, which
     our rules hold: the 5.9 MB benchmark module reached spirv-val 0.20 s after its start that way, 0.08 s now."""
 
-    def __init__(self, data: bytes, target_env: str = "universal", timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, data: bytes, target_env: str = "universal", timeout: float = DEFAULT_TIMEOUT,
+                 options: tuple[str, ...] = ()) -> None:
         import subprocess  # here: a run validates without spirv-val and need not load them
         import threading
         exe, env = find_spirv_val()
         self.data = data
         self.target_env = target_env
+        self.options = tuple(options)  # checked by check_options
         # inf or beyond a year: no limit (the selector's poll takes at most about 2^63 ns, and no run lasts a year)
         self.timeout = timeout if timeout < MAX_TIMEOUT else None
         self._result: tuple[int, list[Finding]] | None = None
         self._error: BaseException | None = None   # raised in the thread: raised again by result()
         self._thread: threading.Thread | None = None
         try:
-            self._proc = subprocess.Popen([exe, *env_args(target_env), "-"], stdin=subprocess.PIPE,
+            self._proc = subprocess.Popen([exe, *env_args(target_env), *self.options, "-"], stdin=subprocess.PIPE,
                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         except OSError as e:
             self._result = (-1, [Finding("error", f"spirv-val could not be run: {e.strerror or e}", None, None)])
@@ -179,9 +182,10 @@ def _findings(returncode: int, text: str) -> list[Finding]:
     return findings
 
 
-def run(data: bytes, target_env: str = "universal", timeout: float = DEFAULT_TIMEOUT) -> tuple[int, list[Finding]]:
+def run(data: bytes, target_env: str = "universal", timeout: float = DEFAULT_TIMEOUT,
+        options: tuple[str, ...] = ()) -> tuple[int, list[Finding]]:
     """spirv-val's exit status and findings for a binary module."""
-    return Run(data, target_env, timeout).result()
+    return Run(data, target_env, timeout, options).result()
 
 
 # ---- turning findings into Diagnostics ------------------------------------------------------------
@@ -290,33 +294,37 @@ def merge(ours: list[Diagnostic], theirs: list[Diagnostic]) -> list[Diagnostic]:
     return merged
 
 
-def start(module: Module, target_env: str, timeout: float = DEFAULT_TIMEOUT) -> Run | Diagnostic:
+def start(module: Module, target_env: str, timeout: float = DEFAULT_TIMEOUT,
+          options: tuple[str, ...] = ()) -> Run | Diagnostic:
     """spirv-val started on `module`'s binary, or the finding that says why it cannot be."""
     try:
         data = module.to_bytes()
     except MALFORMED as e:  # a module built in code with missing operands cannot be encoded
         return Diagnostic("error", f"cannot encode the module for spirv-val: it is malformed ({e!r})",
                           None, "structure.malformed", [], module.source)
-    return Run(data, target_env, timeout)
+    return Run(data, target_env, timeout, options)
 
 
-def start_binary(data: bytes, target_env: str, timeout: float = DEFAULT_TIMEOUT) -> Run:
+def start_binary(data: bytes, target_env: str, timeout: float = DEFAULT_TIMEOUT,
+                 options: tuple[str, ...] = ()) -> Run:
     """spirv-val started on a binary before it is decoded (the input file's bytes), so that it runs
     while the module is read; pass it to validate(), which checks that it is the module's binary."""
-    return Run(data, target_env, timeout)
+    return Run(data, target_env, timeout, options)
 
 
-def adopt(started: Run, module: Module, target_env: str, timeout: float) -> Run | Diagnostic:
+def adopt(started: Run, module: Module, target_env: str, timeout: float,
+          options: tuple[str, ...] = ()) -> Run | Diagnostic:
     """`started` if it validates exactly what `start(module, ...)` would (same bytes, environment and
     limit: a big-endian input is re-encoded little-endian, for one), else a fresh run on the module."""
     try:
-        same = started.target_env == target_env and started.timeout == timeout and started.data == module.to_bytes()
+        same = started.target_env == target_env and started.timeout == timeout and started.options == tuple(options) \
+            and started.data == module.to_bytes()
     except MALFORMED:
         same = False
     if same:
         return started
     started.cancel()
-    return start(module, target_env, timeout)
+    return start(module, target_env, timeout, options)
 
 
 def finish(started: Run | Diagnostic, module: Module, ix: ModuleIndex) -> list[Diagnostic]:

@@ -76,7 +76,16 @@ class CoopInfo:
         FP8 overflow to NaN / infinity, or to the largest finite value when saturating)."""
         if self.storage is None:
             return values
-        return convert(np.asarray(values, np.float32), self.storage, saturate)
+        values = np.asarray(values, np.float32)
+        out = convert(values, self.storage, saturate)
+        if self.storage == BF16:
+            # a value bf16 holds exactly keeps its bits, NaNs included (a matrix's values are already rounded:
+            # storing one is no conversion); ml_dtypes would give any NaN as 0x7fc0
+            u = np.ascontiguousarray(values).view(np.uint32)
+            exact_nan = np.isnan(values) & ((u & np.uint32(0xFFFF)) == 0)
+            if exact_nan.any():
+                out = np.where(exact_nan, (u >> 16).astype(np.uint16).view(BF16), out)
+        return out
 
     def rounded(self, values: np.ndarray, truncate: bool = False, saturate: bool = False) -> np.ndarray:
         """Values rounded to the component type (a no-op except for bf16 and FP8, held in float32): to
@@ -422,7 +431,10 @@ def uniform(info: CoopInfo, value, groups: np.ndarray, lanes: np.ndarray, mask: 
     full = np.zeros((G,) + v.shape[1:], v.dtype)
     full[groups] = per
     m = mask & info.ex.alive
-    differ = (v != full[info.group]) if v.ndim == 1 else (v != full[info.group]).any(axis=tuple(range(1, v.ndim)))
+    # compared as bit patterns: a NaN shared by every invocation is the same value (NaN != NaN as floats)
+    a, b = (v, full[info.group]) if v.dtype.kind != "f" else (v.view(f"u{v.dtype.itemsize}"),
+                                                              full[info.group].view(f"u{v.dtype.itemsize}"))
+    differ = (a != b) if v.ndim == 1 else (a != b).any(axis=tuple(range(1, v.ndim)))
     differ &= m
     if differ.any():
         lane = int(np.flatnonzero(differ)[0])

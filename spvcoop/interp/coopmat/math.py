@@ -125,7 +125,9 @@ _F32 = Type(-1, "float", width=32)
 class MatrixView:
     """What a core op sees instead of the executor when it computes on matrices: the matrices as (G, rows, cols)
     arrays, the result's component type as its type, scalars (uniform per scope instance) as (G, 1, 1). Core ops
-    reused on matrices (ELEMENTWISE, OpMatrixTimesScalar) may use only these four methods."""
+    reused on matrices (ELEMENTWISE, OpMatrixTimesScalar) may use only these four methods (and float_model)."""
+
+    float_model = None   # matrix arithmetic follows the IEEE rules (compiled_floats is for per-element calls)
 
     def __init__(self, ex, mask: np.ndarray, info: CoopInfo):
         self.ex, self.mask, self.info = ex, mask, info

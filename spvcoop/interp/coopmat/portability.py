@@ -62,8 +62,9 @@ def _outputs(res, wanted) -> dict:
 LIMIT_RULES = ("interp.max-steps", "interp.max-time", "interp.max-work", "interp.max-memory")
 
 
-def check(module, run_kwargs: dict, wanted=None, models=None) -> list[ModelOutcome]:
-    """Run under each model; the first model that runs is the reference the others are compared with."""
+def check(module, run_kwargs: dict, wanted=None, models=None, on_model=None) -> list[ModelOutcome]:
+    """Run under each model; the first model that runs is the reference the others are compared with.
+    `on_model(k, n, label)` is called before the k-th of n models runs (the CLI's progress line)."""
     outcomes: list[ModelOutcome] = []
     ref: ModelOutcome | None = None
     models = list(models or candidate_models())
@@ -71,7 +72,9 @@ def check(module, run_kwargs: dict, wanted=None, models=None) -> list[ModelOutco
     from ..options import DEFAULT_MAX_TIME, DEFAULT_MAX_WORK
     run_kwargs = dict(run_kwargs, max_work=max(1, (run_kwargs.get("max_work") or DEFAULT_MAX_WORK) // len(models)),
                       max_time=(run_kwargs.get("max_time") or DEFAULT_MAX_TIME) / len(models))
-    for label, model in models:
+    for k, (label, model) in enumerate(models, 1):
+        if on_model is not None:
+            on_model(k, len(models), label)
         try:
             res = run(module, layout=model, **run_kwargs)
         except SpvError as e:

@@ -13,6 +13,8 @@ from typing import cast
 import numpy as np
 
 from ..dispatch import OpSet
+from ..compiled_floats import CompiledFloats
+from ..coopmat.math import muladd_model
 from ..fault import Fault
 from ..memory import Pointer
 from ..coopmat.core import CoopInfo, CoopMat, active_groups, coop_info, coop_val, first_lanes, uniform
@@ -86,6 +88,52 @@ def _reduce_line(x: np.ndarray, tree_bits: tuple[int, ...], parts: int, comb: _C
     return cast(np.ndarray, total)   # parts >= 1: the loop ran
 
 
+# Row|Column (measured on 16x16 and 32x32 Subgroup f32/f16 and 64x64 Workgroup f32 accumulators, bit for bit,
+# tests/data/h100-vulkan/ext-numerics/reduce_rc_*): the 8x8 blocks of a subgroup's share are added element by
+# element, block after block in row-major order, then the 64 sums in a tree pairing the bits of (row << 3 | col)
+# in this order -- two column bits, the three row bits, the last column bit; a Workgroup's shares (_warp_grid) are
+# then combined one after the other, in row-major order.
+ALL_TREE_BITS = (1, 2, 3, 4, 5, 0)
+
+
+def _reduce_all(x: np.ndarray, wr: int, wc: int, comb: _Combiner) -> np.ndarray | None:
+    """Combine all of x (g, R, C) -> (g, 64), one result per place in an 8x8 block, in the H100's Row|Column
+    order; None where it was not measured (a share whose sides are not multiples of 8)."""
+    _, R, C = x.shape
+    if R % (8 * wr) or C % (8 * wc):
+        return None
+    sr, sc = R // wr, C // wc
+    total = None
+    for i in range(wr):
+        for j in range(wc):
+            share = x[:, i * sr:(i + 1) * sr, j * sc:(j + 1) * sc]
+            acc = None
+            for bi in range(0, sr, 8):
+                for bj in range(0, sc, 8):
+                    block = share[:, bi:bi + 8, bj:bj + 8].reshape(len(x), 1, 64)
+                    acc = block if acc is None else comb(acc, block)
+            # every result element p (its place in its 8x8 block) has its own tree: at each step the half holding
+            # p's own bit value is the first operand (a non-commutative combine shows it; measured)
+            v, done = np.repeat(np.asarray(acc), 64, axis=1), 0     # (g, 64 results, 64 places)
+            own = np.arange(64)[:, None]
+            for bit in ALL_TREE_BITS:
+                lo = [k for k in range(64) if not k & done and not k & (1 << bit)]
+                hi = [k + (1 << bit) for k in lo]
+                swap = (own & (1 << bit)) != 0
+                a, b = v[:, :, lo], v[:, :, hi]
+                v[:, :, lo] = comb(np.where(swap, b, a), np.where(swap, a, b))
+                done |= 1 << bit
+            part = v[:, :, 0]                                          # (g, 64)
+            total = part if total is None else comb(total, part)
+    return total
+
+
+def _spread(per_place: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """(g, 64) results by place in an 8x8 block -> (g, rows, cols), element (r, c) taking place (r%8)*8 + c%8."""
+    r, c = np.arange(rows)[:, None] % 8, np.arange(cols)[None, :] % 8
+    return per_place[:, r * 8 + c]
+
+
 def _fallback_tree(x: np.ndarray, comb: _Combiner) -> np.ndarray:
     """A line whose length is not a multiple of 8 (not measured): neighbours first, then pairs of pairs, ..."""
     v, n, done = np.array(x), x.shape[2], 0
@@ -137,11 +185,18 @@ def reduce(ex, frame, inst, mask):
             raise Fault(f"a column reduction keeps the {C} columns; the result type has {info.cols}")
         red = columns_of(x)
     elif mode == ROW | COLUMN:
-        red = rows_of(columns_of(x))   # the columns first, then the row of their results (measured)
+        whole = _reduce_all(x, wr, wc, comb)
+        # not measured (sides not multiples of 8): the columns first, then the row of their results
+        red = rows_of(columns_of(x)) if whole is None else _spread(whole, info.rows, info.cols)
     else:
         raise Fault(f"Reduce mode {mode:#x} is not Row, Column, Row|Column or 2x2")
     out[groups] = np.broadcast_to(red, (len(groups), info.rows, info.cols))
     return CoopMat(info, out)
+
+
+def _is_matrix(ex, id_) -> bool:
+    t = ex.type_of_id(id_)
+    return t is not None and t.kind == "coopmat"
 
 
 def _extra_operand(ex, frame, id_, info: CoopInfo, groups, lanes, mask, elem_group: np.ndarray, cells: tuple):
@@ -194,7 +249,16 @@ def per_element(ex, frame, inst, mask):
     args = [row, col, m.full()[groups][cells]]
     args += [_extra_operand(ex, frame, o.value, info, groups, lanes, mask, elem_group, cells)
              for o in inst.operands[2:]]
-    v = call_elements(ex, inst, fn, args, lanes[elem_group])
+    saved = ex.float_model
+    if muladd_model(ex.config.coop_numerics) is not None:
+        # compiled, not interpreted: the GPU's rules for float code in the function (compiled_floats.py); a matrix
+        # extra operand stops x * s + c from fusing (measured)
+        matrix_operand = any(_is_matrix(ex, o.value) for o in inst.operands[2:])
+        ex.float_model = CompiledFloats(fn, ex.prog.decorations, contract=not matrix_operand)
+    try:
+        v = call_elements(ex, inst, fn, args, lanes[elem_group])
+    finally:
+        ex.float_model = saved
     out[groups] = info.rounded(np.asarray(v).astype(info.dtype)).reshape(g, R, C)
     return CoopMat(info, out)
 

@@ -1,0 +1,145 @@
+"""Float arithmetic as NVIDIA's shader compiler evaluates it inside the functions OpCooperativeMatrixPerElementOpNV
+calls: the model of `--coop-numerics nvidia-tensorcore` for those calls (docs/interpreter-coopmat.md, "Functions the
+ops call"). The IEEE rules stay the default everywhere else.
+
+Measured on an H200 (driver 580.159.04, the H100's driver family) with
+tests/data/h100-vulkan/ext-numerics/perelem_{f32,f16}.npz: 15 functions of (x, s, c), 16,384 elements each, with
+normal, subnormal, underflowing, cancelling and special inputs:
+- f32: every arithmetic instruction (OpFAdd, OpFSub, OpFMul, OpFDiv, OpFNegate, GLSL FMax/FMin/Fma) flushes
+  subnormal operands and results to zero of the same sign; a value only passed through is not flushed. f16 keeps
+  subnormals.
+- a NaN result is 0x7fffffff (f32) / 0x7fff (f16); a NaN passed through keeps its bits.
+- contraction: `x * s + c` (an OpFAdd or OpFSub with an OpFMul operand, neither decorated NoContraction) is one
+  fused multiply-add when the instruction passes no matrix operand besides the Matrix; with a matrix operand the
+  two are rounded separately (both measured; f32 and f16 alike).
+- factorisation: `x * s + x * c` (an OpFAdd/OpFSub of two OpFMuls that share an operand) is `x * (s + c)`.
+- max(+0, -0) and max(-0, +0) are +0; a NaN operand gives the other operand.
+Not modelled: the GPU's OpFDiv is not correctly rounded (2,544 of 16,384 f32 quotients 1-2 ulp from the rounded
+quotient); the interpreter divides correctly rounded (then flushes).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .program import Function
+
+F32_NAN, F16_NAN = 0x7FFFFFFF, 0x7FFF
+
+
+@dataclass(frozen=True)
+class _Fused:
+    """An OpFAdd/OpFSub computed from its OpFMul operands: sign_p * (a * b) + sign_c * c, or, factorised,
+    a * (b + sign * d)."""
+    a: int
+    b: int
+    c: int
+    sign_p: float = 1.0
+    sign_c: float = 1.0
+    factor: bool = False
+
+
+class CompiledFloats:
+    """The compiled-code float rules for one per-element call: `contract` whether x * s + c fuses."""
+
+    def __init__(self, fn: Function, decorations: dict, contract: bool):
+        self.contract = contract
+        self.plan = _plan(fn, decorations)
+
+    @staticmethod
+    def flush(x: np.ndarray) -> np.ndarray:
+        """f32 subnormals to zero of the same sign; other types unchanged."""
+        x = np.asarray(x)
+        if x.dtype != np.float32:
+            return x
+        tiny = np.float32(np.finfo(np.float32).tiny)
+        return np.where(np.abs(x) < tiny, np.copysign(np.float32(0), x), x)
+
+    def finish(self, r: np.ndarray, dt: np.dtype) -> np.ndarray:
+        r = self.flush(np.asarray(r).astype(dt, copy=False))
+        if r.dtype in (np.float32, np.float16):
+            nan = np.isnan(r)
+            if nan.any():
+                u = r.view(f"u{r.dtype.itemsize}").copy()
+                u[nan] = F32_NAN if r.dtype == np.float32 else F16_NAN
+                r = u.view(r.dtype)
+        return r
+
+    def binary(self, ex, frame, inst, op) -> np.ndarray:
+        """OpFAdd/OpFSub/OpFMul/OpFDiv/OpFRem/OpFMod under these rules."""
+        dt = ex.rtype(inst).dtype
+        fused = self.plan.get(inst.result_id)
+        if fused is not None and (fused.factor or self.contract):
+            a, b, c = (self.flush(ex.val(frame, i)) for i in (fused.a, fused.b, fused.c))
+            if fused.factor:
+                inner = self.flush(np.add(b, c * fused.sign_c).astype(dt, copy=False))
+                return self.finish(np.multiply(a, inner), dt)
+            return self.finish(fma(a * fused.sign_p, b, c * fused.sign_c, dt), dt)
+        x, y = self.flush(ex.arg(frame, inst, 0)), self.flush(ex.arg(frame, inst, 1))
+        return self.finish(op(x, y), dt)
+
+    def unary(self, x: np.ndarray, op, dt: np.dtype) -> np.ndarray:
+        return self.finish(op(self.flush(x)), dt)
+
+    def fmax_fmin(self, x: np.ndarray, y: np.ndarray, is_max: bool) -> np.ndarray:
+        x, y = self.flush(x), self.flush(y)
+        r = np.fmax(x, y) if is_max else np.fmin(x, y)
+        zeros = (x == 0) & (y == 0) & (np.signbit(x) != np.signbit(y))
+        if zeros.any():   # max of the two zeros is +0 (measured); min taken as -0 by symmetry (not measured)
+            r = np.where(zeros, np.asarray(0.0 if is_max else -0.0, r.dtype), r)
+        return self.finish(r, r.dtype)
+
+
+def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """a * b + c rounded once to dt (float32 or float16): the product is exact in float64, the sum is rounded to
+    odd in float64 (the TwoSum error decides), which rounds correctly to any format of at most 51 bits."""
+    with np.errstate(all="ignore"):
+        p = np.asarray(a, np.float64) * np.asarray(b, np.float64)
+        c64 = np.asarray(c, np.float64)
+        s = p + c64
+        bb = s - p
+        err = (p - (s - bb)) + (c64 - bb)
+        ok = np.isfinite(s) & (err != 0)
+        if ok.any():
+            bits = s.view(np.int64).copy()
+            toward_zero = ok & ((err < 0) != (s < 0))       # the exact value lies between s and zero
+            bits -= toward_zero.astype(np.int64)              # one f64 step toward zero (s is never 0 here)
+            bits |= ok.astype(np.int64)                       # round to odd
+            s = bits.view(np.float64)
+        return s.astype(dt)
+
+
+def _plan(fn: Function, decorations: dict) -> dict[int, _Fused]:
+    """Which OpFAdd/OpFSub of `fn` fuse with the OpFMul results they add (by result id)."""
+    defs = {}
+    for blk in fn.blocks.values():
+        for inst in blk.body:
+            if inst.result_id is not None:
+                defs[inst.result_id] = inst
+
+    def mul(i: int):
+        d = defs.get(i)
+        if d is None or d.opname != "OpFMul" or "NoContraction" in decorations.get(i, {}):
+            return None
+        return d.operands[0].as_int, d.operands[1].as_int
+
+    plan: dict[int, _Fused] = {}
+    for rid, inst in defs.items():
+        if inst.opname not in ("OpFAdd", "OpFSub") or "NoContraction" in decorations.get(rid, {}):
+            continue
+        sub = -1.0 if inst.opname == "OpFSub" else 1.0
+        x, y = inst.operands[0].as_int, inst.operands[1].as_int
+        mx, my = mul(x), mul(y)
+        if mx and my and set(mx) & set(my):
+            f = (set(mx) & set(my)).pop()
+            plan[rid] = _Fused(f, _other(mx, f), _other(my, f), sign_c=sub, factor=True)
+        elif mx:
+            plan[rid] = _Fused(mx[0], mx[1], y, sign_c=sub)
+        elif my:
+            plan[rid] = _Fused(my[0], my[1], x, sign_p=sub)
+    return plan
+
+
+def _other(pair: tuple[int, int], f: int) -> int:
+    return pair[1] if pair[0] == f else pair[0]
