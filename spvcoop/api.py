@@ -39,6 +39,7 @@ def run(shader: str | os.PathLike[str] | bytes | Module,
         trace: int | tuple[int, ...] | str | None = None,
         trace_out: IO[str] | Callable[[str], object] | None = None,
         progress: Callable[[int], object] | None = None,
+        races: bool = True,
         fast_paths: bool = True,
         ) -> RunResult:
     """Run a compute shader on the CPU over a whole dispatch and return its buffers.
