@@ -126,3 +126,15 @@ def test_lazy_id_operands_equal_eager_decoding(glsl_binaries: dict[str, Path]) -
         for a, b in zip(lazy.instructions, eager.instructions, strict=False):
             assert (a.opname, a.result_type, a.result_id, a.index) == (b.opname, b.result_type, b.result_id, b.index)
             assert [(o.kind, o.value, o.words) for o in a.operands] == [(o.kind, o.value, o.words) for o in b.operands]
+
+
+def test_friendly_names_sanitize_utf8_bytes(tmp_path: Path) -> None:
+    """SPIRV-Tools' Sanitize replaces each byte outside [A-Za-z0-9_]: a two-byte character is '__' (found by
+    tests/test_generated.py's hypothesis run with OpName %a "é")."""
+    src = tmp_path / "n.spvasm"
+    src.write_text('OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpName %a "é"\nOpName %b "x€y"\n'
+                   'OpName %c "ok_1"\n%a = OpTypeVoid\n%b = OpTypeBool\n%c = OpTypeInt 32 0\n', encoding="utf-8")
+    spv = tmp_path / "n.spv"
+    assert run_tool("spirv-as", str(src), "-o", str(spv)).returncode == 0
+    check_same_text(spv, "utf8 names")
+    assert "%x___y = OpTypeBool" in disassemble(read_binary(spv.read_bytes()))

@@ -83,6 +83,13 @@ class FakeDevice(compute.Device):
         self.freed: list[int] = []
         self.dispatched: list = []
 
+    def coopmat_configurations(self):
+        """An H100's Subgroup-scope KHR list (f16 and bf16 rows of `vkrun info`)."""
+        khr = [dict(M=16, N=n, K=k, A=a, B=a, C=c, Result=c, scope="Subgroup")
+               for n, k in ((16, 16), (8, 16), (8, 8)) for a in ("f16",) for c in ("f16", "f32")]
+        khr.append(dict(M=16, N=16, K=16, A="bf16", B="bf16", C="f32", Result="f32", scope="Subgroup"))
+        return khr, []
+
     def buffer(self, size, uniform=False):
         addr = 0x10000 * (len(self.mem) + 1)
         self.mem[addr] = bytearray(max(16, size))
@@ -300,3 +307,51 @@ def test_numpy_data_of_another_dtype_reaches_the_device_by_value():
         run_on_device(ROOT / "samples" / "saxpy" / "saxpy.spvasm", device=FakeDevice(FakeVk()),
                       buffers={"x": np.full(64, 0.1), "y": np.zeros(64, np.float32)},
                       push_constants={"a": 2.0, "n": 64})
+
+
+def test_variables_sharing_a_binding_are_one_buffer_given_the_datas_view():
+    """glslang declares `layout(buffer_reference) buffer Data {...} data;` as an unused StorageBuffer variable at
+    (0, 0), beside the uniform block of pointers that sits there (vk_cooperative_matrix_perf's kernels do this).
+    One buffer is bound there, a uniform buffer holding the pointers: a buffer per variable used to bind the
+    last one (zeros), and the GPU dereferenced null pointers until the timeout."""
+    from spvcoop.gpu.runner import run_on_device
+    from spvcoop.loader import compile_glsl_text
+    src = """#version 450
+#extension GL_EXT_buffer_reference : require
+layout(buffer_reference) buffer Data { uint x[]; } data;
+layout(set = 0, binding = 0) uniform Params { Data data; } params;
+layout(set = 0, binding = 1) buffer Out { uint o[]; };
+layout(local_size_x = 1) in;
+void main() { Data d = params.data; o[0] = d.x[0]; }
+"""
+    module = compile_glsl_text(src, "bda_alias.comp")
+    shared = [i for i in module.instructions if i.opname == "OpDecorate" and i.operands[1].value == 33]
+    assert len([i for i in shared if i.operands[2].value == 0]) >= 2     # two variables at binding 0
+    dev = FakeDevice(FakeVk())
+    res = run_on_device(module, device=dev, buffers={"params": {"data": "&a"}, "a": np.array([7, 8], np.uint32),
+                                                     "Out": np.zeros(1, np.uint32)})
+    (buffers, _push), = dev.dispatched
+    buf0, _size, uniform = buffers[(0, 0)]
+    assert uniform
+    assert int.from_bytes(dev.mem[buf0][:8], "little") == res.addresses["a"] != 0
+
+
+def test_a_muladd_configuration_the_device_lacks_is_refused_before_dispatch():
+    """A 4x8x4 KHR MulAdd (tests/kernels/small_tiles) made an H200's driver die of SIGFPE in its compiler: refused
+    by name, in one line, before anything is created on the device."""
+    from spvcoop.core.diagnostics import SpvError
+    from spvcoop.gpu.runner import run_on_device
+    vk = FakeVk()
+    dev = FakeDevice(vk)
+    k = ROOT / "tests" / "kernels" / "small_tiles"
+    with pytest.raises(SpvError) as e:
+        run_on_device(k / "small_tiles.spvasm", device=dev, dispatch=(4, 1, 1),
+                      buffers={"a": np.load(k / "in_a.npy"), "b": np.load(k / "in_b.npy"),
+                               "bias": np.load(k / "in_bias.npy"), "c": np.zeros(64, np.float32)})
+    msg = e.value.diagnostics[0].message
+    assert "4x4x8 f16 x f16 + f32 -> f32" in msg and "\n" not in msg, msg
+    assert dev.dispatched == [] and "vkCreateComputePipelines" not in vk.calls
+    # a configuration the device has goes through
+    run_on_device(ROOT / "tests" / "kernels" / "cmperf_khr_tiled" / "fp16_fp32.spvasm", device=dev,
+                  dispatch=(1, 1, 1), validate=False)
+    assert dev.dispatched

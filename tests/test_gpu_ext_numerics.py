@@ -133,3 +133,13 @@ def test_fma_rounds_once(dt):
         lo, hi = np.nextafter(want, dt(-np.inf)), np.nextafter(want, dt(np.inf))
         err = abs(Fraction(float(want)) - exact)
         assert err <= abs(Fraction(float(lo)) - exact) and err <= abs(Fraction(float(hi)) - exact), i
+
+
+@pytest.mark.parametrize("kk", [32, 64])
+def test_f16_accumulator_rounds_to_f16_after_every_block_of_16(kk):
+    """A Workgroup-scope f16 x f16 + f16 MulAdd with K = 32 or 64: the GPU rounds to f16 between the tensor
+    cores' blocks of 16 (rounding to f32 there, as for f32 results, differs in most elements)."""
+    d = np.load(EXT / f"f16acc_k{kk}.npz")
+    c = d["in2"]
+    out = _run(f"f16acc_k{kk}.spv", 16, {0: d["in0"], 1: d["in1"], 2: c, 3: np.zeros_like(c)})
+    assert np.array_equal(_bits(out[3]), _bits(d["gpu3"]))

@@ -79,8 +79,10 @@ _INVALID_NAME_CHAR = re.compile(r"[^A-Za-z0-9_]")
 
 
 def _sanitize(name: str) -> str:
-    """Characters other than [A-Za-z0-9_] become '_' (SPIRV-Tools' Sanitize)."""
-    return _INVALID_NAME_CHAR.sub("_", name) if name else "_"
+    """Bytes other than [A-Za-z0-9_] become '_' (SPIRV-Tools' Sanitize walks the UTF-8 bytes: "é" is '__')."""
+    if not name:
+        return "_"
+    return _INVALID_NAME_CHAR.sub("_", name.encode("utf-8", "surrogateescape").decode("latin-1"))
 
 
 class FriendlyNames:

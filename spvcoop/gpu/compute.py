@@ -144,19 +144,36 @@ class Device:
             self.features[by_type[s.sType]] = fields(s, ffi)
 
     def check_needs(self, module, source: str) -> None:
-        """Refuse, by name, every feature or extension `module` needs that this device does not have."""
-        from .features import module_needs, refuse_missing
+        """Refuse, by name, every feature or extension `module` needs that this device does not have, and every
+        Subgroup-scope MulAdd configuration it does not report (before the driver's compiler sees it)."""
+        from .features import module_needs, refuse_missing, unsupported_muladds
         refuse_missing(module_needs(module), self.features, self.extensions, self.props.deviceName, source)
+        if any(i.opname in ("OpCooperativeMatrixMulAddKHR", "OpCooperativeMatrixMulAddNV")
+               for i in module.instructions):
+            bad = unsupported_muladds(module, *self.coopmat_configurations())
+            if bad:
+                raise SpvError(Diagnostic("error", f"{self.props.deviceName} reports no cooperative-matrix "
+                                          f"configuration for {'; '.join(bad)} (`spvcoop device info` lists "
+                                          "the ones it has)", source=source))
+
+    def coopmat_configurations(self) -> tuple[list, list]:
+        """The KHR and NV cooperative-matrix configurations the device reports (gpu/device.py's lists)."""
+        info = self.instance.info(self.index)
+        return info.coopmat_khr, info.coopmat_nv
 
     # ---- buffers ---------------------------------------------------------------------------------
-    def _memory_type(self, bits: int) -> int:
+    def _memory_types(self, bits: int) -> list[int]:
+        """Host-visible coherent memory types for a buffer, device-local ones first: memory the GPU reads as its
+        own (on an H200, Workgroup-scope tensor loads through device addresses into host memory never finished)."""
         vk = self.vk
         want = vk.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | vk.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
         mt = self.memory_types
-        for i in range(mt.memoryTypeCount):
-            if bits & (1 << i) and (mt.memoryTypes[i].propertyFlags & want) == want:
-                return i
-        raise SpvError(Diagnostic("error", "the device has no host-visible coherent memory", source="vulkan"))
+        ok = [i for i in range(mt.memoryTypeCount)
+              if bits & (1 << i) and (mt.memoryTypes[i].propertyFlags & want) == want]
+        if not ok:
+            raise SpvError(Diagnostic("error", "the device has no host-visible coherent memory", source="vulkan"))
+        local = vk.VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT
+        return sorted(ok, key=lambda i: not mt.memoryTypes[i].propertyFlags & local)
 
     def buffer(self, size: int, uniform: bool = False):
         """(buffer, memory, size, device address or 0) of at least `size` bytes (16 at least), zeroed."""
@@ -171,8 +188,15 @@ class Device:
         flags = None
         if self.device_addresses:
             flags = vk.VkMemoryAllocateFlagsInfo(flags=0x2)  # VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT
-        mem = vk.vkAllocateMemory(self.handle, vk.VkMemoryAllocateInfo(
-            pNext=flags, allocationSize=req.size, memoryTypeIndex=self._memory_type(req.memoryTypeBits)), None)
+        types = self._memory_types(req.memoryTypeBits)
+        for k, t in enumerate(types):
+            try:
+                mem = vk.vkAllocateMemory(self.handle, vk.VkMemoryAllocateInfo(
+                    pNext=flags, allocationSize=req.size, memoryTypeIndex=t), None)
+                break
+            except (vk.VkErrorOutOfDeviceMemory, vk.VkErrorOutOfHostMemory):
+                if k == len(types) - 1:   # a small device-local window (no resizable BAR): the next type
+                    raise
         vk.vkBindBufferMemory(self.handle, buf, mem, 0)
         addr = 0
         if self.device_addresses:

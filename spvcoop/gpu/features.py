@@ -136,3 +136,65 @@ def refuse_missing(needs: list[Need], features: dict[str, dict[str, bool]], exte
     if lack:
         raise SpvError(Diagnostic("error", f"{device_name} lacks what the module needs: "
                                   + "; ".join(n.describe() for n in lack), source=source))
+
+
+SUBGROUP_SCOPE = 3
+ENCODINGS = {0: "bf16", "BFloat16KHR": "bf16", 4214: "e4m3", "Float8E4M3EXT": "e4m3", 4215: "e5m2",
+             "Float8E5M2EXT": "e5m2"}
+MULADDS = {"OpCooperativeMatrixMulAddKHR": "coopmat_khr", "OpCooperativeMatrixMulAddNV": "coopmat_nv"}
+
+
+def _component(types: dict, tid) -> str | None:
+    """The device lists' name of a component type (f16, bf16, s8, ...); None for what they cannot name."""
+    t = types.get(tid)
+    if t is None:
+        return None
+    if t.opname == "OpTypeFloat":
+        width = t.operands[0].value
+        if len(t.operands) > 1:   # an FP encoding (SPIR-V FPEncoding values)
+            return ENCODINGS.get(t.operands[1].value)
+        return f"f{width}"
+    if t.opname == "OpTypeInt":
+        return f"{'s' if t.operands[1].value else 'u'}{t.operands[0].value}"
+    return None
+
+
+def unsupported_muladds(module: Module, coopmat_khr: list, coopmat_nv: list) -> list[str]:
+    """Subgroup-scope MulAdds whose (M, N, K, A, B, C, Result) is not one of the device's configurations (the
+    Vulkan spec requires one: VUID-RuntimeSpirv-MSize-10164 and its kin; a driver given another may fail in its
+    compiler: a 4x8x4 KHR MulAdd made an H200's driver raise SIGFPE). Integers match by width (the KHR
+    operands, not the types, say which are signed)."""
+    types = {i.result_id: i for i in module.instructions if i.opname.startswith("OpType") and i.result_id}
+    consts = {i.result_id: i.operands[0].value for i in module.instructions
+              if i.opname == "OpConstant" and i.result_id and len(i.operands) == 1}
+    values = {i.result_id: i.result_type for i in module.instructions if i.result_id and i.result_type}
+
+    def shape(tid):
+        t = types.get(tid)
+        if t is None or t.opname not in ("OpTypeCooperativeMatrixKHR", "OpTypeCooperativeMatrixNV"):
+            return None
+        comp, scope, rows, cols = (o.as_int for o in t.operands[:4])
+        return _component(types, comp), consts.get(scope), consts.get(rows), consts.get(cols)
+
+    def same(a: str | None, b: str) -> bool:
+        return a == b or (a is not None and a[0] in "su" and b[0] in "su" and a[1:] == b[1:])
+
+    out = []
+    seen = set()
+    for inst in module.instructions:
+        if inst.opname not in MULADDS:
+            continue
+        shapes = [shape(values.get(o.as_int)) for o in inst.operands[:3]] + [shape(inst.result_type)]
+        if any(s is None or None in s for s in shapes) or shapes[3][1] != SUBGROUP_SCOPE:
+            continue   # spec-constant sizes or Workgroup scope (flexible dimensions): not checked here
+        (a, _, M, K), (b, _, _, N), (c, *_), (r, *_) = shapes
+        key = (inst.opname, M, N, K, a, b, c, r)
+        if key in seen:
+            continue
+        seen.add(key)
+        table = coopmat_khr if MULADDS[inst.opname] == "coopmat_khr" else coopmat_nv
+        if not any(e["M"] == M and e["N"] == N and e["K"] == K and e.get("scope", "Subgroup") == "Subgroup"
+                   and all(same(x, e[k]) for x, k in ((a, "A"), (b, "B"), (c, "C"), (r, "Result")))
+                   for e in table):
+            out.append(f"{inst.opname} {M}x{N}x{K} {a} x {b} + {c} -> {r}")
+    return out

@@ -221,16 +221,28 @@ def _bound_buffers(own, prog: Program, iface: list, extra_names: list, aliases: 
     names = [n for _, n, *_ in iface] + extra_names + [a for al in aliases.values() for a in al]
     dummy = {n: 0 for n in names}
     sizes = [len(_encode(t, d, f, n, src, dummy)[0]) for _, n, t, _, d, f, _ in iface]
-    bound = {}
-    for (key, name, _t, _vid, _data, _found, uniform), size in zip(iface, sizes, strict=True):
+    # variables sharing a (set, binding) are views of one buffer (as in the interpreter, interp/aliasing.py): one
+    # allocation, as large as the largest view, with the descriptor type of the view the data was given for.
+    # glslang declares a `buffer_reference` block with an instance name as an unused StorageBuffer variable at
+    # binding 0, beside the uniform block that really sits there: a buffer per variable bound the last one.
+    size_of: dict = {}
+    uniform_of: dict = {}
+    for (key, _n, _t, _v, _d, found, uniform), size in zip(iface, sizes, strict=True):
         if key == "push_constants":
             continue
-        buf, mem, _, addr = own.buffer(size, uniform)
+        size_of[key] = max(size, size_of.get(key, 0))
+        if key not in uniform_of or found:
+            uniform_of[key] = uniform
+    bound, addr_of = {}, {}
+    for key, size in size_of.items():
+        buf, mem, _, addr = own.buffer(size, uniform_of[key])
         allocated.append((buf, mem))
-        addresses.setdefault(name, addr)
-        for a in aliases.get(name, ()):
-            addresses.setdefault(a, addr)
-        bound[key] = (buf, mem, size, uniform)
+        bound[key] = (buf, mem, size, uniform_of[key])
+        addr_of[key] = addr
+    for key, name, *_ in iface:
+        if key != "push_constants":
+            for n in (name, *aliases.get(name, ())):
+                addresses.setdefault(n, addr_of[key])
     return bound
 
 
@@ -238,13 +250,23 @@ def _write_data(own, prog: Program, iface: list, bound: dict, addresses: dict) -
     """Every binding's bytes, with the real device addresses: (push-constant bytes, key -> the array given)."""
     push = b""
     likes = {}
+    given_for: dict = {}
     for key, name, t, _vid, data, found, _uniform in iface:
+        if key != "push_constants" and not found and key in given_for:
+            continue   # another view of this binding was given its data: that is the buffer's content
+        if key != "push_constants" and found and key in given_for:
+            raise SpvError(Diagnostic("error", f"'{given_for[key]}' and '{name}' are the same buffer (set "
+                                      f"{key[0]}, binding {key[1]}): give its data once", source=prog.source))
         raw, like = _encode(t, data, found, name, prog.source, addresses)
-        likes[key] = like
         if key == "push_constants":
+            likes[key] = like
             push = raw
-        else:
+            continue
+        if found or key not in likes:
+            likes[key] = like
             own.write(bound[key][1], raw)
+        if found:
+            given_for[key] = name
     return push, likes
 
 

@@ -19,8 +19,6 @@ quotient); the interpreter divides correctly rounded (then flushes).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from .program import Function
@@ -28,16 +26,13 @@ from .program import Function
 F32_NAN, F16_NAN = 0x7FFFFFFF, 0x7FFF
 
 
-@dataclass(frozen=True)
 class _Fused:
     """An OpFAdd/OpFSub computed from its OpFMul operands: sign_p * (a * b) + sign_c * c, or, factorised,
-    a * (b + sign * d)."""
-    a: int
-    b: int
-    c: int
-    sign_p: float = 1.0
-    sign_c: float = 1.0
-    factor: bool = False
+    a * (b + sign_c * c). (A plain class: the interpreter's start-up imports no dataclasses.)"""
+    __slots__ = ("a", "b", "c", "sign_p", "sign_c", "factor")
+
+    def __init__(self, a: int, b: int, c: int, sign_p: float = 1.0, sign_c: float = 1.0, factor: bool = False):
+        self.a, self.b, self.c, self.sign_p, self.sign_c, self.factor = a, b, c, sign_p, sign_c, factor
 
 
 class CompiledFloats:

@@ -12,11 +12,11 @@ A model computes D = A x B + C for 16-bit float inputs (f16, or bf16 held as flo
   exponent, the rest dropped toward zero (`drop: truncate`) or rounded to nearest even (`round`); the kept
   terms are summed exactly.
   `align: none` sums the exact terms with no alignment step;
-- the block's sum is rounded to the result: f32 toward zero (`final: rtz`) or to nearest even (`rne`); an f16
-  result is rounded to nearest even from the exact sum (`f16_result: direct`) or from the f32 rounding
-  (`via-f32`). Overflow of an f32 result under rtz gives the largest finite value (`overflow: saturate`) or
-  infinity (`inf`). A nonzero sum that rounds to zero keeps its sign (`zero_sign: ieee`) or gives +0
-  (`positive`). NaN results have the bit pattern `nan_f32` / `nan_f16` (None: whatever numpy gives).
+- the block's sum is rounded to the result: f32 toward zero (`final: rtz`) or to nearest even (`rne`); an f16 result
+  is rounded to nearest even from the exact sum (`f16_result: direct`, after every block: measured) or from the f32
+  rounding (`via-f32`). Overflow of an f32 result under rtz gives the largest finite value (`overflow: saturate`) or
+  infinity (`inf`). A nonzero sum that rounds to zero keeps its sign (`zero_sign: ieee`) or gives +0 (`positive`).
+  NaN results have the bit pattern `nan_f32` / `nan_f16` (None: whatever numpy gives).
 
 `nvidia-tensorcore` (an H100's tensor cores, measured) is one instance: exact products, alignment to the
 largest exponent with stored subnormal exponents, 25 bits kept, truncation, rtz, f16 results direct,

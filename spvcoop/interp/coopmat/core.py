@@ -114,6 +114,13 @@ class CoopInfo:
         ex = self.ex
         return ex.sg_local if self.scope != "Workgroup" else ex.local_index
 
+    @functools.cached_property
+    def run_length(self) -> int:
+        """S where scope instance j holds exactly invocations j*S .. j*S+S-1 (the usual layout), else 0."""
+        g, n = self.group, self.num_groups
+        S = g.shape[0] // n if n else 0
+        return S if S and S * n == g.shape[0] and np.array_equal(g, np.arange(g.shape[0]) // S) else 0
+
     @property
     def num_groups(self) -> int:
         ex = self.ex
@@ -424,12 +431,18 @@ def first_lanes(info: CoopInfo, gmask: np.ndarray | None, mask: np.ndarray) -> t
 def uniform(info: CoopInfo, value, groups: np.ndarray, lanes: np.ndarray, mask: np.ndarray, what: str) -> np.ndarray:
     """Per active scope instance, the value that every active invocation of it must share."""
     v = np.asarray(value)
-    if v.shape[0] == 1:
+    if v.shape[0] == 1 or (v.strides[0] == 0 and v.size):   # one value (maybe broadcast to every invocation)
         return np.broadcast_to(v[0], (len(groups),) + v.shape[1:])
     per = v[lanes]
     G = info.num_groups
     full = np.zeros((G,) + v.shape[1:], v.dtype)
     full[groups] = per
+    if len(groups) == G:   # the same in every invocation of every instance: nothing to find (the usual case)
+        S = info.run_length
+        if S and bool((v.reshape((G, S) + v.shape[1:]) == per[:, None]).all()):
+            return per
+        if not S and np.array_equal(v, full[info.group]):
+            return per
     m = mask & info.ex.alive
     # compared as bit patterns: a NaN shared by every invocation is the same value (NaN != NaN as floats)
     a, b = (v, full[info.group]) if v.dtype.kind != "f" else (v.view(f"u{v.dtype.itemsize}"),

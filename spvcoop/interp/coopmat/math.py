@@ -39,6 +39,19 @@ def _as_int64(x: np.ndarray, signed: bool) -> np.ndarray:
     return np.asarray(x).view(f"{k}{x.dtype.itemsize}").astype(np.int64)
 
 
+_F16_TO_F32: list[np.ndarray] = []
+
+
+def _widen(x: np.ndarray, acc) -> np.ndarray:
+    """x as `acc`; f16 -> f32 of a large matrix by a table of all 65536 values (exact, the table is astype's
+    own result), about twice as fast as astype."""
+    if x.dtype == np.float16 and acc is np.float32 and x.size >= 1 << 14:
+        if not _F16_TO_F32:
+            _F16_TO_F32.append(np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float32))
+        return np.take(_F16_TO_F32[0], x.view(np.uint16))
+    return x.astype(acc, copy=False)
+
+
 @OPS.op("OpCooperativeMatrixMulAddNV", "OpCooperativeMatrixMulAddKHR")
 def muladd(ex, frame, inst, mask):
     ops = inst.operands
@@ -63,7 +76,7 @@ def muladd(ex, frame, inst, mask):
                                                           _input_format(b.info)), truncate=True))
     if rdt.kind == "f" or A.dtype.kind == "f":
         acc = np.float64 if np.float64 in (A.dtype, B.dtype, C.dtype, rdt) else np.float32
-        D = np.matmul(A.astype(acc, copy=False), B.astype(acc, copy=False))
+        D = np.matmul(_widen(A, acc), _widen(B, acc))
         D += C.astype(acc, copy=False)
         return CoopMat(info, info.rounded(D.astype(rdt, copy=False)))
     if inst.opname.endswith("NV"):

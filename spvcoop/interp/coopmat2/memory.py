@@ -14,12 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..races import READ, WRITE, watched
 from ..dispatch import OpSet
 from ..fault import Fault
 from ..memory import ADDRESS_SHIFT, DeviceMemory, Pointer
+from ..races import READ, WRITE, watched
 from ..undefined import undefined_lanes
 from ..coopmat.core import CoopInfo, CoopMat, active_groups, coop_info, coop_val, first_lanes, uniform
+from . import tiles as fast
 from .addressing import Addresses, tensor_addresses
 from .core import TensorLayout, TensorView, call_elements, tensor_val
 
@@ -66,6 +67,20 @@ class _Where:
             self.rel = off - base
         self.ptr = ptr
 
+    def sub(self, pos: np.ndarray) -> _Where:
+        """The same for the scope instances at positions `pos`."""
+        w = object.__new__(_Where)
+        w.mems = [self.mems[int(j)] for j in pos]
+        w.start, w.rel, w.ptr = self.start[pos], self.rel[pos], self.ptr
+        return w
+
+    def one_memory(self):
+        """The memory every scope instance reaches, or None."""
+        m = self.mems[0]
+        if not isinstance(self.ptr.mem, DeviceMemory):
+            return m   # an ordinary memory: the same for all (__init__)
+        return m if all(x is m for x in self.mems) else None
+
     def check(self, info: CoopInfo, a: Addresses, groups, dims: np.ndarray, what: str) -> None:
         E = info.itemsize
         if a.undefined.any():
@@ -89,13 +104,16 @@ class _Where:
 
 @dataclass
 class _Access:
-    """One LoadTensor/StoreTensor for its active scope instances: where, which elements, the layout's fields."""
+    """One LoadTensor/StoreTensor for its active scope instances: where, which elements, the layout's fields.
+    The elements are either `a` (per element, addressing.py: the plain path) or `tiles` (tiles.py: whole tiles
+    of the interior scope instances, and per-element addresses of the edge ones)."""
     groups: np.ndarray      # (g,) active scope instances
     lanes: np.ndarray       # (g,) the first active invocation of each
     where: _Where
-    a: Addresses
+    a: Addresses | None
     layout: dict            # the layout's fields, (g, ...) each
     decode_id: int | None
+    tiles: fast.Tiles | None = None
 
 
 def _prepare(ex, frame, inst, mask, info: CoopInfo, store: bool) -> _Access | None:
@@ -116,9 +134,28 @@ def _prepare(ex, frame, inst, mask, info: CoopInfo, store: bool) -> _Access | No
     where = _Where(ex, ex.val(frame, inst.operands[0].value), info, groups, lanes, mask)
     n = len(groups) * info.rows * info.cols  # the addressing's int64 arrays per element: checked, not kept
     ex.reserve(n * 8 * (12 + 4 * layout.type.dims), f"tensor addressing of {n:,} elements", inst, keep=False)
+    what = "store" if store else "load"
+    tiles = _tiles(ex, info, layout.type, L, vt, V, where, groups, store, what) if decode_id is None else None
+    if tiles is not None:
+        return _Access(groups, lanes, where, None, L, decode_id, tiles)
     a = tensor_addresses(layout.type, L, vt, V, info.rows, info.cols, store)
-    where.check(info, a, groups, L["dim"], "store" if store else "load")
+    where.check(info, a, groups, L["dim"], what)
     return _Access(groups, lanes, where, a, L, decode_id)
+
+
+def _tiles(ex, info: CoopInfo, lt, L: dict, vt, V, where: _Where, groups, store: bool, what: str):
+    """The fast path's plan (tiles.py), or None: the plain path, which also reports every fault."""
+    mem = where.one_memory()
+    if mem is None or not fast.enabled(ex) or info.itemsize > 8:
+        return None
+    try:
+        t = fast.plan(lt, L, vt, V, info.rows, info.cols, store, where.start, where.rel, mem.region, info.itemsize,
+                      ex.family_state.setdefault("coopmat2.tile_probes", {}))
+        if t is not None and t.edge_a is not None:
+            where.sub(t.edge).check(info, t.edge_a, groups[t.edge], L["dim"][t.edge], what)
+    except Fault:
+        return None
+    return t
 
 
 def _by_memory(where: _Where, j: np.ndarray):
@@ -158,18 +195,19 @@ def load_tensor(ex, frame, inst, mask):
     acc = _prepare(ex, frame, inst, mask, info, False)
     if acc is None:
         return CoopMat(info, np.zeros((info.num_groups, info.rows, info.cols), info.dtype))
-    a = acc.a
-    vals = np.array(obj.full()[acc.groups], dtype=info.dtype)
-    if acc.decode_id is not None:
-        vals[a.access] = _decode(ex, inst, acc, info)
+    if acc.tiles is not None:
+        vals = _load_tiles(acc, acc.tiles, info, obj)
     else:
-        vals[a.access] = _gather(acc.where, info, a)
-        if ex.races is not None:   # (a decode function's own loads are recorded as they run)
-            _races(ex, inst, info, acc, READ)
-    if a.constant.any():
-        cv = np.broadcast_to(_clamp_values(info, acc.layout["clamp_value"])[:, None, None], vals.shape)
-        vals[a.constant] = cv[a.constant]
-    vals[a.zero] = 0
+        a = acc.a
+        assert a is not None
+        vals = np.array(obj.full()[acc.groups], dtype=info.dtype)
+        if acc.decode_id is not None:
+            vals[a.access] = _decode(ex, inst, acc, info)
+        else:
+            vals[a.access] = _gather(acc.where, info, a)
+        _clamped(info, a, vals, acc.layout["clamp_value"])
+    if ex.races is not None and acc.decode_id is None:   # (a decode function's own loads are recorded as they run)
+        _races(ex, inst, info, acc, READ)
     _keeps_undefined(ex, frame, inst, info, acc, mask)
     if len(acc.groups) == info.num_groups:
         return CoopMat(info, vals)
@@ -178,14 +216,74 @@ def load_tensor(ex, frame, inst, mask):
     return CoopMat(info, out)
 
 
+def _clamped(info: CoopInfo, a: Addresses, vals: np.ndarray, clamp_value: np.ndarray) -> None:
+    """The elements a load does not read: the clamp value (Constant mode), 0 (RepeatMirrored over one)."""
+    if a.constant.any():
+        cv = np.broadcast_to(_clamp_values(info, clamp_value)[:, None, None], vals.shape)
+        vals[a.constant] = cv[a.constant]
+    vals[a.zero] = 0
+
+
+def _flat(mem, info: CoopInfo) -> np.ndarray:
+    """The buffer's bytes as elements' bit patterns (its data is a multiple of 8 bytes long): unsigned integers,
+    as coopmat/memory.py's windows, since as_strided may not keep ml_dtypes' types (bf16, FP8)."""
+    return mem.data.view(info.window_dtype)
+
+
+def _values(info: CoopInfo, bits: np.ndarray) -> np.ndarray:
+    """Bit patterns read from memory as the component's values."""
+    return info.from_storage(bits.view(info.storage_dtype))
+
+
+def _load_tiles(acc: _Access, t: fast.Tiles, info: CoopInfo, obj) -> np.ndarray:
+    """(g, R, C) what the load gives, interior tiles gathered whole, edge instances per element."""
+    flat = _flat(acc.where.mems[0], info)
+    if len(t.interior) == len(acc.groups) and t.inside is None:   # every element read: Object is not needed
+        return np.array(_values(info, fast.gather(t, flat)), dtype=info.dtype)
+    vals = np.array(obj.full()[acc.groups], dtype=info.dtype)
+    if len(t.interior):
+        got = _values(info, fast.gather(t, flat))
+        vals[t.interior] = got if t.inside is None else np.where(t.inside, got, vals[t.interior])
+    if t.masked is not None:
+        assert t.valid is not None and t.mindex is not None
+        got = _values(info, flat[t.mindex])
+        cv = _clamp_values(info, acc.layout["clamp_value"][t.masked])[:, None, None]
+        inside = t.inside if t.inside is not None else True
+        vals[t.masked] = np.where(t.valid, got, np.where(inside, cv, vals[t.masked]))
+    if t.edge_a is not None:
+        ea = t.edge_a
+        sub = vals[t.edge]
+        sub[ea.access] = _gather(acc.where.sub(t.edge), info, ea)
+        _clamped(info, ea, sub, acc.layout["clamp_value"][t.edge])
+        vals[t.edge] = sub
+    return vals
+
+
+def _kept(acc: _Access, info: CoopInfo) -> np.ndarray:
+    """(g, R, C) the elements a load keeps from Object (outside the view's clip region)."""
+    if acc.tiles is None:
+        a = acc.a
+        assert a is not None
+        return ~(a.access | a.constant | a.zero)
+    t = acc.tiles
+    kept = np.zeros((len(acc.groups), info.rows, info.cols), bool)
+    if t.inside is not None:
+        kept[t.interior] = ~t.inside
+        if t.masked is not None:
+            kept[t.masked] = ~t.inside
+    if t.edge_a is not None:
+        ea = t.edge_a
+        kept[t.edge] = ~(ea.access | ea.constant | ea.zero)
+    return kept
+
+
 def _keeps_undefined(ex, frame, inst, info: CoopInfo, acc: _Access, mask) -> None:
     """An undefined Object (a load of a matrix variable nothing was stored to, undefined.py) is fine where the load
     overwrites its elements; an element it keeps (outside the view's clip region) would be undefined."""
     undef = undefined_lanes(frame, inst.operands[1].value)
     if undef is None:
         return
-    a = acc.a
-    kept = ~(a.access | a.constant | a.zero)
+    kept = _kept(acc, info)
     hit = np.zeros(info.num_groups, bool)
     hit[info.group[np.flatnonzero(np.broadcast_to(undef, mask.shape) & mask)]] = True
     bad = hit[acc.groups][:, None, None] & kept
@@ -200,6 +298,7 @@ def _keeps_undefined(ex, frame, inst, info: CoopInfo, acc: _Access, mask) -> Non
 def _decode(ex, inst, acc: _Access, info: CoopInfo) -> np.ndarray:
     """Call the decode function for every accessed element (in np.nonzero(a.access) order)."""
     decode_id, where, a, lanes = acc.decode_id, acc.where, acc.a, acc.lanes
+    assert a is not None   # decode functions take the plain path
     fn = ex.prog.functions.get(decode_id)
     if fn is None:
         raise Fault(f"DecodeFunc {ex.prog.name_of(decode_id)} is not a function")
@@ -228,24 +327,84 @@ def store_tensor(ex, frame, inst, mask):
     acc = _prepare(ex, frame, inst, mask, info, True)
     if acc is None:
         return None
-    E = info.itemsize
     vals = info.to_storage(np.asarray(v.full()[acc.groups]))
-    j, r, c = np.nonzero(acc.a.access)
-    addr = acc.where.start[j] + acc.a.index[j, r, c] * E
-    raw = np.ascontiguousarray(vals[j, r, c].astype(info.storage_dtype)).view(np.uint8).reshape(len(j), E)
-    for mem, run in _by_memory(acc.where, j):
-        mem.data[(addr[run, None] + np.arange(E)).reshape(-1)] = raw[run].reshape(-1)
+    if acc.tiles is not None:
+        _store_tiles(acc, acc.tiles, info, vals)
+    else:
+        assert acc.a is not None
+        _scatter(acc.where, info, acc.a, vals)
     if ex.races is not None:
         _races(ex, inst, info, acc, WRITE)
     return None
 
 
 def _races(ex, inst, info: CoopInfo, acc: _Access, kind: str) -> None:
-    """The race detector's record (interp/races.py): each accessed element, by its scope instance."""
+    """The race detector's record (interp/races.py) of the elements read or written, each by its scope instance:
+    whole tiles whose rows (columns) are contiguous as runs of bytes, anything else element by element."""
+    rec = ex.races
     E = info.itemsize
-    j, r, c = np.nonzero(acc.a.access)
-    addr = acc.where.start[j] + acc.a.index[j, r, c] * E
-    agents = ex.races.scope_agents(acc.lanes, info.scope)[j]
+    agents = rec.scope_agents(acc.lanes, info.scope)
+    t = acc.tiles
+    if t is not None:
+        mem = acc.where.mems[0]   # the tile path reaches one memory (tiles.py)
+        if not watched(mem):
+            return
+        R, C = info.rows, info.cols
+        if t.affine is not None and t.inside is None and t.masked is None and t.edge_a is None:
+            rs, cs = t.affine
+            first = (t.base + int(t.template[0, 0])) * E
+            if cs == 1 and rs >= C:
+                rec.access(kind, mem, first, agents[t.interior], inst, C * E, R, rs * E)
+                return
+            if rs == 1 and cs >= R:
+                rec.access(kind, mem, first, agents[t.interior], inst, R * E, C, cs * E)
+                return
+        pos, idx = t.elements()
+        rec.access(kind, mem, idx * E, agents[pos], inst, E)
+        return
+    a = acc.a
+    assert a is not None
+    j, r, c = np.nonzero(a.access)
+    addr = acc.where.start[j] + a.index[j, r, c] * E
     for mem, run in _by_memory(acc.where, j):
         if watched(mem):
-            ex.races.access(kind, mem, addr[run], agents[run], inst, E)
+            rec.access(kind, mem, addr[run], agents[j[run]], inst, E)
+
+
+def _scatter(where: _Where, info: CoopInfo, a: Addresses, vals: np.ndarray) -> None:
+    """Write the accessed elements of (g, R, C) values, per element, in np.nonzero order."""
+    E = info.itemsize
+    j, r, c = np.nonzero(a.access)
+    addr = where.start[j] + a.index[j, r, c] * E
+    raw = np.ascontiguousarray(vals[j, r, c].astype(info.storage_dtype)).view(np.uint8).reshape(len(j), E)
+    for mem, run in _by_memory(where, j):
+        mem.data[(addr[run, None] + np.arange(E)).reshape(-1)] = raw[run].reshape(-1)
+
+
+def _store_tiles(acc: _Access, t: fast.Tiles, info: CoopInfo, vals: np.ndarray) -> None:
+    """Interior tiles written whole, edge instances per element; runs of each in scope-instance order, so that
+    where two instances write one element the later one wins, as on the plain path."""
+    flat = _flat(acc.where.mems[0], info)
+    values = vals   # as the plain path takes them (its _scatter converts them to the storage type itself)
+    vals = vals.astype(info.storage_dtype, copy=False).view(info.window_dtype)   # bit patterns, as `flat`
+    if t.edge_a is None and t.masked is None:
+        fast.scatter(t, flat, vals if len(t.interior) == len(vals) else vals[t.interior])
+        return
+    kind = np.zeros(len(acc.groups), np.int8)   # 0 interior, 1 masked, 2 edge
+    kind[t.edge] = 2
+    if t.masked is not None:
+        kind[t.masked] = 1
+    cuts = np.flatnonzero(np.diff(kind)) + 1
+    for run in np.split(np.arange(len(acc.groups)), cuts):
+        if kind[run[0]] == 0:
+            fast.scatter(fast.part(t, np.searchsorted(t.interior, run)), flat, vals[run])
+        elif kind[run[0]] == 1:
+            assert t.masked is not None and t.valid is not None and t.mindex is not None
+            k = np.searchsorted(t.masked, run)
+            flat[t.mindex[k][t.valid[k]]] = vals[run][t.valid[k]]
+        else:
+            ea = t.edge_a
+            assert ea is not None
+            k = np.searchsorted(t.edge, run)
+            sub = Addresses(*(getattr(ea, f)[k] for f in Addresses.__dataclass_fields__))
+            _scatter(acc.where.sub(run), info, sub, values[run])

@@ -120,6 +120,11 @@ def build() -> None:
         PROBES[name] = (f"{name}.spv", x.size // (n * n), {0: x, 1: x.nbytes, 2: x.nbytes, 3: x.nbytes})
     a, b, c = _bf16_muladd_inputs(rng, 256)
     PROBES["bf16_muladd"] = ("bf16_muladd.spv", 256, {0: a, 1: b, 2: c, 3: c.nbytes})
+    for kk in (32, 64):     # f16 accumulator, K beyond one block of 16: 16 tiles of 64x64
+        a = (rng.standard_normal(16 * 64 * kk) * 2.0 ** rng.integers(-3, 3, 16 * 64 * kk)).astype(np.float16)
+        b = (rng.standard_normal(16 * kk * 64) * 2.0 ** rng.integers(-3, 3, 16 * kk * 64)).astype(np.float16)
+        c = (rng.standard_normal(16 * 4096) * 4).astype(np.float16)
+        PROBES[f"f16acc_k{kk}"] = (f"f16acc_k{kk}.spv", 16, {0: a, 1: b, 2: c, 3: c.nbytes})
 
 
 def main(out: Path) -> None:
