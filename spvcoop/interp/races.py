@@ -103,7 +103,7 @@ class _Shadow:
 
 class _Race:
     """One reported pair of instructions on one memory: its first example and the conflicting bytes."""
-    __slots__ = ("mem", "first", "second", "kinds", "offset", "agents", "bytes", "cross", "interval", "cls")
+    __slots__ = ("mem", "first", "second", "kinds", "offset", "agents", "bytes", "cross", "interval", "cls", "rank")
 
     def __init__(self, mem: Memory, first: int, second: int, kinds: tuple[str, str], offset: int,
                  agents: tuple[int, int], cross: bool) -> None:
@@ -112,6 +112,19 @@ class _Race:
         self.bytes: np.ndarray = np.zeros(0, np.int64)
         self.interval = 0
         self.cls = WORKGROUP
+        self.rank: tuple[int, int, int] = (offset, *agents)
+
+
+def _extremes(idx: np.ndarray, ag: np.ndarray, units: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For the units (of idx) that several agents touch: (unit, smallest agent, largest agent), each unit once --
+    what an access reports does not depend on the order its elements were listed in."""
+    pos = np.flatnonzero(np.isin(idx, units))
+    u, a = idx[pos], ag[pos]
+    order = np.lexsort((a, u))
+    u, a = u[order], a[order]
+    first = np.r_[True, u[1:] != u[:-1]]
+    last = np.r_[u[1:] != u[:-1], True]
+    return u[first], a[first], a[last]
 
 
 def _clear(prev: np.ndarray, agents: np.ndarray) -> bool:
@@ -432,7 +445,7 @@ class Recorder:
             return
         side = r if kind == READ else w
         if kind == WRITE and uniform:   # several invocations store to the same bytes: a race among them
-            self._report(sh, self.current, idx, int(agents[1]), a0, ("write", "write"))
+            self._report(sh, self.current, idx, a0, int(agents[1]), ("write", "write"))
         if kind == WRITE:
             side.agent[idx] = ag
             side.stamp[idx] = stamp
@@ -441,9 +454,10 @@ class Recorder:
             if not uniform:
                 got = side.agent[idx]
                 dup = got != ag
-                if dup.any():
-                    j = np.flatnonzero(dup)
-                    self._report_pairs(sh, stamp, idx[j], got[j], ag[j], ("write", "write"))
+                if dup.any():   # several agents of this instruction store to one unit: a race among them
+                    u, lo, hi = _extremes(idx, ag, idx[dup])
+                    side.agent[u] = hi   # the same agent whatever order the access listed them in
+                    self._report_pairs(sh, stamp, u, lo, hi, ("write", "write"))
             return
         # reads and atomic writes: several agents per unit become MANY
         old = side.agent[idx]
@@ -476,13 +490,11 @@ class Recorder:
         got = side.agent[idx]
         dup = (got != new) & (new != MANY)
         if dup.any():   # several agents of this instruction on one unit
-            j = np.flatnonzero(dup)
-            u = idx[j]
+            u, lo, hi = _extremes(idx, ag, idx[dup])
             side.agent[u] = MANY
-            side.other[u] = ag[j]
-            side.wg[u] = self._wg_of(ag[j])
-            same = side.wg[u] == self._wg_of(ag[j])
-            side.wg[u[~same]] = MANY
+            side.other[u] = lo
+            wl, wh = self._wg_of(lo), self._wg_of(hi)
+            side.wg[u] = np.where(wl == wh, wl, MANY)
 
     def _conflicts(self, sh: _Shadow, side: _Side, idx, ag, cand, prev, uniform_agents, kind: str, pkind: str):
         j = np.flatnonzero(cand)
@@ -510,25 +522,36 @@ class Recorder:
         their workgroup in awg) and the current one (agents b)."""
         pstamp = np.broadcast_to(np.asarray(pstamp, np.int64), units.shape)
         pinst = self.ev_inst[pstamp]
+        a = np.broadcast_to(np.asarray(a), units.shape)
+        b = np.broadcast_to(np.asarray(b), units.shape)
         for i in np.unique(pinst):
-            k0 = np.flatnonzero(pinst == i)[0]
-            self._report(sh, int(i), units[pinst == i], int(np.asarray(a)[k0]), int(np.asarray(b)[k0]), kinds,
-                         None if example is None else int(example[k0]), None if awg is None else int(awg[k0]))
+            sel = np.flatnonzero(pinst == i)
+            # the example: the lowest byte, then the lowest agents (the same whatever order the accesses came in)
+            k0 = sel[np.lexsort((b[sel], a[sel], units[sel]))[0]]
+            self._report(sh, int(i), units[sel], int(a[k0]), int(b[k0]), kinds,
+                         None if example is None else int(example[k0]), None if awg is None else int(awg[k0]),
+                         int(units[k0]))
 
     def _report(self, sh: _Shadow, inst_a: int, units: np.ndarray, a: int, b: int, kinds,
-                example: int | None = None, awg: int | None = None) -> None:
+                example: int | None = None, awg: int | None = None, unit: int | None = None) -> None:
         key = (id(sh.mem), inst_a, self.current)
         race = self.races.get(key)
         g = sh.g
         byts = (np.asarray(units, np.int64)[:, None] * g + np.arange(g)).reshape(-1)
-        if race is None:
+        unit = int(np.min(units)) if unit is None else unit
+        rank = (unit * g, a, b)   # the example is the lowest byte, then the lowest agents, of all the calls
+        if race is None or rank < race.rank:
             wa, wb = (int(x) for x in self._wg_of(np.array([max(a, 0), b])))
             cross = (awg if awg is not None else wa) != wb   # awg MANY: readers in several workgroups
             if a == MANY and example is not None and example != b:
                 a = -3 - example   # several, among them `example` (for the message)
-            race = self.races[key] = _Race(sh.mem, inst_a, self.current, kinds, int(units[0]) * g, (a, b), cross)
+            old = race
+            race = self.races[key] = _Race(sh.mem, inst_a, self.current, kinds, unit * g, (a, b), cross)
             race.interval = int(self.count_wg[sh.cls][wb])
             race.cls = sh.cls
+            race.rank = rank
+            if old is not None:
+                race.bytes = old.bytes
         race.bytes = np.union1d(race.bytes, byts)
 
     # ---- the report --------------------------------------------------------------------------------------
