@@ -430,12 +430,18 @@ class Recorder:
         atomic = sh.atomic
         # earlier writes (for an atomic, the plain ones)
         pa = w.agent[idx]
+        same_event = None   # (positions, agents) written by this very instruction in an earlier call
+
         # uniform: every agent touches these units, so any earlier access by another one may conflict
         cand = pa != NONE if uniform else (pa != NONE) & (pa != ag)
         if atomic is not None and kind in (ATOMIC, ATOMIC_READ):
             cand &= ~atomic[idx]
         if cand.any():
             self._conflicts(sh, w, idx, ag, cand, pa, agents if uniform else None, kind, "write")
+            j = np.flatnonzero(cand)
+            j = j[w.stamp[idx[j]] == stamp]
+            if len(j):
+                same_event = (j, pa[j])
         if kind in (WRITE, ATOMIC):   # earlier reads
             ra = r.agent[idx]
             cand = (ra != NONE) & (ra != ag) if not uniform else ra != NONE
@@ -458,6 +464,9 @@ class Recorder:
                     u, lo, hi = _extremes(idx, ag, idx[dup])
                     side.agent[u] = hi   # the same agent whatever order the access listed them in
                     self._report_pairs(sh, stamp, u, lo, hi, ("write", "write"))
+            if same_event is not None:   # ... and whatever calls it came in (tile and element parts)
+                j, prev = same_event
+                np.maximum.at(side.agent, idx[j], prev.astype(side.agent.dtype))
             return
         # reads and atomic writes: several agents per unit become MANY
         old = side.agent[idx]
@@ -474,7 +483,8 @@ class Recorder:
             pw = np.where(old[j] >= 0, self._wg_of(np.maximum(old[j], 0)), side.wg[idx[j]])
             wg_new = (j, np.where(pw == self._wg_of(ag[j]), pw, MANY))
             single = old[j] >= 0
-            side.other[idx[j[single]]] = old[j[single]]
+            was = np.where(single, old[j], side.other[idx[j]])
+            side.other[idx[j]] = np.minimum(was, ag[j])   # one of them: the lowest, whatever the order
         side.agent[idx] = new
         side.stamp[idx] = stamp
         if atomic is not None and kind == ATOMIC:
@@ -539,6 +549,8 @@ class Recorder:
         g = sh.g
         byts = (np.asarray(units, np.int64)[:, None] * g + np.arange(g)).reshape(-1)
         unit = int(np.min(units)) if unit is None else unit
+        if inst_a == self.current and kinds[0] == kinds[1] and 0 <= b < a:
+            a, b = b, a   # two agents of one instruction: in order, whichever call saw which first
         rank = (unit * g, a, b)   # the example is the lowest byte, then the lowest agents, of all the calls
         if race is None or rank < race.rank:
             wa, wb = (int(x) for x in self._wg_of(np.array([max(a, 0), b])))

@@ -350,17 +350,23 @@ def _races(ex, inst, info: CoopInfo, acc: _Access, kind: str) -> None:
         if not watched(mem):
             return
         R, C = info.rows, info.cols
-        if t.affine is not None and t.inside is None and t.masked is None and t.edge_a is None:
-            rs, cs = t.affine
-            first = (t.base + int(t.template[0, 0])) * E
-            if cs == 1 and rs >= C:
-                rec.access(kind, mem, first, agents[t.interior], inst, C * E, R, rs * E)
-                return
-            if rs == 1 and cs >= R:
-                rec.access(kind, mem, first, agents[t.interior], inst, R * E, C, cs * E)
-                return
-        pos, idx = t.elements()
-        rec.access(kind, mem, idx * E, agents[pos], inst, E)
+        rs, cs = t.affine if t.affine is not None and t.inside is None else (0, 0)
+        first = (t.base + int(t.template[0, 0])) * E
+        if len(t.interior) and cs == 1 and rs >= C:     # interior tiles: runs of rows (columns), one call
+            rec.access(kind, mem, first, agents[t.interior], inst, C * E, R, rs * E)
+        elif len(t.interior) and rs == 1 and cs >= R:
+            rec.access(kind, mem, first, agents[t.interior], inst, R * E, C, cs * E)
+        elif len(t.interior):
+            ix = t.base[:, None, None] + t.template[None]
+            sel = np.broadcast_to(t.inside if t.inside is not None else True, ix.shape)
+            pos = np.broadcast_to(t.interior[:, None, None], ix.shape)[sel]
+            rec.access(kind, mem, ix[sel] * E, agents[pos], inst, E)
+        if t.masked is not None and t.mindex is not None and t.valid is not None:   # tiles across the edge
+            pos = np.broadcast_to(t.masked[:, None, None], t.valid.shape)[t.valid]
+            rec.access(kind, mem, t.mindex[t.valid] * E, agents[pos], inst, E)
+        if t.edge_a is not None and t.estart is not None:   # the others, per element
+            j, r, c = np.nonzero(t.edge_a.access)
+            rec.access(kind, mem, (t.estart[j] + t.edge_a.index[j, r, c]) * E, agents[t.edge[j]], inst, E)
         return
     a = acc.a
     assert a is not None
