@@ -41,6 +41,7 @@ def run(shader: str | os.PathLike[str] | bytes | Module,
         trace_out: IO[str] | Callable[[str], object] | None = None,
         progress: Callable[[int], object] | None = None,
         observer: Observer | None = None,
+        races: bool = True,
         fast_paths: bool = True,
         ) -> RunResult:
     """Run a compute shader on the CPU over a whole dispatch and return its buffers.

@@ -462,9 +462,13 @@ INSERT = """
 %q = OpAccessChain %pe %inbuf %c0 %c0
 OpCooperativeMatrixStoreKHR %q %m2 %c0 %cols
 %lf = OpConvertUToF %oelem %len
-%pl = OpAccessChain %po %outbuf %c0 %k300
+%lv = OpLoad %v3u %lid
+%lx = OpCompositeExtract %u32 %lv 0
+%slot = OpIAdd %u32 %k300 %lx
+%pl = OpAccessChain %po %outbuf %c0 %slot
 OpStore %pl %lf
 """
+# (each invocation stores the length to its own slot 300 + x: all storing to one word would be a data race)
 
 
 @pytest.mark.parametrize("layout", ["nvidia", "striped", "tinytc"])

@@ -266,6 +266,7 @@ OpControlBarrier %u2 %u2 %u264
 %rev = OpISub %uint %u3 %lx
 %rp = OpAccessChain %ptr_wu %shared %rev
 %other = OpLoad %uint %rp
+OpControlBarrier %u2 %u2 %u264
 %sum = OpIAdd %uint %pick %other
 OpStore %sp %sum
 OpControlBarrier %u2 %u2 %u264

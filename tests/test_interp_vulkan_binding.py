@@ -44,6 +44,7 @@ SHADER = """\
        %void = OpTypeVoid
          %fn = OpTypeFunction %void
        %uint = OpTypeInt 32 0
+       %bool = OpTypeBool
      %v3uint = OpTypeVector %uint 3
      %uint_0 = OpConstant %uint 0
      %uint_7 = OpConstant %uint 7
@@ -77,7 +78,13 @@ SHADER = """\
          %m3 = OpIAdd %uint %m2 %k
          %m4 = OpAccessChain %ptru %used %uint_0 %m2
                OpStore %m4 %m3
+      %first = OpIEqual %bool %m2 %uint_0
+               OpSelectionMerge %m7 None
+               OpBranchConditional %first %m6 %m7
+         %m6 = OpLabel
          %m5 = OpFunctionCall %void %helper
+               OpBranch %m7
+         %m7 = OpLabel
                OpReturn
                OpFunctionEnd
 """

@@ -26,6 +26,7 @@ from .dispatch import Dispatcher
 from .fault import Fault
 from .memory import DeviceMemory, Memory, Pointer, Register
 from .program import Block, Function, Program
+from .races import Recorder
 from .types import Type
 from .values import lane, select
 
@@ -52,6 +53,7 @@ class Executor:
     `family_state` is where op families keep per-run state (keys prefixed with the family name)."""
 
     virtual_lanes: np.ndarray | None = None  # in call_per_element: virtual invocation -> the real one
+    races: Recorder | None = None  # the race detector (races.py), set by the runner unless races=False
     unvalidated: bool = False  # run(validate=False): the module may break any rule, by design
     # set by the runner as it lays the lanes out and binds the resources (runner._layout_lanes, bind)
     num_sg_per_wg: int

@@ -12,6 +12,7 @@ import numpy as np
 from .memory import Pointer, load, store
 from .ops_arith import as_int, to_type
 from .dispatch import OpSet
+from .races import ATOMIC, ATOMIC_READ, pointer_access, watched
 
 OPS = OpSet()
 
@@ -98,24 +99,34 @@ def atomic(ex, frame, inst, mask, value, cmp=None):
     return result
 
 
+def _recorded(ex, frame, inst, mask, result, kind: str = ATOMIC):
+    """The atomic's access for the race detector (races.py: atomics never race with atomics), then its result."""
+    if ex.races is not None:
+        p = ex.arg(frame, inst, 0)
+        if isinstance(p, Pointer) and watched(p.mem):
+            pointer_access(ex.races, kind, p, p.type, mask, inst)
+    return result
+
+
 @OPS.op(*UPDATE)
 def atomic_rmw(ex, frame, inst, mask):
     value = ex.arg(frame, inst, 3) if len(inst.operands) > 3 else None
-    return atomic(ex, frame, inst, mask, value)
+    return _recorded(ex, frame, inst, mask, atomic(ex, frame, inst, mask, value))
 
 
 @OPS.op("OpAtomicLoad")
 def atomic_load(ex, frame, inst, mask):
-    return atomic(ex, frame, inst, mask, None)
+    return _recorded(ex, frame, inst, mask, atomic(ex, frame, inst, mask, None), ATOMIC_READ)
 
 
 @OPS.op("OpAtomicStore")
 def atomic_store(ex, frame, inst, mask):
     atomic(ex, frame, inst, mask, ex.arg(frame, inst, 3))
-    return None
+    return _recorded(ex, frame, inst, mask, None)
 
 
 @OPS.op("OpAtomicCompareExchange")
 def atomic_cmpxchg(ex, frame, inst, mask):
     # operands: pointer, scope, equal semantics, unequal semantics, value, comparator
-    return atomic(ex, frame, inst, mask, ex.arg(frame, inst, 4), ex.arg(frame, inst, 5))
+    old = atomic(ex, frame, inst, mask, ex.arg(frame, inst, 4), ex.arg(frame, inst, 5))
+    return _recorded(ex, frame, inst, mask, old)

@@ -13,6 +13,7 @@ from .ops_arith import to_type
 from .program import enum_name
 from .dispatch import OpSet
 from .undefined import defined, read_undefined, undefined_lanes, undefined_store
+from .races import READ, WRITE, pointer_access, watched
 
 OPS = OpSet()
 
@@ -219,7 +220,10 @@ def load_op(ex, frame, inst, mask):
     t = ex.rtype(inst)
     if t.kind in ("array", "struct"):  # a tuple of per-invocation arrays: check its size first
         ex.reserve(value_bytes(t, mask.shape[0]), f"the loaded {t.describe()}", inst, keep=False)
-    return load(ptr, t, mask, ex.device)
+    v = load(ptr, t, mask, ex.device)   # first: an out-of-bounds load is a fault, not a race
+    if ex.races is not None and watched(ptr.mem):
+        pointer_access(ex.races, READ, ptr, t, mask, inst)
+    return v
 
 
 def mark_written(ex, frame, inst, ptr: Pointer, mask) -> None:
@@ -258,6 +262,8 @@ def store_op(ex, frame, inst, mask):
         raise Fault("operand is not a pointer")
     mark_written(ex, frame, inst, ptr, mask)   # first: it refuses an undefined value for a buffer
     store(ptr, ptr.type, ex.arg(frame, inst, 1), mask, all_active=bool(mask.all()))
+    if ex.races is not None and watched(ptr.mem):
+        pointer_access(ex.races, WRITE, ptr, ptr.type, mask, inst)
 
 
 @OPS.op("OpCopyMemory", "OpCopyMemorySized")
@@ -268,10 +274,21 @@ def copy_memory(ex, frame, inst, mask):
         from .memory import read_scalar, write_scalar
         v = read_scalar(src.mem, src.off, src.base, np.dtype(np.uint8), mask, n)
         write_scalar(dst.mem, dst.off, dst.base, np.dtype(np.uint8), v, mask, n)
+        if ex.races is not None and n > 0:
+            _copy_races(ex, inst, src, dst, mask, n)
         return None
     _written_check(ex, src, mask)
     store(dst, dst.type, load(src, src.type, mask, ex.device), mask)
     mark_written(ex, frame, None, dst, mask)
+    if ex.races is not None:
+        _copy_races(ex, inst, src, dst, mask, None)
+
+
+def _copy_races(ex, inst, src: Pointer, dst: Pointer, mask, n: int | None) -> None:
+    """OpCopyMemory(Sized): a read of the source, then a write of the target (races.py)."""
+    for kind, p in ((READ, src), (WRITE, dst)):
+        if watched(p.mem):
+            pointer_access(ex.races, kind, p, p.type, mask, inst, n)
 
 
 def _ptr_pair(ex, frame, inst) -> tuple[Pointer, Pointer]:
@@ -323,6 +340,16 @@ def _scope(ex, frame, id_) -> str:
 @OPS.op("OpControlBarrier")
 def control_barrier(ex, frame, inst, mask):
     scope = _scope(ex, frame, inst.operands[0].value)
+    if ex.races is not None and scope in ("Workgroup", "Subgroup"):
+        _check_barrier(ex, scope, mask)   # first: a barrier reached by part of a group is an error, no ordering
+        sem = int(np.asarray(ex.val(frame, inst.operands[2].value)).reshape(-1)[0])
+        ex.races.control_barrier(scope, sem, mask)
+        return None
+    _check_barrier(ex, scope, mask)
+    return None
+
+
+def _check_barrier(ex, scope: str, mask) -> None:
     if scope == "Workgroup":
         groups = ex.wg_index
     elif scope == "Subgroup":
@@ -342,10 +369,17 @@ def control_barrier(ex, frame, inst, mask):
         what = "workgroup" if scope == "Workgroup" else "subgroup"
         raise Fault(f"barrier reached by only part of {what} {g} ({int(reached[g])} of {int(total[g])} "
                     f"invocations); the others are in other control flow or have returned", missing)
+
+
+@OPS.op("OpMemoryBarrier")
+def memory_barrier(ex, frame, inst, mask):
+    """Orders nothing between invocations by itself; its semantics join the next control barrier's (races.py)."""
+    if ex.races is not None:
+        ex.races.memory_barrier(int(np.asarray(ex.val(frame, inst.operands[1].value)).reshape(-1)[0]), mask)
     return None
 
 
-@OPS.op("OpMemoryBarrier", "OpNop", "OpLine", "OpNoLine", "OpLifetimeStart", "OpLifetimeStop",
+@OPS.op("OpNop", "OpLine", "OpNoLine", "OpLifetimeStart", "OpLifetimeStop",
     "OpModuleProcessed", "OpSourceContinued")
 def no_op(ex, frame, inst, mask):
     return None

@@ -214,6 +214,10 @@ OPTIONS: tuple[RunOption, ...] = (
     RunOption("observer", None, observer,
               "an interp.observe.Observer called at every block, instruction, branch and call (line coverage, "
               "the debugger); the run then takes the instruction-at-a-time path"),
+    RunOption("races", True, flag,
+              "report data races: conflicting accesses to workgroup or storage-buffer memory by invocations "
+              "that no barrier or atomic orders, each an error (rule interp.race; --no-races: off)",
+              "--no-races", "races", None, cli_false=True),
     RunOption("fast_paths", True, flag,
               "compiled blocks (interp/block_compiler.py; the SPVCOOP_NO_FAST_PATHS environment variable also "
               "turns them off)"),

@@ -10,6 +10,7 @@ import numpy as np
 from ..core.diagnostics import Diagnostic, SpvError, UnmatchedName, did_you_mean
 from ..core.module import Module
 from ..core.records import Record
+from .races import Recorder
 from .aliasing import add_views, bind_views, descriptor_groups, descriptor_key, workgroup_variable
 from .config import RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
@@ -322,12 +323,16 @@ def _execute(ex: Executor, prog: Program, ep_fn: int, N: int) -> None:
     mask.flags.writeable = False
     ex.every = mask
     ex.deadline = time.monotonic() + ex.config.max_time   # the time limit counts execution only
+    if ex.config.races:
+        ex.races = Recorder(ex)
     with np.errstate(all="ignore"):
         ex.errors_ignored = True
         try:
             ex.call(prog.functions[ep_fn], [], mask)
         finally:
             ex.errors_ignored = False
+    if ex.races is not None and ex.races.races:   # all races of the dispatch at once, after it
+        raise SpvError(ex.races.diagnostics())
 
 
 def _collect(res: RunResult, prog: Program, bindings: dict) -> None:

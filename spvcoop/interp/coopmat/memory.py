@@ -19,6 +19,7 @@ from ..dispatch import OpSet
 from ..fault import Fault
 from ..memory import ADDRESS_SHIFT, DeviceMemory, Memory, Pointer
 from ..program import enum_name
+from ..races import READ, WRITE, watched
 from .core import CoopInfo, CoopMat, active_groups, coop_info, coop_val, first_lanes, uniform, warn
 
 OPS = OpSet()
@@ -266,11 +267,15 @@ def coop_load(ex, frame, inst, mask):
     info = coop_info(ex, ex.rtype(inst))
     win = _single_window(ex, frame, inst, info, mask, False)
     if win is not None:
+        if ex.races is not None:
+            _single_races(ex, frame, inst, info, win, READ)
         return CoopMat(info, win.copy() if info.storage is None else info.from_storage(win.view(info.storage).copy()))
     ptr, groups, geo = _geometry(ex, frame, inst, info, mask, False)
     if geo is None:
         return CoopMat(info, np.zeros((info.num_groups, info.rows, info.cols), info.dtype))
     mems, start = _locate(ptr, info, geo, groups, "load")
+    if ex.races is not None:
+        _races(ex, inst, info, ptr, geo, mask, READ)
     if mems is None:
         vals = _gather(ptr.mem.data, info, geo, start, slice(None))
     else:
@@ -290,11 +295,15 @@ def coop_store(ex, frame, inst, mask):
     if win is not None:
         # as _scatter writes a window: the bit patterns of the stored values (win holds values or bit patterns)
         win.view(info.window_dtype)[...] = np.asarray(info.to_storage(v.full())).view(info.window_dtype)
+        if ex.races is not None:
+            _single_races(ex, frame, inst, info, win, WRITE)
         return None
     ptr, groups, geo = _geometry(ex, frame, inst, info, mask, True)
     if geo is None:
         return None
     mems, start = _locate(ptr, info, geo, groups, "store")
+    if ex.races is not None:
+        _races(ex, inst, info, ptr, geo, mask, WRITE)
     vals = v.full()[groups]
     if mems is None:
         _scatter(ptr.mem.data, info, geo, start, slice(None), vals)
@@ -302,3 +311,35 @@ def coop_store(ex, frame, inst, mask):
         for j, m in enumerate(mems):
             _scatter(m.data, info, geo, start, [j], vals[j:j + 1])
     return None
+
+
+def _races(ex, inst, info: CoopInfo, ptr: Pointer, geo: Geometry, mask, kind: str) -> None:
+    """The race detector's record of a load/store (interp/races.py): each active scope instance touches its
+    matrix's rows (columns), `pitch` bytes apart; one call per distinct pitch and major-ness."""
+    if not watched(ptr.mem):
+        return
+    rec = ex.races
+    groups, lanes = first_lanes(info, active_groups(ex, info, mask, inst.opname), mask)
+    agents = rec.scope_agents(lanes, info.scope)
+    E = info.itemsize
+    for pitch in np.unique(geo.pitch):
+        for cm in np.unique(geo.col_major):
+            sel = (geo.pitch == pitch) & (geo.col_major == cm)
+            width, count = (info.rows * E, info.cols) if cm else (info.cols * E, info.rows)
+            rec.access(kind, ptr.mem, geo.off[sel], agents[sel], inst, width, count, int(pitch))
+
+
+def _single_races(ex, frame, inst, info: CoopInfo, win: np.ndarray, kind: str) -> None:
+    """The same for _single_window's one scope instance (lane 0 is its first): the window's rows or columns."""
+    rec = ex.races
+    key = (inst.index, win.strides)
+    facts = rec.cache.get(key)   # per instruction and window shape: the same in every trip of a loop
+    if facts is None:
+        _, rs, cs = win.strides
+        E = info.itemsize
+        width, count, step = (info.cols * E, info.rows, rs) if cs == E else (info.rows * E, info.cols, cs)
+        facts = rec.cache[key] = (ex.family_state["coopmat.single"][inst.index][0], width, count, step,
+                                  rec.scope_agents(None, info.scope))
+    ptr_id, width, count, step, agents = facts
+    ptr = ex.val(frame, ptr_id)   # as _single_window found it
+    rec.access(kind, ptr.mem, ptr.off[:1], agents, inst, width, count, step)

@@ -17,6 +17,7 @@ import numpy as np
 from ..dispatch import OpSet
 from ..fault import Fault
 from ..memory import ADDRESS_SHIFT, DeviceMemory, Pointer
+from ..races import READ, WRITE, watched
 from ..undefined import undefined_lanes
 from ..coopmat.core import CoopInfo, CoopMat, active_groups, coop_info, coop_val, first_lanes, uniform
 from . import tiles as fast
@@ -205,6 +206,8 @@ def load_tensor(ex, frame, inst, mask):
         else:
             vals[a.access] = _gather(acc.where, info, a)
         _clamped(info, a, vals, acc.layout["clamp_value"])
+    if ex.races is not None and acc.decode_id is None:   # (a decode function's own loads are recorded as they run)
+        _races(ex, inst, info, acc, READ)
     _keeps_undefined(ex, frame, inst, info, acc, mask)
     if len(acc.groups) == info.num_groups:
         return CoopMat(info, vals)
@@ -330,7 +333,48 @@ def store_tensor(ex, frame, inst, mask):
     else:
         assert acc.a is not None
         _scatter(acc.where, info, acc.a, vals)
+    if ex.races is not None:
+        _races(ex, inst, info, acc, WRITE)
     return None
+
+
+def _races(ex, inst, info: CoopInfo, acc: _Access, kind: str) -> None:
+    """The race detector's record (interp/races.py) of the elements read or written, each by its scope instance:
+    whole tiles whose rows (columns) are contiguous as runs of bytes, anything else element by element."""
+    rec = ex.races
+    E = info.itemsize
+    agents = rec.scope_agents(acc.lanes, info.scope)
+    t = acc.tiles
+    if t is not None:
+        mem = acc.where.mems[0]   # the tile path reaches one memory (tiles.py)
+        if not watched(mem):
+            return
+        R, C = info.rows, info.cols
+        rs, cs = t.affine if t.affine is not None and t.inside is None else (0, 0)
+        first = (t.base + int(t.template[0, 0])) * E
+        if len(t.interior) and cs == 1 and rs >= C:     # interior tiles: runs of rows (columns), one call
+            rec.access(kind, mem, first, agents[t.interior], inst, C * E, R, rs * E)
+        elif len(t.interior) and rs == 1 and cs >= R:
+            rec.access(kind, mem, first, agents[t.interior], inst, R * E, C, cs * E)
+        elif len(t.interior):
+            ix = t.base[:, None, None] + t.template[None]
+            sel = np.broadcast_to(t.inside if t.inside is not None else True, ix.shape)
+            pos = np.broadcast_to(t.interior[:, None, None], ix.shape)[sel]
+            rec.access(kind, mem, ix[sel] * E, agents[pos], inst, E)
+        if t.masked is not None and t.mindex is not None and t.valid is not None:   # tiles across the edge
+            pos = np.broadcast_to(t.masked[:, None, None], t.valid.shape)[t.valid]
+            rec.access(kind, mem, t.mindex[t.valid] * E, agents[pos], inst, E)
+        if t.edge_a is not None and t.estart is not None:   # the others, per element
+            j, r, c = np.nonzero(t.edge_a.access)
+            rec.access(kind, mem, (t.estart[j] + t.edge_a.index[j, r, c]) * E, agents[t.edge[j]], inst, E)
+        return
+    a = acc.a
+    assert a is not None
+    j, r, c = np.nonzero(a.access)
+    addr = acc.where.start[j] + a.index[j, r, c] * E
+    for mem, run in _by_memory(acc.where, j):
+        if watched(mem):
+            rec.access(kind, mem, addr[run], agents[j[run]], inst, E)
 
 
 def _scatter(where: _Where, info: CoopInfo, a: Addresses, vals: np.ndarray) -> None:

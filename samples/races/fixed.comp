@@ -1,0 +1,13 @@
+// samples/races: each invocation stages one value in shared memory and reads its neighbour's.
+// Race-free twin: barrier() between them.
+#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) readonly buffer In { float x[]; };
+layout(set = 0, binding = 1) writeonly buffer Out { float y[]; };
+shared float s[64];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    s[l] = x[gl_GlobalInvocationID.x];
+    barrier();
+    y[gl_GlobalInvocationID.x] = s[(l + 1) % 64];
+}

@@ -1,0 +1,640 @@
+"""Data-race detection (issue 23): conflicting accesses by different invocations with nothing ordering them.
+
+The interpreter runs every invocation of the dispatch in lockstep, so a missing barrier or atomic never changes
+its results; on a GPU it does. `Recorder` watches the accesses to Workgroup, StorageBuffer and
+PhysicalStorageBuffer memory and reports pairs of conflicting accesses (write/write or read/write, the same
+bytes, different invocations) that no synchronisation orders. The rules (README "Data races"):
+
+- Workgroup memory: an OpControlBarrier with Workgroup execution scope whose semantics (or those of an
+  OpMemoryBarrier the workgroup executed since its previous control barrier) include WorkgroupMemory ends the
+  workgroup's barrier interval: accesses in different intervals are ordered. OpMemoryBarrier alone orders
+  nothing between invocations (a fence synchronises only through a control barrier or an atomic).
+- StorageBuffer / PhysicalStorageBuffer memory: the same within a workgroup, with UniformMemory semantics;
+  invocations of different workgroups are never ordered in a dispatch.
+- Subgroups: an OpControlBarrier with Subgroup execution scope and the memory's semantics orders the accesses
+  of the invocations of one subgroup (of a single earlier access; see below). Other subgroup operations
+  (ballots, shuffles, elect) order nothing.
+- Atomics never race with atomics; an atomic and a plain access to the same bytes do.
+- A cooperative-matrix load or store is an access by its scope instance (a subgroup or workgroup as one agent)
+  to the bytes of its elements: two accesses of one instance never race with each other, an access of the
+  instance and one of an invocation in it do unless a barrier orders them.
+
+Shadow memory, per memory and per unit of g bytes (g a power of two, refined when an access is finer): for the
+last writes and for the reads since, the agent (an invocation, a scope instance, or MANY), a stamp (an event:
+barrier clock and instruction, int32) and, for MANY, the one workgroup of the agents (or MANY). Each access is
+checked and recorded with a few numpy gathers and scatters over the units it touches. A memory only read so far
+(inputs) keeps its accesses as a list, replayed into a shadow at its first write: read-only buffers cost nothing.
+Where several invocations read a unit in one interval, a later write is ordered with them only by a workgroup
+barrier (a subgroup barrier orders a single earlier access).
+
+How an access is reported (one call per executed instruction, ops_memory, ops_atomic, coopmat/memory): see
+`Recorder.access`.
+"""
+from __future__ import annotations
+
+from typing import cast
+
+import numpy as np
+
+from ..core.diagnostics import Diagnostic, Note
+from ..core.module import Instruction
+from .memory import ADDRESS_SHIFT, DeviceMemory, Memory
+
+NONE, MANY = -1, -2
+READ, WRITE, ATOMIC, ATOMIC_READ = "read", "write", "atomic", "atomic-read"
+WORKGROUP, BUFFER = 0, 1   # ordering classes: which barrier semantics order the memory
+_STORAGE_CLASS = {"Workgroup": WORKGROUP, "StorageBuffer": BUFFER, "PhysicalStorageBuffer": BUFFER}
+WORKGROUP_MEMORY, UNIFORM_MEMORY = 0x100, 0x40   # MemorySemantics bits
+MAX_UNIT = 16
+_LOG_LIMIT = 1 << 26   # bytes of offsets and agents logged for a memory only read so far, before it gets a shadow
+_STRIDED_MIN = 256   # units an access needs for the strided path to pay
+
+
+def watched(mem) -> bool:
+    """Whether accesses to `mem` are checked: workgroup and storage-buffer memory (not per-invocation ones)."""
+    return mem.storage in _STORAGE_CLASS
+
+
+class _Side:
+    """One side of the shadow (the last writes, or the reads since): per unit."""
+    __slots__ = ("agent", "stamp", "wg", "other")
+
+    def __init__(self, n: int, adt: type) -> None:
+        self.agent: np.ndarray = np.full(n, NONE, adt)
+        self.stamp = np.zeros(n, np.int32)   # event ids (Recorder.event)
+        # where agent is MANY: the agents' one workgroup (or MANY), and one of them (for the report)
+        self.wg: np.ndarray = np.zeros(n, adt)
+        self.other: np.ndarray = np.zeros(n, adt)
+
+    def refine(self, f: int) -> None:
+        self.agent = np.repeat(self.agent, f)
+        self.stamp = np.repeat(self.stamp, f)
+        self.wg = np.repeat(self.wg, f)
+        self.other = np.repeat(self.other, f)
+
+
+class _Shadow:
+    __slots__ = ("mem", "cls", "g", "w", "r", "atomic", "log", "logged", "fresh")
+
+    def __init__(self, mem: Memory) -> None:
+        self.mem = mem
+        self.cls = _STORAGE_CLASS[mem.storage]
+        self.g = 0          # unit size; 0 until the shadow exists
+        self.w: _Side | None = None
+        self.r: _Side | None = None
+        self.atomic: np.ndarray | None = None   # the last write was atomic (made at the memory's first atomic)
+        self.log: list = []    # reads before any write: replayed at the first write
+        self.logged = 0
+        self.fresh = False     # while the log is replayed: no writes in the shadow yet
+
+    def make(self, g: int, adt: type) -> None:
+        n = -(-self.mem.data.nbytes // g)
+        self.g = g
+        self.w, self.r = _Side(n, adt), _Side(n, adt)
+
+    def refine(self, g: int) -> None:
+        f = self.g // g
+        cast(_Side, self.w).refine(f)
+        cast(_Side, self.r).refine(f)
+        if self.atomic is not None:
+            self.atomic = np.repeat(self.atomic, f)
+        self.g = g
+
+
+class _Race:
+    """One reported pair of instructions on one memory: its first example and the conflicting bytes."""
+    __slots__ = ("mem", "first", "second", "kinds", "offset", "agents", "bytes", "cross", "interval", "cls", "rank")
+
+    def __init__(self, mem: Memory, first: int, second: int, kinds: tuple[str, str], offset: int,
+                 agents: tuple[int, int], cross: bool) -> None:
+        self.mem, self.first, self.second, self.kinds = mem, first, second, kinds
+        self.offset, self.agents, self.cross = offset, agents, cross
+        self.bytes: np.ndarray = np.zeros(0, np.int64)
+        self.interval = 0
+        self.cls = WORKGROUP
+        self.rank: tuple[int, int, int] = (offset, *agents)
+
+
+def _extremes(idx: np.ndarray, ag: np.ndarray, units: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For the units (of idx) that several agents touch: (unit, smallest agent, largest agent), each unit once --
+    what an access reports does not depend on the order its elements were listed in."""
+    pos = np.flatnonzero(np.isin(idx, units))
+    u, a = idx[pos], ag[pos]
+    order = np.lexsort((a, u))
+    u, a = u[order], a[order]
+    first = np.r_[True, u[1:] != u[:-1]]
+    last = np.r_[u[1:] != u[:-1], True]
+    return u[first], a[first], a[last]
+
+
+def _clear(prev: np.ndarray, agents: np.ndarray) -> bool:
+    """No earlier access by another agent in `prev` (the shadow's agents where `agents` access now)."""
+    if prev.max() == NONE and prev.min() == NONE:   # nothing recorded (two reductions, no temporaries)
+        return True
+    return not (prev != agents).any() or not ((prev != agents) & (prev != NONE)).any()
+
+
+def _lowbit(x: int) -> int:
+    return x & -x if x else 1 << 30
+
+
+class Recorder:
+    """The race detector of one dispatch (Executor.races; None when the `races` option is off)."""
+
+    def __init__(self, ex) -> None:
+        self.ex = ex
+        self.N = ex.N
+        self.wg_index = ex.wg_index
+        self.sg_global = ex.sg_global
+        nwg = int(self.wg_index.max()) + 1 if self.N else 1
+        nsg = int(self.sg_global.max()) + 1 if self.N else 1
+        self.clock = 0
+        # per ordering class: the clock of each workgroup's / subgroup's last barrier, the barrier counts
+        self.last_wg = [np.zeros(nwg, np.int64), np.zeros(nwg, np.int64)]
+        self.last_sg = [np.zeros(nsg, np.int64), np.zeros(nsg, np.int64)]
+        self.count_wg = [np.zeros(nwg, np.int64), np.zeros(nwg, np.int64)]
+        self.fences = np.zeros(nwg, np.int64)   # semantics of OpMemoryBarriers since the last control barrier
+        self.barriers = [False, False]   # any barrier of the class yet (else nothing is stale)
+        self.shadows: dict[int, _Shadow] = {}
+        self.races: dict[tuple, _Race] = {}
+        self.insts: dict[int, Instruction] = {}
+        self.current = -1   # the instruction being recorded (its index)
+        self.cache: dict = {}   # what callers work out once per instruction (coopmat/memory._single_races)
+        # events: (barrier clock, instruction) pairs, numbered; the shadow keeps the number (int32)
+        self.events: dict[tuple[int, int], int] = {}
+        self.ev_clock = np.zeros(256, np.int64)
+        self.ev_inst = np.zeros(256, np.int64)
+        # agent ids: int32 where they fit (half the memory traffic of the shadow's compares and stores)
+        self.adt: type = np.int32 if 3 * self.N < 1 << 31 else np.int64
+        self._all = np.arange(self.N, dtype=self.adt)
+        self._first = (np.array([2 * self.N], self.adt), np.array([self.N], self.adt))
+
+    def event(self, inst_index: int) -> int:
+        """The number of the event (the barrier clock now, this instruction)."""
+        key = (self.clock, inst_index)
+        e = self.events.get(key)
+        if e is None:
+            e = self.events[key] = len(self.events)
+            if e >= len(self.ev_clock):
+                self.ev_clock = np.resize(self.ev_clock, 2 * e)
+                self.ev_inst = np.resize(self.ev_inst, 2 * e)
+            self.ev_clock[e], self.ev_inst[e] = key
+        return e
+
+    # ---- what the ops call ---------------------------------------------------------------------------------
+    def active(self, mask: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
+        """(the active lanes of `mask`, None when all are; their agent ids: the invocations)."""
+        vl = self.ex.virtual_lanes   # inside a per-element call: the real invocations
+        if mask is self.ex.every or mask.all():
+            return None, (self._all if vl is None else vl.astype(self.adt))
+        lanes = np.flatnonzero(mask)
+        return lanes, (lanes if vl is None else vl[lanes]).astype(self.adt)
+
+    def lanes(self, mask: np.ndarray) -> np.ndarray:
+        """The active invocations of `mask` as agent ids."""
+        return self.active(mask)[1]
+
+    def scope_agents(self, first_lanes: np.ndarray | None, scope: str) -> np.ndarray:
+        """Agent ids of cooperative-matrix scope instances, given the first lane of each."""
+        if first_lanes is None:   # the one instance of the dispatch (lane 0 first)
+            return self._first[scope == "Subgroup"]
+        vl = self.ex.virtual_lanes
+        lanes = np.asarray(first_lanes) if vl is None else vl[first_lanes]
+        return (lanes + self.N * (1 if scope == "Subgroup" else 2)).astype(self.adt)
+
+    def access(self, kind: str, mem, start: np.ndarray, agents: np.ndarray, inst: Instruction, width: int,
+               count: int = 1, step: int = 0) -> None:
+        """Record one instruction's accesses to `mem`: agent agents[i] touches, from byte start[i] (an offset
+        into mem.data; for a DeviceMemory an address), `count` runs of `width` bytes, `step` bytes apart.
+        `start` has one entry per agent, or one for all. kind: READ, WRITE, ATOMIC (an atomic that writes),
+        ATOMIC_READ. Agents: `lanes(mask)` for invocations, `scope_agents` for cooperative-matrix instances."""
+        sh = self.shadows.get(id(mem))
+        if sh is not None and sh.w is None and kind == READ:   # the cheap case: a memory only read so far
+            self.insts[inst.index] = inst
+            sh.log.append((start, agents, width, count, step, self.event(inst.index)))
+            sh.logged += start.nbytes + (0 if agents is self._all else agents.nbytes)
+            if sh.logged < _LOG_LIMIT:
+                return
+            sh.log.pop()
+        if not len(agents) or width <= 0:
+            return
+        if type(start) is not np.ndarray or start.dtype != np.int64:
+            start = np.asarray(start, np.int64)
+        if isinstance(mem, DeviceMemory):
+            which = start >> ADDRESS_SHIFT
+            if start.shape[0] != agents.shape[0]:
+                which = np.broadcast_to(which, agents.shape)
+                start = np.broadcast_to(start, agents.shape)
+            for k in np.unique(which):
+                k = int(k)
+                if 1 <= k <= len(mem.buffers):
+                    sel = which == k
+                    self.access(kind, mem.buffers[k - 1], start[sel] - (k << ADDRESS_SHIFT), agents[sel], inst,
+                                width, count, step)
+            return
+        if sh is None:
+            if not watched(mem):
+                return
+            sh = self.shadows[id(mem)] = _Shadow(mem)
+        self.insts[inst.index] = inst
+        self.current = inst.index
+        stamp = self.event(inst.index)
+        if sh.w is None and kind == READ:
+            sh.log.append((start, agents, width, count, step, stamp))
+            sh.logged += start.nbytes + (0 if agents is self._all else agents.nbytes)
+            if sh.logged < _LOG_LIMIT:
+                return
+            kind = ""   # too much to keep as a list: make the shadow now
+        if sh.w is None:
+            log, sh.log = sh.log, []
+            g = MAX_UNIT
+            for s, _a, wd, c, st, _t in log + ([(start, agents, width, count, step, 0)] if kind else []):
+                g = min(g, self._unit(s, wd, c, st))
+            self._reserve(sh, g, sh.mem.data.nbytes // g + 1, inst)
+            sh.make(g, self.adt)
+            sh.fresh = True
+            for s, a, wd, c, st, t in log:
+                self._apply(sh, READ, s, a, wd, c, st, t)
+            sh.fresh = False
+            if not kind:
+                return
+        g = self._unit(start, width, count, step)
+        if g < sh.g:
+            self._reserve(sh, g, sh.mem.data.nbytes // g - sh.mem.data.nbytes // sh.g, inst)
+            sh.refine(g)
+        self._apply(sh, kind, start, agents, width, count, step, stamp)
+
+    def _groups(self, of: np.ndarray, n: int, mask: np.ndarray) -> np.ndarray | slice:
+        """The workgroups (subgroups) with an invocation in `mask`: all of them, or a boolean mask (no sort)."""
+        local, lanes = self.active(mask)
+        if local is None and self.ex.virtual_lanes is None:
+            return slice(None)
+        hit = np.zeros(n, bool)
+        hit[of[lanes % self.N]] = True
+        return hit
+
+    def _reserve(self, sh: _Shadow, g: int, units: int, inst: Instruction) -> None:
+        """Shadow memory counts against the run's memory budget, checked before it is allocated."""
+        per_unit = 2 * (3 * np.dtype(self.adt).itemsize + 4) + 1   # two sides: agent, wg, other, stamp; atomic
+        self.ex.reserve(units * per_unit, f"the race detector's shadow of '{sh.mem.name}' ({g}-byte units; "
+                        "--no-races or races=False: none)", inst)
+
+    def memory_barrier(self, semantics: int, mask: np.ndarray) -> None:
+        """An OpMemoryBarrier: its semantics wait for the workgroups' next control barrier."""
+        self.fences[self._groups(self.wg_index, len(self.fences), mask)] |= semantics
+
+    def control_barrier(self, scope: str, semantics: int, mask: np.ndarray) -> None:
+        """An OpControlBarrier executed by the invocations of `mask` (the barrier check passed)."""
+        wgs = self._groups(self.wg_index, len(self.fences), mask)
+        pending = self.fences[wgs]
+        sem = semantics | (int(np.bitwise_or.reduce(pending)) if len(pending) else 0)
+        self.clock += 1
+        for cls, bit in ((WORKGROUP, WORKGROUP_MEMORY), (BUFFER, UNIFORM_MEMORY)):
+            if not sem & bit:
+                continue
+            self.barriers[cls] = True
+            if scope == "Workgroup":
+                self.last_wg[cls][wgs] = self.clock
+                self.count_wg[cls][wgs] += 1
+            else:
+                self.last_sg[cls][self._groups(self.sg_global, len(self.last_sg[cls]), mask)] = self.clock
+        if scope == "Workgroup":
+            self.fences[wgs] = 0
+
+    # ---- checking ----------------------------------------------------------------------------------------
+    @staticmethod
+    def _unit(start: np.ndarray, width: int, count: int, step: int) -> int:
+        bits = int(np.bitwise_or.reduce(start)) if len(start) > 1 else int(start[0])
+        return min(MAX_UNIT, _lowbit(bits | width | (step if count > 1 else 0)))
+
+    def _wg_of(self, agents: np.ndarray) -> np.ndarray:
+        return self.wg_index[agents % self.N]
+
+    def _sg_of(self, agents: np.ndarray) -> np.ndarray:
+        """Subgroup of an agent; -1 for a workgroup-scope instance (only workgroup barriers order it)."""
+        return np.where(agents < 2 * self.N, self.sg_global[agents % self.N], -1)
+
+    def _unordered(self, cls: int, prev: np.ndarray, pstamp: np.ndarray, pwg: np.ndarray,
+                   cur: np.ndarray) -> np.ndarray:
+        """Of candidate pairs (an earlier access by prev, or by MANY agents of workgroup pwg, at pstamp; a current
+        one by cur, prev != cur), those that nothing orders."""
+        out = np.ones(len(prev), bool)
+        if not self.barriers[cls]:
+            return out
+        t = self.ev_clock[pstamp]
+        last_wg, last_sg = self.last_wg[cls], self.last_sg[cls]
+        # only an access older than some barrier can be ordered: the others need no lookups
+        j = np.flatnonzero(t < max(int(last_wg.max()), int(last_sg.max())))
+        if not len(j):
+            return out
+        t, p, c = t[j], prev[j], cur[j]
+        cwg = self._wg_of(c)
+        single = p >= 0
+        if cls == WORKGROUP:   # a unit of workgroup memory belongs to one workgroup's copy: always the same one
+            ordered = last_wg[cwg] > t
+        else:
+            wg_prev = np.where(single, self._wg_of(np.maximum(p, 0)), pwg[j])
+            ordered = (wg_prev == cwg) & (last_wg[cwg] > t)
+        rest = np.flatnonzero(~ordered & single)
+        if len(rest):   # a subgroup barrier orders one earlier access of the same subgroup
+            csg = self._sg_of(c[rest])
+            psg = self._sg_of(p[rest])
+            ordered[rest] = (psg == csg) & (csg >= 0) & (last_sg[np.maximum(csg, 0)] > t[rest])
+        out[j] = ~ordered
+        return out
+
+    def _units(self, sh: _Shadow, start: np.ndarray, width: int, count: int, step: int) -> np.ndarray:
+        g = sh.g
+        offs = np.arange(width // g, dtype=np.int64)
+        if count > 1:
+            offs = (np.arange(count, dtype=np.int64) * (step // g))[:, None] + offs[None, :]
+        offs = offs.reshape(-1)
+        q = start // g
+        return (q[:, None] + offs[None, :]).reshape(-1) if len(offs) > 1 else q
+
+    def _apply(self, sh: _Shadow, kind: str, start, agents, width, count, step, stamp: int) -> None:
+        if kind in (READ, WRITE) and start.shape[0] == agents.shape[0]:
+            if count == 1 and start.shape[0] * width >= _STRIDED_MIN * sh.g:
+                if self._strided(sh, kind, start, agents, width, stamp):
+                    return
+            elif start.shape[0] == 1 and step >= width and self._one_agent(sh, kind, start, agents, width, count,
+                                                                           step, stamp):
+                return
+        self._general(sh, kind, start, agents, width, count, step, stamp)
+
+    def _one_agent(self, sh: _Shadow, kind: str, start: np.ndarray, agents: np.ndarray, width: int, count: int,
+                   step: int, stamp: int) -> bool:
+        """One agent (a matrix load or store of the dispatch's one scope instance): its runs as a strided view."""
+        g = sh.g
+        q0, wu, d = int(start[0]) // g, width // g, step // g
+        return self._views(sh, kind, lambda a: np.lib.stride_tricks.as_strided(
+            a[q0:], (count, wu), (d * a.itemsize, a.itemsize)), agents[0], stamp)
+
+    def _strided(self, sh: _Shadow, kind: str, start: np.ndarray, agents: np.ndarray, width: int, stamp: int) -> bool:
+        """The common case, cheaply: agent i touches `width` bytes at start[i], the starts evenly spaced and at least
+        `width` apart (each invocation its own element), and nothing recorded there conflicts: the shadow as
+        strided views, no gathers. False (nothing done) sends the access to the general path."""
+        g = sh.g
+        m, k = width // g, start.shape[0]
+        q0 = int(start[0]) // g
+        d = int(start[1]) - int(start[0]) if k > 1 else width
+        if d % g or d < width:
+            return False
+        d //= g
+        if k > 2 and (int(start[-1]) - int(start[0]) != (k - 1) * d * g or (np.diff(start) != d * g).any()):
+            return False
+        if m == 1:
+            def view(a: np.ndarray) -> np.ndarray:
+                return a[q0:q0 + (k - 1) * d + 1:d]
+            return self._views(sh, kind, view, agents, stamp)
+
+        def view2(a: np.ndarray) -> np.ndarray:
+            return np.lib.stride_tricks.as_strided(a[q0:], (k, m), (d * a.itemsize, a.itemsize))
+        return self._views(sh, kind, view2, agents[:, None], stamp)
+
+    def _views(self, sh: _Shadow, kind: str, view, ag, stamp: int) -> bool:
+        """Check and record through views of the shadow that touch each unit once; False (nothing done) where an
+        earlier access by another agent is there: the general path then decides and reports."""
+        w, r = cast(_Side, sh.w), cast(_Side, sh.r)
+        pa = view(w.agent)
+        if not sh.fresh and not _clear(pa, ag):
+            return False
+        if kind == WRITE:
+            pr = view(r.agent)
+            if not _clear(pr, ag):
+                return False
+            pa[...] = ag
+            view(w.stamp)[...] = stamp
+            if sh.atomic is not None:
+                view(sh.atomic)[...] = False
+            return True
+        pr = view(r.agent)
+        if not _clear(pr, ag):
+            return False
+        pr[...] = ag
+        view(r.stamp)[...] = stamp
+        return True
+
+    def _general(self, sh: _Shadow, kind: str, start, agents, width, count, step, stamp: int) -> None:
+        uniform = start.shape[0] == 1 and agents.shape[0] > 1
+        idx = self._units(sh, start, width, count, step)
+        m = len(idx) // start.shape[0]
+        if uniform:
+            a0 = int(agents[0])
+            ag: np.ndarray = np.full(len(idx), a0, self.adt)
+        else:
+            ag = np.repeat(agents, m) if m > 1 else agents
+        w, r = cast(_Side, sh.w), cast(_Side, sh.r)
+        if sh.atomic is None and kind in (ATOMIC, ATOMIC_READ):
+            sh.atomic = np.zeros(len(w.agent), bool)
+        atomic = sh.atomic
+        # earlier writes (for an atomic, the plain ones)
+        pa = w.agent[idx]
+        same_event = None   # (positions, agents) written by this very instruction in an earlier call
+
+        # uniform: every agent touches these units, so any earlier access by another one may conflict
+        cand = pa != NONE if uniform else (pa != NONE) & (pa != ag)
+        if atomic is not None and kind in (ATOMIC, ATOMIC_READ):
+            cand &= ~atomic[idx]
+        if cand.any():
+            self._conflicts(sh, w, idx, ag, cand, pa, agents if uniform else None, kind, "write")
+            j = np.flatnonzero(cand)
+            j = j[w.stamp[idx[j]] == stamp]
+            if len(j):
+                same_event = (j, pa[j])
+        if kind in (WRITE, ATOMIC):   # earlier reads
+            ra = r.agent[idx]
+            cand = (ra != NONE) & (ra != ag) if not uniform else ra != NONE
+            if cand.any():
+                self._conflicts(sh, r, idx, ag, cand, ra, agents if uniform else None, kind, "read")
+        if kind == ATOMIC_READ:
+            return
+        side = r if kind == READ else w
+        if kind == WRITE and uniform:   # several invocations store to the same bytes: a race among them
+            self._report(sh, self.current, idx, a0, int(agents[1]), ("write", "write"))
+        if kind == WRITE:
+            side.agent[idx] = ag
+            side.stamp[idx] = stamp
+            if atomic is not None:
+                atomic[idx] = False
+            if not uniform:
+                got = side.agent[idx]
+                dup = got != ag
+                if dup.any():   # several agents of this instruction store to one unit: a race among them
+                    u, lo, hi = _extremes(idx, ag, idx[dup])
+                    side.agent[u] = hi   # the same agent whatever order the access listed them in
+                    self._report_pairs(sh, stamp, u, lo, hi, ("write", "write"))
+            if same_event is not None:   # ... and whatever calls it came in (tile and element parts)
+                j, prev = same_event
+                np.maximum.at(side.agent, idx[j], prev.astype(side.agent.dtype))
+            return
+        # reads and atomic writes: several agents per unit become MANY
+        old = side.agent[idx]
+        keep = (old != NONE) & (old != ag)
+        if atomic is not None and kind == ATOMIC:
+            keep &= atomic[idx]   # atomics by other agents stay (unordered with a later plain access)
+        if keep.any() and self.barriers[sh.cls]:
+            j = np.flatnonzero(keep)
+            keep[j] = self._unordered(sh.cls, old[j], side.stamp[idx[j]], side.wg[idx[j]], ag[j])
+        new = np.where(keep, MANY, ag)
+        wg_new = None
+        if keep.any():
+            j = np.flatnonzero(keep)
+            pw = np.where(old[j] >= 0, self._wg_of(np.maximum(old[j], 0)), side.wg[idx[j]])
+            wg_new = (j, np.where(pw == self._wg_of(ag[j]), pw, MANY))
+            single = old[j] >= 0
+            was = np.where(single, old[j], side.other[idx[j]])
+            side.other[idx[j]] = np.minimum(was, ag[j])   # one of them: the lowest, whatever the order
+        side.agent[idx] = new
+        side.stamp[idx] = stamp
+        if atomic is not None and kind == ATOMIC:
+            atomic[idx] = True
+        if wg_new is not None:
+            side.wg[idx[wg_new[0]]] = wg_new[1]
+        if uniform:
+            wgs = self._wg_of(agents)
+            side.agent[idx] = MANY
+            side.wg[idx] = int(wgs[0]) if (wgs == wgs[0]).all() else MANY
+            side.other[idx] = agents[1]
+            return
+        got = side.agent[idx]
+        dup = (got != new) & (new != MANY)
+        if dup.any():   # several agents of this instruction on one unit
+            u, lo, hi = _extremes(idx, ag, idx[dup])
+            side.agent[u] = MANY
+            side.other[u] = lo
+            wl, wh = self._wg_of(lo), self._wg_of(hi)
+            side.wg[u] = np.where(wl == wh, wl, MANY)
+
+    def _conflicts(self, sh: _Shadow, side: _Side, idx, ag, cand, prev, uniform_agents, kind: str, pkind: str):
+        j = np.flatnonzero(cand)
+        u = idx[j]
+        p = prev[j]
+        cur = ag[j]
+        if uniform_agents is not None:   # pick, per unit, an agent of the instruction other than the earlier one,
+            a = uniform_agents            # in another workgroup where there is one
+            wg_a = self._wg_of(a)
+            other = a[np.flatnonzero(wg_a != wg_a[0])[:1]]
+            alt = int(other[0]) if len(other) else int(a[1])
+            pw = np.where(p >= 0, self._wg_of(np.maximum(p, 0)), side.wg[u])
+            cur = np.where((p == a[0]) | ((pw == wg_a[0]) & bool(len(other))), alt, a[0])
+        ps = side.stamp[u]
+        bad = self._unordered(sh.cls, p, ps, side.wg[u], cur)
+        if not bad.any():
+            return
+        k = np.flatnonzero(bad)
+        many = p[k] == MANY
+        pw = np.where(many, side.wg[u[k]], self._wg_of(np.maximum(p[k], 0)))
+        self._report_pairs(sh, ps[k], u[k], p[k], cur[k], (pkind, kind), np.where(many, side.other[u[k]], p[k]), pw)
+
+    def _report_pairs(self, sh, pstamp, units, a, b, kinds, example=None, awg=None) -> None:
+        """Conflicts at units between earlier accesses (agents a, stamps pstamp; for MANY one of them in example,
+        their workgroup in awg) and the current one (agents b)."""
+        pstamp = np.broadcast_to(np.asarray(pstamp, np.int64), units.shape)
+        pinst = self.ev_inst[pstamp]
+        a = np.broadcast_to(np.asarray(a), units.shape)
+        b = np.broadcast_to(np.asarray(b), units.shape)
+        for i in np.unique(pinst):
+            sel = np.flatnonzero(pinst == i)
+            # the example: the lowest byte, then the lowest agents (the same whatever order the accesses came in)
+            k0 = sel[np.lexsort((b[sel], a[sel], units[sel]))[0]]
+            self._report(sh, int(i), units[sel], int(a[k0]), int(b[k0]), kinds,
+                         None if example is None else int(example[k0]), None if awg is None else int(awg[k0]),
+                         int(units[k0]))
+
+    def _report(self, sh: _Shadow, inst_a: int, units: np.ndarray, a: int, b: int, kinds,
+                example: int | None = None, awg: int | None = None, unit: int | None = None) -> None:
+        key = (id(sh.mem), inst_a, self.current)
+        race = self.races.get(key)
+        g = sh.g
+        byts = (np.asarray(units, np.int64)[:, None] * g + np.arange(g)).reshape(-1)
+        unit = int(np.min(units)) if unit is None else unit
+        if inst_a == self.current and kinds[0] == kinds[1] and 0 <= b < a:
+            a, b = b, a   # two agents of one instruction: in order, whichever call saw which first
+        rank = (unit * g, a, b)   # the example is the lowest byte, then the lowest agents, of all the calls
+        if race is None or rank < race.rank:
+            wa, wb = (int(x) for x in self._wg_of(np.array([max(a, 0), b])))
+            cross = (awg if awg is not None else wa) != wb   # awg MANY: readers in several workgroups
+            if a == MANY and example is not None and example != b:
+                a = -3 - example   # several, among them `example` (for the message)
+            old = race
+            race = self.races[key] = _Race(sh.mem, inst_a, self.current, kinds, unit * g, (a, b), cross)
+            race.interval = int(self.count_wg[sh.cls][wb])
+            race.cls = sh.cls
+            race.rank = rank
+            if old is not None:
+                race.bytes = old.bytes
+        race.bytes = np.union1d(race.bytes, byts)
+
+    # ---- the report --------------------------------------------------------------------------------------
+    def diagnostics(self) -> list[Diagnostic]:
+        """One error (rule interp.race) per pair of instructions and memory, in program order."""
+        return [self._diagnostic(r) for r in sorted(self.races.values(), key=lambda r: (r.second, r.first,
+                                                                                          r.mem.name))]
+
+    def _agent(self, a: int) -> str:
+        if a == MANY:
+            return "several invocations"
+        if a <= -3:
+            return "several invocations, among them " + self._agent(-3 - a)
+        lane, kind = a % self.N, a // self.N
+        info = self.ex.lane_info(lane) if self.ex.lane_info else f"#{lane}"
+        return ("invocation ", "the subgroup of invocation ", "the workgroup of invocation ")[kind] + info
+
+    def _place(self, inst: Instruction) -> str:
+        prog = self.ex.prog
+        if inst.span is not None and inst.span.line:
+            where = f"{prog.source}:{inst.span.line}:{inst.span.col}"
+        else:
+            where = f"{prog.source}: instruction {inst.index}"
+        hl = prog.source_note(inst)
+        return f"{inst.opname} at {where}" + (f" ({hl})" if hl else "")
+
+    def _diagnostic(self, race: _Race) -> Diagnostic:
+        mem = race.mem
+        first, second = self.insts[race.first], self.insts[race.second]
+        a, b = race.agents
+        if mem.storage == "Workgroup" and mem.copies > 1:
+            where = f"byte offset {race.offset % mem.region} (workgroup {race.offset // mem.region}'s copy)"
+        else:
+            where = f"byte offset {race.offset}"
+        n = len(race.bytes)
+        same = race.first == race.second
+        what = (f"{second.opname} ({race.kinds[1]}) by {self._agent(b)} and by {self._agent(a)}" if same else
+                f"{first.opname} ({race.kinds[0]}) by {self._agent(a)} and {second.opname} ({race.kinds[1]}) by "
+                f"{self._agent(b)}")
+        message = (f"data race on '{mem.name}' ({mem.storage}) at {where}: {what}, with nothing ordering them; "
+                   f"{n} conflicting byte{'s' if n != 1 else ''}")
+        notes: list[Note] = []
+        span, source = self.ex.where(second, notes)
+        if not same:
+            notes.append(Note(f"the other access: {self._place(first)}"))
+        if race.cross:
+            notes.append(Note("the invocations are in different workgroups, which nothing in a dispatch orders "
+                              "(use atomics, or split the work into separate dispatches)"))
+        else:
+            sem = "WorkgroupMemory" if race.cls == WORKGROUP else "UniformMemory"
+            k = race.interval
+            wg = int(self._wg_of(np.array([b]))[0])
+            when = "before its first barrier" if k == 0 else f"after its barrier number {k}"
+            glsl = "memoryBarrierBuffer(); barrier();" if race.cls == BUFFER else "barrier();"
+            notes.append(Note(f"both in barrier interval {k} of workgroup {wg} ({when}): no OpControlBarrier with "
+                              f"Workgroup execution scope and {sem} semantics between them (GLSL: {glsl})"))
+        return Diagnostic("error", message, span, rule="interp.race", notes=notes, source=source)
+
+
+def pointer_access(rec: Recorder, kind: str, ptr, t, mask: np.ndarray, inst: Instruction,
+                   width: int | None = None) -> None:
+    """An OpLoad/OpStore/OpCopyMemory/atomic's access through `ptr` to a value of type t (the pointee), or to
+    `width` bytes (OpCopyMemorySized)."""
+    local, agents = rec.active(mask)
+    off = np.asarray(ptr.off, np.int64)
+    if off.shape[0] > 1 and local is not None:
+        off = off[local]
+    vstride = getattr(ptr, "vstride", None)
+    if width is not None:
+        rec.access(kind, ptr.mem, off, agents, inst, width)
+    elif t.kind == "vector" and vstride:
+        rec.access(kind, ptr.mem, off, agents, inst, t.scalar_size(), t.count, vstride)
+    else:
+        rec.access(kind, ptr.mem, off, agents, inst, max(t.size(), 1) if t.kind != "pointer" else 8)

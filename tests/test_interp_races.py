@@ -1,0 +1,239 @@
+"""The race detector (interp/races.py, issue 23): racy GLSL kernels reported with both instructions, their
+race-free twins (tests/glsl/races/) not reported, on by default in run(), `spvcoop run` and the pytest fixture."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from spvcoop.core.diagnostics import SpvError
+from spvcoop.core.reference_tools import find_tool
+
+GLSL = Path(__file__).parent / "glsl" / "races"
+pytestmark = pytest.mark.skipif(find_tool("glslangValidator") is None, reason="glslangValidator not installed")
+
+f32 = np.arange(256, dtype=np.float32)
+CASES = {   # name -> dispatch, buffers
+    "neighbour": ((2, 1, 1), {(0, 0): f32[:128], (0, 1): np.zeros(128, np.float32)}),
+    "one_word": ((2, 1, 1), {(0, 0): np.zeros(64, np.uint32)}),
+    "double_buffer": ((1, 1, 1), {(0, 0): f32[:128], (0, 1): np.zeros(32, np.float32)}),
+    "histogram": ((2, 1, 1), {(0, 0): np.arange(128, dtype=np.uint32), (0, 1): np.zeros(4, np.uint32)}),
+    "coopmat_tile": ((1, 1, 1), {(0, 0): f32, (0, 1): np.zeros(256, np.float32)}),
+}
+# the GLSL lines of the two racing instructions (first reported race), the memory, the kind of ordering
+EXPECTED = {
+    "neighbour": (12, 10, "'s' (Workgroup)", "barrier interval 0"),
+    "one_word": (7, 7, "'flag' (Workgroup)", "barrier interval 0"),
+    "double_buffer": (17, 18, "'buf' (Workgroup)", "barrier interval 1"),
+    "histogram": (8, 8, "'Hist' (StorageBuffer)", "different workgroups"),
+    "coopmat_tile": (16, 13, "'tile' (Workgroup)", "barrier interval 0"),
+}
+
+
+def _run(name: str, **kw):
+    from spvcoop.interp import run
+    dispatch, buffers = CASES[name.rsplit("_", 1)[0]]
+    return run(GLSL / f"{name}.comp", dispatch=dispatch, buffers={k: v.copy() for k, v in buffers.items()}, **kw)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_racy_kernel_reported_with_both_instructions(name):
+    with pytest.raises(SpvError) as ei:
+        _run(f"{name}_racy")
+    races = [d for d in ei.value.diagnostics if d.rule == "interp.race"]
+    assert races and all(d.severity == "error" for d in races)
+    d = races[0]
+    line, other, memory, interval = EXPECTED[name]
+    assert d.span.line == line and d.source.endswith(f"{name}_racy.comp")
+    text = d.message + "\n" + "\n".join(n.message for n in d.notes)
+    assert memory in d.message and interval in text and "conflicting byte" in d.message
+    if other != line:
+        assert f"{name}_racy.comp:{other}:" in text   # the other instruction, with its source line
+    assert d.message.count("invocation") >= 2    # both invocations (or the subgroup) named
+    # one report per pair of instructions, not per element
+    keys = [(x.span.line, x.message.split(" by ")[0], x.notes[-2].message if len(x.notes) > 1 else "") for x in races]
+    assert len(keys) == len(set(keys))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_race_free_twin_not_reported(name):
+    res = _run(f"{name}_fixed", races=True)   # on by default; said here so that the test checks the detector ran
+    assert not [d for d in res.diagnostics if d.rule == "interp.race"]
+
+
+def test_twin_results():
+    x = f32[:128]
+    assert np.array_equal(_run("neighbour_fixed")[(0, 1)], np.roll(x.reshape(2, 64), -1, axis=1).reshape(-1))
+    assert _run("histogram_fixed")[(0, 1)].tolist() == [32, 32, 32, 32]
+    assert np.array_equal(_run("coopmat_tile_fixed")[(0, 1)], f32)
+    assert _run("one_word_fixed")[(0, 0)].tolist() == [1] * 32 + [2] * 32
+
+
+def test_option_turns_it_off():
+    # the lockstep interpreter gives the racy histogram a plausible answer: exactly what the detector is for
+    assert _run("histogram_racy", races=False)[(0, 1)].tolist() == [1, 1, 1, 1]
+
+
+def test_counts_and_pairs():
+    with pytest.raises(SpvError) as ei:
+        _run("neighbour_racy")
+    (d,) = [x for x in ei.value.diagnostics if x.rule == "interp.race"]
+    assert "512 conflicting bytes" in d.message   # 64 words x 4 bytes x 2 workgroups: every element, one report
+    with pytest.raises(SpvError) as ei:
+        _run("double_buffer_racy")
+    assert len([x for x in ei.value.diagnostics if x.rule == "interp.race"]) == 2   # load->store, store->load
+
+
+def test_fixture_reports_races(spvcoop_run):
+    with pytest.raises(SpvError, match="data race"):
+        spvcoop_run(str(GLSL / "neighbour_racy.comp"), dispatch=(1, 1, 1),
+                    buffers={(0, 0): f32[:64], (0, 1): np.zeros(64, np.float32)})
+    spvcoop_run(str(GLSL / "neighbour_racy.comp"), dispatch=(1, 1, 1), races=False,
+                buffers={(0, 0): f32[:64], (0, 1): np.zeros(64, np.float32)})
+
+
+def test_cli_exit_status(tmp_path, capsys):
+    from spvcoop.cli import main
+    np.save(tmp_path / "x.npy", np.arange(128, dtype=np.uint32))
+    (tmp_path / "histogram_racy.comp").write_text((GLSL / "histogram_racy.comp").read_text())
+    (tmp_path / "run.yaml").write_text("shader: histogram_racy.comp\ndispatch: [2, 1, 1]\nbuffers:\n"
+                                       "  x: {file: x.npy}\n  hist: {zeros: 4, dtype: uint32}\n")
+    args = ["run", str(tmp_path / "run.yaml"), "-q"]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "error[interp.race]" in err and "histogram_racy.comp:8:" in err and "Traceback" not in err
+    assert main(args + ["--no-races"]) == 0
+
+
+def test_memory_barrier_alone_orders_nothing(spvcoop_run):
+    """memoryBarrierShared() without barrier(): a fence, no execution barrier -- still a race; the fence
+    followed by barrier() orders (its semantics join the control barrier's)."""
+    src = """#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer Out { float y[]; };
+shared float s[32];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    s[l] = float(l);
+    memoryBarrierShared();
+    %s
+    y[l] = s[31 - l];
+}"""
+    with pytest.raises(SpvError, match="data race on 's'"):
+        spvcoop_run(src % "", buffers={(0, 0): np.zeros(32, np.float32)})
+    spvcoop_run(src % "barrier();", buffers={(0, 0): np.zeros(32, np.float32)}, races=True)
+
+
+def test_buffer_needs_buffer_semantics(spvcoop_run):
+    """Within a workgroup, a storage buffer is ordered by a barrier with UniformMemory semantics
+    (memoryBarrierBuffer(); barrier();), not by barrier() alone (WorkgroupMemory)."""
+    src = """#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer Out { float y[32]; float z[]; };
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    y[l] = float(l);
+    %s
+    barrier();
+    z[l] = y[31 - l];
+}"""
+    with pytest.raises(SpvError, match="data race on 'Out'") as ei:
+        spvcoop_run(src % "", buffers={(0, 0): np.zeros(64, np.float32)})
+    assert "UniformMemory semantics" in ei.value.diagnostics[0].notes[-1].message
+    res = spvcoop_run(src % "memoryBarrierBuffer();", buffers={(0, 0): np.zeros(64, np.float32)}, races=True)
+    assert res[(0, 0)][32:].tolist() == list(range(31, -1, -1))
+
+
+SUBGROUP = """#version 450
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) buffer Out { uint y[]; };
+shared uint s[64];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    s[l] = l;
+    %s
+    y[l] = s[%s];
+}"""
+
+
+@pytest.mark.parametrize("sync, index, racy", [
+    ("subgroupBarrier();", "l ^ 1", False),                 # a subgroup barrier orders its own subgroup
+    ("subgroupBarrier();", "(l + 32) % 64", True),          # ... not another subgroup (32 invocations each)
+    ("subgroupBallot(true);", "l ^ 1", True),               # a subgroup operation orders nothing
+    ("barrier();", "(l + 32) % 64", False),
+])
+def test_subgroup_barriers(spvcoop_run, sync, index, racy):
+    def go():
+        return spvcoop_run(SUBGROUP % (sync, index), buffers={(0, 0): np.zeros(64, np.uint32)}, subgroup_size=32,
+                           races=True)
+    if racy:
+        with pytest.raises(SpvError, match="data race on 's'"):
+            go()
+    else:
+        res = go()
+        x = np.arange(64)
+        assert res[(0, 0)].tolist() == (x ^ 1 if index == "l ^ 1" else (x + 32) % 64).tolist()
+
+
+def test_atomic_then_plain_read_races(spvcoop_run):
+    """Atomics never race with atomics, but a plain read of what other invocations update atomically does,
+    unless a barrier orders it."""
+    src = """#version 450
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer Out { uint count; uint y[]; };
+void main() {
+    atomicAdd(count, 1);
+    %s
+    y[gl_LocalInvocationID.x] = count;
+}"""
+    with pytest.raises(SpvError, match="data race on 'Out'") as ei:
+        spvcoop_run(src % "", buffers={(0, 0): np.zeros(33, np.uint32)})
+    assert "OpAtomicIAdd (write)" in ei.value.diagnostics[0].message
+    res = spvcoop_run(src % "memoryBarrierBuffer(); barrier();", buffers={(0, 0): np.zeros(33, np.uint32)},
+                      races=True)
+    assert res[(0, 0)].tolist() == [32] * 33
+
+
+def test_run_spec_key_turns_it_off(tmp_path):
+    from spvcoop.cli import main
+    root = Path(__file__).resolve().parent.parent / "samples" / "races"
+    for f in ("racy.spvasm", "racy.yaml"):
+        (tmp_path / f).write_text((root / f).read_text())
+    assert main(["run", str(tmp_path / "racy.yaml"), "-q"]) == 1
+    (tmp_path / "racy.yaml").write_text((root / "racy.yaml").read_text() + "races: false\n")
+    assert main(["run", str(tmp_path / "racy.yaml"), "-q"]) == 0
+
+
+def test_matrix_and_tensor_stores_of_two_workgroups_race():
+    """tests/data/coopmat2/loadtensor.spvasm stores its matrices to fixed places: one workgroup is fine (its
+    tests), two race on every store -- KHR matrix stores and SPV_NV_cooperative_matrix2 tensor stores alike, each
+    an access by its subgroup as a whole."""
+    import spvcoop
+    f32 = np.float32
+    kernel = Path(__file__).parent / "data" / "coopmat2" / "loadtensor.spvasm"
+    bufs = {0: np.arange(143, dtype=f32), **{i: np.zeros(512, f32) for i in range(1, 6)}, 6: np.zeros(256, f32),
+            7: np.arange(256, dtype=f32), 8: np.zeros(143, f32), 9: np.zeros(143, f32),
+            10: np.zeros(143, np.float16), 11: np.zeros(256, np.float16)}
+    with pytest.raises(SpvError) as ei:
+        spvcoop.run(str(kernel), dispatch=(2, 1, 1), buffers=bufs)
+    races = [d for d in ei.value.diagnostics if d.rule == "interp.race"]
+    ops = {d.message.split(": ", 1)[1].split(" (write)")[0] for d in races}
+    assert ops == {"OpCooperativeMatrixStoreKHR", "OpCooperativeMatrixStoreTensorNV"}
+    assert all("by the subgroup of invocation #0 " in d.message and "by the subgroup of invocation #32 " in d.message
+               and "different workgroups" in d.notes[-1].message for d in races)
+    spvcoop.run(str(kernel), dispatch=(1, 1, 1), buffers=bufs, races=True)
+
+
+def test_shadow_memory_counts_against_the_budget():
+    """The race detector's shadow memory is checked against max_memory before it is allocated, and the error says
+    how to run without it."""
+    from spvcoop.interp import run
+    dispatch, buffers = CASES["neighbour"]
+    with pytest.raises(SpvError, match="race detector's shadow of 's'.*--no-races"):
+        run(GLSL / "neighbour_fixed.comp", dispatch=(64, 1, 1), max_memory=880_000,
+            buffers={(0, 0): np.zeros(4096, np.float32), (0, 1): np.zeros(4096, np.float32)})
+    run(GLSL / "neighbour_fixed.comp", dispatch=(64, 1, 1), max_memory=880_000, races=False,
+        buffers={(0, 0): np.zeros(4096, np.float32), (0, 1): np.zeros(4096, np.float32)})
