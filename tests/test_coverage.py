@@ -124,3 +124,19 @@ def test_the_pytest_plugin_adds_every_run_of_a_session(tmp_path):
     da, brda = files[LOOP_COMP]["DA"], files[LOOP_COMP]["BRDA"]
     assert da[6] == 3 * 24 and da[21] == 8 and da[22] == 1     # the third run takes v[i] > 1000, i == 3 once
     assert brda[(21, 0, 0)] == 1 and brda[(21, 0, 1)] == 7
+
+
+def test_source_paths_are_absolute_and_old_relative_records_merge(tmp_path, monkeypatch):
+    """lcov's genhtml changes into its output directory before it reads the sources: with a relative SF: path
+    (a spec named relative to the working directory) it stopped with 'cannot read tests/data/debug/loop.comp'.
+    Paths are written absolute, as geninfo writes them, and a record read with a relative path is the same file."""
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "cov.info"
+    assert main(["run", "tests/data/debug/run.yaml", "-q", "--coverage", str(out)]) == 0
+    text = out.read_text()
+    sf = [ln[3:] for ln in text.splitlines() if ln.startswith("SF:")]
+    assert sf == [LOOP_COMP] and Path(sf[0]).is_absolute() and Path(sf[0]).exists()
+    out.write_text(text.replace(f"SF:{LOOP_COMP}", "SF:tests/data/debug/loop.comp"))   # as written before
+    assert main(["run", "tests/data/debug/run.yaml", "-q", "--coverage", str(out)]) == 0
+    files = parse_checked(out.read_text())
+    assert list(files) == [LOOP_COMP] and files[LOOP_COMP]["DA"][6] == 48

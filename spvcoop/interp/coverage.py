@@ -19,6 +19,8 @@ the module's own assembly text.
 """
 from __future__ import annotations
 
+import os
+
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -105,8 +107,8 @@ def parse(text: str, source: str) -> Tracefile:
         def bad(what: str, col: int = 1, line: int = i) -> InputError:
             return InputError(Diagnostic("error", f"not an lcov tracefile: {what}", Span(line, col), source=source))
         if key == "SF":
-            current = value
-            t.lines.setdefault(value, {})
+            current = os.path.abspath(value)   # a record written with a relative path merges with ours
+            t.lines.setdefault(current, {})
             continue
         if key == "end_of_record":
             current = None
@@ -177,7 +179,9 @@ class Coverage(Observer):
         branch_keys: dict[int, tuple[str, list[tuple[int, int, int]], list[int]]] = {}
         var_lines: dict[int, list[Line]] = {}
         per_line: dict[Line, int] = {}
-        self._files = {f: source_path(f, prog.source) for f in {ln[0] for ln in prog.lines.values()}}
+        # absolute, as geninfo writes them: genhtml changes into its output directory before it reads the
+        # sources, so a relative SF: was looked up there (checked with lcov's genhtml)
+        self._files = {f: os.path.abspath(source_path(f, prog.source)) for f in {ln[0] for ln in prog.lines.values()}}
         fn_names: dict[int, tuple[str, str, int]] = {}
         for fn in prog.functions.values():
             first = next((ln for ln in _distinct(prog, [fn.inst, *fn.variables], self._files)), None)
