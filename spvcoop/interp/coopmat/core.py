@@ -248,13 +248,18 @@ class CoopMat:
 
     After OpCompositeInsert the value may be held per invocation instead (`pl`, shape (G, S, L)) until the
     logical matrix is needed: replicated copies of an element (layouts that hold an element in two slots)
-    may then disagree for a while, and only reading the whole matrix back with disagreeing copies is an error."""
-    __slots__ = ("info", "_data", "pl")
+    may then disagree for a while, and only reading the whole matrix back with disagreeing copies is an error.
 
-    def __init__(self, info: CoopInfo, data: np.ndarray | None = None, pl: np.ndarray | None = None):
+    `shared` (set by loads whose scope instances read the same tiles, coopmat/memory.py): (tiles, index) with
+    data == tiles[index], so that MulAdd widens each distinct f16 tile once, not once per instance."""
+    __slots__ = ("info", "_data", "pl", "shared")
+
+    def __init__(self, info: CoopInfo, data: np.ndarray | None = None, pl: np.ndarray | None = None,
+                 shared: tuple[np.ndarray, np.ndarray] | None = None):
         self.info = info
         self._data = data
         self.pl = pl
+        self.shared = shared
 
     @property
     def data(self) -> np.ndarray:

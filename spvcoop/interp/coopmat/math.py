@@ -52,6 +52,15 @@ def _widen(x: np.ndarray, acc) -> np.ndarray:
     return x.astype(acc, copy=False)
 
 
+def _widen_mat(m: CoopMat, acc) -> np.ndarray:
+    """m.data as `acc`; a loaded f16 matrix whose scope instances share tiles (CoopMat.shared): each distinct tile
+    widened once and copied to the instances (the same values: widening is exact)."""
+    if m.shared is not None and acc is np.float32 and m.data.dtype == np.float16:
+        tiles, index = m.shared
+        return np.take(_widen(tiles, acc), index, axis=0)
+    return _widen(m.data, acc)
+
+
 @OPS.op("OpCooperativeMatrixMulAddNV", "OpCooperativeMatrixMulAddKHR")
 def muladd(ex, frame, inst, mask):
     ops = inst.operands
@@ -76,7 +85,7 @@ def muladd(ex, frame, inst, mask):
                                                           _input_format(b.info)), truncate=True))
     if rdt.kind == "f" or A.dtype.kind == "f":
         acc = np.float64 if np.float64 in (A.dtype, B.dtype, C.dtype, rdt) else np.float32
-        D = np.matmul(_widen(A, acc), _widen(B, acc))
+        D = np.matmul(_widen_mat(a, acc), _widen_mat(b, acc))
         D += C.astype(acc, copy=False)
         return CoopMat(info, info.rounded(D.astype(rdt, copy=False)))
     if inst.opname.endswith("NV"):

@@ -159,6 +159,25 @@ def _window(data: np.ndarray, info: CoopInfo, geo: Geometry, idx: slice | np.nda
     return win, starts // E
 
 
+# Scope instances from which a load looks for repeated tiles (a whole-dispatch GEMM's workgroups read each A and
+# B tile many times): below it np.unique costs more than the gather it saves.
+SHARED_MIN = 64
+
+
+def _gather_shared(data: np.ndarray, info: CoopInfo, geo: Geometry, start: np.ndarray):
+    """(values (g, rows, cols), (tiles, index) or None) of a load of every scope instance from one memory: where
+    instances read the same tiles, each distinct tile is read once and copied to the instances that share it,
+    and the tiles go with the values (CoopMat.shared) for MulAdd to widen once."""
+    if len(start) >= SHARED_MIN:
+        w = _window(data, info, geo, slice(None))
+        if w is not None:
+            uniq, index = np.unique(w[1], return_inverse=True)
+            if 2 * len(uniq) <= len(index):
+                tiles = info.from_storage(w[0][uniq].view(info.storage_dtype))
+                return np.take(tiles, index.reshape(-1), axis=0), (tiles, index.reshape(-1))
+    return _gather(data, info, geo, start, slice(None)), None
+
+
 def _gather(data: np.ndarray, info: CoopInfo, geo: Geometry, start: np.ndarray, idx) -> np.ndarray:
     g = Geometry(start[idx], geo.pitch[idx], geo.col_major[idx], geo.base[idx])
     w = _window(data, info, g, slice(None))
@@ -276,12 +295,15 @@ def coop_load(ex, frame, inst, mask):
     mems, start = _locate(ptr, info, geo, groups, "load")
     if ex.races is not None:
         _races(ex, inst, info, ptr, geo, mask, READ)
-    if mems is None:
+    shared = None
+    if mems is None and ex.fast_blocks and len(groups) == info.num_groups:
+        vals, shared = _gather_shared(ptr.mem.data, info, Geometry(start, geo.pitch, geo.col_major, geo.base), start)
+    elif mems is None:
         vals = _gather(ptr.mem.data, info, geo, start, slice(None))
     else:
         vals = np.stack([_gather(m.data, info, geo, start, [j])[0] for j, m in enumerate(mems)])
     if len(groups) == info.num_groups:
-        return CoopMat(info, vals)
+        return CoopMat(info, vals, shared=shared)
     out = np.zeros((info.num_groups, info.rows, info.cols), info.dtype)
     out[groups] = vals
     return CoopMat(info, out)
