@@ -346,3 +346,32 @@ def test_progress_is_reported_at_the_same_steps(monkeypatch) -> None:
     # one report per 1024 steps, each within one loop trip of its multiple
     assert [s // 1024 for s in fast] == list(range(1, len(fast) + 1))
     assert all(s % 1024 < 64 for s in fast)
+
+
+def test_whole_dispatch_gemm_widens_each_shared_tile_once(monkeypatch) -> None:
+    """The KHR GEMM over (n/16)^2 workgroups: each A and B tile is read by n/16 workgroups; with the fast path
+    (coopmat/memory.py's shared loads) MulAdd widens each distinct f16 tile once, and the result is the plain
+    path's, bit for bit."""
+    from spvcoop.interp.coopmat import math as coop_math
+    n = 128
+    rng = np.random.default_rng(26)
+    a, b = rng.standard_normal((2, n, n)).astype(np.float16)
+    module = load_shader(str(ROOT / "samples" / "coopmat" / "khr_gemm" / "gemm.spvasm"))
+    widened: list[int] = []
+    real = coop_math._widen
+
+    def counting(x, acc):
+        widened.append(x.shape[0])
+        return real(x, acc)
+    monkeypatch.setattr(coop_math, "_widen", counting)
+
+    def once():
+        widened.clear()
+        res = run(module, dispatch=(n // 16, n // 16, 1), spec_constants={0: n, 1: n},
+                  buffers={"a": a, "b": b, "c0": np.zeros((n, n), np.float32), "c": np.zeros(n * n, np.float32)})
+        return bytes(np.asarray(res.buffers["c"]).view(np.uint8)), sorted(set(widened))
+    (fast, fast_sizes), (plain, plain_sizes) = _both(monkeypatch, once)
+    assert fast == plain
+    assert fast_sizes == [n // 16] and plain_sizes == [(n // 16) ** 2]
+    want = a.astype(np.float32) @ b.astype(np.float32)
+    np.testing.assert_allclose(np.frombuffer(fast, np.float32).reshape(n, n), want, rtol=1e-5, atol=1e-4)
