@@ -195,8 +195,9 @@ def load_tensor(ex, frame, inst, mask):
     acc = _prepare(ex, frame, inst, mask, info, False)
     if acc is None:
         return CoopMat(info, np.zeros((info.num_groups, info.rows, info.cols), info.dtype))
+    shared = None
     if acc.tiles is not None:
-        vals = _load_tiles(acc, acc.tiles, info, obj)
+        vals, shared = _load_tiles(acc, acc.tiles, info, obj)
     else:
         a = acc.a
         assert a is not None
@@ -210,7 +211,7 @@ def load_tensor(ex, frame, inst, mask):
         _races(ex, inst, info, acc, READ)
     _keeps_undefined(ex, frame, inst, info, acc, mask)
     if len(acc.groups) == info.num_groups:
-        return CoopMat(info, vals)
+        return CoopMat(info, vals, shared=shared)
     out = np.array(obj.full(), dtype=info.dtype)
     out[acc.groups] = vals
     return CoopMat(info, out)
@@ -235,11 +236,16 @@ def _values(info: CoopInfo, bits: np.ndarray) -> np.ndarray:
     return info.from_storage(bits.view(info.storage_dtype))
 
 
-def _load_tiles(acc: _Access, t: fast.Tiles, info: CoopInfo, obj) -> np.ndarray:
-    """(g, R, C) what the load gives, interior tiles gathered whole, edge instances per element."""
+def _load_tiles(acc: _Access, t: fast.Tiles, info: CoopInfo, obj):
+    """((g, R, C) what the load gives, interior tiles gathered whole, edge instances per element; (tiles, index)
+    for CoopMat.shared when every instance is interior and they share tiles, else None)."""
     flat = _flat(acc.where.mems[0], info)
     if len(t.interior) == len(acc.groups) and t.inside is None:   # every element read: Object is not needed
-        return np.array(_values(info, fast.gather(t, flat)), dtype=info.dtype)
+        sh = fast.gather_shared(t, flat)
+        if sh is not None:
+            tiles = np.array(_values(info, sh[0]), dtype=info.dtype)
+            return np.take(tiles, sh[1], axis=0), (tiles, sh[1])
+        return np.array(_values(info, fast.gather(t, flat)), dtype=info.dtype), None
     vals = np.array(obj.full()[acc.groups], dtype=info.dtype)
     if len(t.interior):
         got = _values(info, fast.gather(t, flat))
@@ -256,7 +262,7 @@ def _load_tiles(acc: _Access, t: fast.Tiles, info: CoopInfo, obj) -> np.ndarray:
         sub[ea.access] = _gather(acc.where.sub(t.edge), info, ea)
         _clamped(info, ea, sub, acc.layout["clamp_value"][t.edge])
         vals[t.edge] = sub
-    return vals
+    return vals, None
 
 
 def _kept(acc: _Access, info: CoopInfo) -> np.ndarray:

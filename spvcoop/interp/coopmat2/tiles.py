@@ -18,7 +18,7 @@ tests/test_interp_tensor_fast.py compares the two.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -220,6 +220,23 @@ def gather(t: Tiles, flat: np.ndarray) -> np.ndarray:
     (length, step), idx, transposed = how
     out = _window(flat, length, step)[idx]
     return out.transpose(0, 2, 1) if transposed else out
+
+
+# Interior instances from which a load looks for repeated tiles (the workgroups of a GEMM's row or column read
+# the same A or B tile): below it np.unique costs more than the gather it saves.
+SHARED_MIN = 16
+
+
+def gather_shared(t: Tiles, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(tiles, index) with gather(t, flat) == tiles[index], each distinct tile gathered once, when the interior
+    instances read at most half as many distinct tiles as there are instances; None otherwise. MulAdd widens
+    the distinct tiles only (CoopMat.shared)."""
+    if len(t.base) < SHARED_MIN:
+        return None
+    uniq, index = np.unique(t.base, return_inverse=True)
+    if 2 * len(uniq) > len(t.base):
+        return None
+    return gather(replace(t, interior=t.interior[:len(uniq)], base=uniq), flat), index.reshape(-1)
 
 
 def scatter(t: Tiles, flat: np.ndarray, vals: np.ndarray) -> None:
