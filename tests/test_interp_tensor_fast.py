@@ -329,3 +329,32 @@ def test_bench_kernels_with_edge_tiles(monkeypatch, shader):
     monkeypatch.setenv(tiles.DISABLE_ENV, "1")
     plain = spvcoop.run(path, buffers={0: A, 1: b, 2: np.zeros(M * N, np.float32)}, **kw)[2]
     assert np.asarray(fast).tobytes() == np.asarray(plain).tobytes()
+
+
+def test_shared_tiles_are_widened_once(monkeypatch):
+    """bench/shaders' Workgroup-scope GEMM at 320^3 (5 x 5 workgroups, every tile interior): each A and B tile is
+    read by 5 workgroups, so the fast path gathers it once and MulAdd widens 5 distinct tiles per operand, not 25
+    (CoopMat.shared); the bytes are the plain path's and numpy's product."""
+    from conftest import TESTS
+    from spvcoop.interp.coopmat import math as coop_math
+    n = 320
+    rng = np.random.default_rng(260)
+    A, B = rng.standard_normal((2, n, n)).astype(np.float16)
+    widened: list[int] = []
+    real = coop_math._widen
+    monkeypatch.setattr(coop_math, "_widen", lambda x, acc: widened.append(x.shape[0]) or real(x, acc))
+    path = str(TESTS.parent / "bench" / "shaders" / "wg_tensor_gemm64.spv")
+
+    def once():
+        widened.clear()
+        out = spvcoop.run(path, buffers={0: A, 1: B, 2: np.zeros(n * n, np.float32)}, dispatch=(5, 5, 1),
+                          spec_constants={0: n, 1: n, 2: n})[2]
+        return np.asarray(out).tobytes(), sorted(set(widened))
+    monkeypatch.delenv(tiles.DISABLE_ENV, raising=False)
+    fast, fast_sizes = once()
+    monkeypatch.setenv(tiles.DISABLE_ENV, "1")
+    plain, plain_sizes = once()
+    assert fast == plain
+    assert fast_sizes == [5] and plain_sizes == [25]
+    want = A.astype(np.float32) @ B.astype(np.float32)
+    np.testing.assert_allclose(np.frombuffer(fast, np.float32).reshape(n, n), want, rtol=1e-5, atol=1e-3)
