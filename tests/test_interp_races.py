@@ -79,7 +79,8 @@ def test_counts_and_pairs():
     with pytest.raises(SpvError) as ei:
         _run("neighbour_racy")
     (d,) = [x for x in ei.value.diagnostics if x.rule == "interp.race"]
-    assert "512 conflicting bytes" in d.message   # 64 words x 4 bytes x 2 workgroups: every element, one report
+    # 64 words x 4 bytes x 2 workgroups: every element, one report
+    assert "512 conflicting bytes (in 2 workgroups' copies)" in d.message
     with pytest.raises(SpvError) as ei:
         _run("double_buffer_racy")
     assert len([x for x in ei.value.diagnostics if x.rule == "interp.race"]) == 2   # load->store, store->load

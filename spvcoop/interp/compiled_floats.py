@@ -64,7 +64,7 @@ class CompiledFloats:
     def finish(self, r: np.ndarray, dt: np.dtype) -> np.ndarray:
         r = self.flush(np.asarray(r).astype(dt, copy=False))
         pattern = self.nans.get(r.dtype)
-        if pattern is not None:
+        if pattern is not None:   # numerics.rounding.nan_bits, not imported: a plain run loads no numerics
             nan = np.isnan(r)
             if nan.any():
                 u = r.view(f"u{r.dtype.itemsize}").copy()

@@ -599,12 +599,15 @@ class Recorder:
         else:
             where = f"byte offset {race.offset}"
         n = len(race.bytes)
+        # over every workgroup's copy of a Workgroup variable: say so, or 512 bytes of a 256-byte array puzzle
+        span_note = (f" (in {mem.copies} workgroups' copies)" if mem.storage == "Workgroup" and mem.copies > 1
+                     and len({b // mem.region for b in race.bytes}) > 1 else "")
         same = race.first == race.second
         what = (f"{second.opname} ({race.kinds[1]}) by {self._agent(b)} and by {self._agent(a)}" if same else
                 f"{first.opname} ({race.kinds[0]}) by {self._agent(a)} and {second.opname} ({race.kinds[1]}) by "
                 f"{self._agent(b)}")
         message = (f"data race on '{mem.name}' ({mem.storage}) at {where}: {what}, with nothing ordering them; "
-                   f"{n} conflicting byte{'s' if n != 1 else ''}")
+                   f"{n} conflicting byte{'s' if n != 1 else ''}{span_note}")
         notes: list[Note] = []
         span, source = self.ex.where(second, notes)
         if not same:
