@@ -113,19 +113,33 @@ def _reduce_all(x: np.ndarray, wr: int, wc: int, comb: _Combiner) -> np.ndarray 
                     block = share[:, bi:bi + 8, bj:bj + 8].reshape(len(x), 1, 64)
                     acc = block if acc is None else comb(acc, block)
             # every result element p (its place in its 8x8 block) has its own tree: at each step the half holding
-            # p's own bit value is the first operand (a non-commutative combine shows it; measured)
-            v, done = np.repeat(np.asarray(acc), 64, axis=1), 0     # (g, 64 results, 64 places)
+            # p's own bit value is the first operand (a non-commutative combine shows it; measured). While both
+            # operand orders give the same bits (a sum, a max) one tree serves all 64 places: (g, 1, 64); else
+            # (g, 64 places, 64)
+            v, done = np.array(acc), 0
             own = np.arange(64)[:, None]
             for bit in ALL_TREE_BITS:
                 lo = [k for k in range(64) if not k & done and not k & (1 << bit)]
                 hi = [k + (1 << bit) for k in lo]
-                swap = (own & (1 << bit)) != 0
-                a, b = v[:, :, lo], v[:, :, hi]
-                v[:, :, lo] = comb(np.where(swap, b, a), np.where(swap, a, b))
                 done |= 1 << bit
-            part = v[:, :, 0]                                          # (g, 64)
+                a, b = v[:, :, lo], v[:, :, hi]
+                if v.shape[1] == 1:
+                    ab, ba = comb(a, b), comb(b, a)
+                    if np.array_equal(_bits(ab), _bits(ba)):
+                        v[:, :, lo] = ab
+                        continue
+                    v = np.repeat(v, 64, axis=1)
+                    a, b = v[:, :, lo], v[:, :, hi]
+                swap = (own & (1 << bit)) != 0
+                v[:, :, lo] = comb(np.where(swap, b, a), np.where(swap, a, b))
+            part = np.repeat(v[:, :, 0], 64 // v.shape[1], axis=1)     # (g, 64)
             total = part if total is None else comb(total, part)
     return total
+
+
+def _bits(x: np.ndarray) -> np.ndarray:
+    x = np.ascontiguousarray(x)
+    return x.view(f"u{x.dtype.itemsize}") if x.dtype.kind == "f" else x
 
 
 def _spread(per_place: np.ndarray, rows: int, cols: int) -> np.ndarray:
