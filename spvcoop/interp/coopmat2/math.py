@@ -125,7 +125,7 @@ def _reduce_all(x: np.ndarray, wr: int, wc: int, comb: _Combiner) -> np.ndarray 
                 a, b = v[:, :, lo], v[:, :, hi]
                 if v.shape[1] == 1:
                     ab, ba = comb(a, b), comb(b, a)
-                    if np.array_equal(_bits(ab), _bits(ba)):
+                    if np.array_equal(_bit_patterns(ab), _bit_patterns(ba)):
                         v[:, :, lo] = ab
                         continue
                     v = np.repeat(v, 64, axis=1)
@@ -137,7 +137,7 @@ def _reduce_all(x: np.ndarray, wr: int, wc: int, comb: _Combiner) -> np.ndarray 
     return total
 
 
-def _bits(x: np.ndarray) -> np.ndarray:
+def _bit_patterns(x: np.ndarray) -> np.ndarray:
     x = np.ascontiguousarray(x)
     return x.view(f"u{x.dtype.itemsize}") if x.dtype.kind == "f" else x
 
