@@ -224,3 +224,24 @@ def test_a_comp_file_is_debugged_at_its_lines(monkeypatch, capsys, tmp_path):
     assert status == 0 and err == ""
     assert "Breakpoint 1, main at loop.comp:18 (4 of 8 invocations active; #4 selected)" in out
     assert "acc = 6\n" in out and "main at loop.comp:20\n" in out and "v: [106, 107, 108, 109, 9, 10, 11, 12]" in out
+
+
+def test_dap_arguments_of_the_wrong_json_type_get_error_responses():
+    """`"arguments": 5`, or a field of the wrong type deep inside, is a client's mistake: an error response and the
+    session goes on (it was an internal error, exit 3)."""
+    import json
+    import subprocess
+
+    def frame(obj) -> bytes:
+        body = json.dumps(obj).encode()
+        return b"Content-Length: %d\r\n\r\n" % len(body) + body
+    msgs = [{"seq": 1, "type": "request", "command": "launch", "arguments": 5},
+            {"seq": 2, "type": "request", "command": "launch", "arguments": {"program": 5, "args": "x"}},
+            {"seq": 3, "type": "request", "command": "initialize", "arguments": {}}]
+    p = subprocess.run([sys.executable, "-m", "spvcoop", "dap"], input=b"".join(frame(m) for m in msgs),
+                       capture_output=True, cwd=ROOT, timeout=60)
+    assert p.returncode == 0, p.stderr.decode()
+    replies = [json.loads(part.split(b"\r\n\r\n", 1)[1]) for part in p.stdout.split(b"Content-Length: ")[1:]]
+    by_seq = {r["request_seq"]: r for r in replies if r.get("type") == "response"}
+    assert not by_seq[1]["success"] and "'arguments' must be an object" in by_seq[1]["message"]
+    assert not by_seq[2]["success"] and by_seq[3]["success"]

@@ -108,10 +108,20 @@ class Server:
         if fn is None:
             self.respond(req, error=f"unsupported request '{command}'")
             return
+        arguments = req.get("arguments")
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            self.respond(req, error=f"'{command}': 'arguments' must be an object")
+            return
         try:
-            fn(req, req.get("arguments") or {})
+            fn(req, arguments)
         except (DebugError, ProtocolError) as e:
             self.respond(req, error=str(e))
+        except (TypeError, AttributeError, KeyError, ValueError) as e:
+            # a field of the wrong JSON type deep in the arguments (a client's mistake): an error response, the
+            # session goes on
+            self.respond(req, error=f"'{command}': malformed arguments ({type(e).__name__}: {e})")
         except SpvError as e:   # a launch that cannot start: its diagnostics, as `spvcoop run` prints them
             self.output(format_diagnostics(e.diagnostics), "stderr")
             self.respond(req, error=e.diagnostics[0].headline() if e.diagnostics else "error")
