@@ -2,15 +2,14 @@
 goes, SARIF as code scanning reads it, spirv-val's options, GLSL inputs, progress, pre-commit (issue 25)."""
 from __future__ import annotations
 
-import functools
 import json
 import re
 import shutil
 from pathlib import Path
 
-import jsonschema
 import pytest
 
+from sarif_schema import schema_errors, valid_sarif
 from spvcoop.cli import main
 
 DATA = Path(__file__).parent / "data" / "validate"
@@ -229,30 +228,7 @@ def test_unused_suppressions_reported_on_request(capsys, tmp_path) -> None:
 
 # ---- SARIF ------------------------------------------------------------------------------------------------
 
-# The official SARIF 2.1.0 schema (draft-04), the one GitHub code scanning checks uploads against; see
-# tests/data/README.md for where it comes from.
-SARIF_SCHEMA = DATA / "sarif-schema-2.1.0.json"
-
-
-@functools.cache
-def _sarif_validator() -> jsonschema.Draft4Validator:
-    schema = json.loads(SARIF_SCHEMA.read_text())
-    jsonschema.Draft4Validator.check_schema(schema)
-    # FormatChecker() knows every format jsonschema has, uri-reference included (the SARIF schema uses that
-    # draft-06 name under draft-04); with rfc3986-validator installed uri and uri-reference are really checked,
-    # which test_the_official_schema_refuses_what_code_scanning_refuses makes sure of
-    return jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())
-
-
-def _schema_errors(log: object) -> list[str]:
-    return [f"{e.json_path}: {e.message}" for e in _sarif_validator().iter_errors(log)]
-
-
-def _valid_sarif(text: str) -> dict:
-    log = json.loads(text)
-    errors = _schema_errors(log)
-    assert not errors, errors[:10]
-    return log
+# the official SARIF 2.1.0 schema: tests/sarif_schema.py
 
 
 def _minimal_log() -> dict:
@@ -272,7 +248,7 @@ def _minimal_log() -> dict:
 ])
 def test_the_official_schema_refuses_what_code_scanning_refuses(where, value, complaint) -> None:
     log = _minimal_log()
-    assert _schema_errors(log) == []
+    assert schema_errors(log) == []
     run_ = log["runs"][0]
     res = run_["results"][0]
     phys = res["locations"][0]["physicalLocation"]
@@ -284,7 +260,7 @@ def test_the_official_schema_refuses_what_code_scanning_refuses(where, value, co
         run_["tool"]["driver"] = value
     else:
         res[where] = value
-    errors = _schema_errors(log)
+    errors = schema_errors(log)
     assert any(complaint in e for e in errors), errors
 
 
@@ -293,7 +269,7 @@ def test_sarif_has_every_rule_with_help_and_every_result_a_start_line(capsys, tm
     shutil.copy(DATA / "bad_k.spvasm", tmp_path / "bad k.spvasm")  # a space: the URI encodes it
     (tmp_path / "broken.spvasm").write_text("OpCapability Shader\n%x = OpConstnt %u32 1\n")
     rc, out, _ = run(capsys, "lint", str(tmp_path), "--format", "sarif")
-    log = _valid_sarif(out)
+    log = valid_sarif(out)
     (run_,) = log["runs"]
     rules = run_["tool"]["driver"]["rules"]
     ids = [r["id"] for r in rules]
@@ -320,7 +296,7 @@ def test_sarif_for_a_binary_points_at_the_disassembly_line(capsys, tmp_path) -> 
     spv = tmp_path / "bad.spv"
     spv.write_bytes(spvcoop.assemble(text, "bad.spvasm").to_bytes())
     rc, out, _ = run(capsys, "val", str(spv), "--format", "sarif", "--no-spirv-val")
-    (res,) = _valid_sarif(out)["runs"][0]["results"]
+    (res,) = valid_sarif(out)["runs"][0]["results"]
     region = res["locations"][0]["physicalLocation"]["region"]
     dis = []
     rc2, dis_out, _ = run(capsys, "dis", str(spv))
@@ -336,7 +312,7 @@ def test_sarif_records_an_unreadable_input_as_a_notification(capsys, tmp_path) -
     shutil.copy(DATA / "ok_khr.spvasm", tmp_path / "ok.spvasm")
     os.mkfifo(tmp_path / "pipe.spvasm")
     rc, out, _ = run(capsys, "lint", str(tmp_path), "--format", "sarif", "--no-spirv-val", "-j", "1")
-    run_ = _valid_sarif(out)["runs"][0]
+    run_ = valid_sarif(out)["runs"][0]
     assert rc == 2 and run_["results"] == []
     (inv,) = run_["invocations"]
     assert inv["executionSuccessful"] is False

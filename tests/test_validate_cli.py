@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from sarif_schema import valid_sarif
 from spvcoop.cli import main
 
 DATA = Path(__file__).parent / "data" / "validate"
@@ -72,7 +73,7 @@ def test_json(capsys) -> None:
 
 def test_sarif(capsys) -> None:
     rc, out, _ = run(capsys, "val", str(DATA / "bad_k.spvasm"), "--format", "sarif")
-    log = json.loads(out)
+    log = valid_sarif(out)
     assert rc == 1 and log["version"] == "2.1.0" and "sarif-2.1.0" in log["$schema"]
     (run_,) = log["runs"]
     rules = run_["tool"]["driver"]["rules"]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from sarif_schema import valid_sarif
 import spvcoop
 from spvcoop.core.reference_tools import require_tool
 from spvcoop.validator import RULES, validate
@@ -553,7 +554,7 @@ def test_every_output_format(capsys, tmp_path: Path) -> None:
     d = json.loads(out.out)["files"][0]["diagnostics"][0]
     assert (d["rule"], d["source"], d["severity"]) == ("coopmat2.reduce.mode", "spvcoop", "error")
     rc, out = run("val", "--no-spirv-val", "--format", "sarif", str(p))
-    log = json.loads(out.out)["runs"][0]
+    log = valid_sarif(out.out)["runs"][0]
     assert log["results"][0]["ruleId"] == "coopmat2.reduce.mode"
     assert any(r["id"] == "coopmat2.reduce.mode" for r in log["tool"]["driver"]["rules"])
     rc, out = run("val", "--no-spirv-val", "--format", "github", str(p))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from sarif_schema import valid_sarif
 import spvcoop
 from spvcoop.validator import RULES, validate
 from conftest import assert_rule_verdict
@@ -605,7 +606,7 @@ def test_cli_json_sarif_github(capsys) -> None:
     d = next(d for d in f["diagnostics"] if d["rule"] == "qcom.construct.length")
     assert rc == 1 and d["severity"] == "error" and d["line"] > 0 and d["notes"]
     rc, out, _ = _cli(capsys, "val", path, "--format", "sarif")
-    run_ = json.loads(out)["runs"][0]
+    run_ = valid_sarif(out)["runs"][0]
     rules = {r["id"]: r for r in run_["tool"]["driver"]["rules"]}
     assert "Source Array's Length" in rules["qcom.construct.length"]["fullDescription"]["text"]
     assert {res["ruleId"] for res in run_["results"]} >= {"qcom.construct.length", "coopmat.arith.encoding"}

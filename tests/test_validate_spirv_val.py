@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from sarif_schema import valid_sarif
 import spvcoop
 from spvcoop.cli import main
 from spvcoop.validator import SpirvValMissing, validate
@@ -97,7 +98,7 @@ def test_spirv_val_finding_in_json_sarif_github(capsys, iadd) -> None:
     assert (d["rule"], d["source"], d["severity"], d["line"]) == ("spirv-val", "spirv-val", "error", IADD_LINE)
     assert d["instruction_index"] == IADD_LINE - 1
     rc, out, _ = run(capsys, "val", "--format", "sarif", str(iadd))
-    log = json.loads(out)["runs"][0]
+    log = valid_sarif(out)["runs"][0]
     res = log["results"][0]
     assert res["ruleId"] == "spirv-val" and res["properties"]["source"] == "spirv-val"
     assert res["locations"][0]["physicalLocation"]["region"]["startLine"] == IADD_LINE
