@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .model import COMPILED_DEFAULTS, PE_CONTRACT, PE_MAX_ZEROS, MulAddModel
+from .model import COMPILED_DEFAULTS, PE_CONTRACT, PE_MAX_ZEROS, MulAddModel, improve_one_at_a_time
 
 PROBE_DIR = Path(__file__).resolve().parent / "probes"
 PROBES = ("cvt", "perelem_f32", "perelem_f16")
@@ -223,19 +223,7 @@ def fit_compiled(probes: dict[str, Probe], predict: Predict, start: MulAddModel,
         return sum(equal(p, m) for p in have if param in SHOWN_BY[p])
 
     shown = [k for k in candidates if any(k in SHOWN_BY[p] for p in have)]
-    for _ in range(4):     # one parameter at a time until nothing improves
-        improved = False
-        for param in shown:
-            best = score(param, model)
-            for v in candidates[param]:
-                if v == getattr(model, param):
-                    continue
-                m = model.with_(**{param: v})
-                sc = score(param, m)
-                if sc > best:
-                    model, best, improved = m, sc, True
-        if not improved:
-            break
+    model = improve_one_at_a_time(model, {k: candidates[k] for k in shown}, score, 4)
     unidentified = [k for k in COMPILED_DEFAULTS if k in shown and
                     all(score(k, model.with_(**{k: v})) == score(k, model)
                         for v in candidates[k] if v != getattr(model, k))]

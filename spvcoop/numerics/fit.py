@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .model import (ALIGN, DROP, F16_RESULT, FINAL, OVERFLOW, SUBNORMAL, ZERO_SIGN, MulAddModel, muladd)
+from .model import (ALIGN, DROP, F16_RESULT, FINAL, OVERFLOW, SUBNORMAL, ZERO_SIGN, MulAddModel,
+                    improve_one_at_a_time, muladd)
 
 FLOATS = ("f16", "bf16", "f32")
 SEARCH = {"subnormal_inputs": SUBNORMAL, "f16_result": F16_RESULT, "overflow": OVERFLOW, "zero_sign": ZERO_SIGN,
@@ -108,19 +109,13 @@ def fit(samples: list[Sample], start: MulAddModel | None = None, name: str = "fi
         candidates += [model.with_(align="max", bits=b, drop=d, final=f) for b in BITS for d in DROP for f in FINAL]
         scores = [_score(m, floats) for m in candidates]
         model = candidates[int(np.argmax(scores))]
-        best = max(scores)
-        for _ in range(3):   # one parameter at a time until nothing improves
-            improved = False
-            for name_, values in SEARCH.items():
-                for v in values:
-                    if v == getattr(model, name_):
-                        continue
-                    m = model.with_(**{name_: v})
-                    sc = _score(m, floats)
-                    if sc > best:
-                        model, best, improved = m, sc, True
-            if not improved:
-                break
+        known = dict(zip(candidates, scores, strict=True))   # models are frozen: a model's score is computed once
+
+        def score(_name: str, m: MulAddModel) -> int:
+            if m not in known:
+                known[m] = _score(m, floats)
+            return known[m]
+        model = improve_one_at_a_time(model, SEARCH, score, 3)
     unidentified = []
     rest: list[tuple[str, tuple[str | int, ...]]] = [("bits", BITS), ("drop", DROP), ("final", FINAL), ("align", ALIGN)]
     for name_, values in list(SEARCH.items()) + rest:

@@ -133,6 +133,27 @@ NVIDIA_TENSORCORE = MulAddModel(name="nvidia-tensorcore", overflow="inf", zero_s
 PARAM_NAMES = tuple(f.name for f in fields(MulAddModel) if f.name != "name")
 
 
+def improve_one_at_a_time(model: MulAddModel, choices: dict, score, rounds: int) -> MulAddModel:
+    """Coordinate search (both fits: fit.py over the MulAdd parameters, compiled.py over the compiled-code ones):
+    each parameter of `choices` (name -> values) in turn, keeping any value that raises `score(name, model)` above
+    the current model's, until a round improves nothing or after `rounds` rounds. `score` is asked again for the
+    current model at each parameter (a parameter may be judged by its own probes): memoise it when it is dear."""
+    for _ in range(rounds):
+        improved = False
+        for name, values in choices.items():
+            best = score(name, model)
+            for v in values:
+                if v == getattr(model, name):
+                    continue
+                m = model.with_(**{name: v})
+                sc = score(name, m)
+                if sc > best:
+                    model, best, improved = m, sc, True
+        if not improved:
+            break
+    return model
+
+
 def _exponents(x: np.ndarray, emin: int, stored: bool) -> np.ndarray:
     """floor(log2|x|) as int32 from the bits of float32 (or float64) x; zeros very small (never the maximum);
     subnormal inputs (below 2^emin, all normal in float32 for f16) at emin when `stored`; inf/NaN 0."""
