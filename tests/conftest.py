@@ -60,6 +60,17 @@ def assert_rule_verdict(rule: str, expect: str, diags, errors=None) -> None:
         assert not errors, shown
 
 
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    """`spvcoop ARGV` in-process: (exit status, stdout, stderr); argparse's usage errors give their status too."""
+    from spvcoop.cli import main
+    try:
+        rc = main(list(argv))
+    except SystemExit as e:
+        rc = e.code
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
 def run_tool(name: str, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess:
     return require_tool(name).run(*args, input=input)
 

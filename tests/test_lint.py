@@ -9,20 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run_cli as run
 from sarif_schema import schema_errors, valid_sarif
-from spvcoop.cli import main
 
 DATA = Path(__file__).parent / "data" / "validate"
 BAD_K_LINE = 51  # the MulAdd with a K mismatch in bad_k.spvasm
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        rc = main(list(argv))
-    except SystemExit as e:  # argparse usage errors
-        rc = e.code
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 # ---- rule selection -------------------------------------------------------------------------------------

@@ -7,19 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run_cli as run
 from sarif_schema import valid_sarif
-from spvcoop.cli import main
 
 DATA = Path(__file__).parent / "data" / "validate"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        rc = main(list(argv))
-    except SystemExit as e:  # argparse usage errors
-        rc = e.code
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 def test_exit_codes(capsys, tmp_path) -> None:
