@@ -245,3 +245,14 @@ def test_dap_arguments_of_the_wrong_json_type_get_error_responses():
     by_seq = {r["request_seq"]: r for r in replies if r.get("type") == "response"}
     assert not by_seq[1]["success"] and "'arguments' must be an object" in by_seq[1]["message"]
     assert not by_seq[2]["success"] and by_seq[3]["success"]
+
+
+@pytest.mark.parametrize("data, words", [
+    (b"garbage\r\n\r\n", "ended inside a message header"),          # no Content-Length, then the end
+    (b"a" * 10_000, "header line longer than 4096 bytes"),          # never read as one unbounded line
+])
+def test_dap_a_header_without_a_message_is_a_framing_error(data, words):
+    import subprocess
+    p = subprocess.run([sys.executable, "-m", "spvcoop", "dap"], input=data, capture_output=True, cwd=ROOT,
+                       timeout=60)
+    assert p.returncode == 2 and words in p.stderr.decode(), p.stderr.decode()

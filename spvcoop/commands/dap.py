@@ -29,14 +29,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=dap_command)
 
 
+MAX_HEADER_LINE = 4096   # a header line is "Content-Length: N" or another short field; more is not a client
+
+
 def read_message(stream: BinaryIO) -> dict | None:
     """One framed message, or None at the end of the input."""
     length = None
+    headers = False
     while True:
-        line = stream.readline()
+        line = stream.readline(MAX_HEADER_LINE + 1)
         if not line:
+            if headers:   # a header block the input ended inside: not a clean end
+                raise ProtocolError("the input ended inside a message header")
             return None
+        if len(line) > MAX_HEADER_LINE:
+            raise ProtocolError(f"a header line longer than {MAX_HEADER_LINE} bytes")
         line = line.strip()
+        headers = headers or bool(line)
         if not line:
             if length is not None:
                 break
