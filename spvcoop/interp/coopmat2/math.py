@@ -13,6 +13,7 @@ from typing import cast
 import numpy as np
 
 from ..dispatch import OpSet
+from ..encodings import bits_dtype
 from ..compiled_floats import CompiledFloats
 from ..coopmat.math import muladd_model
 from ..fault import Fault
@@ -138,8 +139,9 @@ def _reduce_all(x: np.ndarray, wr: int, wc: int, comb: _Combiner) -> np.ndarray 
 
 
 def _bit_patterns(x: np.ndarray) -> np.ndarray:
+    """Floats as their bits (NaNs compare, -0 differs from +0); other values as they are."""
     x = np.ascontiguousarray(x)
-    return x.view(f"u{x.dtype.itemsize}") if x.dtype.kind == "f" else x
+    return x.view(bits_dtype(x.dtype)) if x.dtype.kind == "f" else x
 
 
 def _spread(per_place: np.ndarray, rows: int, cols: int) -> np.ndarray:
