@@ -228,6 +228,13 @@ def _single_window_hits(monkeypatch) -> list:
         hits.append(w is not None)
         return w
     monkeypatch.setattr(cm, "_single_window", counting)
+    planned = cm._LoadPlan.window   # a load whose stride and layout are run constants takes its plan's window
+
+    def counting_plan(*a):
+        w = planned(*a)
+        hits.append(w is not None)
+        return w
+    monkeypatch.setattr(cm._LoadPlan, "window", counting_plan)
     return hits
 
 

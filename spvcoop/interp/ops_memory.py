@@ -142,6 +142,122 @@ def uniform_chain(ex, frame, ptr: Pointer, indices):
     return Pointer(ptr.mem, off, t, ptr.base, ptr.matrix, None, max(align, 1))
 
 
+class _ChainPlan:
+    """What uniform_chain computes from an instruction's types and run-constant indices, worked out once per run
+    and instruction (a tile loop executes the same access chain thousands of times): the byte offset of the
+    constant steps, the array steps whose index varies (id, stride, element count or 0), the result type and the
+    alignment the steps give. Valid for one pointee type (`src`); apply() returns None where uniform_chain
+    would (or might) do something else, and the caller then takes the general path."""
+    __slots__ = ("base_id", "src", "lead", "steps", "elem", "align")
+
+    def __init__(self, base_id: int, src: Type, lead: int, steps: tuple, elem: Type, align: int) -> None:
+        self.base_id, self.src, self.lead, self.steps, self.elem, self.align = base_id, src, lead, steps, elem, align
+
+    @staticmethod
+    def make(ex, inst, src: Type) -> _ChainPlan | None:
+        """None where a step is anything but a struct member (a run constant, not holding a matrix) or an array
+        element (a sized array's constant index in range; a runtime array's constant index is left to
+        uniform_chain: it may be negative or huge)."""
+        ops = inst.operands
+        t = src
+        lead = 0        # the constant bytes before the first varying index
+        steps: list = []  # (id, unit, count, constant bytes after it)
+        align = 1 << 62
+        for o in ops[1:]:
+            k = t.kind
+            v = ex.gvals.get(o.value)   # a constant or spec constant: the same for the whole run
+            const = type(v) is np.ndarray and v.shape == (1,) and v.dtype.kind in "iu"
+            if k == "struct":
+                if not const:
+                    return None
+                i = v.item()
+                if not 0 <= i < len(t.members) or _holds_matrix(t.members[i]):
+                    return None
+                unit = delta = t.member_offset(i)
+                t = t.members[i]
+            elif k == "array" or k == "runtime_array":
+                unit = t.array_stride()
+                count = t.count if k == "array" else 0
+                if const:
+                    i = v.item()
+                    if k == "runtime_array" or not 0 <= i < count:
+                        return None
+                    delta = i * unit
+                else:
+                    steps.append([o.value, unit, count, 0])
+                    delta = 0
+                t = t.elem  # type: ignore[assignment]  # an array has its element type
+            else:
+                return None
+            if unit:
+                align = min(align, unit & -unit)
+            if delta < 0 or delta >= _FAR:   # a sized type's offsets: never, but uniform_chain checks every step
+                return None
+            if steps:
+                steps[-1][3] += delta
+            else:
+                lead += delta
+        if not -_FAR < lead < _FAR or any(s[3] >= _FAR for s in steps):
+            return None
+        return _ChainPlan(ops[0].value, src, lead, tuple(tuple(s) for s in steps), t, align)
+
+
+_INT64 = np.dtype(np.int64)
+_empty = np.empty
+_CHAINS = "memory.chains"
+
+
+def _planned_chain(ex, frame, inst) -> Pointer | None:
+    """An access chain through its _ChainPlan: the pointer uniform_chain gives, or None (then the general path)."""
+    plans = ex.family_state.get(_CHAINS)
+    if plans is None:
+        plans = ex.family_state[_CHAINS] = {}
+    plan = plans.get(inst.index)
+    vals = frame.vals
+    if plan is None:
+        ops = inst.operands
+        p = vals[ops[0].value] if ops[0].value in vals else ex.gvals.get(ops[0].value)
+        if type(p) is not Pointer or len(ops) < 2:
+            return None
+        plan = plans[inst.index] = _ChainPlan.make(ex, inst, p.type) or False
+    if plan is False:
+        return None
+    p = vals.get(plan.base_id)
+    if p is None:
+        p = ex.gvals.get(plan.base_id)
+    if type(p) is not Pointer or p.type is not plan.src:
+        return None
+    delta = plan.lead
+    for id_, unit, count, after in plan.steps:
+        v = vals.get(id_)
+        if v is None:
+            v = ex.gvals.get(id_)
+        if type(v) is not np.ndarray or v.shape != (1,) or v.dtype.kind not in "iu":
+            return None   # per-invocation, undefined or not an integer: uniform_chain / chain() decide
+        i = v.item()
+        if i >= 1 << 63:
+            i -= 1 << 64   # as uniform_chain: a 64-bit unsigned index seen as signed
+        if count and not 0 <= i < count:
+            return None
+        delta += i * unit
+        if not -_FAR < delta < _FAR:
+            return None
+        delta += after   # 0 <= after < _FAR: the partial sums between lie between the two checked ones
+        if not delta < _FAR:
+            return None
+    off = p.off
+    if type(off) is np.ndarray and off.shape == (1,) and off.dtype == _INT64:
+        x = off.item() + delta
+        if not -_FAR < x < _FAR:
+            return None
+        off = _empty(1, _INT64)   # the same (1,) int64 array as uniform_chain's, made at half the cost
+        off[0] = x
+    else:
+        off = off + delta
+    align = p.align if p.align < plan.align else plan.align
+    return Pointer(p.mem, off, plan.elem, p.base, p.matrix, None, align if align > 1 else 1)
+
+
 def _holds_matrix(t) -> bool:
     while t.kind in ("array", "runtime_array"):
         t = t.elem
@@ -150,6 +266,10 @@ def _holds_matrix(t) -> bool:
 
 @OPS.op("OpAccessChain", "OpInBoundsAccessChain")
 def access_chain(ex, frame, inst, mask):
+    if ex.fast_blocks:
+        q = _planned_chain(ex, frame, inst)
+        if q is not None:
+            return q
     p = ex.arg(frame, inst, 0)
     if isinstance(p, (Register, RegisterView)):  # built-in inputs
         idx = [int(v[0]) if v.shape == (1,) else v.astype(np.int64)

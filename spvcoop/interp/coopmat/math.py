@@ -61,8 +61,86 @@ def _widen_mat(m: CoopMat, acc) -> np.ndarray:
     return _widen(m.data, acc)
 
 
+class _F16Plan:
+    """A MulAdd the general path computes as f16 x f16 + f32 -> f32 in f32 (IEEE numerics; no bf16/FP8, no
+    shared tiles, one scope instance), its facts worked out once per run and instruction: what is left per call
+    is fetching the three values and the arithmetic, the same numpy operations in the same order as the
+    general path (bit-identical). Anything else in a call (another value's type, a constant matrix, a partial
+    mask) goes to the general path."""
+    __slots__ = ("ids", "infos", "shapes", "info", "dot", "wide")
+
+    def __init__(self, ids: tuple[int, int, int], infos: tuple[CoopInfo, CoopInfo, CoopInfo], info: CoopInfo):
+        self.ids, self.infos, self.info = ids, infos, info
+        self.shapes = tuple((1, i.rows, i.cols) for i in infos)
+        # a matrix times a matrix: numpy may take a product with a dimension of 1 as one with a vector (gemv), and
+        # then perhaps in another order than matmul's; those stay with matmul
+        self.dot = min(infos[0].rows, infos[0].cols, infos[1].cols) > 1
+        # A and B widened to f32: temporaries of one call (the product is a new array), kept to spare two allocations
+        wa, wb = (np.empty(s, np.float32) for s in self.shapes[:2])
+        self.wide = (wa, wb, wa[0], wb[0])   # and their (rows, cols) views
+
+    @staticmethod
+    def make(ex, inst) -> _F16Plan | None:
+        if ex.config.coop_numerics != "ieee":
+            return None
+        info = coop_info(ex, ex.rtype(inst))
+        ops = inst.operands
+        ids = (ops[0].value, ops[1].value, ops[2].value)
+        types = [ex.type_of_id(i) for i in ids]
+        if any(t is None or t.kind != "coopmat" for t in types):
+            return None
+        ia, ib, ic = (coop_info(ex, t) for t in types)
+        if any(i.num_groups != 1 or i.storage is not None for i in (ia, ib, ic, info)):
+            return None
+        if ia.dtype != np.float16 or ib.dtype != np.float16 or ic.dtype != np.float32 or info.dtype != np.float32:
+            return None
+        if ia.cols != ib.rows or ia.rows != ic.rows or ib.cols != ic.cols:
+            return None   # the general path reports the shapes
+        return _F16Plan(ids, (ia, ib, ic), info)
+
+    def apply(self, ex, frame) -> CoopMat | None:
+        vals = frame.vals
+        ida, idb, idc = self.ids
+        a, b, c = vals.get(ida), vals.get(idb), vals.get(idc)
+        ia, ib, ic = self.infos
+        # each a matrix of the expected type holding its logical values as (1, rows, cols) arrays of its dtype
+        if type(a) is not CoopMat or type(b) is not CoopMat or type(c) is not CoopMat or a.info is not ia or \
+                b.info is not ib or c.info is not ic or a.shared is not None or b.shared is not None:
+            return None
+        A, B, C = a._data, b._data, c._data
+        sa, sb, sc = self.shapes
+        if A is None or B is None or C is None or A.shape != sa or B.shape != sb or C.shape != sc or \
+                A.dtype != _F16_DT or B.dtype != _F16_DT or C.dtype != _F32_DT:
+            return None
+        if self.dot:   # one (rows, cols) product: ndarray.dot costs half of matmul's 3-D call, the same sgemm
+            wa, wb, wa2, wb2 = self.wide
+            wa[...] = A   # widened as _widen does (exact: the same cast as astype), into buffers of the plan
+            wb[...] = B
+            D = wa2.dot(wb2)[None]
+            D += C
+            return CoopMat(self.info, D)
+        D = np.matmul(A.astype(np.float32), B.astype(np.float32))
+        D += C
+        return CoopMat(self.info, D)
+
+
+_F16_DT, _F32_DT = np.dtype(np.float16), np.dtype(np.float32)
+_MULADDS = "coopmat.muladds"
+
+
 @OPS.op("OpCooperativeMatrixMulAddNV", "OpCooperativeMatrixMulAddKHR")
 def muladd(ex, frame, inst, mask):
+    if ex.fast_blocks and mask is ex.every and not ex.any_killed:
+        plans = ex.family_state.get(_MULADDS)
+        if plans is None:
+            plans = ex.family_state[_MULADDS] = {}
+        plan = plans.get(inst.index)
+        if plan is None:
+            plan = plans[inst.index] = _F16Plan.make(ex, inst) or False
+        if plan:
+            d = plan.apply(ex, frame)
+            if d is not None:
+                return d
     ops = inst.operands
     a = coop_val(ex, frame, ops[0].value)
     b = coop_val(ex, frame, ops[1].value)

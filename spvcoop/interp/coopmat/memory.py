@@ -281,8 +281,125 @@ def _single_window(ex, frame, inst, info: CoopInfo, mask, store: bool):
     return np.ndarray((1, R, C), wdt, mem.data, off, (0, step_r, step_c))
 
 
+class _LoadPlan:
+    """_single_window's scalar facts for a load whose Stride and MemoryLayout are run constants (constants or spec
+    constants), worked out once per run and instruction: what is left per call is the pointer's offset and the
+    bounds check. Valid for one pointee type (`src`; it gives the stride's unit). Per memory, a strided view of
+    all its tiles (`tiles`): a tile is then one slice of it."""
+    __slots__ = ("info", "ptr_id", "src", "wdt", "E", "strides", "extent", "tiles", "race")
+
+    def __init__(self, info: CoopInfo, ptr_id: int, src, wdt: np.dtype, strides: tuple[int, int], extent: int,
+                 race: tuple | None) -> None:
+        self.info, self.ptr_id, self.src, self.wdt = info, ptr_id, src, wdt
+        self.E, self.strides, self.extent = info.itemsize, strides, extent
+        self.tiles: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.race = race
+
+    @staticmethod
+    def make(ex, frame, inst, info: CoopInfo) -> _LoadPlan | None:
+        """None unless _single_window would take this load with these operands in every call of the run (and
+        then the plan gives its window): one scope instance, an ordinary memory, run-constant stride and layout
+        that it accepts."""
+        if info.num_groups != 1:
+            return None
+        ptr_id, _, stride_id, major_id, khr = _operands(ex, frame, inst, False)
+        ptr = ex.val(frame, ptr_id)
+        if type(ptr) is not Pointer or type(ptr.mem) is DeviceMemory:
+            return None
+        major = _one_value(ex.gvals.get(major_id))
+        if major is None:
+            return None
+        if khr:
+            if major not in (_COLUMN_MAJOR, _ROW_MAJOR):
+                return None
+            col_major = major == _COLUMN_MAJOR
+        else:
+            col_major = bool(major)
+        E, R, C = info.itemsize, info.rows, info.cols
+        pt = ptr.type
+        P = max(pt.size() if pt is not None and pt.kind != "runtime_array" else E, 1)
+        if stride_id is not None:
+            stride = _one_value(ex.gvals.get(stride_id))
+            if stride is None or stride < 0 or stride >= 1 << 31:
+                return None
+        else:
+            stride = (R if col_major else C) * E // P
+        pitch = stride * P
+        if pitch < (R if col_major else C) * E:
+            return None
+        step_r, step_c = (E, pitch) if col_major else (pitch, E)
+        race = None
+        if ex.races is not None:   # _single_races's facts, from the window's strides as it reads them
+            width, count, step = (C * E, R, step_r) if step_c == E else (R * E, C, step_c)
+            race = (width, count, step, ex.races.scope_agents(None, info.scope))
+        wdt = info.dtype if info.storage is None else info.window_dtype
+        return _LoadPlan(info, ptr_id, pt, wdt, (step_r, step_c), (R - 1) * step_r + (C - 1) * step_c + E, race)
+
+    def window(self, ex, frame, mask) -> tuple[np.ndarray, Pointer] | None:
+        """(_single_window's (1, rows, cols) view, the pointer) or None: then _single_window and the general
+        path take the call."""
+        if mask is not ex.every and not mask.all():
+            return None
+        ptr = frame.vals.get(self.ptr_id)
+        if ptr is None:
+            ptr = ex.gvals.get(self.ptr_id)
+        if type(ptr) is not Pointer or ptr.type is not self.src:
+            return None
+        mem = ptr.mem
+        if type(mem) is DeviceMemory:
+            return None
+        off = ptr.off
+        off = off.item() if type(off) is np.ndarray and off.shape == (1,) and off.dtype.kind in "iu" \
+            else _one_value(off)
+        base = ptr.base
+        base = base if type(base) is int else \
+            int(base) if np.ndim(base) == 0 else _one_value(np.asarray(base).reshape(-1))
+        if off is None or base is None:
+            return None
+        rel0 = off - base
+        mem = cast(Memory, mem)
+        if rel0 < 0 or rel0 + self.extent > mem.region:
+            return None   # out of bounds: the general path reports it
+        E = self.E
+        k, r = divmod(off, E)
+        if not r:
+            t = self.tiles.get(id(mem))
+            if t is None or t[0] is not mem.data:
+                view = mem.data.view(self.wdt)
+                n = (view.nbytes - self.extent) // E + 1
+                info = self.info
+                t = self.tiles[id(mem)] = (mem.data, np.lib.stride_tricks.as_strided(
+                    view, (max(n, 0), info.rows, info.cols), (E, *self.strides), writeable=False))
+            if k < len(t[1]):
+                return t[1][k:k + 1], ptr
+        info = self.info
+        return np.ndarray((1, info.rows, info.cols), self.wdt, mem.data, off, (0, *self.strides)), ptr
+
+
+_LOADS = "coopmat.loads"
+
+
 @OPS.op("OpCooperativeMatrixLoadNV", "OpCooperativeMatrixLoadKHR")
 def coop_load(ex, frame, inst, mask):
+    if ex.fast_blocks:
+        plans = ex.family_state.get(_LOADS)
+        if plans is None:
+            plans = ex.family_state[_LOADS] = {}
+        plan = plans.get(inst.index)
+        if plan is None:
+            plan = plans[inst.index] = _LoadPlan.make(ex, frame, inst, coop_info(ex, ex.rtype(inst))) or False
+        if plan:
+            got = plan.window(ex, frame, mask)
+            if got is not None:
+                win, ptr = got
+                info = plan.info
+                if plan.race is not None:
+                    width, count, step, agents = plan.race
+                    off = ptr.off
+                    ex.races.access(READ, ptr.mem, off if off.shape == (1,) else off[:1], agents, inst, width,
+                                    count, step)
+                return CoopMat(info, win.copy() if info.storage is None else
+                               info.from_storage(win.view(info.storage).copy()))
     info = coop_info(ex, ex.rtype(inst))
     win = _single_window(ex, frame, inst, info, mask, False)
     if win is not None:
