@@ -146,12 +146,24 @@ class _ChainPlan:
     """What uniform_chain computes from an instruction's types and run-constant indices, worked out once per run
     and instruction (a tile loop executes the same access chain thousands of times): the byte offset of the
     constant steps, the array steps whose index varies (id, stride, element count or 0), the result type and the
-    alignment the steps give. Valid for one pointee type (`src`); apply() returns None where uniform_chain
-    would (or might) do something else, and the caller then takes the general path."""
-    __slots__ = ("base_id", "src", "lead", "steps", "elem", "align")
+    alignment the steps give. Valid for one pointee type (`src`); _planned_chain returns None where uniform_chain
+    would (or might) do something else, and the caller then takes the general path. The last base pointer seen
+    (`last`; usually the same buffer variable every call) with its offset as an int (`x0`, None unless a (1,)
+    int64 array) and the result's alignment (`palign`): pointers are never changed once made."""
+    __slots__ = ("base_id", "src", "lead", "steps", "elem", "align", "last", "x0", "palign")
 
     def __init__(self, base_id: int, src: Type, lead: int, steps: tuple, elem: Type, align: int) -> None:
         self.base_id, self.src, self.lead, self.steps, self.elem, self.align = base_id, src, lead, steps, elem, align
+        self.last: Pointer | None = None
+        self.x0: int | None = None
+        self.palign = 1
+
+    def remember(self, p: Pointer) -> None:
+        off = p.off
+        self.x0 = off.item() if type(off) is np.ndarray and off.shape == (1,) and off.dtype == _INT64 else None
+        align = p.align if p.align < self.align else self.align
+        self.palign = align if align > 1 else 1
+        self.last = p
 
     @staticmethod
     def make(ex, inst, src: Type) -> _ChainPlan | None:
@@ -225,8 +237,10 @@ def _planned_chain(ex, frame, inst) -> Pointer | None:
     p = vals.get(plan.base_id)
     if p is None:
         p = ex.gvals.get(plan.base_id)
-    if type(p) is not Pointer or p.type is not plan.src:
-        return None
+    if p is not plan.last:
+        if type(p) is not Pointer or p.type is not plan.src:
+            return None
+        plan.remember(p)
     delta = plan.lead
     for id_, unit, count, after in plan.steps:
         v = vals.get(id_)
@@ -245,17 +259,16 @@ def _planned_chain(ex, frame, inst) -> Pointer | None:
         delta += after   # 0 <= after < _FAR: the partial sums between lie between the two checked ones
         if not delta < _FAR:
             return None
-    off = p.off
-    if type(off) is np.ndarray and off.shape == (1,) and off.dtype == _INT64:
-        x = off.item() + delta
+    x0 = plan.x0
+    if x0 is not None:
+        x = x0 + delta
         if not -_FAR < x < _FAR:
             return None
         off = _empty(1, _INT64)   # the same (1,) int64 array as uniform_chain's, made at half the cost
         off[0] = x
     else:
-        off = off + delta
-    align = p.align if p.align < plan.align else plan.align
-    return Pointer(p.mem, off, plan.elem, p.base, p.matrix, None, align if align > 1 else 1)
+        off = p.off + delta
+    return Pointer(p.mem, off, plan.elem, p.base, p.matrix, None, plan.palign)
 
 
 def _holds_matrix(t) -> bool:
