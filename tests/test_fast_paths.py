@@ -277,6 +277,119 @@ def test_tile_loop_warnings_and_errors_are_the_plain_paths(stride_b, skew, what,
     assert what in str(fast)
 
 
+TWO_BUFFERS = TESTS / "data" / "tile_plans" / "two_buffers.spvasm"
+
+
+def _plan_hits(monkeypatch) -> dict:
+    """What the per-run plans (issue 26) served, per kind: the access chains', loads' (with the memory's storage
+    class) and MulAdds' results that were not None (to show the tests below really use them)."""
+    from spvcoop.interp import ops_memory
+    from spvcoop.interp.coopmat import math as cmath, memory as cm
+    hits: dict = {"chain": 0, "load": [], "muladd": 0}
+    chain, window, apply = ops_memory._planned_chain, cm._LoadPlan.window, cmath._F16Plan.apply
+
+    def counting_chain(*a):
+        q = chain(*a)
+        hits["chain"] += q is not None
+        return q
+
+    def counting_window(*a):
+        got = window(*a)
+        if got is not None:
+            hits["load"].append(got[1].mem.storage)
+        return got
+
+    def counting_apply(*a):
+        d = apply(*a)
+        hits["muladd"] += d is not None
+        return d
+    monkeypatch.setattr(ops_memory, "_planned_chain", counting_chain)
+    monkeypatch.setattr(cm._LoadPlan, "window", counting_window)
+    monkeypatch.setattr(cmath._F16Plan, "apply", counting_apply)
+    return hits
+
+
+def _two_buffers_case(tiles: int, stride: int, bits: bool = False, short: int = 0) -> dict:
+    """Buffers for two_buffers.spvasm (its header): f16 values in [-2, 2), or (bits) any 16-bit patterns (NaNs,
+    infinities, subnormals); `short` elements fewer in buffer 0 than the last trip reads."""
+    rng = np.random.default_rng(17 + stride)
+    n0 = (tiles - 1) * 16 + 15 * stride + 16 - short
+    n1 = max(tiles * 256, (tiles - 1) * 16 + 8 + 15 * stride + 16)
+    h0, h1 = ((rng.integers(0, 1 << 16, n, dtype=np.uint16).view(np.float16) if bits else
+               rng.uniform(-2, 2, n).astype(np.float16)) for n in (n0, n1))
+    return dict(dispatch=(1, 1, 1), spec_constants={0: tiles, 1: stride},
+                buffers={"0:0": h0, "0:1": h1, "0:2": np.zeros(tiles * 256, np.float32)})
+
+
+def _two_buffers_want(case: dict) -> list:
+    tiles, stride = case["spec_constants"][0], case["spec_constants"][1]
+    f0, f1 = (case["buffers"][k].astype(np.float32) for k in ("0:0", "0:1"))
+    acc, out = np.zeros((16, 16), np.float32), []
+    for t in range(tiles):
+        b = f1[t * 256: t * 256 + 256].reshape(16, 16)
+        a0 = np.stack([f0[t * 16 + r * stride: t * 16 + r * stride + 16] for r in range(16)])
+        a1 = np.stack([f1[t * 16 + 8 + r * stride: t * 16 + 8 + r * stride + 16] for r in range(16)])
+        acc = acc + a0 @ b + a1 @ b
+        out.append(acc)
+    return out
+
+
+def test_tile_plans_follow_the_buffer_and_the_runs_spec_constants(monkeypatch) -> None:
+    """One access chain and one load (inside a function, through a pointer parameter) read buffer 0 and buffer 1
+    in turn, with a spec-constant stride; the same module runs again with another stride. Plans are per run and
+    follow the pointer: every run gives the plain path's bytes and numpy's product, and the plans served it."""
+    module = load_shader(str(TWO_BUFFERS))
+    hits = _plan_hits(monkeypatch)
+    for tiles, stride in ((4, 16), (3, 40), (4, 16)):
+        case = _two_buffers_case(tiles, stride)
+        fast, plain = _both(monkeypatch, lambda: _outcome(module, **case))
+        assert fast == plain and fast[0] != "error"
+        c = np.frombuffer(fast[1]["(0, 2)"], np.float32)
+        for t, want in enumerate(_two_buffers_want(case)):
+            np.testing.assert_allclose(c[t * 256: t * 256 + 256].reshape(16, 16), want, rtol=1e-5, atol=1e-4)
+    trips = 4 + 3 + 4
+    # every MulAdd but each run's first, whose C is the constant 0 matrix (not loaded: the general path's)
+    assert hits["chain"] == 4 * trips and hits["load"] == ["StorageBuffer"] * 3 * trips and \
+        hits["muladd"] == 2 * trips - 3, hits
+
+
+def test_tile_plans_muladd_bit_patterns_are_the_plain_paths(monkeypatch) -> None:
+    """Every 16-bit pattern may come in (NaNs with payloads, infinities, subnormals): the planned MulAdd's bytes
+    are the general path's."""
+    module = load_shader(str(TWO_BUFFERS))
+    hits = _plan_hits(monkeypatch)
+    case = _two_buffers_case(6, 24, bits=True)
+    with np.errstate(all="ignore"):
+        fast, plain = _both(monkeypatch, lambda: _outcome(module, **case))
+    assert fast == plain and fast[0] != "error"
+    c = np.frombuffer(fast[1]["(0, 2)"], np.float32)
+    assert np.isnan(c).any() and np.isfinite(c).any()
+    assert hits["muladd"] == 2 * 6 - 1   # all but the first, whose C is a constant
+
+
+def test_tile_plans_leave_an_out_of_bounds_load_to_the_general_path(monkeypatch) -> None:
+    """Buffer 0 ends 1 element before the last trip's tile: the trips before go through the plans, the last
+    load reports the plain path's located error."""
+    module = load_shader(str(TWO_BUFFERS))
+    hits = _plan_hits(monkeypatch)
+    fast, plain = _both(monkeypatch, lambda: _outcome(module, **_two_buffers_case(3, 16, short=1)))
+    assert fast == plain and fast[0] == "error"
+    assert "out of bounds" in str(fast[1]) and "'h0'" in str(fast[1])
+    assert hits["load"] and hits["chain"] and hits["muladd"]
+
+
+def test_tile_plans_serve_the_workgroup_tile_and_the_races_are_the_plain_paths(tmp_path, monkeypatch) -> None:
+    """khr_tile_loop.comp stages its accumulator through Workgroup memory: the planned loads from there and from
+    the buffers record the same accesses for the race detector (no race: barriers order them); the same with a
+    stride that makes B's rows overlap (a warning)."""
+    module = load_shader(str(compile_glsl(TILE_LOOP, tmp_path / "tile_loop.spv")))
+    hits = _plan_hits(monkeypatch)
+    for stride_b in (16, 8):
+        fast, plain = _both(monkeypatch, lambda: _outcome(module, races=True, **_tile_loop_case(stride_b=stride_b)))
+        assert fast == plain and fast[0] != "error"
+    assert hits["load"].count("Workgroup") == 2 * 3 and hits["load"].count("StorageBuffer") == 3 * 2 + 3
+
+
 def _loop_exits_case():
     rng = np.random.default_rng(5)
     return dict(buffers={"0:0": np.zeros(64, np.uint32), "0:1": rng.integers(0, 1000, 64).astype(np.uint32)})
