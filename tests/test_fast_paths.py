@@ -342,7 +342,7 @@ def test_tile_plans_follow_the_buffer_and_the_runs_spec_constants(monkeypatch) -
     hits = _plan_hits(monkeypatch)
     for tiles, stride in ((4, 16), (3, 40), (4, 16)):
         case = _two_buffers_case(tiles, stride)
-        fast, plain = _both(monkeypatch, lambda: _outcome(module, **case))
+        fast, plain = _both(monkeypatch, lambda case=case: _outcome(module, **case))
         assert fast == plain and fast[0] != "error"
         c = np.frombuffer(fast[1]["(0, 2)"], np.float32)
         for t, want in enumerate(_two_buffers_want(case)):
@@ -385,7 +385,8 @@ def test_tile_plans_serve_the_workgroup_tile_and_the_races_are_the_plain_paths(t
     module = load_shader(str(compile_glsl(TILE_LOOP, tmp_path / "tile_loop.spv")))
     hits = _plan_hits(monkeypatch)
     for stride_b in (16, 8):
-        fast, plain = _both(monkeypatch, lambda: _outcome(module, races=True, **_tile_loop_case(stride_b=stride_b)))
+        fast, plain = _both(monkeypatch, lambda s=stride_b: _outcome(module, races=True,
+                                                                        **_tile_loop_case(stride_b=s)))
         assert fast == plain and fast[0] != "error"
     assert hits["load"].count("Workgroup") == 2 * 3 and hits["load"].count("StorageBuffer") == 3 * 2 + 3
 
