@@ -357,3 +357,38 @@ def test_kernel_refuses_read_only_outputs():
     with pytest.raises((TypeError, BufferError, ValueError)):
         k.block_sum(np.ones((1, 1, 1), np.float32), np.ones((1, 1, 1), np.float32), np.ones((1, 1, 1), np.float32),
                     1, 1, 1, 1, 0, 1, out)
+
+
+def test_one_tile_takes_one_shortcut_pass_and_no_broadcast(shortcuts, monkeypatch):
+    """A MulAdd of one tile (an interpreter's loop over tiles, one scope instance): operands of the same shape are
+    not broadcast, and the exact shortcut tests the tile once (its first-tile pass is the whole chunk); results
+    are the general path's, and the same as with C broadcast from (M, N)."""
+    rng = np.random.default_rng(21)
+    passes: list = []
+    multiples = intsum._multiples
+
+    def counting(*a):
+        passes.append(1)
+        return multiples(*a)
+    monkeypatch.setattr(intsum, "_multiples", counting)
+    tiles = [_dyadic_tiles(rng, 1, 16, 16, 16, sa, sb) for sa, sb in ((0, 0), (-6, -9), (3, 5))]
+    tiles.append(tuple(rng.standard_normal((1, *s)).astype(dt) for s, dt in
+                       (((16, 16), np.float16), ((16, 16), np.float16), ((16, 16), np.float32))))
+    a, b, c = _dyadic_tiles(rng, 1, 16, 16, 16)
+    a[0, 2, 2] = np.inf
+    tiles.append((a, b, c))
+    for A, B, C in tiles:
+        before = len(passes)
+        fast = muladd(NVIDIA_TENSORCORE, A, B, C, np.float32)
+        assert len(passes) - before <= 3   # A's, B's and C's grid test, once
+        _same(fast, muladd(NVIDIA_TENSORCORE, A, B, C, np.float32, fast=False))
+        _same(fast, muladd(NVIDIA_TENSORCORE, A, B, C[0], np.float32))
+    assert shortcuts[:6] == [True] * 6 and False in shortcuts   # the grid tiles, twice each; not the others
+    broadcasts: list = []
+    real = np.broadcast_shapes
+    monkeypatch.setattr(np, "broadcast_shapes", lambda *s: broadcasts.append(s) or real(*s))
+    A, B, C = tiles[0]
+    muladd(NVIDIA_TENSORCORE, A, B, C, np.float32)
+    assert not broadcasts
+    muladd(NVIDIA_TENSORCORE, A, B, C[0], np.float32)
+    assert broadcasts

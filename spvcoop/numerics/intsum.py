@@ -300,11 +300,12 @@ def on_grid(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype):
     turns a -0 sum into +0, as the general path's sum (an int32 sum plus C's term) never is -0. A nonzero sum
     is at least 2^(U - bits) in magnitude: from 2^-126 on, no float32 subnormal results.
 
-    The first tile is tried alone first, on its own (lower) bound: failing there, it fails the chunk's too."""
+    The first tile is tried alone first, on its own (lower) bound: failing there, it fails the chunk's too (a
+    chunk of one tile: once, the two would be the same)."""
     if not grid_applies(model, A, B):
         return None
     w = _WORK
-    for part in (slice(0, 1), slice(None)):
+    for part in ((slice(0, 1), slice(None)) if A.shape[0] > 1 else (slice(None),)):
         a, b, c = A[part], B[part], C[part]
         ua, ub, uc = _max_exponent(a, 10, 15), _max_exponent(b, 10, 15), _max_exponent(c, 23, 127)
         if ua >= 16 or ub >= 16 or uc >= 128:

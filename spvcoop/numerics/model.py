@@ -184,11 +184,15 @@ def muladd(model: MulAddModel, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt,
     rdt = np.dtype(rdt)
     A, B = (x if isinstance(x, np.ndarray) and x.dtype.kind == "f" else np.asarray(x, np.float32) for x in (A, B))
     C = np.asarray(C, np.float32)
-    shape = np.broadcast_shapes(A.shape[:-2], B.shape[:-2], C.shape[:-2])
     M, K, N = A.shape[-2], A.shape[-1], B.shape[-1]
-    A = np.broadcast_to(A, shape + (M, K)).reshape(-1, M, K)
-    B = np.broadcast_to(B, shape + (K, N)).reshape(-1, K, N)
-    C = np.broadcast_to(C, shape + (M, N)).reshape(-1, M, N)
+    shape = A.shape[:-2]
+    if B.shape[:-2] == shape and C.shape[:-2] == shape and A.ndim == 3 and C.shape[-2:] == (M, N):
+        pass   # (G, rows, cols) each, nothing to broadcast (a MulAdd's usual operands: spares ~8 us a call)
+    else:
+        shape = np.broadcast_shapes(A.shape[:-2], B.shape[:-2], C.shape[:-2])
+        A = np.broadcast_to(A, shape + (M, K)).reshape(-1, M, K)
+        B = np.broadcast_to(B, shape + (K, N)).reshape(-1, K, N)
+        C = np.broadcast_to(C, shape + (M, N)).reshape(-1, M, N)
     stored = model.subnormal_inputs == "stored"
     wide = model.exact_products and "bf16" in (a_format, b_format)
     use_intsum = fast and K > 0 and intsum.applies(model, a_format, b_format)
