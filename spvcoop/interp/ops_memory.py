@@ -231,7 +231,11 @@ def _planned_chain(ex, frame, inst) -> Pointer | None:
         p = vals[ops[0].value] if ops[0].value in vals else ex.gvals.get(ops[0].value)
         if type(p) is not Pointer or len(ops) < 2:
             return None
-        plan = plans[inst.index] = _ChainPlan.make(ex, inst, p.type) or False
+        try:
+            plan = _ChainPlan.make(ex, inst, p.type) or False
+        except Fault:   # the general path reports it, as it would without plans
+            plan = False
+        plans[inst.index] = plan
     if plan is False:
         return None
     p = vals.get(plan.base_id)

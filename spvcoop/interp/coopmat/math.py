@@ -136,7 +136,11 @@ def muladd(ex, frame, inst, mask):
             plans = ex.family_state[_MULADDS] = {}
         plan = plans.get(inst.index)
         if plan is None:
-            plan = plans[inst.index] = _F16Plan.make(ex, inst) or False
+            try:
+                plan = _F16Plan.make(ex, inst) or False
+            except Fault:   # a type that does not resolve: the general path says so, as it would without plans
+                plan = False
+            plans[inst.index] = plan
         if plan:
             d = plan.apply(ex, frame)
             if d is not None:

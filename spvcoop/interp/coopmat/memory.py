@@ -303,7 +303,7 @@ class _LoadPlan:
         if info.num_groups != 1:
             return None
         ptr_id, _, stride_id, major_id, khr = _operands(ex, frame, inst, False)
-        ptr = ex.val(frame, ptr_id)
+        ptr = frame.vals.get(ptr_id, ex.gvals.get(ptr_id))   # (an undefined one: the general path's error)
         if type(ptr) is not Pointer or type(ptr.mem) is DeviceMemory:
             return None
         major = _one_value(ex.gvals.get(major_id))
@@ -387,7 +387,11 @@ def coop_load(ex, frame, inst, mask):
             plans = ex.family_state[_LOADS] = {}
         plan = plans.get(inst.index)
         if plan is None:
-            plan = plans[inst.index] = _LoadPlan.make(ex, frame, inst, coop_info(ex, ex.rtype(inst))) or False
+            try:
+                plan = _LoadPlan.make(ex, frame, inst, coop_info(ex, ex.rtype(inst))) or False
+            except Fault:   # the general path reports it, as it would without plans
+                plan = False
+            plans[inst.index] = plan
         if plan:
             got = plan.window(ex, frame, mask)
             if got is not None:
