@@ -12,6 +12,12 @@ active; every other op, including ops this module has never heard of (new famili
 exec_inst calls it. The block's OpBranch / OpBranchConditional is compiled too (see _terminator): the
 function returns its edges, and walk/run_loop skip branch_edges.
 
+Integer scalars that are one value for every invocation ((1,) arrays: loop counters, offsets, spec constants) take
+a Python-int lane (_plan_lane, _python_int_lane): IAdd/ISub/IMul/bitwise ops and integer comparisons computed on
+Python ints and wrapped to their width, a result kept as a (1,) array in frame.vals only when something other than
+this block's lane ops and its branch reads it (use_counts). A per-invocation operand or a partial mask takes the
+ufunc, as before. tests/test_loop_lanes.py holds every op, width and signedness to the plain path.
+
 Exactness:
 - steps: the same count, and the step limit is raised at the same instruction (Executor.limit_reached); the
   clock is checked and progress reported where the plain path does it (the first terminator at or past each
@@ -114,7 +120,7 @@ def _fetch(emit, ind: str, name: str, id_: int) -> None:
     emit(f"{ind}        {name} = val(frame, {id_})")
 
 
-def _terminator(lines: list, ns: dict, term) -> None:
+def _terminator(lines: list, ns: dict, term, cond_local: bool = False) -> None:
     """The end of a compiled block: what branch_edges does for OpBranch and OpBranchConditional, after the same
     tick (a step; the step limit; progress where the plain path reports it: the first terminator at or past
     each multiple of 1024 steps). Outside the body's try: a Fault here propagates as it does from branch_edges."""
@@ -133,6 +139,10 @@ def _terminator(lines: list, ns: dict, term) -> None:
         emit(f"    return [({int(ops[0].value)}, mask)]")
         return
     t, f = int(ops[1].value), int(ops[2].value)
+    if cond_local:   # the condition is a comparison of this block in the Python-int lane (_plan_lane)
+        emit(f"    c = q{int(ops[0].value)}")
+        emit("    if c is not None:")
+        emit(f"        return [({t} if c else {f}, mask)]")
     if t == f:
         _fetch(emit, "    ", "c", ops[0].value)   # branch_edges reads the condition even then
         emit(f"    return [({t}, mask)]")
@@ -143,12 +153,207 @@ def _terminator(lines: list, ns: dict, term) -> None:
     emit(f"    return ex.split_edges(c, {t}, {f}, mask)")
 
 
+# Python expressions of the ops taken on Python ints (uniform integer scalars, see _python_int_lane): binary ops
+# before wrapping to the result width, comparisons on operands of the comparison's signedness
+PY_BINARY = {"OpIAdd": "{a} + {b}", "OpISub": "{a} - {b}", "OpIMul": "{a} * {b}", "OpBitwiseAnd": "{a} & {b}",
+             "OpBitwiseOr": "{a} | {b}", "OpBitwiseXor": "{a} ^ {b}"}
+PY_COMPARE = {"OpIEqual": "==", "OpINotEqual": "!=", "OpSLessThan": "<", "OpSLessThanEqual": "<=",
+              "OpSGreaterThan": ">", "OpSGreaterThanEqual": ">=", "OpULessThan": "<", "OpULessThanEqual": "<=",
+              "OpUGreaterThan": ">", "OpUGreaterThanEqual": ">="}
+_WRAPS = ("OpIAdd", "OpISub", "OpIMul")   # the bitwise ops of two in-range values stay in range
+
+
+def use_counts(ex) -> dict[int, int]:
+    """How often each id is an operand of an instruction in a function body (phis, merges and terminators
+    included), once per run: a result no other block reads need not be kept as an array (_python_int_lane)."""
+    counts = ex.family_state.get("block_compiler.uses")
+    if counts is None:
+        counts = {}
+        for fn in ex.prog.functions.values():
+            for blk in fn.blocks.values():
+                for inst in (*blk.phis, *blk.body, blk.merge, blk.term):
+                    if inst is not None:
+                        for i in inst.id_operands():
+                            counts[i] = counts.get(i, 0) + 1
+        ex.family_state["block_compiler.uses"] = counts
+    return counts
+
+
+def _int_dtype(dt) -> bool:
+    return dt.kind in "iu" and dt.itemsize in (1, 2, 4, 8)
+
+
+def _to_signedness(x: str, dt, signed: bool) -> str:
+    """The expression of Python int `x` (a value of dtype dt) read as signed or unsigned of the same width."""
+    w = dt.itemsize * 8
+    if (dt.kind == "i") == signed:
+        return x
+    if signed:
+        return f"({x} - {1 << w} if {x} >= {1 << (w - 1)} else {x})"
+    return f"({x} & {(1 << w) - 1})"
+
+
+def _ufunc_binary(emit, ind: str, ns: dict, k: int, inst, t) -> None:
+    """int_binary's body: to_type(x, t) with t and its dtype bound (an array already of that dtype is used as it
+    is), then the ufunc; the result in `v`."""
+    ns[f"U{k}"] = ops_arith.INT_BINARY[inst.opname]
+    ns[f"T{k}"], ns[f"D{k}"] = t, t.dtype
+    for name, opnd in (("a", inst.operands[0].value), ("b", inst.operands[1].value)):
+        _fetch(emit, ind, name, opnd)
+        emit(f"{ind}if type({name}) is not ndarray or {name}.dtype != D{k}:")
+        emit(f"{ind}    {name} = to_type({name}, T{k})")
+    emit(f"{ind}v = U{k}(a, b)")
+
+
+def _ufunc_compare(emit, ind: str, ns: dict, k: int, inst) -> None:
+    """int_compare's body, the result in `v`."""
+    ufunc, signed = ops_arith.COMPARE[inst.opname]
+    ns[f"U{k}"] = ufunc
+    _fetch(emit, ind, "a", inst.operands[0].value)
+    _fetch(emit, ind, "b", inst.operands[1].value)
+    emit(f"{ind}v = U{k}(as_int(a, {signed}), as_int(b, {signed}))")
+
+
+def _plan_lane(ex, body: list, term):
+    """Which of the body's integer scalar ops take the Python-int lane: k -> (its result dtype, escapes, operands:
+    [(id, dtype the value has, local)]), and whether the terminator's condition is one of them. An operand is
+    local when an earlier lane op of this block made it (a Python int in q<id>, with that op's dtype); a result
+    escapes (is kept as a (1,) array in frame.vals) when anything but this block's lane ops and terminator reads
+    it (use_counts)."""
+    uses = use_counts(ex)
+    types = ex.types
+    made: dict[int, np.dtype | None] = {}    # result id -> dtype (None: a bool), of the lane ops so far
+    lane: dict[int, list] = {}
+    local_uses: dict[int, int] = {}
+    for k, inst in enumerate(body):
+        fn, base = resolve(ex, inst)
+        name = inst.opname
+        if base is not None or len(inst.operands) != 2 or any(o.kind != "IdRef" for o in inst.operands) or \
+                inst.result_id is None:
+            continue
+        if name in PY_BINARY and _int_binary_ok(fn, ex, inst):
+            t = types[inst.result_type]
+            if t.kind != "int" or not _int_dtype(t.dtype):
+                continue
+            want = t.dtype.itemsize
+        elif name in PY_COMPARE and fn is ops_arith.int_compare:
+            t, want = None, None
+        else:
+            continue
+        opnds = _lane_operands(ex, inst, made, want)
+        if opnds is None:
+            continue
+        for i, _, local in opnds:
+            if local:
+                local_uses[i] = local_uses.get(i, 0) + 1
+        rdt = types[inst.result_type].dtype if want is not None else np.dtype(bool)
+        lane[k] = [rdt, None, opnds, t]
+        made[int(inst.result_id)] = rdt if want is not None else None   # a comparison's bool is no int operand
+    cond_local = False
+    if term is not None and term.opname == "OpBranchConditional" and term.operands and \
+            term.operands[0].kind == "IdRef" and int(term.operands[0].value) in made and \
+            made[int(term.operands[0].value)] is None:
+        c = int(term.operands[0].value)
+        cond_local = True
+        local_uses[c] = local_uses.get(c, 0) + 1
+    for k, entry in lane.items():
+        rid = int(body[k].result_id)
+        entry[1] = uses.get(rid, 0) > local_uses.get(rid, 0)
+    return {k: tuple(v) for k, v in lane.items()}, cond_local
+
+
+def _lane_operands(ex, inst, made: dict, want: int | None) -> list[tuple[int, np.dtype, bool]] | None:
+    """(id, dtype of its value, local) of each operand of a lane op, or None when one is not an integer scalar
+    (of the result's width, for a binary op)."""
+    opnds = []
+    for o in inst.operands:
+        i = int(o.value)
+        dt = made.get(i)
+        local = dt is not None
+        if dt is None:
+            ot = ex.type_of_id(i)
+            dt = ot.dtype if ot is not None and ot.kind == "int" else None
+        if dt is None or not _int_dtype(dt) or (want is not None and dt.itemsize != want):
+            return None
+        opnds.append((i, dt, local))
+    return opnds
+
+
+def _python_int_lane(emit, ind: str, ns: dict, k: int, inst, plan: tuple) -> None:
+    """One integer scalar op on Python ints when every invocation is active and each operand is one value for
+    all ((1,) array of its type's dtype, or a Python int an earlier lane op of the block made): the result wrapped
+    to its width (two's complement, as the ufunc on arrays wraps), in q<id>, and as a (1,) array in frame.vals
+    only if it escapes. Anything else takes the ufunc exactly as before, with local operands made arrays again."""
+    rdt, escapes, opnds, t = plan
+    rid = int(inst.result_id)
+    name = inst.opname
+    xs = []
+    for j, (i, dt, local) in enumerate(opnds):
+        x, arr = f"x{j}", f"a{j}"
+        if local:
+            emit(f"{ind}{x} = q{i}")
+            emit(f"{ind}{arr} = None")
+            emit(f"{ind}if {x} is None:")
+            _fetch(emit, ind + "    ", arr, i)
+        else:
+            emit(f"{ind}{x} = None")
+            _fetch(emit, ind, arr, i)
+        ns[f"E{k}_{j}"] = dt
+        emit(f"{ind}if {x} is None and type({arr}) is ndarray and {arr}.shape == S1 and {arr}.dtype == E{k}_{j}:")
+        emit(f"{ind}    {x} = {arr}.item()")
+        xs.append(x)
+    emit(f"{ind}if full and {xs[0]} is not None and {xs[1]} is not None:")
+    sub = ind + "    "
+    if name in PY_BINARY:
+        signed = rdt.kind == "i"
+        a, b = (_to_signedness(x, dt, signed) for x, (_, dt, _) in zip(xs, opnds, strict=True))
+        expr = PY_BINARY[name].format(a=f"({a})", b=f"({b})")
+        w = rdt.itemsize * 8
+        if name in _WRAPS:
+            expr = f"((({expr}) + {1 << (w - 1)}) & {(1 << w) - 1}) - {1 << (w - 1)}" if signed else \
+                f"({expr}) & {(1 << w) - 1}"
+    else:
+        signed = ops_arith.COMPARE[name][1]
+        a, b = (_to_signedness(x, dt, signed) for x, (_, dt, _) in zip(xs, opnds, strict=True))
+        expr = f"({a}) {PY_COMPARE[name]} ({b})"
+    emit(f"{sub}q{rid} = {expr}")
+    if escapes:
+        ns[f"Z{k}"] = np.zeros(1, rdt)
+        emit(f"{sub}v = Z{k}.copy()")
+        emit(f"{sub}v[0] = q{rid}")
+        emit(f"{sub}vals[{rid}] = v")
+    emit(f"{ind}else:")
+    emit(f"{sub}q{rid} = None")
+    for j, (_, dt, local) in enumerate(opnds):
+        if local:   # made by an earlier lane op that kept it as a Python int: the same value as an array
+            ns[f"Z{k}_{j}"] = np.zeros(1, dt)
+            emit(f"{sub}if a{j} is None:")
+            emit(f"{sub}    a{j} = Z{k}_{j}.copy()")
+            emit(f"{sub}    a{j}[0] = x{j}")
+    if name in PY_BINARY:
+        ns[f"U{k}"] = ops_arith.INT_BINARY[name]
+        ns[f"R{k}"], ns[f"RT{k}"] = rdt, t
+        emit(f"{sub}if type(a0) is not ndarray or a0.dtype != R{k}:")
+        emit(f"{sub}    a0 = to_type(a0, RT{k})")
+        emit(f"{sub}if type(a1) is not ndarray or a1.dtype != R{k}:")
+        emit(f"{sub}    a1 = to_type(a1, RT{k})")
+        emit(f"{sub}v = U{k}(a0, a1)")
+    else:
+        ufunc, signed = ops_arith.COMPARE[name]
+        ns[f"U{k}"] = ufunc
+        emit(f"{sub}v = U{k}(as_int(a0, {signed}), as_int(a1, {signed}))")
+    emit(f"{sub}if full:")
+    emit(f"{sub}    vals[{rid}] = v")
+    emit(f"{sub}else:")
+    emit(f"{sub}    assign(frame, I{k}, v, mask, False)")
+
+
 def compile_body(ex, body: list, term=None):
     """One function (ex, frame, mask, full) running `body` as exec_inst runs it, one instruction at a time, then
     an OpBranch or OpBranchConditional `term` as Executor.branch_edges does (its edges returned); any other
     terminator is left to branch_edges (None returned)."""
     ns: dict = {"Fault": Fault, "errstate": np.errstate, "to_type": ops_arith.to_type, "as_int": ops_arith.as_int,
-                "ndarray": np.ndarray, "Register": Register, "QUIET": contextlib.nullcontext()}
+                "ndarray": np.ndarray, "Register": Register, "QUIET": contextlib.nullcontext(), "S1": (1,)}
     lines = ["def block(ex, frame, mask, full):",
              "    vals = frame.vals",
              "    gvals = ex.gvals",
@@ -161,6 +366,7 @@ def compile_body(ex, body: list, term=None):
              # the runner already ignores numpy's floating-point errors around the whole dispatch
              "        with (QUIET if ex.errors_ignored else errstate(all='ignore')):"]
     ind = " " * 12
+    lane, cond_local = _plan_lane(ex, body, term)
     for k, inst in enumerate(body):
         ns[f"I{k}"] = inst
         emit = lines.append
@@ -177,23 +383,14 @@ def compile_body(ex, body: list, term=None):
             emit(f"{ind}ex.exec_inst(frame, I{k}, mask, full)")
             emit(f"{ind}s = ex.steps")
             continue
+        if k in lane:
+            # the Python-int lane, else (per-invocation values, a partial mask) the numpy ufunc as before
+            _python_int_lane(emit, ind, ns, k, inst, lane[k])
+            continue
         if base is None and _int_binary_ok(fn, ex, inst):
-            ns[f"U{k}"] = ops_arith.INT_BINARY[inst.opname]
-            # to_type(x, t), with t and its dtype bound: an array already of that dtype is used as it is
-            t = ex.types[inst.result_type]
-            ns[f"T{k}"], ns[f"D{k}"] = t, t.dtype
-            for name, opnd in (("a", inst.operands[0].value), ("b", inst.operands[1].value)):
-                _fetch(emit, ind, name, opnd)
-                emit(f"{ind}if type({name}) is not ndarray or {name}.dtype != D{k}:")
-                emit(f"{ind}    {name} = to_type({name}, T{k})")
-            emit(f"{ind}v = U{k}(a, b)")
+            _ufunc_binary(emit, ind, ns, k, inst, ex.types[inst.result_type])
         elif base is None and fn is ops_arith.int_compare and len(inst.operands) == 2:
-            ufunc, signed = ops_arith.COMPARE[inst.opname]
-            ns[f"U{k}"] = ufunc
-            a, b = inst.operands[0].value, inst.operands[1].value
-            _fetch(emit, ind, "a", a)
-            _fetch(emit, ind, "b", b)
-            emit(f"{ind}v = U{k}(as_int(a, {signed}), as_int(b, {signed}))")
+            _ufunc_compare(emit, ind, ns, k, inst)
         else:
             ns[f"F{k}"] = fn
             ops = inst.operands
@@ -234,7 +431,7 @@ def compile_body(ex, body: list, term=None):
               "        ex.steps = s",
               "        raise ex.invalid_module_error(BODY[i], e) from None",
               "    ex.steps = s"]
-    _terminator(lines, ns, term)
+    _terminator(lines, ns, term, cond_local)
     ns["BODY"] = list(body)
     code = compile("\n".join(lines), "<spvcoop compiled block>", "exec")
     exec(code, ns)  # noqa: S102 - source generated above from numbers and fixed templates only

@@ -7,7 +7,10 @@ mask and meets at the merge block; a loop iterates while any invocation is
 still in it. `walk` follows blocks from a start until every active
 invocation has reached one of the `stops` (an enclosing merge, continue
 target, loop header or the function return) and reports who arrived where,
-and from which predecessor (OpPhi needs it).
+and from which predecessor (OpPhi needs it). A loop that is one straight chain of
+blocks (straight_chain: a for or do-while loop whose body has no branches of
+its own) runs in run_straight_loop: the same blocks, masks and arrivals without
+walk's stop sets and arrival tables (the fast path only).
 """
 from __future__ import annotations
 
@@ -107,6 +110,8 @@ class Executor:
         # that it is full; uniform branches pass it on unchanged
         self.every: np.ndarray | None = None
         self.errors_ignored = False  # the runner's np.errstate(all="ignore") is around the dispatch
+        # loop header label -> straight_chain's (blocks, index of the continue target, labels) or None, per run
+        self.straight_loops: dict[int, tuple[tuple[Block, ...], int, frozenset] | None] = {}
 
     # ---- values -------------------------------------------------------------
     def val(self, frame: Frame, id_: int):
@@ -272,6 +277,13 @@ class Executor:
     def run_loop(self, frame: Frame, header: Block, incoming: list, stops: frozenset, out: Arrivals) -> list:
         m_label, c_label = cast(tuple[int, int], header.loop)   # only loop headers come here
         h = header.label
+        if self.fast_blocks:
+            if h in self.straight_loops:
+                chain = self.straight_loops[h]
+            else:
+                chain = self.straight_loops[h] = straight_chain(frame.fn.blocks, header)
+            if chain is not None and stops.isdisjoint(chain[2]):
+                return self.run_straight_loop(frame, chain[0], chain[1], m_label, incoming)
         body_stops = stops | {m_label, c_label, h}
         cont_stops = stops | {m_label, h}
         at_merge: list = []
@@ -303,6 +315,74 @@ class Executor:
                     (out[t] if dest is None else dest).extend(lst)
             incoming = back
         return at_merge
+
+    def run_straight_loop(self, frame: Frame, chain: tuple[Block, ...], c_at: int, m_label: int,
+                          incoming: list) -> list:
+        """run_loop for a loop that is one chain of blocks (straight_chain; chain[c_at] is its continue target): the
+        same blocks under the same masks in the same order, arrivals at the merge and the header in the same
+        order, without walk's stops and arrival tables."""
+        header = chain[0]
+        h = header.label
+        body, cont_blocks = chain[1:c_at], chain[c_at:]
+        at_merge: list = []
+        while incoming:
+            if self.any_killed:
+                incoming = [(p, m & self.alive) for p, m in incoming]
+            mask = incoming[0][1] if len(incoming) == 1 else np.logical_or.reduce([m for _, m in incoming])
+            if mask is not self.every and not mask.any():
+                break
+            edges = self._chain_block(frame, header, incoming, mask)
+            cont: list = []
+            for target, sub in edges:   # as run_loop routes them: the merge, or the body up to the continue target
+                if target == m_label:
+                    at_merge.append((h, sub))
+                else:
+                    self._straight(frame, body, h, sub, m_label, at_merge, cont)
+            back: list = []
+            if cont:   # then the continue construct, as run_loop walks it
+                self._straight(frame, cont_blocks, cont[0][0], cont[0][1], m_label, at_merge, back)
+            incoming = back
+        return at_merge
+
+    def _straight(self, frame: Frame, blocks: tuple[Block, ...], prev: int, m: np.ndarray, m_label: int,
+                  at_merge: list, after: list) -> None:
+        """walk's steps along straight blocks from `prev` under m: arrivals at the merge go to at_merge; the
+        last block's arrival at what follows (the continue target, or the header) to `after`."""
+        every = self.every
+        for blk in blocks:
+            if self.any_killed:
+                m = m & self.alive
+            if m is not every and not m.any():
+                return
+            e = self._chain_block(frame, blk, [(prev, m)], m)
+            nxt = None
+            for t, sub in e:
+                if t == m_label:
+                    at_merge.append((blk.label, sub))
+                else:
+                    nxt = sub
+            if nxt is None:
+                return
+            prev, m = blk.label, nxt
+        after.append((prev, m))
+
+    def _chain_block(self, frame: Frame, blk: Block, incoming: list, mask: np.ndarray) -> list:
+        """exec_block, then branch_edges unless the block's compiled terminator gave its edges; a compiled block
+        with no phis under the mask of every invocation (untraced) is called here, as exec_block would call it."""
+        if mask is self.every and not blk.phis and self.trace is None:
+            fn = self.compiled_blocks.get(blk.label)
+            if fn is not None and type(fn) is not int:
+                try:
+                    edges = fn(self, frame, mask, True)
+                except Fault as f:   # from the compiled terminator (the body's are located already)
+                    raise self.fault_error(blk.term or blk.label_inst, f) from None
+                except Exception as e:  # noqa: BLE001 - an unvalidated module's terminator; re-raised otherwise
+                    raise self.invalid_module_error(blk.term or blk.label_inst, e) from None
+                if edges is not None:
+                    return edges
+                return self.branch_edges(frame, blk, mask)
+        edges = self.exec_block(frame, blk, incoming, mask)
+        return self.branch_edges(frame, blk, mask) if edges is None else edges
 
     def _phi_value(self, frame: Frame, phi: Instruction, incoming: list):
         ops = phi.operands
@@ -574,3 +654,38 @@ def _operand_text(prog: Program, o) -> str:
         return enum_name(o.kind, o.value)
     except KeyError:
         return str(o.value)
+
+
+def straight_chain(blocks: dict[int, Block], header: Block) -> tuple[tuple[Block, ...], int, frozenset] | None:
+    """The loop's blocks as one straight chain from its header, when it is one: each block ends in OpBranch or
+    OpBranchConditional (Id operands) whose targets other than the loop's merge are exactly one block, the next one;
+    no block after the header heads a construct; the continue target is in the chain, after the header, and the
+    last block is the only one that branches back to the header. (chain, index of the continue target in it, the
+    chain's labels), or None for any other loop (run_loop walks it)."""
+    m_label, c_label = cast(tuple[int, int], header.loop)
+    h = header.label
+    if c_label in (h, m_label):
+        return None
+    chain = [header]
+    blk = header
+    while True:
+        term = blk.term
+        if term is None or term.opname not in ("OpBranch", "OpBranchConditional") or \
+                any(o.kind != "IdRef" for o in term.operands[:3]):
+            return None
+        targets = {o.value for o in term.operands[:1]} if term.opname == "OpBranch" else \
+            {o.value for o in term.operands[1:3]}
+        targets.discard(m_label)
+        if len(targets) != 1:
+            return None
+        target = targets.pop()
+        if target == h:
+            labels = [b.label for b in chain]
+            if c_label not in labels:
+                return None
+            return tuple(chain), labels.index(c_label), frozenset(labels)
+        nb = blocks.get(cast(int, target))
+        if nb is None or nb.merge is not None or nb in chain:
+            return None
+        chain.append(nb)
+        blk = nb

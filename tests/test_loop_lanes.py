@@ -1,0 +1,250 @@
+"""The loop fast lanes against the plain path and a Python reference: uniform integer scalars taken on Python ints
+in compiled blocks (block_compiler._plan_lane / _python_int_lane) and loops that are one straight chain of blocks
+run without walk's tables (executor.straight_chain / run_straight_loop). Same bytes, same steps, same errors at
+the same instruction."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from spvcoop.interp import block_compiler, executor
+from spvcoop.loader import load_shader
+
+from conftest import compile_glsl
+from test_fast_paths import _both, _outcome
+
+ROOT = Path(__file__).resolve().parent.parent
+INT_LANE = Path(__file__).resolve().parent / "glsl" / "lanes" / "int_lane.comp"
+GEMM_TILED = ROOT / "bench" / "shaders" / "gemm_tiled.spvasm"
+M32, M64 = (1 << 32) - 1, (1 << 64) - 1
+
+
+def _signed(x: int, bits: int) -> int:
+    x &= (1 << bits) - 1
+    return x - (1 << bits) if x >> (bits - 1) else x
+
+
+def _case(seed: int, n_spec: int = 6) -> dict:
+    rng = np.random.default_rng(seed)
+    u = rng.integers(0, 1 << 32, 16, dtype=np.uint64).astype(np.uint32)
+    s = rng.integers(-(1 << 31), 1 << 31, 16, dtype=np.int64).astype(np.int32)
+    w = rng.integers(0, 1 << 63, 4, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    u[3], s[4] = 0xFFFFFFFF, -(1 << 31)   # the edges of the ranges
+    raw = np.concatenate([u.view(np.uint8), s.view(np.uint8), w.view(np.uint8)])
+    spec = {0: n_spec, 1: int(rng.integers(0, 1 << 32)), 2: int(rng.integers(0, 1 << 32)),
+            3: int(rng.integers(-(1 << 31), 1 << 31)), 4: int(rng.integers(-(1 << 31), 1 << 31))}
+    return dict(spec_constants=spec, buffers={"0:0": raw, "0:1": np.zeros(16, np.uint32)})
+
+
+def _want(case: dict, n: int) -> list[int]:
+    """int_lane.comp in Python: each invocation's result, local ids 0..7 repeated per workgroup."""
+    raw = case["buffers"]["0:0"]
+    u = [int(x) for x in raw[:64].view(np.uint32)]
+    s = [int(x) for x in raw[64:128].view(np.int32)]
+    w = [int(x) for x in raw[128:160].view(np.uint64)]
+    out = []
+    for g in range(n):
+        lid = g % 8
+        acc = lid
+        n_spec, u1, u2, s1, s2 = (case["spec_constants"][k] for k in range(5))
+        for i in range(n_spec):
+            x = ((i + u1) * 0x9E3779B1 + u2) & M32
+            y = _signed((i + s1) * 65537 - s2, 32)
+            z = (x ^ (y & M32)) | (x & 0xF0F0)
+            acc = (acc + z) & M32 if y < _signed(s1 + i * 1000003, 32) else (acc - x) & M32
+            if x > (u2 + i * 77777) & M32:
+                acc ^= 7
+            if y < s[i]:
+                acc = (acc + 11) & M32
+            acc = (acc + x * lid) & M32
+            if lid < 3:
+                acc = (acc + x * 3 + (y & M32)) & M32
+            b = ((x & 0xFF) * 201 + 97) & 0xFF
+            h = _signed(_signed(y, 16) * -3001 - 77, 16)
+            q = (x * 6364136223846793005 + w[i & 3]) & M64
+            acc = (acc + b + (h & M32) + (q >> 32) + (q & M32)) & M32
+        for j in range(lid + 2):
+            acc = (acc * 3 + u[j]) & M32
+        k = 0
+        while True:
+            acc ^= acc >> 5
+            k += 1 + (lid & 1)
+            if k >= 5 + lid:
+                break
+        out.append(acc)
+    return out
+
+
+@pytest.fixture(scope="module")
+def int_lane(tmp_path_factory):
+    return load_shader(str(compile_glsl(INT_LANE, tmp_path_factory.mktemp("lanes") / "int_lane.spv")))
+
+
+@pytest.mark.parametrize("seed,dispatch", [(1, (1, 1, 1)), (2, (2, 1, 1)), (3, (1, 1, 1))])
+def test_int_lane_equals_python_and_the_plain_path(int_lane, seed, dispatch, monkeypatch) -> None:
+    case = _case(seed)
+    fast, plain = _both(monkeypatch, lambda: _outcome(int_lane, dispatch=dispatch, **case))
+    assert fast == plain and fast[0] != "error", fast
+    n = 8 * dispatch[0]
+    assert np.frombuffer(fast[1]["(0, 1)"], np.uint32)[:n].tolist() == _want(case, n)
+
+
+def test_the_lanes_are_taken(int_lane, monkeypatch) -> None:
+    """The kernel's uniform integer ops are planned into the Python-int lane (some results kept only as Python
+    ints, a loop condition read from one), and its two straight loops run without walk."""
+    plans: list = []
+    plan = block_compiler._plan_lane
+    monkeypatch.setattr(block_compiler, "_plan_lane", lambda ex, body, term: plans.append(plan(ex, body, term))
+                        or plans[-1])
+    straight: list = []
+    run_straight = executor.Executor.run_straight_loop
+
+    def counted(self, frame, chain, *a):
+        straight.append(chain[0].label)
+        return run_straight(self, frame, chain, *a)
+    monkeypatch.setattr(executor.Executor, "run_straight_loop", counted)
+    monkeypatch.setattr(block_compiler, "COMPILE_AFTER", 0)
+    _outcome(int_lane, dispatch=(1, 1, 1), **_case(1))
+    lane_ops = [entry for lane, _ in plans for entry in lane.values()]
+    assert sum(not escapes for _, escapes, _, _ in lane_ops) >= 10
+    assert sum(escapes for _, escapes, _, _ in lane_ops) >= 3
+    assert any(cond for _, cond in plans)
+    assert len(set(straight)) == 2
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_step_limit_anywhere_in_the_lanes(int_lane, seed, monkeypatch) -> None:
+    case = _case(seed, n_spec=2)
+    total = _outcome(int_lane, **case)[0]
+    assert isinstance(total, int) and total > 200
+    for limit in [*range(1, 120), *range(120, total, 29), total - 1]:
+        fast, plain = _both(monkeypatch, lambda limit=limit: _outcome(int_lane, max_steps=limit, **case))
+        assert fast == plain and fast[0] == "error", limit
+    fast, plain = _both(monkeypatch, lambda: _outcome(int_lane, max_steps=total, **case))
+    assert fast == plain and fast[0] == total
+
+
+def test_straight_chain_finds_the_inner_loop_only() -> None:
+    from spvcoop.interp.program import Program
+    prog = Program(load_shader(str(GEMM_TILED)))
+    (fn,) = prog.functions.values()
+    headers = [b for b in fn.blocks.values() if b.loop is not None]
+    chains = {h.label: executor.straight_chain(fn.blocks, h) for h in headers}
+    assert len(headers) == 3
+    straight = [c for c in chains.values() if c is not None]
+    assert len(straight) == 1   # the K loop: header, condition, body, continue target; not the tile loops
+    blocks, c_at, labels = straight[0]
+    assert len(blocks) == 4 and c_at == 3 and labels == {b.label for b in blocks}
+
+
+_WIDTH_CAPS = {8: "Int8", 16: "Int16", 32: None, 64: "Int64"}
+
+
+def _edges(w: int, rng) -> list[int]:
+    """Bit patterns at the edges of a w-bit range, and two random ones."""
+    return [0, 1, (1 << (w - 1)) - 1, 1 << (w - 1), (1 << w) - 1, *(int(x) for x in rng.integers(0, 1 << w, 2,
+                                                                                                  dtype=np.uint64))]
+
+
+def _lane_module(w: int, seed: int) -> tuple[str, int]:
+    """Every op of the Python-int lane on constants of width w, with every signedness of operands and result,
+    and each result fed into a second op (an operand the lane holds as a Python int); each result stored zero-
+    extended to 64 bits. (text, number of results)"""
+    rng = np.random.default_rng(seed)
+    vals = _edges(w, rng)
+    pairs = [(vals[i], vals[j]) for i in range(len(vals)) for j in range(len(vals)) if (i * 7 + j * 3 + w) % 4 == 0]
+    caps = "\n".join(f"OpCapability {c}" for c in {_WIDTH_CAPS[w], "Int64"} if c)
+    head = f"""OpCapability Shader
+{caps}
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %out
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %rt ArrayStride 8
+OpMemberDecorate %blk 0 Offset 0
+OpDecorate %blk Block
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%u = OpTypeInt {w} 0
+%s = OpTypeInt {w} 1
+{"" if w == 64 else "%u64 = OpTypeInt 64 0"}
+%rt = OpTypeRuntimeArray %u64
+%blk = OpTypeStruct %rt
+%pblk = OpTypePointer StorageBuffer %blk
+%pu64 = OpTypePointer StorageBuffer %u64
+%out = OpVariable %pblk StorageBuffer
+{"" if w == 32 else "%s32 = OpTypeInt 32 1"}
+%c0 = OpConstant %s32 0
+%one = OpConstant %u64 1
+%zero = OpConstant %u64 0
+"""
+    consts = sorted({v for p in pairs for v in p})
+    head += "".join(f"%k{v} = OpConstant %u {v}\n" for v in consts)
+    body = ["%main = OpFunction %void None %fn", "%entry = OpLabel"]
+    body += [f"%ks{v} = OpBitcast %s %k{v}" for v in consts]   # the same bits as a signed value (a (1,) array)
+    n = 0
+
+    def store(res: str, typ: str) -> None:
+        nonlocal n
+        if typ == "bool":
+            body.append(f"%w{n} = OpSelect %u64 {res} %one %zero")
+        elif w == 64:
+            body.append(f"%w{n} = OpBitcast %u64 {res}")
+        else:
+            body.append(f"%w{n} = OpUConvert %u64 {res}")
+        body.append(f"%p{n} = OpAccessChain %pu64 %out %c0 %i{n}")
+        head_consts.append(f"%i{n} = OpConstant %s32 {n}")
+        body.append(f"OpStore %p{n} %w{n}")
+        n += 1
+
+    head_consts: list[str] = []
+    binary = ["OpIAdd", "OpISub", "OpIMul", "OpBitwiseAnd", "OpBitwiseOr", "OpBitwiseXor"]
+    compare = ["OpIEqual", "OpINotEqual", "OpSLessThan", "OpSLessThanEqual", "OpSGreaterThan",
+               "OpSGreaterThanEqual", "OpULessThan", "OpULessThanEqual", "OpUGreaterThan", "OpUGreaterThanEqual"]
+    r = 0
+    for a, b in pairs:
+        for ta in "us":
+            for tb in "us":
+                x, y = f"%k{'s' if ta == 's' else ''}{a}", f"%k{'s' if tb == 's' else ''}{b}"
+                for op in binary:
+                    for tr in "us":
+                        body.append(f"%r{r} = {op} %{tr} {x} {y}")
+                        # the result as an operand again: the Python int the lane keeps
+                        body.append(f"%r{r + 1} = {binary[(binary.index(op) + 2) % 6]} %{tr} %r{r} {y}")
+                        store(f"%r{r + 1}", tr)
+                        body.append(f"%r{r + 2} = {compare[(r // 3) % 10]} %bool %r{r} {x}")
+                        store(f"%r{r + 2}", "bool")
+                        r += 3
+                for op in compare:
+                    body.append(f"%r{r} = {op} %bool {x} {y}")
+                    store(f"%r{r}", "bool")
+                    r += 1
+    body += ["OpReturn", "OpFunctionEnd"]
+    text = head + "\n".join(head_consts) + "\n" + "\n".join(body) + "\n"
+    if w == 64:
+        text = text.replace("%u64", "%u")
+    if w == 32:
+        text = text.replace("%s32", "%s")
+    return text, n
+
+
+@pytest.mark.parametrize("w", [8, 16, 32, 64])
+def test_every_lane_op_on_edge_values_equals_the_plain_path(w, monkeypatch) -> None:
+    """Each op in both signednesses of operands and result, compared with the ufuncs of the plain path (which
+    test_fast_paths and the interpreter's own tests hold to SPIR-V's rules)."""
+    text, n = _lane_module(w, seed=w)
+    module = load_shader(text, "lanes.spvasm")
+    plans: list = []
+    plan = block_compiler._plan_lane
+    monkeypatch.setattr(block_compiler, "_plan_lane", lambda ex, body, term: plans.append(plan(ex, body, term))
+                        or plans[-1])
+    fast, plain = _both(monkeypatch, lambda: _outcome(module, buffers={"0:0": np.zeros(n, np.uint64)}))
+    assert fast == plain and fast[0] != "error", fast
+    got = np.frombuffer(fast[1]["(0, 0)"], np.uint64)
+    assert len(got) == n and len(set(got.tolist())) > 20
+    lane = [entry for lane, _ in plans for entry in lane.values()]
+    assert len(lane) >= n   # every op above but the conversions and stores
