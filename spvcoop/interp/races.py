@@ -115,6 +115,14 @@ class _Race:
         self.rank: tuple[int, int, int] = (offset, *agents)
 
 
+def _rows(a: np.ndarray, q0: int, count: int, width: int, step: int) -> np.ndarray:
+    """The (count, width) view of shadow array `a` whose rows start at units q0, q0 + step, ...: what
+    as_strided(a[q0:], ...) gives, made by the ndarray constructor (~0.3 us instead of ~5 us: a loop over tiles
+    records a few views per access), which also refuses a view past the array's end."""
+    n = a.itemsize
+    return np.ndarray((count, width), a.dtype, a, q0 * n, (step * n, n))
+
+
 def _extremes(idx: np.ndarray, ag: np.ndarray, units: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For the units (of idx) that several agents touch: (unit, smallest agent, largest agent), each unit once --
     what an access reports does not depend on the order its elements were listed in."""
@@ -367,8 +375,7 @@ class Recorder:
         """One agent (a matrix load or store of the dispatch's one scope instance): its runs as a strided view."""
         g = sh.g
         q0, wu, d = int(start[0]) // g, width // g, step // g
-        return self._views(sh, kind, lambda a: np.lib.stride_tricks.as_strided(
-            a[q0:], (count, wu), (d * a.itemsize, a.itemsize)), agents[0], stamp)
+        return self._views(sh, kind, lambda a: _rows(a, q0, count, wu, d), agents[0], stamp)
 
     def _strided(self, sh: _Shadow, kind: str, start: np.ndarray, agents: np.ndarray, width: int, stamp: int) -> bool:
         """The common case, cheaply: agent i touches `width` bytes at start[i], the starts evenly spaced and at least
@@ -389,7 +396,7 @@ class Recorder:
             return self._views(sh, kind, view, agents, stamp)
 
         def view2(a: np.ndarray) -> np.ndarray:
-            return np.lib.stride_tricks.as_strided(a[q0:], (k, m), (d * a.itemsize, a.itemsize))
+            return _rows(a, q0, k, m, d)
         return self._views(sh, kind, view2, agents[:, None], stamp)
 
     def _views(self, sh: _Shadow, kind: str, view, ag, stamp: int) -> bool:
