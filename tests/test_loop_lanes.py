@@ -67,6 +67,8 @@ def _want(case: dict, n: int) -> list[int]:
             acc = (acc + b + (h & M32) + (q >> 32) + (q & M32)) & M32
         for j in range(lid + 2):
             acc = (acc * 3 + u[j]) & M32
+        for t in range(n_spec + (lid & 1) * 3):
+            acc = (acc * 5 + t) & M32
         k = 0
         while True:
             acc ^= acc >> 5
@@ -93,7 +95,8 @@ def test_int_lane_equals_python_and_the_plain_path(int_lane, seed, dispatch, mon
 
 def test_the_lanes_are_taken(int_lane, monkeypatch) -> None:
     """The kernel's uniform integer ops are planned into the Python-int lane (some results kept only as Python
-    ints, a loop condition read from one), and its two straight loops run without walk."""
+    ints, a loop condition read from one), and its three straight loops run without walk, the one every
+    invocation is in compiled whole (compile_loop)."""
     plans: list = []
     plan = block_compiler._plan_lane
     monkeypatch.setattr(block_compiler, "_plan_lane", lambda ex, body, term: plans.append(plan(ex, body, term))
@@ -105,13 +108,18 @@ def test_the_lanes_are_taken(int_lane, monkeypatch) -> None:
         straight.append(chain[0].label)
         return run_straight(self, frame, chain, *a)
     monkeypatch.setattr(executor.Executor, "run_straight_loop", counted)
+    loops: list = []
+    compile_loop = executor.compile_loop
+    monkeypatch.setattr(executor, "compile_loop", lambda ex, chain, m: loops.append(chain[0].label)
+                        or compile_loop(ex, chain, m))
     monkeypatch.setattr(block_compiler, "COMPILE_AFTER", 0)
     _outcome(int_lane, dispatch=(1, 1, 1), **_case(1))
     lane_ops = [entry for lane, _ in plans for entry in lane.values()]
     assert sum(not escapes for _, escapes, _, _ in lane_ops) >= 10
     assert sum(escapes for _, escapes, _, _ in lane_ops) >= 3
     assert any(cond for _, cond in plans)
-    assert len(set(straight)) == 2
+    assert len(set(straight)) == 3
+    assert len(loops) == 3   # each compiled once; only the fourth loop makes whole trips with every invocation
 
 
 @pytest.mark.parametrize("seed", [1, 4])
@@ -248,3 +256,92 @@ def test_every_lane_op_on_edge_values_equals_the_plain_path(w, monkeypatch) -> N
     assert len(got) == n and len(set(got.tolist())) > 20
     lane = [entry for lane, _ in plans for entry in lane.values()]
     assert len(lane) >= n   # every op above but the conversions and stores
+
+
+KILL_IN_A_LOOP = """OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %lid
+OpExecutionMode %main LocalSize 4 1 1
+OpDecorate %lid BuiltIn LocalInvocationId
+OpDecorate %rt ArrayStride 4
+OpMemberDecorate %blk 0 Offset 0
+OpDecorate %blk Block
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%u = OpTypeInt 32 0
+%v3 = OpTypeVector %u 3
+%pin = OpTypePointer Input %v3
+%lid = OpVariable %pin Input
+%rt = OpTypeRuntimeArray %u
+%blk = OpTypeStruct %rt
+%pblk = OpTypePointer StorageBuffer %blk
+%pu = OpTypePointer StorageBuffer %u
+%out = OpVariable %pblk StorageBuffer
+%pfu = OpTypePointer Function %u
+%c0 = OpConstant %u 0
+%c1 = OpConstant %u 1
+%c3 = OpConstant %u 3
+%c10 = OpConstant %u 10
+%fnu = OpTypeFunction %void %u
+%kill = OpFunction %void None %fnu
+%t = OpFunctionParameter %u
+%ke = OpLabel
+%id = OpLoad %v3 %lid
+%x = OpCompositeExtract %u %id 0
+%odd = OpBitwiseAnd %u %x %c1
+%isodd = OpIEqual %bool %odd %c1
+%is3 = OpIEqual %bool %t %c3
+%both = OpLogicalAnd %bool %isodd %is3
+OpSelectionMerge %kr None
+OpBranchConditional %both %kk %kr
+%kk = OpLabel
+OpKill
+%kr = OpLabel
+OpReturn
+OpFunctionEnd
+%main = OpFunction %void None %fn
+%e = OpLabel
+%i = OpVariable %pfu Function
+%acc = OpVariable %pfu Function
+OpStore %i %c0
+OpStore %acc %c0
+OpBranch %h
+%h = OpLabel
+OpLoopMerge %m %cont None
+OpBranch %cond
+%cond = OpLabel
+%iv = OpLoad %u %i
+%lt = OpULessThan %bool %iv %c10
+OpBranchConditional %lt %body %m
+%body = OpLabel
+%iv2 = OpLoad %u %i
+%r = OpFunctionCall %void %kill %iv2
+%a = OpLoad %u %acc
+%a2 = OpIAdd %u %a %iv2
+OpStore %acc %a2
+%idb = OpLoad %v3 %lid
+%xb = OpCompositeExtract %u %idb 0
+%pb = OpAccessChain %pu %out %c0 %xb
+OpStore %pb %a2
+OpBranch %cont
+%cont = OpLabel
+%iv3 = OpLoad %u %i
+%in = OpIAdd %u %iv3 %c1
+OpStore %i %in
+OpBranch %h
+%m = OpLabel
+OpReturn
+OpFunctionEnd
+"""
+
+
+def test_an_invocation_killed_inside_a_compiled_loop(monkeypatch) -> None:
+    """OpKill in a function called from a loop every invocation is in (a module run without validation: compute
+    shaders have no OpKill): the compiled trips stop there and the walk goes on without the killed invocations."""
+    module = load_shader(KILL_IN_A_LOOP, "kill.spvasm")
+    fast, plain = _both(monkeypatch, lambda: _outcome(module, validate=False, buffers={"0:0": np.zeros(4, np.uint32)}))
+    assert fast == plain and fast[0] != "error", fast
+    assert np.frombuffer(fast[1]["(0, 0)"], np.uint32).tolist() == [45, 6, 45, 6]   # the odd ones were killed in trip 3

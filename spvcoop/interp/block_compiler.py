@@ -348,34 +348,60 @@ def _python_int_lane(emit, ind: str, ns: dict, k: int, inst, plan: tuple) -> Non
     emit(f"{sub}    assign(frame, I{k}, v, mask, False)")
 
 
-def compile_body(ex, body: list, term=None):
-    """One function (ex, frame, mask, full) running `body` as exec_inst runs it, one instruction at a time, then
-    an OpBranch or OpBranchConditional `term` as Executor.branch_edges does (its edges returned); any other
-    terminator is left to branch_edges (None returned)."""
-    ns: dict = {"Fault": Fault, "errstate": np.errstate, "to_type": ops_arith.to_type, "as_int": ops_arith.as_int,
-                "ndarray": np.ndarray, "Register": Register, "QUIET": contextlib.nullcontext(), "S1": (1,)}
-    lines = ["def block(ex, frame, mask, full):",
-             "    vals = frame.vals",
+def _namespace() -> dict:
+    return {"Fault": Fault, "errstate": np.errstate, "to_type": ops_arith.to_type, "as_int": ops_arith.as_int,
+            "ndarray": np.ndarray, "Register": Register, "QUIET": contextlib.nullcontext(), "S1": (1,)}
+
+
+_PROLOGUE = ["    vals = frame.vals",
              "    gvals = ex.gvals",
              "    val = ex.val",
              "    assign = ex.assign",
              "    ms = ex.max_steps",
              "    s = ex.steps",
-             "    i = 0",
-             "    try:",
-             # the runner already ignores numpy's floating-point errors around the whole dispatch
-             "        with (QUIET if ex.errors_ignored else errstate(all='ignore')):"]
-    ind = " " * 12
+             "    i = 0"]
+# the runner already ignores numpy's floating-point errors around the whole dispatch
+_ERRSTATE = "with (QUIET if ex.errors_ignored else errstate(all='ignore')):"
+# a Fault or an error of an unvalidated module, located at the instruction (INSTS[i]) that raised it, as exec_inst
+# (and exec_block, for a terminator) locates it
+_EPILOGUE = ["    except Fault as f:",
+             "        ex.steps = s",
+             "        raise ex.fault_error(INSTS[i], f) from None",
+             "    except Exception as e:",
+             "        ex.steps = s",
+             "        raise ex.invalid_module_error(INSTS[i], e) from None"]
+
+
+def compile_body(ex, body: list, term=None):
+    """One function (ex, frame, mask, full) running `body` as exec_inst runs it, one instruction at a time, then
+    an OpBranch or OpBranchConditional `term` as Executor.branch_edges does (its edges returned); any other
+    terminator is left to branch_edges (None returned)."""
+    ns = _namespace()
+    lines = ["def block(ex, frame, mask, full):", *_PROLOGUE, "    try:", "        " + _ERRSTATE]
+    cond_local = _emit_body(ex, lines, ns, body, term, " " * 12, 0)
+    lines.append(" " * 12 + "pass")
+    lines += [*_EPILOGUE, "    ex.steps = s"]
+    _terminator(lines, ns, term, cond_local)
+    ns["INSTS"] = list(body)
+    code = compile("\n".join(lines), "<spvcoop compiled block>", "exec")
+    exec(code, ns)  # noqa: S102 - source generated above from numbers and fixed templates only
+    return ns["block"]
+
+
+def _emit_body(ex, lines: list, ns: dict, body: list, term, ind: str, base: int) -> bool:
+    """The code of `body`'s instructions, instruction k of the function at index base + (its place in body) of
+    INSTS; whether the terminator's condition is a Python-int lane comparison (q<id>)."""
     lane, cond_local = _plan_lane(ex, body, term)
-    for k, inst in enumerate(body):
+    emit = lines.append
+    for j, inst in enumerate(body):
+        k = base + j
         ns[f"I{k}"] = inst
-        emit = lines.append
         emit(f"{ind}i = {k}")
         emit(f"{ind}s += 1")
         emit(f"{ind}if s > ms:")
         emit(f"{ind}    ex.steps = s")
         emit(f"{ind}    ex.limit_reached(I{k})")
-        fn, base = resolve(ex, inst)
+        fn, base_fn = resolve(ex, inst)
         rid = inst.result_id
         if fn is None:
             # not in the table: the plain path reports it (and counts the step itself)
@@ -383,19 +409,19 @@ def compile_body(ex, body: list, term=None):
             emit(f"{ind}ex.exec_inst(frame, I{k}, mask, full)")
             emit(f"{ind}s = ex.steps")
             continue
-        if k in lane:
+        if j in lane:
             # the Python-int lane, else (per-invocation values, a partial mask) the numpy ufunc as before
-            _python_int_lane(emit, ind, ns, k, inst, lane[k])
+            _python_int_lane(emit, ind, ns, k, inst, lane[j])
             continue
-        if base is None and _int_binary_ok(fn, ex, inst):
+        if base_fn is None and _int_binary_ok(fn, ex, inst):
             _ufunc_binary(emit, ind, ns, k, inst, ex.types[inst.result_type])
-        elif base is None and fn is ops_arith.int_compare and len(inst.operands) == 2:
+        elif base_fn is None and fn is ops_arith.int_compare and len(inst.operands) == 2:
             _ufunc_compare(emit, ind, ns, k, inst)
         else:
             ns[f"F{k}"] = fn
             ops = inst.operands
             sub = ind
-            if _register_access(fn, base) and len(ops) >= (2 if inst.opname == "OpStore" else 1) and \
+            if _register_access(fn, base_fn) and len(ops) >= (2 if inst.opname == "OpStore" else 1) and \
                     all(o.kind == "IdRef" for o in ops[:2]):
                 # a Function variable held as a value, every invocation active (and, for a load, stored by
                 # all): what load_op / store_op do then, without the call
@@ -412,10 +438,10 @@ def compile_body(ex, body: list, term=None):
                 sub = ind + "    "
             # the op may run other code (a function call): the count it sees and leaves is the true one
             emit(f"{sub}ex.steps = s")
-            if base is None:
+            if base_fn is None:
                 emit(f"{sub}v = F{k}(ex, frame, I{k}, mask)")
             else:
-                ns[f"B{k}"] = base
+                ns[f"B{k}"] = base_fn
                 emit(f"{sub}v = F{k}(ex, frame, I{k}, mask, B{k})")
             emit(f"{sub}s = ex.steps")
         if rid is not None:
@@ -423,16 +449,70 @@ def compile_body(ex, body: list, term=None):
             emit(f"{ind}    vals[{rid}] = v")
             emit(f"{ind}else:")
             emit(f"{ind}    assign(frame, I{k}, v, mask, False)")
-    lines.append(f"{ind}pass")
-    lines += ["    except Fault as f:",
-              "        ex.steps = s",
-              "        raise ex.fault_error(BODY[i], f) from None",
-              "    except Exception as e:",   # a module run without validation: exec_inst's rule
-              "        ex.steps = s",
-              "        raise ex.invalid_module_error(BODY[i], e) from None",
-              "    ex.steps = s"]
-    _terminator(lines, ns, term, cond_local)
-    ns["BODY"] = list(body)
-    code = compile("\n".join(lines), "<spvcoop compiled block>", "exec")
+    return cond_local
+
+
+def compile_loop(ex, chain: tuple, m_label: int):
+    """One function (ex, frame, mask, at_merge) running whole trips of a straight loop (executor.straight_chain:
+    no block has phis) while every invocation is in it and each branch is one target for all: the chain's bodies
+    and terminators as compile_body and branch_edges run them, one after the other, without returning to the walk
+    between blocks. It returns None when the loop is left (the arrival appended to at_merge, as run_loop appends
+    it), or (j, edges) where a branch of chain[j] is not the same for all, or an invocation was killed, for the
+    caller to go on with as run_straight_loop does."""
+    ns = _namespace()
+    insts: list = []
+    lines = ["def loop(ex, frame, mask, at_merge):", *_PROLOGUE, "    full = True", "    try:",
+             "        " + _ERRSTATE, "            while True:"]
+    ind = " " * 16
+    emit = lines.append
+    h = chain[0].label
+    for j, blk in enumerate(chain):
+        cond_local = _emit_body(ex, lines, ns, blk.body, blk.term, ind, len(insts))
+        insts += blk.body
+        t_at = len(insts)
+        insts.append(blk.term)
+        term = blk.term
+        ops = term.operands
+        # branch_edges' tick: a step, the step limit, the clock and progress where the plain path checks them
+        emit(f"{ind}i = {t_at}")
+        emit(f"{ind}if s >= ms or s + 1 >= ex.next_progress:")
+        emit(f"{ind}    ex.steps = s")
+        emit(f"{ind}    ex.tick(frame, INSTS[{t_at}], mask)")
+        emit(f"{ind}    s = ex.steps")
+        emit(f"{ind}else:")
+        emit(f"{ind}    s += 1")
+        nxt = h if j == len(chain) - 1 else chain[j + 1].label
+        if term.opname == "OpBranch":
+            emit(f"{ind}if ex.any_killed:")
+            emit(f"{ind}    ex.steps = s")
+            emit(f"{ind}    return ({j}, [({nxt}, mask)])")
+            continue
+        c_id, t, f = int(ops[0].value), int(ops[1].value), int(ops[2].value)
+        if cond_local:
+            emit(f"{ind}c = q{c_id}")
+            emit(f"{ind}if c is None:")
+            _fetch(emit, ind + "    ", "c", c_id)
+        else:
+            _fetch(emit, ind, "c", c_id)   # branch_edges reads the condition even when both targets are one
+        if t == f:
+            emit(f"{ind}if ex.any_killed:")
+            emit(f"{ind}    ex.steps = s")
+            emit(f"{ind}    return ({j}, [({t}, mask)])")
+            continue
+        emit(f"{ind}if type(c) is ndarray and c.shape == S1:")
+        emit(f"{ind}    c = c[0]")
+        emit(f"{ind}elif type(c) is not bool:")
+        emit(f"{ind}    ex.steps = s")
+        emit(f"{ind}    return ({j}, ex.split_edges(c, {t}, {f}, mask))")
+        emit(f"{ind}if ex.any_killed:")
+        emit(f"{ind}    ex.steps = s")
+        emit(f"{ind}    return ({j}, [({t} if c else {f}, mask)])")
+        emit(f"{ind}if {'c' if t == m_label else 'not c'}:")   # one target is the merge (straight_chain)
+        emit(f"{ind}    ex.steps = s")
+        emit(f"{ind}    at_merge.append(({blk.label}, mask))")
+        emit(f"{ind}    return None")
+    lines += _EPILOGUE
+    ns["INSTS"] = insts
+    code = compile("\n".join(lines), "<spvcoop compiled loop>", "exec")
     exec(code, ns)  # noqa: S102 - source generated above from numbers and fixed templates only
-    return ns["block"]
+    return ns["loop"]

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.diagnostics import Diagnostic, Note, SpvError
 from ..core.module import Instruction
-from .block_compiler import enabled as fast_paths_enabled, run_body
+from .block_compiler import compile_loop, enabled as fast_paths_enabled, run_body
 from .config import RunConfig
 from .dispatch import Dispatcher
 from .fault import Fault
@@ -112,6 +112,7 @@ class Executor:
         self.errors_ignored = False  # the runner's np.errstate(all="ignore") is around the dispatch
         # loop header label -> straight_chain's (blocks, index of the continue target, labels) or None, per run
         self.straight_loops: dict[int, tuple[tuple[Block, ...], int, frozenset] | None] = {}
+        self.compiled_loops: dict = {}   # loop header label -> its compiled trips (compile_loop), or False
 
     # ---- values -------------------------------------------------------------
     def val(self, frame: Frame, id_: int):
@@ -222,7 +223,7 @@ class Executor:
         while True:
             if self.any_killed:
                 incoming = [(p, m & self.alive) for p, m in incoming]
-            mask = incoming[0][1] if len(incoming) == 1 else np.logical_or.reduce([m for _, m in incoming])
+            mask = incoming[0][1] if len(incoming) == 1 else self.union(incoming)
             if mask is not self.every and not mask.any():
                 return out
             blk = blocks[label]
@@ -290,7 +291,7 @@ class Executor:
         while incoming:
             if self.any_killed:
                 incoming = [(p, m & self.alive) for p, m in incoming]
-            mask = incoming[0][1] if len(incoming) == 1 else np.logical_or.reduce([m for _, m in incoming])
+            mask = incoming[0][1] if len(incoming) == 1 else self.union(incoming)
             if mask is not self.every and not mask.any():
                 break
             edges = self.exec_block(frame, header, incoming, mask)
@@ -320,29 +321,72 @@ class Executor:
                           incoming: list) -> list:
         """run_loop for a loop that is one chain of blocks (straight_chain; chain[c_at] is its continue target): the
         same blocks under the same masks in the same order, arrivals at the merge and the header in the same
-        order, without walk's stops and arrival tables."""
-        header = chain[0]
-        h = header.label
-        body, cont_blocks = chain[1:c_at], chain[c_at:]
+        order, without walk's stops and arrival tables. Trips that every invocation makes, untraced, run in one
+        compiled function (block_compiler.compile_loop) once the chain's blocks have each been compiled."""
+        h = chain[0].label
         at_merge: list = []
         while incoming:
             if self.any_killed:
                 incoming = [(p, m & self.alive) for p, m in incoming]
-            mask = incoming[0][1] if len(incoming) == 1 else np.logical_or.reduce([m for _, m in incoming])
+            mask = incoming[0][1] if len(incoming) == 1 else self.union(incoming)
             if mask is not self.every and not mask.any():
                 break
-            edges = self._chain_block(frame, header, incoming, mask)
-            cont: list = []
-            for target, sub in edges:   # as run_loop routes them: the merge, or the body up to the continue target
+            if mask is self.every and self.trace is None:
+                trips = self.compiled_loops.get(h)
+                if trips is None:
+                    trips = self._compile_loop(chain, m_label)
+                if trips:
+                    left = trips(self, frame, mask, at_merge)
+                    if left is None:
+                        break
+                    incoming = self._straight_from(frame, chain, c_at, m_label, left[0], left[1], at_merge)
+                    continue
+            edges = self._chain_block(frame, chain[0], incoming, mask)
+            incoming = self._straight_from(frame, chain, c_at, m_label, 0, edges, at_merge)
+        return at_merge
+
+    def _compile_loop(self, chain: tuple[Block, ...], m_label: int):
+        """The chain's compiled trips (compile_loop), once each of its blocks ran often enough to be compiled
+        itself; False for a chain with phis (left to the blocks); None while not yet."""
+        h = chain[0].label
+        if any(b.phis for b in chain):
+            self.compiled_loops[h] = False
+            return False
+        if any(type(self.compiled_blocks.get(b.label, 0)) is int for b in chain):
+            return None
+        fn = self.compiled_loops[h] = compile_loop(self, chain, m_label)
+        return fn
+
+    def _straight_from(self, frame: Frame, chain: tuple[Block, ...], c_at: int, m_label: int, j: int,
+                       edges: list, at_merge: list) -> list:
+        """The rest of a trip after chain[j] ran and branched along `edges`, as run_loop goes on: the header's edges
+        in turn (the merge, or the body up to the continue target), then the continue construct; the arrivals
+        back at the header returned."""
+        h = chain[0].label
+        cont: list = []
+        back: list = []
+        if j == 0:
+            for target, sub in edges:
                 if target == m_label:
                     at_merge.append((h, sub))
                 else:
-                    self._straight(frame, body, h, sub, m_label, at_merge, cont)
-            back: list = []
-            if cont:   # then the continue construct, as run_loop walks it
-                self._straight(frame, cont_blocks, cont[0][0], cont[0][1], m_label, at_merge, back)
-            incoming = back
-        return at_merge
+                    self._straight(frame, chain[1:c_at], h, sub, m_label, at_merge, cont)
+        else:
+            label = chain[j].label
+            nxt = None
+            for target, sub in edges:
+                if target == m_label:
+                    at_merge.append((label, sub))
+                else:
+                    nxt = sub
+            if nxt is not None:
+                if j < c_at:
+                    self._straight(frame, chain[j + 1:c_at], label, nxt, m_label, at_merge, cont)
+                else:
+                    self._straight(frame, chain[j + 1:], label, nxt, m_label, at_merge, back)
+        if cont:   # then the continue construct, as run_loop walks it
+            self._straight(frame, chain[c_at:], cont[0][0], cont[0][1], m_label, at_merge, back)
+        return back
 
     def _straight(self, frame: Frame, blocks: tuple[Block, ...], prev: int, m: np.ndarray, m_label: int,
                   at_merge: list, after: list) -> None:
@@ -446,18 +490,23 @@ class Executor:
             return [(RETURN, mask)]
         raise self.fault_error(term, Fault("OpUnreachable was reached", np.flatnonzero(mask)))
 
+    def union(self, incoming: list) -> np.ndarray:
+        """The invocations arriving along any of several edges: `every` itself when they are all of them again
+        (reconverged after a divergent branch: the checks that ask `mask is every` hold again)."""
+        mask = np.logical_or.reduce([m for _, m in incoming])
+        return self.every if self.every is not None and mask.all() and mask.shape == self.every.shape else mask
+
     @staticmethod
     def split_edges(c, t: int, f: int, mask: np.ndarray) -> list:
         """OpBranchConditional's edges for condition values c: (target, invocations taking it), empty ones left out."""
         c = np.broadcast_to(c, mask.shape)
-        edges = []
         tm = mask & c
-        if tm.any():
-            edges.append((t, tm))
         fm = mask & ~c
-        if fm.any():
-            edges.append((f, fm))
-        return edges
+        if not fm.any():   # every active invocation goes one way: the same mask (`every` stays `every`)
+            return [(t, mask)] if tm.any() else []
+        if not tm.any():
+            return [(f, mask)]
+        return [(t, tm), (f, fm)]
 
     # ---- blocks and instructions ---------------------------------------------------
     def set_invocations(self, n: int) -> None:

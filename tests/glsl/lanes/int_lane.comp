@@ -33,6 +33,9 @@ void main()
     for (uint j = 0; j < id + 2u; j += 1u) {   // the header's condition differs between invocations
         acc = acc * 3u + u[j];
     }
+    for (uint t = 0u; t < N + (id & 1u) * 3u; t++) {   // every invocation for N trips, then half of them
+        acc = acc * 5u + t;
+    }
     uint k = 0u;
     do {   // the exit condition in the continue construct
         acc ^= acc >> 5;
