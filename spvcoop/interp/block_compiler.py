@@ -109,10 +109,34 @@ def _register_access(fn, base) -> bool:
     return (base is ops_memory.load_op or base is ops_memory.store_op) and getattr(fn, "registers_unchanged", False)
 
 
+class _Emitter:
+    """Appends generated lines; knows what the function being generated may assume: `hoisted` maps ids whose value
+    is fetched once at the function's start to their local name (compile_loop: Function variables, global values),
+    `full` that every invocation is active (`full` is then no run-time question)."""
+    __slots__ = ("lines", "hoisted", "full")
+
+    def __init__(self, lines: list, hoisted: dict[int, str] | None = None, full: bool = False) -> None:
+        self.lines = lines
+        self.hoisted = hoisted or {}
+        self.full = full
+
+    def __call__(self, line: str) -> None:
+        self.lines.append(line)
+
+    def full_and(self) -> str:
+        return "" if self.full else "full and "
+
+
 def _fetch(emit, ind: str, name: str, id_: int) -> None:
     """`name = ex.val(frame, id_)`, the two dictionary lookups inline: Executor.val only when both miss (it
-    then finds the value or raises its Fault)."""
+    then finds the value or raises its Fault); a hoisted id from its local."""
     id_ = int(id_)
+    local = getattr(emit, "hoisted", {}).get(id_)
+    if local is not None:
+        emit(f"{ind}{name} = {local}")
+        emit(f"{ind}if {name} is None:")
+        emit(f"{ind}    {name} = val(frame, {id_})")
+        return
     emit(f"{ind}{name} = vals.get({id_})")
     emit(f"{ind}if {name} is None:")
     emit(f"{ind}    {name} = gvals.get({id_})")
@@ -302,7 +326,7 @@ def _python_int_lane(emit, ind: str, ns: dict, k: int, inst, plan: tuple) -> Non
         emit(f"{ind}if {x} is None and type({arr}) is ndarray and {arr}.shape == S1 and {arr}.dtype == E{k}_{j}:")
         emit(f"{ind}    {x} = {arr}.item()")
         xs.append(x)
-    emit(f"{ind}if full and {xs[0]} is not None and {xs[1]} is not None:")
+    emit(f"{ind}if {emit.full_and()}{xs[0]} is not None and {xs[1]} is not None:")
     sub = ind + "    "
     if name in PY_BINARY:
         signed = rdt.kind == "i"
@@ -342,10 +366,7 @@ def _python_int_lane(emit, ind: str, ns: dict, k: int, inst, plan: tuple) -> Non
         ufunc, signed = ops_arith.COMPARE[name]
         ns[f"U{k}"] = ufunc
         emit(f"{sub}v = U{k}(as_int(a0, {signed}), as_int(a1, {signed}))")
-    emit(f"{sub}if full:")
-    emit(f"{sub}    vals[{rid}] = v")
-    emit(f"{sub}else:")
-    emit(f"{sub}    assign(frame, I{k}, v, mask, False)")
+    _store_result(emit, sub, k, rid)
 
 
 def _namespace() -> dict:
@@ -378,7 +399,7 @@ def compile_body(ex, body: list, term=None):
     terminator is left to branch_edges (None returned)."""
     ns = _namespace()
     lines = ["def block(ex, frame, mask, full):", *_PROLOGUE, "    try:", "        " + _ERRSTATE]
-    cond_local = _emit_body(ex, lines, ns, body, term, " " * 12, 0)
+    cond_local = _emit_body(ex, _Emitter(lines), ns, body, term, " " * 12, 0)
     lines.append(" " * 12 + "pass")
     lines += [*_EPILOGUE, "    ex.steps = s"]
     _terminator(lines, ns, term, cond_local)
@@ -388,11 +409,21 @@ def compile_body(ex, body: list, term=None):
     return ns["block"]
 
 
-def _emit_body(ex, lines: list, ns: dict, body: list, term, ind: str, base: int) -> bool:
+def _store_result(emit, ind: str, k: int, rid: int) -> None:
+    """frame.vals[rid] = v where every invocation is active, else assign's merge under the mask."""
+    if emit.full:
+        emit(f"{ind}vals[{rid}] = v")
+        return
+    emit(f"{ind}if full:")
+    emit(f"{ind}    vals[{rid}] = v")
+    emit(f"{ind}else:")
+    emit(f"{ind}    assign(frame, I{k}, v, mask, False)")
+
+
+def _emit_body(ex, emit: _Emitter, ns: dict, body: list, term, ind: str, base: int) -> bool:
     """The code of `body`'s instructions, instruction k of the function at index base + (its place in body) of
     INSTS; whether the terminator's condition is a Python-int lane comparison (q<id>)."""
     lane, cond_local = _plan_lane(ex, body, term)
-    emit = lines.append
     for j, inst in enumerate(body):
         k = base + j
         ns[f"I{k}"] = inst
@@ -427,10 +458,10 @@ def _emit_body(ex, lines: list, ns: dict, body: list, term, ind: str, base: int)
                 # all): what load_op / store_op do then, without the call
                 _fetch(emit, ind, "p", ops[0].value)
                 if inst.opname == "OpLoad":
-                    emit(f"{ind}if full and type(p) is Register and p.written is None:")
+                    emit(f"{ind}if {emit.full_and()}type(p) is Register and p.written is None:")
                     emit(f"{ind}    v = p.value")
                 else:
-                    emit(f"{ind}if full and type(p) is Register and not frame.undef:")
+                    emit(f"{ind}if {emit.full_and()}type(p) is Register and not frame.undef:")
                     _fetch(emit, ind + "    ", "x", ops[1].value)
                     emit(f"{ind}    p.value = x")
                     emit(f"{ind}    p.written = None")
@@ -445,10 +476,7 @@ def _emit_body(ex, lines: list, ns: dict, body: list, term, ind: str, base: int)
                 emit(f"{sub}v = F{k}(ex, frame, I{k}, mask, B{k})")
             emit(f"{sub}s = ex.steps")
         if rid is not None:
-            emit(f"{ind}if full:")
-            emit(f"{ind}    vals[{rid}] = v")
-            emit(f"{ind}else:")
-            emit(f"{ind}    assign(frame, I{k}, v, mask, False)")
+            _store_result(emit, ind, k, rid)
     return cond_local
 
 
@@ -461,13 +489,25 @@ def compile_loop(ex, chain: tuple, m_label: int):
     caller to go on with as run_straight_loop does."""
     ns = _namespace()
     insts: list = []
-    lines = ["def loop(ex, frame, mask, at_merge):", *_PROLOGUE, "    full = True", "    try:",
-             "        " + _ERRSTATE, "            while True:"]
+    lines = ["def loop(ex, frame, mask, at_merge):", *_PROLOGUE, "    full = True"]
+    # values fixed while the function runs, fetched once: the Function variables (memory.Register, made at the
+    # function's start) and global values the chain reads
+    hoisted: dict[int, str] = {}
+    variables = {int(v.result_id) for fn in ex.prog.functions.values() for v in fn.variables}
+    for blk in chain:
+        for inst in (*blk.body, blk.term):
+            for i in inst.id_operands():
+                i = int(i)
+                if i in hoisted or not (i in variables or i in ex.gvals):
+                    continue
+                hoisted[i] = f"H{i}"
+                lines.append(f"    H{i} = {'vals' if i in variables else 'gvals'}.get({i})")
+    lines += ["    try:", "        " + _ERRSTATE, "            while True:"]
     ind = " " * 16
-    emit = lines.append
+    emit = _Emitter(lines, hoisted, full=True)
     h = chain[0].label
     for j, blk in enumerate(chain):
-        cond_local = _emit_body(ex, lines, ns, blk.body, blk.term, ind, len(insts))
+        cond_local = _emit_body(ex, emit, ns, blk.body, blk.term, ind, len(insts))
         insts += blk.body
         t_at = len(insts)
         insts.append(blk.term)
