@@ -40,7 +40,7 @@ from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
 
-from . import intsum
+from . import fewtiles, intsum
 from .rounding import finish_block, pow2
 
 ALIGN = ("max", "none")
@@ -193,6 +193,11 @@ def muladd(model: MulAddModel, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt,
         A = np.broadcast_to(A, shape + (M, K)).reshape(-1, M, K)
         B = np.broadcast_to(B, shape + (K, N)).reshape(-1, K, N)
         C = np.broadcast_to(C, shape + (M, N)).reshape(-1, M, N)
+    if fast and fewtiles.applies(model, A, B, a_format, b_format) and A.shape[0] == B.shape[0] == C.shape[0]:
+        with np.errstate(all="ignore"):
+            r = fewtiles.muladd(model, A, B, C, rdt)
+        if r is not None:
+            return r.reshape(shape + (M, N))
     stored = model.subnormal_inputs == "stored"
     wide = model.exact_products and "bf16" in (a_format, b_format)
     use_intsum = fast and K > 0 and intsum.applies(model, a_format, b_format)
