@@ -14,6 +14,8 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include <float.h>
+#include <math.h>
 
 /* columns per inner loop: a few vector registers of results kept across the k loop */
 #define LANES8 16
@@ -269,11 +271,133 @@ done:
     return result;
 }
 
+
+/* One block of a few tiles at once, for numerics/fewtiles.py: what intsum._aligned does per block after the
+ * inputs are decoded, in one pass. a (G, M, K) and b (G, K, N) float32, ea and eb their int8 exponents
+ * (f16_decode), c (G, M, N) the float32 accumulator; writes s (G, M, N) float64: per element, e = max(the
+ * largest ea + eb over k in [k0, k1) (below LOWEST_SUM, only where products are zero: -128), c's exponent
+ * field - 127), at least bits - 126 where c is 0; scale 2^(bits - e); s = (int32 sum of (int32)((a * b) * scale)
+ * + trunc(c * scale)) * 2^(e - bits). Returns 0, or 1 where the general path must do it: a c inf or NaN, or
+ * e below bits - 126 with c nonzero (2^(bits - e) beyond float32's normal range). The same operations as the
+ * numpy path, so bit-identical (c * scale is truncated through int64: it lies below 2^(bits + 1), and a -0 from
+ * truncf would vanish in the sum anyway). Mode 1 and 2 also round s toward zero into c as float32, as
+ * intsum._f32_toward_zero does (the 29 significand bits float32 lacks cleared, then an exact conversion), from
+ * 2^128 on infinity (1) or the largest finite value (2). Mode 3 writes +0 for every |s| <= 2^-25 (those that
+ * round to zero in float16, 2^-25 a tie to the even 0): a float16 cast of s then gives what a cast of the original
+ * s with zero_sign 'positive' (every zero +0) gives. Bit 1 of the result: some |s| >= 65504 (a cast to
+ * float16 may overflow: the caller silences numpy's warning then). */
+#define LOWEST_SUM (-48)
+
+static int block_row(const float *a, const float *b, const int8_t *ea, const int8_t *eb, float *c,
+                     double *s, Py_ssize_t k0, Py_ssize_t k1, Py_ssize_t N, Py_ssize_t n, int bits, int mode)
+{
+    int8_t em[LANES8];
+    float scale[LANES32];
+    int32_t sums[LANES32];
+    int es[LANES32];
+    if (n == LANES8)
+        emax_lanes(ea, eb, em, k0, k1, N, LANES8);
+    else
+        emax_lanes(ea, eb, em, k0, k1, N, n);
+    const int lowest = bits - 126;
+    int big = 0;
+    for (Py_ssize_t j = 0; j < n; j++) {
+        uint32_t cu;
+        memcpy(&cu, c + j, 4);
+        int cf = (int)((cu >> 23) & 0xFF);
+        if (cf == 0xFF)
+            return 1;
+        int e = em[j] < LOWEST_SUM ? -128 : em[j];
+        e = e > cf - 127 ? e : cf - 127;
+        if (e < lowest) {
+            if (cu << 1)
+                return 1;
+            e = lowest;
+        }
+        uint32_t su = (uint32_t)(127 + bits - e) << 23;
+        memcpy(scale + j, &su, 4);
+        es[j] = e;
+    }
+    if (n == LANES32)
+        sum_row(a, b, scale, sums, k0, k1, N);
+    else
+        sum_lanes(a, b, scale, sums, k0, k1, N, n);
+    for (Py_ssize_t j = 0; j < n; j++) {
+        uint64_t bu = (uint64_t)(es[j] - bits + 1023) << 52;
+        double back;
+        memcpy(&back, &bu, 8);
+        float ct = c[j] * scale[j];
+        double x = ((double)sums[j] + (double)(int64_t)ct) * back;
+        double mag = x < 0 ? -x : x;
+        big |= mag >= 65504.0;
+        if (mode == 3 && mag <= 0x1p-25)
+            x = 0.0;
+        s[j] = x;
+        if (mode == 1 || mode == 2) {
+            uint64_t xu;
+            memcpy(&xu, &x, 8);
+            xu &= ~(((uint64_t)1 << 29) - 1);
+            memcpy(&x, &xu, 8);
+            if (mag >= 0x1p128) {
+                float f = mode == 1 ? HUGE_VALF : FLT_MAX;
+                c[j] = x < 0 ? -f : f;
+            } else {
+                c[j] = (float)x;
+            }
+        }
+    }
+    return big ? 2 : 0;
+}
+
+/* block_fold(a, b, ea, eb, c, G, M, K, N, k0, k1, bits, mode, s) -> flags (block_row; 1: nothing useful
+ * written) */
+static PyObject *block_fold(PyObject *self, PyObject *args)
+{
+    Py_buffer fa, fb, xa, xb, fc, out;
+    Py_ssize_t G, M, K, N, k0, k1;
+    int bits, mode;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*nnnnnniiw*", &fa, &fb, &xa, &xb, &fc, &G, &M, &K, &N, &k0, &k1, &bits,
+                          &mode, &out))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t counts[3];
+    if (!dims_ok(G, M, K, N, k0, k1, counts) || !size_ok(&fa, counts[0], 4, "a") || !size_ok(&fb, counts[1], 4, "b")
+        || !size_ok(&xa, counts[0], 1, "ea") || !size_ok(&xb, counts[1], 1, "eb") || !size_ok(&fc, counts[2], 4, "c")
+        || !size_ok(&out, counts[2], 8, "s"))
+        goto done;
+    if (k1 == k0 || bits < 1 || bits > 29 || mode < 0 || mode > 3) {
+        PyErr_SetString(PyExc_ValueError, "empty k range, bits outside 1..29 or mode outside 0..3");
+        goto done;
+    }
+    int status = 0;
+    for (Py_ssize_t g = 0; g < G && !(status & 1); g++)
+        for (Py_ssize_t i = 0; i < M && !(status & 1); i++) {
+            Py_ssize_t row = (g * M + i) * N;
+            const float *a = (const float *)fa.buf + (g * M + i) * K, *b = (const float *)fb.buf + g * K * N;
+            const int8_t *e_a = (const int8_t *)xa.buf + (g * M + i) * K, *e_b = (const int8_t *)xb.buf + g * K * N;
+            for (Py_ssize_t j0 = 0; j0 < N && !(status & 1); j0 += LANES32) {
+                Py_ssize_t n = N - j0 < LANES32 ? N - j0 : LANES32;
+                status |= block_row(a, b + j0, e_a, e_b + j0, (float *)fc.buf + row + j0,
+                                    (double *)out.buf + row + j0, k0, k1, N, n, bits, mode);
+            }
+        }
+    result = Py_BuildValue("i", status);
+done:
+    PyBuffer_Release(&fa);
+    PyBuffer_Release(&fb);
+    PyBuffer_Release(&xa);
+    PyBuffer_Release(&xb);
+    PyBuffer_Release(&fc);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"block_emax", block_emax, METH_VARARGS, "int8 maximum over k of ea + eb (see the file's comment)"},
     {"block_sum", block_sum, METH_VARARGS, "int32 sum over k of truncated scaled products (see the file's comment)"},
     {"f16_decode", f16_decode, METH_VARARGS, "float16 bits to float32 values and int8 exponents"},
     {"f32_exponents", f32_exponents, METH_VARARGS, "int8 exponents of float32 values"},
+    {"block_fold", block_fold, METH_VARARGS, "one block of a few tiles: the scaled exact sums (see block_row)"},
     {NULL, NULL, 0, NULL},
 };
 

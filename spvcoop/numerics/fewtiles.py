@@ -27,11 +27,14 @@ _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 taken = [0]
 
 
-def applies(model, A: np.ndarray, B: np.ndarray, a_format: str, b_format: str) -> bool:
-    """Whether muladd() takes these operands: float16 A (G, M, K) and B (G, K, N) with 1 <= G <= MAX_TILES, K > 0
-    (model.muladd has checked C and the other dimensions)."""
-    return (A.dtype == _F16 and B.dtype == _F16 and a_format == "f16" and b_format == "f16" and A.ndim == 3
-            and 0 < A.shape[0] <= MAX_TILES and 0 < A.shape[2] == B.shape[1]
+def applies(model, A: np.ndarray, B: np.ndarray, a_format: str, b_format: str, C: np.ndarray) -> bool:
+    """Whether muladd() takes these operands: float16 A (G, M, K), B (G, K, N) and C (G, M, N) of any float
+    dtype, 1 <= G <= MAX_TILES, K > 0, under a model intsum.applies to."""
+    if A.dtype != _F16 or B.dtype != _F16 or a_format != "f16" or b_format != "f16" or A.ndim != 3 or \
+            B.ndim != 3 or C.ndim != 3 or C.dtype.kind != "f":
+        return False
+    G, M, K = A.shape
+    return (0 < G <= MAX_TILES and K > 0 and B.shape[:2] == (G, K) and C.shape == (G, M, B.shape[2])
             and intsum.applies(model, a_format, b_format))
 
 
@@ -55,6 +58,28 @@ def _decode(x: np.ndarray, emin: int, stored: bool, kernel) -> tuple[np.ndarray,
     return x32, e, 2 if zero.any() else 0
 
 
+def _block_numpy(a32, b32, ea, eb, c, k0: int, k1: int, bits: int, zeros: bool) -> np.ndarray | None:
+    """One block's scaled exact sums s (G, M, N) float64 (KERNEL.block_fold in numpy), or None."""
+    emax = np.maximum.reduce(ea[:, :, k0:k1, None] + eb[:, None, k0:k1, :], axis=2)   # int8: fits (intsum)
+    if zeros:
+        np.putmask(emax, emax < intsum.LOWEST_SUM, np.int8(-128))    # all products zero: below every C
+    e = np.maximum(emax, ((c.view(np.int32) >> 23) & 0xFF) - 127)
+    if int(e.max()) == 128:
+        return None              # C inf or NaN
+    lowest = bits - 126          # below it, 2^(bits - e) leaves float32's normal range
+    if int(e.min()) < lowest:
+        if ((e < lowest) & (c != 0)).any():
+            return None
+        np.maximum(e, lowest, out=e)
+    scale = ((127 + bits - e) << 23).view(np.float32)     # 2^(bits - e), exact
+    t = a32[:, :, k0:k1, None] * b32[:, None, k0:k1, :]
+    t *= scale[:, :, None, :]
+    si = np.add.reduce(t, axis=2, dtype=np.int32)     # each term cast (truncated toward zero), summed in int32
+    s = np.add(si, np.trunc(c * scale), dtype=np.float64)
+    s /= scale                   # exact: integers below 2^32, a power-of-2 scale
+    return s
+
+
 def muladd(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, kernel=intsum.KERNEL):
     """D = A x B + C under `model` for float16 A (G, M, K), B (G, K, N) and float32 C (G, M, N) (applies()
     says when): the result (G, M, N) in rdt, or None where the general path must do it (intsum.chunk's cases:
@@ -62,72 +87,67 @@ def muladd(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, ke
     for numpy (the tests run both)."""
     stored = model.subnormal_inputs == "stored"
     bits = model.bits
+    fold = getattr(kernel, "block_fold", None)    # None: no compiler at install (or a build from before it)
+    if fold is None:
+        kernel = None
     a32, ea, flags_a = _decode(A, EMIN_F16, stored, kernel)
     if flags_a & 1:
         return None
     b32, eb, flags_b = _decode(B, EMIN_F16, stored, kernel)
     if flags_b & 1:
         return None
-    zeros = (flags_a | flags_b) & 2
+    zeros = bool((flags_a | flags_b) & 2)
     G, M, K = A.shape
     N = B.shape[-1]
     c = np.array(C, np.float32)     # every block's accumulator is f32 (a copy: it is overwritten)
-    emax = np.empty((G, M, N), np.int8)
-    si = np.empty((G, M, N), np.int32)
-    lowest = bits - 126   # below it, 2^(bits - e) leaves float32's normal range
-    # (254 + bits) << 23 may pass 2^31: as int32 it wraps, and so does the subtraction, to the right field
-    top = np.uint32((254 + bits) << 23).view(np.int32)
-    low, span = bits << 23, (253 - bits) << 23
     f32_rtz = model.final == "rtz" and rdt == _F32
     f16_direct = rdt == _F16 and model.f16_result == "direct"
+    # the kernel's rounding into c: f32 results toward zero with overflow to infinity (1) or saturating (2)
+    # or (3) float16 results, every sum that rounds to zero in float16 made +0 (zero_sign 'positive')
+    positive = model.zero_sign == "positive"
+    mode = (1 if model.overflow == "inf" else 2) if f32_rtz else 3 if f16_direct and positive else 0
+    s = np.empty((G, M, N), np.float64)
     for k0 in range(0, K, model.block):
         k1 = min(K, k0 + model.block)
-        if kernel is not None:
-            kernel.block_emax(ea, eb, G, M, K, N, k0, k1, emax)
-        else:
-            np.maximum.reduce(ea[:, :, k0:k1, None] + eb[:, None, k0:k1, :], axis=2, out=emax)
-        if zeros:
-            np.putmask(emax, emax < intsum.LOWEST_SUM, np.int8(-128))    # all products zero: below every C
-        # alignment exponents as float32 exponent fields in place (e + 127 << 23): max(emax + 127, C's field)
-        field = np.add(emax, 127, dtype=np.int32)
-        field <<= 23
-        np.maximum(field, c.view(np.int32) & 0x7F800000, out=field)
-        scale_bits = top - field     # 2^(bits - e): field 127 + bits - e, exact
-        # one test for both rare cases: C inf or NaN (field 255: scale field bits - 1), or e below `lowest`
-        # (2^(bits - e) beyond float32's normal range: scale field above 253)
-        if int((scale_bits - low).view(np.uint32).max()) > span:
-            e = (field >> 23) - 127
-            if int(e.max()) == 128:
-                return None
-            if ((e < lowest) & (c != 0)).any():
-                return None
-            np.minimum(scale_bits, 253 << 23, out=scale_bits)
-        scale = scale_bits.view(np.float32)
-        if kernel is not None:
-            kernel.block_sum(a32, b32, scale, G, M, K, N, k0, k1, si)
-        else:
-            t = a32[:, :, k0:k1, None] * b32[:, None, k0:k1, :]
-            t *= scale[:, :, None, :]
-            np.add.reduce(t, axis=2, dtype=np.int32, out=si)
-        c *= scale
-        s = np.add(si, np.trunc(c, out=c), dtype=np.float64)
-        s /= scale                 # exact: integers below 2^32, a power-of-2 scale
         last = k1 == K
-        if f32_rtz:
-            intsum._f32_toward_zero(s, model, out=c)
-            if last:
-                taken[0] += 1
-                return c
-        elif f16_direct:
-            r = s.astype(np.float16)
-            if model.zero_sign == "positive":
+        if fold is not None:
+            flags = fold(a32, b32, ea, eb, c, G, M, K, N, k0, k1, bits, mode, s)
+            if flags & 1:
+                return None
+            if f32_rtz:        # c holds the block's result
+                if last:
+                    taken[0] += 1
+                    return c
+                continue
+            big = flags & 2
+        else:
+            with np.errstate(all="ignore"):
+                s1 = _block_numpy(a32, b32, ea, eb, c, k0, k1, bits, zeros)
+            if s1 is None:
+                return None
+            s, big = s1, 2
+            if f32_rtz:
+                with np.errstate(all="ignore"):
+                    intsum._f32_toward_zero(s, model, out=c)
+                if last:
+                    taken[0] += 1
+                    return c
+                continue
+        if f16_direct:
+            if big:      # beyond float16's range: the cast gives infinity, and numpy would warn
+                with np.errstate(all="ignore"):
+                    r = s.astype(np.float16)
+            else:
+                r = s.astype(np.float16)
+            if positive and fold is None:
                 r += np.float16(0)
             if last:
                 taken[0] += 1
                 return r
             np.copyto(c, r)
         else:
-            c2, r2 = finish_block(model, s, rdt, last)
+            with np.errstate(all="ignore"):
+                c2, r2 = finish_block(model, s, rdt, last)
             if last:
                 taken[0] += 1
                 return r2

@@ -182,6 +182,11 @@ def muladd(model: MulAddModel, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt,
     holding them), C (..., M, N); the result in dtype rdt (float32 or float16). `fast`: take the int32 path
     (intsum.py) where it applies; False forces the general one (the tests compare the two)."""
     rdt = np.dtype(rdt)
+    if fast and type(A) is np.ndarray and type(B) is np.ndarray and type(C) is np.ndarray and \
+            fewtiles.applies(model, A, B, a_format, b_format, C):
+        r = fewtiles.muladd(model, A, B, C, rdt)
+        if r is not None:
+            return r
     A, B = (x if isinstance(x, np.ndarray) and x.dtype.kind == "f" else np.asarray(x, np.float32) for x in (A, B))
     C = np.asarray(C, np.float32)
     M, K, N = A.shape[-2], A.shape[-1], B.shape[-1]
@@ -193,11 +198,6 @@ def muladd(model: MulAddModel, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt,
         A = np.broadcast_to(A, shape + (M, K)).reshape(-1, M, K)
         B = np.broadcast_to(B, shape + (K, N)).reshape(-1, K, N)
         C = np.broadcast_to(C, shape + (M, N)).reshape(-1, M, N)
-    if fast and fewtiles.applies(model, A, B, a_format, b_format) and A.shape[0] == B.shape[0] == C.shape[0]:
-        with np.errstate(all="ignore"):
-            r = fewtiles.muladd(model, A, B, C, rdt)
-        if r is not None:
-            return r.reshape(shape + (M, N))
     stored = model.subnormal_inputs == "stored"
     wide = model.exact_products and "bf16" in (a_format, b_format)
     use_intsum = fast and K > 0 and intsum.applies(model, a_format, b_format)

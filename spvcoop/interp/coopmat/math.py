@@ -124,7 +124,58 @@ class _F16Plan:
         return CoopMat(self.info, D)
 
 
+class _ModelPlan:
+    """A MulAdd under a numerics model (nvidia-tensorcore or fitted) of f16 A and B and f16 or f32 C and result
+    (no bf16/FP8, so rounding to the result type is nothing), one scope instance, its facts worked out once per
+    run and instruction: what is left per call is fetching the three values and the model's arithmetic, the same
+    call the general path makes. Anything else in a call goes to the general path."""
+    __slots__ = ("ids", "infos", "shapes", "info", "model", "rdt")
+
+    def __init__(self, ids: tuple[int, int, int], infos: tuple[CoopInfo, CoopInfo, CoopInfo], info: CoopInfo,
+                 model):
+        self.ids, self.infos, self.info, self.model = ids, infos, info, model
+        self.shapes = tuple((1, i.rows, i.cols) for i in infos)
+        self.rdt = info.dtype
+
+    @staticmethod
+    def make(ex, inst) -> _ModelPlan | None:
+        model = muladd_model(ex.config.coop_numerics)
+        if model is None:
+            return None
+        info = coop_info(ex, ex.rtype(inst))
+        ops = inst.operands
+        ids = (ops[0].value, ops[1].value, ops[2].value)
+        types = [ex.type_of_id(i) for i in ids]
+        if any(t is None or t.kind != "coopmat" for t in types):
+            return None
+        ia, ib, ic = (coop_info(ex, t) for t in types)
+        if any(i.num_groups != 1 or i.storage is not None for i in (ia, ib, ic, info)):
+            return None
+        if ia.dtype != _F16_DT or ib.dtype != _F16_DT or ic.dtype not in _HALF_OR_F32 or \
+                info.dtype not in _HALF_OR_F32:
+            return None
+        if ia.cols != ib.rows or ia.rows != ic.rows or ib.cols != ic.cols:
+            return None   # the general path reports the shapes
+        return _ModelPlan(ids, (ia, ib, ic), info, model)
+
+    def apply(self, ex, frame) -> CoopMat | None:
+        vals = frame.vals
+        ida, idb, idc = self.ids
+        a, b, c = vals.get(ida), vals.get(idb), vals.get(idc)
+        ia, ib, ic = self.infos
+        if type(a) is not CoopMat or type(b) is not CoopMat or type(c) is not CoopMat or a.info is not ia or \
+                b.info is not ib or c.info is not ic:
+            return None
+        A, B, C = a._data, b._data, c._data
+        sa, sb, sc = self.shapes
+        if A is None or B is None or C is None or A.shape != sa or B.shape != sb or C.shape != sc or \
+                A.dtype != _F16_DT or B.dtype != _F16_DT or C.dtype != ic.dtype:
+            return None
+        return CoopMat(self.info, numerics_muladd(self.model, A, B, C, self.rdt))
+
+
 _F16_DT, _F32_DT = np.dtype(np.float16), np.dtype(np.float32)
+_HALF_OR_F32 = (_F16_DT, _F32_DT)
 _MULADDS = "coopmat.muladds"
 
 
@@ -137,7 +188,7 @@ def muladd(ex, frame, inst, mask):
         plan = plans.get(inst.index)
         if plan is None:
             try:
-                plan = _F16Plan.make(ex, inst) or False
+                plan = _F16Plan.make(ex, inst) or _ModelPlan.make(ex, inst) or False
             except Fault:   # a type that does not resolve: the general path says so, as it would without plans
                 plan = False
             plans[inst.index] = plan
