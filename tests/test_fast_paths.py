@@ -496,3 +496,24 @@ def test_whole_dispatch_gemm_widens_each_shared_tile_once(monkeypatch) -> None:
     assert fast_sizes == [n // 16] and plain_sizes == [(n // 16) ** 2]
     want = a.astype(np.float32) @ b.astype(np.float32)
     np.testing.assert_allclose(np.frombuffer(fast, np.float32).reshape(n, n), want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("bits", [False, True])
+def test_tile_plans_muladd_under_a_numerics_model_is_the_plain_paths(bits, monkeypatch) -> None:
+    """Under --coop-numerics nvidia-tensorcore the MulAdd's plan (coopmat/math._ModelPlan) hands each one-tile
+    MulAdd to the model, which computes it on its few-tile path (numerics/fewtiles.py) unless an input is inf or
+    NaN: the bytes are the plain path's, every 16-bit pattern included."""
+    from spvcoop.interp.coopmat import math as cmath
+    from spvcoop.numerics import fewtiles
+    module = load_shader(str(TWO_BUFFERS))
+    served: list = []
+    apply = cmath._ModelPlan.apply
+    monkeypatch.setattr(cmath._ModelPlan, "apply", lambda *a: served.append(apply(*a)) or served[-1])
+    case = _two_buffers_case(5, 24, bits=bits)
+    before = fewtiles.taken[0]
+    with np.errstate(all="ignore"):
+        fast, plain = _both(monkeypatch, lambda: _outcome(module, coop_numerics="nvidia-tensorcore", **case))
+    assert fast == plain and fast[0] != "error"
+    assert sum(d is not None for d in served) == 2 * 5 - 1   # all but the first, whose C is a constant
+    if not bits:                                             # both runs, every MulAdd of the fast one
+        assert fewtiles.taken[0] - before == 2 * (2 * 5)

@@ -15,6 +15,8 @@ tests/test_numerics_fewtiles.py compares it with the general path byte for byte.
 """
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from . import intsum
@@ -80,7 +82,8 @@ def _block_numpy(a32, b32, ea, eb, c, k0: int, k1: int, bits: int, zeros: bool) 
     return s
 
 
-def muladd(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, kernel=intsum.KERNEL):
+def muladd(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype,
+           kernel=intsum.KERNEL) -> np.ndarray | None:
     """D = A x B + C under `model` for float16 A (G, M, K), B (G, K, N) and float32 C (G, M, N) (applies()
     says when): the result (G, M, N) in rdt, or None where the general path must do it (intsum.chunk's cases:
     an input inf or NaN, a block whose scale leaves float32's range). `kernel`: the compiled loops, or None
@@ -151,5 +154,5 @@ def muladd(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, ke
             if last:
                 taken[0] += 1
                 return r2
-            np.copyto(c, c2, casting="same_kind")
+            np.copyto(c, cast(np.ndarray, c2), casting="same_kind")   # not last: c2 is set
     raise AssertionError("unreachable: K > 0")
