@@ -93,7 +93,7 @@ def test_few_tiles_match_the_general_path(model, loops) -> None:
     calls = took = 0
     for kind in KINDS:
         for i, (M, K, N) in enumerate(SHAPES):
-            G = 1 + (i + len(kind)) % fewtiles.MAX_TILES
+            G = (1, 2, 3, 4, fewtiles.MAX_TILES)[(i + len(kind)) % 5]
             A, B, C = _tiles(rng, kind, G, M, K, N)
             for rdt, cdt in ((np.float32, np.float32), (np.float16, np.float16), (np.float16, np.float32)):
                 # as float16: the finite values kept finite
@@ -138,3 +138,24 @@ def test_many_tiles_do_not_take_the_path() -> None:
     _same(muladd(NVIDIA_TENSORCORE, A[:1], B[:1], C[:1], np.float32),
           muladd(NVIDIA_TENSORCORE, A, B, C, np.float32)[:1])
     assert fewtiles.taken[0] == before + 1
+
+
+def test_the_compiled_block_checks_its_arguments() -> None:
+    """Sizes that do not fit the dimensions, a read-only output, a mode or bits out of range: errors, no crash."""
+    k = intsum.KERNEL
+    if k is None:
+        pytest.skip("the compiled kernel is not built here")
+    f, e, s = np.ones((1, 4, 4), np.float32), np.zeros((1, 4, 4), np.int8), np.zeros((1, 4, 4), np.float64)
+    assert k.block_fold(f, f, e, e, f.copy(), 1, 4, 4, 4, 0, 4, 25, 1, s) == 0
+    for args in ((f, f, e, e, f.copy(), 1, 4, 4, 5, 0, 4, 25, 1, s),      # N does not fit
+                 (f, f, e, e, f.copy(), 1, 4, 4, 4, 0, 5, 25, 1, s),      # k1 beyond K
+                 (f, f, e, e, f.copy(), 1, 4, 4, 4, 2, 2, 25, 1, s),      # no k
+                 (f, f, e, e, f.copy(), 1, 4, 4, 4, 0, 4, 25, 4, s),      # mode
+                 (f, f, e, e, f.copy(), 1, 4, 4, 4, 0, 4, 30, 1, s),      # bits
+                 (f, f, e, e, f.copy(), 1, 4, 4, 4, 0, 4, 25, 1, s[:, :2])):
+        with pytest.raises(ValueError):
+            k.block_fold(*args)
+    ro = f.copy()
+    ro.flags.writeable = False
+    with pytest.raises((TypeError, BufferError, ValueError)):
+        k.block_fold(f, f, e, e, ro, 1, 4, 4, 4, 0, 4, 25, 1, s)
