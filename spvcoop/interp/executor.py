@@ -338,12 +338,12 @@ class Executor:
             incoming, mask = self.arrivals(incoming)
             if mask is None:
                 break
-            if mask is self.every and self.trace is None:
+            if mask is self.every and self.trace is None and len(incoming) == 1:
                 trips = self.compiled_loops.get(h)
                 if trips is None:
                     trips = self._compile_loop(chain, m_label)
                 if trips:
-                    left = trips(self, frame, mask, at_merge)
+                    left = trips(self, frame, mask, at_merge, incoming[0][0])
                     if left is None:
                         break
                     incoming = self._straight_from(frame, chain, c_at, m_label, left[0], left[1], at_merge)
@@ -354,11 +354,8 @@ class Executor:
 
     def _compile_loop(self, chain: tuple[Block, ...], m_label: int):
         """The chain's compiled trips (compile_loop), once each of its blocks ran often enough to be compiled
-        itself; False for a chain with phis (left to the blocks); None while not yet."""
+        itself; None while not yet."""
         h = chain[0].label
-        if any(b.phis for b in chain):
-            self.compiled_loops[h] = False
-            return False
         if any(type(self.compiled_blocks.get(b.label, 0)) is int for b in chain):
             return None
         fn = self.compiled_loops[h] = compile_loop(self, chain, m_label)
