@@ -10,7 +10,11 @@
    bench/shaders/gemm_tiled.spvasm (one workgroup of one subgroup looping over every 16x16 tile of C,
    K loop inside) at the --sizes. --root times another checkout (its own run(), this script's shaders).
 2. Whole processes (`spvcoop run SPEC -o DIR/`, .npy in and out): the tile-looping GEMM n^3 against the
-   same product over (n/16)^2 workgroups (samples/coopmat/khr_gemm/gemm.spvasm); outputs compared.
+   same product over (n/16)^2 workgroups (samples/coopmat/khr_gemm/gemm.spvasm), in turn (tiled, wide, tiled,
+   ...) after a warm-up pair, wall and CPU time (os.wait4: the process and spirv-val, its child), the ratio
+   taken pair by pair, medians; outputs compared.
+3. --ops: the cooperative-matrix ops of the tile-looping GEMM (--whole's n), microseconds per call inside one
+   run() (each op wrapped in a timer: its ~0.1 us are included), races on and off.
 """
 from __future__ import annotations
 
@@ -79,14 +83,99 @@ def write_specs(d: Path, n: int) -> tuple[Path, Path]:
     return d / "tiled.yaml", d / "wide.yaml"
 
 
+def _process(argv: list[str], env: dict, cwd: Path) -> tuple[float, float]:
+    """(wall, CPU) seconds of one whole process (CPU: user + system of it and its children, from wait4)."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(argv)} exited with {proc.returncode}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def whole_processes(n: int, pairs: int, root: Path) -> int:
+    env = dict(os.environ, PYTHONPATH=str(root))
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        tiled, wide = write_specs(d, n)
+        runs: dict = {"tiled": [], "wide": []}
+        for i in range(pairs + 1):   # the first pair warms the caches up and is not counted
+            for name, spec in (("tiled", tiled), ("wide", wide)):
+                got = _process([sys.executable, "-m", "spvcoop", "run", str(spec), "-o", str(d / name) + "/"], env, d)
+                if i:
+                    runs[name].append(got)
+        same = np.array_equal(np.load(d / "tiled" / "c.npy"), np.load(d / "wide" / "c.npy"))
+    med = statistics.median
+    for k, what in ((0, "wall"), (1, "CPU")):
+        t, w = [r[k] for r in runs["tiled"]], [r[k] for r in runs["wide"]]
+        ratios = [a / b for a, b in zip(t, w, strict=True)]
+        print(f"GEMM {n}^3 whole process, {what}: tile-looping {med(t):.3f} s, {(n // 16) ** 2} workgroups "
+              f"{med(w):.3f} s, ratio {med(ratios):.2f}x (pairs {min(ratios):.2f}-{max(ratios):.2f}, medians of "
+              f"{pairs})")
+    print(f"outputs {'identical' if same else 'DIFFER'}")
+    return 0 if same else 1
+
+
+def per_op(n: int, runs: int) -> None:
+    """Microseconds per call of the tile loop's access chains, matrix loads and MulAdds inside run()."""
+    from spvcoop.interp import executor, run
+    from spvcoop.loader import load_shader
+    module = load_shader(str(TILED))
+    timed = ("OpAccessChain", "OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixMulAddKHR")
+    spent: dict = {}
+    init = executor.Executor.__init__
+
+    def timing_init(self, *a, **kw):
+        init(self, *a, **kw)
+        ops = dict(self.ops)
+        for name in timed:
+            fn = ops[name]
+
+            def timer(*args, _fn=fn, _name=name):
+                t = time.perf_counter()
+                try:
+                    return _fn(*args)
+                finally:
+                    spent[_name][0] += time.perf_counter() - t
+                    spent[_name][1] += 1
+            ops[name] = timer
+        self.ops = ops
+    executor.Executor.__init__ = timing_init   # type: ignore[method-assign]
+    try:
+        print(f"{'op':<30} {'calls':>6} {'races on: us/call':>18} {'races off: us/call':>19}   (medians of {runs})")
+        per: dict = {name: {True: [], False: []} for name in timed}
+        for i in range(runs + 1):
+            for races in (True, False):
+                spent.clear()
+                spent.update({name: [0.0, 0] for name in timed})
+                run(module, max_steps=10_000_000, races=races,
+                    **{k: (dict(v) if isinstance(v, dict) else v) for k, v in gemm_case(n).items()})
+                if i:
+                    for name in timed:
+                        per[name][races].append((spent[name][0] / max(spent[name][1], 1) * 1e6, spent[name][1]))
+        for name in timed:
+            on, off = per[name][True], per[name][False]
+            print(f"{name:<30} {on[0][1]:>6} {statistics.median(x for x, _ in on):>18.2f} "
+                  f"{statistics.median(x for x, _ in off):>19.2f}")
+    finally:
+        executor.Executor.__init__ = init   # type: ignore[method-assign]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", type=int, nargs="+", default=[64])
     ap.add_argument("--runs", type=int, default=8)
     ap.add_argument("--whole", type=int, default=256, help="n of the whole-process comparison (0: skip)")
+    ap.add_argument("--pairs", type=int, default=9, help="whole-process pairs (tiled, wide) in turn")
+    ap.add_argument("--ops", action="store_true", help="only the tile loop's ops, us per call (n = --whole)")
     ap.add_argument("--root", default=str(ROOT), help="the spvcoop checkout to time (before/after)")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(Path(args.root).resolve()))
+    if args.ops:
+        per_op(args.whole or 256, args.runs)
+        return 0
     cases = [("int_loop x2000", INT_LOOP, dict(dispatch=(1, 1, 1), spec_constants={0: 2000},
                                                buffers={"0:0": np.zeros(2, np.uint32)}))]
     cases += [(f"gemm_tiled {n}^3", TILED, gemm_case(n)) for n in args.sizes]
@@ -98,24 +187,7 @@ def main(argv=None) -> int:
         print(f"{name:<16} {steps:>7} {statistics.median(tf):>14.1f} {statistics.median(tp):>15.1f} {ratio:>10.2f}",
               flush=True)
     if args.whole:
-        env = dict(os.environ, PYTHONPATH=str(Path(args.root).resolve()))
-        with tempfile.TemporaryDirectory() as tmp:
-            d = Path(tmp)
-            tiled, wide = write_specs(d, args.whole)
-            times = {}
-            for name, spec in (("tiled", tiled), ("wide", wide)):
-                best = 1e9
-                for _ in range(min(args.runs, 3)):
-                    t = time.perf_counter()
-                    subprocess.run([sys.executable, "-m", "spvcoop", "run", str(spec), "-o", str(d / name) + "/"],
-                                   env=env, check=True, cwd=d)
-                    best = min(best, time.perf_counter() - t)
-                times[name] = best
-            same = np.array_equal(np.load(d / "tiled" / "c.npy"), np.load(d / "wide" / "c.npy"))
-            print(f"GEMM {args.whole}^3 whole process: tile-looping {times['tiled']:.2f} s, "
-                  f"{(args.whole // 16) ** 2} workgroups {times['wide']:.2f} s, ratio "
-                  f"{times['tiled'] / times['wide']:.2f}x, outputs {'identical' if same else 'DIFFER'}")
-            return 0 if same else 1
+        return whole_processes(args.whole, args.pairs, Path(args.root).resolve())
     return 0
 
 

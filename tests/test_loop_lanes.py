@@ -345,3 +345,119 @@ def test_an_invocation_killed_inside_a_compiled_loop(monkeypatch) -> None:
     fast, plain = _both(monkeypatch, lambda: _outcome(module, validate=False, buffers={"0:0": np.zeros(4, np.uint32)}))
     assert fast == plain and fast[0] != "error", fast
     assert np.frombuffer(fast[1]["(0, 0)"], np.uint32).tolist() == [45, 6, 45, 6]   # the odd ones were killed in trip 3
+
+
+@pytest.fixture(scope="module")
+def int_lane_opt(tmp_path_factory):
+    """int_lane.comp after `spirv-opt -O`: loop counters and sums in phis, ifs as selects."""
+    from spvcoop.core.reference_tools import require_tool
+    spv = compile_glsl(INT_LANE, tmp_path_factory.mktemp("lanes") / "int_lane_opt.spv")
+    r = require_tool("spirv-opt").run("-O", str(spv), "-o", str(spv))
+    assert r.returncode == 0, r.stderr
+    return load_shader(str(spv))
+
+
+@pytest.mark.parametrize("seed", [1, 5])
+def test_optimised_loops_with_phis(int_lane_opt, seed, monkeypatch) -> None:
+    """The optimised kernel's straight loops have phis in their headers: their trips are compiled too, taking
+    each phi from the one predecessor; same bytes, steps and errors as the plain path, and Python's results."""
+    loops: list = []
+    compile_loop = executor.compile_loop
+    monkeypatch.setattr(executor, "compile_loop", lambda ex, chain, m: loops.append(chain[0].phis)
+                        or compile_loop(ex, chain, m))
+    case = _case(seed)
+    fast, plain = _both(monkeypatch, lambda: _outcome(int_lane_opt, dispatch=(1, 1, 1), **case))
+    assert fast == plain and fast[0] != "error", fast
+    assert np.frombuffer(fast[1]["(0, 1)"], np.uint32)[:8].tolist() == _want(case, 8)
+    assert loops and all(loops)
+    total = fast[0]
+    for limit in [*range(1, 60), *range(60, total, 23)]:
+        fast, plain = _both(monkeypatch, lambda limit=limit: _outcome(int_lane_opt, max_steps=limit, dispatch=(1, 1, 1),
+                                                                       **case))
+        assert fast == plain and fast[0] == "error", limit
+
+
+PHI_LOOP = """OpCapability Shader
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 1 1 1
+OpDecorate %rt ArrayStride 4
+OpMemberDecorate %blk 0 Offset 0
+OpDecorate %blk Block
+OpDecorate %out DescriptorSet 0
+OpDecorate %out Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%bool = OpTypeBool
+%u = OpTypeInt 32 0
+%rt = OpTypeRuntimeArray %u
+%blk = OpTypeStruct %rt
+%pblk = OpTypePointer StorageBuffer %blk
+%pu = OpTypePointer StorageBuffer %u
+%out = OpVariable %pblk StorageBuffer
+%c0 = OpConstant %u 0
+%c1 = OpConstant %u 1
+%c3 = OpConstant %u 3
+%c20 = OpConstant %u 20
+%main = OpFunction %void None %fn
+%e = OpLabel
+OpBranch %oh
+%oh = OpLabel
+%o = OpPhi %u %c0 %e %on %ocont
+%oacc = OpPhi %u %c1 %e %acc %ocont
+OpLoopMerge %om %ocont None
+OpBranch %ocond
+%ocond = OpLabel
+%olt = OpULessThan %bool %o %c3
+OpBranchConditional %olt %obody %om
+%obody = OpLabel
+OpBranch %h
+%h = OpLabel
+%iv = OpPhi %u %o %obody INCOMING
+%acc = OpPhi %u %oacc %obody %acc2 %cont
+OpLoopMerge %m %cont None
+OpBranch %cond
+%cond = OpLabel
+%lt = OpULessThan %bool %iv %c20
+OpBranchConditional %lt %body %m
+%body = OpLabel
+%t = OpIMul %u %acc %c3
+%acc2 = OpIAdd %u %t %iv
+OpBranch %cont
+%cont = OpLabel
+%in = OpIAdd %u %iv %c1
+OpBranch %h
+%m = OpLabel
+OpBranch %ocont
+%ocont = OpLabel
+%on = OpIAdd %u %o %c1
+OpBranch %oh
+%om = OpLabel
+%p = OpAccessChain %pu %out %c0 %c0
+OpStore %p %oacc
+OpReturn
+OpFunctionEnd
+"""
+
+
+@pytest.mark.parametrize("incoming", ["%in %cont", ""], ids=["whole", "missing"])
+def test_a_header_phi_in_a_compiled_loop(incoming, monkeypatch) -> None:
+    """Loop counters and sums in header phis: an inner loop entered three times by an outer one (its compiled trips
+    entered from the preheader and from the latch); without the latch's pair (a module run without validation) the
+    same fault at the same phi as the plain path."""
+    module = load_shader(PHI_LOOP.replace("INCOMING", incoming), "phi.spvasm")
+    loops: list = []
+    compile_loop = executor.compile_loop
+    monkeypatch.setattr(executor, "compile_loop", lambda ex, chain, m: loops.append(chain[0].phis)
+                        or compile_loop(ex, chain, m))
+    fast, plain = _both(monkeypatch, lambda: _outcome(module, validate=False, buffers={"0:0": np.zeros(1, np.uint32)}))
+    assert fast == plain
+    assert len(loops) == 1 and len(loops[0]) == 2   # compiled once, on the fast run, with its two phis
+    if incoming:
+        acc = 1
+        for o in range(3):
+            for i in range(o, 20):
+                acc = (acc * 3 + i) & M32
+        assert np.frombuffer(fast[1]["(0, 0)"], np.uint32).tolist() == [acc]
+    else:
+        assert fast[0] == "error" and "no incoming value for predecessor cont" in fast[1][0], fast

@@ -480,22 +480,55 @@ def _emit_body(ex, emit: _Emitter, ns: dict, body: list, term, ind: str, base: i
     return cond_local
 
 
+def _phis(emit, ind: str, phis: list, insts: list, pred: int | None) -> None:
+    """A block's phis as exec_block takes them when every invocation comes from one predecessor: each the value
+    its incoming pair for that predecessor names (read before any is assigned), or _phi_value's fault; `pred` the
+    predecessor when it is known here, else the function's `pred`."""
+    for n, phi in enumerate(phis):
+        ops = phi.operands
+        pairs = [(int(ops[i + 1].value), int(ops[i].value)) for i in range(0, len(ops) - 1, 2)]
+        emit(f"{ind}i = {len(insts)}")
+        insts.append(phi)
+        first = True
+        for label, value in pairs:
+            if pred is not None and label != pred:
+                continue
+            if pred is None:
+                emit(f"{ind}{'if' if first else 'elif'} pred == {label}:")
+                _fetch(emit, ind + "    ", f"pv{n}", value)
+            else:
+                _fetch(emit, ind, f"pv{n}", value)
+            first = False
+            if pred is not None:
+                break
+        if first or pred is None:
+            sub = ind if first else ind + "    "
+            if not first:
+                emit(f"{ind}else:")
+            who = "pred" if pred is None else str(pred)
+            emit(f"{sub}raise Fault('no incoming value for predecessor ' + NAME_OF({who}))")
+    for n, phi in enumerate(phis):
+        emit(f"{ind}vals[{int(phi.result_id)}] = pv{n}")
+
+
 def compile_loop(ex, chain: tuple, m_label: int):
-    """One function (ex, frame, mask, at_merge) running whole trips of a straight loop (executor.straight_chain:
-    no block has phis) while every invocation is in it and each branch is one target for all: the chain's bodies
-    and terminators as compile_body and branch_edges run them, one after the other, without returning to the walk
+    """One function (ex, frame, mask, at_merge, pred) running whole trips of a straight loop
+    (executor.straight_chain) while every invocation is in it, arriving from block `pred`, and each branch is one
+    target for all: each block's phis as exec_block takes them from the one predecessor, then its body and
+    terminator as compile_body and branch_edges run them, one block after the other, without returning to the walk
     between blocks. It returns None when the loop is left (the arrival appended to at_merge, as run_loop appends
     it), or (j, edges) where a branch of chain[j] is not the same for all, or an invocation was killed, for the
     caller to go on with as run_straight_loop does."""
     ns = _namespace()
     insts: list = []
-    lines = ["def loop(ex, frame, mask, at_merge):", *_PROLOGUE, "    full = True"]
+    lines = ["def loop(ex, frame, mask, at_merge, pred):", *_PROLOGUE, "    full = True"]
+    ns["NAME_OF"] = ex.prog.name_of
     # values fixed while the function runs, fetched once: the Function variables (memory.Register, made at the
     # function's start) and global values the chain reads
     hoisted: dict[int, str] = {}
     variables = {int(v.result_id) for fn in ex.prog.functions.values() for v in fn.variables}
     for blk in chain:
-        for inst in (*blk.body, blk.term):
+        for inst in (*blk.phis, *blk.body, blk.term):
             for i in inst.id_operands():
                 i = int(i)
                 if i in hoisted or not (i in variables or i in ex.gvals):
@@ -507,6 +540,8 @@ def compile_loop(ex, chain: tuple, m_label: int):
     emit = _Emitter(lines, hoisted, full=True)
     h = chain[0].label
     for j, blk in enumerate(chain):
+        if blk.phis:
+            _phis(emit, ind, blk.phis, insts, None if j == 0 else chain[j - 1].label)
         cond_local = _emit_body(ex, emit, ns, blk.body, blk.term, ind, len(insts))
         insts += blk.body
         t_at = len(insts)
@@ -551,6 +586,7 @@ def compile_loop(ex, chain: tuple, m_label: int):
         emit(f"{ind}    ex.steps = s")
         emit(f"{ind}    at_merge.append(({blk.label}, mask))")
         emit(f"{ind}    return None")
+    emit(f"{ind}pred = {chain[-1].label}")   # the next trip arrives from the last block
     lines += _EPILOGUE
     ns["INSTS"] = insts
     code = compile("\n".join(lines), "<spvcoop compiled loop>", "exec")

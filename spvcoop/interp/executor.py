@@ -113,6 +113,8 @@ class Executor:
         # loop header label -> straight_chain's (blocks, index of the continue target, labels) or None, per run
         self.straight_loops: dict[int, tuple[tuple[Block, ...], int, frozenset] | None] = {}
         self.compiled_loops: dict = {}   # loop header label -> its compiled trips (compile_loop), or False
+        # instruction index -> what the op executing it worked out once for its fast path (make_plan), or False
+        self.plans: dict[int, object] = {}
 
     # ---- values -------------------------------------------------------------
     def val(self, frame: Frame, id_: int):
@@ -134,6 +136,17 @@ class Executor:
         if d is None or d.result_type is None:
             return None
         return self.types.get(d.result_type)
+
+    def make_plan(self, inst: Instruction, make, *args):
+        """The per-run plan of `inst` for its op's fast path (`plans`, read there first): made once by make(*args);
+        False where there is none (make gave None, or a Fault while working it out: the general path then reports
+        what it always reported)."""
+        try:
+            got = make(*args) or False
+        except Fault:
+            got = False
+        self.plans[inst.index] = got
+        return got
 
     # ---- errors ---------------------------------------------------------------
     def fault_error(self, inst: Instruction, f: Fault) -> SpvError:
@@ -221,10 +234,8 @@ class Executor:
         out: Arrivals = defaultdict(list)
         blocks = frame.fn.blocks
         while True:
-            if self.any_killed:
-                incoming = [(p, m & self.alive) for p, m in incoming]
-            mask = incoming[0][1] if len(incoming) == 1 else self.union(incoming)
-            if mask is not self.every and not mask.any():
+            incoming, mask = self.arrivals(incoming)
+            if mask is None:
                 return out
             blk = blocks[label]
             if blk.loop is not None:
@@ -289,10 +300,8 @@ class Executor:
         cont_stops = stops | {m_label, h}
         at_merge: list = []
         while incoming:
-            if self.any_killed:
-                incoming = [(p, m & self.alive) for p, m in incoming]
-            mask = incoming[0][1] if len(incoming) == 1 else self.union(incoming)
-            if mask is not self.every and not mask.any():
+            incoming, mask = self.arrivals(incoming)
+            if mask is None:
                 break
             edges = self.exec_block(frame, header, incoming, mask)
             if edges is None:
@@ -326,17 +335,15 @@ class Executor:
         h = chain[0].label
         at_merge: list = []
         while incoming:
-            if self.any_killed:
-                incoming = [(p, m & self.alive) for p, m in incoming]
-            mask = incoming[0][1] if len(incoming) == 1 else self.union(incoming)
-            if mask is not self.every and not mask.any():
+            incoming, mask = self.arrivals(incoming)
+            if mask is None:
                 break
-            if mask is self.every and self.trace is None:
+            if mask is self.every and self.trace is None and len(incoming) == 1:
                 trips = self.compiled_loops.get(h)
                 if trips is None:
                     trips = self._compile_loop(chain, m_label)
                 if trips:
-                    left = trips(self, frame, mask, at_merge)
+                    left = trips(self, frame, mask, at_merge, incoming[0][0])
                     if left is None:
                         break
                     incoming = self._straight_from(frame, chain, c_at, m_label, left[0], left[1], at_merge)
@@ -347,11 +354,8 @@ class Executor:
 
     def _compile_loop(self, chain: tuple[Block, ...], m_label: int):
         """The chain's compiled trips (compile_loop), once each of its blocks ran often enough to be compiled
-        itself; False for a chain with phis (left to the blocks); None while not yet."""
+        itself; None while not yet."""
         h = chain[0].label
-        if any(b.phis for b in chain):
-            self.compiled_loops[h] = False
-            return False
         if any(type(self.compiled_blocks.get(b.label, 0)) is int for b in chain):
             return None
         fn = self.compiled_loops[h] = compile_loop(self, chain, m_label)
@@ -489,6 +493,16 @@ class Executor:
             self.any_killed = True
             return [(RETURN, mask)]
         raise self.fault_error(term, Fault("OpUnreachable was reached", np.flatnonzero(mask)))
+
+    def arrivals(self, incoming: list) -> tuple[list, np.ndarray | None]:
+        """The arrivals at a block without the invocations killed so far, and the mask of those that go on
+        (None when none does)."""
+        if self.any_killed:
+            incoming = [(p, m & self.alive) for p, m in incoming]
+        mask = incoming[0][1] if len(incoming) == 1 else self.union(incoming)
+        if mask is not self.every and not mask.any():
+            return incoming, None
+        return incoming, mask
 
     def union(self, incoming: list) -> np.ndarray:
         """The invocations arriving along any of several edges: `every` itself when they are all of them again

@@ -166,6 +166,16 @@ class _ChainPlan:
         self.last = p
 
     @staticmethod
+    def make_for(ex, frame, inst) -> _ChainPlan | None:
+        """The plan for the pointer the instruction's base holds when first executed (None: no Pointer)."""
+        ops = inst.operands
+        vals = frame.vals
+        p = vals[ops[0].value] if ops[0].value in vals else ex.gvals.get(ops[0].value)
+        if type(p) is not Pointer or len(ops) < 2:
+            return None
+        return _ChainPlan.make(ex, inst, p.type)
+
+    @staticmethod
     def make(ex, inst, src: Type) -> _ChainPlan | None:
         """None where a step is anything but a struct member (a run constant, not holding a matrix) or an array
         element (a sized array's constant index in range; a runtime array's constant index is left to
@@ -216,26 +226,14 @@ class _ChainPlan:
 
 _INT64 = np.dtype(np.int64)
 _empty = np.empty
-_CHAINS = "memory.chains"
 
 
 def _planned_chain(ex, frame, inst) -> Pointer | None:
     """An access chain through its _ChainPlan: the pointer uniform_chain gives, or None (then the general path)."""
-    plans = ex.family_state.get(_CHAINS)
-    if plans is None:
-        plans = ex.family_state[_CHAINS] = {}
-    plan = plans.get(inst.index)
-    vals = frame.vals
+    plan = ex.plans.get(inst.index)
     if plan is None:
-        ops = inst.operands
-        p = vals[ops[0].value] if ops[0].value in vals else ex.gvals.get(ops[0].value)
-        if type(p) is not Pointer or len(ops) < 2:
-            return None
-        try:
-            plan = _ChainPlan.make(ex, inst, p.type) or False
-        except Fault:   # the general path reports it, as it would without plans
-            plan = False
-        plans[inst.index] = plan
+        plan = ex.make_plan(inst, _ChainPlan.make_for, ex, frame, inst)
+    vals = frame.vals
     if plan is False:
         return None
     p = vals.get(plan.base_id)

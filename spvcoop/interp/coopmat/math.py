@@ -176,22 +176,18 @@ class _ModelPlan:
 
 _F16_DT, _F32_DT = np.dtype(np.float16), np.dtype(np.float32)
 _HALF_OR_F32 = (_F16_DT, _F32_DT)
-_MULADDS = "coopmat.muladds"
+
+
+def _muladd_plan(ex, inst) -> _F16Plan | _ModelPlan | None:
+    return _F16Plan.make(ex, inst) or _ModelPlan.make(ex, inst)
 
 
 @OPS.op("OpCooperativeMatrixMulAddNV", "OpCooperativeMatrixMulAddKHR")
 def muladd(ex, frame, inst, mask):
     if ex.fast_blocks and mask is ex.every and not ex.any_killed:
-        plans = ex.family_state.get(_MULADDS)
-        if plans is None:
-            plans = ex.family_state[_MULADDS] = {}
-        plan = plans.get(inst.index)
+        plan = ex.plans.get(inst.index)
         if plan is None:
-            try:
-                plan = _F16Plan.make(ex, inst) or _ModelPlan.make(ex, inst) or False
-            except Fault:   # a type that does not resolve: the general path says so, as it would without plans
-                plan = False
-            plans[inst.index] = plan
+            plan = ex.make_plan(inst, _muladd_plan, ex, inst)
         if plan:
             d = plan.apply(ex, frame)
             if d is not None:

@@ -296,10 +296,11 @@ class _LoadPlan:
         self.race = race
 
     @staticmethod
-    def make(ex, frame, inst, info: CoopInfo) -> _LoadPlan | None:
+    def make(ex, frame, inst) -> _LoadPlan | None:
         """None unless _single_window would take this load with these operands in every call of the run (and
         then the plan gives its window): one scope instance, an ordinary memory, run-constant stride and layout
         that it accepts."""
+        info = coop_info(ex, ex.rtype(inst))
         if info.num_groups != 1:
             return None
         ptr_id, _, stride_id, major_id, khr = _operands(ex, frame, inst, False)
@@ -376,22 +377,14 @@ class _LoadPlan:
         return np.ndarray((1, info.rows, info.cols), self.wdt, mem.data, off, (0, *self.strides)), ptr
 
 
-_LOADS = "coopmat.loads"
 
 
 @OPS.op("OpCooperativeMatrixLoadNV", "OpCooperativeMatrixLoadKHR")
 def coop_load(ex, frame, inst, mask):
     if ex.fast_blocks:
-        plans = ex.family_state.get(_LOADS)
-        if plans is None:
-            plans = ex.family_state[_LOADS] = {}
-        plan = plans.get(inst.index)
+        plan = ex.plans.get(inst.index)
         if plan is None:
-            try:
-                plan = _LoadPlan.make(ex, frame, inst, coop_info(ex, ex.rtype(inst))) or False
-            except Fault:   # the general path reports it, as it would without plans
-                plan = False
-            plans[inst.index] = plan
+            plan = ex.make_plan(inst, _LoadPlan.make, ex, frame, inst)
         if plan:
             got = plan.window(ex, frame, mask)
             if got is not None:
