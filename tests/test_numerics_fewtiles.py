@@ -159,3 +159,15 @@ def test_the_compiled_block_checks_its_arguments() -> None:
     ro.flags.writeable = False
     with pytest.raises((TypeError, BufferError, ValueError)):
         k.block_fold(f, f, e, e, ro, 1, 4, 4, 4, 0, 4, 25, 1, s)
+
+
+def test_views_in_any_memory_order(loops) -> None:
+    """Transposed and strided operands (the path copies them into its own contiguous arrays)."""
+    rng = np.random.default_rng(6)
+    A, B, C = _tiles(rng, "normal", 2, 16, 32, 16)
+    views = (A[:, :, ::2], np.swapaxes(B, 1, 2)[:, :16, :].copy().transpose(0, 2, 1)[:, ::2],
+             np.asfortranarray(C))
+    before = fewtiles.taken[0]
+    for rdt in (np.float32, np.float16):
+        _same(muladd(NVIDIA_TENSORCORE, *views, rdt), muladd(NVIDIA_TENSORCORE, *views, rdt, fast=False))
+    assert fewtiles.taken[0] == before + 2

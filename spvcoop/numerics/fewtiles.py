@@ -106,7 +106,7 @@ def muladd(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype,
     zeros = bool((flags_a | flags_b) & 2)
     G, M, K = A.shape
     N = B.shape[-1]
-    c = np.array(C, np.float32)     # every block's accumulator is f32 (a copy: it is overwritten)
+    c = np.array(C, np.float32, order="C")    # every block's accumulator is f32 (a copy: it is overwritten)
     f32_rtz = model.final == "rtz" and rdt == _F32
     f16_direct = rdt == _F16 and model.f16_result == "direct"
     # the kernel's rounding into c: f32 results toward zero with overflow to infinity (1) or saturating (2)
