@@ -19,7 +19,7 @@ from ..dispatch import OpSet
 from ..fault import Fault
 from ..ops_convert import bf16_truncates, saturating
 from ..types import Type
-from ...numerics.model import NVIDIA_TENSORCORE
+from ...numerics.model import NVIDIA_TENSORCORE, MulAddModel
 from ...numerics.model import muladd as numerics_muladd
 from .core import CoopInfo, CoopMat, active_groups, coop_info, coop_val, first_lanes, result_is_coopmat, uniform
 
@@ -132,7 +132,7 @@ class _ModelPlan:
     __slots__ = ("ids", "infos", "shapes", "info", "model", "rdt")
 
     def __init__(self, ids: tuple[int, int, int], infos: tuple[CoopInfo, CoopInfo, CoopInfo], info: CoopInfo,
-                 model):
+                 model: MulAddModel):
         self.ids, self.infos, self.info, self.model = ids, infos, info, model
         self.shapes = tuple((1, i.rows, i.cols) for i in infos)
         self.rdt = info.dtype
