@@ -291,7 +291,7 @@ done:
 static int block_row(const float *a, const float *b, const int8_t *ea, const int8_t *eb, float *c,
                      double *s, Py_ssize_t k0, Py_ssize_t k1, Py_ssize_t N, Py_ssize_t n, int bits, int mode)
 {
-    int8_t em[LANES8];
+    int8_t em[LANES8 > LANES32 ? LANES8 : LANES32];   /* n <= LANES32 lanes, LANES8 when n == LANES8 */
     float scale[LANES32];
     int32_t sums[LANES32];
     int es[LANES32];
