@@ -112,7 +112,7 @@ class Executor:
         self.errors_ignored = False  # the runner's np.errstate(all="ignore") is around the dispatch
         # loop header label -> straight_chain's (blocks, index of the continue target, labels) or None, per run
         self.straight_loops: dict[int, tuple[tuple[Block, ...], int, frozenset] | None] = {}
-        self.compiled_loops: dict = {}   # loop header label -> its compiled trips (compile_loop), or False
+        self.compiled_loops: dict = {}   # loop header label -> its compiled trips (compile_loop)
         # instruction index -> what the op executing it worked out once for its fast path (make_plan), or False
         self.plans: dict[int, object] = {}
 
@@ -358,8 +358,8 @@ class Executor:
         h = chain[0].label
         if any(type(self.compiled_blocks.get(b.label, 0)) is int for b in chain):
             return None
-        fn = self.compiled_loops[h] = compile_loop(self, chain, m_label)
-        return fn
+        trips = self.compiled_loops[h] = compile_loop(self, chain, m_label)
+        return trips
 
     def _straight_from(self, frame: Frame, chain: tuple[Block, ...], c_at: int, m_label: int, j: int,
                        edges: list, at_merge: list) -> list:
