@@ -219,8 +219,10 @@ OPTIONS: tuple[RunOption, ...] = (
               "that no barrier or atomic orders, each an error (rule interp.race; --no-races: off)",
               "--no-races", "races", None, cli_false=True),
     RunOption("fast_paths", True, flag,
-              "compiled blocks (interp/block_compiler.py; the SPVCOOP_NO_FAST_PATHS environment variable also "
-              "turns them off)"),
+              "the fast paths: compiled blocks and loop trips with uniform integers on Python ints "
+              "(interp/block_compiler.py), per-run plans of access chains, matrix loads and MulAdds, whole-tile "
+              "tensor loads; the same bytes, steps and errors as without them (environment variables also turn "
+              "them off: SPVCOOP_NO_FAST_PATHS all but the tensor loads, SPVCOOP_NO_TENSOR_FAST those)"),
 )
 BY_NAME: dict[str, RunOption] = {o.name: o for o in OPTIONS}
 SPEC_KEYS: dict[str, RunOption] = {o.spec_key: o for o in OPTIONS if o.spec_key}
