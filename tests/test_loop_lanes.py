@@ -159,7 +159,7 @@ def _edges(w: int, rng) -> list[int]:
 def _lane_module(w: int, seed: int) -> tuple[str, int]:
     """Every op of the Python-int lane on constants of width w, with every signedness of operands and result,
     and each result fed into a second op (an operand the lane holds as a Python int); each result stored zero-
-    extended to 64 bits. (text, number of results)"""
+    extended to 64 bits, a block for each pair of constants. (text, number of results)"""
     rng = np.random.default_rng(seed)
     vals = _edges(w, rng)
     pairs = [(vals[i], vals[j]) for i in range(len(vals)) for j in range(len(vals)) if (i * 7 + j * 3 + w) % 4 == 0]
@@ -214,7 +214,9 @@ OpDecorate %out Binding 0
     compare = ["OpIEqual", "OpINotEqual", "OpSLessThan", "OpSLessThanEqual", "OpSGreaterThan",
                "OpSGreaterThanEqual", "OpULessThan", "OpULessThanEqual", "OpUGreaterThan", "OpUGreaterThanEqual"]
     r = 0
-    for a, b in pairs:
+    for j, (a, b) in enumerate(pairs):
+        # a block per pair (a few hundred instructions: under block_compiler.MAX_COMPILED)
+        body += [f"OpBranch %pair{j}", f"%pair{j} = OpLabel"]
         for ta in "us":
             for tb in "us":
                 x, y = f"%k{'s' if ta == 's' else ''}{a}", f"%k{'s' if tb == 's' else ''}{b}"
@@ -461,3 +463,43 @@ def test_a_header_phi_in_a_compiled_loop(incoming, monkeypatch) -> None:
         assert np.frombuffer(fast[1]["(0, 0)"], np.uint32).tolist() == [acc]
     else:
         assert fast[0] == "error" and "no incoming value for predecessor cont" in fast[1][0], fast
+
+
+def test_blocks_and_loops_too_large_to_compile_run_block_by_block(monkeypatch) -> None:
+    """A loop body over MAX_COMPILED instructions stays on the plain path and the loop's trips are not compiled
+    whole (Python's compiler needs ~100 KB a generated instruction: a 20,000-instruction body took 2.9 GB); a
+    smaller one is compiled. Same results either way."""
+    def module(n: int):
+        body = "\n".join(f"%x{i + 1} = OpIAdd %u %x{i} %c1" for i in range(n))
+        text = PHI_LOOP.replace("INCOMING", "%in %cont").replace(
+            "%t = OpIMul %u %acc %c3\n%acc2 = OpIAdd %u %t %iv",
+            f"%x0 = OpIMul %u %acc %c3\n{body}\n%acc2 = OpIAdd %u %x{n} %iv")
+        return load_shader(text, "big.spvasm")
+
+    compiled: list = []
+    compile_body = block_compiler.compile_body
+    monkeypatch.setattr(block_compiler, "compile_body", lambda ex, body, term=None: compiled.append(len(body))
+                        or compile_body(ex, body, term))
+    loops: list = []
+    compile_loop = executor.compile_loop
+    monkeypatch.setattr(executor, "compile_loop", lambda ex, chain, m: loops.append(len(chain))
+                        or compile_loop(ex, chain, m))
+    results = []
+    for n, cap in ((30, 40), (60, 40), (30, 34)):
+        monkeypatch.setattr(block_compiler, "MAX_COMPILED", cap)
+        compiled.clear()
+        loops.clear()
+        fast, plain = _both(monkeypatch, lambda n=n: _outcome(module(n), validate=False,
+                                                              buffers={"0:0": np.zeros(1, np.uint32)}))
+        assert fast == plain and fast[0] != "error", fast
+        results.append((max(compiled), len(loops)))
+        acc = 1
+        for o in range(3):
+            for i in range(o, 20):
+                acc = (acc * 3 + n + i) & M32
+        assert np.frombuffer(fast[1]["(0, 0)"], np.uint32).tolist() == [acc]
+    # the body block has n + 2 instructions, the whole trip 2 phis + n + 4 body instructions + 4 branches: n = 30
+    # under 40 both compiled; n = 60 neither; n = 30 under 34 the block but not the trip
+    assert results[0] == (32, 1)
+    assert results[2] == (32, 0)
+    assert results[1][0] < 40 and results[1][1] == 0

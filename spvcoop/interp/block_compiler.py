@@ -48,6 +48,11 @@ from .memory import Register
 # RunConfig.fast_paths=True is overridden by this (for differential testing from the command line)
 DISABLE_ENV = "SPVCOOP_NO_FAST_PATHS"
 COMPILE_AFTER = 8   # executions of a block on the plain path before it is compiled
+# the most instructions one generated function takes (a block's body, a loop's chain): Python's compiler needs
+# ~100 KB a generated instruction while it works (a loop body of 20,000 instructions took 2.9 GB and 20 s), so a
+# larger block stays on the plain path and a larger loop's trips run block by block
+MAX_COMPILED = 1000
+NEVER = -(1 << 62)   # compiled_blocks' count of a block too large to compile: it never reaches COMPILE_AFTER
 
 
 def enabled(config) -> bool:
@@ -65,6 +70,11 @@ def run_body(ex, frame, blk, mask, full: bool):
             # the first executions take the plain path: compiling a block (about a millisecond) pays
             # only for one that runs again and again
             cache[blk.label] = fn + 1
+            for inst in blk.body:
+                ex.exec_inst(frame, inst, mask, full)
+            return None
+        if len(blk.body) > MAX_COMPILED:
+            cache[blk.label] = NEVER
             for inst in blk.body:
                 ex.exec_inst(frame, inst, mask, full)
             return None
@@ -509,6 +519,11 @@ def _phis(emit, ind: str, phis: list, insts: list, pred: int | None) -> None:
             emit(f"{sub}raise Fault('no incoming value for predecessor ' + NAME_OF({who}))")
     for n, phi in enumerate(phis):
         emit(f"{ind}vals[{int(phi.result_id)}] = pv{n}")
+
+
+def loop_fits(chain: tuple) -> bool:
+    """Whether a straight loop's chain (phis, bodies, branches) is small enough for one compiled function."""
+    return sum(len(b.phis) + len(b.body) + 1 for b in chain) <= MAX_COMPILED
 
 
 def compile_loop(ex, chain: tuple, m_label: int):

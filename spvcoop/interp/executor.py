@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.diagnostics import Diagnostic, Note, SpvError
 from ..core.module import Instruction
-from .block_compiler import compile_loop, enabled as fast_paths_enabled, run_body
+from .block_compiler import compile_loop, enabled as fast_paths_enabled, loop_fits, run_body
 from .config import RunConfig
 from .dispatch import Dispatcher
 from .fault import Fault
@@ -112,7 +112,7 @@ class Executor:
         self.errors_ignored = False  # the runner's np.errstate(all="ignore") is around the dispatch
         # loop header label -> straight_chain's (blocks, index of the continue target, labels) or None, per run
         self.straight_loops: dict[int, tuple[tuple[Block, ...], int, frozenset] | None] = {}
-        self.compiled_loops: dict = {}   # loop header label -> its compiled trips (compile_loop)
+        self.compiled_loops: dict = {}   # loop header label -> its compiled trips (compile_loop), or False
         # instruction index -> what the op executing it worked out once for its fast path (make_plan), or False
         self.plans: dict[int, object] = {}
 
@@ -354,8 +354,11 @@ class Executor:
 
     def _compile_loop(self, chain: tuple[Block, ...], m_label: int):
         """The chain's compiled trips (compile_loop), once each of its blocks ran often enough to be compiled
-        itself; None while not yet."""
+        itself; None while not yet; False for a chain too long to compile (MAX_COMPILED)."""
         h = chain[0].label
+        if not loop_fits(chain):
+            self.compiled_loops[h] = False   # its trips run block by block
+            return False
         if any(type(self.compiled_blocks.get(b.label, 0)) is int for b in chain):
             return None
         trips = self.compiled_loops[h] = compile_loop(self, chain, m_label)
