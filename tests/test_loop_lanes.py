@@ -21,6 +21,15 @@ GEMM_TILED = ROOT / "bench" / "shaders" / "gemm_tiled.spvasm"
 M32, M64 = (1 << 32) - 1, (1 << 64) - 1
 
 
+def _compiled_loops(monkeypatch) -> list:
+    """The chains executor.compile_loop compiles from now on (it still compiles them)."""
+    chains: list = []
+    compile_loop = executor.compile_loop
+    monkeypatch.setattr(executor, "compile_loop",
+                        lambda ex, chain, m: chains.append(chain) or compile_loop(ex, chain, m))
+    return chains
+
+
 def _signed(x: int, bits: int) -> int:
     x &= (1 << bits) - 1
     return x - (1 << bits) if x >> (bits - 1) else x
@@ -108,10 +117,7 @@ def test_the_lanes_are_taken(int_lane, monkeypatch) -> None:
         straight.append(chain[0].label)
         return run_straight(self, frame, chain, *a)
     monkeypatch.setattr(executor.Executor, "run_straight_loop", counted)
-    loops: list = []
-    compile_loop = executor.compile_loop
-    monkeypatch.setattr(executor, "compile_loop", lambda ex, chain, m: loops.append(chain[0].label)
-                        or compile_loop(ex, chain, m))
+    loops = _compiled_loops(monkeypatch)
     monkeypatch.setattr(block_compiler, "COMPILE_AFTER", 0)
     _outcome(int_lane, dispatch=(1, 1, 1), **_case(1))
     lane_ops = [entry for lane, _ in plans for entry in lane.values()]
@@ -363,15 +369,12 @@ def int_lane_opt(tmp_path_factory):
 def test_optimised_loops_with_phis(int_lane_opt, seed, monkeypatch) -> None:
     """The optimised kernel's straight loops have phis in their headers: their trips are compiled too, taking
     each phi from the one predecessor; same bytes, steps and errors as the plain path, and Python's results."""
-    loops: list = []
-    compile_loop = executor.compile_loop
-    monkeypatch.setattr(executor, "compile_loop", lambda ex, chain, m: loops.append(chain[0].phis)
-                        or compile_loop(ex, chain, m))
+    loops = _compiled_loops(monkeypatch)
     case = _case(seed)
     fast, plain = _both(monkeypatch, lambda: _outcome(int_lane_opt, dispatch=(1, 1, 1), **case))
     assert fast == plain and fast[0] != "error", fast
     assert np.frombuffer(fast[1]["(0, 1)"], np.uint32)[:8].tolist() == _want(case, 8)
-    assert loops and all(loops)
+    assert loops and all(chain[0].phis for chain in loops)
     total = fast[0]
     for limit in [*range(1, 60), *range(60, total, 23)]:
         fast, plain = _both(monkeypatch, lambda limit=limit: _outcome(int_lane_opt, max_steps=limit, dispatch=(1, 1, 1),
@@ -448,13 +451,10 @@ def test_a_header_phi_in_a_compiled_loop(incoming, monkeypatch) -> None:
     entered from the preheader and from the latch); without the latch's pair (a module run without validation) the
     same fault at the same phi as the plain path."""
     module = load_shader(PHI_LOOP.replace("INCOMING", incoming), "phi.spvasm")
-    loops: list = []
-    compile_loop = executor.compile_loop
-    monkeypatch.setattr(executor, "compile_loop", lambda ex, chain, m: loops.append(chain[0].phis)
-                        or compile_loop(ex, chain, m))
+    loops = _compiled_loops(monkeypatch)
     fast, plain = _both(monkeypatch, lambda: _outcome(module, validate=False, buffers={"0:0": np.zeros(1, np.uint32)}))
     assert fast == plain
-    assert len(loops) == 1 and len(loops[0]) == 2   # compiled once, on the fast run, with its two phis
+    assert len(loops) == 1 and len(loops[0][0].phis) == 2   # compiled once, on the fast run, with its two phis
     if incoming:
         acc = 1
         for o in range(3):
@@ -480,10 +480,7 @@ def test_blocks_and_loops_too_large_to_compile_run_block_by_block(monkeypatch) -
     compile_body = block_compiler.compile_body
     monkeypatch.setattr(block_compiler, "compile_body", lambda ex, body, term=None: compiled.append(len(body))
                         or compile_body(ex, body, term))
-    loops: list = []
-    compile_loop = executor.compile_loop
-    monkeypatch.setattr(executor, "compile_loop", lambda ex, chain, m: loops.append(len(chain))
-                        or compile_loop(ex, chain, m))
+    loops = _compiled_loops(monkeypatch)
     results = []
     for n, cap in ((30, 40), (60, 40), (30, 34)):
         monkeypatch.setattr(block_compiler, "MAX_COMPILED", cap)

@@ -61,6 +61,24 @@ def _widen_mat(m: CoopMat, acc) -> np.ndarray:
     return _widen(m.data, acc)
 
 
+def _one_instance(ex, inst) -> tuple[tuple[int, int, int], tuple[CoopInfo, CoopInfo, CoopInfo], CoopInfo] | None:
+    """A MulAdd's operand ids, their matrix types' facts and the result's, when all four are matrices of one scope
+    instance in the dispatch, held as their values (no bf16/FP8 storage), of shapes that fit (else None: the
+    general path, which reports shapes that do not fit)."""
+    info = coop_info(ex, ex.rtype(inst))
+    ops = inst.operands
+    ids = (ops[0].value, ops[1].value, ops[2].value)
+    types = [ex.type_of_id(i) for i in ids]
+    if any(t is None or t.kind != "coopmat" for t in types):
+        return None
+    ia, ib, ic = (coop_info(ex, t) for t in types)
+    if any(i.num_groups != 1 or i.storage is not None for i in (ia, ib, ic, info)):
+        return None
+    if ia.cols != ib.rows or ia.rows != ic.rows or ib.cols != ic.cols:
+        return None
+    return ids, (ia, ib, ic), info
+
+
 class _F16Plan:
     """A MulAdd the general path computes as f16 x f16 + f32 -> f32 in f32 (IEEE numerics; no bf16/FP8, no
     shared tiles, one scope instance), its facts worked out once per run and instruction: what is left per call
@@ -83,19 +101,12 @@ class _F16Plan:
     def make(ex, inst) -> _F16Plan | None:
         if ex.config.coop_numerics != "ieee":
             return None
-        info = coop_info(ex, ex.rtype(inst))
-        ops = inst.operands
-        ids = (ops[0].value, ops[1].value, ops[2].value)
-        types = [ex.type_of_id(i) for i in ids]
-        if any(t is None or t.kind != "coopmat" for t in types):
+        facts = _one_instance(ex, inst)
+        if facts is None:
             return None
-        ia, ib, ic = (coop_info(ex, t) for t in types)
-        if any(i.num_groups != 1 or i.storage is not None for i in (ia, ib, ic, info)):
-            return None
+        ids, (ia, ib, ic), info = facts
         if ia.dtype != np.float16 or ib.dtype != np.float16 or ic.dtype != np.float32 or info.dtype != np.float32:
             return None
-        if ia.cols != ib.rows or ia.rows != ic.rows or ib.cols != ic.cols:
-            return None   # the general path reports the shapes
         return _F16Plan(ids, (ia, ib, ic), info)
 
     def apply(self, ex, frame) -> CoopMat | None:
@@ -142,20 +153,13 @@ class _ModelPlan:
         model = muladd_model(ex.config.coop_numerics)
         if model is None:
             return None
-        info = coop_info(ex, ex.rtype(inst))
-        ops = inst.operands
-        ids = (ops[0].value, ops[1].value, ops[2].value)
-        types = [ex.type_of_id(i) for i in ids]
-        if any(t is None or t.kind != "coopmat" for t in types):
+        facts = _one_instance(ex, inst)
+        if facts is None:
             return None
-        ia, ib, ic = (coop_info(ex, t) for t in types)
-        if any(i.num_groups != 1 or i.storage is not None for i in (ia, ib, ic, info)):
-            return None
+        ids, (ia, ib, ic), info = facts
         if ia.dtype != _F16_DT or ib.dtype != _F16_DT or ic.dtype not in _HALF_OR_F32 or \
                 info.dtype not in _HALF_OR_F32:
             return None
-        if ia.cols != ib.rows or ia.rows != ic.rows or ib.cols != ic.cols:
-            return None   # the general path reports the shapes
         return _ModelPlan(ids, (ia, ib, ic), info, model)
 
     def apply(self, ex, frame) -> CoopMat | None:
