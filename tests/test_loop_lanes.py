@@ -500,3 +500,28 @@ def test_blocks_and_loops_too_large_to_compile_run_block_by_block(monkeypatch) -
     assert results[0] == (32, 1)
     assert results[2] == (32, 0)
     assert results[1][0] < 40 and results[1][1] == 0
+
+
+def test_a_long_straight_chain_is_found_without_comparing_blocks(monkeypatch) -> None:
+    """A hostile loop of 3,000 straight blocks: straight_chain keeps the labels it has seen in a set (it used to
+    ask `block in chain`, comparing Block records field by field: quadratic, 15 s for 5,000 blocks)."""
+    from spvcoop.interp.program import Block, Program
+    n = 3000
+    blocks = "\n".join(f"%b{i} = OpLabel\nOpBranch %b{i + 1}" for i in range(n))
+    text = PHI_LOOP.replace("INCOMING", "%in %cont").replace("OpBranchConditional %lt %body %m",
+                                                               "OpBranchConditional %lt %b0 %m")
+    text = text.replace("%body = OpLabel\n", f"{blocks}\n%b{n} = OpLabel\n")
+    prog = Program(load_shader(text, "chain.spvasm"))
+    (fn,) = prog.functions.values()
+    inner = next(b for b in fn.blocks.values() if b.loop is not None and b.phis and
+                 prog.name_of(b.label) == "h")
+    compared = [0]
+    eq = Block.__eq__
+
+    def counting_eq(self, other):
+        compared[0] += 1
+        return eq(self, other)
+    monkeypatch.setattr(Block, "__eq__", counting_eq)
+    found = executor.straight_chain(fn.blocks, inner)
+    assert found is not None and len(found[0]) == n + 4   # header, condition, the n + 1 blocks, continue target
+    assert compared[0] == 0

@@ -733,6 +733,7 @@ def straight_chain(blocks: dict[int, Block], header: Block) -> tuple[tuple[Block
     if c_label in (h, m_label):
         return None
     chain = [header]
+    seen = {h}   # (a set: a hostile loop may chain thousands of blocks)
     blk = header
     while True:
         term = blk.term
@@ -751,7 +752,8 @@ def straight_chain(blocks: dict[int, Block], header: Block) -> tuple[tuple[Block
                 return None
             return tuple(chain), labels.index(c_label), frozenset(labels)
         nb = blocks.get(cast(int, target))
-        if nb is None or nb.merge is not None or nb in chain:
+        if nb is None or nb.merge is not None or nb.label in seen:
             return None
+        seen.add(nb.label)
         chain.append(nb)
         blk = nb
