@@ -10,9 +10,9 @@ import pytest
 
 from sarif_schema import valid_sarif
 import spvcoop
-from spvcoop.cli import main
 from spvcoop.validator import SpirvValMissing, validate
 from spvcoop.validator.spirv_val import parse_output
+from conftest import run_cli as run
 from test_validate_differential import FILES, WE_ACCEPT, WE_REJECT, _env, _spirv_val
 
 DATA = Path(__file__).parent / "data" / "validate"
@@ -36,15 +36,6 @@ OpFunctionEnd
 IADD_FLOATS = PLAIN.format(body="%x = OpIAdd %u32 %one %one")
 USE_BEFORE_DEF = PLAIN.format(body="%x = OpIAdd %u32 %y %y\n%y = OpIAdd %u32 %x %x")
 IADD_LINE = 12  # the line of %x in IADD_FLOATS
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        rc = main(list(argv))
-    except SystemExit as e:
-        rc = e.code
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 @pytest.fixture

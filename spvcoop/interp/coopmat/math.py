@@ -79,17 +79,46 @@ def _one_instance(ex, inst) -> tuple[tuple[int, int, int], tuple[CoopInfo, CoopI
     return ids, (ia, ib, ic), info
 
 
-class _F16Plan:
+class _OneInstancePlan:
+    """What a MulAdd plan of one scope instance knows (_one_instance's facts) and how it fetches its operands."""
+    __slots__ = ("ids", "infos", "shapes", "info")
+    shared_ok = True   # whether operands carrying shared tiles (CoopMat.shared) are taken
+
+    def __init__(self, ids: tuple[int, int, int], infos: tuple[CoopInfo, CoopInfo, CoopInfo], info: CoopInfo):
+        self.ids, self.infos, self.info = ids, infos, info
+        self.shapes = tuple((1, i.rows, i.cols) for i in infos)
+
+    def values(self, frame) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """A, B and C as (1, rows, cols) arrays: f16 A and B and C of its type's dtype, each a matrix of the
+        expected type holding its logical values; None for anything else (the general path)."""
+        vals = frame.vals
+        ida, idb, idc = self.ids
+        a, b, c = vals.get(ida), vals.get(idb), vals.get(idc)
+        ia, ib, ic = self.infos
+        if type(a) is not CoopMat or type(b) is not CoopMat or type(c) is not CoopMat or a.info is not ia or \
+                b.info is not ib or c.info is not ic:
+            return None
+        if not self.shared_ok and (a.shared is not None or b.shared is not None):
+            return None
+        A, B, C = a._data, b._data, c._data
+        sa, sb, sc = self.shapes
+        if A is None or B is None or C is None or A.shape != sa or B.shape != sb or C.shape != sc or \
+                A.dtype != _F16_DT or B.dtype != _F16_DT or C.dtype != ic.dtype:
+            return None
+        return A, B, C
+
+
+class _F16Plan(_OneInstancePlan):
     """A MulAdd the general path computes as f16 x f16 + f32 -> f32 in f32 (IEEE numerics; no bf16/FP8, no
     shared tiles, one scope instance), its facts worked out once per run and instruction: what is left per call
     is fetching the three values and the arithmetic, the same numpy operations in the same order as the
     general path (bit-identical). Anything else in a call (another value's type, a constant matrix, a partial
     mask) goes to the general path."""
-    __slots__ = ("ids", "infos", "shapes", "info", "dot", "wide")
+    __slots__ = ("dot", "wide")
+    shared_ok = False
 
     def __init__(self, ids: tuple[int, int, int], infos: tuple[CoopInfo, CoopInfo, CoopInfo], info: CoopInfo):
-        self.ids, self.infos, self.info = ids, infos, info
-        self.shapes = tuple((1, i.rows, i.cols) for i in infos)
+        super().__init__(ids, infos, info)
         # a matrix times a matrix: numpy may take a product with a dimension of 1 as one with a vector (gemv), and
         # then perhaps in another order than matmul's; those stay with matmul
         self.dot = min(infos[0].rows, infos[0].cols, infos[1].cols) > 1
@@ -110,19 +139,10 @@ class _F16Plan:
         return _F16Plan(ids, (ia, ib, ic), info)
 
     def apply(self, ex, frame) -> CoopMat | None:
-        vals = frame.vals
-        ida, idb, idc = self.ids
-        a, b, c = vals.get(ida), vals.get(idb), vals.get(idc)
-        ia, ib, ic = self.infos
-        # each a matrix of the expected type holding its logical values as (1, rows, cols) arrays of its dtype
-        if type(a) is not CoopMat or type(b) is not CoopMat or type(c) is not CoopMat or a.info is not ia or \
-                b.info is not ib or c.info is not ic or a.shared is not None or b.shared is not None:
+        got = self.values(frame)
+        if got is None:
             return None
-        A, B, C = a._data, b._data, c._data
-        sa, sb, sc = self.shapes
-        if A is None or B is None or C is None or A.shape != sa or B.shape != sb or C.shape != sc or \
-                A.dtype != _F16_DT or B.dtype != _F16_DT or C.dtype != _F32_DT:
-            return None
+        A, B, C = got
         if self.dot:   # one (rows, cols) product: ndarray.dot costs half of matmul's 3-D call, the same sgemm
             wa, wb, wa2, wb2 = self.wide
             wa[...] = A   # widened as _widen does (exact: the same cast as astype), into buffers of the plan
@@ -135,18 +155,17 @@ class _F16Plan:
         return CoopMat(self.info, D)
 
 
-class _ModelPlan:
+class _ModelPlan(_OneInstancePlan):
     """A MulAdd under a numerics model (nvidia-tensorcore or fitted) of f16 A and B and f16 or f32 C and result
     (no bf16/FP8, so rounding to the result type is nothing), one scope instance, its facts worked out once per
     run and instruction: what is left per call is fetching the three values and the model's arithmetic, the same
     call the general path makes. Anything else in a call goes to the general path."""
-    __slots__ = ("ids", "infos", "shapes", "info", "model", "rdt")
+    __slots__ = ("model", "rdt")
 
     def __init__(self, ids: tuple[int, int, int], infos: tuple[CoopInfo, CoopInfo, CoopInfo], info: CoopInfo,
                  model: MulAddModel):
-        self.ids, self.infos, self.info, self.model = ids, infos, info, model
-        self.shapes = tuple((1, i.rows, i.cols) for i in infos)
-        self.rdt = info.dtype
+        super().__init__(ids, infos, info)
+        self.model, self.rdt = model, info.dtype
 
     @staticmethod
     def make(ex, inst) -> _ModelPlan | None:
@@ -163,19 +182,10 @@ class _ModelPlan:
         return _ModelPlan(ids, (ia, ib, ic), info, model)
 
     def apply(self, ex, frame) -> CoopMat | None:
-        vals = frame.vals
-        ida, idb, idc = self.ids
-        a, b, c = vals.get(ida), vals.get(idb), vals.get(idc)
-        ia, ib, ic = self.infos
-        if type(a) is not CoopMat or type(b) is not CoopMat or type(c) is not CoopMat or a.info is not ia or \
-                b.info is not ib or c.info is not ic:
+        got = self.values(frame)
+        if got is None:
             return None
-        A, B, C = a._data, b._data, c._data
-        sa, sb, sc = self.shapes
-        if A is None or B is None or C is None or A.shape != sa or B.shape != sb or C.shape != sc or \
-                A.dtype != _F16_DT or B.dtype != _F16_DT or C.dtype != ic.dtype:
-            return None
-        return CoopMat(self.info, numerics_muladd(self.model, A, B, C, self.rdt))
+        return CoopMat(self.info, numerics_muladd(self.model, *got, self.rdt))
 
 
 _F16_DT, _F32_DT = np.dtype(np.float16), np.dtype(np.float32)
