@@ -573,3 +573,13 @@ def test_compiled_blocks_are_registered_too(monkeypatch) -> None:
         sources.append("".join(linecache.getlines(name)))
     # each instruction's code starts with its comment (a block of only a branch has none)
     assert any(re.search(r"# %\d+ = OpLoad %\d+ %\d+\n *i = \d+\n", src) for src in sources)
+
+
+def test_linecache_keeps_only_the_latest_generated_sources(monkeypatch) -> None:
+    """A long process (a test session, a fuzz campaign) compiles thousands of functions: linecache keeps the
+    latest MAX_REGISTERED sources, not all."""
+    import linecache
+    monkeypatch.setattr(block_compiler, "MAX_REGISTERED", 3)
+    fns = [block_compiler._load([f"def f{i}():", f"    return {i}"], {}, f"f{i}", f"test {i}") for i in range(5)]
+    kept = [bool(linecache.getlines(fn.__code__.co_filename)) for fn in fns]
+    assert kept == [False, False, True, True, True] and [fn() for fn in fns] == [0, 1, 2, 3, 4]

@@ -36,6 +36,7 @@ The generated source holds only numbers and names made here: no text from the mo
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import itertools
 import linecache
@@ -420,6 +421,9 @@ def compile_body(ex, body: list, term=None, label: str = "?"):
 
 
 _serial = itertools.count(1)
+# the generated sources kept in linecache, oldest first: the functions of earlier runs are long gone
+MAX_REGISTERED = 512
+_registered: collections.deque[str] = collections.deque()
 
 
 def _label(ex, label: int) -> str:
@@ -437,6 +441,9 @@ def _load(lines: list[str], ns: dict, name: str, what: str):
     code = compile(source, filename, "exec")
     exec(code, ns)  # noqa: S102 - source generated above from numbers and fixed templates only
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    _registered.append(filename)
+    if len(_registered) > MAX_REGISTERED:   # a long process (a test session, a fuzz campaign) keeps the latest
+        linecache.cache.pop(_registered.popleft(), None)
     return ns[name]
 
 
