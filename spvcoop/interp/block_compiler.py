@@ -442,7 +442,7 @@ def _load(lines: list[str], ns: dict, name: str, what: str):
     exec(code, ns)  # noqa: S102 - source generated above from numbers and fixed templates only
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     _registered.append(filename)
-    if len(_registered) > MAX_REGISTERED:   # a long process (a test session, a fuzz campaign) keeps the latest
+    while len(_registered) > MAX_REGISTERED:   # a long process (a test session, a fuzz campaign) keeps the latest
         linecache.cache.pop(_registered.popleft(), None)
     return ns[name]
 
