@@ -47,7 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="most numbers written as YAML/JSON text (default 4M, a few seconds; -o DIR/ writes .npy "
                         "files of any size)")
     p.add_argument("-o", dest="output", metavar="OUT", help="write outputs to OUT.yaml, OUT.json, or a directory "
-                   "(one .npy per buffer); default: YAML on standard output")
+                   "(one .npy per buffer); default: YAML on standard output. With --layout all: each model's "
+                   "outputs, in DIR/MODEL/ or under the model's name in OUT.yaml/OUT.json")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no output unless --check fails")
     p.add_argument("--coverage", metavar="FILE.info",
                    help="write the line and branch coverage of the shader's source (GLSL lines where the module has "
@@ -419,15 +420,35 @@ def show_diagnostics(diags: list, module) -> None:
 
 def _portability(module, inputs: dict, opts: dict, spec, args: argparse.Namespace) -> int:
     """--layout all: every model's run compared; each distinct warning or note shown once."""
+    from ..core.diagnostics import Diagnostic, InputError
     from ..interp.coopmat.portability import check, report
+    out = getattr(args, "output", None)
+    # refused before any model runs: what would be silently dropped otherwise
+    if getattr(args, "check", None):
+        raise InputError(Diagnostic("error", "--check compares one run's outputs; --layout all runs one per model: "
+                                    "check a model's run with --layout NAME --check", source="<command line>"))
+    if getattr(args, "device", None):
+        raise InputError(Diagnostic("error", "--layout all runs the interpreter under every layout model; it cannot "
+                                    "be combined with --device", source="<command line>"))
+    if out and out.endswith(".npy") and not os.path.isdir(out):
+        raise InputError(Diagnostic("error", f"-o {out}: --layout all writes one set of outputs per model: give a "
+                                    "directory (-o DIR/: DIR/MODEL/BUFFER.npy) or a .yaml/.json file",
+                                    source="<command line>"))
     S = opts.get("subgroup_size") or 32
-    run_opts = {k: v for k, v in opts.items() if k not in ("layout", "trace")}
+    # the subgroup size is fixed for every model (given or 32), so it is set once here
+    run_opts = {k: v for k, v in opts.items() if k not in ("layout", "trace", "subgroup_size")}
+    per_model: dict[str, dict] = {}
+
+    def keep(label: str, res) -> None:   # -o: each model's outputs, chosen as a single run's are
+        per_model[label] = _select_outputs(res, spec.outputs)
     progress = Progress(not args.quiet, inputs["dispatch"])
     try:
         outcomes = check(module, dict(inputs, **run_opts, subgroup_size=S, progress=progress), spec.outputs,
-                         on_model=progress.model)
+                         on_model=progress.model, on_result=keep if out else None)
     finally:
         progress.done()
+    if out:
+        _write_model_outputs(per_model, spec, args)
     shown: list = []
     for o in outcomes:
         shown += [d for d in o.diagnostics if d not in shown]
@@ -438,6 +459,42 @@ def _portability(module, inputs: dict, opts: dict, spec, args: argparse.Namespac
     if status:  # the verdict is a finding: said on stderr too, also under -q
         print(f"{args.spec}: error: {lines[-1].removeprefix('result: ')}", file=sys.stderr)
     return status
+
+
+def _model_dir(label: str) -> str:
+    """A directory name for a model's outputs: 'shuffled(seed=1)' -> 'shuffled_seed_1'."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in label).strip("_.")
+    return safe or "model"
+
+
+def _write_model_outputs(per_model: dict, spec, args: argparse.Namespace) -> None:
+    """`--layout all -o OUT`: each model's outputs, as DIR/MODEL/BUFFER.npy or one YAML/JSON mapping of model
+    names to outputs; everything checked before the first file is written."""
+    from pathlib import Path
+
+    from ..core.diagnostics import Diagnostic, InputError, SpvError
+    from ..runspec.spec import render
+    from .common import write_output
+    out = args.output
+    if out.endswith("/") or os.path.isdir(out):
+        files: dict[str, bytes] = {}
+        for label, outputs in per_model.items():
+            _refuse_structures(outputs, out, args.spec)
+            files.update({f"{_model_dir(label)}/{name}": data for name, data in _npy_files(outputs, spec).items()})
+        try:
+            for label in per_model:
+                (Path(out) / _model_dir(label)).mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise InputError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=out)) from None
+        for name, data in files.items():
+            write_output(str(Path(out) / name), data)
+        return
+    n = _values_in(per_model)
+    if n > args.max_text_values:
+        raise SpvError(Diagnostic("error", f"the outputs of {len(per_model)} model(s) hold {n} values, over the limit "
+                                  f"of {args.max_text_values} for YAML/JSON text: write them as .npy with -o DIR/ "
+                                  "(or raise --max-text-values)", source=args.spec))
+    write_output(out, render(per_model, "json" if out.endswith(".json") else "yaml"))
 
 
 def _compare_device(interp: dict, gpu: dict, args) -> int:
