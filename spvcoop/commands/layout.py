@@ -123,7 +123,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                         "the layout model (needs spvcoop[gpu])",
                         epilog="Example: spvcoop layout measure --device vulkan:0 -o my-gpu.yaml && "
                                "spvcoop layout diff my-gpu.yaml nvidia")
-    q.add_argument("--device", default="vulkan", metavar="vulkan[:N]", help="the device (default vulkan:0)")
+    from .common import device_arg
+    q.add_argument("--device", type=device_arg, default="vulkan", metavar="vulkan[:N]",
+                   help="the device (default vulkan:0)")
     q.add_argument("--name", default=None, help="model name (default: the output file's stem, else measured)")
     q.add_argument("--also", action="append", default=[], type=_measure_type, metavar="API:COMP:RxC[:USE]",
                    help="probe this type too, though the device's lists do not imply it (e.g. nv:f16:8x16, "

@@ -6,7 +6,7 @@ import os
 import sys
 from typing import Any
 
-from .common import parse_size
+from .common import device_arg, parse_size
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     # `--compare` had both meanings; refused, pointing at the option meant (else argparse would take it for an
     # abbreviation of --compare-interpreter)
     p.add_argument("--compare", nargs="?", action=_SplitOption, help=argparse.SUPPRESS)
-    p.add_argument("--device", metavar="vulkan[:N]",
+    p.add_argument("--device", type=device_arg, metavar="vulkan[:N]",
                    help="run on a Vulkan device (needs spvcoop[gpu]; see `spvcoop device list`) instead of the "
                         "interpreter; outputs are written alike")
     p.add_argument("--gpu-timeout", type=_seconds, default=None, metavar="SECONDS",
@@ -261,7 +261,7 @@ def _run(args: argparse.Namespace) -> int:
     if getattr(args, "template", None):
         return _write_template(args)
     module, inputs, opts, spec, run_spec, options = prepare(args)
-    device = getattr(args, "device", None)  # `portability` builds its own namespace
+    device = getattr(args, "device", None)  # `portability` builds its own namespace; '' is refused when parsed
     if getattr(args, "coverage", None):
         if device:
             raise InputError(Diagnostic("error", "--coverage counts what the interpreter executes; it cannot be "
