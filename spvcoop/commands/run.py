@@ -281,7 +281,8 @@ def _run(args: argparse.Namespace) -> int:
         from ..gpu.runner import run_on_device
         res = run_on_device(module, **inputs, entry_point=opts.get("entry_point"), device=parse_device(device),
                             validate=opts.get("validate", True), subgroup_size=opts.get("subgroup_size"),
-                            timeout_s=getattr(args, "gpu_timeout", None))
+                            timeout_s=getattr(args, "gpu_timeout", None), target_env=opts.get("target_env"),
+                            spirv_val_options=opts.get("spirv_val_options") or ())
         if args.compare_interpreter:
             interp = _run_shown(run, module, inputs, dict(opts, validate=False))
             return _compare_device(_select_outputs(interp, spec.outputs), _select_outputs(res, spec.outputs),
