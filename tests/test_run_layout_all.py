@@ -84,3 +84,11 @@ def test_what_layout_all_cannot_do_is_refused(capsys, tmp_path, monkeypatch, ext
     rc, out, err = run_cli(capsys, "run", SPEC, "--layout", "all", *extra)
     assert rc == 2 and says in err, err
     assert out == "" and not list(tmp_path.iterdir())   # refused before any model ran
+
+
+def test_nothing_written_when_no_model_runs(capsys, tmp_path) -> None:
+    """Found by the fuzz driver (run:634): exit 2 ('no layout model could run the shader') left an empty -o file."""
+    rc, _, err = run_cli(capsys, "run", SPEC, "--layout", "all", "--entry-point", "nosuch", "-o",
+                         str(tmp_path / "out.json"))
+    assert rc == 2 and "no layout model could run the shader" in err
+    assert not (tmp_path / "out.json").exists()

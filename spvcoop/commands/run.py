@@ -448,7 +448,7 @@ def _portability(module, inputs: dict, opts: dict, spec, args: argparse.Namespac
                          on_model=progress.model, on_result=keep if out else None)
     finally:
         progress.done()
-    if out:
+    if out and per_model:   # no model ran (exit 2): nothing to write, and nothing is left behind
         _write_model_outputs(per_model, spec, args)
     shown: list = []
     for o in outcomes:
