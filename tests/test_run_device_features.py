@@ -92,3 +92,14 @@ def test_bad_spec_value_is_located(capsys, tmp_path, module) -> None:
     rc, _, err = run_cli(capsys, "run", _spec(tmp_path, module, "spirv_val_options: [--output, x]\n"))
     assert rc in (1, 2) and "run.yaml:7:20: error: spirv_val_options:" in err, err
     assert "'--output' is not a spirv-val option" in err
+
+
+def test_gpu_device_must_have_maintenance4(module) -> None:
+    """What the run assumes of the device is checked on the device too: LocalSizeId needs maintenance4."""
+    from spvcoop.gpu.features import module_needs, refuse_missing
+    needs = {(n.struct, n.name): n.why for n in module_needs(module)}
+    assert needs[("Vulkan13", "maintenance4")] == "execution mode LocalSizeId"
+    feats = {"Vulkan13": {"maintenance4": True}}
+    refuse_missing([n for n in module_needs(module) if n.struct == "Vulkan13"], feats, set(), "GPU", "lsid")
+    with pytest.raises(SpvError, match=r"feature maintenance4 \(Vulkan13\), needed by execution mode LocalSizeId"):
+        refuse_missing(module_needs(module), {"Vulkan13": {"maintenance4": False}}, set(), "GPU", "lsid")
