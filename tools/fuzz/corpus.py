@@ -111,3 +111,11 @@ def numerics_tiles() -> tuple[tuple[str, object], ...]:
     import numpy as np
     with np.load(ROOT / "tests" / "data" / "h100-vulkan" / "vulkan-loop" / "subnormal-k16.npz") as z:
         return tuple((k, z[k][:2].copy()) for k in sorted(z.files))
+
+
+@functools.cache
+def template_modules() -> tuple[Path, ...]:
+    """Every sample's and kernel's shader (assembly or GLSL): what `run --template` is asked of."""
+    found = [p for d in (ROOT / "samples", ROOT / "tests" / "kernels") for p in d.rglob("*")
+             if p.suffix in (".spvasm", ".comp") and p.is_file()]
+    return tuple(_sorted(found))

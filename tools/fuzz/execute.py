@@ -12,6 +12,8 @@ Outcome classes:
   memory     MemoryError, or the peak RSS of the input went over the memory limit
   leftover   a failed CLI command left its -o output behind
   crash      the worker process died (signal, abort)
+  mismatch   two answers to one input disagree (differential.py: CPU vs GPU encoding, spvcoop vs spirv-as,
+             a malformed --device value run, a template that spvcoop cannot read back)
 Tracebacks, hangs and memory are deduplicated by a signature: the exception type and the
 innermost frame inside the spvcoop package (file:line; file:function for hangs and memory,
 whose exact line depends on when the limit struck).
@@ -30,7 +32,7 @@ from pathlib import Path
 from .cases import CANARY_NAME, CANARY_SECRET, CANARY_TEXT, LINKS, Case
 
 PKG = str(Path(__file__).resolve().parents[2] / "spvcoop") + os.sep
-FINDINGS = ("traceback", "exit3", "leak", "hang", "memory", "leftover", "crash", "unlocated")
+FINDINGS = ("traceback", "exit3", "leak", "hang", "memory", "leftover", "crash", "unlocated", "mismatch")
 
 
 class Timeout(BaseException):
@@ -320,9 +322,25 @@ def _api_apitypes(case, p):
     return None
 
 
+def _api_aliased(case, p):
+    from .differential import api_aliased
+    return api_aliased(case, p)
+
+
+def _api_floatlit(case, p):
+    from .differential import api_floatlit
+    return api_floatlit(case, p)
+
+
+def _api_template(case, p):
+    from .differential import api_template
+    return api_template(case, p)
+
+
 API = {"numerics_model": _api_numerics_model, "apitypes": _api_apitypes, "assemble": _api_assemble,
        "disassemble": _api_disassemble, "validate": _api_validate,
-       "layout_model": _api_layout_model, "profile": _api_profile}
+       "layout_model": _api_layout_model, "profile": _api_profile, "aliased": _api_aliased,
+       "floatlit": _api_floatlit, "template": _api_template}
 
 
 def execute(case: Case, directory: Path) -> Outcome:
@@ -370,6 +388,9 @@ def _execute(case: Case, directory: Path, out, err, out_raw, err_raw) -> Outcome
             out.flush(), err.flush()
         result = classify_exit(int(code), err_raw.head.decode("utf-8", "replace"),
                                out_raw.head.decode("utf-8", "replace"))
+        if case.entry == "device":
+            from .differential import check_device
+            result = check_device(case, result)
         if result.cls != "accepted":
             for o in case.outputs:
                 if o not in case.files and os.path.lexists(o):  # an input file named by -o is no leftover
