@@ -516,3 +516,17 @@ def test_template_round_trip(tmp_path):
     refused = "t.yaml:3:1: error: duplicate key 'x'"
     assert template_refused("t.yaml", refused + "\n") == refused
     assert template_refused("t.yaml", "s.spvasm:3:1: error[interp.runtime]: out of bounds\n") is None
+
+
+def test_an_empty_device_that_runs_is_a_mismatch_not_a_leftover(tmp_path):
+    """Issue 32 item 3 (`--device ''` ran on the CPU): the run wrote its -o output, which is no leftover of a
+    failure; the finding is the malformed value accepted. Once refused (exit 2) it is a clean rejection."""
+    directory = ROOT / "samples" / "saxpy"
+    from tools.fuzz import corpus
+    case = cases.Case("device", 0, "cli", corpus.sample_files(directory),
+                      ["run", "run.yaml", "-q", "--device=", "-o", "out.yaml"], outputs=["out.yaml"],
+                      params={"device": ""})
+    materialize(case, tmp_path)
+    out = execute(case, tmp_path)
+    assert (out.cls, out.signature) in (("mismatch", "device: a malformed --device value ran (exit 0)"),
+                                        ("rejected", "")), out

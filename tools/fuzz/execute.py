@@ -388,15 +388,15 @@ def _execute(case: Case, directory: Path, out, err, out_raw, err_raw) -> Outcome
             out.flush(), err.flush()
         result = classify_exit(int(code), err_raw.head.decode("utf-8", "replace"),
                                out_raw.head.decode("utf-8", "replace"))
-        if case.entry == "device":
-            from .differential import check_device
-            result = check_device(case, result)
         if result.cls != "accepted":
             for o in case.outputs:
                 if o not in case.files and os.path.lexists(o):  # an input file named by -o is no leftover
                     return Outcome("leftover", f"{case.argv[0]} left -o output after exit {code}",
                                    f"{case.describe()}\nexit {code}, {o} exists\n"
                                    + err_raw.head.decode("utf-8", "replace")[:2000], code)
+        if case.entry == "device":   # after the leftover check: a run that succeeded wrote its -o output
+            from .differential import check_device
+            result = check_device(case, result)
         return result
     except BaseException as e:  # noqa: BLE001 - classifying every exception is the point
         err.flush()
