@@ -530,3 +530,12 @@ def test_an_empty_device_that_runs_is_a_mismatch_not_a_leftover(tmp_path):
     out = execute(case, tmp_path)
     assert (out.cls, out.signature) in (("mismatch", "device: a malformed --device value ran (exit 0)"),
                                         ("rejected", "")), out
+
+
+def test_template_inputs_cover_every_module_and_two_block_bindings():
+    from tools.fuzz.corpus import template_modules
+    n = len(template_modules())
+    made = [cases.generate(1, "template", i) for i in range(n + n // 3 + 4)]
+    assert {p.name for p in template_modules()} <= {c.params["module"] for c in made}
+    assert all(c.params["module"] == "alias.comp" and b"binding = 1) readonly buffer" in c.files["alias.comp"]
+               for c in made[3::4])
