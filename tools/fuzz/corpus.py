@@ -111,3 +111,16 @@ def numerics_tiles() -> tuple[tuple[str, object], ...]:
     import numpy as np
     with np.load(ROOT / "tests" / "data" / "h100-vulkan" / "vulkan-loop" / "subnormal-k16.npz") as z:
         return tuple((k, z[k][:2].copy()) for k in sorted(z.files))
+
+
+@functools.cache
+def template_modules() -> tuple[Path, ...]:
+    """Every sample's and kernel's shader (and tests/data/aliasing's), what `run --template` is asked of: its
+    assembly, or its GLSL where a folder has no assembly (kernels' GLSL needs a newer glslang or -D defines; their
+    builds are the .spvasm)."""
+    found = []
+    tops = (ROOT / "samples", ROOT / "tests" / "kernels", ROOT / "tests" / "data" / "aliasing")
+    for d in sorted({p.parent for top in tops for p in top.rglob("*") if p.suffix in (".spvasm", ".comp")}):
+        asm = sorted(d.glob("*.spvasm"))
+        found += asm or sorted(d.glob("*.comp"))
+    return tuple(_sorted(found))

@@ -14,6 +14,8 @@ Outcome classes:
              finds differences and `run --layout all` that finds an output depending on the layout exit 1
              with their outputs written)
   crash      the worker process died (signal, abort)
+  mismatch   two answers to one input disagree (differential.py: CPU vs GPU encoding, spvcoop vs spirv-as,
+             a malformed --device value run, a template that spvcoop cannot read back)
 Tracebacks, hangs and memory are deduplicated by a signature: the exception type and the
 innermost frame inside the spvcoop package (file:line; file:function for hangs and memory,
 whose exact line depends on when the limit struck).
@@ -33,7 +35,7 @@ from .cases import CANARY_NAME, CANARY_SECRET, CANARY_TEXT, LINKS, Case
 
 PKG = str(Path(__file__).resolve().parents[2] / "spvcoop") + os.sep
 VERDICT = re.compile(r"^check failed: |: error: NOT PORTABLE: ", re.M)   # exit 1 with the outputs written
-FINDINGS = ("traceback", "exit3", "leak", "hang", "memory", "leftover", "crash", "unlocated")
+FINDINGS = ("traceback", "exit3", "leak", "hang", "memory", "leftover", "crash", "unlocated", "mismatch")
 
 
 class Timeout(BaseException):
@@ -323,9 +325,25 @@ def _api_apitypes(case, p):
     return None
 
 
+def _api_aliased(case, p):
+    from .differential import api_aliased
+    return api_aliased(case, p)
+
+
+def _api_floatlit(case, p):
+    from .differential import api_floatlit
+    return api_floatlit(case, p)
+
+
+def _api_template(case, p):
+    from .differential import api_template
+    return api_template(case, p)
+
+
 API = {"numerics_model": _api_numerics_model, "apitypes": _api_apitypes, "assemble": _api_assemble,
        "disassemble": _api_disassemble, "validate": _api_validate,
-       "layout_model": _api_layout_model, "profile": _api_profile}
+       "layout_model": _api_layout_model, "profile": _api_profile, "aliased": _api_aliased,
+       "floatlit": _api_floatlit, "template": _api_template}
 
 
 def execute(case: Case, directory: Path) -> Outcome:
@@ -380,6 +398,9 @@ def _execute(case: Case, directory: Path, out, err, out_raw, err_raw) -> Outcome
                     return Outcome("leftover", f"{case.argv[0]} left -o output after exit {code}",
                                    f"{case.describe()}\nexit {code}, {o} exists\n"
                                    + err_raw.head.decode("utf-8", "replace")[:2000], code)
+        if case.entry == "device":   # after the leftover check: a run that succeeded wrote its -o output
+            from .differential import check_device
+            result = check_device(case, result)
         return result
     except BaseException as e:  # noqa: BLE001 - classifying every exception is the point
         err.flush()
