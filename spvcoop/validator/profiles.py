@@ -346,3 +346,33 @@ def _summary(profile: Profile, flavour: str, scope: int | None = None, component
 
 
 _SCOPE_NAMES = {v: k for k, v in SCOPES.items()}
+
+
+def muladd_configurations(module, spec_constants: dict[int, int] | None = None) -> set[tuple]:
+    """The MulAdd configurations a module uses: (api, M, N, K, A, B, C, Result, scope, saturating), for MulAdds
+    whose shapes are known (spec-constant sizes at their default or given values)."""
+    from .index import ModuleIndex
+    ix = ModuleIndex(module, "universal", spec_constants)
+    out = set()
+    for inst in module.instructions:
+        if not inst.opname.startswith("OpCooperativeMatrixMulAdd"):
+            continue
+        a, b, c = (ix.coopmat_of(o.value) for o in inst.operands[:3])
+        r = ix.coopmat(inst.result_type)
+        if a is None or b is None or c is None or r is None or None in (a.rows, a.cols, b.cols, a.scope):
+            continue
+        comps = tuple(ix.component_name(m.component) for m in (a, b, c, r))
+        mask = next((o.value for o in inst.operands[3:] if o.kind == "CooperativeMatrixOperands"), 0)
+        out.add((a.flavour, a.rows.value, b.cols.value, a.cols.value, *comps,  # type: ignore[union-attr]
+                 a.scope.value, bool(mask & 16)))  # type: ignore[union-attr]
+    return out
+
+
+def unused_combinations(profile: Profile, used: set[tuple]) -> list[Combo]:
+    """The profile's fixed combinations that no configuration in `used` (muladd_configurations of a shader
+    set) matches: what the device offers and the kernels never ask for."""
+    def matches(cb: Combo, u: tuple) -> bool:
+        api, M, N, K, A, B, C, R, scope, sat = u
+        return (api in cb.apis and (cb.M, cb.N, cb.K, cb.A, cb.B, cb.C, cb.Result, cb.scope) ==
+                (M, N, K, A, B, C, R, scope) and (cb.saturating is None or cb.saturating == sat))
+    return [cb for cb in profile.combos if not any(matches(cb, u) for u in used)]
