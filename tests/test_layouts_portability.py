@@ -166,3 +166,21 @@ def test_one_verdict_per_kernel(capsys):
     assert [v.split(": ")[1] for v in verdicts] == specs
     assert ["NOT PORTABLE" in v for v in verdicts] == [True, False, False] and rc == 1
     assert "portable: all outputs identical under" in verdicts[1]
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, (1 << 64) - 1), st.integers(1, 48), st.integers(1, 48), st.sampled_from([1, 4, 8, 16, 32, 64]),
+       st.sampled_from(["f16", "f32", "s8", "e4m3"]), st.sampled_from(["a", "b", "acc", None]))
+def test_random_layouts_cover_every_element_equally(seed, R, C, S, comp, use):
+    """Any seed, shape and subgroup size: every element in the same number of slots (1, 2 or 4), the rest
+    padding, indices in range; a replicated layout's copies agree with `copies`."""
+    lay = load_model("random", seed=seed).layout(comp, R, C, use, S)
+    copies = lay.copies
+    k = int(copies[0, 0])
+    assert (copies == k).all() and k in (1, 2, 4) and lay.replicated == (k > 1)
+    assert int((~lay.padding).sum()) == k * R * C and lay.length == -(-k * R * C // S) + \
+        (1 if int(lay.padding.sum()) >= S else 0)
+    assert not lay.problems()
