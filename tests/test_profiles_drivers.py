@@ -41,6 +41,9 @@ def test_val_profile_on_the_samples(capsys):
     rc, out, _ = run_cli(capsys, "val", "samples/coopmat/int8_gemm/gemm.spvasm", "--profile", "radv-gfx11",
                          "--no-spirv-val")
     assert rc == 1 and "radv-gfx11 does not support MulAdd 16x16x32 s8*s8+s32->s32" in out
+    assert "note: the validation layers report it at pipeline creation as " \
+        "VUID-RuntimeSpirv-OpCooperativeMatrixMulAddKHR-10060" in out
+    assert "VUID-RuntimeSpirv-OpTypeCooperativeMatrixKHR-10163" in out      # the 16x32 A type
     rc, out, _ = run_cli(capsys, "val", "samples/coopmat/int8_gemm/gemm.spvasm", "--profile", "nvk-ampere",
                          "--no-spirv-val")
     assert rc == 0, out
@@ -61,4 +64,4 @@ def test_configurations_a_shader_set_uses_and_leaves_unused(capsys):
     rc, out, err = run_cli(capsys, "lint", "samples/coopmat", "--profile", "nvk-ampere", "--no-spirv-val", "-j", "1")
     assert "spvcoop lint: nvk-ampere lists 16 of 18 configuration(s) no kernel uses: 16x8x8 f16*f16+f16->f16" in err
     assert "16x16x32 s8*s8+s32->s32," not in err        # int8_gemm uses it (without saturation)
-    assert "16x16x32 s8*s8+s32->s32 sat" in err
+    assert "16x16x32 s8*s8+s32->s32 saturating" in err

@@ -561,7 +561,7 @@ def _profile_coverage(args: argparse.Namespace, files: list, settings: dict) -> 
     for name, (profile, used) in by_profile.items():
         unused = unused_combinations(profile, used)
         if unused:
-            listed = ", ".join(cb.text() + (" sat" if cb.saturating else "") for cb in unused)
+            listed = ", ".join(cb.text() for cb in unused)
             sys.stderr.write(f"spvcoop lint: {name} lists {len(unused)} of {len(profile.combos)} configuration(s) no "
                              f"kernel uses: {listed}\n")
 

@@ -53,7 +53,8 @@ class Combo:
     saturating: bool | None  # None: not recorded, both accepted
 
     def text(self) -> str:
-        return f"{self.M}x{self.N}x{self.K} {self.A}*{self.B}+{self.C}->{self.Result}"
+        return f"{self.M}x{self.N}x{self.K} {self.A}*{self.B}+{self.C}->{self.Result}" + \
+            (" saturating" if self.saturating else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,6 +299,7 @@ def check_profile(ctx: Context, profile: Profile) -> None:
                            f"{ix.name(cm.id)} = {ix.type_text(cm.id)}, scope {ix.scope_name(cm.scope)}",
                            [Note("supported: "
                                  + _summary(profile, cm.flavour, cm.scope.value, ctx.ix.component_name(cm.component)))]
+                           + _vuid_note(cm.flavour, "type", bool(profile.flexible))
                            + ([Note(f"the workgroup has {', '.join(sorted(str(x) for x in wg_sizes))} invocations")]
                               if profile.flexible and cm.scope.value == SCOPES["Workgroup"] and wg_sizes else []),
                            rule_id="profile.type",
@@ -331,8 +333,23 @@ def _check_muladd(ctx: Context, profile: Profile, inst, wg_sizes: set[int | None
                f"{comps[0]}*{comps[1]}+{comps[2]}->{comps[3]} (scope {ix.scope_name(a.scope)}"  # type: ignore[union-attr]
                f"{', saturating' if sat else ''})",
                [describe(ctx, a, "A"), describe(ctx, b, "B"), describe(ctx, c, "C"),  # type: ignore[arg-type]
-                Note("supported with these A/B types: " + (", ".join(same_types) or "none"))],
+                Note("supported with these A/B types: " + (", ".join(same_types) or "none"))]
+               + _vuid_note(flavour, "muladd", bool(profile.flexible)),
                rule_id="profile.muladd")
+
+
+# What the Vulkan validation layers report at pipeline creation for the same mismatch (KHR types and MulAdds;
+# Vulkan-ValidationLayers, layers/core_checks/cc_spirv.cpp): without and with flexible dimensions enabled.
+VUIDS = {"type": ("VUID-RuntimeSpirv-OpTypeCooperativeMatrixKHR-10163",
+                  "VUID-RuntimeSpirv-cooperativeMatrixFlexibleDimensions-10165"),
+         "muladd": ("VUID-RuntimeSpirv-OpCooperativeMatrixMulAddKHR-10060",
+                    "VUID-RuntimeSpirv-cooperativeMatrixFlexibleDimensions-10166")}
+
+
+def _vuid_note(flavour: str, what: str, flexible: bool) -> list:
+    if flavour != "KHR":
+        return []
+    return [Note(f"the validation layers report it at pipeline creation as {VUIDS[what][flexible]}")]
 
 
 def _summary(profile: Profile, flavour: str, scope: int | None = None, component: str | None = None) -> str:
