@@ -11,7 +11,7 @@ from spvcoop.layouts import load_model
 from spvcoop.loader import load_shader
 from spvcoop.validator.profiles import load_profile, muladd_configurations, unused_combinations
 
-PAIRS = [("radv-gfx11", "radv-gfx11", (32, 64)), ("nvk-ampere", "mesa-nvk", (32,))]
+PAIRS = [("radv-gfx11", "radv-gfx11", (32, 64)), ("nvk-ampere", "mesa-nvk", (32,)), ("lavapipe", "lavapipe", (8,))]
 
 
 @pytest.mark.parametrize("profile,model,sizes", PAIRS)
@@ -34,6 +34,9 @@ def test_profiles_transcribe_the_sources():
     assert {(cb.M, cb.N, cb.K) for cb in nvk.combos if cb.A == "s8"} == {(8, 8, 16), (16, 8, 16), (16, 8, 32),
                                                                          (16, 16, 32)}
     assert len(nvk.combos) == 18
+    lvp = load_profile("lavapipe")
+    assert {(cb.M, cb.N, cb.K) for cb in lvp.combos} == {(8, 8, 8)} and len(lvp.combos) == 4
+    assert [(f.M, f.N, f.K, f.scope) for f in lvp.flexible] == [(8, 8, 8, 3)] * 4
 
 
 def test_val_profile_on_the_samples(capsys):
