@@ -541,7 +541,7 @@ SEEDED_MODELS = ("random", "shuffled")   # built-in models whose layouts come fr
 def _named_seed(name: str) -> tuple[str, int] | None:
     """("random", 7) for "random:7" (a built-in seeded model and a decimal seed), else None."""
     base, sep, seed = name.partition(":")
-    if not sep or base not in SEEDED_MODELS:
+    if not sep or base not in SEEDED_MODELS or os.path.exists(name):   # (a file named random:7.yaml is a file)
         return None
     if not (seed.isascii() and seed.isdigit()) or len(seed) > 20 or int(seed) >= 1 << 64:
         raise UnknownModelName(f"'{name[:100]}': the seed after '{base}:' must be a decimal integer below 2^64")
