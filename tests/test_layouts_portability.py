@@ -184,3 +184,10 @@ def test_random_layouts_cover_every_element_equally(seed, R, C, S, comp, use):
     assert int((~lay.padding).sum()) == k * R * C and lay.length == -(-k * R * C // S) + \
         (1 if int(lay.padding.sum()) >= S else 0)
     assert not lay.problems()
+
+
+def test_a_spec_that_cannot_be_read_does_not_stop_the_others(capsys):
+    rc, out, err = run_cli(capsys, "portability", "no-such-spec.yaml", "samples/coopmat/khr_gemm/run.yaml",
+                           "--subgroup-size", "32")
+    assert rc == 2 and "no-such-spec.yaml: error: cannot read" in err and "Traceback" not in err
+    assert "verdict: samples/coopmat/khr_gemm/run.yaml: portable" in out
