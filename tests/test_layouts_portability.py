@@ -191,3 +191,14 @@ def test_a_spec_that_cannot_be_read_does_not_stop_the_others(capsys):
                            "--subgroup-size", "32")
     assert rc == 2 and "no-such-spec.yaml: error: cannot read" in err and "Traceback" not in err
     assert "verdict: samples/coopmat/khr_gemm/run.yaml: portable" in out
+
+
+@pytest.mark.parametrize("value", ["any", "{multiple_of: 8}", "[0]", "'x'", "[8, true]"])
+def test_bad_subgroup_sizes_is_a_located_error(value):
+    from spvcoop.layouts import parse_model
+    text = f"name: m\nsubgroup_sizes: {value}\nentries:\n  - {{name: e, striped: {{}}}}\n"
+    with pytest.raises(LayoutError) as e:
+        parse_model(text, "m.yaml")
+    d = e.value.diagnostics[0]
+    assert "subgroup_sizes" in d.message and d.span is not None and d.span.line == 2, d
+    assert parse_model(text.replace(value, "[16, 32]"), "m.yaml").vendor_sizes == (16, 32)
