@@ -13,6 +13,7 @@ from functools import cache
 from typing import cast
 
 from ..core.diagnostics import Diagnostic, SpvError
+from ..core.literals import ENCODED_FLOATS, FLOAT_FORMATS
 from ..core.module import Instruction, Module
 from ..core.records import Record
 from ..core.spirv_grammar import load as load_grammar
@@ -480,7 +481,13 @@ class Program:
         elif op == "OpTypeFloat":
             t.width = ops[0].as_int
             if len(ops) > 1:
-                t.extra["encoding"] = enum_name("FPEncoding", ops[1].as_int)
+                enc = t.extra["encoding"] = enum_name("FPEncoding", ops[1].as_int)
+                fmt = ENCODED_FLOATS.get(enc)
+                # an encoding of another width (a module run with --no-validate): refused here, located,
+                # before any buffer of it is sized
+                if fmt is None or 1 + sum(FLOAT_FORMATS[fmt]) != t.width:
+                    raise self.error(f"{t.width}-bit floats with encoding {enc} are not supported by the "
+                                     "interpreter", inst)
             elif t.width not in FLOAT_WIDTHS:
                 raise self.error(f"float width {t.width} is not supported (widths: "
                                  f"{', '.join(map(str, FLOAT_WIDTHS))}, or an FPEncoding)", inst)
