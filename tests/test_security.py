@@ -179,6 +179,23 @@ def test_control_characters_are_escaped_in_github_annotations_and_instructions(t
     assert '"m\\x1b[2J\\x9b"' in err, err
 
 
+@pytest.mark.parametrize("fmt", ["human", "github", "json"])
+@pytest.mark.parametrize("argv", [
+    ["d/s/0x\x1b[2J.spvasm"],  # "no such file" for a path named on the command line (issue 32)
+    ["--select", "X\x1b[2J"], ["--ignore", "X\x1b]0;t\x07"],  # an option's value quoted by lint's usage error
+    ["--target-env", "p\x1b[2J"], ["--spec-const", "1=\u009b2J"],  # and by the command-line parser
+])
+def test_lint_escapes_what_it_quotes_from_the_command_line(tmp_path: Path, capsys, argv, fmt) -> None:
+    src = tmp_path / "ok.spvasm"
+    src.write_text(GOOD)
+    from conftest import run_cli
+    rc, out, err = run_cli(capsys, "lint", "--no-spirv-val", "--format", fmt, str(src), *argv)
+    assert rc == 2, err
+    _assert_escaped(err + out)
+    quoted = argv[-1].replace("\x1b", "\\x1b").replace("\u009b", "\\x9b").replace("\x07", "\\x07")
+    assert quoted in err, err
+
+
 def test_printable_leaves_ordinary_text_alone() -> None:
     from spvcoop.core.diagnostics import printable, source_excerpt
     assert printable("a\tb é ∑ 漢\nc") == "a\tb é ∑ 漢\nc"
