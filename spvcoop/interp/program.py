@@ -246,7 +246,9 @@ class Program:
                 fn.entry = blk.label
             fn.blocks[blk.label] = blk
         elif blk is None:
-            if op not in ("OpLine", "OpNoLine", "OpNop", "OpFunctionParameter"):
+            # non-semantic instructions may stand between blocks (Slang -g writes DebugNoScope after OpReturn):
+            # nothing executes them, so they are left out
+            if op not in ("OpLine", "OpNoLine", "OpNop", "OpFunctionParameter") and not self._non_semantic(inst):
                 raise self.error(f"{op} is outside a block (after a terminator or before the first OpLabel)", inst)
         elif op == "OpPhi":
             blk.phis.append(inst)
@@ -355,13 +357,18 @@ class Program:
                 raise self.error(f"entry point '{name}' has no blocks", self.entry_inst(name))
         self._check_recursion(calls)
 
+    def _non_semantic(self, inst: Instruction) -> bool:
+        """An extended instruction of a NonSemantic.* set: debug information, never executed."""
+        return (inst.opname in ("OpExtInst", "OpExtInstWithForwardRefsKHR") and bool(inst.operands)
+                and self.ext_imports.get(inst.operands[0].as_int, "").startswith("NonSemantic."))
+
     def _check_operands(self, fn: Function, inst: Instruction) -> None:
         op = inst.opname
         names = _operand_names(op)
         funcs = function_operands(inst)
         # NonSemantic.* instructions are not executed and may name any id (glslang -gV's
         # DebugFunctionDefinition names the function): only their set must be an import
-        skip_rest = op == "OpExtInst" and self.ext_imports.get(inst.operands[0].as_int, "").startswith("NonSemantic.")
+        skip_rest = self._non_semantic(inst)
         for i, o in enumerate(inst.operands):
             if not o.kind.startswith("Id") or skip_rest and i > 0:
                 continue
