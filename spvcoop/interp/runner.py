@@ -330,6 +330,12 @@ def _execute(ex: Executor, prog: Program, ep_fn: int, N: int) -> None:
         ex.errors_ignored = True
         try:
             ex.call(prog.functions[ep_fn], [], mask)
+        except SpvError as e:
+            # an error (an undefined value, a fault, a limit) ends the dispatch; the races that happened
+            # before it are real all the same: reported after it, not lost (issue 32)
+            if ex.races is not None and ex.races.races:
+                e.diagnostics[1:1] = ex.races.diagnostics()
+            raise
         finally:
             ex.errors_ignored = False
     if ex.races is not None and ex.races.races:   # all races of the dispatch at once, after it
