@@ -347,3 +347,12 @@ def test_outputs_under_dot_are_inside_and_novalidate_runs_have_the_run_time_limi
     assert escaped(case, case_dir) == f"_.._{ESCAPE}.npy"
     argv = gen_novalidate(random.Random(1), 0).argv
     assert argv[argv.index("--max-time") + 1] == "4"
+
+
+def test_float_edge_replaces_only_float_constants():
+    """The `as`/`val`/`dis` inputs get float literals at the edges of the formats (issue 32's OverflowError)."""
+    text = "%f = OpTypeFloat 32\n%u = OpTypeInt 32 0\n%c = OpConstant %f 1.5\n%d = OpConstant %u 7\n"
+    outs = {mutators.float_edge(random.Random(k), text) for k in range(100)}
+    assert all("%d = OpConstant %u 7\n" in t and "%c = OpConstant %f 1.5\n" not in t for t in outs)
+    assert any("%c = OpConstant %f -3.479020123082e38\n" in t for t in outs)
+    assert mutators.float_edge in mutators.TEXT_MUTATORS
