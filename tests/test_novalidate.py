@@ -130,11 +130,20 @@ _WGS = ("OpDecorate %gid BuiltIn GlobalInvocationId", "OpDecorate %gid BuiltIn G
         "OpDecorate {} BuiltIn WorkgroupSize")
 _STRUCT = ("       %arr4 = OpTypeArray %float %u4", "%st = OpTypeStruct %uint %v2float\n%sn = OpConstantNull %st\n"
            "       %arr4 = OpTypeArray %float %u4")
+_COOPMAT = ("OpCapability Shader\n", "OpCapability Shader\nOpCapability CooperativeMatrixKHR\n"
+            "OpExtension \"SPV_KHR_cooperative_matrix\"\n")
 MODULE_CASES = [
     ("array length of a float", [(_ARR[0], _ARR[1].format("%len = OpConstant %float 2.5"))],
      "%arr4 = OpTypeArray", "OpTypeArray: its length len is not an integer constant"),
     ("array length of a struct", [(_ARR[0], _ARR[1].format(_STRUCT[1].replace("%sn", "%len").split("\n       ")[0]))],
      "%arr4 = OpTypeArray", "OpTypeArray: its length len is not an integer constant"),
+    # "int() argument must be ... not 'NoneType'" (the fuzzing campaign's open case) and "... not 'Lazy'"
+    ("array length of a null pointer", [(_ARR[0], _ARR[1].format("%len = OpConstantNull %pf"))],
+     "%arr4 = OpTypeArray", "OpTypeArray: its length len is not an integer constant"),
+    ("LocalSizeId of a cooperative matrix", [(_LSID[0], _LSID[1].format("%len")), _COOPMAT,
+                                             (_ARR[0], "%cm = OpTypeCooperativeMatrixKHR %float %u1 %u4 %u4 %u0\n"
+                                                       "%len = OpConstantNull %cm\n" + _ARR[0])],
+     "OpExecutionModeId", "OpExecutionModeId: its size len is not an integer constant"),
     ("LocalSizeId of a type", [(_LSID[0], _LSID[1].format("%uint"))],
      "OpExecutionModeId", "OpExecutionModeId: its size uint is not an integer constant"),
     ("LocalSizeId of a NaN", [(_LSID[0], _LSID[1].format("%dn")),
