@@ -273,9 +273,13 @@ def test_spec_constant_value_out_of_its_range_is_refused(tmp_path, capsys, key, 
                                       .rsplit("}", 1)[0].replace(",\n", "\n"))
     if value != "1e400":  # YAML reads 1e400 as text, not a number
         _fails_with(capsys, (d / "shader.spvasm", "--input", tmp_path / "in.yaml"), f"in.yaml:{line}:", why)
-    # the same values given through the Python API
+    # the same values given through the Python API, and by a run spec (at its key there)
     with pytest.raises(SpvError, match="is not a"):
         spvcoop.run(str(d / "shader.spvasm"), spec_constants={key: json.loads(value)})
+    if value not in ("1e400", "true", "1e39", "99999999999999999999999"):  # the run spec refuses those itself
+        (tmp_path / "shader.spvasm").write_text((d / "shader.spvasm").read_text())
+        (tmp_path / "run.yaml").write_text(f"shader: shader.spvasm\nspec_constants:\n  {key}: {value}\n")
+        _fails_with(capsys, (tmp_path / "run.yaml",), "run.yaml:3:3: error: spec constant", why.split("'")[-1])
 
 
 def test_spec_constant_without_spec_id_is_refused(tmp_path, capsys):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.diagnostics import Diagnostic, SpvError
+from ..core.diagnostics import Diagnostic, SpvError, UnmatchedName
 from ..core.module import Instruction, Operand
 from ..core.spirv_grammar import load as load_grammar
 from .fault import Fault
@@ -68,7 +68,10 @@ def evaluate_constant(ex, inst: Instruction, overrides: dict, used: set):
         for key in (spec_id, str(spec_id) if spec_id is not None else None, name):
             if key is not None and key in overrides:
                 used.add(key)
-                return _override(t, overrides[key], name or spec_id)
+                try:
+                    return _override(t, overrides[key], name or spec_id)
+                except SpvError as e:  # where a run spec gave it, a command points at its key
+                    raise UnmatchedName(e.diagnostics, "spec_constants", (key,)) from None
     if op in ("OpConstant", "OpSpecConstant"):
         return scalar_from_words(t, inst.operands[0].words)
     if op in ("OpConstantTrue", "OpSpecConstantTrue"):
