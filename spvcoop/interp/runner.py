@@ -414,8 +414,9 @@ def _workgroup_size(prog: Program, ex: Executor, ep_fn: int) -> tuple[int, int, 
         if mode == "LocalSize":
             size = tuple(int(x) for x in ops[:3])
         elif mode == "LocalSizeId":
-            inst = next(i for i in prog.module.instructions if i.opname == "OpExecutionModeId"
-                        and i.operands[0].value == ep_fn and [o.value for o in i.operands[2:]] == ops)
+            inst = next((i for i in prog.module.instructions if i.opname.startswith("OpExecutionMode")
+                         and i.operands[0].value == ep_fn and [o.value for o in i.operands[2:]] == ops),
+                        prog.functions[ep_fn].inst)
             size = tuple(_integers(ex, ex.gvals.get(i), 1, inst, f"its size {prog.name_of(i)}")[0]
                          for i in ops[:3])
     for id_, dec in prog.decorations.items():
