@@ -144,6 +144,8 @@ MODULE_CASES = [
                                              (_ARR[0], "%cm = OpTypeCooperativeMatrixKHR %float %u1 %u4 %u4 %u0\n"
                                                        "%len = OpConstantNull %cm\n" + _ARR[0])],
      "OpExecutionModeId", "OpExecutionModeId: its size len is not an integer constant"),
+    ("LocalSizeId of a float by OpExecutionMode", [(_LSID[0], "OpExecutionMode %main LocalSizeId %f1 %u1 %u1")],
+     "OpExecutionMode %main", "OpExecutionMode: its size f1 is not an integer constant"),
     ("LocalSizeId of a type", [(_LSID[0], _LSID[1].format("%uint"))],
      "OpExecutionModeId", "OpExecutionModeId: its size uint is not an integer constant"),
     ("LocalSizeId of a NaN", [(_LSID[0], _LSID[1].format("%dn")),
