@@ -104,7 +104,7 @@ class Parser(argparse.ArgumentParser):
         if m:
             from .core.diagnostics import did_you_mean
             message += did_you_mean(m.group(1), re.findall(r"'([^']*)'", m.group(2)))
-        super().error(message)
+        super().error(printable(message))  # it quotes what was typed
 
 
 class HelpFormatter(argparse.HelpFormatter):

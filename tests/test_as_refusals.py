@@ -123,3 +123,41 @@ def test_fp8_decimal_sweep_matches_spirv_as() -> None:
     for enc in ("Float8E4M3EXT", "Float8E5M2EXT"):
         for v in values:
             check_against_spirv_as(FP8.format(enc, v), ())
+
+
+# Float literals at the edges of each format (issue 32): the largest finite value, the decimals
+# just below and above the rounding boundary to infinity (3.479020123082e38 once ended in an
+# OverflowError), halfway and just past halfway to the smallest subnormal (a double rounding hid
+# there), the smallest normal. Compared with spirv-as byte for byte, or error text for error text.
+F64 = HEAD + "OpCapability Float64\n%f = OpTypeFloat 64\n%c = OpConstant %f {}\n"
+BF16 = (HEAD + "OpCapability BFloat16TypeKHR\nOpExtension \"SPV_KHR_bfloat16\"\n"
+        "%f = OpTypeFloat 16 BFloat16KHR\n%c = OpConstant %f {}\n")
+EDGE_32 = ["3.4028234663852886e38", "3.4028235677973362e38", "3.4028235677973366e38", "3.402823567797337e38",
+           "3.4028236e38", "3.479020123082e38", "3.49999999e38", "3.5e38", "1e39", "1.401298464324817e-45",
+           "7.006492321624085e-46", "7.006492321624086e-46", "1e-46", "1.1754943508222875e-38", "1.1754942e-38"]
+EDGE = {
+    F32: EDGE_32,
+    F16: EDGE_32 + ["65504", "65519.99", "65520", "65536", "5.960464477539063e-08", "2.98e-8", "6.103515625e-05",
+                    "1e-10"],
+    BF16: EDGE_32 + ["3.3895313892515355e38", "3.3961775292304086e38", "3.4e38"],
+    F64: EDGE_32 + ["1.7976931348623157e308", "1.7976931348623158079e308", "1.7976931348623159e308", "1e309",
+                    "4.9406564584124654e-324", "2.4703282292062327e-324", "2.4703282292062328e-324", "1e-400",
+                    "2.2250738585072014e-308"],
+}
+
+
+@pytest.mark.parametrize("template", list(EDGE), ids=["f32", "f16", "bf16", "f64"])
+def test_float_literal_edges_match_spirv_as(template: str) -> None:
+    for value in [v for v0 in EDGE[template] for v in (v0, "-" + v0)]:
+        text = template.format(value)
+        code, ref, err = spirv_as(text, ())
+        try:
+            ours = assemble(text, "in.spvasm").to_bytes()
+        except SpvError as e:
+            d = e.diagnostics[0]
+            assert d.span is not None
+            assert ref is None, f"{value}: spirv-as accepts what we refuse: {d.headline()}"
+            assert f"error: {d.span.line}: {d.span.col}: {d.message}" == err.strip(), value
+            continue
+        assert ref is not None, f"{value}: spirv-as refuses what we accept: {err}"
+        assert ours == ref, value

@@ -148,3 +148,37 @@ def test_dis_of_assembly_text_says_what_to_do(tmp_path: Path) -> None:
     r = run_cli("dis", str(f))
     assert r.returncode == 1
     assert "looks like assembly text; assemble it with 'spvcoop as'" in r.stderr.decode()
+
+
+LONG_VECTOR = ("OpCapability Shader\nOpCapability {}\nOpExtension \"SPV_EXT_long_vector\"\n"
+               "OpMemoryModel Logical GLSL450\nOpEntryPoint GLCompute %m \"m\"\nOpExecutionMode %m LocalSize 1 1 1\n"
+               "%v = OpTypeVoid\n%f = OpTypeFunction %v\n%m = OpFunction %v None %f\n%l = OpLabel\nOpReturn\n"
+               "OpFunctionEnd\n")
+NEWER = "capability 5425 of SPV_EXT_long_vector: newer than the SPIR-V grammar spvcoop and SPIRV-Tools 2025.5 know"
+
+
+def test_a_capability_newer_than_the_grammar_is_named(tmp_path: Path, capsys) -> None:
+    """Issue 32: SPV_EXT_long_vector's capability is unknown to SPIRV-Tools 2025.5 (the newest on PyPI) and to
+    the grammar we read. Every command refuses it in one line that names it (as, by its name: spirv-as's words
+    and then what it is; val, dis and run of the binary: spirv-dis's words with its name), exit 1."""
+    from conftest import run_cli, run_tool
+    src = tmp_path / "lv.spvasm"
+    src.write_text(LONG_VECTOR.format("LongVectorEXT"))
+    assert run_tool("spirv-as", str(src), "-o", str(tmp_path / "ref.spv")).returncode != 0  # unknown to it too
+    rc, _, err = run_cli(capsys, "as", str(src), "-o", str(tmp_path / "o.spv"))
+    assert rc == 1 and f"lv.spvasm:2:14: error: Invalid capability 'LongVectorEXT'. ({NEWER}" in err, err
+    (tmp_path / "n.spvasm").write_text(LONG_VECTOR.format("!5425"))  # by number it assembles
+    assert run_cli(capsys, "as", str(tmp_path / "n.spvasm"), "-o", str(tmp_path / "n.spv"))[0] == 0
+    headline = f"word 8: error: Invalid capability operand: 5425 (LongVectorEXT, {NEWER}"
+    for argv in (["val", "--no-spirv-val"], ["dis"], ["run"]):
+        rc, out, err = run_cli(capsys, *argv, str(tmp_path / "n.spv"))  # val's findings are on stdout
+        assert rc == 1 and headline in out + err, (argv, out, err)
+        assert len((out + err).strip().splitlines()) == 1, out + err
+    rc, _, err = run_cli(capsys, "run", str(tmp_path / "n.spvasm"))  # the text: our validator's rule
+    assert rc == 1 and f"error[structure.capability.extension]: unknown capability 5425 (LongVectorEXT, {NEWER}" \
+        in err, err
+    # a capability number nothing defines keeps spirv-dis's words
+    (tmp_path / "u.spvasm").write_text(LONG_VECTOR.format("!5424"))
+    assert run_cli(capsys, "as", str(tmp_path / "u.spvasm"), "-o", str(tmp_path / "u.spv"))[0] == 0
+    rc, _, err = run_cli(capsys, "dis", str(tmp_path / "u.spv"))
+    assert rc == 1 and err.strip().endswith("error: Invalid capability operand: 5424"), err

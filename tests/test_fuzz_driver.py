@@ -550,3 +550,12 @@ def test_template_inputs_cover_every_module_and_two_block_bindings():
     assert {p.name for p in template_modules()} <= {c.params["module"] for c in made}
     assert all(c.params["module"] == "alias.comp" and b"binding = 1) readonly buffer" in c.files["alias.comp"]
                for c in made[3::4])
+
+
+def test_float_edge_replaces_only_float_constants():
+    """The `as`/`val`/`dis` inputs get float literals at the edges of the formats (issue 32's OverflowError)."""
+    text = "%f = OpTypeFloat 32\n%u = OpTypeInt 32 0\n%c = OpConstant %f 1.5\n%d = OpConstant %u 7\n"
+    outs = {mutators.float_edge(random.Random(k), text) for k in range(100)}
+    assert all("%d = OpConstant %u 7\n" in t and "%c = OpConstant %f 1.5\n" not in t for t in outs)
+    assert any("%c = OpConstant %f -3.479020123082e38\n" in t for t in outs)
+    assert mutators.float_edge in mutators.TEXT_MUTATORS

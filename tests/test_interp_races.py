@@ -238,3 +238,36 @@ def test_shadow_memory_counts_against_the_budget():
             buffers={(0, 0): np.zeros(4096, np.float32), (0, 1): np.zeros(4096, np.float32)})
     run(GLSL / "neighbour_fixed.comp", dispatch=(64, 1, 1), max_memory=880_000, races=False,
         buffers={(0, 0): np.zeros(4096, np.float32), (0, 1): np.zeros(4096, np.float32)})
+
+
+RACE_THEN_UNDEFINED = """#version 450
+layout(local_size_x = 2) in;
+layout(set = 0, binding = 0) buffer B { uint v[]; };
+void main() {
+    v[0] = gl_LocalInvocationID.x;                  // both invocations: a race
+    float t;
+    v[1 + gl_LocalInvocationID.x] = uint(t * 2.0);  // an undefined value used: the run stops here
+}
+"""
+
+
+def test_races_before_an_error_are_reported_with_it(tmp_path, capsys):
+    """Issue 32: an undefined-value error ended the run and the race that had already happened was lost; it
+    comes after the error, in the API's SpvError and on the command line."""
+    from spvcoop.interp import run
+    src = tmp_path / "k.comp"
+    src.write_text(RACE_THEN_UNDEFINED)
+    with pytest.raises(SpvError) as ei:
+        run(src, buffers={(0, 0): np.zeros(4, np.uint32)})
+    d = ei.value.diagnostics
+    assert d[0].rule == "interp.runtime" and "'t' is read before anything was stored to it" in d[0].message
+    races = [x for x in d if x.rule == "interp.race"]
+    assert len(races) == 1 and races[0].span.line == 5 and "'B' (StorageBuffer)" in races[0].message
+    with pytest.raises(SpvError) as ei:  # without the detector, the error alone
+        run(src, buffers={(0, 0): np.zeros(4, np.uint32)}, races=False)
+    assert [x.rule for x in ei.value.diagnostics if x.severity == "error"] == ["interp.runtime"]
+    from spvcoop.cli import main
+    (tmp_path / "run.yaml").write_text("shader: k.comp\nbuffers:\n  0: {zeros: 4, dtype: uint32}\n")
+    assert main(["run", str(tmp_path / "run.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert "k.comp:7:1: error[interp.runtime]" in err and "k.comp:5:1: error[interp.race]: data race on 'B'" in err

@@ -341,3 +341,19 @@ OpReturn""").replace("OpMemoryModel", 'OpExtension "SPV_KHR_non_semantic_info"\n
     text = text.replace("%st = OpStore %p %u3", "%p = OpAccessChain %ptr_u %buf %u0 %x\nOpStore %p %u3")
     res = run(assemble(text, "case.spvasm"), dispatch=(1, 1, 1), buffers={(0, 0): np.zeros(4, np.uint32)})
     assert list(res[(0, 0)]) == [3, 3, 3, 3]
+
+
+def test_non_semantic_instructions_between_blocks_are_skipped():
+    """Issue 32: Slang -g (and hand-edited glslang -gVS output) puts DebugNoScope after OpReturn, between blocks
+    and before OpFunctionEnd; spirv-val and our rules accept it, and run refused it ("OpExtInst is outside a
+    block"). Nothing executes them: the run gives what the shader computes."""
+    from pathlib import Path
+    from spvcoop.validator import validate
+    shader = Path(__file__).parent / "data" / "nonsemantic" / "debug_noscope.spvasm"
+    text = shader.read_text()
+    assert text.count("= OpExtInst %void %2 DebugNoScope") == 4
+    assert "OpReturn\n        %902 = OpExtInst %void %2 DebugNoScope\n               OpFunctionEnd" in text
+    module = assemble(text, str(shader))
+    assert not [d for d in validate(module, "vulkan1.3") if d.severity == "error"]  # spirv-val's findings too
+    res = run(module, buffers={(0, 0): np.array([1, 2, 3, 4], np.float32)})
+    assert res[(0, 0)].tolist() == [3.0, 5.0, 3.0, 4.0]  # v[i] * 2 + 1 where i < 2

@@ -118,3 +118,73 @@ def test_a_validated_module_keeps_such_failures_internal():
     boom = ValueError("boom")
     with pytest.raises(ValueError, match="boom"):
         ex.invalid_module_error(None, boom)
+
+
+# Module-level forms that sized something from a constant validation would have refused (issue 32): int() or
+# numpy failed in runner.py (exit 3); and a float type whose encoding has another width, which the buffer
+# binding sized before any instruction ran (a Fault escaping types.dtype, exit 3). (class, edits, the line
+# the error is at, its message)
+_ARR = ("       %arr4 = OpTypeArray %float %u4", "{}\n       %arr4 = OpTypeArray %float %len")
+_LSID = ("OpExecutionMode %main LocalSize 4 1 1", "OpExecutionModeId %main LocalSizeId {} %u1 %u1")
+_WGS = ("OpDecorate %gid BuiltIn GlobalInvocationId", "OpDecorate %gid BuiltIn GlobalInvocationId\n"
+        "OpDecorate {} BuiltIn WorkgroupSize")
+_STRUCT = ("       %arr4 = OpTypeArray %float %u4", "%st = OpTypeStruct %uint %v2float\n%sn = OpConstantNull %st\n"
+           "       %arr4 = OpTypeArray %float %u4")
+_COOPMAT = ("OpCapability Shader\n", "OpCapability Shader\nOpCapability CooperativeMatrixKHR\n"
+            "OpExtension \"SPV_KHR_cooperative_matrix\"\n")
+MODULE_CASES = [
+    ("array length of a float", [(_ARR[0], _ARR[1].format("%len = OpConstant %float 2.5"))],
+     "%arr4 = OpTypeArray", "OpTypeArray: its length len is not an integer constant"),
+    ("array length of a struct", [(_ARR[0], _ARR[1].format(_STRUCT[1].replace("%sn", "%len").split("\n       ")[0]))],
+     "%arr4 = OpTypeArray", "OpTypeArray: its length len is not an integer constant"),
+    # "int() argument must be ... not 'NoneType'" (the fuzzing campaign's open case) and "... not 'Lazy'"
+    ("array length of a null pointer", [(_ARR[0], _ARR[1].format("%len = OpConstantNull %pf"))],
+     "%arr4 = OpTypeArray", "OpTypeArray: its length len is not an integer constant"),
+    ("LocalSizeId of a cooperative matrix", [(_LSID[0], _LSID[1].format("%len")), _COOPMAT,
+                                             (_ARR[0], "%cm = OpTypeCooperativeMatrixKHR %float %u1 %u4 %u4 %u0\n"
+                                                       "%len = OpConstantNull %cm\n" + _ARR[0])],
+     "OpExecutionModeId", "OpExecutionModeId: its size len is not an integer constant"),
+    ("LocalSizeId of a float by OpExecutionMode", [(_LSID[0], "OpExecutionMode %main LocalSizeId %f1 %u1 %u1")],
+     "OpExecutionMode %main", "OpExecutionMode: its size f1 is not an integer constant"),
+    ("LocalSizeId of a type", [(_LSID[0], _LSID[1].format("%uint"))],
+     "OpExecutionModeId", "OpExecutionModeId: its size uint is not an integer constant"),
+    ("LocalSizeId of a NaN", [(_LSID[0], _LSID[1].format("%dn")),
+                              ("     %double = OpTypeFloat 64", "     %double = OpTypeFloat 64\n"
+                                                                "%dn = OpConstant %double 0x1.8p1024")],
+     "OpExecutionModeId", "OpExecutionModeId: its size dn is not an integer constant"),
+    ("WorkgroupSize of a float vector", [(_WGS[0], _WGS[1].format("%v2f"))],
+     "%v2f = OpConstantComposite", "OpConstantComposite: the WorkgroupSize v2f is not a constant vector of 3 "
+                                   "integers"),
+    ("WorkgroupSize of a struct", [(_WGS[0], _WGS[1].format("%sn")), _STRUCT],
+     "%sn = OpConstantNull", "OpConstantNull: the WorkgroupSize sn is not a constant vector of 3 integers"),
+]
+
+
+@pytest.mark.parametrize("edits, at, message", [c[1:] for c in MODULE_CASES], ids=[c[0] for c in MODULE_CASES])
+def test_constant_sizing_something_is_located(edits, at, message):
+    text = TEMPLATE
+    for old, new in edits:
+        assert old in text
+        text = text.replace(old, new)
+    with pytest.raises(SpvError) as e:
+        _run(text)
+    d = e.value.diagnostics[0]
+    assert d.rule == "interp.runtime" and d.message.startswith(message) and "not validated" in d.message
+    assert d.span is not None and d.span.line == next(i for i, ln in enumerate(text.split("\n"), 1) if at in ln)
+
+
+@pytest.mark.parametrize("width, encoding", [(16, "Float8E4M3EXT"), (32, "BFloat16KHR"), (8, "BFloat16KHR")])
+def test_float_encoding_of_another_width_is_located(tmp_path, capsys, width, encoding):
+    # a run sample's FP8 type given another width, as the fuzz driver's width edits do: a buffer of it
+    text = (TEMPLATE.replace("         %rt = OpTypeRuntimeArray %float",
+                             f"          %h = OpTypeFloat {width} {encoding}\n         %rt = OpTypeRuntimeArray %h")
+            .replace("%pf = OpTypePointer StorageBuffer %float", "%pf = OpTypePointer StorageBuffer %h")
+            .replace("%x0 = OpLoad %float %px", "%x0 = OpLoad %h %px"))
+    from spvcoop.cli import main
+    (tmp_path / "m.spvasm").write_text(text)
+    (tmp_path / "run.yaml").write_text("shader: m.spvasm\nbuffers:\n  0: {zeros: 4, dtype: float32}\n")
+    assert main(["run", str(tmp_path / "run.yaml"), "--no-validate", "-q"]) == 1
+    line = next(i for i, ln in enumerate(text.split("\n"), 1) if "%h = OpTypeFloat" in ln)
+    err = capsys.readouterr().err
+    assert f"m.spvasm:{line}:" in err
+    assert f"{width}-bit floats with encoding {encoding} are not supported by the interpreter" in err

@@ -72,6 +72,26 @@ def test_lint_never_prints_the_environment_through_proc_self_environ(tree: Path,
     assert "symbolic link to a file outside" in p.stdout + p.stderr
 
 
+@pytest.mark.parametrize("option", ["--check", "--input"])
+def test_run_says_why_it_refuses_a_check_or_input_file(tree: Path, option: str, capsys) -> None:
+    """Issue 32: a refused link for --check (and --input, a run's other file named on the command line) was
+    "not a regular file"; it is the reason open_input gives, as for every other input."""
+    from conftest import run_cli
+    root = Path(__file__).resolve().parent.parent
+    spec = str(root / "samples" / "saxpy" / "run.yaml")
+    link = tree / "sub" / "out.yaml"
+    link.parent.mkdir()
+    link.symlink_to(tree.parent / "secret")
+    os.mkfifo(tree / "fifo.yaml")
+    for path, reason in ((link, "not read: a symbolic link to a file outside the working directory and the "
+                                "link's own directory"),
+                         (tree / "fifo.yaml", "not read: a named pipe (FIFO), not a regular file"),
+                         (tree, "not read: a directory, not a regular file")):
+        rc, out, err = run_cli(capsys, "run", spec, option, str(path))
+        assert rc == 2 and f"{path}: error: {reason}" in err, err
+        assert "hunter2" not in out + err
+
+
 # ---- nothing but regular files ---------------------------------------------------------------------------
 @pytest.mark.parametrize("command", ["lint", "val", "as", "dis"])
 def test_a_fifo_is_refused_without_hanging(tree: Path, command: str) -> None:
@@ -177,6 +197,23 @@ def test_control_characters_are_escaped_in_github_annotations_and_instructions(t
     err = (cap := capsys.readouterr()).err + cap.out  # findings on stdout, the rest on stderr
     _assert_escaped(err)
     assert '"m\\x1b[2J\\x9b"' in err, err
+
+
+@pytest.mark.parametrize("fmt", ["human", "github", "json"])
+@pytest.mark.parametrize("argv", [
+    ["d/s/0x\x1b[2J.spvasm"],  # "no such file" for a path named on the command line (issue 32)
+    ["--select", "X\x1b[2J"], ["--ignore", "X\x1b]0;t\x07"],  # an option's value quoted by lint's usage error
+    ["--target-env", "p\x1b[2J"], ["--spec-const", "1=\u009b2J"],  # and by the command-line parser
+])
+def test_lint_escapes_what_it_quotes_from_the_command_line(tmp_path: Path, capsys, argv, fmt) -> None:
+    src = tmp_path / "ok.spvasm"
+    src.write_text(GOOD)
+    from conftest import run_cli
+    rc, out, err = run_cli(capsys, "lint", "--no-spirv-val", "--format", fmt, str(src), *argv)
+    assert rc == 2, err
+    _assert_escaped(err + out)
+    quoted = argv[-1].replace("\x1b", "\\x1b").replace("\u009b", "\\x9b").replace("\x07", "\\x07")
+    assert quoted in err, err
 
 
 def test_printable_leaves_ordinary_text_alone() -> None:

@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import spvcoop
+from spvcoop import SpvError
 from spvcoop.cli import main
 from spvcoop.runspec.sicompat import si_close
 from spvcoop.core.reference_tools import require_tool
@@ -247,6 +249,38 @@ def test_a_spec_constant_in_the_expected_file_is_an_error(tmp_path, capsys):
     (tmp_path / "out.yaml").write_text("result: {lanes: 4}\nN: 3\n")
     _fails_with(capsys, (d / "shader.spvasm", "--input", d / "in.json", "--check", tmp_path / "out.yaml"),
                 "out.yaml:2:1: error: 'N' is a specialization constant, not an output buffer")
+
+
+@pytest.mark.parametrize("key, value, why", [
+    ("N", "1e400", "spec constant 'N': inf is not a u32 (out of range)"),  # OverflowError in _override, exit 3
+    ("N", "4294967296", "4294967296 is not a u32 (out of range -2147483648..4294967295)"),  # wrapped to 0
+    ("N", "99999999999999999999999", "is not a u32 (out of range"),  # wrapped to 4135583743
+    ("N", "2.5", "spec constant 'N': 2.5 is not a u32 (not a whole number)"),  # truncated to 2
+    ("N", "true", "spec constant 'N': True is not a u32"),  # became 1
+    ("SCALE", "1e39", "is not a f32 (beyond its largest finite value 3.40282e+38)"),  # infinity
+    ("NEGATE", "5", "spec constant 'NEGATE': 5 is not a bool"),  # became true
+])
+def test_spec_constant_value_out_of_its_range_is_refused(tmp_path, capsys, key, value, why):
+    """Issue 32: a value its specialization constant cannot hold is an error at its key (exit 1), never an
+    internal error nor a wrapped, truncated or infinite value; in the JSON form (no positions) and in YAML."""
+    d = DATA / "spec-constants"
+    text = (d / "in.json").read_text()
+    old = {"N": '"N": 3', "SCALE": '"SCALE": 2.5', "NEGATE": '"NEGATE": true'}[key]
+    assert old in text
+    (tmp_path / "in.json").write_text(text.replace(old, f'"{key}": {value}'))
+    _fails_with(capsys, (d / "shader.spvasm", "--input", tmp_path / "in.json"), "in.json: error: ", why)
+    line = next(i for i, ln in enumerate(text.split("\n"), 1) if old in ln) - 1  # YAML: no opening brace line
+    (tmp_path / "in.yaml").write_text(text.replace(old, f'"{key}": {value}').replace("{\n", "", 1)
+                                      .rsplit("}", 1)[0].replace(",\n", "\n"))
+    if value != "1e400":  # YAML reads 1e400 as text, not a number
+        _fails_with(capsys, (d / "shader.spvasm", "--input", tmp_path / "in.yaml"), f"in.yaml:{line}:", why)
+    # the same values given through the Python API, and by a run spec (at its key there)
+    with pytest.raises(SpvError, match="is not a"):
+        spvcoop.run(str(d / "shader.spvasm"), spec_constants={key: json.loads(value)})
+    if value not in ("1e400", "true", "1e39", "99999999999999999999999"):  # the run spec refuses those itself
+        (tmp_path / "shader.spvasm").write_text((d / "shader.spvasm").read_text())
+        (tmp_path / "run.yaml").write_text(f"shader: shader.spvasm\nspec_constants:\n  {key}: {value}\n")
+        _fails_with(capsys, (tmp_path / "run.yaml",), "run.yaml:3:3: error: spec constant", why.split("'")[-1])
 
 
 def test_spec_constant_without_spec_id_is_refused(tmp_path, capsys):

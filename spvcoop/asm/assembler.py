@@ -17,7 +17,7 @@ from ..core.diagnostics import Diagnostic, Note, SpvError, did_you_mean
 from ..core.literals import LiteralError, float_words, int_words, parse_float, parse_int
 from ..core.module import Header, Instruction, Module, Operand, Span
 from ..core.spirv_grammar import SPEC_CONSTANT_OP_OPCODES, Grammar, InstructionSpec, OperandSpec, \
-    load as load_grammar
+    load as load_grammar, newer_capability
 from .line_templates import Fill, TemplatedLines
 from ..core.operand_walk import OperandWalk
 from .tokenizer import Token, group_instructions, token_span, tokenize
@@ -416,8 +416,9 @@ class Assembler(TemplatedLines):
                 raise self.fail(f"Invalid {_kind_words(kind)} '{tok[1]}'.", tok)
             e = okind.by_name.get(tok[1])
             if e is None:
-                raise self.fail(f"Invalid {_kind_words(kind)} '{tok[1]}'.{did_you_mean(tok[1], okind.by_name)}",
-                                tok)
+                hint = newer_capability(tok[1]) if kind == "Capability" else ""
+                raise self.fail(f"Invalid {_kind_words(kind)} '{tok[1]}'."
+                                f"{hint or did_you_mean(tok[1], okind.by_name)}", tok)
             self.push(inst, kind, e.value, (e.value,), tok)
             walk.enum_value(okind, e.value)
             return pos + 1

@@ -9,7 +9,7 @@ from ..core.literals import float_type
 from ..core.module import MAGIC, Header, Instruction, LazyInstruction, Module, Operand, Span
 from ..core.operand_walk import OperandWalk
 from ..core.spirv_grammar import SPEC_CONSTANT_OP_OPCODES, Grammar, OperandSpec, load as load_grammar, \
-    operand_kind_words
+    newer_capability, operand_kind_words
 
 
 def decode_string(words: list[int] | tuple[int, ...], start: int, end: int | None = None) -> tuple[str, int] | None:
@@ -286,8 +286,8 @@ class BinaryReader:
             raise self.fail(f"{inst.opname}: unknown operand kind {kind}", wpos)
         if self.strict:
             if okind.category == "ValueEnum" and v not in okind.by_value:
-                raise self.fail(f"Invalid {operand_kind_words(kind)} operand: {v}"
-                                f"{_INVALID_SUFFIX.get(kind, '')}", wpos)
+                suffix = newer_capability(v) if kind == "Capability" else _INVALID_SUFFIX.get(kind, "")
+                raise self.fail(f"Invalid {operand_kind_words(kind)} operand: {v}{suffix}", wpos)
             if okind.category == "BitEnum":
                 bad = [b for b in range(31, -1, -1) if v >> b & 1 and (1 << b) not in okind.by_value]
                 if bad:

@@ -13,6 +13,8 @@ import os
 import re
 import sys
 
+from ..core.diagnostics import printable
+
 FORMATS = ("human", "json", "sarif", "github")
 
 
@@ -475,7 +477,7 @@ def run_val(args: argparse.Namespace) -> int:
     try:
         settings = _settings_for(args, [args.input])
     except _UsageError as e:
-        sys.stderr.write(str(e))
+        sys.stderr.write(printable(str(e)))  # it may quote an option's value
         return 2
     st, profile = settings[args.input]
     rec, human, status = check_file(args.input, st.target_env, dict(args.spec_const), profile, st.werror,
@@ -579,10 +581,10 @@ def run_lint(args: argparse.Namespace) -> int:
     try:
         settings = _settings_for(args, [f for f, _ in files])
     except _UsageError as e:
-        sys.stderr.write(str(e))
+        sys.stderr.write(printable(str(e)))  # it may quote an option's value
         return 2
     for m in missing:
-        sys.stderr.write(f"{m}: error: no such file or directory\n")
+        sys.stderr.write(f"{printable(m, False)}: error: no such file or directory\n")
     jobs = []
     for f, root in files:
         st, profile = settings[f]

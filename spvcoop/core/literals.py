@@ -120,14 +120,21 @@ def _decimal_to_f32_bits(text: str) -> int | None:
     d = float(text)
     if math.isinf(d):
         return None
-    bits = struct.unpack("<I", struct.pack("<f", d))[0] if abs(d) < 3.5e38 else None
-    # A double exactly halfway between two floats may hide a double rounding: redo it exactly.
-    db = struct.unpack("<Q", struct.pack("<d", d))[0]
-    if bits is None or (db & 0x1FFFFFFF) == 0x10000000 or (bits & 0x7F800000) == 0x7F800000:
+    # A double exactly halfway between two floats (subnormal ones and the largest float and 2^128
+    # included) may hide a double rounding: redo it exactly. Rounding is monotonic, so any other
+    # double rounds to the float the decimal text rounds to, or overflows exactly when it does.
+    e = max(math.frexp(d)[1] - 1, -126)  # the binade's exponent, subnormals sharing the lowest
+    halves = math.ldexp(abs(d), 24 - e)  # |d| in halves of the float's unit in the last place
+    if halves.is_integer() and int(halves) & 1:
         r = _round_fraction(abs(Fraction(text.lstrip("+-"))), 32)
         if r is None:
             return None
         bits = r
+    else:
+        try:
+            bits = struct.unpack("<I", struct.pack("<f", d))[0]
+        except OverflowError:  # rounds past the largest float (3.4028235677973366e38 and above)
+            return None
     return (bits & 0x7FFFFFFF) | (0x80000000 if text.startswith("-") else 0)
 
 
@@ -184,7 +191,10 @@ def parse_float(text: str, width: int, fmt=None) -> int:
 
 
 def _invalid_float(text: str, width: int, fmt) -> LiteralError:
-    """spirv-as's words: 'Invalid E4M3 float literal: 449', 'Invalid 16-bit float literal: 1e9'."""
+    """spirv-as's words: 'Invalid E4M3 float literal: 449', 'Invalid 16-bit float literal: 1e9',
+    'Invalid bfloat16 literal: 1e39'."""
+    if fmt == "bf16":
+        return LiteralError(f"Invalid bfloat16 literal: {text}")
     name = {"e4m3": "E4M3", "e5m2": "E5M2"}.get(fmt, f"{width}-bit")
     return LiteralError(f"Invalid {name} float literal: {text}")
 

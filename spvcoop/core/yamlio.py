@@ -164,8 +164,8 @@ def read_bytes(path: str | os.PathLike, source: str | None = None, max_bytes: in
     try:
         try:
             f = open_input(str(path))  # never blocks on a FIFO: refused like any non-regular file
-        except InputError:
-            raise fail("not a regular file") from None
+        except InputError as e:  # its reason: the kind of file, or a link refused and why
+            raise fail(e.diagnostics[0].message) from None
         with f:
             st = os.fstat(f.fileno())
             if st.st_size > max_bytes:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.diagnostics import Diagnostic, SpvError
+from ..core.diagnostics import Diagnostic, SpvError, UnmatchedName
 from ..core.module import Instruction, Operand
 from ..core.spirv_grammar import load as load_grammar
 from .fault import Fault
@@ -22,15 +22,40 @@ def scalar_from_words(t, words: tuple[int, ...]) -> np.ndarray:
 
 
 def _override(t, value, where) -> np.ndarray:
+    """A specialization constant's value given by the user, as a value of its scalar type: exactly that
+    value or a one-line error, never a wrapped integer or an infinity it was not (an integer of another
+    range was masked to the width, a float past the type's range became infinity, an infinite or huge one
+    for an integer type ended in an OverflowError, issue 32). Integers take -2^(w-1)..2^w-1, as buffer data
+    does (negative values as two's complement); bools take true/false or 0/1."""
+    def bad(why: str = "") -> SpvError:
+        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:60] + "..."
+        return SpvError(Diagnostic("error", f"spec constant {where}: {shown} is not a {t.describe()}{why}"))
+
+    is_bool = isinstance(value, (bool, np.bool_))
     if t.kind == "bool":
-        return np.array([bool(value)])
+        if is_bool or (isinstance(value, (int, np.integer)) and value in (0, 1)):
+            return np.array([bool(value)])
+        raise bad()
+    if is_bool:
+        raise bad()
     try:
         if t.kind == "float":
-            return np.array([float(value)], dtype=t.dtype)
+            f = float(value)
+            with np.errstate(over="ignore"):
+                out = np.array([f], dtype=t.dtype)
+            if np.isinf(out[0]) and not np.isinf(f):
+                raise bad(f" (beyond its largest finite value {float(np.finfo(t.dtype).max):g})")
+            return out
         iv = int(value)
-        return np.array([iv & ((1 << t.width) - 1)], dtype=f"u{t.width // 8}").view(t.dtype)
+        if isinstance(value, (float, np.floating)) and iv != value:
+            raise bad(" (not a whole number)")
+    except OverflowError:  # infinity for an integer, an integer past a double's range for a float
+        raise bad(" (out of range)") from None
     except (TypeError, ValueError):
-        raise SpvError(Diagnostic("error", f"spec constant {where}: {value!r} is not a {t.describe()}")) from None
+        raise bad() from None
+    if not -(1 << (t.width - 1)) <= iv < (1 << t.width):
+        raise bad(f" (out of range {-(1 << (t.width - 1))}..{(1 << t.width) - 1})")
+    return np.array([iv & ((1 << t.width) - 1)], dtype=f"u{t.width // 8}").view(t.dtype)
 
 
 def evaluate_constant(ex, inst: Instruction, overrides: dict, used: set):
@@ -43,7 +68,10 @@ def evaluate_constant(ex, inst: Instruction, overrides: dict, used: set):
         for key in (spec_id, str(spec_id) if spec_id is not None else None, name):
             if key is not None and key in overrides:
                 used.add(key)
-                return _override(t, overrides[key], name or spec_id)
+                try:
+                    return _override(t, overrides[key], name or spec_id)
+                except SpvError as e:  # where a run spec gave it, a command points at its key
+                    raise UnmatchedName(e.diagnostics, "spec_constants", (key,)) from None
     if op in ("OpConstant", "OpSpecConstant"):
         return scalar_from_words(t, inst.operands[0].words)
     if op in ("OpConstantTrue", "OpSpecConstantTrue"):

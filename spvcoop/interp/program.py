@@ -13,6 +13,7 @@ from functools import cache
 from typing import cast
 
 from ..core.diagnostics import Diagnostic, SpvError
+from ..core.literals import ENCODED_FLOATS, FLOAT_FORMATS
 from ..core.module import Instruction, Module
 from ..core.records import Record
 from ..core.spirv_grammar import load as load_grammar
@@ -245,7 +246,9 @@ class Program:
                 fn.entry = blk.label
             fn.blocks[blk.label] = blk
         elif blk is None:
-            if op not in ("OpLine", "OpNoLine", "OpNop", "OpFunctionParameter"):
+            # non-semantic instructions may stand between blocks (Slang -g writes DebugNoScope after OpReturn):
+            # nothing executes them, so they are left out
+            if op not in ("OpLine", "OpNoLine", "OpNop", "OpFunctionParameter") and not self._non_semantic(inst):
                 raise self.error(f"{op} is outside a block (after a terminator or before the first OpLabel)", inst)
         elif op == "OpPhi":
             blk.phis.append(inst)
@@ -354,13 +357,18 @@ class Program:
                 raise self.error(f"entry point '{name}' has no blocks", self.entry_inst(name))
         self._check_recursion(calls)
 
+    def _non_semantic(self, inst: Instruction) -> bool:
+        """An extended instruction of a NonSemantic.* set: debug information, never executed."""
+        return (inst.opname in ("OpExtInst", "OpExtInstWithForwardRefsKHR") and bool(inst.operands)
+                and self.ext_imports.get(inst.operands[0].as_int, "").startswith("NonSemantic."))
+
     def _check_operands(self, fn: Function, inst: Instruction) -> None:
         op = inst.opname
         names = _operand_names(op)
         funcs = function_operands(inst)
         # NonSemantic.* instructions are not executed and may name any id (glslang -gV's
         # DebugFunctionDefinition names the function): only their set must be an import
-        skip_rest = op == "OpExtInst" and self.ext_imports.get(inst.operands[0].as_int, "").startswith("NonSemantic.")
+        skip_rest = self._non_semantic(inst)
         for i, o in enumerate(inst.operands):
             if not o.kind.startswith("Id") or skip_rest and i > 0:
                 continue
@@ -480,7 +488,13 @@ class Program:
         elif op == "OpTypeFloat":
             t.width = ops[0].as_int
             if len(ops) > 1:
-                t.extra["encoding"] = enum_name("FPEncoding", ops[1].as_int)
+                enc = t.extra["encoding"] = enum_name("FPEncoding", ops[1].as_int)
+                fmt = ENCODED_FLOATS.get(enc)
+                # an encoding of another width (a module run with --no-validate): refused here, located,
+                # before any buffer of it is sized
+                if fmt is None or 1 + sum(FLOAT_FORMATS[fmt]) != t.width:
+                    raise self.error(f"{t.width}-bit floats with encoding {enc} are not supported by the "
+                                     "interpreter", inst)
             elif t.width not in FLOAT_WIDTHS:
                 raise self.error(f"float width {t.width} is not supported (widths: "
                                  f"{', '.join(map(str, FLOAT_WIDTHS))}, or an FPEncoding)", inst)

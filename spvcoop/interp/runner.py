@@ -8,7 +8,7 @@ from typing import Any, cast
 import numpy as np
 
 from ..core.diagnostics import Diagnostic, SpvError, UnmatchedName, did_you_mean
-from ..core.module import Module
+from ..core.module import Instruction, Module
 from ..core.records import Record
 from .races import Recorder
 from .aliasing import add_views, bind_views, descriptor_groups, descriptor_key, workgroup_variable
@@ -245,7 +245,8 @@ def _evaluate_constants(ex: Executor, prog: Program, overrides: dict) -> None:
                 raise ex.invalid_module_error(inst, e) from None
             ex.gvals[cast(int, inst.result_id)] = v   # a constant has a result id
             for t in length_users.get(cast(int, inst.result_id), ()):
-                t.count = int(np.asarray(v).reshape(-1)[0])
+                what = f"its length {prog.name_of(cast(int, inst.result_id))}"
+                t.count = _integers(ex, v, 1, prog.defs[t.id], what)[0]
     src = prog.source
     unknown = [k for k in overrides if k not in used]
     ids = [k for k in unknown if _is_spec_id(k)]
@@ -329,6 +330,12 @@ def _execute(ex: Executor, prog: Program, ep_fn: int, N: int) -> None:
         ex.errors_ignored = True
         try:
             ex.call(prog.functions[ep_fn], [], mask)
+        except SpvError as e:
+            # an error (an undefined value, a fault, a limit) ends the dispatch; the races that happened
+            # before it are real all the same: reported after it, not lost (issue 32)
+            if ex.races is not None and ex.races.races:
+                e.diagnostics[1:1] = ex.races.diagnostics()
+            raise
         finally:
             ex.errors_ignored = False
     if ex.races is not None and ex.races.races:   # all races of the dispatch at once, after it
@@ -387,16 +394,36 @@ def buffer_aliases(prog: Program, b: Binding) -> list[str]:
     return out
 
 
+def _integers(ex: Executor, value, n: int, where: Instruction, what: str) -> list[int]:
+    """The n integers of a constant that sizes something (an array length, the workgroup size). Validation
+    makes it an integer scalar or 3-vector; in a module run without it, anything else is a located error
+    at `where` (a float, a struct, a type's id: int() or numpy failed there, an internal error before)."""
+    try:
+        a = np.asarray(value).reshape(-1)
+    except (TypeError, ValueError):  # a struct's members of different shapes
+        a = None
+    if a is None or a.dtype.kind not in "iu" or len(a) != n:
+        expected = "an integer constant" if n == 1 else f"a constant vector of {n} integers"
+        raise ex.fault_error(where, Fault(f"{what} is not {expected}; the module was not validated "
+                                            "(--no-validate) and breaks a rule validation checks"))
+    return [int(x) for x in a]
+
+
 def _workgroup_size(prog: Program, ex: Executor, ep_fn: int) -> tuple[int, int, int]:
     size = None
     for mode, ops in prog.exec_modes.get(ep_fn, []):
         if mode == "LocalSize":
             size = tuple(int(x) for x in ops[:3])
         elif mode == "LocalSizeId":
-            size = tuple(int(np.asarray(ex.gvals[i]).reshape(-1)[0]) for i in ops[:3])
+            inst = next((i for i in prog.module.instructions if i.opname.startswith("OpExecutionMode")
+                         and i.operands[0].value == ep_fn and [o.value for o in i.operands[2:]] == ops),
+                        prog.functions[ep_fn].inst)
+            size = tuple(_integers(ex, ex.gvals.get(i), 1, inst, f"its size {prog.name_of(i)}")[0]
+                         for i in ops[:3])
     for id_, dec in prog.decorations.items():
         if "BuiltIn" in dec and prog.builtin_of(id_) == "WorkgroupSize" and id_ in ex.gvals:
-            size = tuple(int(x) for x in np.asarray(ex.gvals[id_]).reshape(-1)[:3])
+            what = f"the WorkgroupSize {prog.name_of(id_)}"
+            size = tuple(_integers(ex, ex.gvals[id_], 3, prog.defs[id_], what))
     if size is None:
         raise SpvError(Diagnostic("error", "the entry point has no LocalSize or LocalSizeId execution mode",
                                   source=prog.source))

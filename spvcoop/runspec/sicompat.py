@@ -20,9 +20,10 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..core.diagnostics import did_you_mean
+from ..core.diagnostics import SpvError, did_you_mean
 from ..core.records import Record
 from ..core.yamlio import error_at, mark_at
+from ..interp.constants import _override
 from ..interp.program import Program
 from ..interp.types import Type
 from .numtext import short_floats
@@ -196,6 +197,11 @@ def apply_inputs(prog: Program, data, source: str, buffers: dict, spec_constants
             if isinstance(v, (dict, list)):
                 raise error_at(f"'{k}': composite specialization constants cannot be given; give their "
                                "scalar parts", source, mark)
+            if target.type is not None:  # a value the constant cannot hold, at its key in the file
+                try:
+                    _override(target.type, v, f"'{k}'")
+                except SpvError as e:
+                    raise error_at(e.diagnostics[0].message, source, mark) from None
             spec_constants[target.key] = v
         elif target.kind == "push":
             push = rename(prog, target.type, v, source, data, (k,))

@@ -6,6 +6,7 @@ work proportional to module size besides building the index)."""
 from __future__ import annotations
 
 from ..core.diagnostics import Note
+from ..core.spirv_grammar import newer_capability
 from .shapes import ID_KINDS, id_values
 from .registry import MODULE, RULES, Context, Rule, rule
 
@@ -116,7 +117,8 @@ def check_cap_extension(ctx: Context, inst) -> None:
     ix = ctx.ix
     e = ix.grammar.operand_kinds["Capability"].by_value.get(inst.operands[0].value)
     if e is None:
-        ctx.report(inst, 0, f"unknown capability {inst.operands[0].value}")
+        ctx.report(inst, 0, f"unknown capability {inst.operands[0].value}"
+                            f"{newer_capability(inst.operands[0].value)}")
         return
     core = _version_tuple(e.version)
     if core is not None and ix.version >= core:

@@ -19,6 +19,17 @@ HOSTILE_NUMBERS = [
     "65536", "65535", "2e-45", "0xFFFFFFFFFFFFFFFFFFFF",
 ]
 
+# Decimal float literals at the edges of f16/bf16/f32/f64: the largest finite values, just below and above
+# the rounding boundary to infinity, halfway to the smallest subnormals (issue 32: 3.479020123082e38 rounds
+# past the largest f32 and ended in an OverflowError; 7.006492321624086e-46 was rounded twice).
+FLOAT_EDGES = [
+    "3.4028234663852886e38", "3.4028235677973362e38", "3.4028235677973366e38", "3.402823567797337e38",
+    "3.479020123082e38", "3.49999999e38", "3.5e38", "1e39", "1.401298464324817e-45", "7.006492321624085e-46",
+    "7.006492321624086e-46", "1.1754943508222875e-38", "65504", "65519.99", "65520", "5.960464477539063e-08",
+    "2.98e-8", "3.3895313892515355e38", "3.3961775292304086e38", "1.7976931348623157e308",
+    "1.7976931348623158079e308", "1.7976931348623159e308", "4.9406564584124654e-324", "2.4703282292062328e-324",
+]
+
 # Tokens that break structure: stray punctuation, nesting, odd ids, escapes.
 HOSTILE_TOKENS = [
     "!1", "!4294967295", "!", "[" * 3000, "!" * 5000, '"', '"\\', "\x00", "%", "%0", "%4294967296",
@@ -149,6 +160,17 @@ def replace_number(rng: random.Random, text: str) -> str:
     return text[:m.start()] + pick(rng, HOSTILE_NUMBERS) + text[m.end():]
 
 
+def float_edge(rng: random.Random, text: str) -> str:
+    """The literal of a float constant (OpConstant / OpSpecConstant of an OpTypeFloat) replaced by a decimal at
+    the edge of a float format, of either sign."""
+    floats = {m.group(1) for m in re.finditer(r"(%[\w.]+)\s*=\s*OpTypeFloat\b", text)}
+    spots = [m for m in re.finditer(r"=\s*Op(?:Spec)?Constant\s+(%[\w.]+)\s+(\S+)", text) if m.group(1) in floats]
+    if not spots:
+        return replace_number(rng, text)
+    m = pick(rng, spots)
+    return text[:m.start(2)] + pick(rng, ["", "-"]) + pick(rng, FLOAT_EDGES) + text[m.end(2):]
+
+
 def swap_ids(rng: random.Random, text: str) -> str:
     spots = list(_ID.finditer(text))
     if len(spots) < 2:
@@ -213,8 +235,8 @@ def copy_token(rng: random.Random, text: str) -> str:
     return text[:a.start()] + b.group() + text[a.end():]
 
 
-TEXT_MUTATORS = [replace_number, replace_number, swap_ids, swap_ids, huge_id, duplicate_line, delete_line,
-                 delete_line, swap_lines, insert_token, insert_token, delete_token, copy_token, copy_token]
+TEXT_MUTATORS = [replace_number, replace_number, float_edge, swap_ids, swap_ids, huge_id, duplicate_line,
+                 delete_line, delete_line, swap_lines, insert_token, insert_token, delete_token, copy_token, copy_token]
 
 
 def mutate_text(rng: random.Random, text: str, other: str = "", rounds: int | None = None) -> str:
