@@ -52,16 +52,16 @@ def test_calls_conditions_finish_and_frames(monkeypatch, capsys):
 
 
 def test_errors_are_one_line_located_in_the_script_with_did_you_mean(monkeypatch, capsys):
-    script = "prnt acc\nrun\nbreak 7\nbreak nope.comp:3\nbreak 16 if acc >\ninfo frobs\nrun\n"
+    script = "prnt acc\nrun\nbreak 7\nbreak nope.comp:3\nbreak 16 if acc >\ninfo frobs\nrun\ncontinue\n"
     status, out, err = debug(monkeypatch, capsys, LOOP, script)
-    assert status == 0
+    assert status == 2   # a script with failed commands (the run itself went well)
     assert err.splitlines() == [
         "<stdin>:1:1: error: unknown command 'prnt' (did you mean 'print'?); 'help' lists them",
         "<stdin>:4:1: error: no source file 'nope.comp' (did you mean 'loop.comp'?)",
         "<stdin>:5:1: error: cannot read the expression 'acc >'",
-        "<stdin>:6:1: error: info wants one of breakpoints, invocations, locals",
-        "<stdin>:7:1: error: the run has started already: 'continue'"]
+        "<stdin>:6:1: error: info wants one of breakpoints, invocations, locals, args, frame, display, writer, catch"]
     assert "Breakpoint 1 at loop.comp:9 (line 7 has no code)" in out
+    assert out.count("[run exited normally") == 2 and out.count("v: [") == 2   # `run` after the end: a new run
 
 
 def test_print_names_members_elements_and_misspellings(monkeypatch, capsys):
@@ -69,7 +69,7 @@ def test_print_names_members_elements_and_misspellings(monkeypatch, capsys):
               "print ww\nprint flags[99]\nprint %7\ninfo invocations\ninfo breakpoints\ndelete 1\ninfo breakpoints\n"
               "continue\n")
     status, out, err = debug(monkeypatch, capsys, TILE, script)
-    assert status == 0
+    assert status == 2   # print ww, print flags[99] failed
     assert "w = 2\n" in out and "flags[5] = 0\n" in out and "gl_LocalInvocationID.x * 2 + 1 = 11\n" in out
     assert "error: no name 'ww' here (did you mean 'w'?)" in err
     assert "error: index 99 is outside 0..31" in err
@@ -80,7 +80,7 @@ def test_print_names_members_elements_and_misspellings(monkeypatch, capsys):
 def test_matrix_as_the_logical_matrix_and_by_lane(monkeypatch, capsys):
     status, out, err = debug(monkeypatch, capsys, TILE, "break 25\nrun\ninvocation 3\nmatrix m\nmatrix m --lanes\n"
                              "matrix w\ncontinue\n", "--layout", "nvidia")
-    assert status == 0
+    assert status == 2   # matrix w failed
     assert "m: coopmat<f16, Subgroup, 16x16, use acc>, subgroup instance 0 (of invocation #3)" in out
     assert "\n0.0 1.0 2.0 3.0 4.0 5.0 6.0 7.0 8.0 9.0 0.0 1.0 2.0 3.0 4.0 5.0\n6.0 7.0" in out
     # the nvidia model's accumulator layout: lane 0 holds (0,0), (0,1), (0,8), (0,9), then (8,0) ...
@@ -91,10 +91,55 @@ def test_matrix_as_the_logical_matrix_and_by_lane(monkeypatch, capsys):
 
 
 def test_a_failing_run_gives_its_error_and_exit_status(monkeypatch, capsys):
-    status, out, err = debug(monkeypatch, capsys, ROOT / "samples" / "errors" / "oob.yaml", "run\n")
+    status, out, err = debug(monkeypatch, capsys, ROOT / "samples" / "errors" / "oob.yaml", "run\ncontinue\n")
     assert status == 1
     assert "[run stopped with an error]" in out
     assert "error[interp.runtime]: OpStore: out-of-bounds store" in err
+
+
+def test_a_fault_stops_there_with_the_faulting_invocation_selected(monkeypatch, capsys):
+    """Post-mortem: the run stops at the failing store, at its GLSL line, invocation #5 (the first of 5, 6, 7)
+    selected, and every command works there; the next run command ends the run with its error."""
+    status, out, err = debug(monkeypatch, capsys, ROOT / "samples" / "errors" / "oob.yaml",
+                             "run\nprint gl_GlobalInvocationID.x\nbacktrace\ninfo invocations\nlist\nstep\n")
+    assert status == 1, err
+    assert "Stopped at an error, main at oob.comp:4 (invocation #5 (global (5, 0, 0)" in out
+    assert "error[interp.runtime]: OpStore: out-of-bounds store of 4 bytes at byte offset 32" in out
+    assert "\n4\tvoid main() { v[gl_GlobalInvocationID.x + 3] = 1; }\n" in out
+    assert "gl_GlobalInvocationID.x = 5\n" in out and "#0  main at oob.comp:4\n" in out
+    assert "selected: invocation #5" in out and "[run stopped with an error]" in out
+
+
+def test_input_that_ends_while_the_run_is_stopped_exits_2(monkeypatch, capsys):
+    status, out, err = debug(monkeypatch, capsys, LOOP, "break 16\nrun\n")
+    assert status == 2 and "the commands ended while the run was stopped" in err
+
+
+def test_debug_check_takes_the_run_options_of_run(monkeypatch, capsys, tmp_path):
+    """--check (and --check-floats, --rtol, --atol) as `spvcoop run` has them: it was an internal error, debug's
+    defaults lacking check_floats."""
+    good, bad = tmp_path / "good.yaml", tmp_path / "bad.yaml"
+    good.write_text("v: [106, 107, 108, 109, 9, 10, 11, 12]\n")
+    bad.write_text("v: [0, 107, 108, 109, 9, 10, 11, 12]\n")
+    assert debug(monkeypatch, capsys, LOOP, "run\n", "--check", str(good))[0] == 0
+    status, out, err = debug(monkeypatch, capsys, LOOP, "run\n", "--check", str(bad), "--check-floats", "tolerance")
+    assert status == 1 and "v" in out + err
+    from spvcoop.cli import build_parser
+    run_args = vars(build_parser().parse_args(["run", "x.yaml"]))
+    debug_args = vars(build_parser().parse_args(["debug", "x.yaml"]))
+    assert set(run_args) - set(debug_args) == set(), "debug lacks a default of run's"
+
+
+def test_ex_and_x_run_commands_first(monkeypatch, capsys, tmp_path):
+    script = tmp_path / "cmds.txt"
+    script.write_text("print acc\nnext\n")
+    status, out, err = debug(monkeypatch, capsys, LOOP, "continue\n", "-ex", "break 16", "-ex", "run",
+                             "-x", str(script))
+    assert status == 0, err
+    assert "(spvcoop) break 16\nBreakpoint 1 at loop.comp:16" in out and "acc = 6\n" in out
+    assert "main at loop.comp:20" in out and "[run exited normally" in out
+    status, out, err = debug(monkeypatch, capsys, LOOP, "", "-ex", "print nope", "-ex", "quit")
+    assert status == 2 and err.startswith("-ex 1: error: the run is not stopped")
 
 
 def test_instruction_breakpoints_and_stepi(monkeypatch, capsys):
@@ -256,3 +301,68 @@ def test_dap_a_header_without_a_message_is_a_framing_error(data, words):
     p = subprocess.run([sys.executable, "-m", "spvcoop", "dap"], input=data, capture_output=True, cwd=ROOT,
                        timeout=60)
     assert p.returncode == 2 and words in p.stderr.decode(), p.stderr.decode()
+
+
+# ---- issue 34: what broke -----------------------------------------------------------------------------------
+
+
+def session(spec: Path, *flags: str):
+    """A Debugger on a run spec, as `spvcoop debug` builds it."""
+    from spvcoop.commands.run import prepare
+    from spvcoop.cli import build_parser
+    from spvcoop.interp.debugger import Debugger
+    args = build_parser().parse_args(["debug", str(spec), *flags])
+    module, inputs, opts = prepare(args)[:3]
+    return Debugger(module, inputs, opts)
+
+
+@pytest.mark.parametrize("expr, words", [
+    ("-m", "numbers"), ("-flags", "numbers"), ("m + 1", "numbers"), ("w & 1.5", "integers"), ("~1.5", "integers"),
+    ("1 << 100000", "shift"), ("1 << -1", "shift"), ("+".join(["1"] * 30_000), "longer than"),
+    ("(" * 100_000 + "1" + ")" * 100_000, "longer than"), ("(" * 300 + "1" + ")" * 300, "nested"),
+    ("-" * 500 + "1", "nested"), ("99999999999999999999999999999999999999999", "integer"),
+    ("w * 9223372036854775807 * 9223372036854775807", "integer"), ("w @ w", "only"), ("w if w else w", "only"),
+    ("1.5 % 0", "division"), ("flags[1.5]", "integer"), ("flags[-1]", "outside"), ("w.x", "member"),
+    ("gl_LocalInvocationID < 3", "numbers"), ("not_a_name()", "only"), ("'s'", "numbers"), ("w[0]", "array"),
+    ("\x1b]0;title\x07", "cannot read")])
+def test_print_is_total(expr, words):
+    """Each of these was an internal error (or a hang) of `print`; now an error reply, and the session goes on."""
+    dbg = session(TILE, "--layout", "nvidia")
+    assert not dbg.execute("break 25").error and not dbg.execute("run").error
+    r = dbg.execute("print " + expr)
+    assert r.error and words in r.text, r.text
+    assert "\x1b" not in r.text and len(r.text) < 400
+    assert dbg.execute("print w").text == "w = 1"
+    dbg.close()
+
+
+def test_print_of_a_value_not_yet_stored_and_of_a_struct(tmp_path):
+    dbg = session(LOOP)
+    dbg.execute("break 11")
+    dbg.execute("run")
+    r = dbg.execute("print -acc")      # OpVariable acc: not stored yet at line 11
+    assert r.error and "not yet stored" in r.text
+    dbg.close()
+
+
+def test_a_condition_that_fails_at_its_first_hit_stops_there_with_its_error():
+    dbg = session(LOOP)
+    assert not dbg.execute("break 16 if v + 1").error      # v: an array, found out only when evaluated
+    r = dbg.execute("run")
+    assert not r.error and "the condition of breakpoint 1 could not be evaluated" in r.text, r.text
+    assert "arithmetic" in r.text and dbg.state == "stopped"
+    assert dbg.execute("continue").text.startswith("[run exited normally")
+
+
+def test_the_source_line_at_a_stop_is_escaped(tmp_path):
+    """The GLSL embedded in the module (OpSource) is the user's input: an ESC sequence in it is shown escaped."""
+    text = (ROOT / "tests/data/debug/loop.spvasm").read_text()
+    assert text.count("acc += 100;") == 1
+    (tmp_path / "loop.spvasm").write_text(text.replace("acc += 100;", "acc += 100; // \x1b]0;owned\x07"))
+    (tmp_path / "run.yaml").write_text((ROOT / "tests/data/debug/run.yaml").read_text())
+    dbg = session(tmp_path / "run.yaml")
+    dbg.execute("break 16")
+    out = dbg.execute("run").text
+    assert "acc += 100; // \\x1b]0;owned\\x07" in out and "\x1b" not in out
+    assert "\x1b" not in dbg.execute("list 16").text
+    dbg.close()

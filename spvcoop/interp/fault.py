@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.diagnostics import Diagnostic, SpvError
+
 
 class Fault(Exception):
     """A run-time error found while executing one instruction (turned into a diagnostic by the executor)."""
@@ -10,4 +12,13 @@ class Fault(Exception):
     def __init__(self, message: str, lanes: np.ndarray | None = None):
         super().__init__(message)
         self.message = message
+        self.lanes = lanes
+
+
+class FaultError(SpvError):
+    """The located error of a Fault (Executor.fault_error): `lanes`, the invocations it happened in, for the
+    debugger to select one (None where not known)."""
+
+    def __init__(self, diagnostic: Diagnostic, lanes: np.ndarray | None) -> None:
+        super().__init__(diagnostic)
         self.lanes = lanes
