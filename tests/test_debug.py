@@ -172,7 +172,7 @@ def test_dap_session_through_a_scripted_client():
             ("weight", 12, str(ROOT / "samples/debug/tile.comp")), ("main", 17, str(ROOT / "samples/debug/tile.comp"))]
         scope = c.request("scopes", frameId=frames[0]["id"])["body"]["scopes"][0]
         variables = c.request("variables", variablesReference=scope["variablesReference"])["body"]["variables"]
-        assert {"name": "i", "value": "6", "variablesReference": 0} in variables
+        assert {"name": "i", "value": "6", "variablesReference": 0, "evaluateName": "i"} in variables
         assert c.request("evaluate", expression="i * 2", frameId=1)["body"]["result"] == "12"
         assert not c.request("evaluate", expression="nope", frameId=1)["success"]
         c.request("stepOut", threadId=7)
@@ -188,11 +188,13 @@ def test_dap_session_through_a_scripted_client():
             assert c.event("stopped")["body"]["reason"] == "step"
         frames = c.request("stackTrace", threadId=1)["body"]["stackFrames"]
         assert frames[0]["line"] == 26
-        variables = c.request("variables", variablesReference=frames[0]["id"])["body"]["variables"]
+        scope = c.request("scopes", frameId=frames[0]["id"])["body"]["scopes"][0]
+        variables = c.request("variables", variablesReference=scope["variablesReference"])["body"]["variables"]
         m = next(v for v in variables if v["name"] == "m")
         assert m["value"] == "<coopmat<f16, Subgroup, 16x16, use acc>>" and m["variablesReference"] > 0
         rows = c.request("variables", variablesReference=m["variablesReference"])["body"]["variables"]
-        assert len(rows) == 16 and rows[1]["value"].startswith("[6.0, 7.0, 8.0, 9.0, 0.0")
+        assert len(rows) == 17 and rows[1]["value"].startswith("[6.0, 7.0, 8.0, 9.0, 0.0")
+        assert rows[16]["name"] == "lane #0 holds" and rows[16]["value"].startswith("8 elements: (0, 0) = 0.0, ")
         c.request("continue", threadId=1)
         assert c.event("exited")["body"]["exitCode"] == 0
         c.event("terminated")
@@ -224,13 +226,57 @@ def test_dap_framing_errors_exit_2():
     assert p.returncode == 2 and p.stderr.decode().startswith("<stdin>: error: Debug Adapter Protocol: bad ")
 
 
-def test_the_vscode_files_wire_the_adapter():
-    pkg = json.loads((ROOT / "samples/debug/vscode/package.json").read_text())
+# the fields of a `contributes.debuggers` entry VS Code reads (its extension manifest schema, debuggers section)
+DEBUGGER_FIELDS = {"type", "label", "program", "args", "runtime", "runtimeArgs", "variables", "languages",
+                   "configurationAttributes", "initialConfigurations", "configurationSnippets", "windows", "osx",
+                   "linux", "when", "hiddenWhen", "deprecated", "strings"}
+PLATFORM_FIELDS = {"program", "args", "runtime", "runtimeArgs"}
+
+
+def test_the_vscode_extension_starts_the_adapter_as_vscode_does(tmp_path):
+    """VS Code joins a debugger's `program` to the extension's folder and runs `runtime [runtimeArgs] program
+    [args]`, a bare runtime looked up on PATH: `"program": "spvcoop"` named a file in the extension folder that does
+    not exist. Started that way, the adapter answers initialize; launch.json's keys are declared attributes."""
+    import subprocess
+    ext = ROOT / "samples/debug/vscode"
+    pkg = json.loads((ext / "package.json").read_text())
     dbg = pkg["contributes"]["debuggers"][0]
-    assert (dbg["program"], dbg["args"]) == ("spvcoop", ["dap"])
-    text = (ROOT / "samples/debug/vscode/launch.json").read_text()
+    assert set(dbg) <= DEBUGGER_FIELDS, set(dbg) - DEBUGGER_FIELDS
+    for plat in ("windows", "osx", "linux"):
+        assert set(dbg.get(plat, {})) <= PLATFORM_FIELDS
+    assert not Path(dbg["program"]).is_absolute() and (ext / dbg["program"]).is_file()
+    assert "/" not in dbg["runtime"] and "\\" not in dbg["runtime"]   # a command on PATH, not a path in the folder
+    assert {"language": "glsl"} in pkg["contributes"]["breakpoints"]
+    assert any(lang["id"] == "glsl" and ".comp" in lang["extensions"] for lang in pkg["contributes"]["languages"])
+    launch = dbg["configurationAttributes"]["launch"]
+    text = (ext / "launch.json").read_text()
     conf = json.loads("\n".join(x for x in text.splitlines() if not x.lstrip().startswith("//")))["configurations"][0]
     assert conf["type"] == dbg["type"] and conf["request"] == "launch"
+    assert set(conf) - {"type", "request", "name"} <= set(launch["properties"]) and set(launch["required"]) <= set(conf)
+    for c in dbg["initialConfigurations"] + [s["body"] for s in dbg["configurationSnippets"]]:
+        assert c["type"] == dbg["type"] and set(c) - {"type", "request", "name"} <= set(launch["properties"])
+    # as VS Code starts it (the runtime found on PATH: this environment's python)
+    argv = [sys.executable, *dbg.get("runtimeArgs", []), str(ext / dbg["program"]), *dbg.get("args", [])]
+    body = json.dumps({"seq": 1, "type": "request", "command": "initialize",
+                       "arguments": {"adapterID": "spvcoop"}}).encode()
+    p = subprocess.run(argv, input=b"Content-Length: %d\r\n\r\n" % len(body) + body, capture_output=True,
+                       cwd=tmp_path, timeout=60)
+    assert p.returncode == 0, p.stderr.decode()
+    first = json.loads(p.stdout.split(b"\r\n\r\n", 1)[1].split(b"Content-Length")[0])
+    assert first["success"] and first["body"]["supportsConfigurationDoneRequest"]
+
+
+def test_the_vscode_adapter_says_so_where_spvcoop_is_missing(tmp_path):
+    """Under a Python without spvcoop, the editor gets an error response that says what to do."""
+    import subprocess
+    body = json.dumps({"seq": 7, "type": "request", "command": "initialize", "arguments": {}}).encode()
+    env = {"PATH": "/usr/bin:/bin"}
+    p = subprocess.run([sys.executable, "-S", "-E", str(ROOT / "samples/debug/vscode/adapter.py")], env=env,
+                       input=b"Content-Length: %d\r\n\r\n" % len(body) + body, capture_output=True, cwd=tmp_path,
+                       timeout=60)
+    reply = json.loads(p.stdout.split(b"\r\n\r\n", 1)[1])
+    assert p.returncode == 1 and reply["request_seq"] == 7 and not reply["success"]
+    assert "spvcoop is not installed" in reply["message"] and "SPVCOOP_PYTHON" in reply["message"]
 
 
 @pytest.mark.parametrize("spec", [LOOP, TILE])
@@ -366,3 +412,187 @@ def test_the_source_line_at_a_stop_is_escaped(tmp_path):
     assert "acc += 100; // \\x1b]0;owned\\x07" in out and "\x1b" not in out
     assert "\x1b" not in dbg.execute("list 16").text
     dbg.close()
+
+
+SPIN = ROOT / "tests" / "data" / "debug" / "spin.yaml"   # a long loop, then a store out of bounds
+# what VS Code 1.9x sends as initialize's arguments
+VSCODE_INITIALIZE = {"clientID": "vscode", "clientName": "Visual Studio Code", "adapterID": "spvcoop",
+                     "pathFormat": "path", "linesStartAt1": True, "columnsStartAt1": True,
+                     "supportsVariableType": True, "supportsVariablePaging": True, "supportsRunInTerminalRequest": True,
+                     "locale": "en", "supportsProgressReporting": True, "supportsInvalidatedEvent": True,
+                     "supportsMemoryReferences": True, "supportsArgsCanBeInterpretedByShell": True,
+                     "supportsMemoryEvent": True, "supportsStartDebuggingRequest": True}
+
+
+def test_a_vscode_session_replayed(tmp_path):
+    """The requests VS Code sends, in its order: initialize with its arguments; breakpoints, exception filters and
+    configurationDone before launch (it sends them on `initialized`, launch may come later); a stop answered with
+    threads, stackTrace, scopes, variables and evaluate; a pause during a long run; setVariable; an exception stop
+    with exceptionInfo; disconnect. Breakpoints sent before launch were refused and the run never stopped."""
+    import time
+    comp = str(ROOT / "tests/data/debug/spin.comp")
+    c = DapClient(cwd=str(tmp_path))   # launch's cwd, not the adapter's, is where relative paths start
+    try:
+        r = c.request("initialize", **VSCODE_INITIALIZE)
+        caps = r["body"]
+        assert r["success"] and caps["supportsTerminateRequest"] and caps["supportsRestartRequest"]
+        assert {f["filter"] for f in caps["exceptionBreakpointFilters"]} == {"fault", "race", "nonfinite"}
+        c.event("initialized")
+        r = c.request("setBreakpoints", source={"name": "spin.comp", "path": comp}, lines=[9],
+                      breakpoints=[{"line": 9}], sourceModified=False)
+        pending = r["body"]["breakpoints"][0]
+        assert r["success"] and not pending["verified"]
+        assert c.request("setFunctionBreakpoints", breakpoints=[])["success"]
+        assert c.request("setExceptionBreakpoints", filters=["fault", "race"])["success"]
+        assert c.request("configurationDone")["success"]
+        r = c.request("launch", type="spvcoop", request="launch", name="spin", program="tests/data/debug/spin.yaml",
+                      args=["--max-time", "120"], cwd=str(ROOT), __configurationTarget=6,
+                      __sessionId="0c6f5e8e-6a37-4c34-a4e3-3a3c41f8b3d1")
+        assert r["success"], r
+        changed = c.event("breakpoint")["body"]
+        assert changed["reason"] == "changed" and changed["breakpoint"] == {"id": pending["id"], "verified": True,
+                                                                            "line": 9}
+        stop = c.event("stopped")["body"]
+        assert stop["reason"] == "breakpoint" and stop["hitBreakpointIds"] == [pending["id"]]
+        threads = c.request("threads")["body"]["threads"]
+        assert [t["id"] for t in threads] == [1, 2, 3, 4]
+        seen = {}
+        for t in threads:
+            frames = c.request("stackTrace", threadId=t["id"], startFrame=0, levels=20)["body"]["stackFrames"]
+            assert frames[0]["source"]["path"] == comp and frames[0]["line"] == 9
+            seen[t["id"]] = frames[0]["id"]
+            scopes = c.request("scopes", frameId=frames[0]["id"])["body"]["scopes"]
+            assert [s["name"] for s in scopes][:2] == ["Locals", "Arguments"]
+            values = {v["name"]: v["value"] for v in c.request(
+                "variables", variablesReference=scopes[0]["variablesReference"])["body"]["variables"]}
+            assert values["i"] == str(t["id"] - 1)   # each thread its own invocation's values
+            r = c.request("evaluate", expression="i * 10", frameId=frames[0]["id"], context="watch")
+            assert r["body"]["result"] == str((t["id"] - 1) * 10)
+        assert len(set(seen.values())) == 4      # frame ids differ across threads
+        glob = c.request("variables", variablesReference=c.request("scopes", frameId=seen[1])["body"]["scopes"][2][
+            "variablesReference"])["body"]["variables"]
+        assert any(v["name"] == "gl_GlobalInvocationID" for v in glob)
+        c.request("continue", threadId=1)
+        time.sleep(0.5)
+        started = time.monotonic()
+        assert c.request("pause", threadId=1)["success"]
+        stop = c.event("stopped")["body"]
+        assert stop["reason"] == "pause" and time.monotonic() - started < 5
+        frames = c.request("stackTrace", threadId=1)["body"]["stackFrames"]
+        assert frames[0]["line"] in (10, 11)
+        locals_ref = c.request("scopes", frameId=frames[0]["id"])["body"]["scopes"][0]["variablesReference"]
+        for lane in range(4):   # the loop's counter, near its end, in every thread
+            frame = c.request("stackTrace", threadId=lane + 1)["body"]["stackFrames"][0]["id"]
+            ref = c.request("scopes", frameId=frame)["body"]["scopes"][0]["variablesReference"]
+            r = c.request("setVariable", variablesReference=ref, name="k", value="99999990")
+            assert r["success"] and r["body"]["value"] == "99999990", r
+        assert locals_ref
+        c.request("continue", threadId=1)
+        stop = c.event("stopped")["body"]
+        assert stop["reason"] == "exception" and "out-of-bounds store" in stop["text"]
+        assert stop["threadId"] == 3                 # invocation 2, the first that stores past the end
+        info = c.request("exceptionInfo", threadId=3)["body"]
+        assert info["exceptionId"] == "interp.runtime" and "spin.comp:13" in info["details"]["message"]
+        frames = c.request("stackTrace", threadId=3)["body"]["stackFrames"]
+        assert frames[0]["line"] == 13
+        assert c.request("evaluate", expression="i + 2", frameId=frames[0]["id"], context="hover")["body"][
+            "result"] == "4"
+        assert c.request("disconnect", restart=False, terminateDebuggee=True)["success"]
+    finally:
+        status = c.close()
+    assert status == 0
+    assert not [e for e in c.events if e["event"] == "output" and e["body"]["category"] == "stdout"]
+
+
+def _frames_of(stdout: bytes) -> list[dict]:
+    """Every message of an adapter's standard output, asserting that nothing else is there."""
+    out, rest = [], stdout
+    while rest:
+        head, sep, rest = rest.partition(b"\r\n\r\n")
+        assert sep and head.startswith(b"Content-Length: "), rest[:200]
+        n = int(head.split(b":")[1])
+        out.append(json.loads(rest[:n]))
+        rest = rest[n:]
+    return out
+
+
+def test_dap_hostile_requests_get_error_responses_and_stdout_stays_framed(tmp_path):
+    """launch with "--help" wrote argparse's help unframed into the protocol stream and ended the adapter;
+    `Infinity` as a reference, a reference out of range and a breakpoint in another file of the same name were
+    internal errors or wrong answers."""
+    import subprocess
+    (tmp_path / "tile.comp").write_text("// another tile.comp\n" * 30)
+
+    def frame(obj) -> bytes:
+        body = json.dumps(obj).encode()
+        return b"Content-Length: %d\r\n\r\n" % len(body) + body
+    reqs = [("initialize", {"adapterID": "t"}),
+            ("launch", {"program": "samples/debug/run.yaml", "args": ["--help"]}),
+            ("launch", {"program": "samples/debug/run.yaml", "args": ["--layout", "nvidia"], "cwd": str(ROOT)}),
+            ("setBreakpoints", {"source": {"path": str(tmp_path / "tile.comp")}, "breakpoints": [{"line": 19}]}),
+            ("setBreakpoints", {"source": {"path": str(ROOT / "samples/debug/tile.comp")},
+                                "breakpoints": [{"line": 25}]}),
+            ("variables", {"variablesReference": float("inf")}),
+            ("disassemble", {"memoryReference": "12", "instructionCount": 3}),
+            ("completions", {"text": "print fl", "column": 9}),
+            ("threadz", {}),
+            ("disconnect", {})]
+    data = b"".join(frame({"seq": k, "type": "request", "command": c, "arguments": a})
+                    for k, (c, a) in enumerate(reqs, 1))
+    p = subprocess.run([sys.executable, "-m", "spvcoop", "dap"], input=data, capture_output=True, cwd=tmp_path,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr.decode()
+    msgs = _frames_of(p.stdout)
+    by = {m["request_seq"]: m for m in msgs if m["type"] == "response"}
+    assert set(by) == set(range(1, len(reqs) + 1))
+    assert not by[2]["success"] and "--help is not one" in by[2]["message"]
+    assert by[3]["success"]
+    assert by[4]["body"]["breakpoints"][0]["verified"] is False        # the same name, another file
+    assert by[5]["body"]["breakpoints"][0]["verified"] is True
+    assert not by[6]["success"] and not by[9]["success"]
+    assert by[7]["success"] and len(by[7]["body"]["instructions"]) == 3
+    assert {t["label"] for t in by[8]["body"]["targets"]} >= {"flags"}
+    # at a stop
+    c = DapClient(cwd=str(ROOT))
+    try:
+        c.request("initialize", adapterID="t")
+        c.request("launch", program="samples/debug/run.yaml", args=["--layout", "nvidia"])
+        c.request("setBreakpoints", source={"path": str(ROOT / "samples/debug/tile.comp")}, breakpoints=[{"line": 26}])
+        c.request("configurationDone")
+        c.event("stopped")
+        frame_id = c.request("stackTrace", threadId=1)["body"]["stackFrames"][0]["id"]
+        ref = c.request("scopes", frameId=frame_id)["body"]["scopes"][0]["variablesReference"]
+        m = next(v for v in c.request("variables", variablesReference=ref)["body"]["variables"] if v["name"] == "m")
+        for bad in (float("inf"), m["variablesReference"] + 1000, 1 << 40, -1, 2.5, "1", True):
+            r = c.request("variables", variablesReference=bad)
+            assert not r["success"] and "variablesReference" in r["message"], (bad, r)
+        for args in ({"frameId": float("nan")}, {"frameId": 999}):
+            assert not c.request("scopes", **args)["success"]
+        for expr, words in (("(" * 100_000, "longer than"), ("1 << 100000", "shift count"),
+                            ("+".join(["1"] * 30_000), "longer than"), ("m + 1", "numbers")):
+            r = c.request("evaluate", expression=expr, frameId=frame_id)
+            assert not r["success"] and words in r["message"], r
+        r = c.request("evaluate", expression="matrix m --lanes", frameId=frame_id, context="repl")
+        assert r["success"] and "LANE:INDEX" in r["body"]["result"]
+        assert c.request("evaluate", expression="w", frameId=frame_id, context="repl")["body"]["result"] == "1"
+        assert c.request("disconnect")["success"]
+    finally:
+        assert c.close() == 0
+
+
+def test_dap_terminate_ends_a_running_shader():
+    """Stop (terminate) while the shader runs: it waited for the run to end."""
+    import time
+    c = DapClient(cwd=str(ROOT))
+    try:
+        c.request("initialize", adapterID="t")
+        assert c.request("launch", program=str(SPIN), args=["--max-time", "300"])["success"]
+        c.request("configurationDone")
+        time.sleep(0.3)
+        started = time.monotonic()
+        assert c.request("terminate")["success"]
+        c.event("terminated")
+        assert time.monotonic() - started < 5
+        assert c.request("disconnect")["success"]
+    finally:
+        assert c.close() == 0

@@ -134,3 +134,64 @@ def writer(dbg: Debugger, text: str) -> str:
             "invocations)" if clock >= int(rec.last_wg[cls][wg]) else
             f"before barrier {k} of workgroup {wg} (ordered with what its invocations do now)")
     return f"{head}\nlast written by {who}{where}, {when}"
+
+
+def lane_elements(dbg: Debugger, name: str, depth: int = 0) -> str:
+    """The elements of matrix `name` the selected invocation holds under the run's layout: '(r, c) = v, ...'."""
+    stop = dbg._need_stop()
+    ex = stop.ex
+    frames = stop.stack[::-1]
+    frame = frames[depth] if 0 <= depth < len(frames) else None
+    ids = dbg._by_name.get(name, [])
+    mat = next((dbg._matrix_value(ex, w[i]) for w in ((frame.vals if frame else {}), ex.gvals) for i in ids
+                if i in w and dbg._matrix_value(ex, w[i]) is not None), None)
+    if mat is None:
+        return "<not a matrix here>"
+    info = mat.info
+    lane = dbg.selected
+    g = int(np.broadcast_to(info.group, (ex.N,))[lane])
+    pos = int(np.broadcast_to(info.position, (ex.N,))[lane])
+    lay = info.layout()
+    data = mat.full()[g]
+    cells = []
+    for i in range(lay.row.shape[1]):
+        r, c = int(lay.row[pos, i]), int(lay.col[pos, i])
+        if r >= 0:
+            cells.append(f"({r}, {c}) = {fmt(np_leaf(data[r, c]))}")
+    return f"{len(cells)} elements: " + ", ".join(cells[:64]) + (" ..." if len(cells) > 64 else "")
+
+
+def set_value(dbg: Debugger, name: str, text: str, depth: int = 0) -> str:
+    """setVariable: `name` (a scalar result or a Function variable holding one, in frame `depth`) takes the value
+    of expression `text` in the selected invocation; the others keep theirs."""
+    from .memory import Register
+    stop = dbg._need_stop()
+    ex = stop.ex
+    frames = stop.stack[::-1]
+    if not 0 <= depth < len(frames):
+        raise DebugError(f"no frame {depth}")
+    frame = frames[depth]
+    ids = [i for i in dbg._by_name.get(name, []) if i in frame.vals]
+    if not ids:
+        raise DebugError(f"no value '{shown(name)}' in this frame")
+    i = ids[0]
+    value = dbg._eval(parse_expr(text), ex, frame, dbg.selected)
+    v = frame.vals[i]
+    holder = v if isinstance(v, Register) else None
+    arr = holder.value if holder is not None else v
+    if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.shape[0] not in (1, ex.N) or \
+            arr.dtype.kind not in "biuf":
+        raise DebugError(f"'{shown(name)}' is not a scalar value (setVariable sets numbers)")
+    if isinstance(value, (dict, list, str)):
+        raise DebugError("the new value must be a number")
+    with np.errstate(all="ignore"):
+        try:
+            new = np.array(np.broadcast_to(arr, (ex.N,)))   # a copy: the old array may be another value's too
+            new[dbg.selected] = value
+        except (OverflowError, ValueError, TypeError):
+            raise DebugError(f"{fmt(value)} does not fit {arr.dtype}") from None
+    if holder is not None:
+        holder.value = new
+    else:
+        frame.vals[i] = new
+    return fmt(np_leaf(new[dbg.selected]))

@@ -893,6 +893,50 @@ class Debugger:
                 out.append((name, f"<not shown: {type(e).__name__}>", None))
         return out
 
+    def globals(self) -> list[tuple[str, str, list[str] | None]]:
+        """As `locals`, for the module's named global values in the selected invocation: buffers (their blocks),
+        shared and private variables, built-ins, constants left out."""
+        stop = self._need_stop()
+        ex = stop.ex
+        out: list[tuple[str, str, list[str] | None]] = []
+        for i, v in ex.gvals.items():
+            name = self.prog.names.get(i)
+            t = ex.type_of_id(i)
+            if not name or t is None or t.kind != "pointer":
+                continue
+            mat = self._matrix_value(ex, v)
+            if mat is not None:
+                out.append((name, f"{mat!r}", self._matrix_rows(mat)))
+                continue
+            try:
+                out.append((name, fmt(self._lane_value(ex, v, i, self.selected)), None))
+            except Exception as e:  # noqa: BLE001 - one value that cannot be shown does not hide the others
+                out.append((name, f"<not shown: {type(e).__name__}>", None))
+        return sorted(out, key=lambda r: r[0])
+
+    def lane_elements(self, name: str, depth: int = 0) -> str:
+        """Which elements of matrix `name` the selected invocation holds, and their values: '(r, c) = v, ...'."""
+        from .debug_views import lane_elements
+        return lane_elements(self, name, depth)
+
+    def set_value(self, name: str, text: str, depth: int = 0) -> str:
+        """Set a function's scalar value (a named result or a Function variable holding a scalar) in the selected
+        invocation to the value of expression `text`; the value as shown."""
+        from .debug_views import set_value
+        return set_value(self, name, text, depth)
+
+    def instruction_text(self, index: int) -> tuple[str, Line | None]:
+        """An instruction as assembly text ('%x = OpIAdd %int %a %b') and its source line, by Instruction.index."""
+        from .executor import _operand_text
+        insts = self.module.instructions
+        if not 0 <= index < len(insts):
+            return "", None
+        inst = insts[index]
+        res = f"{self.prog.name_of(inst.result_id)} = " if inst.result_id is not None else ""
+        words = ([self.prog.name_of(inst.result_type)] if inst.result_type is not None else []) + [
+            _operand_text(self.prog, o) for o in inst.operands]
+        return f"{res}{inst.opname} {' '.join(words)}".rstrip(), source_line(self.prog, inst)
+
     def frames(self) -> list[tuple[str, Line | None]]:
         """(function name, source line) of each frame at the stop, innermost first."""
         stop = self._need_stop()
@@ -989,7 +1033,8 @@ class Debugger:
 
     def completion_names(self) -> list[str]:
         """Words a prompt may complete besides the commands: the shader's names and functions, info's topics."""
-        return sorted({*self._by_name, *(self._fn_name(f) for f in self.prog.functions), "breakpoints",
+        members = {n for names in self.prog.member_names.values() for n in names.values()}
+        return sorted({*self._by_name, *members, *(self._fn_name(f) for f in self.prog.functions), "breakpoints",
                        "invocations", "locals", "args", "writer", "nonfinite", "--lanes"})
 
     def _fn_name(self, fid: int) -> str:
