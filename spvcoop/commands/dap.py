@@ -29,7 +29,7 @@ MAX_THREADS = 64    # invocations listed as threads (the selected one is always 
 MAX_HEADER_LINE = 4096   # a header line is "Content-Length: N" or another short field; more is not a client
 MAX_REF = 1 << 31        # ids and references a client sends back are ints below this
 POLL_S = 0.02            # while the run goes on: how often requests are looked at
-EXCEPTION_FILTERS = [
+EXCEPTION_FILTERS: list[dict[str, Any]] = [
     {"filter": "fault", "label": "Faults and limits", "default": True,
      "description": "stop where an out-of-bounds access, an undefined value or a limit ends the run"},
     {"filter": "race", "label": "Data races", "default": True,
@@ -118,7 +118,7 @@ class Server:
         self.pending: dict[str, list[tuple[int, dict]]] = {}   # source path -> breakpoints set before launch
         self.pending_functions: list[tuple[int, dict]] = []
         self.ids: dict[int, int] = {}    # client breakpoint id -> the debugger's breakpoint number
-        self.catch = {f["filter"] for f in EXCEPTION_FILTERS if f["default"]}
+        self.catch: set[str] = {str(f["filter"]) for f in EXCEPTION_FILTERS if f["default"]}
         self.frames: dict[int, tuple[int, int]] = {}   # frame id -> (lane, depth), valid while stopped
         self.refs: dict[int, tuple] = {}               # variablesReference -> what it expands, while stopped
         self.reason: str | None = None                 # the reason of the next stop, when the client asked one
@@ -269,7 +269,7 @@ class Server:
 
     def req_setExceptionBreakpoints(self, req: dict, a: dict) -> None:
         filters = a.get("filters") or []
-        known = {f["filter"] for f in EXCEPTION_FILTERS}
+        known = {str(f["filter"]) for f in EXCEPTION_FILTERS}
         if not isinstance(filters, list) or not all(isinstance(f, str) and f in known for f in filters):
             raise ProtocolError(f"setExceptionBreakpoints: 'filters' are among {', '.join(sorted(known))}")
         self.catch = set(filters)
@@ -744,7 +744,7 @@ def dap_command(args: argparse.Namespace) -> int:
     out = sys.stdout.buffer
     server = Server(out)
     saved = sys.stdout
-    sys.stdout = _Events(server)   # type: ignore[assignment]  # a text stream enough for print()
+    sys.stdout = _Events(server)   # a text stream enough for print()
     inbox: queue.Queue = queue.Queue()
     threading.Thread(target=_reader, args=(sys.stdin.buffer, inbox), name="spvcoop-dap-input", daemon=True).start()
     try:
