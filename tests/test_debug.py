@@ -596,3 +596,34 @@ def test_dap_terminate_ends_a_running_shader():
         assert c.request("disconnect")["success"]
     finally:
         assert c.close() == 0
+
+
+OVERFLOW = ROOT / "tests" / "data" / "debug" / "overflow.yaml"   # 300 * 300 in f16, then inf - inf
+
+
+def test_catch_nonfinite_stops_where_finite_operands_made_an_inf(monkeypatch, capsys):
+    status, out, err = debug(monkeypatch, capsys, OVERFLOW, "catch nonfinite\nrun\nprint a\ncontinue\n")
+    assert status == 0, err
+    assert "Caught a non-finite value, main at overflow.comp:12 (invocation #2" in out
+    assert "OpFMul made %33 = inf from finite operands (%31 = 300.0; %32 = 300.0) in invocation #2" in out
+    assert "12\t    float16_t s = a * a;\n" in out and "a = 300.0\n" in out
+    assert out.count("Caught") == 1   # inf - inf is NaN from non-finite operands: not where it came from
+
+
+def test_the_run_option_nonfinite_reports_the_first_one(capsys):
+    import numpy as np
+
+    from spvcoop import run
+    from spvcoop.core.diagnostics import SpvError
+    shader = str(ROOT / "tests/data/debug/overflow.spvasm")
+    buffers = {"x": np.array([1, 2, 300, 4], np.float16), "y": np.zeros(4, np.float32)}
+    assert np.isnan(run(shader, buffers=buffers)["y"][2])   # off by default
+    with pytest.raises(SpvError) as e:
+        run(shader, buffers=buffers, nonfinite=True)
+    d = e.value.diagnostics[0]
+    assert d.rule == "interp.nonfinite" and d.message.startswith("OpFMul made %33 = inf from finite operands")
+    assert "from overflow.comp:12" in str(d.notes[-1])
+    assert main(["run", str(OVERFLOW), "--nonfinite"]) == 1
+    assert "error[interp.nonfinite]" in capsys.readouterr().err
+    buffers["x"][2] = 3
+    assert run(shader, buffers=buffers, nonfinite=True)["y"][2] == 0   # all finite: no error

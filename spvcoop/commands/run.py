@@ -72,6 +72,9 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--coverage", metavar="FILE.info",
                    help="write the line and branch coverage of the shader's source (GLSL lines where the module has "
                         "them, else its assembly lines) as an lcov tracefile, added to FILE's counts when it exists")
+    p.add_argument("--coverage-counts", choices=("invocations", "executions"), default="invocations",
+                   help="what --coverage counts: 'invocations' (each time a line runs, the invocations active in it; "
+                        "the default) or 'executions' (the times it runs, as gcov counts a line)")
     # input templates (issue 22): self-contained here, for the run-options table to fold in
     p.add_argument("--template", metavar="FILE",
                    help="do not run: write every buffer, push-constant member and specialization constant of SPEC "
@@ -114,6 +117,8 @@ def add_execution_options(p: argparse.ArgumentParser, run_only: bool = False) ->
         help = o.help + CLI_HELP.get(o.name, "") + (f" (run spec key: {o.spec_key})" if o.spec_key else "")
         if o.cli_false:
             p.add_argument(o.flag, dest=o.name, action="store_const", const=False, default=None, help=help)
+        elif o.default is False:   # a switch that turns something on (--nonfinite)
+            p.add_argument(o.flag, dest=o.name, action="store_const", const=True, default=None, help=help)
         else:
             p.add_argument(o.flag, dest=o.name, metavar=o.metavar, default=None, help=help.replace("%", "%%"))
     p.add_argument("--allow-outside-files", action="store_true",
@@ -285,7 +290,7 @@ def _run(args: argparse.Namespace) -> int:
             raise InputError(Diagnostic("error", "--coverage counts what the interpreter executes; it cannot be "
                                         "combined with --device"))
         from ..interp.coverage import Coverage
-        opts["observer"] = Coverage()
+        opts["observer"] = Coverage(counts=getattr(args, "coverage_counts", "invocations"))
     if opts.get("layout") == "all":
         try:
             return _portability(module, inputs, opts, spec, args)

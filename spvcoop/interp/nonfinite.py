@@ -44,6 +44,11 @@ def _per_lane(v, n: int) -> np.ndarray | None:
     return np.broadcast_to(a.reshape(a.shape[0], -1), (n, int(np.prod(a.shape[1:], dtype=np.int64)) or 1))
 
 
+def _name(ex: Executor, id_: int) -> str:
+    name = ex.prog.name_of(id_)
+    return "%" + name if name.isdigit() else name
+
+
 def first_nonfinite(ex: Executor, frame: Frame, inst: Instruction, mask: np.ndarray) -> tuple[int, str] | None:
     """(the first invocation, a description) if `inst` (just run) made a non-finite value from finite operands."""
     rid = inst.result_id
@@ -64,14 +69,14 @@ def first_nonfinite(ex: Executor, frame: Frame, inst: Instruction, mask: np.ndar
             v = frame.vals.get(op.value, ex.gvals.get(op.value))
             a = _per_lane(v, n)
             if a is not None:
-                operands.append((ex.prog.name_of(op.value), a))
+                operands.append((_name(ex, op.value), a))
                 bad &= np.isfinite(a).all(axis=1)
         if not operands or not bad.any():
             return None
         lane = int(np.flatnonzero(bad)[0])
         row = res[lane]
         k = int(np.flatnonzero(~np.isfinite(row))[0])
-        what = f"{ex.prog.name_of(rid)} = {row[k]}" + (f" (element {k} of {row.shape[0]})" if row.shape[0] > 1 else "")
+        what = f"{_name(ex, rid)} = {row[k]}" + (f" (element {k} of {row.shape[0]})" if row.shape[0] > 1 else "")
         parts = []
         for name, a in operands:
             r = a[lane]

@@ -190,6 +190,10 @@ def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dic
     if config.observer is not None:
         from .observe import install
         install(ex, config.observer)
+    if config.nonfinite:   # a second observer: install wraps whatever the first one installed
+        from .nonfinite import Watch
+        from .observe import install
+        install(ex, Watch())
     _execute(ex, prog, ep_fn, N)
     res = RunResult(steps=ex.steps, invocations=N, workgroup_size=wg, addresses=addresses,
                     diagnostics=diagnostics, trace=ex.trace_lines)
