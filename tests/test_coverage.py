@@ -173,3 +173,11 @@ def test_per_execution_counts(tmp_path):
     assert da["DA"][16] == 1 and da["DA"][6] == 3 and da["DA"][20] == 1 and da["DA"][21] == 0
     assert da["FNDA"]["twice"] == 3 and da["BRDA"][(15, 0, 0)] == 1 and da["BRDA"][(15, 0, 1)] == 1
     assert da["BRDA"][(20, 0, 0)] == 0 and da["BRDA"][(20, 0, 1)] == 1 and da["BRDA"][(21, 0, 0)] is None
+
+
+def test_a_tracefile_with_a_nul_or_empty_source_path_is_a_located_error(tmp_path, capsys):
+    out = tmp_path / "cov.info"
+    for sf in ("a\x00b", ""):
+        out.write_text(f"TN:\nSF:{sf}\nDA:1,1\nend_of_record\n")
+        assert main(["run", str(LOOP), "-q", "--coverage", str(out)]) == 2
+        assert f"{out}:2:4: error: not an lcov tracefile: SF: without a path" in capsys.readouterr().err

@@ -627,3 +627,15 @@ def test_the_run_option_nonfinite_reports_the_first_one(capsys):
     assert "error[interp.nonfinite]" in capsys.readouterr().err
     buffers["x"][2] = 3
     assert run(shader, buffers=buffers, nonfinite=True)["y"][2] == 0   # all finite: no error
+
+
+def test_invocation_without_an_argument_names_the_selected_one():
+    """The fuzz driver's debug:8 (seed 1): `invocation` alone was an IndexError (exit 3)."""
+    dbg = session(LOOP)
+    dbg.execute("break 16")
+    dbg.execute("run")
+    assert dbg.execute("invocation").text.startswith("selected invocation #0 (global (0, 0, 0)")
+    assert dbg.execute("invocation local 3,0,0").text.startswith("selected invocation #3")
+    r = dbg.execute("invocation local 99,0,0")
+    assert r.error and "outside the workgroup size" in r.text
+    dbg.close()

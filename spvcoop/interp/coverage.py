@@ -109,6 +109,8 @@ def parse(text: str, source: str) -> Tracefile:
         def bad(what: str, col: int = 1, line: int = i) -> InputError:
             return InputError(Diagnostic("error", f"not an lcov tracefile: {what}", Span(line, col), source=source))
         if key == "SF":
+            if not value.strip() or "\x00" in value:
+                raise bad("SF: without a path (or with a NUL in it)", 4)
             current = os.path.realpath(value)   # a record written with a relative path merges with ours
             t.lines.setdefault(current, {})
             continue

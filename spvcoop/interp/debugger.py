@@ -654,8 +654,10 @@ class Debugger:
             if len(words) not in (2, 4) or len(words) == 4 and group is None:
                 raise DebugError("invocation local X,Y,Z [group X,Y,Z]")
             lane = self._lane_of_local(_triple(local, "local"), _triple(group, "group") if group else None)
+        elif not rest.strip():   # which one is selected
+            return f"selected {self._describe_lane(self.selected)}"
         else:
-            parts = _triple(rest.replace(" ", ""), "invocation") if rest else []
+            parts = _triple(rest.replace(" ", ""), "invocation")
             if len(parts) == 1:
                 lane = parts[0]
             else:
