@@ -686,8 +686,8 @@ def gen_dap(rng: random.Random, index: int) -> Case:
     if rng.random() < 0.15:
         args.append(pick(rng, ["--help", "-h", "--version", "--layout", "--layout all", "--nonfinite", "--check"]))
     seq = [("initialize", {"adapterID": "fuzz", "linesStartAt1": True})]
-    config = [("launch", {"program": spec, "args": args, "cwd": pick(rng, [".", ".", ".", ".", ".", "/nonexistent", "link"]),
-                          "stopOnEntry": rng.random() < 0.3}),
+    cwd = pick(rng, [".", ".", ".", ".", ".", "/nonexistent", "link"])
+    config = [("launch", {"program": spec, "args": args, "cwd": cwd, "stopOnEntry": rng.random() < 0.3}),
               ("setBreakpoints", {"source": {"path": pick(rng, ["tile.comp", "run.yaml", "x.comp", "/etc/passwd"])},
                                   "breakpoints": [{"line": pick(rng, [rng.randrange(1, 40), *HOSTILE_VALUES]),
                                                    "condition": pick(rng, [None, *HOSTILE_EXPRS]),
