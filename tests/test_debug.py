@@ -639,3 +639,94 @@ def test_invocation_without_an_argument_names_the_selected_one():
     r = dbg.execute("invocation local 99,0,0")
     assert r.error and "outside the workgroup size" in r.text
     dbg.close()
+
+
+def test_gdb_commands(monkeypatch, capsys):
+    """break FUNCTION, tbreak, info breakpoints with hit counts, info args, up/down/frame, disable/enable,
+    condition, print/x and /t, x/4d, display, an empty line repeating next, list, finish, until, advance, run
+    again (a new run), delete."""
+    script = ("break twice\ntbreak 16\ninfo breakpoints\nrun\ninfo args\nup\ninfo frame\nprint k\ndown\ndisable 1\n"
+              "continue\ninfo breakpoints\nprint/x acc\nprint/t i\nx/4d v[0]\ndisplay acc\nnext\n\nlist 16\n"
+              "condition 1 x == 2\nenable 1\nrun\nprint x\nfinish\nuntil\nuntil\nadvance 25\nundisplay\nrun\ndelete\n"
+              "run\nquit\n")
+    status, out, err = debug(monkeypatch, capsys, LOOP, script)
+    assert status == 0 and err == "", err
+    expected = [
+        "Breakpoint 1 at twice", "Temporary breakpoint 2 at loop.comp:16", "1  twice\n2  loop.comp:16  (temporary)",
+        "Breakpoint 1, twice at loop.comp:6 (8 of 8 invocations active; #0 selected)", "(spvcoop) info args\nx = 0\n",
+        "(spvcoop) up\n#1  main at loop.comp:13\n13\t        acc += twice(k);\n",
+        "frame #1: main at loop.comp:13, invocation #0", "(spvcoop) print k\nk = 0\n",
+        "(spvcoop) down\n#0  twice at loop.comp:6\n", "Breakpoint 2, main at loop.comp:16 (4 of 8",
+        "(spvcoop) info breakpoints\n1  twice  (disabled; hit 1 time)\n", "acc = 0x6\n", "i = 0b0\n",
+        "v[0]: 0 0 0 0\n", "(spvcoop) display acc\n1: acc = 6\n",
+        "(spvcoop) next\nmain at loop.comp:20\n20\t    if (v[i] > 1000) {\n1: acc = 106\n",
+        "(spvcoop) \nmain at loop.comp:25\n",                                # Enter: next again
+        "(spvcoop) list 16\n11\t    int acc = 0;\n", "20\t    if (v[i] > 1000) {\n(spvcoop) condition",
+        "Breakpoint 1 now stops if x == 2", "(spvcoop) print x\nx = 2\n",
+        "(spvcoop) finish\nmain at loop.comp:13\n", "(spvcoop) until\nmain at loop.comp:15\n",
+        "(spvcoop) until\nmain at loop.comp:16\n", "main at loop.comp:25 (8 of 8",
+        "(spvcoop) run\nBreakpoint 1, twice at loop.comp:6",
+        "deleted all breakpoints\n(spvcoop) run\n[run exited normally"]
+    at = 0
+    for e in expected:   # in this order
+        k = out.find(e, at)
+        assert k >= 0, (e, out[at:at + 300])
+        at = k + len(e)
+
+
+def test_readline_only_on_a_terminal(monkeypatch):
+    from spvcoop.commands import debug as cmd
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert cmd._readline(session(LOOP)) is False
+
+
+def test_info_writer_and_a_race_stop(monkeypatch, capsys):
+    """Who wrote this shared element: the invocation, the instruction and its line, the barrier interval; and the
+    run stops at the race (the load of the neighbour's element) with the reading invocation selected."""
+    script = "run\ninfo writer s[0]\ninvocation 70\ninfo writer s[0]\ninfo writer y[1]\nx/4 s[0]\ncontinue\n"
+    status, out, err = debug(monkeypatch, capsys, ROOT / "samples/races/racy.yaml", script)
+    assert status == 1
+    assert "Stopped at an error, main at racy.comp:12 (invocation #63" in out and "error[interp.race]" in out
+    assert ("s[0] = 0.0 (s, byte offset 0)\nlast written by invocation #0 (global (0, 0, 0), workgroup (0, 0, 0), "
+            "local (0, 0, 0)) by OpStore at racy.comp:10, in barrier interval 0 of workgroup 0") in out
+    assert "s[0] = 64.0 (s, byte offset 256)\nlast written by invocation #64" in out   # workgroup 1's copy
+    assert "y[1] = 0.0 (Out, byte offset 4)\nno write recorded" in out
+    assert "s[0]: 64.0 65.0 66.0 67.0\n" in out
+
+
+def test_dap_function_hit_count_and_log_breakpoints_restart_and_instruction_steps():
+    c = DapClient(cwd=str(ROOT))
+    try:
+        c.request("initialize", adapterID="t")
+        c.request("launch", program=str(LOOP))
+        r = c.request("setFunctionBreakpoints", breakpoints=[{"name": "twice", "hitCondition": "3"}])
+        assert r["body"]["breakpoints"][0]["verified"]
+        r = c.request("setBreakpoints", source={"path": str(ROOT / "tests/data/debug/loop.comp")},
+                      breakpoints=[{"line": 16, "logMessage": "acc is {acc} at {i}"}, {"line": 25}])
+        assert [b["verified"] for b in r["body"]["breakpoints"]] == [True, True]
+        c.request("configurationDone")
+        stop = c.event("stopped")["body"]
+        frame = c.request("stackTrace", threadId=stop["threadId"])["body"]["stackFrames"][0]
+        assert frame["name"] == "twice"
+        assert c.request("evaluate", expression="x", frameId=frame["id"])["body"]["result"] == "2"   # the 3rd hit
+        ip = frame["instructionPointerReference"]
+        dis = c.request("disassemble", memoryReference=ip, instructionCount=3)["body"]["instructions"]
+        assert dis[0]["address"] == ip and dis[0]["line"] == 6 and "OpIMul" in " ".join(d["instruction"] for d in dis)
+        c.request("next", threadId=stop["threadId"], granularity="instruction")
+        assert c.event("stopped")["body"]["reason"] == "step"
+        frame2 = c.request("stackTrace", threadId=1)["body"]["stackFrames"][0]
+        assert int(frame2["instructionPointerReference"]) > int(ip)
+        c.request("continue", threadId=1)
+        stop = c.event("stopped")["body"]
+        assert c.request("stackTrace", threadId=1)["body"]["stackFrames"][0]["line"] == 25
+        logs = [e["body"]["output"] for e in c.events if e["event"] == "output"]
+        assert "acc is 6 at 0\n" in logs
+        assert c.request("restart")["success"]
+        stop = c.event("stopped")["body"]                 # the new run stops at twice's 3rd hit again
+        frame = c.request("stackTrace", threadId=stop["threadId"])["body"]["stackFrames"][0]
+        assert frame["name"] == "twice"
+        r = c.request("completions", text="print ac", column=9, frameId=frame["id"])
+        assert {"label": "acc", "start": 6, "length": 2} in r["body"]["targets"]
+        assert c.request("disconnect")["success"]
+    finally:
+        assert c.close() == 0

@@ -576,7 +576,8 @@ class Server:
         return self._add(cid, bp, name.strip(), None)
 
     def _add(self, cid: int, bp: dict, where: str, line: int | None) -> dict:
-        from ..interp.debugger import DebugError, hit_condition_holds
+        from ..interp.debug_run import hit_condition_holds
+        from ..interp.debugger import DebugError
         from ..interp.debug_expr import parse_expr
         dbg = self.dbg
         cond, hit, log = bp.get("condition"), bp.get("hitCondition"), bp.get("logMessage")

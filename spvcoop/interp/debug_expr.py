@@ -272,3 +272,47 @@ def ranges(lanes: list[int]) -> str:
     return ", ".join(out) if out else "none"
 
 
+_FORMATS = {"x": "x", "d": "d", "o": "o", "t": "b", "c": "c", "f": "f", "u": "d"}
+
+
+def formatter(form: str) -> Callable[[object], str]:
+    """print/FMT: x hex, d decimal, o octal, t binary, c character, f float (gdb's letters); integers only are
+    reformatted, in their two's complement for negative values under x, o and t."""
+    if not form:
+        return fmt
+    if form not in _FORMATS:
+        raise DebugError(f"unknown format /{shown(form, 10)}: x, d, o, t, c, f")
+    code = _FORMATS[form]
+
+    def one(v):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer, float, np.floating)):
+            return v
+        if code == "f":
+            return float(v)
+        if isinstance(v, (float, np.floating)):
+            return v
+        n = int(v)
+        bits = np.dtype(type(v)).itemsize * 8 if isinstance(v, np.integer) else 64
+        if n < 0 and code in "xob":
+            n &= (1 << bits) - 1
+        if code == "c":
+            return Text(repr(chr(n)) if 0 <= n < 0x110000 else str(n))
+        return Text({"x": hex, "o": oct, "b": bin, "d": str}[code](n))
+
+    def walk(v):
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        return one(v)
+    return lambda v: fmt(walk(v))
+
+
+def triple(text: str, what: str) -> list[int]:
+    try:
+        parts = [int(x) for x in text.split(",")]
+    except ValueError:
+        parts = []
+    if not 1 <= len(parts) <= 3 or any(abs(p) > 1 << 40 for p in parts):
+        raise DebugError(f"{what} wants N (its index in the dispatch) or X,Y,Z (its global id)")
+    return parts

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .debug_expr import DebugError, fmt, grid, np_leaf, parse_expr, short_path, shown
+from .debug_expr import MAX_ROWS, DebugError, fmt, grid, np_leaf, parse_expr, ranges, short_path, shown
 
 Debugger = Any   # a stopped debugger.Debugger (which imports this module: not named here, no import circle)
 
@@ -195,3 +195,59 @@ def set_value(dbg: Debugger, name: str, text: str, depth: int = 0) -> str:
     else:
         frame.vals[i] = new
     return fmt(np_leaf(new[dbg.selected]))
+
+
+MAX_ALL = 1 << 16   # invocations `print EXPR @all` evaluates (Python per invocation: a few seconds at most)
+
+
+def over_invocations(dbg: Debugger, tree, show, label: str) -> str:
+    """`print EXPR @all`: the value in every active invocation (the first MAX_ALL), runs of invocations with one
+    value sharing an entry, entries filling lines of ~100 characters."""
+    stop = dbg._need_stop()
+    frame = dbg.current_frame()
+    active = np.flatnonzero(np.broadcast_to(stop.mask, (stop.ex.N,))).tolist()
+    rows: list[tuple[list[int], str]] = []
+    for lane in active[:MAX_ALL]:
+        text = show(dbg._eval(tree, stop.ex, frame, lane))
+        if rows and rows[-1][1] == text and rows[-1][0][-1] == lane - 1:
+            rows[-1][0].append(lane)
+        else:
+            rows.append(([lane], text))
+    more = f" (the first {MAX_ALL} shown)" if len(active) > MAX_ALL else ""
+    out = [f"{label} over {len(active)} active invocation(s){more}:"]
+    line = ""
+    for k, (lanes, text) in enumerate(rows):
+        if k == MAX_ROWS * 4:
+            out.append(f"{line}\n  ... {len(rows) - k} more")
+            line = ""
+            break
+        entry = f"{ranges(lanes)}: {text}"
+        if line and len(line) + len(entry) + 2 > 100:
+            out.append(line)
+            line = ""
+        line = f"{line}   {entry}" if line else f"  {entry}"
+    if line:
+        out.append(line)
+    return "\n".join(out)
+
+
+def global_values(dbg: Debugger) -> list[tuple[str, str, list[str] | None]]:
+    """(name, value text, a matrix's rows or None) of the module's named global variables in the selected
+    invocation, by name."""
+    stop = dbg._need_stop()
+    ex = stop.ex
+    out: list[tuple[str, str, list[str] | None]] = []
+    for i, v in ex.gvals.items():
+        name = dbg.prog.names.get(i)
+        t = ex.type_of_id(i)
+        if not name or t is None or t.kind != "pointer":
+            continue
+        mat = dbg._matrix_value(ex, v)
+        if mat is not None:
+            out.append((name, f"{mat!r}", dbg._matrix_rows(mat)))
+            continue
+        try:
+            out.append((name, fmt(dbg._lane_value(ex, v, i, dbg.selected)), None))
+        except Exception as e:  # noqa: BLE001 - one value that cannot be shown does not hide the others
+            out.append((name, f"<not shown: {type(e).__name__}>", None))
+    return sorted(out, key=lambda r: r[0])

@@ -24,17 +24,18 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from ..core.diagnostics import SpvError, did_you_mean, printable
-from .debug_expr import (MAX_ROWS, DebugError, Evaluator, Text, at, fmt, np_leaf, parse_expr, ranges, shown,
-                         structured)
+from .debug_expr import (MAX_ROWS, DebugError, Evaluator, Text, at, fmt, formatter, np_leaf, parse_expr, ranges,
+                         shown, structured, triple)
 from .debug_expr import short_path as _short
-from .observe import Observer, source_line
+from .debug_run import Breakpoint, Hook, Quit, Stop
+from .observe import source_line
 
 if TYPE_CHECKING:
     import ast
 
     from ..core.module import Instruction, Module
     from .executor import Executor, Frame
-    from .program import Function, Program
+    from .program import Program
     from .runner import RunResult
 
 Line = tuple[str, int]
@@ -45,6 +46,7 @@ ALIASES = {"b": "break", "c": "continue", "s": "step", "n": "next", "si": "stepi
            "where": "backtrace", "q": "quit", "r": "run", "d": "delete", "u": "until", "l": "list", "f": "frame",
            "i": "info", "cont": "continue"}
 REPEATED = ("step", "next", "stepi", "until")   # an empty line repeats these (gdb)
+MAX_DECODE = 4 << 20   # bytes of a buffer or variable a value is read from (its first 4 MiB)
 MAX_LOG = 200          # logpoint messages a run sends before they are cut off
 HELP = """\
 break LOCATION [if EXPR]   LOCATION: LINE, FILE:LINE, FUNCTION, word N or %ID; tbreak: deleted at its first stop
@@ -66,174 +68,6 @@ class Reply:
     def __init__(self, text: str = "", error: bool = False) -> None:
         self.text = text
         self.error = error
-
-
-class Breakpoint:
-    """Where to stop: a source line, or an instruction (Instruction.index: `word N`, `%ID`, a function's entry).
-    `hit_condition` (DAP's): 'N' or '>= N' (stop from the Nth hit on), '== N', '> N', '% N' (every Nth);
-    `ignore`: hits to pass over (gdb); `log`: a logpoint's message ({EXPR} interpolated), which never stops."""
-    __slots__ = ("number", "where", "line", "index", "condition", "hits", "enabled", "temporary", "hit_condition",
-                 "ignore", "log")
-
-    def __init__(self, number: int, where: str, line: Line | None, index: int | None, condition: str | None) -> None:
-        self.number = number
-        self.where = where           # as shown: 'br.comp:12', 'word 317', '%42', 'twice'
-        self.line = line
-        self.index = index
-        self.condition = condition
-        self.hits = 0
-        self.enabled = True
-        self.temporary = False
-        self.hit_condition: str | None = None
-        self.ignore = 0
-        self.log: str | None = None
-
-    def describe(self) -> str:
-        text = f"{self.number}  {self.where}" + (f" if {self.condition}" if self.condition else "")
-        extra = [x for x in ("disabled" if not self.enabled else "", "temporary" if self.temporary else "",
-                             f"log '{self.log}'" if self.log is not None else "",
-                             f"hit condition {self.hit_condition}" if self.hit_condition else "",
-                             f"ignore next {self.ignore} hits" if self.ignore else "",
-                             f"hit {self.hits} time{'s' if self.hits != 1 else ''}" if self.hits else "") if x]
-        return text + (f"  ({'; '.join(extra)})" if extra else "")
-
-
-def hit_condition_holds(text: str, hits: int) -> bool:
-    """DAP's hitCondition after `hits` hits (counting this one): see Breakpoint."""
-    t = text.replace(" ", "")
-    op = next((o for o in (">=", "==", ">", "%") if t.startswith(o)), "")
-    try:
-        n = int(t[len(op):])
-    except ValueError:
-        raise DebugError(f"hit condition '{shown(text, 40)}': want N, >= N, == N, > N or % N") from None
-    if not 0 <= n <= 1 << 62:
-        raise DebugError(f"hit condition '{shown(text, 40)}': N out of range")
-    return {"": hits >= n, ">=": hits >= n, "==": hits == n, ">": hits > n, "%": n > 0 and hits % n == 0}[op]
-
-
-class Stop:
-    """The state at a stop: the executor (read it only while stopped), the frame stack, the instruction about to
-    run (for a fault, race or caught value: the one that did it) and the invocations active there; `error`, the
-    SpvError of a fault or race stop; `note`, more to say (a condition that failed, a non-finite value)."""
-    __slots__ = ("ex", "stack", "inst", "mask", "line", "reason", "error", "note")
-
-    def __init__(self, ex: Executor, stack: list, inst: Instruction, mask: np.ndarray, line: Line | None,
-                 reason: str, error: SpvError | None = None, note: str = "") -> None:
-        self.ex, self.stack, self.inst, self.mask, self.line, self.reason = ex, stack, inst, mask, line, reason
-        self.error, self.note = error, note
-
-
-class _Quit(BaseException):
-    """Ends the run from inside the observer (BaseException: no handler of the interpreter takes it)."""
-
-
-class _Hook(Observer):
-    """The observer in the run's thread: decides where to stop, then waits for the next command."""
-
-    def __init__(self, dbg: Debugger) -> None:
-        self.dbg = dbg
-        self.stack: list[Frame] = []
-        self.last: tuple[Line | None, Frame | None] = (None, None)
-        self.prev: tuple[Frame, Instruction, np.ndarray] | None = None   # the instruction executed last
-        self.races = 0
-
-    def enter(self, ex: Executor, frame: Frame, fn: Function, mask: np.ndarray) -> None:
-        self.stack.append(frame)
-
-    def leave(self, ex: Executor, frame: Frame, fn: Function) -> None:
-        if self.stack and self.stack[-1] is frame:
-            self.stack.pop()
-
-    def fault(self, ex: Executor, frame: Frame, inst: Instruction, mask: np.ndarray, error: Exception) -> None:
-        d = self.dbg
-        if "fault" not in d.catch or not isinstance(error, SpvError):
-            return
-        lanes = getattr(error, "lanes", None)
-        if lanes is not None and len(lanes) and 0 <= int(lanes[0]) < ex.N:
-            d.selected = int(lanes[0])
-        stack = self.stack if self.stack and self.stack[-1] is frame else [*self.stack, frame]
-        d.stopped(Stop(ex, list(stack), inst, mask, source_line(ex.prog, inst), "exception", error))
-
-    def instruction(self, ex: Executor, frame: Frame, inst: Instruction, mask: np.ndarray) -> None:
-        d = self.dbg
-        prev, self.prev = self.prev, (frame, inst, mask)
-        if d.interrupt is not None:   # from another thread (DAP's pause, disconnect)
-            what, d.interrupt = d.interrupt, None
-            if what == "quit":
-                raise _Quit
-            self._stop(ex, frame, inst, mask, source_line(ex.prog, inst), "pause")
-        if prev is not None and (d.catch or ex.races is not None):
-            self._caught(ex, prev)
-        ln = source_line(ex.prog, inst)
-        new_line = ln is not None and (ln, frame) != self.last
-        if ln is not None:
-            self.last = (ln, frame)
-        depth = len(self.stack)
-        sel = d.selected if d.selected < mask.shape[0] else 0
-        mine = bool(mask[sel if mask.shape[0] > 1 else 0])
-        mode, reason = d.mode, None
-        # until: the next line past this one in this frame (a loop's back edge does not stop), or the caller's
-        later = (mode == "until" and (depth < d.mode_depth or depth == d.mode_depth and ln is not None and
-                                      d.mode_line is not None and ln[0] == d.mode_line[0] and ln[1] > d.mode_line[1]))
-        if mine and (mode == "stepi" or new_line and (mode == "step" or later or mode == "next" and
-                                                      depth <= d.mode_depth)):
-            reason = "step"
-        elif mode == "finish" and depth < d.mode_depth and mine:
-            reason = "finish"
-        note = ""
-        if reason is None and d.breakpoints:
-            for bp in list(d.breakpoints.values()):
-                if not bp.enabled or not (bp.index == inst.index or bp.line is not None and new_line and bp.line == ln):
-                    continue
-                try:
-                    lanes = d.condition_lanes(bp, ex, frame, mask)
-                except DebugError as e:   # gdb: an error in the condition stops there, saying so
-                    lanes = [d.selected]
-                    note = (f"error: the condition of breakpoint {bp.number} could not be evaluated: {e}; "
-                            "stopped here ('condition N EXPR' changes it)")
-                if not lanes:
-                    continue
-                bp.hits += 1
-                if not note and bp.ignore:
-                    bp.ignore -= 1
-                    continue
-                if not note and bp.hit_condition is not None and not hit_condition_holds(bp.hit_condition, bp.hits):
-                    continue
-                if bp.log is not None and not note:
-                    d.log(bp, ex, frame, lanes)
-                    continue
-                if d.selected not in lanes:
-                    d.selected = lanes[0]
-                reason = f"breakpoint {bp.number}"
-                if bp.temporary:
-                    del d.breakpoints[bp.number]
-                break
-        if reason is not None:
-            self._stop(ex, frame, inst, mask, ln, reason, note=note)
-
-    def _stop(self, ex, frame, inst, mask, ln, reason, error=None, note="") -> None:
-        stack = self.stack if self.stack and self.stack[-1] is frame else [*self.stack, frame]
-        self.dbg.stopped(Stop(ex, list(stack), inst, mask, ln, reason, error, note))
-
-    def _caught(self, ex: Executor, prev: tuple) -> None:
-        """After an instruction: a new data race (stop at it), a caught non-finite value."""
-        d = self.dbg
-        frame, inst, mask = prev
-        rec = ex.races
-        if rec is not None and len(rec.races) != self.races:
-            self.races = len(rec.races)
-            if "race" in d.catch:
-                race = list(rec.races.values())[-1]
-                d.selected = int(race.agents[1]) % ex.N if race.agents[1] >= 0 else d.selected
-                err = SpvError(rec._diagnostic(race))
-                self._stop(ex, frame, inst, mask, source_line(ex.prog, inst), "exception", err)
-        if "nonfinite" in d.catch and inst.result_id is not None:
-            from .nonfinite import first_nonfinite
-            found = first_nonfinite(ex, frame, inst, mask)
-            if found is not None:
-                lane, text = found
-                d.selected = lane
-                self._stop(ex, frame, inst, mask, source_line(ex.prog, inst), "nonfinite", note=text)
 
 
 class Debugger:
@@ -290,7 +124,7 @@ class Debugger:
         command = self._commands.get()
         stop.ex.deadline += time.monotonic() - self._paused_at   # time at the prompt is not run time
         if command == "quit":
-            raise _Quit
+            raise Quit
 
     def log(self, bp: Breakpoint, ex: Executor, frame: Frame, lanes: list[int]) -> None:
         """A logpoint's message, {EXPR} evaluated in its first invocation, to `output`."""
@@ -312,9 +146,9 @@ class Debugger:
     def _target(self) -> None:
         from .runner import run
         try:
-            res = run(self.module, **self.inputs, **self.options, observer=_Hook(self))
+            res = run(self.module, **self.inputs, **self.options, observer=Hook(self))
             self._events.put(("exited", res))
-        except _Quit:
+        except Quit:
             self._events.put(("quit", None))
         except SpvError as e:
             self._events.put(("error", e))
@@ -653,11 +487,11 @@ class Debugger:
             group = words[3] if len(words) > 3 and words[2] == "group" else None
             if len(words) not in (2, 4) or len(words) == 4 and group is None:
                 raise DebugError("invocation local X,Y,Z [group X,Y,Z]")
-            lane = self._lane_of_local(_triple(local, "local"), _triple(group, "group") if group else None)
+            lane = self._lane_of_local(triple(local, "local"), triple(group, "group") if group else None)
         elif not rest.strip():   # which one is selected
             return f"selected {self._describe_lane(self.selected)}"
         else:
-            parts = _triple(rest.replace(" ", ""), "invocation")
+            parts = triple(rest.replace(" ", ""), "invocation")
             if len(parts) == 1:
                 lane = parts[0]
             else:
@@ -702,43 +536,21 @@ class Debugger:
             expr, at_all = rest[:-4].strip(), True
         if not expr:
             raise DebugError("print wants a name or an expression")
-        show = _formatter(form)
+        show = formatter(form)
         tree = parse_expr(expr)
         frame = self.current_frame()
         label = shown(expr, 200)
         if not at_all:
             return f"{label} = {show(self._eval(tree, stop.ex, frame, self.selected))}"
-        active = np.flatnonzero(np.broadcast_to(stop.mask, (stop.ex.N,))).tolist()
-        rows: list[tuple[list[int], str]] = []
-        for lane in active:
-            text = show(self._eval(tree, stop.ex, frame, lane))
-            if rows and rows[-1][1] == text and rows[-1][0][-1] == lane - 1:
-                rows[-1][0].append(lane)
-            else:
-                rows.append(([lane], text))
-        # compact: runs of invocations with one value share an entry; entries fill lines of ~100 characters
-        out = [f"{label} over {len(active)} active invocation(s):"]
-        line = ""
-        for k, (lanes, text) in enumerate(rows):
-            if k == MAX_ROWS * 4:
-                out.append(f"{line}\n  ... {len(rows) - k} more")
-                line = ""
-                break
-            entry = f"{ranges(lanes)}: {text}"
-            if line and len(line) + len(entry) + 2 > 100:
-                out.append(line)
-                line = ""
-            line = f"{line}   {entry}" if line else f"  {entry}"
-        if line:
-            out.append(line)
-        return "\n".join(out)
+        from .debug_views import over_invocations
+        return over_invocations(self, tree, show, label)
 
     def cmd_x(self, rest: str, form: str = "") -> str:
         """x/COUNT[FMT] EXPR: COUNT elements from EXPR (an element of an array: BUF[i]) on."""
         stop = self._need_stop()
         count_text = "".join(c for c in form if c.isdigit())
         count = int(count_text[:6]) if count_text else 1
-        show = _formatter("".join(c for c in form if not c.isdigit()))
+        show = formatter("".join(c for c in form if not c.isdigit()))
         expr = rest.strip()
         if not expr.endswith("]") or "[" not in expr:
             raise DebugError("x wants an element: x/COUNT[FMT] NAME[i]")
@@ -787,14 +599,17 @@ class Debugger:
                 out.append(f"{n}: {shown(expr, 80)}: <{e}>")
         return "\n".join(out)
 
-    def condition_lanes(self, bp: Breakpoint, ex: Executor, frame: Frame, mask: np.ndarray) -> list[int]:
+    def condition_lanes(self, bp: Breakpoint, ex: Executor, frame: Frame, mask: np.ndarray,
+                        inst: Instruction) -> list[int]:
         """The active invocations where bp's condition holds (all active ones without a condition)."""
         active = np.flatnonzero(np.broadcast_to(mask, (ex.N,)))
         if bp.condition is None:
             return active[:1].tolist() if self.selected not in active else [self.selected]
         tree = parse_expr(bp.condition)
         hits = []
-        for lane in active.tolist():   # a DebugError goes to the hook: it stops there, saying so
+        for k, lane in enumerate(active.tolist()):   # a DebugError goes to the hook: it stops there, saying so
+            if k & 255 == 255 and time.monotonic() > ex.deadline:   # the run's time limit holds here too
+                ex.limit_reached(inst, timed_out=True)
             value = self._eval(tree, ex, frame, lane)
             if isinstance(value, (dict, list, str)):
                 raise DebugError("a condition must be a number or a comparison")
@@ -861,6 +676,7 @@ class Debugger:
         end = min(b + mem.region, mem.data.shape[0])
         if not 0 <= o <= end:
             return Text("<pointer out of its variable>")
+        end = min(end, o + MAX_DECODE)   # a bound on the time a command takes: elements past it are not shown
         try:
             return decode(p.type, mem.data[o:end].tobytes(), mem.name, leaf=np_leaf)
         except Exception as e:  # noqa: BLE001 - a type decode cannot show (bool in Function memory, say)
@@ -896,25 +712,9 @@ class Debugger:
         return out
 
     def globals(self) -> list[tuple[str, str, list[str] | None]]:
-        """As `locals`, for the module's named global values in the selected invocation: buffers (their blocks),
-        shared and private variables, built-ins, constants left out."""
-        stop = self._need_stop()
-        ex = stop.ex
-        out: list[tuple[str, str, list[str] | None]] = []
-        for i, v in ex.gvals.items():
-            name = self.prog.names.get(i)
-            t = ex.type_of_id(i)
-            if not name or t is None or t.kind != "pointer":
-                continue
-            mat = self._matrix_value(ex, v)
-            if mat is not None:
-                out.append((name, f"{mat!r}", self._matrix_rows(mat)))
-                continue
-            try:
-                out.append((name, fmt(self._lane_value(ex, v, i, self.selected)), None))
-            except Exception as e:  # noqa: BLE001 - one value that cannot be shown does not hide the others
-                out.append((name, f"<not shown: {type(e).__name__}>", None))
-        return sorted(out, key=lambda r: r[0])
+        """As `locals`, for the module's named global values (buffers, shared and private variables, built-ins)."""
+        from .debug_views import global_values
+        return global_values(self)
 
     def lane_elements(self, name: str, depth: int = 0) -> str:
         """Which elements of matrix `name` the selected invocation holds, and their values: '(r, c) = v, ...'."""
@@ -1095,52 +895,6 @@ class Debugger:
         if lines is None or not 0 < line[1] <= len(lines):
             return None
         return printable(lines[line[1] - 1].rstrip(), False)
-
-
-_FORMATS = {"x": "x", "d": "d", "o": "o", "t": "b", "c": "c", "f": "f", "u": "d"}
-
-
-def _formatter(form: str) -> Callable[[object], str]:
-    """print/FMT: x hex, d decimal, o octal, t binary, c character, f float (gdb's letters); integers only are
-    reformatted, in their two's complement for negative values under x, o and t."""
-    if not form:
-        return fmt
-    if form not in _FORMATS:
-        raise DebugError(f"unknown format /{shown(form, 10)}: x, d, o, t, c, f")
-    code = _FORMATS[form]
-
-    def one(v):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer, float, np.floating)):
-            return v
-        if code == "f":
-            return float(v)
-        if isinstance(v, (float, np.floating)):
-            return v
-        n = int(v)
-        bits = np.dtype(type(v)).itemsize * 8 if isinstance(v, np.integer) else 64
-        if n < 0 and code in "xob":
-            n &= (1 << bits) - 1
-        if code == "c":
-            return Text(repr(chr(n)) if 0 <= n < 0x110000 else str(n))
-        return Text({"x": hex, "o": oct, "b": bin, "d": str}[code](n))
-
-    def walk(v):
-        if isinstance(v, dict):
-            return {k: walk(x) for k, x in v.items()}
-        if isinstance(v, list):
-            return [walk(x) for x in v]
-        return one(v)
-    return lambda v: fmt(walk(v))
-
-
-def _triple(text: str, what: str) -> list[int]:
-    try:
-        parts = [int(x) for x in text.split(",")]
-    except ValueError:
-        parts = []
-    if not 1 <= len(parts) <= 3 or any(abs(p) > 1 << 40 for p in parts):
-        raise DebugError(f"{what} wants N (its index in the dispatch) or X,Y,Z (its global id)")
-    return parts
 
 
 def _int(text: str, what: str) -> int:
