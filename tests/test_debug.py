@@ -677,7 +677,7 @@ def test_gdb_commands(monkeypatch, capsys):
 def test_readline_only_on_a_terminal(monkeypatch):
     from spvcoop.commands import debug as cmd
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-    assert cmd._readline(session(LOOP)) is False
+    assert cmd._readline(session(LOOP)) is None
 
 
 def test_info_writer_and_a_race_stop(monkeypatch, capsys):
@@ -730,3 +730,58 @@ def test_dap_function_hit_count_and_log_breakpoints_restart_and_instruction_step
         assert c.request("disconnect")["success"]
     finally:
         assert c.close() == 0
+
+
+def test_dap_text_printed_during_a_session_becomes_output_events():
+    """Whatever writes to standard output during a session (a print somewhere) goes out as output events, a line
+    each: only framed messages reach the client."""
+    from spvcoop.commands.dap import Server, _Events
+    sink = io.BytesIO()
+    server = Server(sink)
+    events = _Events(server)
+    print("one", file=events)
+    events.write("two\nthree")
+    events.flush()
+    msgs = _frames_of(sink.getvalue())
+    assert [m["body"]["output"] for m in msgs] == ["one\n", "two\n", "three\n"]
+    assert {m["body"]["category"] for m in msgs} == {"stdout"}
+
+
+def test_a_terminal_gets_completion_history_and_enter_repeating(tmp_path):
+    """On a terminal (a pseudo-terminal here): tab completes a command and a shader's name; an empty line repeats
+    `next`; the history file is written at the end."""
+    pty = pytest.importorskip("pty")
+    import os
+    import select
+    import time
+    pytest.importorskip("readline")
+    pid, fd = pty.fork()
+    if pid == 0:   # the child: spvcoop debug on the terminal
+        os.environ["HOME"] = str(tmp_path)
+        os.chdir(ROOT)
+        os.execv(sys.executable, [sys.executable, "-m", "spvcoop", "debug", str(LOOP)])
+    out = b""
+
+    def read(seconds: float) -> None:
+        nonlocal out
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if select.select([fd], [], [], 0.1)[0]:
+                try:
+                    data = os.read(fd, 4096)
+                except OSError:
+                    return
+                if not data:
+                    return
+                out += data
+    try:
+        read(3)
+        for keys in [b"brea\t16\r", b"run\r", b"print ac\t\r", b"next\r", b"\r", b"quit\r"]:
+            os.write(fd, keys)
+            read(1.5)
+    finally:
+        os.waitpid(pid, 0)
+    text = out.decode("utf-8", "replace").replace("\r\n", "\n")
+    assert "Breakpoint 1 at loop.comp:16" in text and "acc = 6" in text
+    assert text.count("main at loop.comp:") >= 2 and "main at loop.comp:25" in text   # Enter repeated next
+    assert (tmp_path / ".spvcoop_debug_history").exists()

@@ -693,10 +693,19 @@ class _Events(_TextBuffer):
     def __init__(self, server: Server) -> None:
         self.server = server
         self.buffer = self
+        self.pending = ""   # a line not ended yet (print writes the text, then its newline)
 
     def write(self, data) -> int:
-        self.server.output(data.decode("utf-8", "replace") if isinstance(data, bytes) else str(data), "stdout")
+        text = self.pending + (data.decode("utf-8", "replace") if isinstance(data, bytes) else str(data))
+        done, _, self.pending = text.rpartition("\n")
+        if done or _:
+            self.server.output(done + "\n", "stdout")
         return len(data)
+
+    def flush(self) -> None:
+        if self.pending:
+            self.server.output(self.pending, "stdout")
+            self.pending = ""
 
     def isatty(self) -> bool:
         return False
@@ -767,5 +776,6 @@ def dap_command(args: argparse.Namespace) -> int:
     finally:
         if server.dbg is not None:
             server.dbg.close()
+        sys.stdout.flush()
         sys.stdout = saved
     return server.status

@@ -76,25 +76,29 @@ def _lines(args: argparse.Namespace, interactive: bool):
         yield f"<stdin>:{number}", line, not interactive
 
 
-def _readline(dbg) -> bool:
+def _readline(dbg):
     """Line editing, history and completion of command words and the shader's names, where readline exists and
-    standard input is a terminal; True if it is on."""
+    standard input is a terminal: the function that saves the history, or None (no terminal, no readline)."""
     if not sys.stdin.isatty():
-        return False
+        return None
     try:
         import readline
     except ImportError:
-        return False
+        return None
     import os
 
     from ..interp.debugger import ALIASES, COMMANDS
-    words = sorted({*COMMANDS, *ALIASES, *dbg.completion_names()})
+    commands = sorted({*COMMANDS, *ALIASES})
+    names = dbg.completion_names()
     matches: list[str] = []
 
     def complete(text: str, state: int):
         nonlocal matches
         if state == 0:
-            matches = [w for w in words if w.startswith(text)]
+            first = not readline.get_line_buffer()[:readline.get_begidx()].strip()
+            # the command word: a command, completed with its space as gdb does; later words: the shader's names
+            matches = ([w + " " for w in commands if w.startswith(text)] if first else
+                       [w for w in names if w.startswith(text)])
         return matches[state] if state < len(matches) else None
     readline.set_completer(complete)
     readline.set_completer_delims(" \t[].()+-*/&|!<>=,")
@@ -102,13 +106,11 @@ def _readline(dbg) -> bool:
     path = os.path.expanduser(HISTORY)
     with contextlib.suppress(OSError):
         readline.read_history_file(path)
-    import atexit
 
-    def save() -> None:
+    def save() -> None:   # at the session's end (the CLI may leave without running atexit handlers)
         with contextlib.suppress(OSError):
             readline.write_history_file(path)
-    atexit.register(save)
-    return True
+    return save
 
 
 def _debug(args: argparse.Namespace) -> int:
@@ -121,7 +123,8 @@ def _debug(args: argparse.Namespace) -> int:
                                     source="<command line>"))
     dbg = Debugger(module, inputs, opts)
     dbg.output = lambda text: print(text, flush=True)   # logpoints
-    interactive = _readline(dbg)
+    save_history = _readline(dbg)
+    interactive = save_history is not None
     status = 0
     failed = False
     reported = None   # the result (or error) whose end was reported: `run` may start another
@@ -153,6 +156,8 @@ def _debug(args: argparse.Namespace) -> int:
     finally:
         stopped = dbg.state == "stopped"
         dbg.close()
+        if save_history is not None:
+            save_history()
     if interactive:
         return status
     if not quit_ and stopped:
