@@ -785,3 +785,10 @@ def test_a_terminal_gets_completion_history_and_enter_repeating(tmp_path):
     assert "Breakpoint 1 at loop.comp:16" in text and "acc = 6" in text
     assert text.count("main at loop.comp:") >= 2 and "main at loop.comp:25" in text   # Enter repeated next
     assert (tmp_path / ".spvcoop_debug_history").exists()
+
+
+def test_a_limit_stops_there_too(monkeypatch, capsys):
+    status, out, err = debug(monkeypatch, capsys, SPIN, "run\nprint k\ncontinue\n", "--max-steps", "500")
+    assert status == 1
+    assert "Stopped at an error, main at spin.comp:10" in out and "error[interp.max-steps]" in out
+    assert "k = 35\n" in out and "[run stopped with an error]" in out

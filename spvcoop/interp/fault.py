@@ -19,6 +19,9 @@ class FaultError(SpvError):
     """The located error of a Fault (Executor.fault_error): `lanes`, the invocations it happened in, for the
     debugger to select one (None where not known)."""
 
-    def __init__(self, diagnostic: Diagnostic, lanes: np.ndarray | None) -> None:
-        super().__init__(diagnostic)
+    def __init__(self, diagnostics: Diagnostic | list[Diagnostic], lanes: np.ndarray | None = None) -> None:
+        super().__init__(diagnostics)
         self.lanes = lanes
+
+    def __reduce__(self):   # picklable as what it is (a process pool hands errors back)
+        return type(self), (self.diagnostics, self.lanes)
