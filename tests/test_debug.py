@@ -792,3 +792,10 @@ def test_a_limit_stops_there_too(monkeypatch, capsys):
     assert status == 1
     assert "Stopped at an error, main at spin.comp:10" in out and "error[interp.max-steps]" in out
     assert "k = 35\n" in out and "[run stopped with an error]" in out
+
+
+def test_the_run_option_nonfinite_under_the_debugger_stops_there(monkeypatch, capsys):
+    status, out, err = debug(monkeypatch, capsys, OVERFLOW, "run\nprint a\ncontinue\n", "--nonfinite")
+    assert status == 1
+    assert "Stopped at an error, main at overflow.comp:12 (invocation #2" in out and "a = 300.0\n" in out
+    assert "error[interp.nonfinite]" in err

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.diagnostics import Diagnostic, Note, SpvError
+from ..core.diagnostics import Diagnostic, Note
+from .fault import FaultError
 from .observe import Observer
 
 if TYPE_CHECKING:
@@ -112,5 +113,5 @@ class Watch(Observer):
             return
         notes: list[Note] = []
         span, source = ex.where(inst, notes)
-        raise SpvError(Diagnostic("error", f"{found[1]} (the run option nonfinite reports the first one)", span,
-                                  rule="interp.nonfinite", notes=notes, source=source))
+        raise FaultError(Diagnostic("error", f"{found[1]} (the run option nonfinite reports the first one)", span,
+                                    rule="interp.nonfinite", notes=notes, source=source), np.array([found[0]]))
