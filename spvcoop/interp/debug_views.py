@@ -3,6 +3,7 @@
 detector's records). Functions of a stopped Debugger (debugger.py); each returns text or raises DebugError."""
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -198,6 +199,7 @@ def set_value(dbg: Debugger, name: str, text: str, depth: int = 0) -> str:
 
 
 MAX_ALL = 1 << 16   # invocations `print EXPR @all` evaluates (Python per invocation: a few seconds at most)
+ALL_SECONDS = 5     # and for at most this long
 
 
 def over_invocations(dbg: Debugger, tree, show, label: str) -> str:
@@ -207,13 +209,17 @@ def over_invocations(dbg: Debugger, tree, show, label: str) -> str:
     frame = dbg.current_frame()
     active = np.flatnonzero(np.broadcast_to(stop.mask, (stop.ex.N,))).tolist()
     rows: list[tuple[list[int], str]] = []
+    start, done = time.monotonic(), 0
     for lane in active[:MAX_ALL]:
+        if time.monotonic() - start > ALL_SECONDS:   # an expression that reads a large buffer in every invocation
+            break
+        done += 1
         text = show(dbg._eval(tree, stop.ex, frame, lane))
         if rows and rows[-1][1] == text and rows[-1][0][-1] == lane - 1:
             rows[-1][0].append(lane)
         else:
             rows.append(([lane], text))
-    more = f" (the first {MAX_ALL} shown)" if len(active) > MAX_ALL else ""
+    more = f" (the first {done} shown: @all stops after {MAX_ALL} or {ALL_SECONDS} s)" if done < len(active) else ""
     out = [f"{label} over {len(active)} active invocation(s){more}:"]
     line = ""
     for k, (lanes, text) in enumerate(rows):
