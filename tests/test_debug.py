@@ -799,3 +799,13 @@ def test_the_run_option_nonfinite_under_the_debugger_stops_there(monkeypatch, ca
     assert status == 1
     assert "Stopped at an error, main at overflow.comp:12 (invocation #2" in out and "a = 300.0\n" in out
     assert "error[interp.nonfinite]" in err
+
+
+def test_the_picked_invocation_is_selected_again_wherever_it_is_active(monkeypatch, capsys):
+    """The lane picker keeps its pick across stops: at a stop where #2 is not active the first active one is
+    shown, and at the next where it is, #2 again (it stayed on #4)."""
+    script = "break 16\nbreak 18\nbreak 25\nrun\ninvocation 2\ncontinue\ncontinue\nprint i\nquit\n"
+    status, out, err = debug(monkeypatch, capsys, LOOP, script)
+    assert status == 0, err
+    assert "Breakpoint 2, main at loop.comp:18 (4 of 8 invocations active; #4 selected)" in out
+    assert "Breakpoint 3, main at loop.comp:25 (8 of 8 invocations active; #2 selected)" in out and "i = 2\n" in out

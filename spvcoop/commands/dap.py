@@ -647,7 +647,7 @@ class Server:
         dbg = self._need()
         tid = a.get("threadId")
         if isinstance(tid, int) and not isinstance(tid, bool) and dbg.stop is not None and 1 <= tid <= dbg.stop.ex.N:
-            dbg.selected = tid - 1
+            dbg.selected = dbg.picked = tid - 1   # stepping a thread picks its invocation (kept across stops)
         return dbg
 
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .program import Function
 
 Line = tuple[str, int]
+PAUSE_WITHIN = 10_000
 Debugger = Any   # debugger.Debugger (which imports this module: not named here, no import circle)
 
 
@@ -89,6 +90,7 @@ class Hook(Observer):
         self.last: tuple[Line | None, Frame | None] = (None, None)
         self.prev: tuple[Frame, Instruction, np.ndarray] | None = None   # the instruction executed last
         self.races = 0
+        self.pausing = 0   # instructions since a pause was asked for
 
     def enter(self, ex: Executor, frame: Frame, fn: Function, mask: np.ndarray) -> None:
         self.stack.append(frame)
@@ -110,17 +112,22 @@ class Hook(Observer):
     def instruction(self, ex: Executor, frame: Frame, inst: Instruction, mask: np.ndarray) -> None:
         d = self.dbg
         prev, self.prev = self.prev, (frame, inst, mask)
-        if d.interrupt is not None:   # from another thread (DAP's pause, disconnect)
-            what, d.interrupt = d.interrupt, None
-            if what == "quit":
-                raise Quit
-            self._stop(ex, frame, inst, mask, source_line(ex.prog, inst), "pause")
         if prev is not None and (d.catch or ex.races is not None):
             self._caught(ex, prev)
         ln = source_line(ex.prog, inst)
         new_line = ln is not None and (ln, frame) != self.last
         if ln is not None:
             self.last = (ln, frame)
+        if d.interrupt is not None:   # from another thread (DAP's pause, disconnect)
+            if d.interrupt == "quit":
+                raise Quit
+            # a pause stops where a source line begins (a value set there is not overwritten by the rest of its
+            # statement), or after PAUSE_WITHIN instructions without one
+            self.pausing += 1
+            if new_line or self.pausing > PAUSE_WITHIN:
+                d.interrupt, self.pausing = None, 0
+                self._stop(ex, frame, inst, mask, ln, "pause")
+                return
         depth = len(self.stack)
         sel = d.selected if d.selected < mask.shape[0] else 0
         mine = bool(mask[sel if mask.shape[0] > 1 else 0])
@@ -155,7 +162,9 @@ class Hook(Observer):
                 if bp.log is not None and not note:
                     d.log(bp, ex, frame, lanes)
                     continue
-                if d.selected not in lanes:
+                if d.picked in lanes:   # the invocation the user picked, whenever it is among them
+                    d.selected = d.picked
+                elif d.selected not in lanes:
                     d.selected = lanes[0]
                 reason = f"breakpoint {bp.number}"
                 if bp.temporary:

@@ -84,6 +84,7 @@ class Debugger:
         self.breakpoints: dict[int, Breakpoint] = {}
         self.next_bp = 1
         self.selected = 0
+        self.picked: int | None = None   # the invocation `invocation` picked: selected again wherever it is active
         self.frame_index = 0   # frame / up / down: 0 the innermost
         self.mode = "continue"
         self.mode_depth = 0
@@ -182,6 +183,10 @@ class Debugger:
         if kind == "stopped":
             self.state, self.stop = "stopped", payload
             self.frame_index = 0
+            picked = self.picked
+            if picked is not None and payload.reason in ("step", "finish", "pause") and 0 <= picked < payload.ex.N \
+                    and bool(np.broadcast_to(payload.mask, (payload.ex.N,))[picked]):
+                self.selected = picked   # the pick holds across stops wherever it is active
             return self.describe_stop()
         self.state, self.stop = "exited", None
         if self._thread is not None:
@@ -502,7 +507,7 @@ class Debugger:
                     raise DebugError(e.diagnostics[0].message.replace("--trace ", "")) from None
         if not 0 <= lane < ex.N:
             raise DebugError(f"invocation {lane}: the dispatch has {ex.N} invocations")
-        self.selected = lane
+        self.selected = self.picked = lane
         active = bool(np.broadcast_to(stop.mask, (ex.N,))[lane])
         return f"selected {self._describe_lane(lane)}" + ("" if active else " (not active at this point)")
 
@@ -604,7 +609,10 @@ class Debugger:
         """The active invocations where bp's condition holds (all active ones without a condition)."""
         active = np.flatnonzero(np.broadcast_to(mask, (ex.N,)))
         if bp.condition is None:
-            return active[:1].tolist() if self.selected not in active else [self.selected]
+            for pick in (self.picked, self.selected):
+                if pick is not None and pick in active:
+                    return [pick]
+            return active[:1].tolist()
         tree = parse_expr(bp.condition)
         hits = []
         for k, lane in enumerate(active.tolist()):   # a DebugError goes to the hook: it stops there, saying so
