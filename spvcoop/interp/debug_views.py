@@ -131,9 +131,9 @@ def writer(dbg: Debugger, text: str) -> str:
     wg = int(ex.wg_index[lane])
     clock = int(rec.ev_clock[stamp])
     k = int(rec.count_wg[cls][wg])
-    when = (f"in barrier interval {k} of workgroup {wg} (the current one: no barrier since orders it for other "
-            "invocations)" if clock >= int(rec.last_wg[cls][wg]) else
-            f"before barrier {k} of workgroup {wg} (ordered with what its invocations do now)")
+    when = (f"in barrier interval {k} of workgroup {wg}, the current one: no barrier orders it with the other "
+            "invocations' accesses yet" if clock >= int(rec.last_wg[cls][wg]) else
+            f"before barrier {k} of workgroup {wg}: ordered with what its invocations do now")
     return f"{head}\nlast written by {who}{where}, {when}"
 
 
