@@ -686,7 +686,7 @@ def test_info_writer_and_a_race_stop(monkeypatch, capsys):
     script = "run\ninfo writer s[0]\ninvocation 70\ninfo writer s[0]\ninfo writer y[1]\nx/4 s[0]\ncontinue\n"
     status, out, err = debug(monkeypatch, capsys, ROOT / "samples/races/racy.yaml", script)
     assert status == 1
-    assert "Stopped at an error, main at racy.comp:12 (invocation #63" in out and "error[interp.race]" in out
+    assert "Stopped at a data race, main at racy.comp:12 (invocation #63" in out and "error[interp.race]" in out
     assert ("s[0] = 0.0 (s, byte offset 0)\nlast written by invocation #0 (global (0, 0, 0), workgroup (0, 0, 0), "
             "local (0, 0, 0)) by OpStore at racy.comp:10, in barrier interval 0 of workgroup 0, the current one") in out
     assert "s[0] = 64.0 (s, byte offset 256)\nlast written by invocation #64" in out   # workgroup 1's copy

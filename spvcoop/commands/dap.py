@@ -500,8 +500,9 @@ class Server:
             return
         if dbg.state == "stopped":
             stop = dbg.stop
-            why = self.reason or {"exception": "exception", "nonfinite": "exception", "pause": "pause"}.get(
-                stop.reason, "breakpoint" if stop.reason.startswith("breakpoint") else "step")
+            kinds = {"exception": "exception", "race": "exception", "nonfinite": "exception", "pause": "pause"}
+            why = self.reason or kinds.get(stop.reason, "breakpoint" if stop.reason.startswith("breakpoint") else
+                                           "step")
             self.reason = None
             body = {"reason": why, "threadId": dbg.selected + 1, "allThreadsStopped": True,
                     "description": text.split("\n")[0][:200]}

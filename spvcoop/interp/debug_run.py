@@ -188,7 +188,7 @@ class Hook(Observer):
                 race = list(rec.races.values())[-1]
                 d.selected = int(race.agents[1]) % ex.N if race.agents[1] >= 0 else d.selected
                 err = SpvError(rec._diagnostic(race))
-                self._stop(ex, frame, inst, mask, source_line(ex.prog, inst), "exception", err)
+                self._stop(ex, frame, inst, mask, source_line(ex.prog, inst), "race", err)
         if "nonfinite" in d.catch and inst.result_id is not None:
             from .nonfinite import first_nonfinite
             found = first_nonfinite(ex, frame, inst, mask)

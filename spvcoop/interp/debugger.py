@@ -867,6 +867,10 @@ class Debugger:
         active = f"({n_active} of {ex.N} invocations active; #{self.selected} selected)"
         if stop.reason.startswith("breakpoint"):
             head = f"Breakpoint {stop.reason.split()[1]}, {fn} at {where} {active}"
+        elif stop.reason == "race" and stop.error is not None:
+            from ..core.diagnostics import format_diagnostics
+            head = (f"Stopped at a data race, {fn} at {where} ({self._describe_lane(self.selected)} selected; the "
+                    f"run goes on, and ends with this error):\n{format_diagnostics(stop.error.diagnostics).rstrip()}")
         elif stop.reason == "exception" and stop.error is not None:
             from ..core.diagnostics import format_diagnostics
             head = (f"Stopped at an error, {fn} at {where} ({self._describe_lane(self.selected)} selected; the next "
