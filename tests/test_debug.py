@@ -809,3 +809,23 @@ def test_the_picked_invocation_is_selected_again_wherever_it_is_active(monkeypat
     assert status == 0, err
     assert "Breakpoint 2, main at loop.comp:18 (4 of 8 invocations active; #4 selected)" in out
     assert "Breakpoint 3, main at loop.comp:25 (8 of 8 invocations active; #2 selected)" in out and "i = 2\n" in out
+
+
+@pytest.mark.parametrize("filters, stops", [(["race"], True), ([], False)])
+def test_dap_exception_filters_decide_the_race_stop(filters, stops):
+    c = DapClient(cwd=str(ROOT))
+    try:
+        c.request("initialize", adapterID="t")
+        c.request("setExceptionBreakpoints", filters=filters)
+        c.request("launch", program="samples/races/racy.yaml")
+        c.request("configurationDone")
+        if stops:
+            stop = c.event("stopped")["body"]
+            assert stop["reason"] == "exception" and stop["threadId"] == 64 and "data race" in stop["text"]
+            info = c.request("exceptionInfo", threadId=64)["body"]
+            assert info["exceptionId"] == "interp.race" and "racy.comp:12" in info["details"]["message"]
+            c.request("continue", threadId=64)
+        assert c.event("exited")["body"]["exitCode"] == 1
+        assert c.request("disconnect")["success"]
+    finally:
+        assert c.close() == 1
