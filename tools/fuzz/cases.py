@@ -646,7 +646,7 @@ def _debug_script(rng: random.Random, n: int) -> str:
 
 
 def _debug_samples() -> list[tuple]:
-    return [s for s in corpus.run_samples() if s[0].name in ("debug", "saxpy", "errors", "reduce")] or \
+    return [s for s in corpus.run_samples() if s[0].name in ("debug", "saxpy", "errors", "reduce", "races")] or \
         list(corpus.run_samples())
 
 
