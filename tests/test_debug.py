@@ -575,6 +575,9 @@ def test_dap_hostile_requests_get_error_responses_and_stdout_stays_framed(tmp_pa
         r = c.request("evaluate", expression="matrix m --lanes", frameId=frame_id, context="repl")
         assert r["success"] and "LANE:INDEX" in r["body"]["result"]
         assert c.request("evaluate", expression="w", frameId=frame_id, context="repl")["body"]["result"] == "1"
+        r = c.request("evaluate", expression="info writer flags[3]", frameId=frame_id, context="watch")
+        assert r["success"] and r["body"]["result"].startswith("flags[3] = 4 (BufF, byte offset 12)\nlast written by "
+                                                               "invocation #3"), r
         assert c.request("disconnect")["success"]
     finally:
         assert c.close() == 0

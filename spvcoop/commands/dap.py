@@ -369,8 +369,10 @@ class Server:
         lane, depth = self._frame(a) if a.get("frameId") is not None else (dbg.selected, 0)
         word = expr.strip().split(None, 1)[:1]
         head = word[0].split("/", 1)[0] if word else ""
-        command = a.get("context") == "repl" and head in REPL_COMMANDS and (
-            head not in dbg._by_name or len(expr.split()) > 1 or "/" in word[0])
+        # a debugger command: in any context where it cannot be an expression (`info writer flags[3]` in a watch),
+        # and in the Debug Console a lone command word that is not one of the shader's names
+        command = head in REPL_COMMANDS and (len(expr.split()) > 1 or "/" in word[0] or (
+            a.get("context") == "repl" and head not in dbg._by_name))
         with _Selected(dbg, lane, depth):
             r = dbg.execute(expr if command else f"print {expr}")
         if r.error:
