@@ -44,6 +44,7 @@ def run(shader: str | os.PathLike[str] | bytes | Module,
         progress: Callable[[int], object] | None = None,
         observer: Observer | None = None,
         races: bool = True,
+        nonfinite: bool = False,
         fast_paths: bool = True,
         ) -> RunResult:
     """Run a compute shader on the CPU over a whole dispatch and return its buffers.

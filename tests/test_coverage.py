@@ -61,8 +61,8 @@ def test_an_untaken_branch_and_an_unreached_line(tmp_path, capsys):
     assert list(files) == [LOOP_COMP]          # the GLSL source, found beside the module
     da, brda = files[LOOP_COMP]["DA"], files[LOOP_COMP]["BRDA"]
     assert da[6] == 24                   # twice(): 3 calls x 8 invocations
-    assert files[LOOP_COMP]["FN"] == {"twice(i1;": 5, "main": 9}
-    assert files[LOOP_COMP]["FNDA"] == {"twice(i1;": 24, "main": 8}
+    assert files[LOOP_COMP]["FN"] == {"twice": 5, "main": 9}
+    assert files[LOOP_COMP]["FNDA"] == {"twice": 24, "main": 8}
     assert da[16] == 4 and da[18] == 4   # if (i < 4): half each way
     assert da[20] == 8 and da[21] == 0 and da[22] == 0   # v[i] > 1000 never holds: lines 21, 22 never run
     assert brda[(15, 0, 0)] == 4 and brda[(15, 0, 1)] == 4
@@ -78,7 +78,7 @@ def test_runs_add_up_in_the_file(tmp_path):
     files = parse_checked(out.read_text())
     da, brda = files[LOOP_COMP]["DA"], files[LOOP_COMP]["BRDA"]
     assert da[6] == 48 and da[21] == 0 and brda[(15, 0, 0)] == 8 and brda[(21, 0, 0)] is None
-    assert files[LOOP_COMP]["FNDA"] == {"twice(i1;": 48, "main": 16}
+    assert files[LOOP_COMP]["FNDA"] == {"twice": 48, "main": 16}
 
 
 def test_a_file_that_is_not_a_tracefile_is_a_located_error(tmp_path, capsys):
@@ -140,3 +140,44 @@ def test_source_paths_are_absolute_and_old_relative_records_merge(tmp_path, monk
     assert main(["run", "tests/data/debug/run.yaml", "-q", "--coverage", str(out)]) == 0
     files = parse_checked(out.read_text())
     assert list(files) == [LOOP_COMP] and files[LOOP_COMP]["DA"][6] == 48
+
+
+def test_a_module_without_oplines_merges_into_one_record_over_runs(tmp_path, monkeypatch):
+    """Its lines are the assembly's, named by the module's path: the first run wrote it relative, the next read it
+    back as absolute, and three runs left two records of one file (DA:62,2 and DA:62,1)."""
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "cov.info"
+    for _ in range(3):
+        assert main(["run", "samples/saxpy/run.yaml", "-q", "--coverage", str(out)]) == 0
+    files = parse_checked(out.read_text())
+    saxpy = str(ROOT / "samples/saxpy/saxpy.spvasm")
+    assert list(files) == [saxpy]
+    assert files[saxpy]["DA"][73] == 3 * 64 and files[saxpy]["BRDA"][(82, 0, 0)] == 3 * 8
+
+
+def test_function_names_are_demangled(tmp_path):
+    out = tmp_path / "cov.info"
+    assert main(["run", str(ROOT / "samples/debug/run.yaml"), "-q", "--coverage", str(out)]) == 0
+    files = parse_checked(out.read_text())
+    (counts,) = files.values()
+    assert counts["FN"] == {"weight": 11, "main": 15} and counts["FNDA"] == {"weight": 32, "main": 32}
+
+
+def test_per_execution_counts(tmp_path):
+    """--coverage-counts executions: each line counts the times it ran (a block executed once for all of its active
+    invocations), as gcov counts a line; the default counts invocation-executions."""
+    out = tmp_path / "cov.info"
+    assert main(["run", str(LOOP), "-q", "--coverage", str(out), "--coverage-counts", "executions"]) == 0
+    da = parse_checked(out.read_text())[LOOP_COMP]
+    # line 16 (acc += 100) runs once, for the 4 invocations with i < 4; line 6 (twice's body) 3 times (k = 0..2)
+    assert da["DA"][16] == 1 and da["DA"][6] == 3 and da["DA"][20] == 1 and da["DA"][21] == 0
+    assert da["FNDA"]["twice"] == 3 and da["BRDA"][(15, 0, 0)] == 1 and da["BRDA"][(15, 0, 1)] == 1
+    assert da["BRDA"][(20, 0, 0)] == 0 and da["BRDA"][(20, 0, 1)] == 1 and da["BRDA"][(21, 0, 0)] is None
+
+
+def test_a_tracefile_with_a_nul_or_empty_source_path_is_a_located_error(tmp_path, capsys):
+    out = tmp_path / "cov.info"
+    for sf in ("a\x00b", ""):
+        out.write_text(f"TN:\nSF:{sf}\nDA:1,1\nend_of_record\n")
+        assert main(["run", str(LOOP), "-q", "--coverage", str(out)]) == 2
+        assert f"{out}:2:4: error: not an lcov tracefile: SF: without a path" in capsys.readouterr().err

@@ -218,7 +218,7 @@ def test_worker_runs_inputs_and_watchdog_restarts_it(tmp_path):
         w.stop()
 
 
-NEW_ENTRIES = ("lint", "glsl", "numerics", "outdir", "novalidate", "apitypes")
+NEW_ENTRIES = ("lint", "glsl", "numerics", "outdir", "novalidate", "apitypes", "debug", "dap", "coverage")
 
 
 def test_new_entry_points_are_listed():

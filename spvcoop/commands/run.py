@@ -20,7 +20,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                "  spvcoop run shader.spv --input in.yaml --check out.yaml\n"
                "  spvcoop run spec.yaml -o out.json --trace 5",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_execution_options(p, run_only=True)
+    add_run_arguments(p)
+    p.set_defaults(func=run_command)
+
+
+def add_check_options(p: argparse.ArgumentParser) -> None:
+    """--check and how it compares: `run`'s, also `debug`'s and `dap` launch's (the run's end is checked alike)."""
     p.add_argument("--check", metavar="EXPECTED.yaml",
                    help="compare outputs with these values; exit 1 if they differ (with a run spec: buffer names "
                         "to data with tolerances; with a shader: SPIRV-Interpreter's expected-output file)")
@@ -28,6 +33,23 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="how --check compares floats: 'digits' as SPIRV-Interpreter (3 significant digits for 16-bit "
                         "floats, 6 for wider; the default when SPEC is a shader) or 'tolerance' (--rtol/--atol; the "
                         "default with a run spec, and whenever --rtol or --atol is given)")
+    p.add_argument("--rtol", type=float, default=None, help="default relative tolerance for --check (1e-5)")
+    p.add_argument("--atol", type=float, default=None, help="default absolute tolerance for --check (1e-6)")
+
+
+def run_defaults(p: argparse.ArgumentParser) -> None:
+    """Give a parser that executes a spec with fewer flags than `run` (debug, dap's launch) the defaults of every
+    `run` flag it lacks, from `run`'s one declaration of them: whatever `run` adds, they read its default."""
+    full = argparse.ArgumentParser(add_help=False)
+    add_run_arguments(full)
+    have = {a.dest for a in p._actions}
+    p.set_defaults(**{a.dest: a.default for a in full._actions if a.dest not in have})
+
+
+def add_run_arguments(p: argparse.ArgumentParser) -> None:
+    """Every argument of `spvcoop run`."""
+    add_execution_options(p, run_only=True)
+    add_check_options(p)
     p.add_argument("--compare-interpreter", action="store_true",
                    help="with --device: run on the interpreter too and report per output buffer whether the two are "
                         "bit-identical (else how many elements differ, the largest difference in ulp and the first "
@@ -41,8 +63,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gpu-timeout", type=_seconds, default=None, metavar="SECONDS",
                    help="with --device: how long to wait for the dispatch (default 30); a dispatch still running "
                         "then, or a lost device, is reported in one line, exit 1")
-    p.add_argument("--rtol", type=float, default=None, help="default relative tolerance for --check (1e-5)")
-    p.add_argument("--atol", type=float, default=None, help="default absolute tolerance for --check (1e-6)")
     p.add_argument("--max-text-values", type=parse_size, default=4_000_000, metavar="N",
                    help="most numbers written as YAML/JSON text (default 4M, a few seconds; -o DIR/ writes .npy "
                         "files of any size)")
@@ -53,6 +73,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--coverage", metavar="FILE.info",
                    help="write the line and branch coverage of the shader's source (GLSL lines where the module has "
                         "them, else its assembly lines) as an lcov tracefile, added to FILE's counts when it exists")
+    p.add_argument("--coverage-counts", choices=("invocations", "executions"), default="invocations",
+                   help="what --coverage counts: 'invocations' (each time a line runs, the invocations active in it; "
+                        "the default) or 'executions' (the times it runs, as gcov counts a line)")
     # input templates (issue 22): self-contained here, for the run-options table to fold in
     p.add_argument("--template", metavar="FILE",
                    help="do not run: write every buffer, push-constant member and specialization constant of SPEC "
@@ -61,7 +84,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--template-format", choices=("runspec", "sicompat"), default="runspec",
                    help="what --template writes (default runspec)")
     p.add_argument("-f", "--force", action="store_true", help="let --template overwrite an existing FILE")
-    p.set_defaults(func=run_command)
 
 
 class _SplitOption(argparse.Action):
@@ -97,6 +119,8 @@ def add_execution_options(p: argparse.ArgumentParser, run_only: bool = False) ->
         help = o.help + CLI_HELP.get(o.name, "") + (f" (run spec key: {o.spec_key})" if o.spec_key else "")
         if o.cli_false:
             p.add_argument(o.flag, dest=o.name, action="store_const", const=False, default=None, help=help)
+        elif o.default is False:   # a switch that turns something on (--nonfinite)
+            p.add_argument(o.flag, dest=o.name, action="store_const", const=True, default=None, help=help)
         else:
             p.add_argument(o.flag, dest=o.name, metavar=o.metavar, default=None, help=help.replace("%", "%%"))
     p.add_argument("--allow-outside-files", action="store_true",
@@ -268,7 +292,7 @@ def _run(args: argparse.Namespace) -> int:
             raise InputError(Diagnostic("error", "--coverage counts what the interpreter executes; it cannot be "
                                         "combined with --device"))
         from ..interp.coverage import Coverage
-        opts["observer"] = Coverage()
+        opts["observer"] = Coverage(counts=getattr(args, "coverage_counts", "invocations"))
     if opts.get("layout") == "all":
         try:
             return _portability(module, inputs, opts, spec, args)

@@ -4,12 +4,14 @@
 one module or several), then `cov.merge_into(path)` adds its counts to the tracefile at `path`, if there is
 one, and writes the sum, so several runs and test sessions add up. Counted:
 
-- `DA:LINE,COUNT`: COUNT is the number of invocation-executions of the line: each time a block runs, every
+- `DA:LINE,COUNT`: COUNT is the number of invocation-executions of the line (with counts="executions", the
+  times it ran, as gcov counts: a block counts 1 however many invocations run it): each time a block runs, every
   source line among its instructions counts the invocations active in it (once per block, however many
   instructions of the block the line has). Lines of a function's OpVariables count when it is called. Every
   line some instruction of the module has is listed, with 0 if it never ran.
-- `FN:LINE,NAME` / `FNDA:CALLS,NAME`: each function (its OpName, glslang's `twice(i1;`) at its first line, with
-  the invocations that called it.
+- `FN:LINE,NAME` / `FNDA:CALLS,NAME`: each function (its name as the source spells it: glslang's OpName
+  `twice(i1;` is `twice`; overloads keep their parameter codes apart) at its first line, with the invocations
+  that called it.
 - `BRDA:LINE,BLOCK,BRANCH,TAKEN`: one BLOCK per conditional branch (OpBranchConditional with two targets,
   OpSwitch) on the line, numbered in module order; BRANCH 0 is the true side (a switch: its default, then its
   cases in order), TAKEN the invocations that took it, `-` when the branch itself never ran.
@@ -107,7 +109,9 @@ def parse(text: str, source: str) -> Tracefile:
         def bad(what: str, col: int = 1, line: int = i) -> InputError:
             return InputError(Diagnostic("error", f"not an lcov tracefile: {what}", Span(line, col), source=source))
         if key == "SF":
-            current = os.path.abspath(value)   # a record written with a relative path merges with ours
+            if not value.strip() or "\x00" in value:
+                raise bad("SF: without a path (or with a NUL in it)", 4)
+            current = os.path.realpath(value)   # a record written with a relative path merges with ours
             t.lines.setdefault(current, {})
             continue
         if key == "end_of_record":
@@ -158,7 +162,10 @@ def _count(text: str) -> int:
 class Coverage(Observer):
     """Collects line and branch counts of the runs it observes (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, counts: str = "invocations") -> None:
+        if counts not in ("invocations", "executions"):
+            raise ValueError(f"counts must be 'invocations' or 'executions', not {counts!r}")
+        self.executions = counts == "executions"   # count a line once per time it runs, whatever its lanes
         self.counts = Tracefile()
         self._programs: dict[int, tuple] = {}  # id(Program) -> (block lines, branch keys, variable lines)
         self._tables: tuple = ({}, {}, {}, {})
@@ -181,14 +188,18 @@ class Coverage(Observer):
         per_line: dict[Line, int] = {}
         # absolute, as geninfo writes them: genhtml changes into its output directory before it reads the
         # sources, so a relative SF: was looked up there (checked with lcov's genhtml)
-        self._files = {f: os.path.abspath(source_path(f, prog.source)) for f in {ln[0] for ln in prog.lines.values()}}
+        # (symlinks resolved: a file reached two ways is one record), the module's own path too (its assembly lines
+        # where it has no OpLine)
+        files = {ln[0] for ln in prog.lines.values()} | ({prog.source} if prog.source else set())
+        self._files = {f: os.path.realpath(source_path(f, prog.source)) for f in files}
         fn_names: dict[int, tuple[str, str, int]] = {}
+        bases = [prog.name_of(f).split("(", 1)[0] for f in prog.functions]
         for fn in prog.functions.values():
             first = next((ln for ln in _distinct(prog, [fn.inst, *fn.variables], self._files)), None)
             if first is None:
                 first = next((ln for b in fn.blocks.values() for ln in _distinct(prog, b.body, self._files)), None)
             if first is not None:   # commas would end the name in the tracefile
-                fn_names[fn.id] = (first[0], prog.name_of(fn.id).replace(",", ";"), first[1])
+                fn_names[fn.id] = (first[0], _function_name(prog.name_of(fn.id), bases), first[1])
                 self.counts.add_function(first[0], fn_names[fn.id][1], first[1], 0)
             var_lines[fn.id] = _distinct(prog, fn.variables, self._files)
             for ln in var_lines[fn.id]:
@@ -212,15 +223,19 @@ class Coverage(Observer):
                 branch_keys[term.index] = (where[0], keys, targets)
         return block_lines, branch_keys, var_lines, fn_names
 
+    def _n(self, mask: np.ndarray) -> int:
+        n = int(np.count_nonzero(mask))
+        return min(n, 1) if self.executions else n
+
     def block(self, ex: Executor, frame: Frame, blk: Block, mask: np.ndarray) -> None:
         lines = self._tables[0].get(blk.label)
         if lines:
-            n = int(np.count_nonzero(mask))
+            n = self._n(mask)
             for f, ln in lines:
                 self.counts.add_line(f, ln, n)
 
     def enter(self, ex: Executor, frame: Frame, fn: Function, mask: np.ndarray) -> None:
-        n = int(np.count_nonzero(mask))
+        n = self._n(mask)
         for f, ln in self._tables[2].get(fn.id, ()):
             self.counts.add_line(f, ln, n)
         named = self._tables[3].get(fn.id)
@@ -235,7 +250,7 @@ class Coverage(Observer):
         taken = dict.fromkeys(targets, 0)
         for target, m in edges:
             if target in taken:
-                taken[target] += int(np.count_nonzero(m))
+                taken[target] += self._n(m)
         seen: set[int] = set()
         for k, t in zip(keys, targets, strict=True):
             # a target named twice (a case sharing the default's block) counts once, at its first side
@@ -252,6 +267,15 @@ class Coverage(Observer):
             total = parse(data.decode("utf-8", "replace"), path)
         total.merge(self.counts)
         return total.text()
+
+
+def _function_name(name: str, bases: list[str]) -> str:
+    """A function's name as the source spells it: glslang's OpName 'twice(i1;' is 'twice' (gcov writes demangled
+    names); overloads keep their parameter codes, 'f(i1 f1)' and 'f(f1)', apart. No commas (they end the record)."""
+    base = name.split("(", 1)[0]
+    if bases.count(base) <= 1 or "(" not in name:
+        return (base or name).replace(",", ";")
+    return (base + "(" + name.split("(", 1)[1].rstrip(";").replace(";", " ") + ")").replace(",", ";")
 
 
 def _distinct(prog: Program, insts, files: dict[str, str]) -> list[Line]:

@@ -26,7 +26,7 @@ from ..core.module import Instruction
 from .block_compiler import compile_loop, enabled as fast_paths_enabled, loop_fits, run_body
 from .config import RunConfig
 from .dispatch import Dispatcher
-from .fault import Fault
+from .fault import Fault, FaultError
 from .memory import DeviceMemory, Memory, Pointer, Register
 from .program import Block, Function, Program
 from .races import Recorder
@@ -164,8 +164,8 @@ class Executor:
         if line is not None:
             notes.append(Note(f"in: {line.strip()}"))
         span, source = self.where(inst, notes)
-        return SpvError(Diagnostic("error", f"{inst.opname}: {f.message}", span, rule="interp.runtime",
-                                   notes=notes, source=source))
+        return FaultError(Diagnostic("error", f"{inst.opname}: {f.message}", span, rule="interp.runtime",
+                                     notes=notes, source=source), lanes)
 
     def invalid_module_error(self, inst: Instruction, e: Exception) -> SpvError:
         """An op meeting what validation would have refused (an operand of the wrong type or shape, a value

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..core.diagnostics import SpvError
+
 if TYPE_CHECKING:
     from ..core.module import Instruction
     from .executor import Executor, Frame
@@ -44,6 +46,10 @@ class Observer:
     def leave(self, ex: Executor, frame: Frame, fn: Function) -> None:
         """A function call has returned (or is unwound by an error)."""
 
+    def fault(self, ex: Executor, frame: Frame, inst: Instruction, mask: np.ndarray, error: Exception) -> None:
+        """`inst` failed with `error` (an SpvError: a fault, a limit) and the run is about to end; the frames are
+        still there (leave has not been called). The error is raised again when this returns."""
+
 
 def install(ex: Executor, obs: Observer) -> None:
     """Route `ex`'s step loop through `obs` (see the module docstring)."""
@@ -53,21 +59,40 @@ def install(ex: Executor, obs: Observer) -> None:
     def virtual() -> bool:
         return ex.virtual_lanes is not None
 
+    reported: list[SpvError] = []   # the error reported: once, not again in each frame it unwinds
+
+    def failed(frame, inst, mask, e: SpvError):
+        if not virtual() and not (reported and reported[0] is e):
+            reported[:] = [e]
+            obs.fault(ex, frame, inst, mask, e)
+
     def observed_block(frame, blk, incoming, mask):
         if not virtual():
             obs.block(ex, frame, blk, mask)
-        return exec_block(frame, blk, incoming, mask)
+        try:
+            return exec_block(frame, blk, incoming, mask)
+        except SpvError as e:   # a phi's fault (the body's are reported by observed_inst)
+            failed(frame, blk.phis[0] if blk.phis else blk.label_inst, mask, e)
+            raise
 
     def observed_inst(frame, inst, mask, full):
         if not virtual():
             obs.instruction(ex, frame, inst, mask)
-        exec_inst(frame, inst, mask, full)
+        try:
+            exec_inst(frame, inst, mask, full)
+        except SpvError as e:
+            failed(frame, inst, mask, e)
+            raise
 
     def observed_edges(frame, blk, mask):
         term = blk.term
         if term is not None and not virtual():
             obs.instruction(ex, frame, term, mask)
-        edges = branch_edges(frame, blk, mask)
+        try:
+            edges = branch_edges(frame, blk, mask)
+        except SpvError as e:
+            failed(frame, term or blk.label_inst, mask, e)
+            raise
         if term is not None and not virtual():
             obs.branch(ex, frame, term, edges)
         return edges

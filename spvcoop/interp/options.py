@@ -258,6 +258,10 @@ OPTIONS: tuple[RunOption, ...] = (
               "report data races: conflicting accesses to workgroup or storage-buffer memory by invocations "
               "that no barrier or atomic orders, each an error (rule interp.race; --no-races: off)",
               "--no-races", "races", None, cli_false=True),
+    RunOption("nonfinite", False, flag,
+              "report the first instruction that makes an inf or NaN from finite operands (an f16 accumulator that "
+              "overflows, a 0/0) as the run's error (rule interp.nonfinite), at its source line with its operands; "
+              "the run then takes the instruction-at-a-time path", "--nonfinite", "nonfinite"),
     RunOption("fast_paths", True, flag,
               "the fast paths: compiled blocks and loop trips with uniform integers on Python ints "
               "(interp/block_compiler.py), per-run plans of access chains, matrix loads and MulAdds, whole-tile "

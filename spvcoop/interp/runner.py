@@ -187,6 +187,10 @@ def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dic
                     prog.statically_used(ep_fn))
     _bind_device_only(ex, prog, given, consumed, bindings, addresses)
     _write_pending(ex, prog, bindings, addresses)
+    if config.nonfinite:   # first: the observer installed after it wraps it, and sees its error as a fault
+        from .nonfinite import Watch
+        from .observe import install
+        install(ex, Watch())
     if config.observer is not None:
         from .observe import install
         install(ex, config.observer)

@@ -16,7 +16,8 @@ from .mutators import (HOSTILE_NUMBERS, copy_token, delete_line, duplicate_line,
                        swap_lines)
 
 ENTRIES = ("as", "dis", "val", "run", "layout", "profile", "cli", "lint", "glsl", "numerics", "outdir",
-           "novalidate", "apitypes", "aliased", "floatlit", "device", "template")
+           "novalidate", "apitypes", "aliased", "floatlit", "device", "template",
+           "debug", "dap", "coverage")
 
 # A secret planted beside every case directory (outside its tree): no output may ever quote it.
 CANARY_NAME = "canary.txt"
@@ -773,7 +774,170 @@ def gen_template(rng: random.Random, index: int) -> Case:
                 params={"module": name, "format": fmt, "template": template})
 
 
+# ---- the debugger, its Debug Adapter Protocol server, line coverage (issue 34) ---------------------------------
+# expressions and arguments that broke print/evaluate, conditions and references (issue 34's list and its kin)
+HOSTILE_EXPRS = [
+    "-w", "-pc", "m + 1", "w & 1.5", "~1.5", "1 << 100000", "1 << -1", "+".join(["1"] * 30_000),
+    "(" * 100_000 + "1" + ")" * 100_000, "[" * 5000, "-" * 3000 + "1", "!" * 3000 + "1", "9" * 5000,
+    "99999999999999999999 * 99999999999999999999", "1 / 0", "1.5 % 0", "a[1.5]", "a[-1]", "a[99999999999999]",
+    "x.yzwx", "x.q", "gl_GlobalInvocationID", "gl_GlobalInvocationID < 3", "%0", "%4294967296", "%main",
+    "'s'", "f()", "a if b else c", "lambda: 1", "__import__('os')", "\x1b]0;t\x07", "\x00", "nan", "1e999",
+    "true && false || !0", "a.b.c.d.e", "%", "&&", "||", "((((", "))))", "\ufffd", "x" * 5000]
+HOSTILE_WORDS = ["0", "-1", "1", "99999999999999999999", "1e999", "nan", "x", "", "%1", "%99999",
+                 "word 3", "word 99999999999", "main", "no_such_fn", "a.comp:1", ":", "::5", "9" * 5000,
+                 "1,2,3", "1,2,3,4", "-1,-1,-1", "local 0,0,0", "local 99,0,0 group 9,9,9", "/x", "/z"]
+DEBUG_COMMANDS = ["break", "tbreak", "delete", "disable", "enable", "condition", "ignore", "info breakpoints",
+                  "info invocations", "info locals", "info args", "info frame", "info display", "info writer",
+                  "info catch", "run", "continue", "step", "next", "stepi", "until", "advance", "finish",
+                  "invocation", "print", "print/x", "print/t", "p/c", "display", "undisplay", "x/4x", "x/99999d",
+                  "matrix", "list", "backtrace", "frame", "up", "down", "catch nonfinite", "catch race",
+                  "catch off", "help", "", "quit", "prnt", "b", "r", "c", "s", "n"]
+
+
+def _debug_script(rng: random.Random, n: int) -> str:
+    lines = []
+    for _ in range(n):
+        cmd = pick(rng, DEBUG_COMMANDS)
+        r = rng.random()
+        if cmd in ("print", "print/x", "print/t", "p/c", "display") or r < 0.2:
+            arg = pick(rng, HOSTILE_EXPRS) if rng.random() < 0.7 else pick(rng, ["w", "i", "acc", "m", "flags[1]"])
+            if rng.random() < 0.2:
+                arg += " @all"
+        elif cmd in ("break", "tbreak", "advance", "until", "list") and r < 0.8:
+            arg = pick(rng, [str(rng.randrange(1, 40)), *HOSTILE_WORDS])
+            if rng.random() < 0.3:
+                arg += " if " + pick(rng, HOSTILE_EXPRS)
+        elif cmd in ("condition", "ignore"):
+            num = pick(rng, ["1", "2", "0", "-1", "99999999999999999999"])
+            arg = f"{num} {pick(rng, HOSTILE_EXPRS + HOSTILE_WORDS)}"
+        elif cmd in ("info writer", "x/4x", "x/99999d", "matrix"):
+            arg = pick(rng, ["flags[0]", "flags[99999999]", "c[3]", "v[1]", "m", "m --lanes", "acc",
+                             *HOSTILE_EXPRS])
+        else:
+            arg = pick(rng, HOSTILE_WORDS) if r < 0.3 else ""
+        lines.append(f"{cmd} {arg}".strip())
+    return "\n".join(lines) + "\n"
+
+
+def _debug_samples() -> list[tuple]:
+    return [s for s in corpus.run_samples() if s[0].name in ("debug", "saxpy", "errors", "reduce", "races")] or \
+        list(corpus.run_samples())
+
+
+def gen_debug(rng: random.Random, index: int) -> Case:
+    """`spvcoop debug` with a script of hostile commands on stdin (and -ex)."""
+    directory, spec, extra = pick(rng, _debug_samples())
+    files = corpus.sample_files(directory)
+    script = ("break " + str(rng.randrange(1, 30)) + "\nrun\n" if rng.random() < 0.6 else "") + \
+        _debug_script(rng, rng.randrange(2, 16))
+    argv = ["debug", spec, *extra, "--max-time", "4"]
+    if rng.random() < 0.2:
+        argv += ["-ex", _debug_script(rng, 1).strip()]
+    if rng.random() < 0.1:
+        argv += ["--check", pick(rng, ["run.yaml", "missing.yaml", "link", "secret"])]
+    if rng.random() < 0.05:
+        argv += ["-x", pick(rng, ["run.yaml", "secret", "link", "missing.txt"])]
+    return Case("debug", index, "cli", files, argv, stdin=script.encode("utf-8", "surrogatepass"))
+
+
+def _frame(obj) -> bytes:
+    import json
+    body = json.dumps(obj).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+HOSTILE_VALUES = [float("inf"), float("-inf"), float("nan"), -1, 0, 1, 2, 1 << 20, 1 << 31, 1 << 63, 1 << 100, 2.5,
+                  "1", "", None, True, [], {}, [1], {"a": 1}, "x" * 5000]
+
+
+def gen_dap(rng: random.Random, index: int) -> Case:
+    """`spvcoop dap` fed a session: the requests VS Code sends, in a shuffled order, with hostile arguments
+    (Infinity and out-of-range references, --help in launch args, bad cwd, hostile expressions), raw framing
+    damage now and then."""
+    directory, spec, extra = pick(rng, _debug_samples())
+    files = corpus.sample_files(directory)
+    args = list(extra) + ["--max-time", "4"]
+    if rng.random() < 0.15:
+        args.append(pick(rng, ["--help", "-h", "--version", "--layout", "--layout all", "--nonfinite", "--check"]))
+    seq = [("initialize", {"adapterID": "fuzz", "linesStartAt1": True})]
+    cwd = pick(rng, [".", ".", ".", ".", ".", "/nonexistent", "link"])
+    config = [("launch", {"program": spec, "args": args, "cwd": cwd, "stopOnEntry": rng.random() < 0.3}),
+              ("setBreakpoints", {"source": {"path": pick(rng, ["tile.comp", "run.yaml", "x.comp", "/etc/passwd"])},
+                                  "breakpoints": [{"line": pick(rng, [rng.randrange(1, 40), *HOSTILE_VALUES]),
+                                                   "condition": pick(rng, [None, *HOSTILE_EXPRS]),
+                                                   "hitCondition": pick(rng, [None, "3", ">= 2", "% 0", "x", "9" * 99]),
+                                                   "logMessage": pick(rng, [None, "{w}", "{" * 50, "{1 << 100000}"])}
+                                                  for _ in range(rng.randrange(0, 4))]}),
+              ("setFunctionBreakpoints", {"breakpoints": [{"name": pick(rng, ["main", "weight", "", "x:1", 5])}]}),
+              ("setExceptionBreakpoints", {"filters": pick(rng, [[], ["fault"], ["nonfinite", "race"], ["x"], "y"])}),
+              ("configurationDone", {})]
+    rng.shuffle(config)
+    seq += config
+    commands = ["threads", "stackTrace", "scopes", "variables", "evaluate", "setVariable", "completions",
+                "exceptionInfo", "disassemble", "continue", "next", "stepIn", "stepOut", "pause", "restart",
+                "terminate", "source", "threadz"]
+    for _ in range(rng.randrange(2, 20)):
+        cmd = pick(rng, commands)
+        a: dict = {}
+        for key in pick(rng, [("threadId",), ("frameId",), ("variablesReference",), ("expression", "frameId"),
+                              ("variablesReference", "name", "value"), ("text", "column"),
+                              ("memoryReference", "instructionCount", "instructionOffset"), ("granularity",)]):
+            if key in ("expression", "text", "value"):
+                a[key] = pick(rng, HOSTILE_EXPRS + ["w", "i", "matrix m --lanes", "info writer flags[1]"])
+            elif key == "name":
+                a[key] = pick(rng, ["w", "i", "k", "acc", "", "x" * 300])
+            elif key == "granularity":
+                a[key] = pick(rng, ["instruction", "line", "statement", 5])
+            elif key == "memoryReference":
+                a[key] = pick(rng, ["0", "12", "-1", "99999999999", "x", 5])
+            else:
+                a[key] = pick(rng, HOSTILE_VALUES[:12] + [1, 1, 2, 3])
+        if rng.random() < 0.3:
+            a["context"] = pick(rng, ["repl", "hover", "watch", 5])
+        seq.append((cmd, a))
+    seq.append(("disconnect", {}))
+    data = b"".join(_frame({"seq": k, "type": "request", "command": c, "arguments": a})
+                    for k, (c, a) in enumerate(seq, 1))
+    if rng.random() < 0.05:
+        data = mutate_bytes(rng, data)
+    return Case("dap", index, "cli", files, ["dap"], stdin=data)
+
+
+def gen_coverage(rng: random.Random, index: int) -> Case:
+    """`spvcoop run --coverage FILE` adding to an existing tracefile that is damaged or hostile (paths, counts,
+    records), with either way of counting."""
+    directory, spec, extra = pick(rng, corpus.run_samples())
+    files = corpus.sample_files(directory)
+    good = ("TN:\nSF:tile.comp\nFN:11,weight\nFNDA:32,weight\nBRDA:18,0,0,8\nBRDA:18,0,1,-\nDA:12,32\n"
+            "DA:19,8\nLF:2\nLH:2\nend_of_record\n")
+    lines = good.splitlines()
+    for _ in range(rng.randrange(1, 5)):
+        k = rng.randrange(len(lines))
+        r = rng.random()
+        if r < 0.3:
+            key, _, value = lines[k].partition(":")
+            lines[k] = f"{key}:{replace_number(rng, value) if value else pick(rng, HOSTILE_NUMBERS)}"
+        elif r < 0.5:
+            lines[k] = "SF:" + pick(rng, ["/etc/passwd", "secret", "link", "../../x", "", "a\x00b", "x" * 5000,
+                                          "/dev/zero", "run.yaml", "\x1b]0;t\x07"])
+        elif r < 0.7:
+            lines.insert(k, pick(rng, ["end_of_record", "DA:1", "DA:-1,1", "DA:1,99999999999999999999999",
+                                       "BRDA:1,2,3", "FN:,x", "FNDA:x,main", "XX:1", "da:1,1", "SF:", ":"]))
+        elif r < 0.85:
+            del lines[k]
+        else:
+            lines = lines * rng.randrange(2, 200)
+    text = "\n".join(lines) + "\n"
+    files["cov.info"] = text.encode("utf-8", "surrogatepass")
+    argv = ["run", spec, *extra, "-q", "--max-time", "4", "--coverage", pick(rng, ["cov.info", "cov.info",
+                                                                                    "new.info", "secret", "link",
+                                                                                    "missing/dir/x.info"]),
+            "--coverage-counts", pick(rng, ["invocations", "executions"])]
+    return Case("coverage", index, "cli", files, argv)
+
+
 GENERATORS = {"as": gen_as, "dis": gen_dis, "val": gen_val, "run": gen_run, "layout": gen_layout,
               "profile": gen_profile, "cli": gen_cli, "lint": gen_lint, "glsl": gen_glsl, "numerics": gen_numerics,
               "outdir": gen_outdir, "novalidate": gen_novalidate, "apitypes": gen_apitypes, "aliased": gen_aliased,
-              "floatlit": gen_floatlit, "device": gen_device, "template": gen_template}
+              "floatlit": gen_floatlit, "device": gen_device, "template": gen_template, "debug": gen_debug,
+              "dap": gen_dap, "coverage": gen_coverage}
