@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import spvcoop
 
 PACKAGE_DIR = Path(spvcoop.__file__).parent
@@ -90,6 +92,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+@pytest.mark.slow
 def test_graph_is_read() -> None:
     graph = import_graph()
     assert "spvcoop.asm.assembler" in graph["spvcoop.commands.asm"] or any(
@@ -102,11 +105,13 @@ def test_find_cycle_sees_a_circle() -> None:
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
+@pytest.mark.slow
 def test_no_import_circles() -> None:
     cycle = find_cycle(import_graph())
     assert cycle is None, "import circle: " + " -> ".join(cycle)
 
 
+@pytest.mark.slow
 def test_only_the_cli_layer_imports_commands() -> None:
     bad = sorted(f"{m} imports {t}" for m, targets in import_graph().items()
                  if not m.startswith(CLI_LAYER) for t in targets if t.startswith("spvcoop.commands"))
@@ -145,6 +150,7 @@ def test_terminal_writes_are_seen() -> None:
     assert [w for _, w in terminal_writes(tree)] == ["print()", "sys.stderr", "from sys import stdout/stderr"]
 
 
+@pytest.mark.slow
 def test_only_the_cli_layer_writes_to_the_terminal() -> None:
     """Issue 20: the library never prints; warnings travel in results, trace lines to the caller's stream."""
     bad = [f"{name}:{line}: {what}" for name, path in _modules().items() if not name.startswith(CLI_AND_PLUGIN)
@@ -152,6 +158,7 @@ def test_only_the_cli_layer_writes_to_the_terminal() -> None:
     assert not bad, "\n".join(bad)
 
 
+@pytest.mark.slow
 def test_runspec_sits_above_the_interpreter() -> None:
     """The interpreter takes and returns arrays: run specs and their number text (runspec/) may import
     interp/, never the reverse (issue 20, item 1)."""

@@ -109,12 +109,14 @@ def check_against_spirv_as(text: str, flags) -> None:
     assert ours == ref
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(CASES))
 def test_as_agrees_with_spirv_as(name: str) -> None:
     text, flags = CASES[name]
     check_against_spirv_as(text, flags)
 
 
+@pytest.mark.slow
 def test_fp8_decimal_sweep_matches_spirv_as() -> None:
     """A fixed pseudo-random sweep over the whole f32 range (subnormals included), both FP8 formats."""
     import random

@@ -31,6 +31,7 @@ def ours(text: str, target_env: str = "spv1.6", preserve: bool = False) -> bytes
         return None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", ALL_ASM, ids=lambda p: p.name)
 def test_corpus_matches_spirv_as(path: Path, tmp_path: Path) -> None:
     env = probe_env(path)
@@ -50,6 +51,7 @@ def test_target_env_version_word(env: str, tmp_path: Path) -> None:
     assert int.from_bytes(ref[4:8], "little") == TARGET_ENVS[env]
 
 
+@pytest.mark.slow
 def test_glsl_roundtrip_through_text_matches_spirv_as(glsl_binaries: dict[str, Path], tmp_path: Path) -> None:
     """Disassemble glslang output with spirv-dis, assemble that text with both assemblers."""
     assert len(glsl_binaries) >= 20
@@ -88,6 +90,7 @@ LITERAL_CASES += [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("type_decl,literals", LITERAL_CASES, ids=lambda v: v if isinstance(v, str) else None)
 def test_constant_literals_match_spirv_as(type_decl: str, literals: list[str], tmp_path: Path) -> None:
     for lit in literals:
@@ -174,6 +177,7 @@ def _decoded(module):
             for i in module.instructions]
 
 
+@pytest.mark.slow
 def test_templated_lines_decode_like_the_general_path(glsl_binaries: dict[str, Path]) -> None:
     """Lines encoded from a cached template give the same Module as the token path."""
     from spvcoop.core.spirv_grammar import load

@@ -91,6 +91,7 @@ BROKEN_BINARIES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("data,words", BROKEN_BINARIES)
 def test_broken_binaries(data: bytes, words: str | None, tmp_path: Path) -> None:
     if words is None:
@@ -117,6 +118,7 @@ def test_unreadable_file_is_an_error_not_a_traceback(tmp_path: Path) -> None:
 HYP = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 
 
+@pytest.mark.slow
 @HYP
 @given(st.binary(max_size=200))
 def test_random_bytes_never_crash(data: bytes) -> None:
@@ -125,6 +127,7 @@ def test_random_bytes_never_crash(data: bytes) -> None:
             disassemble(read_binary(blob))
 
 
+@pytest.mark.slow
 @HYP
 @given(st.text(max_size=200))
 def test_random_text_never_crashes(text: str) -> None:

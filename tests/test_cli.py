@@ -201,6 +201,7 @@ def test_a_raised_input_limit_costs_no_memory_for_a_small_file(tmp_path) -> None
     assert r.returncode == 0, r.stderr
 
 
+@pytest.mark.slow
 def test_an_input_limit_beyond_memory_is_a_clean_error() -> None:
     code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
             "from spvcoop import cli; sys.exit(cli.main(sys.argv[1:]))")
@@ -237,6 +238,7 @@ def test_one_command_parses_as_the_whole_parser() -> None:
         vars(cli.build_parser().parse_args(argv))
 
 
+@pytest.mark.slow
 def test_a_run_imports_no_other_command_nor_pydantic(tmp_path) -> None:
     """A shader with an input file: neither the other commands (layouts) nor the run spec schema."""
     shader = os.path.join(os.path.dirname(__file__), "..", "samples", "saxpy", "saxpy.spvasm")

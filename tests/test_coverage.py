@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from spvcoop.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,6 +108,7 @@ def test_coverage_is_refused_with_a_device(tmp_path, capsys):
     assert "--coverage counts what the interpreter executes" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_pytest_plugin_adds_every_run_of_a_session(tmp_path):
     (tmp_path / "test_shader.py").write_text(
         "import numpy as np\n"

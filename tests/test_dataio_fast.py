@@ -22,6 +22,9 @@ from spvcoop.runspec.numtext import f32_short, float_text, short_floats, tokens
 from spvcoop.runspec.spec import LARGE_ARRAY, _render_plain, render, to_plain
 from spvcoop.core.yamlio import YamlLimits, _compose, load_yaml, mark_at
 
+# slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
+pytestmark = pytest.mark.slow
+
 EDGES32 = [0.1, 0.9, 1e-5, 1e-4, 9.999e-5, 1e16, 1.5e16, 123456789, 65504, 3.4028235e38, 1.17549435e-38, 1e-45,
            -0.0, 0.0, np.inf, -np.inf, np.nan, 16777216, 0.5, 2.0, 1e22, 1e23, 1e-22, 1e-23, 100, 1234.5, 1e-13,
            1e-14, 1e21, 9.9e21, 0.3, 2.7785645, -1.416855]

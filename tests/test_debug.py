@@ -152,6 +152,7 @@ def test_instruction_breakpoints_and_stepi(monkeypatch, capsys):
 # ---- the Debug Adapter Protocol ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_dap_session_through_a_scripted_client():
     c = DapClient(cwd=str(ROOT))
     try:
@@ -206,6 +207,7 @@ def test_dap_session_through_a_scripted_client():
     assert status == 0
 
 
+@pytest.mark.slow
 def test_dap_refuses_bad_requests_with_error_responses():
     c = DapClient(cwd=str(ROOT))
     try:

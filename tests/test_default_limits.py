@@ -61,6 +61,7 @@ void main() {
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [256, 512])   # 174,080 and 1,351,152 steps: 1.0 s and 3.5 s here
 def test_loop_gemm_runs_under_default_options(n: int) -> None:
     rng = np.random.default_rng(1)
@@ -74,6 +75,7 @@ def test_loop_gemm_runs_under_default_options(n: int) -> None:
     np.testing.assert_allclose(res["c"].reshape(n, n), want, rtol=1e-3, atol=1e-3)
 
 
+@pytest.mark.slow
 def test_grid_stride_saxpy_over_2_20_runs_under_default_options(spvcoop_run) -> None:
     n = 1 << 20
     x = np.arange(n, dtype=np.float32) % 1000
@@ -83,6 +85,7 @@ def test_grid_stride_saxpy_over_2_20_runs_under_default_options(spvcoop_run) -> 
     np.testing.assert_array_equal(res["y"], 2 * x + y)
 
 
+@pytest.mark.slow
 def test_160_round_dot_loop_runs_under_default_options(spvcoop_run) -> None:
     rows = 64
     rng = np.random.default_rng(2)
@@ -104,6 +107,7 @@ def test_endless_glsl_loop_stops_by_time_at_its_line(spvcoop_run) -> None:
     assert d.source.endswith(".comp") and d.span is not None and d.span.line == 7, (d.source, d.span)
 
 
+@pytest.mark.slow
 def test_endless_loop_stops_in_the_cli_naming_the_flag(tmp_path, capsys) -> None:
     from spvcoop.cli import main
     src = tmp_path / "loop.comp"

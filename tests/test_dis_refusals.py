@@ -147,6 +147,7 @@ def spirv_dis(data: bytes, *flags: str):
         return run_tool("spirv-dis", *flags, str(f))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(CASES))
 def test_dis_agrees_with_spirv_dis(name: str) -> None:
     data = CASES[name]

@@ -41,6 +41,7 @@ def check_same_text(spv: Path, name: str, flag_sets=FLAG_SETS) -> None:
         assert disassemble(module, **_kwargs(flags)) == ref.stdout.decode(), f"{name} {flags}"
 
 
+@pytest.mark.slow
 def test_probe_corpus_disassembles_like_spirv_dis(tmp_path: Path) -> None:
     bins = corpus_binaries(tmp_path)
     assert len(bins) > 150
@@ -48,12 +49,14 @@ def test_probe_corpus_disassembles_like_spirv_dis(tmp_path: Path) -> None:
         check_same_text(spv, name)
 
 
+@pytest.mark.slow
 def test_glsl_output_disassembles_like_spirv_dis(glsl_binaries: dict[str, Path]) -> None:
     every = [[], ["--raw-id"], ["--no-header"], ["--no-indent"], ["--raw-id", "--no-indent", "--no-header"]]
     for name, spv in glsl_binaries.items():
         check_same_text(spv, name, every)
 
 
+@pytest.mark.slow
 def test_dis_then_as_gives_identical_bytes(glsl_binaries: dict[str, Path], tmp_path: Path) -> None:
     bins = {**corpus_binaries(tmp_path), **glsl_binaries}
     for name, spv in bins.items():
@@ -113,6 +116,7 @@ def test_cli_dis_and_options(tmp_path: Path) -> None:
     assert out.read_text() == run_tool("spirv-dis", "--raw-id", str(spv)).stdout.decode()
 
 
+@pytest.mark.slow
 def test_lazy_id_operands_equal_eager_decoding(glsl_binaries: dict[str, Path]) -> None:
     from spvcoop.binary.reader import BinaryReader, words_from_bytes
     from spvcoop.core.spirv_grammar import load

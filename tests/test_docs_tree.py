@@ -88,6 +88,7 @@ def _stage(module: str, stages: list[str]) -> int | None:
     return None
 
 
+@pytest.mark.slow
 def test_stages_import_only_the_stages_listed_before_them() -> None:
     """The map lists the stages from the bottom up: every import between two of them points to an earlier one
     (the CLI layer and the pytest plugin, listed last, may import anything below)."""

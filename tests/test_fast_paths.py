@@ -16,6 +16,9 @@ from spvcoop.loader import load_shader
 
 from conftest import compile_glsl
 
+# slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = Path(__file__).resolve().parent
 SPECS = sorted(p for p in [*(ROOT / "samples").rglob("run*.yaml"), *(TESTS / "kernels").rglob("run*.yaml"),

@@ -23,6 +23,7 @@ from tools.fuzz.report import Stats, save_reproducers  # noqa: E402
 TEXT = "OpCapability Shader\n%int = OpTypeInt 32 1\n%c = OpConstant %int 7\n%d = OpConstant %int 9\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", cases.ENTRIES)
 def test_generation_is_a_function_of_seed_entry_index(entry):
     a = [cases.generate(3, entry, i) for i in range(6)]
@@ -203,6 +204,7 @@ def test_option_parsing():
         parse_entries("as,nope")
 
 
+@pytest.mark.slow
 def test_worker_runs_inputs_and_watchdog_restarts_it(tmp_path):
     from tools.fuzz.campaign import Worker
     w = Worker(0, seed=1, time_limit=10, mem_limit=4 << 30, tmp=str(tmp_path))
@@ -233,6 +235,7 @@ def _blocks(case) -> bool:
         any(a.startswith("tree/fifo") or a == "fifo/" for a in case.argv)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", NEW_ENTRIES)
 def test_new_entries_run_in_process(entry, tmp_path):
     seen = 0
@@ -271,6 +274,7 @@ def test_lint_trees_hold_fifos_links_out_and_deep_paths(tmp_path):
     assert kinds == {"fifo", "out", "device", "deep"}
 
 
+@pytest.mark.slow
 def test_glsl_cases_include_files_outside_the_tree():
     targets = {t for i in range(80) for t in cases.INCLUDE_TARGETS
                if f'#include "{t}"' in cases.generate(1, "glsl", i).files.get(

@@ -47,6 +47,7 @@ def test_npy_header_that_numpy_cannot_tokenize(tmp_path, capsys) -> None:
     assert "run.yaml:9:" in err and "file 'x.npy': not a valid .npy file" in err
 
 
+@pytest.mark.slow
 def test_glslang_messages_that_are_not_utf8(tmp_path, capsys) -> None:
     src = tmp_path / "bad.comp"
     src.write_bytes((REDUCE / "reduce.comp").read_bytes().replace(b"void main", b"\x80void main", 1))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from hypothesis import HealthCheck, given, settings
 
 from conftest import run_tool
@@ -13,6 +15,9 @@ from spvcoop import SpvError
 from spvcoop.binary.reader import read_binary
 from spvcoop.binary.disassembler import disassemble
 from spvcoop.asm.assembler import assemble
+
+# slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
+pytestmark = pytest.mark.slow
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 

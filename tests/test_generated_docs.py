@@ -8,10 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 RUN_SPEC = ROOT / "docs" / "run-spec.md"
 
 
+@pytest.mark.slow
 def test_generated_docs_are_up_to_date() -> None:
     p = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_docs.py"), "--check"], capture_output=True,
                        text=True, cwd=ROOT)

@@ -57,6 +57,7 @@ def test_profile_comparison_sees_a_missing_combination(tmp_path):
 
 
 # ---- layouts ----------------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_measured_layouts_equal_the_nvidia_model():
     from spvcoop.layouts import load_model
     measured, nvidia = load_model(str(DATA / "layout-measured.yaml")), load_model("nvidia")
@@ -68,6 +69,7 @@ def test_measured_layouts_equal_the_nvidia_model():
         assert (a.row == b.row).all() and (a.col == b.col).all(), t
 
 
+@pytest.mark.slow
 def test_measured_layouts_equal_the_earlier_vkrun_measurement():
     from spvcoop.layouts import load_model
     old = json.loads((DATA.parent / "layouts.json").read_text())
@@ -186,6 +188,7 @@ def _spvcoop(*argv, env=None):
     return subprocess.run([sys.executable, "-m", "spvcoop", *argv], capture_output=True, text=True, env=env)
 
 
+@pytest.mark.slow
 def test_gpu_commands_say_in_one_line_why_there_is_no_gpu(tmp_path):
     import os
     env = dict(os.environ, VK_ICD_FILENAMES=str(tmp_path / "none.json"), LD_LIBRARY_PATH=str(tmp_path))

@@ -263,6 +263,7 @@ def test_bf16_element_access_under_every_model(model: str, S: int, tmp_path: Pat
 
 
 # ---- run specs: bf16 / FP8 buffers in and out ---------------------------------------------------------------
+@pytest.mark.slow
 def test_run_spec_reads_and_writes_fp8_and_bf16_buffers(tmp_path: Path) -> None:
     """Buffers of FP8 / bf16 values in a run spec: given as numbers with dtype float8_e4m3fn / bfloat16 (or typed
     by the shader through their binding), printed as the numbers they hold, written to .npy as float32."""

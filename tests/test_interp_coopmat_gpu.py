@@ -42,6 +42,7 @@ def _bits(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a).view(np.uint8)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_bit_identical_to_h100_with_tensorcore_numerics(name):
     res, data, outs = _run(name, "nvidia-tensorcore")

@@ -121,6 +121,7 @@ def test_every_model_is_covered():
     assert covered == set(builtin_models()), set(builtin_models()) - covered
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model,comp,rows,cols,use,S", MODEL_TYPES)
 def test_length_loop_through_function_variable(model, comp, rows, cols, use, S):
     """Each invocation doubles the elements it holds (length() loop, access chain into a matrix variable):
@@ -180,6 +181,7 @@ def _cli(*args):
     return subprocess.run([sys.executable, "-m", "spvcoop", *args], capture_output=True, text=True, cwd=ROOT)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sample", ["nv_gemm", "khr_gemm", "int8_gemm", "shared_gemm", "elementwise", "nonportable",
                                     "wave64"])
 def test_sample_checks_under_nvidia(sample):
@@ -189,6 +191,7 @@ def test_sample_checks_under_nvidia(sample):
     assert "check passed" in p.stdout + p.stderr
 
 
+@pytest.mark.slow
 def test_portability_report_finds_the_non_portable_sample():
     p = _cli("run", "samples/coopmat/nonportable/run.yaml", "--layout", "all", "--subgroup-size", "32")
     assert p.returncode == 1, p.stdout + p.stderr
@@ -198,6 +201,7 @@ def test_portability_report_finds_the_non_portable_sample():
         "lane holds differs under amd-rdna3-wmma" in p.stdout
 
 
+@pytest.mark.slow
 def test_portability_report_passes_a_portable_gemm():
     """At one subgroup size (the layouts alone) a GEMM is portable; swept over the vendors' sizes it is not:
     at 16 (Intel) its workgroup of 32 is two subgroups that both compute and store the one tile."""
@@ -209,12 +213,14 @@ def test_portability_report_passes_a_portable_gemm():
     assert "the run fails under intel-anv S=16" in p.stdout and "(data race on 'BufC')" in p.stdout
 
 
+@pytest.mark.slow
 def test_nonportable_sample_differs_from_h100_under_striped():
     p = _cli("run", "samples/coopmat/nonportable/run.yaml", "--layout", "striped", "--check",
              "samples/coopmat/nonportable/expected.yaml")
     assert p.returncode == 1
 
 
+@pytest.mark.slow
 def test_layout_from_user_yaml_file(tmp_path):
     (tmp_path / "mine.yaml").write_text((ROOT / "spvcoop/layouts/models/striped.yaml").read_text()
                                         .replace("name: striped", "name: mine"))
@@ -223,12 +229,14 @@ def test_layout_from_user_yaml_file(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
 
 
+@pytest.mark.slow
 def test_unknown_layout_is_a_clean_error():
     p = _cli("run", "samples/coopmat/elementwise/run.yaml", "--layout", "nvida")
     assert p.returncode != 0 and "Traceback" not in p.stderr
     assert "unknown layout model 'nvida'" in p.stderr and "nvidia" in p.stderr
 
 
+@pytest.mark.slow
 def test_model_that_does_not_define_the_type_is_a_clean_error():
     p = _cli("run", "samples/coopmat/elementwise/run.yaml", "--layout", "lavapipe")
     assert p.returncode != 0 and "Traceback" not in p.stderr
@@ -246,6 +254,7 @@ def test_portability_command_module(capsys):
     assert "NOT PORTABLE" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 @needs_glslang
 @pytest.mark.parametrize("sample", ["khr_gemm", "nonportable", "wave64"])
 def test_sample_spvasm_is_its_glsl_source(sample):

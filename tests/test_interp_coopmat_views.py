@@ -130,6 +130,7 @@ def run(module, x, layout, out_dtype=np.float32):
 SHAPES = [(4, 4), (8, 4), (3, 5), (3, 2), (8, 8), (16, 16)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["striped", "shuffled"])
 @pytest.mark.parametrize("local", [32, 16])
 @pytest.mark.parametrize("shape", SHAPES, ids=[f"{r}x{c}" for r, c in SHAPES])
@@ -149,6 +150,7 @@ def test_element_writes_at_every_length(shape, local, layout, tmp):
         assert not written.all()  # absent lanes hold elements here: the partial-subgroup case
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("opt", [False, True], ids=["glslang", "spirv-opt"])
 @pytest.mark.parametrize("layout", ["striped", "shuffled"])
 @pytest.mark.parametrize("shape,local", [((8, 8), 16), ((4, 4), 16), ((4, 4), 32), ((16, 16), 16)])

@@ -102,6 +102,7 @@ def test_8_bit_output():
     np.testing.assert_array_equal(r[(0, 1)], ((a * 3 + 7) & 0xFF).astype(np.uint8))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec, scale, neg, wg", [({}, 3, False, 1), ({0: 4, 1: 5, 2: True}, 5, True, 4),
                                                   ({"SCALE": -2}, -2, False, 1)])
 def test_spec_constants(spec, scale, neg, wg):
@@ -126,6 +127,7 @@ RES = np.dtype([("sum", "<i4"), ("incl", "<i4"), ("excl", "<i4"), ("ballot", "<u
                 ("shuf", "<i4")])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sg", [32, 16, 64])
 def test_subgroup_ops(sg):
     v = np.random.default_rng(6).integers(-9, 10, 128).astype(np.int32)
@@ -286,6 +288,7 @@ SUB = np.dtype([("bcast", "<i4"), ("first", "<i4"), ("up", "<i4"), ("down", "<i4
                 ("bitcount", "<u4"), ("clustered", "<i4"), ("partial_min", "<i4")])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sg", [16, 32])
 def test_subgroup_broadcast_shuffles_votes_clusters_and_partial_activity(sg):
     v = np.random.default_rng(10).integers(-20, 20, 128).astype(np.int32)

@@ -268,6 +268,7 @@ def test_every_instruction_of_the_grammar_has_a_case():
     assert names - NOT_IN_COMPUTE == set(CASES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_instruction_agrees_with_numpy(name):
     args, result, ref, ranges, *second = CASES[name]

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import spvcoop
 
 KERNEL = Path(__file__).parent / "kernels" / "partial_subgroup"
@@ -23,6 +25,7 @@ def type_lines(path: Path) -> list[int]:
     return [i + 1 for i, line in enumerate(path.read_text().splitlines()) if "= OpTypeCooperativeMatrixKHR" in line]
 
 
+@pytest.mark.slow
 def test_cli_warns_at_each_matrix_type(tmp_path: Path) -> None:
     spec = copy_kernel(tmp_path)
     r = subprocess.run([sys.executable, "-m", "spvcoop", "run", str(spec), "-q"], capture_output=True, text=True)

@@ -37,6 +37,7 @@ def _run(name: str, **kw):
     return run(GLSL / f"{name}.comp", dispatch=dispatch, buffers={k: v.copy() for k, v in buffers.items()}, **kw)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_racy_kernel_reported_with_both_instructions(name):
     with pytest.raises(SpvError) as ei:
@@ -56,12 +57,14 @@ def test_racy_kernel_reported_with_both_instructions(name):
     assert len(keys) == len(set(keys))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_race_free_twin_not_reported(name):
     res = _run(f"{name}_fixed", races=True)   # on by default; said here so that the test checks the detector ran
     assert not [d for d in res.diagnostics if d.rule == "interp.race"]
 
 
+@pytest.mark.slow
 def test_twin_results():
     x = f32[:128]
     assert np.array_equal(_run("neighbour_fixed")[(0, 1)], np.roll(x.reshape(2, 64), -1, axis=1).reshape(-1))
@@ -228,6 +231,7 @@ def test_matrix_and_tensor_stores_of_two_workgroups_race():
     spvcoop.run(str(kernel), dispatch=(1, 1, 1), buffers=bufs, races=True)
 
 
+@pytest.mark.slow
 def test_shadow_memory_counts_against_the_budget():
     """The race detector's shadow memory is checked against max_memory before it is allocated, and the error says
     how to run without it."""

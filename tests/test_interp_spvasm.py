@@ -311,6 +311,7 @@ OpReturn
     assert "shift by 264 bits of a 32-bit integer" in msg and "#1" in msg
 
 
+@pytest.mark.slow
 def test_bfloat16_scalars_are_computed_as_bfloat16_not_as_half(tmp_path):
     """A BFloat16KHR value is not an IEEE half (it used to be refused; now it is ml_dtypes' bfloat16):
     1.5 (0x3FC0) widened to f32, doubled and narrowed back is 3.0 (0x4040); read as a half, 0x3FC0

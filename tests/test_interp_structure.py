@@ -137,6 +137,7 @@ def _imports(root: Path) -> dict[str, set[str]]:
     return graph
 
 
+@pytest.mark.slow
 def test_no_import_circle_in_interp():
     import spvcoop.interp
     graph = _imports(Path(spvcoop.interp.__file__).parent)
@@ -160,6 +161,7 @@ def test_no_import_circle_in_interp():
     assert not any(m.startswith("spvcoop.interp.coopmat.") for m in core)  # the op modules import core only
 
 
+@pytest.mark.slow
 def test_interp_never_imports_the_commands():
     import spvcoop.interp
     for p in Path(spvcoop.interp.__file__).parent.rglob("*.py"):

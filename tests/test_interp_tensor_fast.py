@@ -16,6 +16,9 @@ import spvcoop
 from spvcoop.core.diagnostics import SpvError
 from spvcoop.interp.coopmat2 import memory as cm2_memory, tiles
 
+# slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
+pytestmark = pytest.mark.slow
+
 MODES = ["Undefined", "Constant", "ClampToEdge", "Repeat", "RepeatMirrored"]
 
 

@@ -48,6 +48,7 @@ def test_every_build_has_a_run_spec_and_an_expected_output():
     assert on_disk == named
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("build", BUILDS, ids=IDS)
 def test_kernel_runs_and_matches_numpy(build, tmp_path, capsys):
     src, variant, *_ = build
@@ -74,6 +75,7 @@ def test_kernel_runs_and_matches_numpy(build, tmp_path, capsys):
                                    err_msg=f"{kernel}/{variant}: {name}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("build", BUILDS, ids=IDS)
 def test_committed_spvasm_is_what_glslang_makes_today(build):
     src, variant, flags, opt, keep_spv, compiler = build

@@ -233,6 +233,7 @@ def test_import_real_h100_probe_output(capsys, tmp_path, buf, comp, R, C, use, k
     assert lay.lanes() == [[tuple(x) for x in lane] for lane in h100["map"]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["table", "json"])
 @pytest.mark.parametrize("model,comp,R,C,use,S", [("nvidia", "u8", 32, 16, None, 32),
                                                   ("amd-rdna3-wmma", "bf16", 16, 16, "b", 64),

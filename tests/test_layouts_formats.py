@@ -247,6 +247,7 @@ def _combine(t):
     return (text, f)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(exprs, st.integers(0, 63), st.integers(0, 31))
 def test_expressions_match_python_integers(expr, lane, i):
@@ -350,6 +351,7 @@ def test_layout_object_api():
 _MODEL_TEXTS = sorted(p.read_text() for p in MODELS_DIR.glob("*.yaml"))
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, derandomize=True)
 @given(st.sampled_from(_MODEL_TEXTS), st.lists(st.tuples(st.integers(0, 10 ** 6), st.integers(0, 10 ** 6),
                                                          st.sampled_from(list("[]{}:,-0 \"'&*#?!|x") + [""])),
@@ -397,6 +399,7 @@ _VALUES = ["[]", "{}", "null", "-1", "0", "1.5", "any", "true", "[[1, 2]]", "{a:
            "[f16, {x: 1}]", "65536", "[0, 0]", "{multiple_of: 0}"]
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, derandomize=True)
 @given(st.sampled_from(_MODEL_TEXTS),
        st.lists(st.tuples(st.integers(0, 10 ** 4), st.integers(0, 2), st.sampled_from(_LINES),

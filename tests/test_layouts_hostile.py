@@ -135,6 +135,7 @@ def test_type_outside_the_budget_names_the_option(capsys):
     assert m.types() == [] and not m.defines("f16", 16, 16, "a")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
 def test_output_budget_is_checked_before_rendering(capsys, tmp_path, fmt):
     out = tmp_path / "out"
@@ -380,12 +381,14 @@ def _exercise(text: str) -> None:
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(mutated_models())
 def test_mutated_models_give_layouts_or_located_errors(text):
     _exercise(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(mutated_models(), st.sampled_from(sorted(FORMATS)))
 def test_mutated_models_on_the_command_line(text, fmt):
@@ -420,6 +423,7 @@ ANY_ARG = st.one_of(st.integers(-2 ** 70, 2 ** 70), st.sampled_from([0, 1, 8, 16
                     st.text(max_size=8), st.sampled_from(["f16", "s8", "a", "acc", "b", None, 1.5, float("nan")]))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.sampled_from(["nvidia", "striped", "shuffled", "tinytc", "amd-rdna3-wmma"]), ANY_ARG, ANY_ARG, ANY_ARG,
        ANY_ARG, ANY_ARG)

@@ -4,6 +4,7 @@ replicating models, the same number of times)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -48,6 +49,7 @@ def test_tinytc_is_a_bijection(comp, log_rows, C, use, S):
     assert_bijection(lay, R, C, S)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.sampled_from(["f16", "bf16", "f32", "s8", "u8", "s16", "u16", "s32", "u32"]),
        st.integers(1, 8), st.integers(1, 8), st.sampled_from(["a", "b", "acc", None]))

@@ -16,6 +16,9 @@ from spvcoop.loader import load_shader
 from conftest import compile_glsl
 from test_fast_paths import _both, _outcome
 
+# slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
+pytestmark = pytest.mark.slow
+
 UINT_CONSTS = ["0u", "1u", "3u", "7u", "0xFFFFFFFFu", "0x80000000u", "12345u", "N", "M"]
 INT_CONSTS = ["0", "-1", "5", "-2147483647", "2147483647", "S"]
 OPS = ["+", "-", "*", "^", "&", "|"]

@@ -16,6 +16,9 @@ from spvcoop.loader import load_shader
 from conftest import compile_glsl
 from test_fast_paths import _both, _outcome
 
+# slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 INT_LANE = Path(__file__).resolve().parent / "glsl" / "lanes" / "int_lane.comp"
 GEMM_TILED = ROOT / "bench" / "shaders" / "gemm_tiled.spvasm"

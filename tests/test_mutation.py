@@ -9,6 +9,8 @@ import contextlib
 import os
 import struct
 
+import pytest
+
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import DATA
@@ -16,6 +18,9 @@ from spvcoop import SpvError
 from spvcoop.binary.reader import read_binary
 from spvcoop.binary.disassembler import disassemble
 from spvcoop.asm.assembler import assemble
+
+# slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
+pytestmark = pytest.mark.slow
 
 SETTINGS = settings(max_examples=200, deadline=None, derandomize=bool(os.environ.get("CI")),
                     suppress_health_check=list(HealthCheck))

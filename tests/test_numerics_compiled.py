@@ -22,6 +22,9 @@ from spvcoop.numerics.fit import Fit, load_model_file, to_yaml
 from spvcoop.numerics.model import COMPILED_DEFAULTS, NVIDIA_TENSORCORE, MulAddModel
 from test_gpu_backend import FakeDevice, FakeVk
 
+# slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
+pytestmark = pytest.mark.slow
+
 EXT = DATA / "h100-vulkan" / "ext-numerics"
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -11,6 +11,9 @@ import pytest
 from spvcoop.numerics import fewtiles, intsum
 from spvcoop.numerics.model import NVIDIA_TENSORCORE, muladd
 
+# slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
+pytestmark = pytest.mark.slow
+
 MODELS = [NVIDIA_TENSORCORE, NVIDIA_TENSORCORE.with_(overflow="saturate"),
           NVIDIA_TENSORCORE.with_(zero_sign="ieee"), NVIDIA_TENSORCORE.with_(f16_result="via-f32"),
           NVIDIA_TENSORCORE.with_(final="rne", nan_f32=None), NVIDIA_TENSORCORE.with_(subnormal_inputs="true"),

@@ -38,6 +38,7 @@ COMBOS = [("f16", "f16", "f32", 16, 16, 16), ("f16", "f16", "f16", 16, 8, 16), (
                 nan_f16=0xFE00),
     NVIDIA_TENSORCORE,
 ])
+@pytest.mark.slow
 def test_fit_recovers_known_parameters(truth):
     samples = _synthetic(truth, COMBOS)
     f = fit(samples)
@@ -68,6 +69,7 @@ def test_model_family_members_differ_where_they_should():
     assert np.abs(base - exact).max() < 1e-4 * np.abs(exact).max()   # a few ulp, never more
 
 
+@pytest.mark.slow
 def test_fit_of_recorded_h100_tiles_is_nvidia_tensorcore():
     data = load_tiles(DATA / "muladd-tiles.npz")
     f = fit(samples_from_tiles(data, 1))
@@ -100,6 +102,7 @@ def test_bad_numerics_files(tmp_path, text, words):
     assert words in str(e.value.diagnostics[0].message)
 
 
+@pytest.mark.slow
 def test_numerics_fit_command_and_run_with_the_file(tmp_path):
     out = tmp_path / "h100.yaml"
     p = subprocess.run([sys.executable, "-m", "spvcoop", "numerics", "fit", str(DATA / "muladd-tiles.npz"), "-o",

@@ -16,6 +16,9 @@ from spvcoop.numerics import model as model_mod
 from spvcoop.numerics.model import NVIDIA_TENSORCORE, MulAddModel, muladd
 from spvcoop.numerics.tiles import FLOAT_DISTRIBUTIONS, make_tiles
 
+# slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
+pytestmark = pytest.mark.slow
+
 
 def _counting(monkeypatch, name: str) -> list:
     """intsum.<name> wrapped: the list gets, per call, whether it computed a result (not None)."""

@@ -45,6 +45,7 @@ def _yaml_float(v: float) -> str:
     return s
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(12))
 def test_float_lists_read_bit_for_bit(seed):
     rng = np.random.default_rng(seed)
@@ -81,6 +82,7 @@ def test_hand_written_cases():
         assert _check(body) == want, body
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(40))
 def test_mutated_lists_never_read_differently(seed):
     """Random characters of the number alphabet changed in a valid list: taken or not, never a wrong value."""

@@ -15,6 +15,9 @@ import pytest
 import spvcoop
 from spvcoop.cli import main
 
+# slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 # tracked files an installed or tested sdist has no use for

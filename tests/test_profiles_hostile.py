@@ -61,6 +61,7 @@ _VALUES = st.one_of(st.integers(-2**70, 2**70), st.floats(allow_nan=True), st.te
                     st.lists(st.integers(0, 40), max_size=3), st.none(), st.booleans())
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_mutated_profiles_never_escape(tmp_path, data) -> None:

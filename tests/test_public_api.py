@@ -4,6 +4,8 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
+import pytest
+
 import numpy as np
 
 import spvcoop
@@ -55,6 +57,7 @@ def test_run_signature_is_the_declared_options() -> None:
     assert "**" not in str(inspect.signature(spvcoop.run))
 
 
+@pytest.mark.slow
 def test_the_package_is_typed_for_mypy(tmp_path) -> None:
     """py.typed ships (PEP 561), and mypy checks a call of spvcoop.run against the options' types."""
     import os

@@ -32,6 +32,7 @@ def test_assembly_quoting_glsl_is_assembly(spvcoop_run) -> None:
     assert res["v"].tolist() == [0, 0, 0, 1, 1, 1, 1, 0]
 
 
+@pytest.mark.slow
 def test_run_takes_glsl_text() -> None:
     assert is_glsl_text(GLSL) and is_glsl_text("/* c */\n  #  version 450\n") and not is_glsl_text("x.comp")
     res = spvcoop.run(GLSL, buffers={"v": np.arange(8, dtype=np.float32)})
@@ -45,6 +46,7 @@ def test_glsl_text_errors_name_the_text_not_a_temporary_file() -> None:
     assert d.source == "<glsl>" and "/tmp" not in d.message and "<glsl>" in d.message
 
 
+@pytest.mark.slow
 def test_a_failing_shader_fails_the_test_short_and_complete(tmp_path) -> None:
     test = tmp_path / "test_oob.py"
     test.write_text(textwrap.dedent(f"""

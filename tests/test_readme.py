@@ -30,6 +30,9 @@ import yaml
 
 from spvcoop.core.reference_tools import require_tool
 
+# slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = ["README.md", "samples/coopmat/README.md"]
 # what the console examples read, copied into the temporary folder they run in

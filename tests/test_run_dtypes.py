@@ -25,6 +25,7 @@ def spec_run(tmp_path: Path, y_entry: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dtype", ["float64", "int32", "int8", "uint8", "uint16", "float16"])
 def test_spec_dtype_converted_by_value(tmp_path: Path, dtype: str) -> None:
     r = spec_run(tmp_path, f"{{data: [1, 1, 1, 1, 1, 1, 1, 1], dtype: {dtype}}}")
@@ -32,6 +33,7 @@ def test_spec_dtype_converted_by_value(tmp_path: Path, dtype: str) -> None:
     assert r.stdout == f"y: {(2 * X + 1).tolist()}\n"   # 2*x + y, not y's bytes read as floats
 
 
+@pytest.mark.slow
 def test_spec_inexact_value_refused_at_its_entry(tmp_path: Path) -> None:
     r = spec_run(tmp_path, "{data: [1, 1, 1, 0.1, 1, 1, 1, 1], dtype: float64}")
     assert r.returncode == 1
@@ -40,6 +42,7 @@ def test_spec_inexact_value_refused_at_its_entry(tmp_path: Path) -> None:
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_spec_int_beyond_float32_refused(tmp_path: Path) -> None:
     r = spec_run(tmp_path, "{data: [16777217, 1, 1, 1, 1, 1, 1, 1], dtype: int32}")
     assert r.returncode == 1

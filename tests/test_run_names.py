@@ -46,6 +46,7 @@ def test_extra_buffer(tmp_path: Path) -> None:
     assert msg.startswith("buffer 'xs' matches no variable of the shader (did you mean 'x'?)")
 
 
+@pytest.mark.slow
 def test_misspelt_push_constant_member_is_reported_as_itself(tmp_path: Path) -> None:
     text = SPEC.replace("n: 8", "nn: 8")
     msg = located(run_spec(tmp_path, text), tmp_path, text, 2, "nn")
@@ -53,6 +54,7 @@ def test_misspelt_push_constant_member_is_reported_as_itself(tmp_path: Path) -> 
     assert "missing" not in msg
 
 
+@pytest.mark.slow
 def test_unknown_spec_constant(tmp_path: Path) -> None:
     text = SPEC + "spec_constants: {SCALE: 3}\n"
     msg = located(run_spec(tmp_path, text), tmp_path, text, 7, "SCALE")
@@ -65,6 +67,7 @@ def test_misspelt_output(tmp_path: Path) -> None:
     assert msg.startswith("output 'yy' names no buffer (did you mean 'y'?)")
 
 
+@pytest.mark.slow
 def test_output_dir_collision_refused_before_writing(tmp_path: Path) -> None:
     # two blocks whose member names differ only in a character a file name cannot hold
     shader = SAXPY.read_text().replace('OpMemberName %Y 0 "y"', 'OpMemberName %Y 0 "x y"') \

@@ -14,6 +14,9 @@ from spvcoop.runspec.spec import FileOptions, buffer_key, check_expected, genera
 from spvcoop.core.yamlio import YamlLimits, load_yaml
 import contextlib
 
+# slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted(p.parent for p in (ROOT / "samples").rglob("run.yaml"))
 OPTIONS = FileOptions(max_bytes=1 << 20)

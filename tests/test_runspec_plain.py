@@ -106,6 +106,7 @@ def test_plain_entries_pass_the_schema(entry, expected: bool) -> None:
     check_entry(entry, "x", "spec.yaml", None, expected)   # raises on a violation
 
 
+@pytest.mark.slow
 def test_an_ordinary_spec_runs_without_pydantic(tmp_path) -> None:
     (tmp_path / "saxpy.spvasm").write_bytes((ROOT / "samples" / "saxpy" / "saxpy.spvasm").read_bytes())
     (tmp_path / "spec.yaml").write_text("shader: saxpy.spvasm\ndispatch: [1, 1, 1]\npush_constants: {a: 2.0, n: 1}\n"

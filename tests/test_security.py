@@ -62,6 +62,7 @@ def test_lint_refuses_a_link_out_of_the_tree_and_never_quotes_it(tree: Path, cap
     assert "OpNotAnOpcode" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["json", "sarif", "github"])
 def test_lint_never_prints_the_environment_through_proc_self_environ(tree: Path, fmt: str) -> None:
     (tree / "x.spvasm").symlink_to("/proc/self/environ")
@@ -93,6 +94,7 @@ def test_run_says_why_it_refuses_a_check_or_input_file(tree: Path, option: str, 
 
 
 # ---- nothing but regular files ---------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["lint", "val", "as", "dis"])
 def test_a_fifo_is_refused_without_hanging(tree: Path, command: str) -> None:
     fifo = tree / "f.spvasm"
@@ -147,6 +149,7 @@ def _remove_deep_tree(top: Path, depth: int) -> None:
         top.joinpath(*["d"] * level).rmdir()
 
 
+@pytest.mark.slow
 def test_lint_searches_a_tree_1100_levels_deep(tmp_path: Path, capsys) -> None:
     top = tmp_path / "deep"
     leaf = _deep_tree(top, 1100)
@@ -287,6 +290,7 @@ OpFunctionEnd
 """
 
 
+@pytest.mark.slow
 def test_a_huge_cooperative_matrix_counts_against_max_memory(tmp_path: Path) -> None:
     (tmp_path / "big.spvasm").write_text(HUGE_MATRIX)
     (tmp_path / "run.yaml").write_text("shader: big.spvasm\ndispatch: [1, 1, 1]\n"
@@ -299,6 +303,7 @@ def test_a_huge_cooperative_matrix_counts_against_max_memory(tmp_path: Path) -> 
     assert "65536x65536" in p.stderr and "32 GiB" in p.stderr
 
 
+@pytest.mark.slow
 def test_numerics_fit_refuses_an_npz_bomb_before_inflating_it(tmp_path: Path, capsys) -> None:
     import numpy as np
     bomb = tmp_path / "tiles.npz"
@@ -336,6 +341,7 @@ def test_a_comp_named_by_a_run_spec_cannot_include_a_file(tmp_path: Path, extens
     assert f"{spec.parent / 'x.comp'}:2:12: error: #include is not supported" in err, err
 
 
+@pytest.mark.slow
 def test_glslang_runs_under_a_memory_and_time_limit(tmp_path: Path) -> None:
     # 10^7 tokens from 400 bytes: gigabytes and tens of seconds without a limit
     lines = ["#version 450", "layout(local_size_x = 1) in;", "#define A0 1+1+1+1+1+1+1+1+1+1+1+1+1+1+1+1"]

@@ -57,6 +57,7 @@ def _top_keys(path: Path) -> list[str]:
     return list(read_yaml(str(path)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [n for n in EXAMPLES if (DATA / n / "shader.comp").exists()])
 def test_committed_spvasm_is_the_glsl_compiled(name, tmp_path):
     """The .spvasm next to each GLSL file is glslang's output today (so the GLSL documents what runs)."""

@@ -72,6 +72,7 @@ def test_every_example_has_a_data_readme_line():
         assert f"`sicompat/peer/{folder}/`: mirrors `examples/" in text, folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,inp,out", RUNS, ids=[r[0] for r in RUNS])
 def test_example(name, inp, out, capsys):
     folder = name.split("#")[0]

@@ -40,6 +40,7 @@ def _fresh_run(shader: Path, prefixes: tuple[str, ...]) -> dict:
     return json.loads(out.stdout)
 
 
+@pytest.mark.slow
 def test_a_plain_run_imports_no_extension_family() -> None:
     """Validated and run: no extension family, no numerics, no ml_dtypes, no device profiles."""
     got = _fresh_run(SAXPY, EXTENSION_MODULES)
@@ -120,6 +121,7 @@ print(json.dumps([rc, sorted(m for m in sys.modules if m.split('.')[0] in ('data
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["si-input", "run-spec"])
 def test_a_plain_run_imports_no_dataclasses_and_no_schema(case: str, tmp_path) -> None:
     """The start-up path's classes are plain records (records.py) and an ordinary run spec or input file passes
@@ -156,6 +158,7 @@ def _cli_modules(argv: list[str]) -> tuple[list[str], list[str]]:
     return json.loads(lines["LOADED"].replace("'", '"')), json.loads(lines["COMMANDS"].replace("'", '"'))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], ["run", "--help"], ["layout", "show", "--help"],
                                   ["run"], ["nosuch"], ["run", "x.yaml", "--no-such-flag"], ["val", "--help"]])
 def test_help_version_and_usage_errors_import_nothing_heavy(argv) -> None:

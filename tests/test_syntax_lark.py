@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
+import pytest
+
 from conftest import PROBES, run_tool
 from module_gen import module_text
 from spvcoop import SpvError
@@ -18,6 +20,7 @@ def test_grammar_ships_in_the_package() -> None:
     assert "instruction:" in grammar_text()
 
 
+@pytest.mark.slow
 def test_corpus_tokens_agree_with_lark() -> None:
     files = sorted(PROBES.rglob("*.spvasm"))
     checked = 0
@@ -52,6 +55,7 @@ def test_glsl_disassembly_tokens_agree(glsl_binaries) -> None:
 _chars = st.sampled_from(list('%OpTypeInt=!"\\;,() \n\t\r1x_aZ|.'))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(module_text(), st.text(_chars, max_size=60)))
 def test_random_text_tokens_agree(text: str) -> None:

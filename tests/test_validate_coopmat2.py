@@ -418,6 +418,7 @@ def run_case(case: Case):
     return module, validate(module, case.env, None, case.profile, spirv_val=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case: Case) -> None:
     _, diags = run_case(case)
@@ -449,6 +450,7 @@ def _spirv_val(data: bytes, env: str) -> tuple[int, str]:
 COMPARED = [c for c in CASES if c.ref is not None]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", COMPARED, ids=[c.name for c in COMPARED])
 def test_case_agrees_with_spirv_val(case: Case) -> None:
     module, diags = run_case(case)
@@ -470,6 +472,7 @@ SPIRV_AS_CANNOT = {"lt_make_available", "st_make_visible", "lt_make_visible", "s
                    "lt_aligned_volatile"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_spirv_as_assembles_the_same_binary(case: Case, tmp_path: Path) -> None:
     src = tmp_path / "m.spvasm"
@@ -624,6 +627,7 @@ def test_merged_report_keeps_false_positive_s5_as_a_warning() -> None:
     assert w.severity == "warning" and any("spirv-val false positive S5" in n.message for n in w.notes)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", [c for c in COMPARED if c.ref == "same"], ids=lambda c: c.name)
 def test_merged_report_has_spirv_vals_error(case: Case) -> None:
     """Full validation (spirv-val merged): spirv-val's error is in the report, its own or folded into ours."""
@@ -666,6 +670,7 @@ def _no_crash_report(module, *, assembled: bool) -> None:
         assert not [d for d in diags if d.rule == "structure.malformed"], [d.headline() for d in diags]
 
 
+@pytest.mark.slow
 @CM2_FUZZ
 @given(st.data())
 def test_mutated_coopmat2_text(data) -> None:
@@ -683,6 +688,7 @@ def test_mutated_coopmat2_text(data) -> None:
     _no_crash_report(module, assembled=True)
 
 
+@pytest.mark.slow
 @CM2_FUZZ
 @given(st.data())
 def test_mutated_coopmat2_binary(data) -> None:

@@ -18,6 +18,9 @@ import spvcoop
 from spvcoop.core.reference_tools import require_tool
 from spvcoop.validator import validate
 
+# slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
+pytestmark = pytest.mark.slow
+
 PROBES = Path(__file__).parent / "data" / "coopmat-probes"
 
 # probe -> rule that makes us reject what spirv-val 2025.5 accepts (section 5.1, L-numbers)

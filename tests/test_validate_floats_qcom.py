@@ -450,6 +450,7 @@ def run_case(case: Case):
     return module, validate(module, "universal", None, case.profile, spirv_val=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case: Case) -> None:
     _, diags = run_case(case)
@@ -480,6 +481,7 @@ def _tool(name: str, *args: str):
 COMPARED = [c for c in CASES if c.ref is not None]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", COMPARED, ids=[c.name for c in COMPARED])
 def test_case_agrees_with_spirv_val(case: Case) -> None:
     module, diags = run_case(case)
@@ -507,6 +509,7 @@ def test_lax_cases_are_documented() -> None:
 
 # ---- assembler and disassembler on every module -------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_module_assembles_and_disassembles_like_spirv_tools(case: Case, tmp_path: Path) -> None:
     text = case.text()
@@ -670,6 +673,7 @@ def _lax(op: str, use: int, comp: str, elt: str, length: int) -> bool:
     return length == dim and length != (8 if use != 2 else (4 if comp == "f16" else 8))
 
 
+@pytest.mark.slow
 def test_qcom_sweep_agrees_with_spirv_val(tmp_path: Path) -> None:
     disagree = []
     combos = list(_sweep())

@@ -198,6 +198,7 @@ def test_issue_chain_of_40_imul_used_as_rows(ty: str) -> None:
         assert [d.rule for d in diags] == ["coopmat.type.constant"]  # Rows is not an integer
 
 
+@pytest.mark.slow
 def test_long_chain_has_no_recursion_limit() -> None:
     n = 20000
     chain = "%c0 = OpSpecConstant %u32 1\n" + "".join(
@@ -325,6 +326,7 @@ def _compare(text: str, names: list[str]) -> int:
     return len(theirs)
 
 
+@pytest.mark.slow
 @FOLD_SETTINGS
 @given(expressions())
 def test_folding_agrees_with_spirv_opt(expr: tuple[str, list[str]]) -> None:

@@ -20,6 +20,9 @@ from spvcoop.validator import TARGET_ENVS, validate
 from spvcoop.validator.report import file_result, format_github, format_human, format_json
 from spvcoop.validator.sarif import format_sarif
 
+# slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
+pytestmark = pytest.mark.slow
+
 DATA = Path(__file__).parent / "data"
 CORPUS = sorted((DATA / "coopmat-probes").glob("*.spvasm")) + sorted((DATA / "validate").glob("*.spvasm"))
 TEXTS = {p.name: p.read_text() for p in CORPUS}

@@ -92,6 +92,7 @@ def _report(diags: list[Diagnostic]) -> list[tuple]:
             for d in diags]
 
 
+@pytest.mark.slow
 def test_shape_cache_never_changes_a_report() -> None:
     checked = findings = 0
     for path in _corpus():

@@ -554,6 +554,7 @@ def run_case(case: Case):
     return module, validate(module, case.env, case.spec, case.profile, spirv_val=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_rule_case(case: Case) -> None:
     _, diags = run_case(case)
@@ -634,6 +635,7 @@ def _spirv_val(module, env: str) -> int:
 COMPARED = [c for c in CASES if c.ref is not None]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", COMPARED, ids=[c.name for c in COMPARED])
 def test_case_agrees_with_spirv_val(case: Case) -> None:
     module, diags = run_case(case)

@@ -186,6 +186,7 @@ def test_parse_output_forms() -> None:
 
 # ---- the merged verdict on every probe -----------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_merged_verdict_on_probes(path: Path, tmp_path: Path) -> None:
     """Invalid for spirv-val -> invalid in the merged report, except spirv-val's known false
