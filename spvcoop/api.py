@@ -42,6 +42,7 @@ def run(shader: str | os.PathLike[str] | bytes | Module,
         progress: Callable[[int], object] | None = None,
         observer: Observer | None = None,
         races: bool = True,
+        robust_buffer_access: bool | str = False,
         fast_paths: bool = True,
         ) -> RunResult:
     """Run a compute shader on the CPU over a whole dispatch and return its buffers.

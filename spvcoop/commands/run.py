@@ -259,6 +259,8 @@ def _run(args: argparse.Namespace) -> int:
 
     if getattr(args, "template", None):
         return _write_template(args)
+    if is_amber(args.spec):
+        return _run_amber(args)
     module, inputs, opts, spec, run_spec, options = prepare(args)
     device = getattr(args, "device", None)  # `portability` builds its own namespace
     if getattr(args, "coverage", None):
@@ -295,6 +297,48 @@ def _run(args: argparse.Namespace) -> int:
         progress.done()
         _write_coverage(opts, args)   # also for a run that fails: the lines it reached
     return _write_outputs(res, spec, run_spec, module, args, options)
+
+
+AMBER_SUFFIXES = (".amber", ".vkscript")
+
+
+def is_amber(path: str) -> bool:
+    return path.endswith(AMBER_SUFFIXES)
+
+
+def _run_amber(args: argparse.Namespace) -> int:
+    """An Amber script (runspec/amber.py): its runs on the interpreter, its EXPECTs checked; warnings and failed
+    EXPECTs on stderr at the script's lines, exit 1 for a failed EXPECT (2: something it needs is unsupported)."""
+    import types
+
+    from ..core.diagnostics import Diagnostic, InputError, SpvError
+    from ..core.files import read_input
+    from ..runspec.amber import parse
+    from ..runspec.amber_run import run_plan
+    from .common import print_diagnostics
+    for flag, given in (("--check", args.check), ("--device", args.device), ("--input", args.input),
+                        ("--dispatch", args.dispatch), ("--coverage", args.coverage), ("-o", args.output),
+                        ("--layout", getattr(args, "layout", None))):
+        if given:
+            raise InputError(Diagnostic("error", f"{flag} does not apply to an Amber script (its EXPECT commands are "
+                                        "the check)", source="<command line>"))
+    text = read_input(args.spec).decode("utf-8", "replace")
+    opts = run_options(args, types.SimpleNamespace(run_options={}))
+    if opts.get("trace") is not None:
+        opts["trace_out"] = sys.stderr
+    try:
+        plan = parse(text, args.spec)
+        out = run_plan(plan, opts)
+    except SpvError as e:
+        print_diagnostics(e.diagnostics, text)
+        return e.exit_status
+    print_diagnostics(out.diagnostics, text)
+    if out.failures:
+        print_diagnostics(out.failures, text)
+        return 1
+    if not args.quiet:
+        print(f"{args.spec}: {out.expects} EXPECT(s) passed after {out.runs} RUN(s)", file=sys.stderr)
+    return 0
 
 
 def _write_coverage(opts: dict, args: argparse.Namespace) -> None:

@@ -51,13 +51,14 @@ def chain(ex, frame, ptr: Pointer, indices, mask) -> Pointer:
             t = m
         elif k in ("array", "runtime_array"):
             idx = _index(ex, frame, o)
-            if k == "array" and t.count:
+            if k == "array" and t.count and not getattr(ptr.mem, "robust", False):
                 _check_index(idx, t, mask, ptr.mem.name)
             ptr = ptr.moved(idx * t.array_stride(), cast(Type, t.elem), unit=t.array_stride())
             t = ptr.type
         elif k == "matrix":
             idx = _index(ex, frame, o)
-            _check_index(idx, t, mask, ptr.mem.name)
+            if not getattr(ptr.mem, "robust", False):   # robustBufferAccess: the buffer's bounds decide
+                _check_index(idx, t, mask, ptr.mem.name)
             col = cast(Type, t.elem)   # a matrix's column type
             stride, rm = ptr.matrix or (col.size(), False)
             if rm:
@@ -67,7 +68,8 @@ def chain(ex, frame, ptr: Pointer, indices, mask) -> Pointer:
             t = col
         elif k == "vector":
             idx = _index(ex, frame, o)
-            _check_index(idx, t, mask, ptr.mem.name)
+            if not getattr(ptr.mem, "robust", False):
+                _check_index(idx, t, mask, ptr.mem.name)
             ptr = ptr.moved(idx * (ptr.vstride or t.scalar_size()), cast(Type, t.elem),
                             unit=ptr.vstride or t.scalar_size())
             t = ptr.type

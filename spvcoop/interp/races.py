@@ -642,6 +642,11 @@ def pointer_access(rec: Recorder, kind: str, ptr, t, mask: np.ndarray, inst: Ins
     if off.shape[0] > 1 and local is not None:
         off = off[local]
     vstride = getattr(ptr, "vstride", None)
+    if getattr(ptr.mem, "robust", False):   # robustBufferAccess: an access outside the buffer touches nothing
+        size = width or (t.size() if t.kind != "pointer" else 8)
+        inside = (off >= 0) & (off + size <= ptr.mem.region)
+        if not inside.all():
+            off, agents = (off[inside], agents[inside]) if off.shape[0] > 1 else (off, agents[:0])
     if width is not None:
         rec.access(kind, ptr.mem, off, agents, inst, width)
     elif t.kind == "vector" and vstride:
