@@ -398,9 +398,10 @@ def store_op(ex, frame, inst, mask):
     if not isinstance(ptr, Pointer):
         raise Fault("operand is not a pointer")
     mark_written(ex, frame, inst, ptr, mask)   # first: it refuses an undefined value for a buffer
-    store(ptr, ptr.type, ex.arg(frame, inst, 1), mask, all_active=bool(mask.all()))
+    value = ex.arg(frame, inst, 1)
+    store(ptr, ptr.type, value, mask, all_active=bool(mask.all()))
     if ex.races is not None and watched(ptr.mem):
-        pointer_access(ex.races, WRITE, ptr, ptr.type, mask, inst)
+        pointer_access(ex.races, WRITE, ptr, ptr.type, mask, inst, value=value)
 
 
 @OPS.op("OpCopyMemory", "OpCopyMemorySized")

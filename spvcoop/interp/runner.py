@@ -332,7 +332,11 @@ def _execute(ex: Executor, prog: Program, ep_fn: int, N: int) -> None:
         finally:
             ex.errors_ignored = False
     if ex.races is not None and ex.races.races:   # all races of the dispatch at once, after it
-        raise SpvError(ex.races.diagnostics())
+        found = ex.races.diagnostics()
+        ex.diagnostics.extend(d for d in found if d.severity != "error")   # benign races: warnings
+        errors = [d for d in found if d.severity == "error"]
+        if errors:
+            raise SpvError(errors)
 
 
 def _collect(res: RunResult, prog: Program, bindings: dict) -> None:

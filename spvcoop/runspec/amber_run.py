@@ -189,7 +189,7 @@ class _State:
             a = got[i]
             if not _holds(c, t, a, want, text, i % t.values_per_element):
                 self.fail(c, f"EXPECT {c.buffer} IDX {c.offset} failed at value {i} (byte {int(offs[i])}): got "
-                             f"{show(a, t)}, expected {_OP_TEXT[c.op]} {text}" + _tol_text(c, i % t.values_per_element))
+                             f"{show(a, t)}, expected {_op_text(c)} {text}" + _tol_text(c, i % t.values_per_element))
                 return
 
     def do_EXPECT_BUFFER(self, c: Command) -> None:
@@ -305,16 +305,23 @@ _OP_TEXT = {"EQ": "==", "NE": "!=", "LT": "<", "LE": "<=", "GT": ">", "GE": ">="
 
 
 def _holds(c: Command, t: AmberType, a, want, text: str, comp: int) -> bool:
+    """Amber's verifier: the expected value converted to the buffer's type first; floats given as integers
+    compared exactly, other floats within EPSILON percent (EQ, NE) or the TOLERANCE / ~= tolerance."""
+    if t.kind == "f":
+        x, y = float(a), float(t.dtype.type(want))
+    else:
+        x, y = int(a), int(want)
     if c.tolerances or getattr(c, "fuzzy", False):
         tol, pct = c.tolerances[comp % len(c.tolerances)] if c.tolerances else (EPSILON, True)
-        return _close(float(a), float(want), tol, pct)
-    exact = t.kind != "f" or not _float_text(text)
+        return _close(x, y, tol, pct)
     if c.op in ("EQ", "NE"):
-        same = int(a) == int(want) if t.kind != "f" else (float(a) == float(want) if exact else
-                                                          _close(float(a), float(t.dtype.type(want)), EPSILON, True))
+        same = x == y if t.kind != "f" or not _float_text(text) else _close(x, y, EPSILON, True)
         return same if c.op == "EQ" else not same
-    x, y = (int(a), int(want)) if t.kind != "f" else (float(a), float(t.dtype.type(want)))
     return {"LT": x < y, "LE": x <= y, "GT": x > y, "GE": x >= y}[c.op]
+
+
+def _op_text(c: Command) -> str:
+    return "~=" if getattr(c, "fuzzy", False) or c.tolerances else _OP_TEXT[c.op]
 
 
 def _close(a: float, want: float, tol: float, pct: bool) -> bool:

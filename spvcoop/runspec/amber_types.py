@@ -194,5 +194,6 @@ def element_count(nbytes: int, t: AmberType, layout: str) -> int:
 def show(v, t: AmberType) -> str:
     """A value as Amber's messages write it (floats with enough digits to tell them apart)."""
     if t.kind == "f":
-        return np.format_float_positional(np.asarray(v, t.dtype), trim="-") if np.isfinite(v) else str(float(v))
+        x = t.dtype.type(v)
+        return np.format_float_positional(x, trim="-") if np.isfinite(x) else str(float(x))
     return str(int(v))
