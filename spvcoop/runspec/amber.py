@@ -48,11 +48,13 @@ class Pipeline:
         self.subgroup_size: int | str | None = None   # REQUIRED_SIZE: a number, MIN or MAX
         self.fully_populated = False
         self.varying_size = False
+        self.inherited: set[tuple[int, int]] = set()   # bindings a derived pipeline took from its parent
 
     def derive(self, name: str, line: int) -> Pipeline:
         p = Pipeline(name, line)
         p.shader, p.entry_point, p.specs = self.shader, self.entry_point, dict(self.specs)
         p.bindings, p.push = list(self.bindings), self.push
+        p.inherited = {(b.set, b.binding) for b in self.bindings}
         p.subgroup_size, p.fully_populated, p.varying_size = self.subgroup_size, self.fully_populated, self.varying_size
         return p
 
@@ -450,6 +452,9 @@ class _AmberScript:
             if extra.text in ("DESCRIPTOR_OFFSET", "DESCRIPTOR_RANGE", "OFFSET", "BASE_MIP_LEVEL"):
                 raise self.unsupported(f"BIND BUFFER ... {extra.text} is not supported", extra)
             raise self.error(f"unexpected '{extra.text}'", extra)
+        if (s, n) in p.inherited:   # DERIVE_PIPELINE: a binding of the parent's, bound anew
+            p.inherited.discard((s, n))
+            p.bindings = [x for x in p.bindings if (x.set, x.binding) != (s, n)]
         for other in p.bindings:
             if (other.set, other.binding) == (s, n):
                 raise self.error(f"descriptor set {s} binding {n} is bound twice in pipeline '{p.name}'", b)

@@ -325,6 +325,8 @@ def _op_text(c: Command) -> str:
 
 
 def _close(a: float, want: float, tol: float, pct: bool) -> bool:
+    if a == want:   # also infinities
+        return True
     d = abs(a - want)
     return d <= (tol / 100.0 * abs(want) if pct else tol)
 
