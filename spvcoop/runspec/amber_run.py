@@ -85,6 +85,9 @@ def run_plan(plan: Plan, options: dict | None = None) -> Outcome:
     out = Outcome()
     out.buffers = {name: bytearray(b.data) for name, b in plan.buffers.items()}
     state = _State(plan, dict(options or {}), out)
+    for p in plan.pipelines.values():   # as Amber: every pipeline's shader compiled before the first command
+        if p.shader is not None:
+            state.module(plan.shaders[p.shader])
     state.execute(plan.commands)
     return out
 

@@ -1,0 +1,222 @@
+"""Amber scripts (issue 35): `spvcoop run FILE.amber` for AmberScript and VkScript compute tests, on our own files
+(tests/data/amber/, one per construct and SPIR-V area) and on google/amber's compute files
+(tests/data/amber/upstream/); failed EXPECTs, unsupported features and malformed scripts."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import run_cli
+from spvcoop.core.diagnostics import SpvError
+from spvcoop.core.reference_tools import find_tool
+from spvcoop.runspec.amber import AmberUnsupported, parse
+from spvcoop.runspec.amber_run import run_plan
+
+DATA = Path(__file__).parent / "data" / "amber"
+OWN = sorted(p for p in DATA.iterdir() if p.suffix in (".amber", ".vkscript"))
+pytestmark = pytest.mark.skipif(find_tool("glslangValidator") is None, reason="glslangValidator not installed")
+
+# upstream files that do not pass, and why (the README lists them)
+UPSTREAM_NOT_PASSING = {
+    "compute_robust_buffer_access_ssbo.amber": "race",   # every invocation increments the same words
+}
+
+
+def _run(path: Path, **options):
+    return run_plan(parse(path.read_text(), str(path)), options)
+
+
+@pytest.mark.parametrize("path", OWN, ids=lambda p: p.name)
+def test_own_scripts_pass(path):
+    out = _run(path)
+    assert not out.failures, out.failures
+    assert out.expects > 0
+
+
+@pytest.mark.parametrize("path", sorted((DATA / "upstream").glob("*.amber")) +
+                         sorted((DATA / "upstream").glob("*.vkscript")), ids=lambda p: p.name)
+def test_upstream_scripts(path):
+    why = UPSTREAM_NOT_PASSING.get(path.name)
+    if why == "race":
+        with pytest.raises(SpvError, match="data race"):
+            _run(path)
+        return
+    if why == "unsupported":
+        with pytest.raises(AmberUnsupported):
+            _run(path)
+        return
+    out = _run(path)
+    assert not out.failures, out.failures
+
+
+def test_cli_passes_and_counts(capsys):
+    rc, out, err = run_cli(capsys, "run", str(DATA / "core.amber"))
+    assert rc == 0 and out == ""
+    assert err.strip() == f"{DATA / 'core.amber'}: 6 EXPECT(s) passed after 2 RUN(s)"
+    assert run_cli(capsys, "run", str(DATA / "core.amber"), "-q")[2] == ""
+
+
+def test_buffers_carry_over_between_runs():
+    out = _run(DATA / "core.amber")
+    assert out.runs == 2
+    assert np.frombuffer(bytes(out.buffers["out_buf"]), np.int32).tolist() == [2 * a + 2 for a in range(1, 9)]
+
+
+def _script(tmp_path, text: str, name: str = "t.amber") -> str:
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def test_failed_expect_is_reported_at_its_line(tmp_path, capsys):
+    text = (DATA / "core.amber").read_text().replace("IDX 16 EQ 12 14 16 18", "IDX 16 EQ 12 14 17 18")
+    path = _script(tmp_path, text)
+    line = text.splitlines().index("EXPECT out_buf IDX 16 EQ 12 14 17 18") + 1
+    rc, out, err = run_cli(capsys, "run", path)
+    assert rc == 1
+    assert err.startswith(f"{path}:{line}:1: error: EXPECT out_buf IDX 16 failed at value 2 (byte 24): got 16, "
+                          "expected == 17\n")
+    # floats: the value as the buffer's type holds it, the tolerance said
+    text = (DATA / "layouts.amber").read_text().replace("TOLERANCE 0.01 EQ 3.005", "TOLERANCE 0.001 EQ 3.005")
+    rc, out, err = run_cli(capsys, "run", _script(tmp_path, text, "f.amber"))
+    assert rc == 1 and "got 3, expected ~= 3.005 within 0.001" in err
+
+
+def test_every_failed_expect_reported(tmp_path):
+    text = "#!amber\nBUFFER a DATA_TYPE float DATA 1.5 2.5 END\nBUFFER b DATA_TYPE float DATA 1.5 2.0 END\n" \
+           "EXPECT a IDX 0 GT 1.5\nEXPECT a IDX 4 LE 2.0\nEXPECT a EQ_BUFFER b\nEXPECT a RMSE_BUFFER b TOLERANCE 0.3\n" \
+           "EXPECT a RMSE_BUFFER b TOLERANCE 0.4\nEXPECT a IDX 0 NE 1.5\n"
+    out = run_plan(parse(text, "t.amber"))
+    assert [d.span.line for d in out.failures] == [4, 5, 6, 7, 9]
+    assert "1 value(s) differ, the first at value 1: 2.5 and 2" in out.failures[2].message
+    assert "root mean square error 0.353553 is greater than the tolerance 0.3" in out.failures[3].message
+
+
+def test_unsupported_feature_is_one_line_exit_2(tmp_path, capsys):
+    for line in ("DEVICE_FEATURE geometryShader", "DEVICE_EXTENSION VK_KHR_ray_query",
+                 "INSTANCE_EXTENSION VK_EXT_debug_utils"):
+        path = _script(tmp_path, f"#!amber\n{line}\n")
+        rc, out, err = run_cli(capsys, "run", path)
+        name = line.split()[1]
+        assert rc == 2 and err.splitlines()[0] == \
+            f"{path}:2:{len(line) - len(name) + 1}: error: {line} is not supported by spvcoop's interpreter"
+    # VkScript's [require] alike
+    path = _script(tmp_path, "[require]\nsparseBinding\n[compute shader]\n#version 450\nvoid main() {}\n",
+                   "v.amber")
+    rc, out, err = run_cli(capsys, "run", path)
+    assert rc == 2 and "DEVICE_FEATURE sparseBinding is not supported" in err
+
+
+@pytest.mark.parametrize("text, line, col, message", [
+    ("#!amber\nBUFFER b DATA_TYPE int33 DATA 1 END\n", 2, 20, "unknown data type 'int33'"),
+    ("#!amber\nBUFFER b DATA_TYPE int8 DATA 300 END\n", 2, 30, "bad value '300' for int8: 300 does not fit in 8 bits"),
+    ("#!amber\nBUFFER b DATA_TYPE int32 DATA 1 2\n", 2, 33, "expected a value or END, found the end of the file"),
+    ("#!amber\nBUFFER b DATA_TYPE int32 SIZE 4\n", 2, 32, "expected FILL or SERIES_FROM after '4'"),
+    ("#!amber\nRUN nothing 1 1 1\n", 2, 5, "no pipeline named 'nothing'"),
+    ("#!amber\nFROB\n", 2, 1, "unknown command 'FROB'"),
+    ("#!amber\nSHADER compute s GLSL\n#version 450\n", 2, 1, "shader 's' has no END"),
+    ("#!amber\nBUFFER b DATA_TYPE int32 DATA 1 END\nEXPECT b IDX 0 ABOUT 1\n", 3, 16, "unknown comparator 'ABOUT'"),
+    ("#!amber\nBUFFER b DATA_TYPE int32 DATA 1 END\nEXPECT b IDX 2 EQ 1\n", 3, 1, "not a multiple of the element size"),
+    ("#!amber\nBUFFER b DATA_TYPE int32 DATA 1 END\nEXPECT b IDX 0 EQ 1 2\n", 3, 1, "would read past the buffer's end"),
+    ("#!amber\nBUFFER b DATA_TYPE int32 DATA 1 END\nREPEAT 2\nBUFFER c DATA_TYPE int32 DATA 1 END\nEND\n", 4, 1,
+     "BUFFER cannot be used inside REPEAT"),
+    ("#!amber\nSHADER compute s GLSL\nEND\nPIPELINE compute p\nATTACH s\nBIND BUFFER nope AS storage "
+     "DESCRIPTOR_SET 0 BINDING 0\nEND\n", 6, 13, "no buffer named 'nope'"),
+    ("#!amber\nSHADER compute s GLSL\nEND\nPIPELINE compute p\nATTACH s\nSUBGROUP s\nREQUIRED_SIZE 12\nEND\nEND\n",
+     7, 15, "REQUIRED_SIZE 12 is not a power of two"),
+    ("[compute shader]\n#version 450\nvoid main() {}\n[test]\nprobe ssbo float 0 0 =~ 1\n", 5, 22,
+     "unknown comparison '=~'"),
+    ("[compute shader]\n#version 450\nvoid main() {}\n[test]\nssbo 0 subdata vec2 0 1 2 3\n", 5, 23,
+     "expected a multiple of 2 values for vec2"),
+    ("[test]\ncompute 1 1\n", 2, 1, "compute takes three workgroup counts"),
+    ("some words\n", 1, 1, "expected a section such as [compute shader] or [test]"),
+])
+def test_malformed_scripts_are_located_errors(tmp_path, capsys, text, line, col, message):
+    path = _script(tmp_path, text)
+    rc, out, err = run_cli(capsys, "run", path)
+    assert rc == 1, err
+    head = err.splitlines()[0]
+    assert head.startswith(f"{path}:{line}:{col}: error: ") and message in head, head
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("text, word", [
+    ("#!amber\nPIPELINE graphics g\nEND\n", "graphics pipelines are not supported"),
+    ("#!amber\nSHADER vertex v PASSTHROUGH\n", "PASSTHROUGH vertex shaders"),
+    ("#!amber\nBUFFER img FORMAT B8G8R8A8_UNORM\n", "FORMAT B8G8R8A8_UNORM is not supported"),
+    ("#!amber\nBUFFER img FORMAT R32_SFLOAT\n", "an image buffer"),
+    ("#!amber\nSHADER compute s OPENCL-C\nEND\n", "OPENCL-C shaders are not supported"),
+    ("#!amber\nBUFFER b DATA_TYPE int32 DATA 1 END\nEXPECT b IDX 0 0 SIZE 1 1 EQ_RGB 1 2 3\n", "image probe"),
+    ("[vertex shader passthrough]\n", "graphics pipelines are not supported"),
+    ("[compute shader]\n#version 450\nvoid main() {}\n[test]\ndraw rect 0 0 1 1\n", "graphics command"),
+])
+def test_graphics_and_images_are_unsupported_exit_2(tmp_path, capsys, text, word):
+    rc, out, err = run_cli(capsys, "run", _script(tmp_path, text))
+    assert rc == 2 and word in err.splitlines()[0]
+
+
+def test_shader_errors_point_into_the_script(tmp_path, capsys):
+    text = "#!amber\n\nSHADER compute s GLSL\n#version 450\nvoid main() { undeclared = 1; }\nEND\n" \
+           "PIPELINE compute p\n  ATTACH s\nEND\nRUN p 1 1 1\n"
+    path = _script(tmp_path, text)
+    rc, out, err = run_cli(capsys, "run", path)
+    assert rc == 1 and f"{path}:5:" in err and "undeclared" in err and "/tmp" not in err.replace(str(tmp_path), "")
+    text = "#!amber\nSHADER compute s SPIRV-ASM\n  OpCapability Shader\n  OpBogus\nEND\n"
+    path = _script(tmp_path, text, "asm.amber")
+    rc, out, err = run_cli(capsys, "run", path)
+    assert rc == 0   # a shader no pipeline attaches is not compiled
+    text += "PIPELINE compute p\n  ATTACH s\nEND\nRUN p 1 1 1\n"
+    rc, out, err = run_cli(capsys, "run", _script(tmp_path, text, "asm.amber"))
+    assert rc == 1 and err.startswith(f"{path}:4:3: error:")   # before the first RUN
+
+
+def test_runtime_error_names_the_run(tmp_path, capsys):
+    rc, out, err = run_cli(capsys, "run", str(DATA / "robust.amber"), "--robust-buffer-access", "off")
+    assert rc == 1 and "out-of-bounds load of 4 bytes at byte offset 32 of 'In'" in err
+    assert f"in RUN p at {DATA / 'robust.amber'}:26" in err
+
+
+def test_robust_buffer_access_option():
+    """Off by default in run() and run specs (an out-of-bounds access is an error); on: loads read zero, stores are
+    dropped, and the race detector ignores what they did not touch."""
+    import spvcoop
+    src = """#version 450
+layout(local_size_x = 8) in;
+layout(set = 0, binding = 0) buffer In { uint x[4]; };
+layout(set = 0, binding = 1) buffer Out { uint y[]; };
+void main() { uint i = gl_GlobalInvocationID.x; y[i] = x[i] + 1; x[i + 4] = 9; }"""
+    bufs = {(0, 0): np.arange(4, dtype=np.uint32), (0, 1): np.zeros(6, np.uint32)}
+    with pytest.raises(SpvError, match="index 4 out of bounds for u32"):
+        spvcoop.run(src, buffers=bufs)
+    res = spvcoop.run(src, buffers=bufs, robust_buffer_access=True)
+    assert res[(0, 1)].tolist() == [1, 2, 3, 4, 1, 1]
+    assert res[(0, 0)].tolist() == [0, 1, 2, 3]
+    assert not [d for d in res.diagnostics if d.rule == "interp.race"]
+
+
+def test_subgroup_size_as_required(tmp_path):
+    out = _run(DATA / "subgroup.amber")
+    assert not out.failures
+    text = (DATA / "subgroup.amber").read_text().replace("REQUIRED_SIZE 8", "REQUIRED_SIZE 64", 1)
+    with pytest.raises(SpvError, match="FULLY_POPULATED: the workgroup's x size 32 is not a multiple of the "
+                                       "subgroup size 64"):
+        run_plan(parse(text, "s.amber"))
+
+
+def test_subgroup_min_max(tmp_path):
+    text = (DATA / "subgroup.amber").read_text().replace("REQUIRED_SIZE 8", "REQUIRED_SIZE MIN", 1)
+    text = text.split("RUN by8")[0] + "RUN by8 2 1 1\nEXPECT sums IDX 0 EQ 4 4 4 4 4 4 4 4\n"
+    out = run_plan(parse(text, "s.amber"))
+    assert not out.failures and out.runs == 1
+
+
+def test_benign_race_is_a_warning(tmp_path, capsys):
+    rc, out, err = run_cli(capsys, "run", str(DATA / "upstream" / "compute_push_constant_and_ssbo.amber"))
+    assert rc == 0 and "warning[interp.race]: benign data race on 'block0'" in err
+
+
+def test_amber_refuses_run_spec_flags(tmp_path, capsys):
+    rc, out, err = run_cli(capsys, "run", str(DATA / "core.amber"), "--check", "x.yaml")
+    assert rc == 2 and "--check does not apply to an Amber script" in err
