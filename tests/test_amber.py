@@ -86,8 +86,8 @@ def test_failed_expect_is_reported_at_its_line(tmp_path, capsys):
 
 def test_every_failed_expect_reported(tmp_path):
     text = "#!amber\nBUFFER a DATA_TYPE float DATA 1.5 2.5 END\nBUFFER b DATA_TYPE float DATA 1.5 2.0 END\n" \
-           "EXPECT a IDX 0 GT 1.5\nEXPECT a IDX 4 LE 2.0\nEXPECT a EQ_BUFFER b\nEXPECT a RMSE_BUFFER b TOLERANCE 0.3\n" \
-           "EXPECT a RMSE_BUFFER b TOLERANCE 0.4\nEXPECT a IDX 0 NE 1.5\n"
+           "EXPECT a IDX 0 GT 1.5\nEXPECT a IDX 4 LE 2.0\nEXPECT a EQ_BUFFER b\n" \
+           "EXPECT a RMSE_BUFFER b TOLERANCE 0.3\nEXPECT a RMSE_BUFFER b TOLERANCE 0.4\nEXPECT a IDX 0 NE 1.5\n"
     out = run_plan(parse(text, "t.amber"))
     assert [d.span.line for d in out.failures] == [4, 5, 6, 7, 9]
     assert "1 value(s) differ, the first at value 1: 2.5 and 2" in out.failures[2].message

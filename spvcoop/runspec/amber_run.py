@@ -8,12 +8,13 @@ else stops before running with one line naming it (AmberUnsupported, exit 2).
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
 from ..core.diagnostics import Diagnostic, Note, SpvError
 from ..core.module import Module, Span
-from .amber import AmberUnsupported, Command, Plan, Shader
+from .amber_plan import AmberUnsupported, Command, Plan, Shader
 from .amber_types import AmberType, component_offsets, read, show, write
 
 # VkPhysicalDeviceFeatures and the extension structures' members Amber names (`Struct.member`) that a compute
@@ -299,8 +300,9 @@ def _descriptor_keys(module: Module) -> set:
     prog = Program(module)
     keys = set()
     for inst in prog.globals:
-        if inst.opname == "OpVariable" and prog.types[inst.result_type].storage in ("StorageBuffer", "Uniform"):
-            keys.add(descriptor_key(prog, inst.result_id))
+        if inst.opname == "OpVariable" and prog.types[cast(int, inst.result_type)].storage in ("StorageBuffer",
+                                                                                                "Uniform"):
+            keys.add(descriptor_key(prog, cast(int, inst.result_id)))
     return keys
 
 

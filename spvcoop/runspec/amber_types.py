@@ -179,7 +179,7 @@ def write(buf: bytearray, t: AmberType, layout: str, start: int, values: np.ndar
     arr[(offs[:, None] + np.arange(w)[None, :]).reshape(-1)] = raw.reshape(-1)
 
 
-def read(buf: bytes, t: AmberType, layout: str, start: int, count: int) -> np.ndarray:
+def read(buf: bytes | bytearray, t: AmberType, layout: str, start: int, count: int) -> np.ndarray:
     """`count` components from byte `start` (None-free: the caller checks the end first)."""
     offs = component_offsets(t, layout, start, count)
     w = t.bits // 8

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from ..core.diagnostics import Diagnostic, SpvError
 from ..core.module import Span
-from .amber import AmberUnsupported, Binding, Buffer, Command, Pipeline, Plan, Shader, Tok, tokenize_line
+from .amber_plan import AmberUnsupported, Binding, Buffer, Command, Pipeline, Plan, Shader, Tok, tokenize_line
 from .amber_types import AmberType, parse_number, to_array, vk_type
 
 _PROBE_OPS = {"==": "EQ", "!=": "NE", "<": "LT", "<=": "LE", ">": "GT", ">=": "GE", "~=": "FUZZY"}
 _GRAPHICS_SECTIONS = ("vertex", "fragment", "geometry", "tessellation")
 PIPELINE = "vkscript"
+_BYTES = AmberType("u", 8, name="uint8_t")   # a buffer's own type: VkScript types each command's data
 
 
 def parse_vkscript(text: str, source: str) -> Plan:
@@ -46,8 +47,8 @@ class _VkScript:
             elif tokenize_line(line, i + 1):
                 raise self.error("expected a section such as [compute shader] or [test] (an AmberScript file starts "
                                  "with '#!amber')", tokenize_line(line, i + 1)[0])
-        for header, line, body in sections:
-            head = Tok(header, line, 2)
+        for header, at, body in sections:
+            head = Tok(header, at, 2)
             words = header.split()
             if header == "require":
                 self.require(body)
@@ -65,8 +66,8 @@ class _VkScript:
         if "compute" not in self.plan.shaders:
             raise SpvError(Diagnostic("error", "no [compute shader] section", Span(1, 1), source=self.source))
         self.pipe.shader = "compute"
-        for (s, b), kind in sorted(self.kinds.items()):
-            self.pipe.bindings.append(Binding(_name(s, b), kind, s, b, 0))
+        for (ds, b), kind in sorted(self.kinds.items()):
+            self.pipe.bindings.append(Binding(_name(ds, b), kind, ds, b, 0))
         self.plan.pipelines[PIPELINE] = self.pipe
         return self.plan
 
@@ -169,7 +170,7 @@ class _VkScript:
         name = _name(*key)
         buf = self.plan.buffers.get(name)
         if buf is None:
-            buf = self.plan.buffers[name] = Buffer(name, vk_type("uint8_t"), "std430", bytearray(), t.line)
+            buf = self.plan.buffers[name] = Buffer(name, _BYTES, "std430", bytearray(), t.line)
         return buf
 
     def typ(self, t: Tok) -> AmberType:
@@ -216,7 +217,7 @@ class _VkScript:
             raise self.error("uniform takes a type, an offset and values", toks[0])
         buf = self.plan.buffers.get("push_constants")
         if buf is None:
-            buf = self.plan.buffers["push_constants"] = Buffer("push_constants", vk_type("uint8_t"), "std430",
+            buf = self.plan.buffers["push_constants"] = Buffer("push_constants", _BYTES, "std430",
                                                                bytearray(), toks[0].line)
             self.pipe.push = "push_constants"
         self.set(buf, toks[1:], toks[0])
