@@ -345,29 +345,33 @@ class _AmberScript:
                 raise self.error("a pipeline has one push_constant buffer", kind)
             p.push = b.text
             return
-        if kind.text not in ("storage", "uniform"):
+        dynamic = kind.text in ("storage_dynamic", "uniform_dynamic")
+        if kind.text not in ("storage", "uniform") and not dynamic:
             if kind.text in ("color", "depth_stencil", "storage_image", "sampled_image", "combined_image_sampler",
-                             "uniform_texel_buffer", "storage_texel_buffer", "storage_dynamic", "uniform_dynamic",
-                             "resolve"):
-                raise self.unsupported(f"BIND BUFFER ... AS {kind.text} is not supported (storage, uniform, "
-                                       "push_constant)", kind)
+                             "uniform_texel_buffer", "storage_texel_buffer", "resolve"):
+                raise self.unsupported(f"BIND BUFFER ... AS {kind.text} is not supported (storage, uniform, their "
+                                       "_dynamic forms, push_constant)", kind)
             raise self.error(f"unknown buffer type '{kind.text}' (storage, uniform, push_constant)", kind)
         self.keyword("DESCRIPTOR_SET")
         s = self.integer("a descriptor set")
         self.keyword("BINDING")
         n = self.integer("a binding")
-        if self.toks:
+        offset, size = 0, None
+        while self.toks:
             extra = self.take()
-            if extra.text in ("DESCRIPTOR_OFFSET", "DESCRIPTOR_RANGE", "OFFSET", "BASE_MIP_LEVEL"):
-                raise self.unsupported(f"BIND BUFFER ... {extra.text} is not supported", extra)
-            raise self.error(f"unexpected '{extra.text}'", extra)
+            if extra.text in ("DESCRIPTOR_OFFSET", "OFFSET") and (dynamic or extra.text != "OFFSET"):
+                offset += self.integer("a byte offset")
+            elif extra.text == "DESCRIPTOR_RANGE":
+                size = self.integer("a byte range")
+            else:
+                raise self.error(f"unexpected '{extra.text}'", extra)
         if (s, n) in p.inherited:   # DERIVE_PIPELINE: a binding of the parent's, bound anew
             p.inherited.discard((s, n))
             p.bindings = [x for x in p.bindings if (x.set, x.binding) != (s, n)]
         for other in p.bindings:
             if (other.set, other.binding) == (s, n):
                 raise self.error(f"descriptor set {s} binding {n} is bound twice in pipeline '{p.name}'", b)
-        p.bindings.append(Binding(b.text, kind.text, s, n, b.line))
+        p.bindings.append(Binding(b.text, kind.text.removesuffix("_dynamic"), s, n, b.line, offset, size))
 
     def subgroup(self, p: Pipeline) -> None:
         sh = self.take("a shader name")

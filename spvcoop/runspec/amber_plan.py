@@ -26,8 +26,13 @@ class Buffer:
 
 
 class Binding:
-    def __init__(self, buffer: str, kind: str, set: int, binding: int, line: int) -> None:
+    """A buffer at a descriptor: the shader sees its bytes from `offset` (DESCRIPTOR_OFFSET plus a dynamic
+    OFFSET), `range` of them (None: to the end)."""
+
+    def __init__(self, buffer: str, kind: str, set: int, binding: int, line: int, offset: int = 0,
+                 range: int | None = None) -> None:
         self.buffer, self.kind, self.set, self.binding, self.line = buffer, kind, set, binding, line
+        self.offset, self.range = offset, range
 
 
 class Pipeline:

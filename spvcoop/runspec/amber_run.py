@@ -146,7 +146,13 @@ class _State:
         buffers: dict = {}
         for b in p.bindings:
             if (b.set, b.binding) in keys:
-                buffers[(b.set, b.binding)] = bytes(self.out.buffers[b.buffer])
+                data = self.out.buffers[b.buffer]
+                end = len(data) if b.range is None else b.offset + b.range
+                if b.offset > len(data) or end > len(data):
+                    raise self.error(c, f"buffer '{b.buffer}' ({len(data)} bytes) is bound at descriptor set {b.set} "
+                                        f"binding {b.binding} from byte {b.offset} to {end}, past its end")
+                buffers[(b.set, b.binding)] = bytes(data[b.offset:end])
+        _refuse_aliasing(p, keys, self.plan.source, c)
         push = bytes(self.out.buffers[p.push]) if p.push is not None else None
         opts = dict(self.options)
         opts["entry_point"] = self.entry.get(p.name, p.entry_point)
@@ -173,7 +179,8 @@ class _State:
         for b in p.bindings:
             key = (b.set, b.binding)
             if b.kind == "storage" and key in res.bindings:
-                self.out.buffers[b.buffer] = bytearray(res.raw(key))
+                raw = res.raw(key)
+                self.out.buffers[b.buffer][b.offset:b.offset + len(raw)] = raw
 
     def do_EXPECT(self, c: Command) -> None:
         self.out.expects += 1
@@ -291,6 +298,24 @@ def _optimized(module: Module, sh: Shader, source: str) -> Module:
                                       Span(sh.line, 1), source=source))
         with open(dst, "rb") as f:
             return read_binary(f.read(), source)
+
+
+def _refuse_aliasing(p, keys: set, source: str, c: Command) -> None:
+    """One buffer at two descriptors whose byte ranges overlap, one of them storage: the interpreter gives each
+    descriptor its own memory, so a write through one would not be seen through the other (exit 2)."""
+    seen: dict[str, list] = {}
+    for b in p.bindings:
+        if (b.set, b.binding) not in keys:
+            continue
+        for o in seen.get(b.buffer, []):
+            end_b = float("inf") if b.range is None else b.offset + b.range
+            end_o = float("inf") if o.range is None else o.offset + o.range
+            if (b.kind == "storage" or o.kind == "storage") and b.offset < end_o and o.offset < end_b:
+                raise AmberUnsupported(Diagnostic(
+                    "error", f"buffer '{b.buffer}' is bound at descriptor set {o.set} binding {o.binding} and at "
+                             f"set {b.set} binding {b.binding} over the same bytes: one buffer seen through two "
+                             "descriptors is not supported", Span(b.line, 1), source=source))
+        seen.setdefault(b.buffer, []).append(b)
 
 
 def _descriptor_keys(module: Module) -> set:
