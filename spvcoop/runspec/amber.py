@@ -175,7 +175,7 @@ class _AmberScript:
         how = self.take("DATA_TYPE or FORMAT")
         if how.text == "DATA_TYPE":
             tt = self.take("a data type")
-            typ = amber_type(tt.text)
+            typ = amber_type(tt.text) or format_type(tt.text)   # a DATA_TYPE may be an image format's name
             if typ is None:
                 raise self.error(f"unknown data type '{tt.text}' (int8..uint64, float16, float, double, "
                                  "vecN<type>, matCxR<type>)", tt)
