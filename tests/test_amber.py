@@ -221,3 +221,33 @@ def test_benign_race_is_a_warning(tmp_path, capsys):
 def test_amber_refuses_run_spec_flags(tmp_path, capsys):
     rc, out, err = run_cli(capsys, "run", str(DATA / "core.amber"), "--check", "x.yaml")
     assert rc == 2 and "--check does not apply to an Amber script" in err
+
+
+def test_pytest_collects_amber_files_when_asked(tmp_path):
+    """The plugin's ini option: one test item per .amber/.vkscript file; a failed EXPECT fails it with the short
+    report at the script's line, an unsupported feature skips it; without the option nothing is collected."""
+    import shutil
+    import subprocess
+    import sys
+    shutil.copy(DATA / "core.amber", tmp_path / "good.amber")
+    shutil.copy(DATA / "vkscript.vkscript", tmp_path / "old.vkscript")
+    bad = (DATA / "core.amber").read_text().replace("IDX 16 EQ 12 14 16 18", "IDX 16 EQ 12 14 17 18")
+    (tmp_path / "bad.amber").write_text(bad)
+    (tmp_path / "gfx.amber").write_text("#!amber\nPIPELINE graphics g\nEND\n")
+
+    def pytest(*args):
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", *args],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    p = pytest(".")
+    assert "no tests ran" in p.stdout, p.stdout
+    (tmp_path / "pytest.ini").write_text("[pytest]\nspvcoop_amber = true\n")
+    p = pytest(".")
+    assert p.returncode == 1, p.stdout + p.stderr
+    out = p.stdout
+    assert "1 failed, 2 passed, 1 skipped" in out, out
+    line = bad.splitlines().index("EXPECT out_buf IDX 16 EQ 12 14 17 18") + 1
+    assert f"bad.amber:{line}:1: error: EXPECT out_buf IDX 16 failed at value 2 (byte 24): got 16, expected == 17" \
+        in out
+    assert "graphics pipelines are not supported" in out   # the skip's reason
+    failure = out[out.index("_ amber: bad.amber _"):out.index("short test summary")]
+    assert len(failure.splitlines()) < 8 and "Traceback" not in failure and "spvcoop/" not in failure, failure
