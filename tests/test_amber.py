@@ -251,3 +251,46 @@ def test_pytest_collects_amber_files_when_asked(tmp_path):
     assert "graphics pipelines are not supported" in out   # the skip's reason
     failure = out[out.index("_ amber: bad.amber _"):out.index("short test summary")]
     assert len(failure.splitlines()) < 8 and "Traceback" not in failure and "spvcoop/" not in failure, failure
+
+
+def test_emit_amber_round_trip(tmp_path, capsys):
+    """--emit-amber writes the run as an Amber script that passes on the interpreter (the outputs it computed are
+    the EXPECTs); a different output fails it; an existing file needs --force."""
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "saxpy.amber"
+    rc, stdout, err = run_cli(capsys, "run", str(root / "samples/saxpy/run.yaml"), "--emit-amber", str(out), "-q")
+    assert rc == 0 and out.exists()
+    text = out.read_text()
+    assert "SHADER compute shader SPIRV-ASM TARGET_ENV spv1." in text and "BIND BUFFER push_constants AS push_constant" \
+        in text and "RUN pipeline 1 1 1" in text and "EXPECT y EQ_BUFFER y_expected" in text
+    assert "BUFFER y_expected DATA_TYPE float DATA\n1 3 5 7 9 11 13 15\nEND" in text
+    res = run_plan(parse(text, str(out)))
+    assert not res.failures and res.runs == 1 and res.expects == 2
+    wrong = run_plan(parse(text.replace("1 3 5 7 9 11 13 15", "1 3 5 7 9 11 13 16"), str(out)))
+    assert len(wrong.failures) == 1 and "EQ_BUFFER y_expected failed: 1 value(s) differ" in wrong.failures[0].message
+    rc, stdout, err = run_cli(capsys, "run", str(root / "samples/saxpy/run.yaml"), "--emit-amber", str(out))
+    assert rc == 2 and "exists; -f/--force overwrites it" in err
+    assert run_cli(capsys, "run", str(root / "samples/saxpy/run.yaml"), "--emit-amber", str(out), "-f", "-q")[0] == 0
+
+
+def test_emit_amber_structured_buffers_and_spec_constants(tmp_path, capsys):
+    (tmp_path / "s.comp").write_text("""#version 450
+layout(local_size_x = 2) in;
+layout(constant_id = 3) const int K = 1;
+struct P { float a; int b; };
+layout(set = 0, binding = 0) buffer B { P p[2]; uint n; } buf;
+layout(set = 0, binding = 1) uniform U { vec4 scale; } u;
+void main() { uint i = gl_LocalInvocationID.x; buf.p[i].a *= u.scale.x; buf.p[i].b += K; if (i == 0) buf.n = 7; }
+""")
+    (tmp_path / "run.yaml").write_text("shader: s.comp\nspec_constants: {3: 5}\nbuffers:\n"
+                                       "  buf: {p: [{a: 1.5, b: 1}, {a: -2, b: 2}], n: 0}\n"
+                                       "  u: {scale: [2, 0, 0, 0]}\n")
+    out = tmp_path / "s.amber"
+    rc, stdout, err = run_cli(capsys, "run", str(tmp_path / "run.yaml"), "--emit-amber", str(out), "-q")
+    assert rc == 0, err
+    text = out.read_text()
+    assert "SPECIALIZE 3 AS uint32 5" in text and "AS uniform DESCRIPTOR_SET 0 BINDING 1" in text
+    assert "BUFFER buf DATA_TYPE uint32 DATA\n0x3fc00000 0x00000001 0xc0000000 0x00000002 0x00000000\nEND" in text
+    res = run_plan(parse(text, str(out)))
+    assert not res.failures and res.expects == 1   # the uniform buffer is input only
+    assert np.frombuffer(bytes(res.buffers["buf"]), np.float32)[[0, 2]].tolist() == [3.0, -4.0]

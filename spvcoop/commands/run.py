@@ -59,7 +59,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "sicompat) a SPIRV-Interpreter input file")
     p.add_argument("--template-format", choices=("runspec", "sicompat"), default="runspec",
                    help="what --template writes (default runspec)")
-    p.add_argument("-f", "--force", action="store_true", help="let --template overwrite an existing FILE")
+    p.add_argument("-f", "--force", action="store_true", help="let --template or --emit-amber overwrite an existing "
+                   "FILE")
+    p.add_argument("--emit-amber", metavar="FILE.amber",
+                   help="also write the run (shader as SPIR-V assembly, buffers, dispatch, constants) and the outputs "
+                        "it computed as an Amber script, to run the same test on a Vulkan driver with Amber")
     p.set_defaults(func=run_command)
 
 
@@ -296,7 +300,21 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         progress.done()
         _write_coverage(opts, args)   # also for a run that fails: the lines it reached
+    if getattr(args, "emit_amber", None):
+        _emit_amber(module, inputs, opts, res, args)
     return _write_outputs(res, spec, run_spec, module, args, options)
+
+
+def _emit_amber(module, inputs: dict, opts: dict, res, args: argparse.Namespace) -> None:
+    """--emit-amber FILE: the run as an Amber script (runspec/amber_emit.py), never over a file unless --force."""
+    from ..core.diagnostics import Diagnostic, InputError
+    from ..runspec.amber_emit import emit_amber
+    from .common import write_output
+    if os.path.exists(args.emit_amber) and not args.force:
+        raise InputError(Diagnostic("error", f"{args.emit_amber} exists; -f/--force overwrites it", source=args.spec))
+    write_output(args.emit_amber, emit_amber(module, inputs, opts, res, args.spec))
+    if not args.quiet:
+        print(f"wrote {args.emit_amber}", file=sys.stderr)
 
 
 AMBER_SUFFIXES = (".amber", ".vkscript")
@@ -317,6 +335,7 @@ def _run_amber(args: argparse.Namespace) -> int:
     from ..runspec.amber_run import run_plan
     from .common import print_diagnostics
     for flag, given in (("--check", args.check), ("--device", args.device), ("--input", args.input),
+                        ("--emit-amber", getattr(args, "emit_amber", None)),
                         ("--dispatch", args.dispatch), ("--coverage", args.coverage), ("-o", args.output),
                         ("--layout", getattr(args, "layout", None))):
         if given:

@@ -114,6 +114,11 @@ def binding_of(res: RunResult, key):
     return res.bindings[_norm_key(key)]
 
 
+def norm_key(key):
+    """A buffer key as run() reads it: a binding number in set 0, "set:binding", a name (runspec/amber_emit.py)."""
+    return _norm_key(key)
+
+
 def _norm_key(key):
     if isinstance(key, list):
         key = tuple(key)
