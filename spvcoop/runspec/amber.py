@@ -8,6 +8,8 @@ spvcoop does not run (graphics pipelines, images, samplers, OpenCL) is a located
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.diagnostics import Diagnostic, SpvError
 from ..core.module import Span
 from .amber_plan import AmberUnsupported, Binding, Buffer, Command, Pipeline, Plan, Shader, Tok, tokenize_line
@@ -197,13 +199,16 @@ class _AmberScript:
             raise self.error(f"buffer '{name.text}' needs DATA ... END or SIZE n with FILL or SERIES_FROM", how)
         init = self.take("DATA or SIZE")
         if init.text == "DATA":
-            values = []
-            while True:
-                v = self.take("a value or END", same_line=False)
-                if v.text == "END":
-                    break
-                values.append(self.value(v, typ))
-            data = pack(to_array(values, typ), typ, layout)
+            arr = self.bulk_data(typ)
+            if arr is None:   # a hex value, a bad one, a missing END: token by token, errors located
+                values = []
+                while True:
+                    v = self.take("a value or END", same_line=False)
+                    if v.text == "END":
+                        break
+                    values.append(self.value(v, typ))
+                arr = to_array(values, typ)
+            data = pack(arr, typ, layout)
         elif init.text == "SIZE":
             count = self.integer("a size in elements")
             if count < 0 or count > 1 << 28:
@@ -236,6 +241,42 @@ class _AmberScript:
             raise self.error(f"expected DATA or SIZE, found '{init.text}'", init)
         self.end_of_line()
         self.plan.buffers[name.text] = Buffer(name.text, typ, layout, data, t.line)
+
+    def bulk_data(self, typ: AmberType):
+        """DATA ... END of plain decimal numbers converted by numpy in one go (a buffer of 2^16 floats as text: 20x
+        faster than token by token), or None with nothing consumed, for the token-by-token reader."""
+        words = [t.text for t in self.toks]
+        n = self.n
+        chunk = words
+        while "END" not in chunk:   # each line looked at once
+            if n >= len(self.lines):
+                return None
+            chunk = self.lines[n].split("#", 1)[0].split()
+            words += chunk
+            n += 1
+        end = words.index("END")
+        vals, rest = words[:end], words[end + 1:]
+        try:
+            if typ.kind == "f":
+                arr = np.array(vals, dtype=np.float64).astype(typ.dtype)
+            else:
+                wide = np.array(vals, dtype=np.int64)
+                lo, hi = -(1 << (typ.bits - 1)), (1 << typ.bits) - 1
+                if len(wide) and (int(wide.min()) < lo or int(wide.max()) > hi):
+                    return None
+                arr = wide.astype(np.dtype(f"u{typ.bits // 8}")).view(typ.dtype)
+        except (ValueError, OverflowError):   # also hex, a bit pattern (parse_number), which numpy refuses
+            return None
+        last = self.lines[n - 1] if n > self.n else None
+        self.n = n
+        if last is None:   # END on the command's own line
+            self.toks = self.toks[end + 1:]
+        else:
+            toks = tokenize_line(last, n)
+            self.toks = toks[len(toks) - len(rest):] if rest else []
+        if self.toks:
+            self.last = self.toks[0]
+        return arr
 
     def value(self, t: Tok, typ: AmberType):
         try:
