@@ -447,7 +447,7 @@ class Recorder:
                 newb = rows[0].reshape(width // g, g) if (rows == rows[0]).all() else None
             else:
                 newb = rows.reshape(-1, g)
-        same_as_old = (newb == sh.mirror.reshape(-1, g)[idx]).all(axis=1) if newb is not None else None
+
         m = len(idx) // start.shape[0]
         if uniform:
             a0 = int(agents[0])
@@ -466,7 +466,8 @@ class Recorder:
         cand = pa != NONE if uniform else (pa != NONE) & (pa != ag)
         if atomic is not None and kind in (ATOMIC, ATOMIC_READ):
             cand &= ~atomic[idx]
-        if cand.any():
+        if cand.any():   # (only here: whether the bytes written are those already there, for benign races)
+            same_as_old = (newb == sh.mirror.reshape(-1, g)[idx]).all(axis=1) if newb is not None else None
             self._conflicts(sh, w, idx, ag, cand, pa, agents if uniform else None, kind, "write", same_as_old)
             j = np.flatnonzero(cand)
             j = j[w.stamp[idx[j]] == stamp]
@@ -481,8 +482,7 @@ class Recorder:
             return
         side = r if kind == READ else w
         if kind in (WRITE, ATOMIC):
-            byts = (idx[:, None] * g + np.arange(g)).reshape(-1)
-            sh.mirror[byts] = sh.mem.data[byts]
+            _unit_view(sh.mirror, g)[idx] = _unit_view(sh.mem.data, g)[idx]
         if kind == WRITE and uniform:   # several invocations store to the same bytes: a race among them
             self._report(sh, self.current, idx, a0, int(agents[1]), ("write", "write"), benign=newb is not None)
         if kind == WRITE:
