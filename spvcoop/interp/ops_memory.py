@@ -413,20 +413,26 @@ def copy_memory(ex, frame, inst, mask):
         v = read_scalar(src.mem, src.off, src.base, np.dtype(np.uint8), mask, n)
         write_scalar(dst.mem, dst.off, dst.base, np.dtype(np.uint8), v, mask, n)
         if ex.races is not None and n > 0:
-            _copy_races(ex, inst, src, dst, mask, n)
+            _copy_races(ex, inst, src, dst, mask, n, np.asarray(v).reshape(mask.shape[0], n))
         return None
     _written_check(ex, src, mask)
     store(dst, dst.type, load(src, src.type, mask, ex.device), mask)
     mark_written(ex, frame, None, dst, mask)
     if ex.races is not None:
-        _copy_races(ex, inst, src, dst, mask, None)
+        rows = None
+        if src.type is dst.type and isinstance(src.mem, Memory) and src.type.size() > 0:   # one layout: the bytes
+            from .memory import read_scalar
+            rows = np.asarray(read_scalar(src.mem, src.off, src.base, np.dtype(np.uint8), mask, src.type.size()))
+            rows = rows.reshape(mask.shape[0], -1)
+        _copy_races(ex, inst, src, dst, mask, None, rows)
 
 
-def _copy_races(ex, inst, src: Pointer, dst: Pointer, mask, n: int | None) -> None:
-    """OpCopyMemory(Sized): a read of the source, then a write of the target (races.py)."""
+def _copy_races(ex, inst, src: Pointer, dst: Pointer, mask, n: int | None, rows=None) -> None:
+    """OpCopyMemory(Sized): a read of the source, then a write of the target (races.py); `rows`: the bytes each
+    invocation copied, where known (benign races)."""
     for kind, p in ((READ, src), (WRITE, dst)):
         if watched(p.mem):
-            pointer_access(ex.races, kind, p, p.type, mask, inst, n)
+            pointer_access(ex.races, kind, p, p.type, mask, inst, n, raw=rows if kind == WRITE else None)
 
 
 def _ptr_pair(ex, frame, inst) -> tuple[Pointer, Pointer]:

@@ -690,15 +690,18 @@ def _same_per_unit(idx: np.ndarray, newb: np.ndarray, units: np.ndarray) -> np.n
 
 
 def pointer_access(rec: Recorder, kind: str, ptr, t, mask: np.ndarray, inst: Instruction,
-                   width: int | None = None, value=None) -> None:
+                   width: int | None = None, value=None, raw: np.ndarray | None = None) -> None:
     """An OpLoad/OpStore/OpCopyMemory/atomic's access through `ptr` to a value of type t (the pointee), or to
-    `width` bytes (OpCopyMemorySized); `value`: what an OpStore stored (its array), for benign races."""
+    `width` bytes (OpCopyMemorySized); for benign races, `value`: what an OpStore stored (its array), or `raw`:
+    the bytes each invocation wrote (invocations x bytes)."""
     local, agents = rec.active(mask)
     off = np.asarray(ptr.off, np.int64)
     if off.shape[0] > 1 and local is not None:
         off = off[local]
     vstride = getattr(ptr, "vstride", None)
-    rows = None
+    if vstride:   # a row-major matrix's column: strided, its bytes not one run
+        raw = None
+    rows = None if raw is None else (raw if local is None else raw[local])
     if value is not None and not vstride and t.kind in ("int", "float", "vector") and \
             (t.kind != "vector" or t.elem.kind in ("int", "float")) and isinstance(value, np.ndarray):
         v = np.ascontiguousarray(np.broadcast_to(value.astype(t.dtype, copy=False),
@@ -714,8 +717,8 @@ def pointer_access(rec: Recorder, kind: str, ptr, t, mask: np.ndarray, inst: Ins
             off = off[inside] if off.shape[0] > 1 else off
             agents = agents[inside]
             rows = None if rows is None else rows[inside]
-    if width is not None:
-        rec.access(kind, ptr.mem, off, agents, inst, width)
+    if width is not None or raw is not None:
+        rec.access(kind, ptr.mem, off, agents, inst, width or t.size(), values=rows)
     elif t.kind == "vector" and vstride:
         rec.access(kind, ptr.mem, off, agents, inst, t.scalar_size(), t.count, vstride)
     else:

@@ -238,26 +238,42 @@ class _State:
     def module(self, sh: Shader) -> Module:
         m = self.modules.get(sh.name)
         if m is None:
-            m = self.modules[sh.name] = compile_shader(sh, self.plan.source)
+            m = self.modules[sh.name] = compile_shader(sh, self.plan.source, spv_env(self.plan))
         return m
 
 
-def compile_shader(sh: Shader, source: str) -> Module:
+def spv_env(plan: Plan) -> str:
+    """The SPIR-V version of a SPIRV-ASM shader without TARGET_ENV: 1.4 where the script requires
+    VK_KHR_spirv_1_4 (as the Vulkan CTS builds them), else 1.0 (Amber's own default)."""
+    return "spv1.4" if any(name == "VK_KHR_spirv_1_4" for name, _, _ in plan.device_extensions) else "spv1.0"
+
+
+def compile_shader(sh: Shader, source: str, default_env: str = "spv1.0") -> Module:
     """The shader as a Module, its diagnostics at the script's own lines (the source padded with blank lines)."""
     pad = "\n" * (sh.text_line - 1)
     if sh.fmt == "GLSL":
         from ..loader import compile_glsl_text
-        module = compile_glsl_text(pad + sh.text, source)
+        module = compile_glsl_text(_glsl_at_script_lines(sh), source)
     elif sh.fmt == "SPIRV-ASM":
         from ..asm.assembler import assemble
-        # Amber assembles with SPIR-V 1.0 unless the shader names a TARGET_ENV
-        module = assemble(pad + sh.text, source, target_env=sh.target_env or "spv1.0")
+        # Amber assembles with SPIR-V 1.0 unless the shader names a TARGET_ENV (default_env: spv_env below)
+        module = assemble(pad + sh.text, source, target_env=sh.target_env or default_env)
     else:
         from ..binary.reader import read_binary
         module = read_binary(_hex_words(sh, source), source)
     if sh.optimizations:
         module = _optimized(module, sh, source)
     return module
+
+
+def _glsl_at_script_lines(sh: Shader) -> str:
+    """The GLSL with its line numbers those of the script: `#version` first (ES requires it before any newline),
+    then `#line` saying where the next line is; blank lines before, where #version is not the first line."""
+    lines = sh.text.split("\n")
+    first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
+    if first is None or not lines[first].lstrip().startswith("#version"):
+        return "\n" * (sh.text_line - 1) + sh.text
+    return "\n".join([lines[first].lstrip(), f"#line {sh.text_line + first + 1}"] + lines[first + 1:])
 
 
 def _hex_words(sh: Shader, source: str) -> bytes:
