@@ -297,3 +297,30 @@ void main() { uint i = gl_LocalInvocationID.x; buf.p[i].a *= u.scale.x; buf.p[i]
     res = run_plan(parse(text, str(out)))
     assert not res.failures and res.expects == 1   # the uniform buffer is input only
     assert np.frombuffer(bytes(res.buffers["buf"]), np.float32)[[0, 2]].tolist() == [3.0, -4.0]
+
+
+@pytest.mark.parametrize("name, layout, stride, offsets", [
+    ("float", "std430", 4, [0]), ("float", "std140", 16, [0]), ("vec3<float>", "std430", 16, [0, 4, 8]),
+    ("vec2<int16>", "std430", 4, [0, 2]), ("vec2<float>", "std140", 16, [0, 4]),
+    ("mat2x2<float>", "std430", 16, [0, 4, 8, 12]), ("mat2x2<float>", "std140", 32, [0, 4, 16, 20]),
+    ("mat3x3<float>", "std430", 48, [0, 4, 8, 16, 20, 24, 32, 36, 40]), ("mat2x3<double>", "std430", 64,
+                                                                          [0, 8, 16, 32, 40, 48]),
+])
+def test_amber_type_layouts(name, layout, stride, offsets):
+    """Where Amber puts each component of an element (amber_types.py): std430 by default, std140 rounds each
+    element, and a matrix's columns, up to 16 bytes; a vec3 takes a vec4's room."""
+    from spvcoop.runspec.amber_types import amber_type
+    t = amber_type(name)
+    assert t is not None and t.stride(layout) == stride and t.offsets(layout).tolist() == offsets
+
+
+def test_amber_values():
+    from spvcoop.runspec.amber_types import amber_type, parse_number, to_array, vk_type
+    f16, u32, i8 = amber_type("float16"), amber_type("uint32"), amber_type("int8")
+    assert to_array([parse_number("0x3c00", f16)], f16).tolist() == [1.0]       # hex: the bit pattern
+    assert to_array([parse_number("-1", u32)], u32).tolist() == [0xFFFFFFFF]    # negative unsigned wraps
+    assert to_array([parse_number("2.0", i8)], i8).tolist() == [2]
+    with pytest.raises(ValueError, match="is not an integer"):
+        parse_number("2.5", i8)
+    assert (vk_type("mat2x3").cols, vk_type("mat2x3").rows) == (2, 3) and vk_type("uvec").rows == 4
+    assert vk_type("i8vec2").name == "i8vec2" and vk_type("i8vec2").bits == 8 and vk_type("nope") is None

@@ -161,10 +161,7 @@ class _AmberScript:
             if line.strip().split("#", 1)[0].split() [:1] == ["END"]:
                 break
             body.append(line)
-        self.toks = []
-        if stage.text not in ("compute", "multi"):
-            # defining one is harmless; a pipeline using it is refused (graphics)
-            pass
+        self.toks = []   # a shader of another stage may be defined: a pipeline attaching it is refused
         if fmt.text in ("HLSL", "OPENCL-C"):
             raise self.unsupported(f"{fmt.text} shaders are not supported (GLSL, SPIRV-ASM, SPIRV-HEX)", fmt)
         self.plan.shaders[name.text] = Shader(name.text, stage.text, fmt.text, "\n".join(body), t.line, start + 1,

@@ -152,7 +152,7 @@ class _State:
                     raise self.error(c, f"buffer '{b.buffer}' ({len(data)} bytes) is bound at descriptor set {b.set} "
                                         f"binding {b.binding} from byte {b.offset} to {end}, past its end")
                 buffers[(b.set, b.binding)] = bytes(data[b.offset:end])
-        _refuse_aliasing(p, keys, self.plan.source, c)
+        _refuse_aliasing(p, keys, self.plan.source)
         push = bytes(self.out.buffers[p.push]) if p.push is not None else None
         opts = dict(self.options)
         opts["entry_point"] = self.entry.get(p.name, p.entry_point)
@@ -316,7 +316,7 @@ def _optimized(module: Module, sh: Shader, source: str) -> Module:
             return read_binary(f.read(), source)
 
 
-def _refuse_aliasing(p, keys: set, source: str, c: Command) -> None:
+def _refuse_aliasing(p, keys: set, source: str) -> None:
     """One buffer at two descriptors whose byte ranges overlap, one of them storage: the interpreter gives each
     descriptor its own memory, so a write through one would not be seen through the other (exit 2)."""
     seen: dict[str, list] = {}

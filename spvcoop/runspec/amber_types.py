@@ -137,8 +137,7 @@ def parse_number(text: str, t: AmberType):
         if not f.is_integer():
             raise ValueError(f"'{text}' is not an integer") from None
         v = int(f)
-    lo = -(1 << (t.bits - 1)) if t.kind == "i" else -(1 << (t.bits - 1))
-    if not lo <= v < (1 << t.bits):
+    if not -(1 << (t.bits - 1)) <= v < (1 << t.bits):   # negative values of unsigned types wrap, as in C
         raise ValueError(f"{text} does not fit in {t.bits} bits")
     return v
 
@@ -180,15 +179,11 @@ def write(buf: bytearray, t: AmberType, layout: str, start: int, values: np.ndar
 
 
 def read(buf: bytes | bytearray, t: AmberType, layout: str, start: int, count: int) -> np.ndarray:
-    """`count` components from byte `start` (None-free: the caller checks the end first)."""
+    """`count` components from byte `start` (the caller checks that they lie inside the buffer)."""
     offs = component_offsets(t, layout, start, count)
     w = t.bits // 8
     arr = np.frombuffer(bytes(buf), np.uint8)
     return arr[(offs[:, None] + np.arange(w)[None, :]).reshape(-1)].copy().view(t.dtype)
-
-
-def element_count(nbytes: int, t: AmberType, layout: str) -> int:
-    return nbytes // t.stride(layout)
 
 
 def show(v, t: AmberType) -> str:
