@@ -22,7 +22,6 @@ pytestmark = pytest.mark.skipif(find_tool("glslangValidator") is None, reason="g
 UPSTREAM_NOT_PASSING = {
     "compute_robust_buffer_access_ssbo.amber": "race",   # every invocation increments the same words
     "compute_one_buffer_in_multiple_bindings.amber": "unsupported",   # texel buffers
-    "write_ssbo_array.amber": "unsupported",   # BIND BUFFER_ARRAY
 }
 # google/amber's compute tests and the Vulkan CTS's
 UPSTREAM = sorted(p for d in ("upstream", "cts") for p in (DATA / d).rglob("*") if p.suffix in (".amber", ".vkscript"))
@@ -218,6 +217,13 @@ def test_subgroup_min_max(tmp_path):
 def test_benign_race_is_a_warning(tmp_path, capsys):
     rc, out, err = run_cli(capsys, "run", str(DATA / "upstream" / "compute_push_constant_and_ssbo.amber"))
     assert rc == 0 and "warning[interp.race]: benign data race on 'block0'" in err
+
+
+def test_buffer_array_needs_an_array_of_fixed_blocks(tmp_path, capsys):
+    text = (DATA / "cts" / "write_ssbo_array.amber").read_text().replace("} ssbo_array[2];", "} ssbo_array[3];")
+    rc, out, err = run_cli(capsys, "run", _script(tmp_path, text))
+    assert rc == 2 and "BUFFER_ARRAY of 2 buffers at descriptor set 0 binding 0: the shader's variable there is " \
+        "block0[3], not an array of that many blocks" in err
 
 
 def test_amber_refuses_run_spec_flags(tmp_path, capsys):

@@ -366,18 +366,24 @@ class _AmberScript:
 
     def bind(self, p: Pipeline) -> None:
         what = self.take("BUFFER")
-        if what.text in ("SAMPLER", "BUFFER_ARRAY", "SAMPLER_ARRAY"):
+        if what.text in ("SAMPLER", "SAMPLER_ARRAY"):
             raise self.unsupported(f"BIND {what.text} is not supported (buffers only)", what)
-        if what.text != "BUFFER":
-            raise self.error(f"expected BUFFER, found '{what.text}'", what)
+        if what.text not in ("BUFFER", "BUFFER_ARRAY"):
+            raise self.error(f"expected BUFFER or BUFFER_ARRAY, found '{what.text}'", what)
         b = self.take("a buffer name")
-        if b.text not in self.plan.buffers:
-            raise self.error(f"no buffer named '{b.text}'", b)
+        names = [b]
+        while what.text == "BUFFER_ARRAY" and self.toks and self.toks[0].text != "AS":
+            names.append(self.take())
+        for n in names:
+            if n.text not in self.plan.buffers:
+                raise self.error(f"no buffer named '{n.text}'", n)
         if not self.toks or self.toks[0].text != "AS":
             raise self.unsupported("BIND BUFFER without AS (OpenCL kernel arguments) is not supported", b)
         self.take()
         kind = self.take("storage, uniform or push_constant")
         if kind.text == "push_constant":
+            if what.text == "BUFFER_ARRAY":
+                raise self.error("BUFFER_ARRAY cannot be push constants", kind)
             self.end_of_line()
             if p.push is not None:
                 raise self.error("a pipeline has one push_constant buffer", kind)
@@ -409,7 +415,8 @@ class _AmberScript:
         for other in p.bindings:
             if (other.set, other.binding) == (s, n):
                 raise self.error(f"descriptor set {s} binding {n} is bound twice in pipeline '{p.name}'", b)
-        p.bindings.append(Binding(b.text, kind.text.removesuffix("_dynamic"), s, n, b.line, offset, size))
+        p.bindings.append(Binding(b.text, kind.text.removesuffix("_dynamic"), s, n, b.line, offset, size,
+                                  [x.text for x in names] if what.text == "BUFFER_ARRAY" else None))
 
     def subgroup(self, p: Pipeline) -> None:
         sh = self.take("a shader name")

@@ -27,12 +27,13 @@ class Buffer:
 
 class Binding:
     """A buffer at a descriptor: the shader sees its bytes from `offset` (DESCRIPTOR_OFFSET plus a dynamic
-    OFFSET), `range` of them (None: to the end)."""
+    OFFSET), `range` of them (None: to the end); `array`: BUFFER_ARRAY's buffers, one per element of a
+    descriptor array (`buffer` is the first)."""
 
     def __init__(self, buffer: str, kind: str, set: int, binding: int, line: int, offset: int = 0,
-                 range: int | None = None) -> None:
+                 range: int | None = None, array: list[str] | None = None) -> None:
         self.buffer, self.kind, self.set, self.binding, self.line = buffer, kind, set, binding, line
-        self.offset, self.range = offset, range
+        self.offset, self.range, self.array = offset, range, array
 
 
 class Pipeline:

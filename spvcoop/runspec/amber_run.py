@@ -8,7 +8,6 @@ else stops before running with one line naming it (AmberUnsupported, exit 2).
 from __future__ import annotations
 
 import math
-from typing import cast
 
 import numpy as np
 
@@ -98,6 +97,7 @@ class _State:
         self.plan, self.options, self.out = plan, options, out
         self.modules: dict[str, Module] = {}
         self.entry: dict[str, str] = {}
+        self.descriptors: dict[int, dict] = {}   # id(module) -> {(set, binding): the variable's type}
 
     def execute(self, commands: list[Command]) -> None:
         for c in commands:
@@ -142,10 +142,12 @@ class _State:
         if p.shader is None:
             raise self.error(c, f"pipeline '{p.name}' has no shader (ATTACH)")
         module = self.module(self.plan.shaders[p.shader])
-        keys = _descriptor_keys(module)
+        keys = self.keys(module)
         buffers: dict = {}
         for b in p.bindings:
-            if (b.set, b.binding) in keys:
+            if b.array is not None and (b.set, b.binding) in keys:
+                buffers[(b.set, b.binding)] = self.array_bytes(c, b, keys[(b.set, b.binding)])
+            elif (b.set, b.binding) in keys:
                 data = self.out.buffers[b.buffer]
                 end = len(data) if b.range is None else b.offset + b.range
                 if b.offset > len(data) or end > len(data):
@@ -178,7 +180,12 @@ class _State:
                                     f"multiple of the subgroup size {S}")
         for b in p.bindings:
             key = (b.set, b.binding)
-            if b.kind == "storage" and key in res.bindings:
+            if b.kind == "storage" and key in res.bindings and b.array is not None:
+                raw, stride = res.raw(key), keys[key].array_stride()
+                for i, name in enumerate(b.array):   # each element back into its buffer
+                    n = min(len(self.out.buffers[name]), stride)
+                    self.out.buffers[name][:n] = raw[i * stride:i * stride + n]
+            elif b.kind == "storage" and key in res.bindings:
                 raw = res.raw(key)
                 self.out.buffers[b.buffer][b.offset:b.offset + len(raw)] = raw
 
@@ -230,6 +237,23 @@ class _State:
         if not rmse <= c.tolerance:
             self.fail(c, f"EXPECT {c.buffer} RMSE_BUFFER {c.other} failed: the root mean square error {rmse:g} is "
                          f"greater than the tolerance {c.tolerance:g}")
+
+    def keys(self, module: Module) -> dict:
+        k = self.descriptors.get(id(module))
+        if k is None:
+            k = self.descriptors[id(module)] = _descriptor_keys(module)
+        return k
+
+    def array_bytes(self, c: Command, b, t) -> bytes:
+        """BUFFER_ARRAY: the interpreter holds a descriptor array as one memory, an array of its blocks, so each
+        buffer goes in at its element's place (stride: the block's size), cut or zero-padded to it."""
+        if t.kind != "array" or t.count != len(b.array) or not _fixed(t.elem):
+            raise AmberUnsupported(Diagnostic(
+                "error", f"BUFFER_ARRAY of {len(b.array)} buffers at descriptor set {b.set} binding {b.binding}: the "
+                         f"shader's variable there is {t.describe()}, not an array of that many blocks of a fixed "
+                         "size", Span(b.line, 1), source=self.plan.source))
+        stride = t.array_stride()
+        return b"".join(bytes(self.out.buffers[name][:stride]).ljust(stride, b"\0") for name in b.array)
 
     def fail(self, c: Command, message: str) -> None:
         self.out.failures.append(Diagnostic("error", message, self.where(c), source=self.plan.source))
@@ -334,17 +358,27 @@ def _refuse_aliasing(p, keys: set, source: str) -> None:
         seen.setdefault(b.buffer, []).append(b)
 
 
-def _descriptor_keys(module: Module) -> set:
-    """The (set, binding) pairs of the module's buffer variables (Amber may bind buffers a shader does not use)."""
-    from ..interp.aliasing import descriptor_key
+def _descriptor_keys(module: Module) -> dict:
+    """(set, binding) -> pointee type of the module's buffer variables (Amber may bind buffers a shader does not
+    use; BUFFER_ARRAY needs the array's element size)."""
+    from ..interp.aliasing import DESCRIPTOR_CLASSES, descriptor_key, variables
     from ..interp.program import Program
     prog = Program(module)
-    keys = set()
-    for inst in prog.globals:
-        if inst.opname == "OpVariable" and prog.types[cast(int, inst.result_type)].storage in ("StorageBuffer",
-                                                                                                "Uniform"):
-            keys.add(descriptor_key(prog, cast(int, inst.result_id)))
+    keys: dict = {}
+    for vid, t in variables(prog, DESCRIPTOR_CLASSES):
+        if t.kind == "array" and not t.count:   # a descriptor array: its length, an OpConstant (run() resolves
+            length = prog.defs.get(t.extra.get("length_id", -1))   # lengths later, with the spec constants)
+            if length is not None and length.opname == "OpConstant":
+                t.count = int(length.operands[-1].value)
+        keys.setdefault(descriptor_key(prog, vid), t)
     return keys
+
+
+def _fixed(t) -> bool:
+    """A type of a fixed size (no runtime array anywhere in it)."""
+    if t.kind == "runtime_array":
+        return False
+    return all(_fixed(m) for m in (t.members or [])) and (t.elem is None or t.kind == "pointer" or _fixed(t.elem))
 
 
 _OP_TEXT = {"EQ": "==", "NE": "!=", "LT": "<", "LE": "<=", "GT": ">", "GE": ">="}
