@@ -374,9 +374,9 @@ class _AmberScript:
         names = [b]
         while what.text == "BUFFER_ARRAY" and self.toks and self.toks[0].text != "AS":
             names.append(self.take())
-        for n in names:
-            if n.text not in self.plan.buffers:
-                raise self.error(f"no buffer named '{n.text}'", n)
+        for x in names:
+            if x.text not in self.plan.buffers:
+                raise self.error(f"no buffer named '{x.text}'", x)
         if not self.toks or self.toks[0].text != "AS":
             raise self.unsupported("BIND BUFFER without AS (OpenCL kernel arguments) is not supported", b)
         self.take()

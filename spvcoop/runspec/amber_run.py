@@ -340,7 +340,7 @@ def _optimized(module: Module, sh: Shader, source: str) -> Module:
             return read_binary(f.read(), source)
 
 
-def _refuse_aliasing(p, keys: set, source: str) -> None:
+def _refuse_aliasing(p, keys: dict, source: str) -> None:
     """One buffer at two descriptors whose byte ranges overlap, one of them storage: the interpreter gives each
     descriptor its own memory, so a write through one would not be seen through the other (exit 2)."""
     seen: dict[str, list] = {}
@@ -369,7 +369,7 @@ def _descriptor_keys(module: Module) -> dict:
         if t.kind == "array" and not t.count:   # a descriptor array: its length, an OpConstant (run() resolves
             length = prog.defs.get(t.extra.get("length_id", -1))   # lengths later, with the spec constants)
             if length is not None and length.opname == "OpConstant":
-                t.count = int(length.operands[-1].value)
+                t.count = length.operands[-1].as_int
         keys.setdefault(descriptor_key(prog, vid), t)
     return keys
 
