@@ -330,3 +330,28 @@ def test_amber_values():
         parse_number("2.5", i8)
     assert (vk_type("mat2x3").cols, vk_type("mat2x3").rows) == (2, 3) and vk_type("uvec").rows == 4
     assert vk_type("i8vec2").name == "i8vec2" and vk_type("i8vec2").bits == 8 and vk_type("nope") is None
+
+
+def test_emit_amber_requirements():
+    """The module's capabilities become the DEVICE_EXTENSIONs and DEVICE_FEATUREs Amber enables for them, and the
+    script still runs here."""
+    import spvcoop
+    from spvcoop.loader import compile_glsl_text
+    from spvcoop.runspec.amber_emit import emit_amber
+    module = compile_glsl_text("""#version 450
+#extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+layout(local_size_x = 4) in;
+layout(set = 0, binding = 0) buffer A { int8_t a[]; };
+void main() { a[gl_GlobalInvocationID.x] = int8_t(-a[gl_GlobalInvocationID.x]); }""")
+    inputs = {"dispatch": (1, 1, 1), "buffers": {(0, 0): np.array([1, -2, 3, 127], np.int8)}}
+    res = spvcoop.run(module, **inputs)
+    text = emit_amber(module, inputs, {}, res, "spec.yaml")
+    for line in ("DEVICE_EXTENSION VK_KHR_8bit_storage", "DEVICE_EXTENSION VK_KHR_shader_float16_int8",
+                 "DEVICE_FEATURE Storage8BitFeatures.storageBuffer8BitAccess",
+                 "DEVICE_FEATURE Float16Int8Features.shaderInt8", "BUFFER A DATA_TYPE int8 DATA\n1 -2 3 127\nEND",
+                 "BUFFER A_expected DATA_TYPE int8 DATA\n-1 2 -3 -127\nEND", "OpSource GLSL 450 %"):
+        assert line in text, line
+    assert "void main()" not in text   # the GLSL that OpSource quotes is left out (a line of it could read END)
+    out = run_plan(parse(text, "e.amber"))
+    assert not out.failures and out.expects == 1

@@ -6,6 +6,7 @@ output buffer is checked with EQ_BUFFER against a copy holding the interpreter's
 """
 from __future__ import annotations
 
+import re
 from typing import cast
 
 import numpy as np
@@ -27,6 +28,16 @@ _FEATURES = {
     "VariablePointers": "VariablePointerFeatures.variablePointers",
     "VulkanMemoryModel": "VulkanMemoryModelFeatures.vulkanMemoryModel",
 }
+# capabilities -> the device extensions a Vulkan 1.0 device needs for them
+_EXTENSIONS = {
+    "Float16": "VK_KHR_shader_float16_int8", "Int8": "VK_KHR_shader_float16_int8",
+    "StorageBuffer16BitAccess": "VK_KHR_16bit_storage", "UniformAndStorageBuffer16BitAccess": "VK_KHR_16bit_storage",
+    "StoragePushConstant16": "VK_KHR_16bit_storage", "StorageBuffer8BitAccess": "VK_KHR_8bit_storage",
+    "UniformAndStorageBuffer8BitAccess": "VK_KHR_8bit_storage", "StoragePushConstant8": "VK_KHR_8bit_storage",
+    "VariablePointersStorageBuffer": "VK_KHR_variable_pointers", "VariablePointers": "VK_KHR_variable_pointers",
+    "VulkanMemoryModel": "VK_KHR_vulkan_memory_model", "CooperativeMatrixKHR": "VK_KHR_cooperative_matrix",
+    "PhysicalStorageBufferAddresses": "VK_KHR_buffer_device_address",
+}
 _DATA_TYPES = {"f2": "float16", "f4": "float", "f8": "double", "i1": "int8", "i2": "int16", "i4": "int32",
                "i8": "int64", "u1": "uint8", "u2": "uint16", "u4": "uint32", "u8": "uint64"}
 _PER_LINE = 16
@@ -42,12 +53,14 @@ def emit_amber(module: Module, inputs: dict, options: dict, result, source: str)
              "interpreter computed", ""]
     from ..interp.program import enum_name
     caps = {enum_name("Capability", i.operands[0].as_int) for i in module.instructions if i.opname == "OpCapability"}
+    for ext in sorted({_EXTENSIONS[c] for c in caps if c in _EXTENSIONS}):
+        lines.append(f"DEVICE_EXTENSION {ext}")
     for cap in sorted(caps):
         if cap in _FEATURES:
             lines.append(f"DEVICE_FEATURE {_FEATURES[cap]}")
     v = module.header.version
     lines += ["", f"SHADER compute shader SPIRV-ASM TARGET_ENV spv{v >> 16 & 0xff}.{v >> 8 & 0xff}",
-              disassemble(module, header=False).rstrip("\n"), "END", ""]
+              _without_source_text(disassemble(module, header=False)).rstrip("\n"), "END", ""]
     bound = _initial_bytes(prog, inputs, result)
     names: dict[object, str] = {}
     for key, (name, raw, dtype) in bound.items():
@@ -71,6 +84,16 @@ def emit_amber(module: Module, inputs: dict, options: dict, result, source: str)
         exp = names[key] + "_expected"
         lines += _buffer(exp, after, dtype) + [f"EXPECT {names[key]} EQ_BUFFER {exp}", ""]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+_SOURCE_TEXT = re.compile(r'(\bOpSource\s+\w+\s+\d+(?:\s+%\S+)?)\s+"(?:[^"\\]|\\.)*"', re.S)
+_CONTINUED = re.compile(r'^[ \t]*OpSourceContinued\s+"(?:[^"\\]|\\.)*"[ \t]*\n', re.S | re.M)
+
+
+def _without_source_text(text: str) -> str:
+    """The assembly without the high-level source OpSource quotes: its lines would sit inside the SHADER block,
+    where one reading `END` would end it."""
+    return _CONTINUED.sub("", _SOURCE_TEXT.sub(r"\1", text))
 
 
 def _attach(prog, options: dict, inputs: dict) -> str:
