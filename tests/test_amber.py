@@ -355,3 +355,16 @@ void main() { a[gl_GlobalInvocationID.x] = int8_t(-a[gl_GlobalInvocationID.x]); 
     assert "void main()" not in text   # the GLSL that OpSource quotes is left out (a line of it could read END)
     out = run_plan(parse(text, "e.amber"))
     assert not out.failures and out.expects == 1
+
+
+def test_a_module_is_validated_once(monkeypatch):
+    """Every RUN of a REPEAT runs the same module: it is validated (spirv-val included) at its first RUN only."""
+    import spvcoop.validator.for_run as for_run
+    calls = []
+    real = for_run.validate_for_run
+    monkeypatch.setattr(for_run, "validate_for_run", lambda m, *a, **k: calls.append(m) or real(m, *a, **k))
+    text = "#!amber\n" + (DATA / "core.amber").read_text().split("\n", 1)[1].replace(
+        "RUN pipe 2 1 1\nEXPECT out_buf IDX 0 EQ 2 3 4 5 6 7 8 9", "REPEAT 5\nRUN pipe 2 1 1\nEND")
+    out = run_plan(parse(text, "r.amber"))
+    assert out.runs == 6 and len(calls) == 1
+    assert np.frombuffer(bytes(out.buffers["out_buf"]), np.int32)[0] == 12   # 6 runs of b += a + 1, a = 1

@@ -98,6 +98,7 @@ class _State:
         self.modules: dict[str, Module] = {}
         self.entry: dict[str, str] = {}
         self.descriptors: dict[int, dict] = {}   # id(module) -> {(set, binding): the variable's type}
+        self.validated: set[int] = set()   # id(module) of the modules a RUN validated
 
     def execute(self, commands: list[Command]) -> None:
         for c in commands:
@@ -162,6 +163,8 @@ class _State:
         if size is not None:
             opts["subgroup_size"] = size
         opts.setdefault("robust_buffer_access", True)
+        if id(module) in self.validated:   # validated at its first RUN (spirv-val: ~20 ms a run of a REPEAT)
+            opts["validate"] = False
         try:
             res = run(module, c.groups, buffers, dict(p.specs), push, **opts)
         except SpvError as e:
@@ -172,6 +175,8 @@ class _State:
             e.diagnostics = errs or e.diagnostics
             raise
         self.out.runs += 1
+        if opts.get("validate", True):
+            self.validated.add(id(module))
         self.out.diagnostics += [d for d in res.diagnostics if d not in self.out.diagnostics]
         if p.fully_populated:
             S = opts.get("subgroup_size") or 32
