@@ -13,9 +13,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "run", help="run a compute shader on the CPU (numpy), from a YAML run spec or a shader file",
         description="Run a GLCompute shader over a whole dispatch. SPEC is a YAML run spec (shader, dispatch, "
-                    "constants, buffers) or a shader (.spvasm, .spv, .comp) with --input in.yaml (values keyed by "
-                    "OpName/OpMemberName names, as in SPIRV-Interpreter's examples).",
+                    "constants, buffers), a shader (.spvasm, .spv, .comp) with --input in.yaml (values keyed by "
+                    "OpName/OpMemberName names, as in SPIRV-Interpreter's examples), or an Amber script (.amber, "
+                    ".vkscript: its RUNs on the interpreter, its EXPECTs checked).",
         epilog="Examples:\n  spvcoop run samples/saxpy/run.yaml\n"
+               "  spvcoop run test.amber\n"
                "  spvcoop run samples/saxpy/run.yaml --check samples/saxpy/expected.yaml\n"
                "  spvcoop run shader.spv --input in.yaml --check out.yaml\n"
                "  spvcoop run spec.yaml -o out.json --trace 5",
@@ -89,7 +91,7 @@ def add_execution_options(p: argparse.ArgumentParser, run_only: bool = False) ->
     options declared in interp/options.py (a flag each; values checked when the options are resolved), file
     confinement. Every run-option flag's dest is the option's name, its default None (not given)."""
     from ..interp.options import OPTIONS
-    p.add_argument("spec", help="run spec (.yaml) or shader (.spvasm, .spv, .comp)")
+    p.add_argument("spec", help="run spec (.yaml), shader (.spvasm, .spv, .comp) or Amber script (.amber, .vkscript)")
     p.add_argument("--input", metavar="IN.yaml", help="buffer, push- and spec-constant values by name or result id, "
                    "as SPIRV-Interpreter's input files (.yaml, .json, .toml)")
     p.add_argument("--dispatch", metavar="X,Y,Z", help="override the dispatch size")
