@@ -45,6 +45,7 @@ def run(shader: str | os.PathLike[str] | bytes | Module,
         observer: Observer | None = None,
         races: bool = True,
         nonfinite: bool = False,
+        robust_buffer_access: bool | str = False,
         fast_paths: bool = True,
         ) -> RunResult:
     """Run a compute shader on the CPU over a whole dispatch and return its buffers.

@@ -76,6 +76,11 @@ def compile_glsl_text(text: str, source: str = "<glsl>") -> Module:
                 if diag.source == path:
                     diag.source = source
             raise
+        from .binary.reader import encode_string
+        for inst in module.instructions:   # -g's OpString names the temporary file: name `source` instead
+            if inst.opname == "OpString" and inst.operands[-1].value == path:
+                inst.operands[-1].value = source
+                inst.operands[-1].words = encode_string(source)
     module.source = source
     return module
 

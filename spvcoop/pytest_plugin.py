@@ -18,6 +18,8 @@ A shader that fails (invalid, a run-time error, a limit) fails the test with a s
 the test's own line (no interpreter frames: `__tracebackhide__`), its message the whole diagnostic, notes
 included (which invocations, which GLSL line). The exception is the SpvError itself, so `pytest.raises(SpvError)`
 still catches it, and `.diagnostics` is intact.
+With the ini option `spvcoop_amber = true`, Amber scripts (.amber, .vkscript) are collected as tests, one item
+per file: its failed EXPECTs (or the run's error) are the short failure, an unsupported feature skips it.
 This module imports nothing heavy: numpy and the interpreter load when the fixture is first used.
 """
 from __future__ import annotations
@@ -57,6 +59,57 @@ def pytest_addoption(parser):
     parser.getgroup("spvcoop").addoption(
         "--spvcoop-coverage", metavar="FILE", default=None,
         help="line and branch coverage of the shaders spvcoop_run runs, added to the lcov tracefile FILE")
+    parser.addini("spvcoop_amber", type="bool", default=False,
+                  help="collect Amber scripts (.amber, .vkscript) as tests, one item per file, run on spvcoop's "
+                       "interpreter: a failed EXPECT fails it, an unsupported feature skips it")
+
+
+AMBER_SUFFIXES = (".amber", ".vkscript")
+
+
+def pytest_collect_file(file_path, parent):
+    if file_path.suffix in AMBER_SUFFIXES and parent.config.getini("spvcoop_amber"):
+        return AmberFile.from_parent(parent, path=file_path)
+    return None
+
+
+class AmberFailure(Exception):
+    """A failed Amber script: its report (the failed EXPECTs or the run's error, at the script's lines)."""
+
+
+class AmberFile(pytest.File):
+    def collect(self):
+        yield AmberItem.from_parent(self, name=self.path.name)
+
+
+class AmberItem(pytest.Item):
+    """One Amber script (runspec/amber.py): its RUNs on the interpreter, its EXPECTs the test."""
+
+    def runtest(self) -> None:
+        from .core.diagnostics import SpvError, format_diagnostics
+        from .runspec.amber import AmberUnsupported, parse
+        from .runspec.amber_run import run_plan
+        text = self.path.read_text(encoding="utf-8", errors="replace")
+        options = {}
+        cov = _coverage(self.config)
+        if cov is not None:
+            options["observer"] = cov
+        try:
+            out = run_plan(parse(text, str(self.path)), options)
+        except AmberUnsupported as e:
+            pytest.skip(e.diagnostics[0].headline())
+        except SpvError as e:
+            raise AmberFailure(format_diagnostics(e.diagnostics, text).rstrip("\n")) from None
+        if out.failures:
+            raise AmberFailure(format_diagnostics(out.failures, text).rstrip("\n"))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, AmberFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, None, f"amber: {self.name}"
 
 
 def pytest_sessionfinish(session):

@@ -82,3 +82,15 @@ def test_run_result_repr_is_short() -> None:
     assert len(text) < 300 and "\n" not in text, text
     assert "y/Y" in text or "Y/y" in text or "0:1" in text
     assert "float32[65536]" in text and "65536 invocation(s)" in text
+
+
+def test_glsl_text_run_time_errors_name_the_text_not_a_temporary_file(spvcoop_run) -> None:
+    """glslang's -g records the file it compiled (a temporary one) in OpString: a run-time error at a GLSL line
+    names the text instead, as compile errors do."""
+    src = "#version 450\nlayout(local_size_x = 4) in;\nlayout(binding = 0) buffer B { uint v[4]; };\n" \
+          "void main() {\n  v[gl_GlobalInvocationID.x + 1] = 1u;\n}\n"
+    with pytest.raises(SpvError) as e:
+        spvcoop_run(src, buffers={"v": np.zeros(4, np.uint32)})
+    d = e.value.diagnostics[0]
+    assert d.source == "<glsl>" and d.span is not None and d.span.line == 5, (d.source, d.span)
+    assert "/tmp" not in str(e.value)

@@ -13,9 +13,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "run", help="run a compute shader on the CPU (numpy), from a YAML run spec or a shader file",
         description="Run a GLCompute shader over a whole dispatch. SPEC is a YAML run spec (shader, dispatch, "
-                    "constants, buffers) or a shader (.spvasm, .spv, .comp) with --input in.yaml (values keyed by "
-                    "OpName/OpMemberName names, as in SPIRV-Interpreter's examples).",
+                    "constants, buffers), a shader (.spvasm, .spv, .comp) with --input in.yaml (values keyed by "
+                    "OpName/OpMemberName names, as in SPIRV-Interpreter's examples), or an Amber script (.amber, "
+                    ".vkscript: its RUNs on the interpreter, its EXPECTs checked).",
         epilog="Examples:\n  spvcoop run samples/saxpy/run.yaml\n"
+               "  spvcoop run test.amber\n"
                "  spvcoop run samples/saxpy/run.yaml --check samples/saxpy/expected.yaml\n"
                "  spvcoop run shader.spv --input in.yaml --check out.yaml\n"
                "  spvcoop run spec.yaml -o out.json --trace 5",
@@ -83,7 +85,11 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                         "sicompat) a SPIRV-Interpreter input file")
     p.add_argument("--template-format", choices=("runspec", "sicompat"), default="runspec",
                    help="what --template writes (default runspec)")
-    p.add_argument("-f", "--force", action="store_true", help="let --template overwrite an existing FILE")
+    p.add_argument("-f", "--force", action="store_true", help="let --template or --emit-amber overwrite an existing "
+                   "FILE")
+    p.add_argument("--emit-amber", metavar="FILE.amber",
+                   help="also write the run (shader as SPIR-V assembly, buffers, dispatch, constants) and the outputs "
+                        "it computed as an Amber script, to run the same test on a Vulkan driver with Amber")
 
 
 class _SplitOption(argparse.Action):
@@ -109,7 +115,7 @@ def add_execution_options(p: argparse.ArgumentParser, run_only: bool = False) ->
     options declared in interp/options.py (a flag each; values checked when the options are resolved), file
     confinement. Every run-option flag's dest is the option's name, its default None (not given)."""
     from ..interp.options import OPTIONS
-    p.add_argument("spec", help="run spec (.yaml) or shader (.spvasm, .spv, .comp)")
+    p.add_argument("spec", help="run spec (.yaml), shader (.spvasm, .spv, .comp) or Amber script (.amber, .vkscript)")
     p.add_argument("--input", metavar="IN.yaml", help="buffer, push- and spec-constant values by name or result id, "
                    "as SPIRV-Interpreter's input files (.yaml, .json, .toml)")
     p.add_argument("--dispatch", metavar="X,Y,Z", help="override the dispatch size")
@@ -285,6 +291,8 @@ def _run(args: argparse.Namespace) -> int:
 
     if getattr(args, "template", None):
         return _write_template(args)
+    if is_amber(args.spec):
+        return _run_amber(args)
     module, inputs, opts, spec, run_spec, options = prepare(args)
     device = getattr(args, "device", None)  # `portability` builds its own namespace; '' is refused when parsed
     if getattr(args, "coverage", None):
@@ -321,7 +329,64 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         progress.done()
         _write_coverage(opts, args)   # also for a run that fails: the lines it reached
+    if getattr(args, "emit_amber", None):
+        _emit_amber(module, inputs, opts, res, args)
     return _write_outputs(res, spec, run_spec, module, args, options)
+
+
+def _emit_amber(module, inputs: dict, opts: dict, res, args: argparse.Namespace) -> None:
+    """--emit-amber FILE: the run as an Amber script (runspec/amber_emit.py), never over a file unless --force."""
+    from ..core.diagnostics import Diagnostic, InputError
+    from ..runspec.amber_emit import emit_amber
+    from .common import write_output
+    if os.path.exists(args.emit_amber) and not args.force:
+        raise InputError(Diagnostic("error", f"{args.emit_amber} exists; -f/--force overwrites it", source=args.spec))
+    write_output(args.emit_amber, emit_amber(module, inputs, opts, res, args.spec))
+    if not args.quiet:
+        print(f"wrote {args.emit_amber}", file=sys.stderr)
+
+
+AMBER_SUFFIXES = (".amber", ".vkscript")
+
+
+def is_amber(path: str) -> bool:
+    return path.endswith(AMBER_SUFFIXES)
+
+
+def _run_amber(args: argparse.Namespace) -> int:
+    """An Amber script (runspec/amber.py): its runs on the interpreter, its EXPECTs checked; warnings and failed
+    EXPECTs on stderr at the script's lines, exit 1 for a failed EXPECT (2: something it needs is unsupported)."""
+    import types
+
+    from ..core.diagnostics import Diagnostic, InputError, SpvError
+    from ..core.files import read_input
+    from ..runspec.amber import parse
+    from ..runspec.amber_run import run_plan
+    from .common import print_diagnostics
+    for flag, given in (("--check", args.check), ("--device", args.device), ("--input", args.input),
+                        ("--emit-amber", getattr(args, "emit_amber", None)),
+                        ("--dispatch", args.dispatch), ("--coverage", args.coverage), ("-o", args.output),
+                        ("--layout", getattr(args, "layout", None))):
+        if given:
+            raise InputError(Diagnostic("error", f"{flag} does not apply to an Amber script (its EXPECT commands are "
+                                        "the check)", source="<command line>"))
+    text = read_input(args.spec).decode("utf-8", "replace")
+    opts = run_options(args, types.SimpleNamespace(run_options={}))
+    if opts.get("trace") is not None:
+        opts["trace_out"] = sys.stderr
+    try:
+        plan = parse(text, args.spec)
+        out = run_plan(plan, opts)
+    except SpvError as e:
+        print_diagnostics(e.diagnostics, text)
+        return e.exit_status
+    print_diagnostics(out.diagnostics, text)
+    if out.failures:
+        print_diagnostics(out.failures, text)
+        return 1
+    if not args.quiet:
+        print(f"{args.spec}: {out.expects} EXPECT(s) passed after {out.runs} RUN(s)", file=sys.stderr)
+    return 0
 
 
 def _write_coverage(opts: dict, args: argparse.Namespace) -> None:

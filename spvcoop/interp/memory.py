@@ -21,6 +21,8 @@ ADDRESS_SHIFT = 40  # device address = (buffer number + 1) << 40 | byte offset
 
 
 class Memory:
+    robust = False   # robustBufferAccess (runner: buffers and push constants of such a run): out of bounds reads 0
+
     def __init__(self, name: str, storage: str, region: int, copies: int = 1, data: bytes | None = None):
         self.name = name
         self.storage = storage
@@ -115,19 +117,24 @@ class Pointer(Record):
                        vstride, max(align, 1))
 
 
-def _check(mem: Memory, off: np.ndarray, base, n: int, mask: np.ndarray, what: str) -> None:
+def _check(mem: Memory, off: np.ndarray, base, n: int, mask: np.ndarray, what: str) -> np.ndarray | None:
+    """A fault at the first invocation whose access leaves the memory; for a robust memory (robustBufferAccess)
+    instead the invocations whose access does (None: none), which read zero and whose stores are dropped."""
     if isinstance(base, int) and base == 0 and off.min() >= 0 and off.max() + n <= mem.region:
-        return
+        return None
     rel = off - base
     bad = (rel < 0) | (rel + n > mem.region)
     if mask is not None:
         bad = bad & mask
     if bad.any():
+        if mem.robust:
+            return np.broadcast_to(bad, mask.shape) if mask is not None else bad
         lanes = np.flatnonzero(np.broadcast_to(bad, mask.shape if mask is not None else bad.shape))
         lane = int(lanes[0])
         o = int(np.broadcast_to(rel, bad.shape)[lane] if np.ndim(rel) else rel)
         raise Fault(f"out-of-bounds {what} of {n} bytes at byte offset {o} of '{mem.name}' "
                     f"({mem.storage}, {mem.region} bytes)", lanes)
+    return None
 
 
 def _split_device(ptr: Pointer, mask: np.ndarray):
@@ -156,7 +163,7 @@ def read_scalar(mem, off: np.ndarray, base, dtype: np.dtype, mask: np.ndarray, c
         for m, loc, sub in _split_device(Pointer(mem, off, None), mask):  # type: ignore[arg-type]
             out[sub] = read_scalar(m, loc, 0, dtype, sub, count, step)[sub]
         return out
-    _check(mem, off, base, n, mask, "load")
+    outside = _check(mem, off, base, n, mask, "load")
     off = np.broadcast_to(off, mask.shape)
     lim = mem.data.nbytes - n
     if off.min() < 0 or off.max() > lim:
@@ -172,6 +179,8 @@ def read_scalar(mem, off: np.ndarray, base, dtype: np.dtype, mask: np.ndarray, c
         if count > 1:
             q = q[:, None] + np.arange(count)[None, :] * (step // w)
         res = view[q]
+    if outside is not None:   # robustBufferAccess: what lies outside the buffer reads as zero
+        res[outside] = 0
     return res != 0 if dtype == np.bool_ else res
 
 
@@ -187,7 +196,11 @@ def write_scalar(mem, off: np.ndarray, base, dtype: np.dtype, value: np.ndarray,
         for m, loc, sub in _split_device(Pointer(mem, off, None), mask):  # type: ignore[arg-type]
             write_scalar(m, loc, 0, dtype, value, sub, count, step)
         return
-    _check(mem, off, base, n, mask, "store")
+    outside = _check(mem, off, base, n, mask, "store")
+    if outside is not None:   # robustBufferAccess: stores outside the buffer are dropped
+        mask, all_active = mask & ~outside, False
+        if not mask.any():
+            return
     off = np.broadcast_to(off, (N,))
     if not all_active:
         off = off[mask]

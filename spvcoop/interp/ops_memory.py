@@ -51,13 +51,14 @@ def chain(ex, frame, ptr: Pointer, indices, mask) -> Pointer:
             t = m
         elif k in ("array", "runtime_array"):
             idx = _index(ex, frame, o)
-            if k == "array" and t.count:
+            if k == "array" and t.count and not getattr(ptr.mem, "robust", False):
                 _check_index(idx, t, mask, ptr.mem.name)
             ptr = ptr.moved(idx * t.array_stride(), cast(Type, t.elem), unit=t.array_stride())
             t = ptr.type
         elif k == "matrix":
             idx = _index(ex, frame, o)
-            _check_index(idx, t, mask, ptr.mem.name)
+            if not getattr(ptr.mem, "robust", False):   # robustBufferAccess: the buffer's bounds decide
+                _check_index(idx, t, mask, ptr.mem.name)
             col = cast(Type, t.elem)   # a matrix's column type
             stride, rm = ptr.matrix or (col.size(), False)
             if rm:
@@ -67,7 +68,8 @@ def chain(ex, frame, ptr: Pointer, indices, mask) -> Pointer:
             t = col
         elif k == "vector":
             idx = _index(ex, frame, o)
-            _check_index(idx, t, mask, ptr.mem.name)
+            if not getattr(ptr.mem, "robust", False):
+                _check_index(idx, t, mask, ptr.mem.name)
             ptr = ptr.moved(idx * (ptr.vstride or t.scalar_size()), cast(Type, t.elem),
                             unit=ptr.vstride or t.scalar_size())
             t = ptr.type
@@ -396,9 +398,10 @@ def store_op(ex, frame, inst, mask):
     if not isinstance(ptr, Pointer):
         raise Fault("operand is not a pointer")
     mark_written(ex, frame, inst, ptr, mask)   # first: it refuses an undefined value for a buffer
-    store(ptr, ptr.type, ex.arg(frame, inst, 1), mask, all_active=bool(mask.all()))
+    value = ex.arg(frame, inst, 1)
+    store(ptr, ptr.type, value, mask, all_active=bool(mask.all()))
     if ex.races is not None and watched(ptr.mem):
-        pointer_access(ex.races, WRITE, ptr, ptr.type, mask, inst)
+        pointer_access(ex.races, WRITE, ptr, ptr.type, mask, inst, value=value)
 
 
 @OPS.op("OpCopyMemory", "OpCopyMemorySized")
@@ -410,20 +413,26 @@ def copy_memory(ex, frame, inst, mask):
         v = read_scalar(src.mem, src.off, src.base, np.dtype(np.uint8), mask, n)
         write_scalar(dst.mem, dst.off, dst.base, np.dtype(np.uint8), v, mask, n)
         if ex.races is not None and n > 0:
-            _copy_races(ex, inst, src, dst, mask, n)
+            _copy_races(ex, inst, src, dst, mask, n, np.asarray(v).reshape(mask.shape[0], n))
         return None
     _written_check(ex, src, mask)
     store(dst, dst.type, load(src, src.type, mask, ex.device), mask)
     mark_written(ex, frame, None, dst, mask)
     if ex.races is not None:
-        _copy_races(ex, inst, src, dst, mask, None)
+        rows = None
+        if src.type is dst.type and isinstance(src.mem, Memory) and src.type.size() > 0:   # one layout: the bytes
+            from .memory import read_scalar
+            rows = np.asarray(read_scalar(src.mem, src.off, src.base, np.dtype(np.uint8), mask, src.type.size()))
+            rows = rows.reshape(mask.shape[0], -1)
+        _copy_races(ex, inst, src, dst, mask, None, rows)
 
 
-def _copy_races(ex, inst, src: Pointer, dst: Pointer, mask, n: int | None) -> None:
-    """OpCopyMemory(Sized): a read of the source, then a write of the target (races.py)."""
+def _copy_races(ex, inst, src: Pointer, dst: Pointer, mask, n: int | None, rows=None) -> None:
+    """OpCopyMemory(Sized): a read of the source, then a write of the target (races.py); `rows`: the bytes each
+    invocation copied, where known (benign races)."""
     for kind, p in ((READ, src), (WRITE, dst)):
         if watched(p.mem):
-            pointer_access(ex.races, kind, p, p.type, mask, inst, n)
+            pointer_access(ex.races, kind, p, p.type, mask, inst, n, raw=rows if kind == WRITE else None)
 
 
 def _ptr_pair(ex, frame, inst) -> tuple[Pointer, Pointer]:

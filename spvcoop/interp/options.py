@@ -117,6 +117,18 @@ def _shown(v) -> str:
     return reprlib.repr(v)
 
 
+def on_off(v) -> bool:
+    """True or False; text on/off, true/false, yes/no, 1/0 (a flag whose default depends on the input)."""
+    if isinstance(v, str):
+        t = v.strip().lower()
+        if t in ("on", "true", "yes", "1"):
+            return True
+        if t in ("off", "false", "no", "0"):
+            return False
+        raise ValueError(f"must be on or off, got '{v}'")
+    return flag(v)
+
+
 def trace(v) -> int | tuple[int, ...]:
     """An invocation: its index in the dispatch, or its global id (x, y, z); text '5' or '1,2,0'."""
     if isinstance(v, str):
@@ -262,6 +274,10 @@ OPTIONS: tuple[RunOption, ...] = (
               "report the first instruction that makes an inf or NaN from finite operands (an f16 accumulator that "
               "overflows, a 0/0) as the run's error (rule interp.nonfinite), at its source line with its operands; "
               "the run then takes the instruction-at-a-time path", "--nonfinite", "nonfinite"),
+    RunOption("robust_buffer_access", False, on_off,
+              "Vulkan's robustBufferAccess: a load outside its storage/uniform buffer or push constants reads zero "
+              "and a store there is dropped, instead of an error (default: on for Amber scripts, as the CTS runs "
+              "them; off otherwise)", "--robust-buffer-access", "robust_buffer_access", "on|off"),
     RunOption("fast_paths", True, flag,
               "the fast paths: compiled blocks and loop trips with uniform integers on Python ints "
               "(interp/block_compiler.py), per-run plans of access chains, matrix loads and MulAdds, whole-tile "

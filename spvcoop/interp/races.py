@@ -74,7 +74,7 @@ class _Side:
 
 
 class _Shadow:
-    __slots__ = ("mem", "cls", "g", "w", "r", "atomic", "log", "logged", "fresh")
+    __slots__ = ("mem", "cls", "g", "w", "r", "atomic", "log", "logged", "fresh", "mirror")
 
     def __init__(self, mem: Memory) -> None:
         self.mem = mem
@@ -86,11 +86,15 @@ class _Shadow:
         self.log: list = []    # reads before any write: replayed at the first write
         self.logged = 0
         self.fresh = False     # while the log is replayed: no writes in the shadow yet
+        # the bytes each unit's last recorded write left (benign races: a write of the value already there)
+        self.mirror: np.ndarray = np.zeros(0, np.uint8)
 
     def make(self, g: int, adt: type) -> None:
         n = -(-self.mem.data.nbytes // g)
         self.g = g
         self.w, self.r = _Side(n, adt), _Side(n, adt)
+        self.mirror = np.zeros(n * g, np.uint8)
+        self.mirror[:self.mem.data.nbytes] = self.mem.data
 
     def refine(self, g: int) -> None:
         f = self.g // g
@@ -103,7 +107,8 @@ class _Shadow:
 
 class _Race:
     """One reported pair of instructions on one memory: its first example and the conflicting bytes."""
-    __slots__ = ("mem", "first", "second", "kinds", "offset", "agents", "bytes", "cross", "interval", "cls", "rank")
+    __slots__ = ("mem", "first", "second", "kinds", "offset", "agents", "bytes", "cross", "interval", "cls", "rank",
+                 "benign")
 
     def __init__(self, mem: Memory, first: int, second: int, kinds: tuple[str, str], offset: int,
                  agents: tuple[int, int], cross: bool) -> None:
@@ -113,6 +118,7 @@ class _Race:
         self.interval = 0
         self.cls = WORKGROUP
         self.rank: tuple[int, int, int] = (offset, *agents)
+        self.benign = True   # every conflicting pair so far: writes of the same value (a warning, not an error)
 
 
 def _rows(a: np.ndarray, q0: int, count: int, width: int, step: int) -> np.ndarray:
@@ -211,11 +217,14 @@ class Recorder:
         return (lanes + self.N * (1 if scope == "Subgroup" else 2)).astype(self.adt)
 
     def access(self, kind: str, mem, start: np.ndarray, agents: np.ndarray, inst: Instruction, width: int,
-               count: int = 1, step: int = 0) -> None:
+               count: int = 1, step: int = 0, values: np.ndarray | None = None) -> None:
         """Record one instruction's accesses to `mem`: agent agents[i] touches, from byte start[i] (an offset
         into mem.data; for a DeviceMemory an address), `count` runs of `width` bytes, `step` bytes apart.
         `start` has one entry per agent, or one for all. kind: READ, WRITE, ATOMIC (an atomic that writes),
-        ATOMIC_READ. Agents: `lanes(mask)` for invocations, `scope_agents` for cooperative-matrix instances."""
+        ATOMIC_READ. Agents: `lanes(mask)` for invocations, `scope_agents` for cooperative-matrix instances.
+        `values` (a WRITE of one run each, optional): the bytes each agent wrote, shape (agents, width); where
+        they are given, a write of the value the bytes already hold from a write by another invocation is a
+        benign race (a warning), not an error."""
         sh = self.shadows.get(id(mem))
         if sh is not None and sh.w is None and kind == READ:   # the cheap case: a memory only read so far
             self.insts[inst.index] = inst
@@ -238,7 +247,7 @@ class Recorder:
                 if 1 <= k <= len(mem.buffers):
                     sel = which == k
                     self.access(kind, mem.buffers[k - 1], start[sel] - (k << ADDRESS_SHIFT), agents[sel], inst,
-                                width, count, step)
+                                width, count, step, None if values is None else values[sel])
             return
         if sh is None:
             if not watched(mem):
@@ -270,7 +279,7 @@ class Recorder:
         if g < sh.g:
             self._reserve(sh, g, sh.mem.data.nbytes // g - sh.mem.data.nbytes // sh.g, inst)
             sh.refine(g)
-        self._apply(sh, kind, start, agents, width, count, step, stamp)
+        self._apply(sh, kind, start, agents, width, count, step, stamp, values)
 
     def _groups(self, of: np.ndarray, n: int, mask: np.ndarray) -> np.ndarray | slice:
         """The workgroups (subgroups) with an invocation in `mask`: all of them, or a boolean mask (no sort)."""
@@ -360,7 +369,8 @@ class Recorder:
         q = start // g
         return (q[:, None] + offs[None, :]).reshape(-1) if len(offs) > 1 else q
 
-    def _apply(self, sh: _Shadow, kind: str, start, agents, width, count, step, stamp: int) -> None:
+    def _apply(self, sh: _Shadow, kind: str, start, agents, width, count, step, stamp: int,
+               values: np.ndarray | None = None) -> None:
         if kind in (READ, WRITE) and start.shape[0] == agents.shape[0]:
             if count == 1 and start.shape[0] * width >= _STRIDED_MIN * sh.g:
                 if self._strided(sh, kind, start, agents, width, stamp):
@@ -368,7 +378,7 @@ class Recorder:
             elif start.shape[0] == 1 and step >= width and self._one_agent(sh, kind, start, agents, width, count,
                                                                            step, stamp):
                 return
-        self._general(sh, kind, start, agents, width, count, step, stamp)
+        self._general(sh, kind, start, agents, width, count, step, stamp, values)
 
     def _one_agent(self, sh: _Shadow, kind: str, start: np.ndarray, agents: np.ndarray, width: int, count: int,
                    step: int, stamp: int) -> bool:
@@ -414,6 +424,7 @@ class Recorder:
             view(w.stamp)[...] = stamp
             if sh.atomic is not None:
                 view(sh.atomic)[...] = False
+            view(_unit_view(sh.mirror, sh.g))[...] = view(_unit_view(sh.mem.data, sh.g))
             return True
         pr = view(r.agent)
         if not _clear(pr, ag):
@@ -422,9 +433,21 @@ class Recorder:
         view(r.stamp)[...] = stamp
         return True
 
-    def _general(self, sh: _Shadow, kind: str, start, agents, width, count, step, stamp: int) -> None:
+    def _general(self, sh: _Shadow, kind: str, start, agents, width, count, step, stamp: int,
+                 values: np.ndarray | None = None) -> None:
         uniform = start.shape[0] == 1 and agents.shape[0] > 1
         idx = self._units(sh, start, width, count, step)
+        g = sh.g
+        # benign races: the bytes each entry of idx writes (None: unknown, or agents of a uniform access writing
+        # different values), and whether they are those the unit's last write left
+        newb: np.ndarray | None = None
+        if kind == WRITE and values is not None and count == 1 and width % g == 0 and len(values) == len(agents):
+            rows = values.reshape(len(values), width)
+            if uniform:
+                newb = rows[0].reshape(width // g, g) if (rows == rows[0]).all() else None
+            else:
+                newb = rows.reshape(-1, g)
+
         m = len(idx) // start.shape[0]
         if uniform:
             a0 = int(agents[0])
@@ -443,8 +466,9 @@ class Recorder:
         cand = pa != NONE if uniform else (pa != NONE) & (pa != ag)
         if atomic is not None and kind in (ATOMIC, ATOMIC_READ):
             cand &= ~atomic[idx]
-        if cand.any():
-            self._conflicts(sh, w, idx, ag, cand, pa, agents if uniform else None, kind, "write")
+        if cand.any():   # (only here: whether the bytes written are those already there, for benign races)
+            same_as_old = (newb == sh.mirror.reshape(-1, g)[idx]).all(axis=1) if newb is not None else None
+            self._conflicts(sh, w, idx, ag, cand, pa, agents if uniform else None, kind, "write", same_as_old)
             j = np.flatnonzero(cand)
             j = j[w.stamp[idx[j]] == stamp]
             if len(j):
@@ -457,8 +481,10 @@ class Recorder:
         if kind == ATOMIC_READ:
             return
         side = r if kind == READ else w
+        if kind in (WRITE, ATOMIC):
+            _unit_view(sh.mirror, g)[idx] = _unit_view(sh.mem.data, g)[idx]
         if kind == WRITE and uniform:   # several invocations store to the same bytes: a race among them
-            self._report(sh, self.current, idx, a0, int(agents[1]), ("write", "write"))
+            self._report(sh, self.current, idx, a0, int(agents[1]), ("write", "write"), benign=newb is not None)
         if kind == WRITE:
             side.agent[idx] = ag
             side.stamp[idx] = stamp
@@ -470,7 +496,8 @@ class Recorder:
                 if dup.any():   # several agents of this instruction store to one unit: a race among them
                     u, lo, hi = _extremes(idx, ag, idx[dup])
                     side.agent[u] = hi   # the same agent whatever order the access listed them in
-                    self._report_pairs(sh, stamp, u, lo, hi, ("write", "write"))
+                    self._report_pairs(sh, stamp, u, lo, hi, ("write", "write"),
+                                       benign=None if newb is None else _same_per_unit(idx, newb, u))
             if same_event is not None:   # ... and whatever calls it came in (tile and element parts)
                 j, prev = same_event
                 np.maximum.at(side.agent, idx[j], prev.astype(side.agent.dtype))
@@ -513,7 +540,8 @@ class Recorder:
             wl, wh = self._wg_of(lo), self._wg_of(hi)
             side.wg[u] = np.where(wl == wh, wl, MANY)
 
-    def _conflicts(self, sh: _Shadow, side: _Side, idx, ag, cand, prev, uniform_agents, kind: str, pkind: str):
+    def _conflicts(self, sh: _Shadow, side: _Side, idx, ag, cand, prev, uniform_agents, kind: str, pkind: str,
+                   same: np.ndarray | None = None):
         j = np.flatnonzero(cand)
         u = idx[j]
         p = prev[j]
@@ -532,9 +560,10 @@ class Recorder:
         k = np.flatnonzero(bad)
         many = p[k] == MANY
         pw = np.where(many, side.wg[u[k]], self._wg_of(np.maximum(p[k], 0)))
-        self._report_pairs(sh, ps[k], u[k], p[k], cur[k], (pkind, kind), np.where(many, side.other[u[k]], p[k]), pw)
+        self._report_pairs(sh, ps[k], u[k], p[k], cur[k], (pkind, kind), np.where(many, side.other[u[k]], p[k]), pw,
+                           None if same is None else same[j][k])
 
-    def _report_pairs(self, sh, pstamp, units, a, b, kinds, example=None, awg=None) -> None:
+    def _report_pairs(self, sh, pstamp, units, a, b, kinds, example=None, awg=None, benign=None) -> None:
         """Conflicts at units between earlier accesses (agents a, stamps pstamp; for MANY one of them in example,
         their workgroup in awg) and the current one (agents b)."""
         pstamp = np.broadcast_to(np.asarray(pstamp, np.int64), units.shape)
@@ -547,10 +576,11 @@ class Recorder:
             k0 = sel[np.lexsort((b[sel], a[sel], units[sel]))[0]]
             self._report(sh, int(i), units[sel], int(a[k0]), int(b[k0]), kinds,
                          None if example is None else int(example[k0]), None if awg is None else int(awg[k0]),
-                         int(units[k0]))
+                         int(units[k0]), benign is not None and bool(benign[sel].all()))
 
     def _report(self, sh: _Shadow, inst_a: int, units: np.ndarray, a: int, b: int, kinds,
-                example: int | None = None, awg: int | None = None, unit: int | None = None) -> None:
+                example: int | None = None, awg: int | None = None, unit: int | None = None,
+                benign: bool = False) -> None:
         key = (id(sh.mem), inst_a, self.current)
         race = self.races.get(key)
         g = sh.g
@@ -571,11 +601,19 @@ class Recorder:
             race.rank = rank
             if old is not None:
                 race.bytes = old.bytes
+                race.benign = old.benign
         race.bytes = np.union1d(race.bytes, byts)
+        race.benign = race.benign and benign
 
     # ---- the report --------------------------------------------------------------------------------------
     def diagnostics(self) -> list[Diagnostic]:
-        """One error (rule interp.race) per pair of instructions and memory, in program order."""
+        """One error (rule interp.race) per pair of instructions and memory, in program order; a benign race
+        (writes of the value already there) is a warning -- unless its writes also race with a read (in lockstep
+        a read-modify-write stores one value everywhere; on a GPU the updates are lost)."""
+        tainted = {(id(r.mem), i) for r in self.races.values() if not r.benign for i in (r.first, r.second)}
+        for r in self.races.values():
+            if r.benign and ((id(r.mem), r.first) in tainted or (id(r.mem), r.second) in tainted):
+                r.benign = False
         return [self._diagnostic(r) for r in sorted(self.races.values(), key=lambda r: (r.second, r.first,
                                                                                           r.mem.name))]
 
@@ -615,6 +653,8 @@ class Recorder:
                 f"{self._agent(b)}")
         message = (f"data race on '{mem.name}' ({mem.storage}) at {where}: {what}, with nothing ordering them; "
                    f"{n} conflicting byte{'s' if n != 1 else ''}{span_note}")
+        if race.benign:   # on a GPU too the bytes end up holding that value, whichever write lands last
+            message = "benign " + message + "; every write stored the value the bytes already held"
         notes: list[Note] = []
         span, source = self.ex.where(second, notes)
         if not same:
@@ -630,21 +670,56 @@ class Recorder:
             glsl = "memoryBarrierBuffer(); barrier();" if race.cls == BUFFER else "barrier();"
             notes.append(Note(f"both in barrier interval {k} of workgroup {wg} ({when}): no OpControlBarrier with "
                               f"Workgroup execution scope and {sem} semantics between them (GLSL: {glsl})"))
-        return Diagnostic("error", message, span, rule="interp.race", notes=notes, source=source)
+        return Diagnostic("warning" if race.benign else "error", message, span, rule="interp.race", notes=notes,
+                          source=source)
+
+
+def _unit_view(a: np.ndarray, g: int) -> np.ndarray:
+    """A uint8 array as units of g bytes (void items), its length in whole units."""
+    return a[:len(a) // g * g].view(f"V{g}")
+
+
+def _same_per_unit(idx: np.ndarray, newb: np.ndarray, units: np.ndarray) -> np.ndarray:
+    """For each of `units` (sorted, unique): whether every entry of idx on it writes the same bytes (newb)."""
+    pos = np.flatnonzero(np.isin(idx, units))
+    order = np.argsort(idx[pos], kind="stable")
+    u, nb = idx[pos][order], newb[pos][order]
+    starts = np.flatnonzero(np.r_[True, u[1:] != u[:-1]])
+    first = np.repeat(starts, np.diff(np.r_[starts, len(u)]))
+    return np.logical_and.reduceat((nb == nb[first]).all(axis=1), starts)
 
 
 def pointer_access(rec: Recorder, kind: str, ptr, t, mask: np.ndarray, inst: Instruction,
-                   width: int | None = None) -> None:
+                   width: int | None = None, value=None, raw: np.ndarray | None = None) -> None:
     """An OpLoad/OpStore/OpCopyMemory/atomic's access through `ptr` to a value of type t (the pointee), or to
-    `width` bytes (OpCopyMemorySized)."""
+    `width` bytes (OpCopyMemorySized); for benign races, `value`: what an OpStore stored (its array), or `raw`:
+    the bytes each invocation wrote (invocations x bytes)."""
     local, agents = rec.active(mask)
     off = np.asarray(ptr.off, np.int64)
     if off.shape[0] > 1 and local is not None:
         off = off[local]
     vstride = getattr(ptr, "vstride", None)
-    if width is not None:
-        rec.access(kind, ptr.mem, off, agents, inst, width)
+    if vstride:   # a row-major matrix's column: strided, its bytes not one run
+        raw = None
+    rows = None if raw is None else (raw if local is None else raw[local])
+    if value is not None and not vstride and t.kind in ("int", "float", "vector") and \
+            (t.kind != "vector" or t.elem.kind in ("int", "float")) and isinstance(value, np.ndarray):
+        v = np.ascontiguousarray(np.broadcast_to(value.astype(t.dtype, copy=False),
+                                                 (mask.shape[0],) + value.shape[1:]))
+        rows = v.view(np.uint8).reshape(mask.shape[0], -1)
+        rows = rows if local is None else rows[local]
+        if rows.shape[1] != t.size():
+            rows = None
+    if getattr(ptr.mem, "robust", False):   # robustBufferAccess: an access outside the buffer touches nothing
+        size = width or (t.size() if t.kind != "pointer" else 8)
+        inside = np.broadcast_to((off >= 0) & (off + size <= ptr.mem.region), agents.shape)
+        if not inside.all():
+            off = off[inside] if off.shape[0] > 1 else off
+            agents = agents[inside]
+            rows = None if rows is None else rows[inside]
+    if width is not None or raw is not None:
+        rec.access(kind, ptr.mem, off, agents, inst, width or t.size(), values=rows)
     elif t.kind == "vector" and vstride:
         rec.access(kind, ptr.mem, off, agents, inst, t.scalar_size(), t.count, vstride)
     else:
-        rec.access(kind, ptr.mem, off, agents, inst, max(t.size(), 1) if t.kind != "pointer" else 8)
+        rec.access(kind, ptr.mem, off, agents, inst, max(t.size(), 1) if t.kind != "pointer" else 8, values=rows)

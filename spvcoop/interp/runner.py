@@ -114,6 +114,11 @@ def binding_of(res: RunResult, key):
     return res.bindings[_norm_key(key)]
 
 
+def norm_key(key):
+    """A buffer key as run() reads it: a binding number in set 0, "set:binding", a name (runspec/amber_emit.py)."""
+    return _norm_key(key)
+
+
 def _norm_key(key):
     if isinstance(key, list):
         key = tuple(key)
@@ -343,7 +348,11 @@ def _execute(ex: Executor, prog: Program, ep_fn: int, N: int) -> None:
         finally:
             ex.errors_ignored = False
     if ex.races is not None and ex.races.races:   # all races of the dispatch at once, after it
-        raise SpvError(ex.races.diagnostics())
+        found = ex.races.diagnostics()
+        ex.diagnostics.extend(d for d in found if d.severity != "error")   # benign races: warnings
+        errors = [d for d in found if d.severity == "error"]
+        if errors:
+            raise SpvError(errors)
 
 
 def _collect(res: RunResult, prog: Program, bindings: dict) -> None:
@@ -598,6 +607,7 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
         ex.reserve(len(raw), f"buffer '{where}'", inst)
         b.memory = Memory(where, "PushConstant" if b.key == "push_constants" else "StorageBuffer",
                           len(raw), data=raw)
+        b.memory.robust = bool(ex.config.robust_buffer_access)
         addresses.setdefault(where, ex.device.add(b.memory))
         ex.gvals[b.var_id] = Pointer(b.memory, np.zeros(1, np.int64), t, 0, align=1 << 16)
     bind_views(ex, prog, bindings, ex.views)
