@@ -7,6 +7,9 @@ from vulture.whitelist_utils import Whitelist
 
 _ = Whitelist()
 
+# each command module's declaration, read as text by cli._declared_commands (not imported)
+_.COMMANDS
+_.HELP_ORDER
 # argparse reads it: cli.Parser sets every subparser's help formatter
 _.formatter_class
 # cffi: the structure fields are read by the Vulkan driver, `_keep` keeps chained structures alive until the call

@@ -10,10 +10,13 @@ exited, terminated. One run at a time: a run command answers, then the run goes 
 """
 from __future__ import annotations
 
+
 import argparse
 import json
 import sys
 from typing import Any, BinaryIO
+
+COMMANDS, HELP_ORDER = ("dap",), 70  # its commands, its place in --help (cli.py)
 
 MAX_THREADS = 64    # invocations listed as threads (the selected one is always among them)
 MATRIX_REF = 1 << 20  # variablesReference of a matrix: MATRIX_REF + its index in the frame's locals

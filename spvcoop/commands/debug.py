@@ -2,8 +2,11 @@
 a script); the command engine is spvcoop/interp/debugger.py, this module only reads lines and prints replies."""
 from __future__ import annotations
 
+
 import argparse
 import sys
+
+COMMANDS, HELP_ORDER = ("debug",), 60  # its commands, its place in --help (cli.py)
 
 PROMPT = "(spvcoop) "
 

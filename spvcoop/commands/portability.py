@@ -1,7 +1,10 @@
 """`spvcoop portability SPEC`: the same as `spvcoop run SPEC --layout all` (which outputs depend on the layout)."""
 from __future__ import annotations
 
+
 import argparse
+
+COMMANDS, HELP_ORDER = ("portability",), 80  # its commands, its place in --help (cli.py)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

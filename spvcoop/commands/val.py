@@ -7,11 +7,14 @@ assemble), 2 usage errors, unreadable input or spirv-val not installed.
 """
 from __future__ import annotations
 
+
 import argparse
 import contextlib
 import os
 import re
 import sys
+
+COMMANDS, HELP_ORDER = ("val", "lint"), 30  # its commands, its place in --help (cli.py)
 
 FORMATS = ("human", "json", "sarif", "github")
 
