@@ -1,10 +1,10 @@
 """`spvcoop.run()`: the interpreter's entry point with a typed signature, every run option a keyword.
 
 The run options are declared once, in spvcoop/interp/options.py. This signature writes each out (name, type,
-default) so that type checkers and editors see them; tests/test_public_api.py fails, printing the parameter to add,
-when the two differ in names or defaults. Adding a run option: its `RunOption` in options.py, then its keyword
-here (anywhere among the keyword-only ones) with its type and the same default; the docstring takes its help from
-the declaration (and docs/api.md, once `python tools/gen_docs.py` has rewritten it).
+default) so that type checkers and editors see them: its keyword-only parameters are generated from the
+declarations (their `api_type`) by `python tools/gen_docs.py`, which rewrites docs/api.md too;
+tests/test_generated_docs.py fails when they are out of date, tests/test_public_api.py when they differ from the
+declarations. The docstring takes each option's help from its declaration.
 """
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ def run(shader: str | os.PathLike[str] | bytes | Module,
         spec_constants: Mapping[Any, Any] | None = None,
         push_constants: Mapping[str, Any] | bytes | None = None,
         *,
+        # the run options: generated from spvcoop/interp/options.py by tools/gen_docs.py
         entry_point: str | None = None,
         subgroup_size: int | None = None,
         layout: str | os.PathLike[str] | LayoutModel | None = None,
@@ -35,7 +36,7 @@ def run(shader: str | os.PathLike[str] | bytes | Module,
         max_time: float | str = 60.0,
         max_steps: int | str | None = None,
         max_work: int | str = 1 << 29,
-        max_memory: int | str = 2 << 30,
+        max_memory: int | str = 1 << 31,
         validate: bool = True,
         target_env: str | None = None,
         spirv_val_options: Sequence[str] | str = (),
@@ -47,6 +48,7 @@ def run(shader: str | os.PathLike[str] | bytes | Module,
         nonfinite: bool = False,
         robust_buffer_access: bool | str = False,
         fast_paths: bool = True,
+        # end of the generated run options
         ) -> RunResult:
     """Run a compute shader on the CPU over a whole dispatch and return its buffers.
 

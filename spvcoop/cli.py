@@ -1,8 +1,10 @@
 """The `spvcoop` command line: one subcommand per concern, each in its own module.
 
 Each command module exposes `register(subparsers)`, which adds its parser and
-sets `func` (args -> exit code). Imports inside the commands stay lazy so that
-`spvcoop as` starts fast (numpy is never imported by the assembler).
+sets `func` (args -> exit code), and declares its command names and its place in
+`--help` in one line (`COMMANDS, HELP_ORDER = ("val", "lint"), 30`), which this
+module reads as text: a new command is one new module. Imports inside the commands
+stay lazy so that `spvcoop as` starts fast (numpy is never imported by the assembler).
 """
 from __future__ import annotations
 
@@ -16,27 +18,28 @@ import sys
 from .commands.common import parse_size, print_diagnostics
 from .core.diagnostics import SpvError, printable
 
-# (module, doc) in the order `spvcoop --help` lists them.
-COMMAND_MODULES = [
-    "spvcoop.commands.asm",
-    "spvcoop.commands.dis",
-    "spvcoop.commands.val",
-    "spvcoop.commands.layout",
-    "spvcoop.commands.run",
-    "spvcoop.commands.debug",
-    "spvcoop.commands.dap",
-    "spvcoop.commands.portability",
-    "spvcoop.commands.device",
-    "spvcoop.commands.numerics",
-]
-# The name each module registers: a command line naming one of them imports only that module (the
-# others pull in numpy, pydantic, the layouts; `spvcoop as` and a one-invocation `run` start faster).
-COMMAND_NAMES = {"as": "spvcoop.commands.asm", "dis": "spvcoop.commands.dis", "val": "spvcoop.commands.val",
-                 "lint": "spvcoop.commands.val",
-                 "layout": "spvcoop.commands.layout", "run": "spvcoop.commands.run",
-                 "debug": "spvcoop.commands.debug", "dap": "spvcoop.commands.dap",
-                 "portability": "spvcoop.commands.portability", "device": "spvcoop.commands.device",
-                 "numerics": "spvcoop.commands.numerics"}
+_DECLARATION = re.compile(r"^COMMANDS, HELP_ORDER = \(((?:\s*\"[a-z]+\",?)+)\), (\d+)", re.M)
+
+
+def _declared_commands() -> tuple[list[str], dict[str, str]]:
+    """(modules in `spvcoop --help` order, command name -> module), from the `COMMANDS, HELP_ORDER = (...), n`
+    line each command module writes. Read as text, not imported: a command line imports only the module of the
+    command it names (the others pull in numpy, pydantic, the layouts; `spvcoop as` and `--help` start faster).
+    tests/test_cli.py checks that the text read here is what each module holds and registers."""
+    found = []
+    folder = os.path.join(os.path.dirname(__file__), "commands")
+    for entry in os.scandir(folder):
+        if entry.name.endswith(".py"):
+            with open(entry.path, encoding="utf-8") as f:
+                m = _DECLARATION.search(f.read(4096))   # the line stands after the imports
+            if m:
+                names = re.findall(r'"([a-z]+)"', m.group(1))
+                found.append((int(m.group(2)), f"spvcoop.commands.{entry.name[:-3]}", names))
+    found.sort()
+    return [mod for _, mod, _ in found], {name: mod for _, mod, names in found for name in names}
+
+
+COMMAND_MODULES, COMMAND_NAMES = _declared_commands()
 # Examples for the help of parsers whose module gives none ("every --help ends with an example"): keyed by the
 # command path. A module's own epilog with "Example" in it is kept (val/lint write theirs beside their flags);
 # tests/test_cli_usage.py fails for a parser that has neither.

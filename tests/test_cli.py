@@ -221,6 +221,24 @@ def test_command_names_are_what_each_module_registers() -> None:
         assert sorted(sub.choices) == sorted(n for n, m in cli.COMMAND_NAMES.items() if m == module)
 
 
+def test_every_command_module_declares_its_commands() -> None:
+    """cli.py reads each module's `COMMANDS, HELP_ORDER = ...` line as text: what it read is what the module
+    holds, every module with a register() has the line, and the --help order is the declared one."""
+    import importlib
+    import pkgutil
+    import spvcoop.commands
+    with_register = {f"spvcoop.commands.{m.name}" for m in pkgutil.iter_modules(spvcoop.commands.__path__)
+                     if hasattr(importlib.import_module(f"spvcoop.commands.{m.name}"), "register")}
+    assert set(cli.COMMAND_MODULES) == with_register
+    orders = []
+    for module in cli.COMMAND_MODULES:
+        mod = importlib.import_module(module)
+        assert tuple(n for n, m in cli.COMMAND_NAMES.items() if m == module) == mod.COMMANDS, module
+        orders.append(mod.HELP_ORDER)
+    assert orders == sorted(orders) and len(set(orders)) == len(orders)
+    assert cli.COMMAND_MODULES[:3] == ["spvcoop.commands.asm", "spvcoop.commands.dis", "spvcoop.commands.val"]
+
+
 @pytest.mark.parametrize("argv, want", [
     (["as", "x.spvasm"], "spvcoop.commands.asm"),
     (["--debug", "run", "spec.yaml"], "spvcoop.commands.run"),

@@ -112,3 +112,13 @@ def test_the_stage_order_check_sees_an_upward_import() -> None:
     stages = ["spvcoop/core/", "spvcoop/interp/", "spvcoop/runspec/"]
     assert _stage("spvcoop.interp.dataio", stages) == 1 and _stage("spvcoop.runspec.numtext", stages) == 2
     assert _stage("spvcoop", stages) is None
+
+
+def test_the_layout_models_page_lists_every_built_in_model() -> None:
+    """A layout model is its YAML file plus its row in docs/layouts-models.md's table (docs/architecture.md,
+    "Adding things"): a model without its row fails here."""
+    from spvcoop.layouts import builtin_models
+    text = (ROOT / "docs" / "layouts-models.md").read_text(encoding="utf-8")
+    rows = set(re.findall(r"^\| `([\w.-]+)` \|", text, re.M))
+    missing = sorted(set(builtin_models()) - rows)
+    assert not missing, f"docs/layouts-models.md's table of built-in models lacks {missing}"

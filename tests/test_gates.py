@@ -1,5 +1,6 @@
-"""The lint and type gates run from the test command: ruff (configured in pyproject.toml) over the repository
-and mypy over the package, each failing with its own findings."""
+"""The lint, type and dead-code gates run from the test command: ruff (configured in pyproject.toml) over the
+repository, mypy over the package and vulture over the package and the tools (`[tool.vulture]`, with
+tests/vulture_whitelist.py), each failing with its own findings."""
 from __future__ import annotations
 
 import subprocess
@@ -26,3 +27,17 @@ def test_ruff_is_clean() -> None:
 def test_mypy_is_clean() -> None:
     r = _run("mypy")   # files and settings: [tool.mypy] in pyproject.toml
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_no_dead_code() -> None:
+    r = _run("vulture")   # paths, decorators and names by pattern: [tool.vulture] in pyproject.toml
+    assert r.returncode == 0, "unused code (delete it, or name its user in tests/vulture_whitelist.py):\n" + \
+        r.stdout + r.stderr
+
+
+def test_dead_code_gate_sees_a_new_unused_function(tmp_path: Path) -> None:
+    """The gate's configuration does not hide an ordinary function: one that nothing calls is reported."""
+    dead = tmp_path / "spvcoop_extra.py"
+    dead.write_text("def helper_nobody_calls(x):\n    return x + 1\n")
+    r = _run("vulture", str(dead))   # the pyproject configuration still applies; the paths are given
+    assert r.returncode == 3 and "helper_nobody_calls" in r.stdout, r.stdout + r.stderr

@@ -1,5 +1,6 @@
-"""docs/api.md and the run-option table of docs/run-spec.md are generated (tools/gen_docs.py) and up to date;
-docs/run-spec.md describes every key the run-spec schema knows, and its example runs."""
+"""spvcoop.run()'s keywords (spvcoop/api.py), docs/api.md and the run-option table of docs/run-spec.md are
+generated (tools/gen_docs.py) and up to date; docs/run-spec.md describes every key the run-spec schema knows, and
+its example runs."""
 from __future__ import annotations
 
 import re
@@ -19,6 +20,31 @@ def test_generated_docs_are_up_to_date() -> None:
     p = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_docs.py"), "--check"], capture_output=True,
                        text=True, cwd=ROOT)
     assert p.returncode == 0, p.stderr
+
+
+def test_a_new_run_option_is_one_declaration(monkeypatch) -> None:
+    """A RunOption in options.py is all a new option needs in the signature: gen_docs writes its keyword into
+    spvcoop/api.py (here a copy), typed and with its default, and refuses a declaration without a type."""
+    import pytest
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import gen_docs
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    from spvcoop.interp import options
+    extra = options.RunOption("max_widgets", 1 << 24, options.count, "a new option", "--max-widgets", "max_widgets",
+                              "N", api_type="int | str")
+    monkeypatch.setattr(options, "OPTIONS", options.OPTIONS + (extra,))
+    text = gen_docs.api_py((ROOT / "spvcoop" / "api.py").read_text())
+    assert "        max_widgets: int | str = 1 << 24,\n        # end of the generated run options\n" in text
+    namespace: dict = {"__name__": "spvcoop.api_copy", "__package__": "spvcoop"}
+    exec(compile(text, "api.py", "exec"), namespace)   # the generated signature is valid Python
+    assert namespace["run"].__kwdefaults__["max_widgets"] == 1 << 24
+    untyped = options.RunOption("no_type", None, options.count, "a new option")
+    monkeypatch.setattr(options, "OPTIONS", options.OPTIONS + (untyped,))
+    with pytest.raises(SystemExit, match="give api_type .* to no_type"):
+        gen_docs.run_keywords()
 
 
 def test_api_reference_documents_every_public_function_and_option() -> None:

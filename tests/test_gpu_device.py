@@ -35,7 +35,8 @@ def test_device_addresses_reach_the_shader(spvcoop_gpu):
 
 
 def test_profile_equals_builtin(spvcoop_gpu_device, tmp_path):
-    from spvcoop.gpu.profile import profile_yaml, same_combinations
+    from profile_compare import same_combinations
+    from spvcoop.gpu.profile import profile_yaml
     from spvcoop.validator.profiles import load_profile
     info = spvcoop_gpu_device.instance.info(spvcoop_gpu_device.index)
     if "H100" not in info.name:

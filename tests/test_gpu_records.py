@@ -13,8 +13,9 @@ import pytest
 from spvcoop.gpu.compare import compare_outputs, diff_arrays, ulp_distance
 from spvcoop.gpu.device import DeviceInfo
 from spvcoop.gpu.layouts import device_types
-from spvcoop.gpu.numerics import load_tiles
-from spvcoop.gpu.profile import profile_yaml, same_combinations
+from spvcoop.gpu.numerics import load_measurement
+from profile_compare import same_combinations
+from spvcoop.gpu.profile import profile_yaml
 from spvcoop.numerics.fit import integer_muladd, samples_from_tiles
 from spvcoop.numerics.model import NVIDIA_TENSORCORE, muladd
 from spvcoop.validator.profiles import load_profile
@@ -93,7 +94,7 @@ def test_samples_were_bit_identical_on_the_gpu():
 
 # ---- numerics ---------------------------------------------------------------------------------------------
 def test_tensorcore_model_reproduces_every_recorded_tile():
-    samples = samples_from_tiles(load_tiles(DATA / "muladd-tiles.npz"))
+    samples = samples_from_tiles(load_measurement(DATA / "muladd-tiles.npz")[0])
     assert len(samples) == 11 * 2 * 6 - 4 * 2 * 4    # float combos: 6 distributions, integer ones: 2
     for s in samples:
         got = muladd(NVIDIA_TENSORCORE, s.A, s.B, s.C, s.D.dtype, s.a, s.b) if s.is_float else integer_muladd(s)
@@ -104,7 +105,7 @@ def test_subnormal_inputs_align_with_their_stored_exponent():
     """The known gap: a single K=16 MulAdd with subnormal f16 inputs. The rule that aligned with a subnormal's
     true exponent (the model before 2026-11-25) differs from the H100; the stored exponent (-14) agrees."""
     old_rule = NVIDIA_TENSORCORE.with_(subnormal_inputs="true")
-    for s in samples_from_tiles(load_tiles(DATA / "subnormal-k16.npz")):
+    for s in samples_from_tiles(load_measurement(DATA / "subnormal-k16.npz")[0]):
         if s.D.dtype != np.float32:
             continue
         new = muladd(NVIDIA_TENSORCORE, s.A, s.B, s.C, np.float32)
@@ -136,7 +137,7 @@ def test_interpreter_runs_the_probe_shader_like_the_gpu():
     from spvcoop.numerics.shader import muladd_shader
     from spvcoop.numerics.tiles import to_bytes
     from spvcoop.asm.assembler import assemble
-    data = load_tiles(DATA / "subnormal-k16.npz")
+    data = load_measurement(DATA / "subnormal-k16.npz")[0]
     for combo, per in data.items():
         a, b, c, M, N, K = combo
         A, B, C, D = per[("subnormal", 1)]

@@ -89,6 +89,36 @@ def test_families_are_the_declared_ones():
     assert [f.name for f in families()] == ["core", "coopmat", "coopmat2"]
 
 
+def test_each_extension_family_defines_the_ops_of_its_capabilities():
+    """A family's package declares CAPABILITIES; its op sets define exactly the instructions those enable (the
+    types among them are its kinds), so the grammar says which instructions need the family."""
+    import importlib
+    from spvcoop.core.spirv_grammar import load
+    from spvcoop.interp import families as fam_mod
+    grammar = load()
+    for pkg, family in zip(fam_mod._EXTENSION_FAMILIES, families()[1:], strict=True):
+        caps = set(importlib.import_module(pkg, "spvcoop.interp").CAPABILITIES)
+        enabled = {n for n, i in grammar.instructions.items() if caps & set(i.capabilities)}
+        defined = set().union(*(s.ops for s in family.op_sets))
+        assert defined == {n for n in enabled if not n.startswith("OpType")}, family.name
+        assert caps <= fam_mod.extension_capabilities()
+
+
+def test_only_the_families_instructions_load_them():
+    """The extension families load for an instruction one of them implements, not for another extension's
+    instruction that merely looks alike (ARM tensors: no family implements them)."""
+    from types import SimpleNamespace
+    from spvcoop.interp.families import uses_extension_families
+
+    def module(*opnames):
+        return SimpleNamespace(instructions=[SimpleNamespace(opname=n) for n in ("OpCapability", *opnames)])
+    for op in ("OpTypeCooperativeMatrixNV", "OpBitCastArrayQCOM", "OpTensorViewSetClipNV",
+               "OpCooperativeMatrixReduceNV", "OpTypeTensorLayoutNV"):
+        assert uses_extension_families(module(op)), op
+    for op in ("OpTypeTensorARM", "OpTensorReadARM", "OpFAdd", "OpImageBlockMatchSADQCOM"):
+        assert not uses_extension_families(module(op)), op
+
+
 @pytest.mark.parametrize("kwargs, match", [
     (dict(coop_numerics="nvidia_tensorcore"), "unknown coop_numerics 'nvidia_tensorcore'"),
     (dict(subgroup_size=3), "power of two"),

@@ -15,8 +15,8 @@ import pytest
 import spvcoop
 from conftest import DATA
 from spvcoop.core.diagnostics import SpvError
-from spvcoop.gpu.numerics import interpret_probe, load_measurement, load_tiles, measure_probes, save_tiles
-from spvcoop.numerics.compiled import (PROBE_DIR, PROBES, fit_compiled, make_inputs, probe_module, subset, summary,
+from spvcoop.gpu.numerics import interpret_probe, load_measurement, measure_probes, save_tiles
+from spvcoop.numerics.compiled import (PROBE_DIR, PROBES, fit_compiled, make_inputs, probe_module, summary, tiles_of,
                                        to_doc)
 from spvcoop.numerics.fit import Fit, load_model_file, to_yaml
 from spvcoop.numerics.model import COMPILED_DEFAULTS, NVIDIA_TENSORCORE, MulAddModel
@@ -27,6 +27,18 @@ pytestmark = pytest.mark.slow
 
 EXT = DATA / "h100-vulkan" / "ext-numerics"
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def subset(name: str, data: dict, tiles) -> dict:
+    """The probe's data restricted to some tiles (indexes), outputs included (a faster fit)."""
+    T = tiles_of(name, data)
+    idx = np.asarray(tiles)
+    out = {k: v.reshape(T, -1)[idx].ravel() for k, v in data.items() if k.startswith("in")}
+    for k, v in data.items():
+        if k.startswith("gpu"):
+            per = v.reshape(-1, T, 256)          # perelem: function-major; cvt: one "function"
+            out[k] = per[:, idx].ravel()
+    return out
 
 
 def _bits(x: np.ndarray) -> np.ndarray:
@@ -139,7 +151,7 @@ def test_fitted_file_runs_per_element_functions_like_the_gpu(gpu_fit, tmp_path):
 
 def test_numerics_fit_refits_the_probes_from_the_tiles_file(tmp_path):
     tiles = {k: {ds: v for ds, v in per.items() if ds[0] in ("normal", "subnormal")}
-             for k, per in load_tiles(DATA / "h100-vulkan" / "vulkan-loop" / "muladd-tiles.npz").items()
+             for k, per in load_measurement(DATA / "h100-vulkan" / "vulkan-loop" / "muladd-tiles.npz")[0].items()
              if k == ("f16", "f16", "f32", 16, 16, 16)}
     npz = tmp_path / "tiles.npz"
     save_tiles(npz, tiles, _recorded())

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from spvcoop.core.diagnostics import SpvError
-from spvcoop.gpu.numerics import load_tiles
+from spvcoop.gpu.numerics import load_measurement
 from spvcoop.numerics.fit import Sample, agreement, fit, load_model_file, samples_from_tiles, to_yaml
 from spvcoop.numerics.model import NVIDIA_TENSORCORE, MulAddModel, muladd
 from spvcoop.numerics.tiles import FLOAT_DISTRIBUTIONS, make_tiles
@@ -71,7 +71,7 @@ def test_model_family_members_differ_where_they_should():
 
 @pytest.mark.slow
 def test_fit_of_recorded_h100_tiles_is_nvidia_tensorcore():
-    data = load_tiles(DATA / "muladd-tiles.npz")
+    data = load_measurement(DATA / "muladd-tiles.npz")[0]
     f = fit(samples_from_tiles(data, 1))
     assert f.model.muladd_params() == NVIDIA_TENSORCORE.muladd_params()
     assert f.total()[0] == f.total()[1]

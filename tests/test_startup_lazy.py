@@ -17,7 +17,9 @@ from spvcoop.loader import load_module
 ROOT = Path(__file__).resolve().parent.parent
 SAXPY = ROOT / "samples" / "saxpy" / "saxpy.spvasm"
 GEMM = ROOT / "samples" / "coopmat" / "khr_gemm" / "gemm.spvasm"
-EXTENSION_MODULES = ("spvcoop.interp.coopmat", "spvcoop.interp.coopmat2", "spvcoop.numerics", "ml_dtypes",
+# the extension families' modules (their packages' __init__, a docstring and CAPABILITIES, may load: that is how
+# families.dispatcher_for learns which instructions need them)
+EXTENSION_MODULES = ("spvcoop.interp.coopmat.", "spvcoop.interp.coopmat2.", "spvcoop.numerics", "ml_dtypes",
                      "spvcoop.validator.profiles")
 
 _PROBE = """

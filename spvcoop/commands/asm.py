@@ -1,7 +1,10 @@
 """`spvcoop as`: assemble SPIR-V text into a binary, byte-identical to spirv-as."""
 from __future__ import annotations
 
+
 import argparse
+
+COMMANDS, HELP_ORDER = ("as",), 10  # its commands, its place in --help (cli.py)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -17,6 +17,7 @@ out as an `output` event.
 """
 from __future__ import annotations
 
+
 import argparse
 import json
 import os
@@ -24,6 +25,8 @@ import queue
 import sys
 import threading
 from typing import Any, BinaryIO
+
+COMMANDS, HELP_ORDER = ("dap",), 70  # its commands, its place in --help (cli.py)
 
 MAX_THREADS = 64    # invocations listed as threads (the selected one is always among them)
 MAX_HEADER_LINE = 4096   # a header line is "Content-Length: N" or another short field; more is not a client

@@ -3,9 +3,12 @@ line editing, history and completion where Python's readline is there; or a scri
 command engine is spvcoop/interp/debugger.py, this module only reads lines and prints replies."""
 from __future__ import annotations
 
+
 import argparse
 import sys
 import contextlib
+
+COMMANDS, HELP_ORDER = ("debug",), 60  # its commands, its place in --help (cli.py)
 
 PROMPT = "(spvcoop) "
 HISTORY = "~/.spvcoop_debug_history"

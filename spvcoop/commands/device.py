@@ -1,10 +1,13 @@
 """`spvcoop device`: list Vulkan devices and show one's cooperative-matrix properties (needs spvcoop[gpu])."""
 from __future__ import annotations
 
+
 import argparse
 import sys
 
 from .common import reports_errors
+
+COMMANDS, HELP_ORDER = ("device",), 90  # its commands, its place in --help (cli.py)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -1,7 +1,10 @@
 """`spvcoop dis`: disassemble a SPIR-V binary into text, identical to spirv-dis."""
 from __future__ import annotations
 
+
 import argparse
+
+COMMANDS, HELP_ORDER = ("dis",), 20  # its commands, its place in --help (cli.py)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -1,9 +1,12 @@
 """`spvcoop layout`: list, show, diff, probe and import cooperative-matrix layout models."""
 from __future__ import annotations
 
+
 import argparse
 import sys
 import contextlib
+
+COMMANDS, HELP_ORDER = ("layout",), 40  # its commands, its place in --help (cli.py)
 
 FORMATS = ("table", "json", "svg", "html")
 

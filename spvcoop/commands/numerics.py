@@ -1,10 +1,13 @@
 """`spvcoop numerics`: measure a device's cooperative-matrix MulAdd numerics and fit the parametric model."""
 from __future__ import annotations
 
+
 import argparse
 import sys
 
 from .common import device_arg, reports_errors
+
+COMMANDS, HELP_ORDER = ("numerics",), 100  # its commands, its place in --help (cli.py)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

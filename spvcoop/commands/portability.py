@@ -2,7 +2,10 @@
 layout or the subgroup size), ending in one verdict line per kernel."""
 from __future__ import annotations
 
+
 import argparse
+
+COMMANDS, HELP_ORDER = ("portability",), 80  # its commands, its place in --help (cli.py)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -1,12 +1,15 @@
 """`spvcoop run`: execute a compute shader from a run spec (or a shader plus an in.yaml) and print its buffers."""
 from __future__ import annotations
 
+
 import argparse
 import os
 import sys
 from typing import Any
 
 from .common import device_arg, parse_size
+
+COMMANDS, HELP_ORDER = ("run",), 50  # its commands, its place in --help (cli.py)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

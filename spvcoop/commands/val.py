@@ -7,6 +7,7 @@ assemble), 2 usage errors, unreadable input or spirv-val not installed.
 """
 from __future__ import annotations
 
+
 import argparse
 import contextlib
 import os
@@ -14,6 +15,8 @@ import re
 import sys
 
 from ..core.diagnostics import printable
+
+COMMANDS, HELP_ORDER = ("val", "lint"), 30  # its commands, its place in --help (cli.py)
 
 FORMATS = ("human", "json", "sarif", "github")
 

@@ -102,11 +102,6 @@ def save_tiles(path, data: dict, probes: dict | None = None) -> None:
     np.savez_compressed(path, **arrays)
 
 
-def load_tiles(path, max_bytes: int | None = None) -> dict:
-    """The MulAdd tiles save_tiles wrote (load_measurement: the probes too)."""
-    return load_measurement(path, max_bytes)[0]
-
-
 def load_measurement(path, max_bytes: int | None = None) -> tuple[dict, dict]:
     """(tiles, probes) as save_tiles wrote them. Bounded before anything is inflated: the arrays' sizes as the
     archive declares them may total at most max_bytes (default: the input limit, --max-input-size), so a small .npz

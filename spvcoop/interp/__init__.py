@@ -22,8 +22,8 @@ masked results); the family declares `dispatch.KindHooks` for them (null values,
 extract/insert, access chains, Private/Function variables before allocation). Per-run state of a family
 goes in `ex.family_state`; the lane layout is on the Executor (ex.sg_global, ex.sg_local,
 ex.subgroup_size, ex.num_sg_total, ex.wg_index). Ops that call a SPIR-V function per element use
-ex.call_per_element. A new extension is a package like coopmat2/ with a family.py, appended to
-families._EXTENSION_FAMILIES.
+ex.call_per_element. A new extension is a package like coopmat2/ with a family.py and, in its __init__.py,
+the CAPABILITIES whose instructions it implements, appended to families._EXTENSION_FAMILIES.
 """
 from __future__ import annotations
 

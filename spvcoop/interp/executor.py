@@ -59,7 +59,6 @@ class Executor:
     races: Recorder | None = None  # the race detector (races.py), set by the runner unless races=False
     unvalidated: bool = False  # run(validate=False): the module may break any rule, by design
     # set by the runner as it lays the lanes out and binds the resources (runner._layout_lanes, bind)
-    num_sg_per_wg: int
     sg_pos: np.ndarray
     dispatch: tuple[int, int, int]
     wg_dims: tuple[int, int, int]

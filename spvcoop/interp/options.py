@@ -190,7 +190,9 @@ def observer(v):
 class RunOption(FrozenRecord):
     """One run option. `check` converts and bounds a value (None is always allowed: it means the default);
     `flag` is its command-line flag (None: Python API only), `spec_key` its run-spec key (None: none);
-    `cli_false`: the flag is a negation (`--no-validate` sets validate=False)."""
+    `cli_false`: the flag is a negation (`--no-validate` sets validate=False); `api_type`: the type of its keyword
+    in `spvcoop.run()`'s signature, as written there (spvcoop/api.py's keywords are generated from these
+    declarations by tools/gen_docs.py; a name it uses that api.py does not import yet goes in api.py's imports)."""
     name: str
     default: object
     check: Callable
@@ -199,11 +201,13 @@ class RunOption(FrozenRecord):
     spec_key: str | None
     metavar: str | None
     cli_false: bool
-    _fields = ("name", "default", "check", "help", "flag", "spec_key", "metavar", "cli_false")
+    api_type: str | None
+    _fields = ("name", "default", "check", "help", "flag", "spec_key", "metavar", "cli_false", "api_type")
 
     def __init__(self, name: str, default: object, check: Callable, help: str, flag: str | None = None,
-                 spec_key: str | None = None, metavar: str | None = None, cli_false: bool = False) -> None:
-        values = (name, default, check, help, flag, spec_key, metavar, cli_false)
+                 spec_key: str | None = None, metavar: str | None = None, cli_false: bool = False, *,
+                 api_type: str | None = None) -> None:
+        values = (name, default, check, help, flag, spec_key, metavar, cli_false, api_type)
         for f, value in zip(self._fields, values, strict=True):
             object.__setattr__(self, f, value)
 
@@ -219,70 +223,88 @@ class RunOption(FrozenRecord):
 
 OPTIONS: tuple[RunOption, ...] = (
     RunOption("entry_point", None, name, "entry point to run (default: the first GLCompute one)",
-              "--entry-point", "entry_point", "NAME"),
+              "--entry-point", "entry_point", "NAME",
+              api_type="str | None"),
     RunOption("subgroup_size", None, subgroup_size,
               "lanes per subgroup, a power of two up to 128 (default: the layout model's, else 32)",
-              "--subgroup-size", "subgroup_size", "N"),
+              "--subgroup-size", "subgroup_size", "N",
+              api_type="int | None"),
     RunOption("layout", None, layout,
               "cooperative-matrix layout model: a name (`spvcoop layout list`), a .yaml file or a LayoutModel "
-              "(default: nvidia where it defines the type, else striped)", "--layout", None, "MODEL|FILE.yaml"),
+              "(default: nvidia where it defines the type, else striped)", "--layout", None, "MODEL|FILE.yaml",
+              api_type="str | os.PathLike[str] | LayoutModel | None"),
     RunOption("coop_numerics", "ieee", coop_numerics,
               "cooperative-matrix MulAdd rounding: ieee (products exact, f32 sums, one rounding; default), "
               "nvidia-tensorcore (bit-identical to an H100 for f16 and bf16 inputs) or a model file written by "
-              "`spvcoop numerics measure`", "--coop-numerics", None, "ieee|nvidia-tensorcore|FILE.yaml"),
+              "`spvcoop numerics measure`", "--coop-numerics", None, "ieee|nvidia-tensorcore|FILE.yaml",
+              api_type="str | MulAddModel"),
     RunOption("max_time", DEFAULT_MAX_TIME, seconds,
               f"stop with an error after this many seconds of execution (default {DEFAULT_MAX_TIME:g}; an "
-              "endless loop stops by itself; suffixes s, m, h)", "--max-time", "max_time", "SECONDS"),
+              "endless loop stops by itself; suffixes s, m, h)", "--max-time", "max_time", "SECONDS",
+              api_type="float | str"),
     RunOption("max_steps", None, count,
               "stop with an error after N executed instructions, a limit that does not depend on the "
-              "machine (default: none; suffixes K, M, G)", "--max-steps", "max_steps", "N"),
+              "machine (default: none; suffixes K, M, G)", "--max-steps", "max_steps", "N",
+              api_type="int | str | None"),
     RunOption("max_work", DEFAULT_MAX_WORK, count,
               "stop with an error once executed instructions x invocations pass N (default 512M: a few seconds "
               "of numpy; saxpy over 2^20 invocations needs 25M; suffixes K, M, G; shared among the models of "
-              "--layout all)", "--max-work", "max_work", "N"),
+              "--layout all)", "--max-work", "max_work", "N",
+              api_type="int | str"),
     RunOption("max_memory", DEFAULT_MAX_MEMORY, count,
               "memory budget in bytes for the dispatch's state, buffers and variables, checked before allocating "
-              "(default 2G; suffixes K, M, G)", "--max-memory", "max_memory", "BYTES"),
+              "(default 2G; suffixes K, M, G)", "--max-memory", "max_memory", "BYTES",
+              api_type="int | str"),
     RunOption("validate", True, flag, "validate the module first (--no-validate: run without)",
-              "--no-validate", None, None, cli_false=True),
+              "--no-validate", None, None, cli_false=True,
+              api_type="bool"),
     RunOption("target_env", None, target_env,
               "the environment the module is validated for before the run, by our rules and spirv-val, as "
               "`spvcoop val --target-env` (default: the Vulkan version of the module's SPIR-V version: vulkan1.3 "
-              "for 1.6)", "--target-env", "target_env", "ENV"),
+              "for 1.6)", "--target-env", "target_env", "ENV",
+              api_type="str | None"),
     RunOption("spirv_val_options", (), spirv_val_options,
               "spirv-val options naming the device features the run assumes, passed to the validation before the "
               "run as `spvcoop val` passes them: allow-localsizeid (maintenance4), scalar-block-layout, "
               "workgroup-scalar-block-layout, uniform-buffer-standard-layout, relax-block-layout, max-id-bound=N, "
               "...; comma-separated on the command line, a list in a run spec", "--spirv-val-options",
-              "spirv_val_options", "OPT[,OPT...]"),
+              "spirv_val_options", "OPT[,OPT...]",
+              api_type="Sequence[str] | str"),
     RunOption("trace", None, trace,
               "print each instruction executed by this invocation, with its result: a linear index in the "
-              "dispatch (workgroup by workgroup) or a global invocation id X,Y,Z", "--trace", None, "INVOCATION"),
+              "dispatch (workgroup by workgroup) or a global invocation id X,Y,Z", "--trace", None, "INVOCATION",
+              api_type="int | tuple[int, ...] | str | None"),
     RunOption("trace_out", None, stream,
               "where trace lines go: a text stream or a callable taking each line (default: RunResult.trace, "
-              "a list; the library never writes to the terminal itself)"),
+              "a list; the library never writes to the terminal itself)",
+              api_type="IO[str] | Callable[[str], object] | None"),
     RunOption("progress", None, callback,
-              "called with the step count at the first branch at or past each multiple of 1024 steps"),
+              "called with the step count at the first branch at or past each multiple of 1024 steps",
+              api_type="Callable[[int], object] | None"),
     RunOption("observer", None, observer,
               "an interp.observe.Observer called at every block, instruction, branch and call (line coverage, "
-              "the debugger); the run then takes the instruction-at-a-time path"),
+              "the debugger); the run then takes the instruction-at-a-time path",
+              api_type="Observer | None"),
     RunOption("races", True, flag,
               "report data races: conflicting accesses to workgroup or storage-buffer memory by invocations "
               "that no barrier or atomic orders, each an error (rule interp.race; --no-races: off)",
-              "--no-races", "races", None, cli_false=True),
+              "--no-races", "races", None, cli_false=True,
+              api_type="bool"),
     RunOption("nonfinite", False, flag,
               "report the first instruction that makes an inf or NaN from finite operands (an f16 accumulator that "
               "overflows, a 0/0) as the run's error (rule interp.nonfinite), at its source line with its operands; "
-              "the run then takes the instruction-at-a-time path", "--nonfinite", "nonfinite"),
+              "the run then takes the instruction-at-a-time path", "--nonfinite", "nonfinite", api_type="bool"),
     RunOption("robust_buffer_access", False, on_off,
               "Vulkan's robustBufferAccess: a load outside its storage/uniform buffer or push constants reads zero "
               "and a store there is dropped, instead of an error (default: on for Amber scripts, as the CTS runs "
-              "them; off otherwise)", "--robust-buffer-access", "robust_buffer_access", "on|off"),
+              "them; off otherwise)", "--robust-buffer-access", "robust_buffer_access", "on|off",
+              api_type="bool | str"),
     RunOption("fast_paths", True, flag,
               "the fast paths: compiled blocks and loop trips with uniform integers on Python ints "
               "(interp/block_compiler.py), per-run plans of access chains, matrix loads and MulAdds, whole-tile "
               "tensor loads; the same bytes, steps and errors as without them (environment variables also turn "
-              "them off: SPVCOOP_NO_FAST_PATHS all but the tensor loads, SPVCOOP_NO_TENSOR_FAST those)"),
+              "them off: SPVCOOP_NO_FAST_PATHS all but the tensor loads, SPVCOOP_NO_TENSOR_FAST those)",
+              api_type="bool"),
 )
 BY_NAME: dict[str, RunOption] = {o.name: o for o in OPTIONS}
 SPEC_KEYS: dict[str, RunOption] = {o.spec_key: o for o in OPTIONS if o.spec_key}

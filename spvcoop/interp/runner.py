@@ -456,7 +456,6 @@ def _layout_lanes(ex: Executor, N: int, wg, dispatch, S: int) -> None:
     ex.wg_size = W
     ex.subgroup_size = S
     nsg = -(-W // S)
-    ex.num_sg_per_wg = nsg
     ex.sg_local = ex.local_index % S
     ex.sg_global = ex.wg_index * nsg + ex.local_index // S
     ex.num_sg_total = int(N // W * nsg)

@@ -70,10 +70,6 @@ class Type(Record):
 
     # ---- classification -------------------------------------------------
     @property
-    def is_scalar(self) -> bool:
-        return self.kind in ("bool", "int", "float")
-
-    @property
     def dtype(self) -> np.dtype:
         """numpy dtype of a scalar (or of the components of a vector/matrix)."""
         t = self

@@ -91,7 +91,6 @@ def _int_list(value: Any, n: int | None, what: str, node: Any, key: Any, minimum
 
 class Descriptor:
     kind = ""
-    fixed_length: int | None = None   # known without a type (tables, linear, cute)
 
     def build(self, env: dict) -> Arrays:
         raise NotImplementedError
@@ -129,7 +128,6 @@ class Table(Descriptor):
                             f"{len(lanes[0])} elements, invocation {bad} has {len(lanes[bad])}",
                             spec, ("item", bad))
         t = cls(lanes)
-        t.fixed_length = len(lanes[0])
         return t
 
     def build(self, env: dict) -> Arrays:
@@ -227,7 +225,6 @@ class Iree(Descriptor):
         if unknown:
             raise SpecError(f"iree: unknown key '{sorted(map(str, unknown))[0]}'", node, key)
         d = cls(**fields)
-        d.fixed_length = d.outer[0] * d.outer[1] * d.element[0] * d.element[1]
         return d
 
     def build(self, env: dict) -> Arrays:
@@ -375,7 +372,6 @@ class Cute(Descriptor):
             except CuteError as e:
                 raise SpecError(f"cute thr_id: {e}", where, "thr_id", e.column) from None
         d = cls(shape, stride, index, thr)
-        d.fixed_length = cute_size(shape[1])
         return d
 
     def build(self, env: dict) -> Arrays:
@@ -423,7 +419,6 @@ class Linear(Descriptor):
                                 spec, k)
             out[k] = [cast("tuple[int, int]", tuple(_int_list(b, 2, f"linear {k} basis", spec, k))) for b in bases]
         d = cls(out["register"], out["lane"])
-        d.fixed_length = 1 << len(d.register)
         return d
 
     def build(self, env: dict) -> Arrays:

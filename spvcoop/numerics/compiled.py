@@ -85,18 +85,6 @@ def read_outputs(name: str, data: Probe, raw: Callable[[tuple[int, int]], bytes]
     return {f"gpu{b}": np.frombuffer(raw((0, b))[:len(bufs[(0, b)])], dt).copy() for b, dt in outputs(name).items()}
 
 
-def subset(name: str, data: Probe, tiles) -> Probe:
-    """The probe's data restricted to some tiles (indexes), outputs included (a faster fit)."""
-    T = tiles_of(name, data)
-    idx = np.asarray(tiles)
-    out = {k: v.reshape(T, -1)[idx].ravel() for k, v in data.items() if k.startswith("in")}
-    for k, v in data.items():
-        if k.startswith("gpu"):
-            per = v.reshape(-1, T, 256)          # perelem: function-major; cvt: one "function"
-            out[k] = per[:, idx].ravel()
-    return out
-
-
 # ---- inputs ----------------------------------------------------------------------------------------------
 def make_inputs(name: str, seed: int = 24, tiles: int | None = None) -> Probe:
     rng = np.random.default_rng(seed)

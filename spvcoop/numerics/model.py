@@ -36,7 +36,7 @@ flush f32 (not f16), give NaN 0x7fffffff / 0x7fff, contract without matrix opera
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -130,7 +130,6 @@ NVIDIA_TENSORCORE = MulAddModel(name="nvidia-tensorcore", overflow="inf", zero_s
                                 nan_f16=0x7FFF, bf16_convert="truncate", pe_flush_f32=True, pe_nan_f32=0x7FFFFFFF,
                                 pe_nan_f16=0x7FFF, pe_contract="without-matrix-operands", pe_factorise=True,
                                 pe_max_zeros="positive")
-PARAM_NAMES = tuple(f.name for f in fields(MulAddModel) if f.name != "name")
 
 
 def improve_one_at_a_time(model: MulAddModel, choices: dict, score, rounds: int) -> MulAddModel:

@@ -61,7 +61,6 @@ def parse_access(inst: Instruction) -> Access | None:
         fixed = ops[:mask_i]
     mask = ops[mask_i] if mask_i is not None else None
     params = list(ops[mask_i + 1:]) if mask_i is not None else []
-    i = 0
     if not fixed:
         return None
     pointer = fixed[0]
@@ -131,7 +130,7 @@ def pointer_type(ctx: Context, inst) -> None:
     d = ix.defs.get(a.pointer.as_int)
     if d is None:
         return
-    pt = ix.defs.get(d.result_type) if d.result_type is not None else None
+    pt = _pointer_type(ctx, a)
     ok_types = ("OpTypePointer",) if a.flavour == "NV" else ("OpTypePointer", "OpTypeUntypedPointerKHR")
     if pt is None or pt.opname not in ok_types:
         ctx.report(inst, a.pointer, f"pointer {ix.name(a.pointer.as_int)} has type "
@@ -279,16 +278,21 @@ def stride_positive(ctx: Context, inst) -> None:
                    severity="warning")
 
 
+def _layout_operand(ctx: Context, inst: Instruction) -> tuple[Access | None, Instruction | None]:
+    """The access and the definition of its ColumnMajor (NV) / MemoryLayout (KHR) operand."""
+    a = parse_access(inst)
+    if a is None or a.layout is None:
+        return a, None
+    return a, ctx.ix.defs.get(a.layout.as_int)
+
+
 @rule("coopmat.nv.column_major", ["OpCooperativeMatrixLoadNV", "OpCooperativeMatrixStoreNV"],
       "ColumnMajor indicates whether the values are arranged in column-major or row-major order. It must be "
       "a boolean constant instruction.", source=NV)
 def column_major(ctx: Context, inst) -> None:
     ix = ctx.ix
-    a = parse_access(inst)
-    if a is None or a.layout is None:
-        return
-    d = ix.defs.get(a.layout.as_int)
-    if d is None:
+    a, d = _layout_operand(ctx, inst)
+    if a is None or a.layout is None or d is None:
         return
     t = ix.defs.get(d.result_type) if d.result_type is not None else None
     if t is None or t.opname != "OpTypeBool" or not ix.is_constant_inst(a.layout.as_int):
@@ -302,11 +306,8 @@ def column_major(ctx: Context, inst) -> None:
       "constant instruction whose value corresponds to a Cooperative Matrix Layout.", source=KHR)
 def khr_layout(ctx: Context, inst) -> None:
     ix = ctx.ix
-    a = parse_access(inst)
-    if a is None or a.layout is None:
-        return
-    d = ix.defs.get(a.layout.as_int)
-    if d is None:
+    a, d = _layout_operand(ctx, inst)
+    if a is None or a.layout is None or d is None:
         return
     it = ix.int_type(d.result_type)
     note = [ctx.note_def(a.layout.as_int, "defined here")]

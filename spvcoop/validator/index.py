@@ -129,8 +129,6 @@ class ModuleIndex:
         self.exec_modes: dict[int, list[Instruction]] = {}
         self.addressing = "Logical"
         self.memory_model = None
-        self.memory_model_inst: Instruction | None = None
-        self.first_function_index: int | None = None
         self.forward_pointers: set[int] = set()
         self._values: dict[int, Value | None] = {}
         self._coopmats: dict[int, CoopMat | None] = {}
@@ -173,7 +171,6 @@ class ModuleIndex:
                 self.addressing = e.name if e else "Logical"
                 m = mm_kind.by_value.get(inst.operands[1].as_int)
                 self.memory_model = m.name if m else None
-                self.memory_model_inst = inst
             elif op == "OpName" and inst.operands:
                 self._names.setdefault(inst.operands[0].as_int, str(inst.operands[1].value))
             elif op == "OpTypeForwardPointer" and inst.operands:
@@ -228,17 +225,6 @@ class ModuleIndex:
         return f"{e.name} ({n})" if e else str(n)
 
     # ---- types --------------------------------------------------------------------------------
-    def type_of(self, id_: int | None) -> Instruction | None:
-        """The type instruction of a value id (None if unknown)."""
-        inst = self.defs.get(id_) if id_ is not None else None
-        if inst is None or inst.result_type is None:
-            return None
-        return self.defs.get(inst.result_type)
-
-    def is_type(self, id_: int | None) -> bool:
-        inst = self.defs.get(id_) if id_ is not None else None
-        return inst is not None and inst.opname.startswith("OpType")
-
     def int_type(self, type_id: int | None) -> tuple[int, bool] | None:
         """(width, signed) of an OpTypeInt."""
         t = self.defs.get(type_id) if type_id is not None else None

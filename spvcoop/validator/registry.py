@@ -128,11 +128,6 @@ def seal(passes: tuple[str, ...]) -> None:
     _SEALED[0] = True
 
 
-def declared_by() -> dict[str, tuple[str, ...]]:
-    """Module name -> the ids of the rules it declared (for the tests)."""
-    return {m: tuple(r.id for r in rs) for m, rs in _DECLARED.items()}
-
-
 class Context:
     """What a rule sees: the index and a way to report."""
 

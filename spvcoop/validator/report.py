@@ -74,7 +74,7 @@ def _where(d_source: str, span: Span | None, it: InstructionText | None) -> str:
     return f"{d_source}: instruction {idx + 1}" if idx is not None else f"{d_source}: word {span.word}"
 
 
-def format_human(diags: Iterable[Diagnostic], module: Module | None, color: bool = False) -> str:
+def format_human(diags: Iterable[Diagnostic], module: Module | None) -> str:
     """`file:line:col: error[rule]: message`, the source line with a caret, then `note:` lines."""
     lines_of = module.text.split("\n") if module is not None and module.text is not None else None
     it = InstructionText(module) if module is not None and module.text is None else None

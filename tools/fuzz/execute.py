@@ -35,7 +35,6 @@ from .cases import CANARY_NAME, CANARY_SECRET, CANARY_TEXT, LINKS, Case
 
 PKG = str(Path(__file__).resolve().parents[2] / "spvcoop") + os.sep
 VERDICT = re.compile(r"^check failed: |: error: NOT PORTABLE: ", re.M)   # exit 1 with the outputs written
-FINDINGS = ("traceback", "exit3", "leak", "hang", "memory", "leftover", "crash", "unlocated", "mismatch")
 
 
 class Timeout(BaseException):

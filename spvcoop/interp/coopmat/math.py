@@ -273,16 +273,6 @@ def _input_format(info: CoopInfo) -> str:
     return {"bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}[info.storage.name]
 
 
-def tensorcore_muladd(A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, a_format: str = "f16",
-                      b_format: str = "f16") -> np.ndarray:
-    """f16 (or bf16) x f16 + C as measured on an H100 (docs/interpreter-coopmat.md): per block of 16 k, the exact
-    products and C aligned to the largest exponent (a product's exponent is the sum of its inputs' exponents,
-    before normalisation; a subnormal input counts with the format's smallest normal exponent, what its exponent
-    field stores), each truncated 25 bits below it, summed exactly, rounded toward zero to f32 (an f16 result: to
-    nearest even from the exact sum). The parametric family and this instance: spvcoop/numerics/model.py."""
-    return numerics_muladd(NVIDIA_TENSORCORE, A, B, C, rdt, a_format, b_format)
-
-
 # ---- element-wise ops: the core's scalar ops applied to the logical matrices ---------------------
 _F32 = Type(-1, "float", width=32)
 

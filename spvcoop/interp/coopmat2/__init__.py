@@ -11,3 +11,7 @@ family.py   FAMILY, as spvcoop.interp.families lists it
 Matrices themselves are the coopmat family's values (coopmat/core.py: CoopMat, coop_info); this package imports
 them and never the other way round. docs/interpreter-coopmat.md states the semantics.
 """
+
+# The SPIR-V capabilities whose instructions this family implements (see coopmat/__init__.py).
+CAPABILITIES = ("CooperativeMatrixReductionsNV", "CooperativeMatrixConversionsNV",
+                "CooperativeMatrixPerElementOperationsNV", "CooperativeMatrixTensorAddressingNV", "TensorAddressingNV")

@@ -16,8 +16,6 @@ from ..fault import Fault
 from ..program import enum_name
 
 MAX_DIM = 5
-LAYOUT_FIELDS = ("block", "dim", "stride", "offset", "span")   # each (n, D)
-VIEW_FIELDS = ("vdim", "vstride", "clip")                      # (n, D), (n, D), (n, 4)
 NO_CLIP = (0, 0xFFFFFFFF, 0, 0xFFFFFFFF)  # row offset, row span, column offset, column span
 
 
@@ -87,7 +85,6 @@ class ViewType:
 
 class _State:
     """Per-invocation int64 fields; `n` rows (1: the same for every invocation)."""
-    FIELDS: tuple[str, ...] = ()
     __slots__ = ("type", "fields")
 
     def __init__(self, type_, fields: dict[str, np.ndarray]):
@@ -133,14 +130,14 @@ class _State:
 
 
 class TensorLayout(_State):
-    FIELDS = LAYOUT_FIELDS + ("clamp_value",)
+    """Fields block, dim, stride, offset, span (each (n, D)) and clamp_value."""
 
     def __repr__(self) -> str:
         return f"<tensorLayoutNV<{self.type.dims}, {self.type.clamp}>>"
 
 
 class TensorView(_State):
-    FIELDS = VIEW_FIELDS
+    """Fields vdim, vstride (each (n, D)) and clip ((n, 4))."""
 
     def __repr__(self) -> str:
         t = self.type

@@ -51,27 +51,6 @@ class Tiles:
     valid: np.ndarray | None = None    # (gm, R, C) read / written (inside the clip region and the tensor)
     estart: np.ndarray | None = None   # (ge,) the edge instances' pointers as element indices
 
-    def elements(self) -> tuple[np.ndarray, np.ndarray]:
-        """(position, element index into the buffer) of every element read or written, flat: which bytes
-        (index * E .. + E) each scope instance touches, for a memory-access hook (a race detector); made only
-        when asked."""
-        pos, idx = [], []
-        if len(self.interior):
-            ix = self.base[:, None, None] + self.template[None]
-            sel = np.broadcast_to(self.inside if self.inside is not None else True, ix.shape)
-            pos.append(np.broadcast_to(self.interior[:, None, None], ix.shape)[sel])
-            idx.append(ix[sel])
-        if self.masked is not None and self.mindex is not None and self.valid is not None:
-            pos.append(np.broadcast_to(self.masked[:, None, None], self.valid.shape)[self.valid])
-            idx.append(self.mindex[self.valid])
-        if self.edge_a is not None and self.estart is not None:
-            j, r, c = np.nonzero(self.edge_a.access)
-            pos.append(self.edge[j])
-            idx.append(self.estart[j] + self.edge_a.index[j, r, c])
-        if not pos:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        return np.concatenate(pos), np.concatenate(idx)
-
 
 def _uniform_rows(fields: dict, skip: tuple[str, ...] = ()) -> bool:
     return all(k in skip or v.shape[0] <= 1 or bool((v == v[:1]).all()) for k, v in fields.items())
