@@ -100,3 +100,49 @@ def test_a_run_warns_then_stops_at_the_run_time_check():
     assert "barrier reached by only part of workgroup 0 (1 of 64 invocations)" in str(e.value)
     warnings = [d for d in e.value.diagnostics if (d.rule or "").startswith(UNIFORMITY)]
     assert warnings and all(d.severity == "warning" for d in warnings)
+
+
+# ---- the run-time check (item 5): every instruction with a matrix operand or result ----------------------------
+GLSL_PARTIAL = """#version 450
+#extension GL_KHR_cooperative_matrix : enable
+#extension GL_KHR_memory_scope_semantics : enable
+#extension GL_EXT_shader_explicit_arithmetic_types : enable
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer B { float data[]; };
+layout(set = 0, binding = 1) buffer O { float outv[]; };
+#define MAT coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
+void main() {
+    MAT m;
+    coopMatLoad(m, data, 0, 16, gl_CooperativeMatrixLayoutRowMajor);
+    MAT r = m;
+    if (gl_LocalInvocationID.x < 16) {
+        STATEMENT
+    }
+    coopMatStore(r, outv, 0, 16, gl_CooperativeMatrixLayoutRowMajor);
+}
+"""
+
+
+@pytest.mark.parametrize("statement,opname", [
+    ("r = m + m;", "OpFAdd"),
+    ("r = MAT(data[0]);", "OpCompositeConstruct"),
+    ("outv[300] = float(coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(m)[0]);",
+     "OpFConvert"),
+])
+def test_matrix_instructions_reached_by_part_of_a_subgroup_stop_the_run(statement, opname, tmp_path):
+    """Before issue 37 only loads, stores and MulAdd were checked: these ran, each half subgroup on its own."""
+    src = tmp_path / "partial.comp"
+    src.write_text(GLSL_PARTIAL.replace("STATEMENT", statement))
+    with pytest.raises(SpvError) as e:
+        spvcoop.run(str(src), buffers={0: bytes(4 * 512), 1: bytes(4 * 512)})
+    assert f"{opname}: reached by only part of subgroup 0 (16 of 32 invocations" in str(e.value)
+
+
+def test_an_element_extracted_by_part_of_a_subgroup_stops_the_run():
+    from test_validate_rules import UNI_ANN, UNI_SUB, UNI_TYPES, Case, _uni_if
+    case = Case("extract", "*", "fail", sub=UNI_SUB, annotations=UNI_ANN, types=UNI_TYPES,
+                body=_uni_if("%x", "%e = OpCompositeExtract %f32 %d 0"))
+    module = spvcoop.assemble(case.text(), "extract.spvasm")
+    with pytest.raises(SpvError) as e:
+        spvcoop.run(module, buffers={0: bytes(4 * 1024)})
+    assert "OpCompositeExtract: reached by only part of subgroup 0 (1 of 32 invocations" in str(e.value)
