@@ -238,3 +238,128 @@ def test_shadow_memory_counts_against_the_budget():
             buffers={(0, 0): np.zeros(4096, np.float32), (0, 1): np.zeros(4096, np.float32)})
     run(GLSL / "neighbour_fixed.comp", dispatch=(64, 1, 1), max_memory=880_000, races=False,
         buffers={(0, 0): np.zeros(4096, np.float32), (0, 1): np.zeros(4096, np.float32)})
+
+
+# ---- issue 37: coverage GPU-AV lacks ------------------------------------------------------------------------------
+STAGING = """#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+layout(local_size_x = 128) in;
+layout(set = 0, binding = 0) buffer In { float x[]; };
+layout(set = 0, binding = 1) buffer Out { float y[]; };
+shared float tile[1024];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    coopmat<float, SCOPE, 16, 16, gl_MatrixUseAccumulator> m;
+    coopMatLoad(m, x, 0, 16, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatStore(m, tile, OFFSET, 16, gl_CooperativeMatrixLayoutRowMajor);
+    SYNC
+    y[l] = tile[INDEX];
+}"""
+MINE = "gl_SubgroupID * 256 + gl_SubgroupInvocationID"
+NEXT = "((gl_SubgroupID + 1) % 4) * 256 + gl_SubgroupInvocationID"
+
+
+@pytest.mark.parametrize("scope, sync, offset, index, racy", [
+    # a Workgroup-scope matrix staged through shared memory: the workgroup as one agent, only barrier() orders it
+    ("gl_ScopeWorkgroup", "", "0", "l", "by the workgroup of invocation #0 "),
+    ("gl_ScopeWorkgroup", "subgroupBarrier();", "0", "l", "by the workgroup of invocation #0 "),
+    ("gl_ScopeWorkgroup", "barrier();", "0", "l", None),
+    # Subgroup-scope matrices: a subgroup barrier orders the subgroup's own reads, not another subgroup's
+    ("gl_ScopeSubgroup", "subgroupBarrier();", "gl_SubgroupID * 256", MINE, None),
+    ("gl_ScopeSubgroup", "subgroupBarrier();", "gl_SubgroupID * 256", NEXT, "by the subgroup of invocation #0 "),
+    ("gl_ScopeSubgroup", "barrier();", "gl_SubgroupID * 256", NEXT, None),
+])
+def test_matrix_staging_at_subgroup_and_workgroup_scope(tmp_path, scope, sync, offset, index, racy):
+    import spvcoop
+    src = tmp_path / "staging.comp"
+    src.write_text(STAGING.replace("SCOPE", scope).replace("SYNC", sync).replace("OFFSET", offset)
+                   .replace("INDEX", index))
+    bufs = {0: np.arange(256, dtype=np.float32), 1: np.zeros(128, np.float32)}
+    if racy is None:
+        spvcoop.run(str(src), buffers=bufs, subgroup_size=32)
+        return
+    with pytest.raises(SpvError) as ei:
+        spvcoop.run(str(src), buffers=bufs, subgroup_size=32)
+    d = next(d for d in ei.value.diagnostics if d.rule == "interp.race")
+    assert "data race on 'tile' (Workgroup)" in d.message and "OpCooperativeMatrixStoreKHR (write) " + racy in d.message
+
+
+MESSAGE = """#version 450
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer Out { uint y[]; };
+shared uint data;
+shared uint flag;
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    if (l == 0) { flag = 0; }
+    barrier();
+    if (l == 0) {
+        data = 42;
+        WRITE
+    }
+    if (l == 1) {
+        READ
+    }
+}"""
+_REL = "gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelease"
+_ACQ = "gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsAcquire"
+_FENCE_REL = "memoryBarrier(gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelease); "
+_FENCE_ACQ = "memoryBarrier(gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsAcquire); "
+
+
+@pytest.mark.parametrize("write, read, racy", [
+    # message passing: a release store of the flag, an acquire load that sees it
+    (f"atomicStore(flag, 1u, {_REL});", f"if (atomicLoad(flag, {_ACQ}) == 1u) {{ y[0] = data; }}", False),
+    # fence plus flag: relaxed atomics between a release fence and an acquire fence
+    (_FENCE_REL + "atomicStore(flag, 1u, gl_ScopeWorkgroup, 0, 0);",
+     "if (atomicLoad(flag, gl_ScopeWorkgroup, 0, 0) == 1u) { " + _FENCE_ACQ + "y[0] = data; }", False),
+    # relaxed on both sides, no acquire, or semantics naming the wrong storage class: the read races
+    ("atomicStore(flag, 1u, gl_ScopeWorkgroup, 0, 0);",
+     "if (atomicLoad(flag, gl_ScopeWorkgroup, 0, 0) == 1u) { y[0] = data; }", True),
+    (f"atomicStore(flag, 1u, {_REL});", "if (atomicLoad(flag, gl_ScopeWorkgroup, 0, 0) == 1u) { y[0] = data; }", True),
+    ("atomicStore(flag, 1u, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsRelease);",
+     "if (atomicLoad(flag, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquire) == 1u) "
+     "{ y[0] = data; }", True),
+], ids=["release-acquire", "fence-flag", "relaxed", "no-acquire", "buffer-semantics"])
+def test_release_acquire_orders_message_passing(tmp_path, write, read, racy):
+    import spvcoop
+    src = tmp_path / "mp.comp"
+    src.write_text(MESSAGE.replace("WRITE", write).replace("READ", read))
+    if racy:
+        with pytest.raises(SpvError, match="data race on 'data' .* OpStore \\(write\\) by invocation #0 .* "
+                                           "OpLoad \\(read\\) by invocation #1 "):
+            spvcoop.run(str(src), buffers={0: np.zeros(4, np.uint32)})
+    else:
+        assert spvcoop.run(str(src), buffers={0: np.zeros(4, np.uint32)})[0][0] == 42
+
+
+ACROSS = """#version 450
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer Data { uint data; uint flag; uint y; };
+void main() {
+    bool first = gl_LocalInvocationID.x == 0;
+    if (first && gl_WorkGroupID.x == 0) {
+        data = 42;
+        atomicStore(flag, 1u, SCOPE, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+    }
+    if (first && gl_WorkGroupID.x == 1) {
+        if (atomicLoad(flag, SCOPE, gl_StorageSemanticsBuffer, gl_SemanticsAcquire) == 1u) { y = data; }
+    }
+}"""
+
+
+@pytest.mark.parametrize("scope, racy", [("gl_ScopeDevice", False), ("gl_ScopeWorkgroup", True)])
+def test_release_acquire_between_workgroups_needs_device_scope(tmp_path, scope, racy):
+    import spvcoop
+    src = tmp_path / "across.comp"
+    src.write_text(ACROSS.replace("SCOPE", scope))
+    if racy:
+        with pytest.raises(SpvError, match="data race on 'Data'.*\n?.*") as ei:
+            spvcoop.run(str(src), dispatch=(2, 1, 1), buffers={0: np.zeros(3, np.uint32)})
+        assert "different workgroups" in ei.value.diagnostics[0].notes[-1].message
+    else:
+        assert spvcoop.run(str(src), dispatch=(2, 1, 1), buffers={0: np.zeros(3, np.uint32)})[0][2] == 42

@@ -163,6 +163,7 @@ class Recorder:
         self.count_wg = [np.zeros(nwg, np.int64), np.zeros(nwg, np.int64)]
         self.fences = np.zeros(nwg, np.int64)   # semantics of OpMemoryBarriers since the last control barrier
         self.barriers = [False, False]   # any barrier of the class yet (else nothing is stale)
+        self.sync: _Sync | None = None   # acquire/release pairs (made at the first atomic or fence that needs it)
         self.shadows: dict[int, _Shadow] = {}
         self.races: dict[tuple, _Race] = {}
         self.insts: dict[int, Instruction] = {}
@@ -325,7 +326,15 @@ class Recorder:
     def _unordered(self, cls: int, prev: np.ndarray, pstamp: np.ndarray, pwg: np.ndarray,
                    cur: np.ndarray) -> np.ndarray:
         """Of candidate pairs (an earlier access by prev, or by MANY agents of workgroup pwg, at pstamp; a current
-        one by cur, prev != cur), those that nothing orders."""
+        one by cur, prev != cur), those that nothing orders: no barrier, no release the current agent acquired."""
+        out = self._unordered_by_barriers(cls, prev, pstamp, pwg, cur)
+        sync = self.sync
+        if sync is not None and sync.pairs[cls] and out.any():
+            out &= ~sync.ordered(cls, prev, self.ev_clock[pstamp], cur)
+        return out
+
+    def _unordered_by_barriers(self, cls: int, prev: np.ndarray, pstamp: np.ndarray, pwg: np.ndarray,
+                               cur: np.ndarray) -> np.ndarray:
         out = np.ones(len(prev), bool)
         if not self.barriers[cls]:
             return out
@@ -631,6 +640,132 @@ class Recorder:
             notes.append(Note(f"both in barrier interval {k} of workgroup {wg} ({when}): no OpControlBarrier with "
                               f"Workgroup execution scope and {sem} semantics between them (GLSL: {glsl})"))
         return Diagnostic("error", message, span, rule="interp.race", notes=notes, source=source)
+
+
+# ---- acquire / release (issue 37) ---------------------------------------------------------------------------------
+ACQUIRE, RELEASE, ACQUIRE_RELEASE, SEQ_CST = 0x2, 0x4, 0x8, 0x10   # MemorySemantics bits
+_RELEASES, _ACQUIRES = RELEASE | ACQUIRE_RELEASE | SEQ_CST, ACQUIRE | ACQUIRE_RELEASE | SEQ_CST
+_SCOPE_WIDTH = {"CrossDevice": 0, "Device": 1, "QueueFamily": 1, "ShaderCallKHR": 1, "Workgroup": 2, "Subgroup": 3,
+                "Invocation": 4}
+
+
+def _class_bits(semantics: int) -> int:
+    """The ordering classes (bit 1 << WORKGROUP, 1 << BUFFER) a semantics' storage-class bits name."""
+    return (((semantics & WORKGROUP_MEMORY) != 0) << WORKGROUP) | (((semantics & UNIFORM_MEMORY) != 0) << BUFFER)
+
+
+class _Sync:
+    """Release/acquire pairs of the Vulkan memory model, as the race detector needs them: when invocation B's
+    acquire (an atomic with Acquire semantics, or a relaxed atomic read followed by an OpMemoryBarrier with
+    Acquire) reads the value invocation A's release wrote (an atomic with Release, or a relaxed atomic write after
+    an OpMemoryBarrier with Release), A's accesses before its release are ordered before B's accesses after its
+    acquire, for the storage classes both name. A release advances the barrier clock, so 'before A's release' is
+    'an event of an earlier clock'. Pairs are direct (no transitive chains); a write without release to the
+    flag ends what later reads of it acquire."""
+
+    def __init__(self, n: int, agents_bound: int) -> None:
+        self.fence = np.zeros(n, np.int64)        # each invocation's last release fence: its clock, 0 none
+        self.fence_bits = np.zeros(n, np.int64)   # ... and the classes it names
+        self.released: dict[tuple[int, int], tuple[int, int, int, int]] = {}   # (memory, byte) -> (agent, clock,
+        # classes, scope width) of the release that wrote the value there
+        self.pending: dict[int, dict[int, tuple[int, int]]] = {}   # reader -> writer -> (clock, classes) read
+        # by a relaxed atomic, waiting for the reader's acquire fence
+        self.pairs: list[dict[int, int]] = [{}, {}]   # per class: reader * M + writer -> the writer's release clock
+        self.M = agents_bound
+
+    def pair(self, classes: int, reader: int, writer: int, clock: int) -> None:
+        for cls in (WORKGROUP, BUFFER):
+            if classes >> cls & 1:
+                key = reader * self.M + writer
+                if self.pairs[cls].get(key, -1) < clock:
+                    self.pairs[cls][key] = clock
+
+    def ordered(self, cls: int, prev: np.ndarray, pclock: np.ndarray, cur: np.ndarray) -> np.ndarray:
+        """Per candidate pair: is the earlier access (prev at clock pclock) before a release cur acquired?"""
+        out = np.zeros(len(prev), bool)
+        j = np.flatnonzero(prev >= 0)
+        if not len(j):
+            return out
+        keys = cur[j].astype(np.int64) * self.M + prev[j].astype(np.int64)
+        uk, inv = np.unique(keys, return_inverse=True)
+        pairs = self.pairs[cls]
+        clock = np.array([pairs.get(int(k), -1) for k in uk], np.int64)[inv]
+        out[j] = pclock[j] < clock
+        return out
+
+
+def _sync_of(rec: Recorder) -> _Sync:
+    if rec.sync is None:
+        rec.sync = _Sync(rec.N, 3 * max(rec.N, 1))
+    return rec.sync
+
+
+def _same_instance(rec: Recorder, a: int, b: int, width: int) -> bool:
+    """Do invocations a and b share the instance of a scope of this width (Workgroup, Subgroup; wider: yes)?"""
+    if width <= 1:
+        return True
+    of = rec.wg_index if width == 2 else rec.sg_global
+    return bool(of[a % rec.N] == of[b % rec.N]) if width <= 3 else a == b
+
+
+def atomic_sync(rec: Recorder, kind: str, ptr, mask: np.ndarray, scope: str, semantics: int) -> None:
+    """An atomic's part in release/acquire synchronisation (after pointer_access recorded it as an access):
+    kind ATOMIC (it writes; an RMW also reads) or ATOMIC_READ."""
+    sync = rec.sync
+    releases = semantics & _RELEASES
+    if not releases and not semantics & _ACQUIRES and (sync is None or (not sync.released and not sync.fence.any())):
+        return   # relaxed, and nothing released yet: the common case costs one test
+    sync = _sync_of(rec)
+    local, agents = rec.active(mask)
+    off = np.asarray(ptr.off, np.int64).reshape(-1)
+    if off.shape[0] > 1 and local is not None:
+        off = off[local]
+    off = np.broadcast_to(off, agents.shape)
+    mem = id(ptr.mem)
+    width = _SCOPE_WIDTH.get(scope, 1)
+    if sync.released:   # reads first (an RMW reads the value before it writes its own)
+        for addr in set(np.unique(off).tolist()) & {a for (m, a) in sync.released if m == mem}:
+            writer, clock, bits, wwidth = sync.released[(mem, addr)]
+            narrow = max(width, wwidth)
+            for b in agents[off == addr].tolist():
+                if b == writer or not _same_instance(rec, b, writer, narrow):
+                    continue
+                if semantics & _ACQUIRES:
+                    sync.pair(bits & (_class_bits(semantics) or bits), b, writer, clock)
+                else:
+                    sync.pending.setdefault(b, {})[writer] = (clock, bits)
+    if kind != ATOMIC:
+        return
+    if releases:
+        rec.clock += 1   # the writer's accesses so far are of earlier clocks than its release
+        bits = _class_bits(semantics) | (1 << _STORAGE_CLASS.get(ptr.mem.storage, BUFFER))
+        for a, addr in zip(agents.tolist(), off.tolist(), strict=True):
+            sync.released[(mem, addr)] = (a, rec.clock, bits, width)
+        return
+    fenced = sync.fence[agents % max(rec.N, 1)]
+    for a, addr, clock in zip(agents.tolist(), off.tolist(), fenced.tolist(), strict=True):
+        if clock:   # a relaxed write after a release fence: the fence's release
+            sync.released[(mem, addr)] = (a, clock, int(sync.fence_bits[a % rec.N]), width)
+        else:
+            sync.released.pop((mem, addr), None)
+
+
+def fence_sync(rec: Recorder, semantics: int, mask: np.ndarray) -> None:
+    """An OpMemoryBarrier's Release (what the invocation's next relaxed atomic writes releases) and Acquire (what
+    its relaxed atomic reads since read from a release is acquired)."""
+    if not semantics & (_RELEASES | _ACQUIRES):
+        return
+    sync = _sync_of(rec)
+    lanes = rec.lanes(mask)
+    if semantics & _RELEASES:
+        rec.clock += 1
+        sync.fence[lanes % max(rec.N, 1)] = rec.clock
+        sync.fence_bits[lanes % max(rec.N, 1)] = _class_bits(semantics)
+    if semantics & _ACQUIRES and sync.pending:
+        mine = _class_bits(semantics)
+        for b in lanes.tolist():
+            for writer, (clock, bits) in sync.pending.pop(b, {}).items():
+                sync.pair(bits & mine, b, writer, clock)
 
 
 def pointer_access(rec: Recorder, kind: str, ptr, t, mask: np.ndarray, inst: Instruction,
