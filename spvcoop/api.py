@@ -42,6 +42,8 @@ def run(shader: str | os.PathLike[str] | bytes | Module,
         progress: Callable[[int], object] | None = None,
         observer: Observer | None = None,
         races: bool = True,
+        races_report: str = "full",
+        races_suppress: Sequence[Any] | str | None = None,
         fast_paths: bool = True,
         ) -> RunResult:
     """Run a compute shader on the CPU over a whole dispatch and return its buffers.

@@ -363,3 +363,78 @@ def test_release_acquire_between_workgroups_needs_device_scope(tmp_path, scope, 
         assert "different workgroups" in ei.value.diagnostics[0].notes[-1].message
     else:
         assert spvcoop.run(str(src), dispatch=(2, 1, 1), buffers={0: np.zeros(3, np.uint32)})[0][2] == 42
+
+
+# ---- issue 37: the report: summary, detail level, suppressions ------------------------------------------------------
+TWO_VARIABLES = """#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) buffer Out { uint y[]; };
+shared uint s[64];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    s[l] = l;
+    y[l] = s[63 - l];
+    if (l < 2) { y[64] = l; }
+}"""
+
+
+def _two(tmp_path, **kw):
+    import spvcoop
+    src = tmp_path / "two.comp"
+    src.write_text(TWO_VARIABLES)
+    return spvcoop.run(str(src), buffers={0: np.zeros(65, np.uint32)}, **kw)
+
+
+def test_summary_line_after_the_races_worst_variable_first(tmp_path):
+    with pytest.raises(SpvError) as ei:
+        _two(tmp_path)
+    diags = ei.value.diagnostics
+    races = [d for d in diags if d.rule == "interp.race"]
+    assert len(races) == 2 and all(d.severity == "error" for d in races)
+    assert races[-1].notes[-1].message == (
+        "in all: 2 data races on 2 variables, worst first: 's' (Workgroup: 1 pair of instructions, 256 conflicting "
+        "bytes); 'Out' (StorageBuffer: 1 pair of instructions, 4 conflicting bytes)")
+    assert not races[0].notes[-1].message.startswith("in all")
+
+
+def test_races_summary_is_one_error(tmp_path):
+    with pytest.raises(SpvError) as ei:
+        _two(tmp_path, races_report="summary")
+    errors = [d for d in ei.value.diagnostics if d.severity == "error"]
+    assert len(errors) == 1 and errors[0].rule == "interp.race"
+    assert errors[0].message.startswith("2 data races on 2 variables, worst first: 's' (Workgroup")
+    with pytest.raises(ValueError, match="races_report must be one of full, summary"):
+        _two(tmp_path, races_report="hazard")
+
+
+def test_suppress_a_known_race_by_variable_and_line(tmp_path):
+    with pytest.raises(SpvError) as ei:   # the other race is still reported
+        _two(tmp_path, races_suppress=["s:8"])
+    assert [d.message.split(" at ")[0] for d in ei.value.diagnostics if d.rule == "interp.race"] == [
+        "data race on 'Out' (StorageBuffer)"]
+    res = _two(tmp_path, races_suppress=[{"variable": "s", "line": 7}, ("Out", 9)])
+    assert [(d.rule, d.message) for d in res.diagnostics if d.rule.startswith("interp.race")] == [
+        ("interp.race.suppressed", "2 data races on 'Out', 's' not reported: suppressed by races_suppress")]
+    with pytest.raises(SpvError):   # a line of neither access suppresses nothing
+        _two(tmp_path, races_suppress="s:6,Out:9")
+
+
+def test_report_options_from_the_run_spec_and_the_command_line(tmp_path, capsys):
+    from spvcoop.cli import main
+    (tmp_path / "two.comp").write_text(TWO_VARIABLES)
+    spec = tmp_path / "two.yaml"
+    base = "shader: two.comp\nbuffers:\n  y: {zeros: 65, dtype: uint32}\noutputs: []\n"
+    spec.write_text(base + "races_suppress: ['s:8', {variable: Out, line: 9}]\n")
+    assert main(["run", str(spec), "-q"]) == 0
+    assert "2 data races on 'Out', 's' not reported" in capsys.readouterr().err
+    spec.write_text(base)
+    assert main(["run", str(spec), "-q", "--races", "summary"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("error[interp.race]") == 1 and "2 data races on 2 variables" in err
+    assert main(["run", str(spec), "-q", "--suppress-races", "s:8,Out:9"]) == 0
+    capsys.readouterr()
+    assert main(["run", str(spec), "-q", "--races", "all"]) == 2
+    assert "--races: races_report must be one of full, summary, got 'all'" in capsys.readouterr().err
+    spec.write_text(base + "races_suppress: [s]\n")   # a bad spec: located at the entry
+    assert main(["run", str(spec), "-q"]) == 1
+    assert "two.yaml:5:17: error: races_suppress: wants VARIABLE:LINE" in capsys.readouterr().err

@@ -642,6 +642,58 @@ class Recorder:
         return Diagnostic("error", message, span, rule="interp.race", notes=notes, source=source)
 
 
+# ---- the report: suppressions, detail level, summary (issue 37) -------------------------------------------------
+def _lines(rec: Recorder, inst: Instruction) -> set[int]:
+    """The source lines a race on `inst` may be named by: its line in the module's text, and the GLSL line its
+    OpLine gives (a .comp, or a module compiled with glslangValidator -g)."""
+    out = {inst.span.line} if inst.span is not None and inst.span.line else set()
+    hl = rec.ex.prog.lines.get(inst.index)
+    if hl:
+        out.add(int(hl[1]))
+    return out
+
+
+def _suppressed(rec: Recorder, race: _Race, suppress) -> bool:
+    lines = _lines(rec, rec.insts[race.first]) | _lines(rec, rec.insts[race.second])
+    return any(var == race.mem.name and line in lines for var, line in suppress)
+
+
+def race_report(rec: Recorder, level: str = "full", suppress=()) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    """(the errors, the notes for the run's diagnostics) of the dispatch's races: each pair of instructions
+    (level "full"; the last one's last note sums them up, worst variable first) or that sum alone (level
+    "summary"); races whose variable and one of whose source lines `suppress` names ((variable, line) pairs: the
+    run option races_suppress) are left out and counted in a note."""
+    races = sorted(rec.races.values(), key=lambda r: (r.second, r.first, r.mem.name))
+    kept = [r for r in races if not _suppressed(rec, r, suppress or ())]
+    notes: list[Diagnostic] = []
+    dropped = len(races) - len(kept)
+    if dropped:
+        names = sorted({r.mem.name for r in races if r not in kept})
+        notes.append(Diagnostic("note", f"{dropped} data race{'s' if dropped > 1 else ''} on "
+                                f"{', '.join(repr(n) for n in names)} not reported: suppressed by races_suppress",
+                                rule="interp.race.suppressed", source=rec.ex.prog.source))
+    if not kept:
+        return [], notes
+    per: dict[str, list[_Race]] = {}
+    for r in kept:
+        per.setdefault(r.mem.name, []).append(r)
+    # worst first: the most conflicting bytes, then the most pairs of instructions
+    order = sorted(per, key=lambda n: (-sum(len(r.bytes) for r in per[n]), -len(per[n]), n))
+    parts = [f"'{n}' ({per[n][0].mem.storage}: {len(per[n])} pair{'s' if len(per[n]) > 1 else ''} of "
+             f"instructions, {sum(len(r.bytes) for r in per[n])} conflicting bytes)" for n in order]
+    headline = (f"{len(kept)} data race{'s' if len(kept) > 1 else ''} on {len(per)} variable"
+                f"{'s' if len(per) > 1 else ''}, worst first: {'; '.join(parts)}")
+    if level == "summary":
+        worst = per[order[0]][0]
+        span, source = rec.ex.where(rec.insts[worst.second], [])
+        return [Diagnostic("error", headline, span, rule="interp.race", source=source,
+                           notes=[Note("--races full (run spec races_report: full) reports each with both "
+                                       "invocations and instructions")])], notes
+    errors = [rec._diagnostic(r) for r in kept]
+    errors[-1].notes.append(Note(f"in all: {headline}"))   # the report's last line (the CLI prints notes first)
+    return errors, notes
+
+
 # ---- acquire / release (issue 37) ---------------------------------------------------------------------------------
 ACQUIRE, RELEASE, ACQUIRE_RELEASE, SEQ_CST = 0x2, 0x4, 0x8, 0x10   # MemorySemantics bits
 _RELEASES, _ACQUIRES = RELEASE | ACQUIRE_RELEASE | SEQ_CST, ACQUIRE | ACQUIRE_RELEASE | SEQ_CST

@@ -10,7 +10,7 @@ import numpy as np
 from ..core.diagnostics import Diagnostic, SpvError, UnmatchedName, did_you_mean
 from ..core.module import Module
 from ..core.records import Record
-from .races import Recorder
+from .races import Recorder, race_report
 from .aliasing import add_views, bind_views, descriptor_groups, descriptor_key, workgroup_variable
 from .config import RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
@@ -332,7 +332,10 @@ def _execute(ex: Executor, prog: Program, ep_fn: int, N: int) -> None:
         finally:
             ex.errors_ignored = False
     if ex.races is not None and ex.races.races:   # all races of the dispatch at once, after it
-        raise SpvError(ex.races.diagnostics())
+        errors, notes = race_report(ex.races, ex.config.races_report, ex.config.races_suppress)
+        ex.diagnostics.extend(notes)
+        if errors:
+            raise SpvError(errors)
 
 
 def _collect(res: RunResult, prog: Program, bindings: dict) -> None:
