@@ -438,3 +438,66 @@ def test_report_options_from_the_run_spec_and_the_command_line(tmp_path, capsys)
     spec.write_text(base + "races_suppress: [s]\n")   # a bad spec: located at the entry
     assert main(["run", str(spec), "-q"]) == 1
     assert "two.yaml:5:17: error: races_suppress: wants VARIABLE:LINE" in capsys.readouterr().err
+
+
+# ---- issue 37: per-layout race reports ------------------------------------------------------------------------------
+OWN_ELEMENTS = """#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer In { float x[]; };
+layout(set = 0, binding = 1) buffer Out { float y[]; };
+shared float tile[256];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> m;
+    coopMatLoad(m, x, 0, 16, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatStore(m, tile, 0, 16, gl_CooperativeMatrixLayoutRowMajor);
+    y[l] = tile[l];
+}"""
+
+
+@pytest.mark.parametrize("layout, racy", [
+    (None, "by the subgroup of invocation #0 "),    # no model named: the store is the subgroup's as a whole
+    ("nvidia", "by invocation #0 "),                # element 1 is lane 0's, read by lane 1
+    ("amd-rdna3-wmma", None),                       # lane l holds element l: reads its own store
+    ("striped", None),
+])
+def test_matrix_staging_races_depend_on_the_layout(tmp_path, layout, racy):
+    """Under a layout model the run names, a matrix store is each lane's store of the elements the model gives it;
+    reading back element l in invocation l without a barrier is a race under nvidia, not under amd-rdna3-wmma."""
+    import spvcoop
+    src = tmp_path / "own.comp"
+    src.write_text(OWN_ELEMENTS)
+    bufs = {0: np.arange(256, dtype=np.float32), 1: np.zeros(32, np.float32)}
+    if racy is None:
+        assert spvcoop.run(str(src), buffers=bufs, layout=layout)[1].tolist() == list(range(32))
+        return
+    with pytest.raises(SpvError) as ei:
+        spvcoop.run(str(src), buffers=bufs, layout=layout)
+    d = ei.value.diagnostics[0]
+    assert d.rule == "interp.race" and "OpCooperativeMatrixStoreKHR (write) " + racy in d.message
+    assert d.span.line == 13   # both source lines: the read here, the store in a note
+    assert any(n.message.startswith("the other access: OpCooperativeMatrixStoreKHR") and "own.comp:12: coopMatStore"
+               in n.message for n in d.notes)
+
+
+def test_portability_names_the_layouts_a_race_depends_on(tmp_path, capsys):
+    from spvcoop.cli import main
+    (tmp_path / "own.comp").write_text(OWN_ELEMENTS)
+    np.save(tmp_path / "x.npy", np.arange(256, dtype=np.float32))
+    spec = tmp_path / "own.yaml"
+    spec.write_text("shader: own.comp\nbuffers:\n  x: {file: x.npy}\n  y: {zeros: 32, dtype: float32}\n"
+                    "outputs: [y]\n")
+    assert main(["portability", str(spec)]) == 1
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.lstrip().startswith("nvidia"))
+    assert line.split()[1:4] == ["races:", "1", "data"]
+    assert ("OpCooperativeMatrixStoreKHR (write) by invocation #0 and OpLoad (read) by invocation #1 "
+            "(lines 12 and 13)") in line
+    assert next(x for x in out.splitlines() if x.lstrip().startswith("striped")).split()[1] == "same"
+    verdict = out.splitlines()[-1]
+    assert verdict.startswith("result: NOT PORTABLE: data races under nvidia, ")
+    assert verdict.endswith("not under amd-rdna3-wmma, striped")
+    assert main(["run", str(spec), "--layout", "all"]) == 1   # the same report from run --layout all
+    assert capsys.readouterr().out.splitlines()[-1] == verdict

@@ -9,6 +9,7 @@ with several seeds.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,7 +23,7 @@ SHUFFLE_SEEDS = (1, 2, 3)
 @dataclass
 class ModelOutcome:
     name: str
-    status: str                       # "ran", "skipped", "error"
+    status: str                       # "ran", "skipped", "error", "races" (data races under this model)
     message: str = ""
     outputs: dict = field(default_factory=dict)
     differs: dict = field(default_factory=dict)   # buffer -> (count, total, first index, ours, reference)
@@ -80,6 +81,10 @@ def check(module, run_kwargs: dict, wanted=None, models=None, on_model=None) -> 
         except SpvError as e:
             if e.diagnostics and e.diagnostics[0].rule in LIMIT_RULES:
                 raise  # every other model would hit it too
+            races = [d for d in e.diagnostics if d.rule == "interp.race"]
+            if races:   # matrix loads and stores touch the elements this model gives each lane (issue 37)
+                outcomes.append(ModelOutcome(label, "races", _race_line(races), diagnostics=list(e.diagnostics)))
+                continue
             msg = e.diagnostics[0].message
             undefined = "does not define" in msg or "has no default subgroup size" in msg
             msg = msg.split(". It defines")[0]
@@ -103,6 +108,17 @@ def check(module, run_kwargs: dict, wanted=None, models=None, on_model=None) -> 
     return outcomes
 
 
+def _race_line(races: list) -> str:
+    """A model's races in one line: how many, the first with its invocations, both source lines."""
+    d = races[0]
+    first = d.message.split(", with nothing ordering them")[0].replace("data race on ", "", 1)
+    first = re.sub(r" \(global \([^)]*\), workgroup \([^)]*\), local \([^)]*\)\)", "", first)   # ids: in the report
+    other = next((n.message.split("(from ")[-1].split(":")[1] for n in d.notes
+                  if n.message.startswith("the other access") and "(from " in n.message), None)
+    where = f" (lines {other} and {d.span.line})" if other and d.span is not None else ""
+    return f"{len(races)} data race{'s' if len(races) > 1 else ''}: {first}{where}"
+
+
 def report(outcomes: list[ModelOutcome], subgroup_size: int) -> tuple[list[str], int]:
     """Text lines and exit status (0 portable, 1 outputs differ, 2 nothing ran)."""
     ran = [o for o in outcomes if o.status == "ran"]
@@ -120,6 +136,12 @@ def report(outcomes: list[ModelOutcome], subgroup_size: int) -> tuple[list[str],
             parts = [f"'{k}' differs in {n} of {tot} elements (first at {list(i)}: {x!r} vs {y!r})"
                      for k, (n, tot, i, x, y) in o.differs.items()]
             lines.append(f"  {o.name:<{width}}  " + "; ".join(parts))
+    racy = [o.name for o in outcomes if o.status == "races"]
+    if racy:
+        clean = ", ".join(o.name for o in ran)
+        lines.append(f"result: NOT PORTABLE: data races under {', '.join(racy)}"
+                     + (f", not under {clean}" if clean else " (every model that ran)"))
+        return lines, 1
     if not ran:
         lines.append("result: no layout model could run the shader")
         return lines, 2
