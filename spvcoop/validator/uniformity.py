@@ -52,7 +52,7 @@ def _tangled(ix, fns: dict[int, Function]) -> dict[int, dict[int, list[tuple[Ins
                     found[inst.index] = [(inst, "barrier", v.value, v.spec)]
                 continue
             cm = ix.coopmat(inst.result_type) if inst.result_type is not None else None
-            if cm is None:
+            if cm is None and _may_take_matrix(inst.opname):
                 for o in inst.operands:
                     if o.kind == "IdRef" and (cm := ix.coopmat_of(o.value)) is not None:
                         break
@@ -76,6 +76,16 @@ def _tangled(ix, fns: dict[int, Function]) -> dict[int, dict[int, list[tuple[Ins
             if kinds:
                 own[fid][inst.index] = [(inst, k, s, sp) for k, s, sp in kinds]
     return own
+
+
+# instructions without a matrix result that may take a matrix operand (the others' operands are not decoded: a
+# large module's lazily decoded operands are most of this pass's time)
+_TAKES_MATRIX = frozenset({"OpCompositeExtract", "OpCompositeInsert", "OpStore", "OpSelect", "OpCopyObject",
+                           "OpPhi", "OpVectorExtractDynamic"})
+
+
+def _may_take_matrix(opname: str) -> bool:
+    return opname in _TAKES_MATRIX or "CooperativeMatrix" in opname or opname.endswith(("QCOM", "TensorNV"))
 
 
 def _reachable(fns: dict[int, Function], entry: int) -> list[int]:
@@ -266,9 +276,9 @@ class _Analysis:
                 if varies(part, reach) is not None:
                     checks.append(("uniformity.coopmat.operand", a.pointer, "Pointer", part))
                     break
-            if a.stride is not None:
+            if a.stride is not None and not ix.is_constant_inst(a.stride.as_int):
                 checks.append(("uniformity.coopmat.operand", a.stride, "Stride", w.value(a.stride.as_int)))
-            if a.layout is not None:
+            if a.layout is not None and not ix.is_constant_inst(a.layout.as_int):
                 checks.append(("uniformity.coopmat.operand", a.layout,
                                "ColumnMajor" if a.flavour == "NV" else "MemoryLayout", w.value(a.layout.as_int)))
         elif inst.opname == "OpCompositeConstruct" and len(inst.operands) == 1 and ix.coopmat(inst.result_type):
@@ -278,6 +288,8 @@ class _Analysis:
             checks.append(("uniformity.coopmat.operand", inst.operands[1], "the Scalar",
                            w.value(inst.operands[1].as_int)))
         for rule_id, operand, what, val in checks:
+            if val is UNIFORM or val is None:
+                continue
             pair = varies(val, reach)
             if pair is None:
                 continue

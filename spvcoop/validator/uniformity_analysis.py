@@ -390,9 +390,12 @@ class Divergence:
         self.div: set[int] = set()
         self.div_vars: set[int] = set()
         self.branches: set[int] = set()   # blocks whose branch is divergent
-        self._solve()
+        self._solved = False   # solved on the first question: a module whose checks need no answer pays nothing
 
     def divergent(self, id_: int) -> bool:
+        if not self._solved:
+            self._solved = True
+            self._solve()
         return id_ in self.div
 
     def _region(self, x: int) -> set[int]:
@@ -717,9 +720,10 @@ class Witness:
 
     # ---- pointers -----------------------------------------------------------------------------------------
     def pointer_parts(self, ptr: int):
-        """The values that select what a pointer addresses: chain indices (and a converted address)."""
+        """The values that select what a pointer addresses: chain indices (and a converted address); constant
+        indices are left out (the same for every invocation)."""
         root, idx = root_of(self.ix.defs, ptr)
-        parts = [self.value(k) for k in idx]
+        parts = [self.value(k) for k in idx if not self.ix.is_constant_inst(k)]
         if root is not None and root.opname == "OpConvertUToPtr" and root.operands:
             parts.append(self.value(root.operands[0].as_int))
         elif root is not None and root.opname != "OpVariable" and root.result_id is not None:
@@ -878,6 +882,8 @@ def varies(w, reach: np.ndarray | None) -> tuple[int, int] | None:
         return (0, 1) if reach is None or bool(reach.all()) else None
     if not isinstance(w, np.ndarray) or len(w) < 2:
         return None
+    if w.ndim == 1 and w.dtype.kind != "f" and w.min() == w.max():
+        return None   # one value in every invocation of the sample (constants): the common case, two reductions
     idx = np.flatnonzero(reach) if reach is not None else np.arange(len(w))
     if len(idx) < 2:
         return None

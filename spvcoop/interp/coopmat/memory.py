@@ -390,7 +390,7 @@ def coop_load(ex, frame, inst, mask):
             if got is not None:
                 win, ptr = got
                 info = plan.info
-                if plan.race is not None and lane_mode(ex):
+                if plan.race is not None and lane_mode(ex, ptr.mem):
                     lane_races(ex, inst, info, ptr.mem, np.zeros(1, np.int64), ptr.off[:1],
                                np.array([plan.strides[0]]), np.array([plan.strides[1]]), READ)
                 elif plan.race is not None:
@@ -460,7 +460,7 @@ def _races(ex, inst, info: CoopInfo, ptr: Pointer, geo: Geometry, mask, kind: st
     rec = ex.races
     groups, lanes = first_lanes(info, active_groups(ex, info, mask, inst.opname), mask)
     E = info.itemsize
-    if lane_mode(ex):
+    if lane_mode(ex, ptr.mem):
         cm = geo.col_major.astype(bool)
         lane_races(ex, inst, info, ptr.mem, groups, geo.off, np.where(cm, E, geo.pitch), np.where(cm, geo.pitch, E),
                    kind)
@@ -486,7 +486,7 @@ def _single_races(ex, frame, inst, info: CoopInfo, win: np.ndarray, kind: str) -
                                   rec.scope_agents(None, info.scope))
     ptr_id, width, count, step, agents = facts
     ptr = ex.val(frame, ptr_id)   # as _single_window found it
-    if lane_mode(ex):
+    if lane_mode(ex, ptr.mem):
         _, rs, cs = win.strides
         lane_races(ex, inst, info, ptr.mem, np.zeros(1, np.int64), ptr.off[:1], np.array([rs]), np.array([cs]), kind)
         return
@@ -494,11 +494,13 @@ def _single_races(ex, frame, inst, info: CoopInfo, win: np.ndarray, kind: str) -
 
 
 # ---- per-lane records under an explicit layout model (issue 37) --------------------------------------------------
-def lane_mode(ex) -> bool:
-    """Record matrix loads and stores per invocation, as the layout model spreads the elements? Only under a model
-    the run names (`--layout NAME`, each model of `--layout all` and `portability`): what that vendor's hardware
-    does. Without one, a load or store is the scope instance's as a whole (races.py), whatever the layout."""
-    return ex.config.layout_model is not None
+def lane_mode(ex, mem) -> bool:
+    """Record a matrix load or store per invocation, as the layout model spreads the elements? For Workgroup
+    memory (where matrices are staged and read back element by element) under a model the run names
+    (`--layout NAME`, each model of `--layout all` and `portability`): what that vendor's hardware does. Otherwise
+    a load or store is the scope instance's as a whole (races.py), whatever the layout: an element-by-element
+    record of every tile a GEMM reads from its buffers would cost 30 times the run."""
+    return ex.config.layout_model is not None and getattr(mem, "storage", None) == "Workgroup"
 
 
 def _owners(ex, info: CoopInfo, kind: str) -> tuple[np.ndarray, np.ndarray]:
