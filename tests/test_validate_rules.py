@@ -170,14 +170,19 @@ ARM_CAP = [("OpCapability CooperativeMatrixKHR\n",
             'OpExtension "SPV_KHR_cooperative_matrix"\nOpExtension "SPV_ARM_cooperative_matrix_layouts"')]
 
 # Uniformity cases: 64 invocations (two 32-wide warps), the local and workgroup ids, lid.x / 32.
-UNI_SUB = [('OpEntryPoint GLCompute %main "main" %ssbo', 'OpEntryPoint GLCompute %main "main" %ssbo %gl_lid %gl_wid'),
+UNI_SUB = [('OpEntryPoint GLCompute %main "main" %ssbo',
+            'OpEntryPoint GLCompute %main "main" %ssbo %gl_lid %gl_wid %gl_sgl'),
+           ("OpCapability Shader", "OpCapability Shader\nOpCapability GroupNonUniform"),
            ("LocalSize 32 1 1", "LocalSize 64 1 1")]
-UNI_ANN = "OpDecorate %gl_lid BuiltIn LocalInvocationId\nOpDecorate %gl_wid BuiltIn WorkgroupId"
+UNI_ANN = ("OpDecorate %gl_lid BuiltIn LocalInvocationId\nOpDecorate %gl_wid BuiltIn WorkgroupId\n"
+           "OpDecorate %gl_sgl BuiltIn SubgroupLocalInvocationId")
 UNI_TYPES = ("%v3u = OpTypeVector %u32 3\n%p_in_v3u = OpTypePointer Input %v3u\n"
              "%gl_lid = OpVariable %p_in_v3u Input\n%gl_wid = OpVariable %p_in_v3u Input\n"
+             "%p_in_u32 = OpTypePointer Input %u32\n%gl_sgl = OpVariable %p_in_u32 Input\n"
              "%c32 = OpConstant %u32 32\n%wg = OpConstant %u32 2\n%sem = OpConstant %u32 264")
 UNI_BODY = ("%lid = OpLoad %v3u %gl_lid\n%x = OpCompositeExtract %u32 %lid 0\n"
-            "%wid = OpLoad %v3u %gl_wid\n%wx = OpCompositeExtract %u32 %wid 0\n%warp = OpUDiv %u32 %x %c32\n")
+            "%wid = OpLoad %v3u %gl_wid\n%wx = OpCompositeExtract %u32 %wid 0\n%warp = OpUDiv %u32 %x %c32\n"
+            "%sgl = OpLoad %u32 %gl_sgl\n")
 
 
 def _uni_if(value: str, inner: str) -> str:
@@ -565,6 +570,9 @@ CASES: list[Case] = [
       types=UNI_TYPES, body=_uni_if("%x", "OpControlBarrier %wg %wg %sem")),
     C("uni_barrier_warp", "uniformity.barrier.control_flow", "fail", ref="lax", sub=UNI_SUB, annotations=UNI_ANN,
       types=UNI_TYPES, body=_uni_if("%warp", "OpControlBarrier %wg %wg %sem")),  # 64 invocations: two warps
+    # the subgroup invocation id differs within the first subgroup, so within workgroup 0
+    C("uni_barrier_subgroup_lane", "uniformity.barrier.control_flow", "fail", ref="lax", sub=UNI_SUB,
+      annotations=UNI_ANN, types=UNI_TYPES, body=_uni_if("%sgl", "OpControlBarrier %wg %wg %sem")),
     C("uni_barrier_workgroup_id", "uniformity.barrier.control_flow", "pass", sub=UNI_SUB, annotations=UNI_ANN,
       types=UNI_TYPES, body=_uni_if("%wx", "OpControlBarrier %wg %wg %sem")),
     C("uni_subgroup_barrier_warp", "uniformity.barrier.control_flow", "pass", sub=UNI_SUB, annotations=UNI_ANN,

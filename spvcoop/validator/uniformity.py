@@ -88,6 +88,13 @@ def _may_take_matrix(opname: str) -> bool:
     return opname in _TAKES_MATRIX or "CooperativeMatrix" in opname or opname.endswith(("QCOM", "TensorNV"))
 
 
+def _witness(per: dict, facts: Facts, fn: Function, size, scope: int) -> Witness:
+    """The function's witness at `scope`, made once (per entry point)."""
+    if scope not in per:
+        per[scope] = Witness(facts, fn, size, scope, Divergence(facts, fn, size, scope))
+    return per[scope]
+
+
 def _reachable(fns: dict[int, Function], entry: int) -> list[int]:
     seen, todo = [], [entry]
     while todo:
@@ -127,13 +134,13 @@ class _Analysis:
                 continue
             for fid in _reachable(fns, ep.operands[1].as_int):
                 fn = fns[fid]
-                per: dict[int, tuple[Divergence, Witness]] = {}
+                per: dict[int, Witness] = {}
                 for items in tangled.get(fid, {}).values():
                     for inst, kind, scope, spec in items:
-                        if scope not in per:
-                            dv = Divergence(facts, fn, size, scope)
-                            per[scope] = dv, Witness(facts, fn, size, scope, dv)
-                        for f in self._check(fn, per[scope][1], inst, kind, scope, spec or size_spec):
+                        # the first subgroup lies in workgroup 0: what differs in it differs in the workgroup too
+                        ws = [_witness(per, facts, fn, size, s) for s in
+                              ((scope, SUBGROUP) if scope == WORKGROUP else (scope,))]
+                        for f in self._check(fn, ws, inst, kind, scope, spec or size_spec):
                             k = (f.rule, f.inst.index, f.key or f.message)
                             if k not in seen:
                                 seen.add(k)
@@ -158,20 +165,25 @@ class _Analysis:
         self.findings = kept
 
     # ---- one instruction -----------------------------------------------------------------------------------
-    def _check(self, fn: Function, w: Witness, inst: Instruction, kind: str, scope: int, spec: bool):
+    def _check(self, fn: Function, ws: list[Witness], inst: Instruction, kind: str, scope: int, spec: bool):
         label = fn.label_of_index.get(inst.index)
         if label is None:
             return
-        cf = self._control(fn, w, inst, label, kind, scope, spec)
-        if cf is not None:
-            yield cf
-            return
+        for w in ws:
+            cf = self._control(fn, w, inst, label, kind, scope, spec)
+            if cf is not None:
+                yield cf
+                return
         if kind != "coopmat":
             return
-        reach = self._reach(fn, w, label)
-        if reach.sum() < 2:
-            return
-        yield from self._operands(w, inst, reach, scope, spec)
+        for w in ws:
+            reach = self._reach(fn, w, label)
+            if reach.sum() < 2:
+                continue
+            found = list(self._operands(w, inst, reach, scope, spec))
+            if found:
+                yield from found
+                return
 
     def _reach(self, fn: Function, w: Witness, label: int) -> np.ndarray:
         """Which invocations of the sample reach block `label`, from the branches whose conditions are known."""
@@ -240,10 +252,10 @@ class _Analysis:
                     continue
                 pair = (int(min(on[0], off[0])), int(max(on[0], off[0])))
                 vals = (c[pair[0]], c[pair[1]])
-            return self._cf_finding(inst, kind, scope, spec, term, cond_id, pair, vals)
+            return self._cf_finding(inst, kind, scope, spec, term, cond_id, pair, vals, w.scope == SUBGROUP)
         return None
 
-    def _cf_finding(self, inst, kind, scope, spec, term, cond_id, pair, vals) -> _Finding:
+    def _cf_finding(self, inst, kind, scope, spec, term, cond_id, pair, vals, in_subgroup: bool) -> _Finding:
         ix, ctx = self.ix, self.ctx
         sname = _SCOPE_NAMES[scope]
         what = (f"{inst.opname} (a {sname.capitalize()}-scope cooperative matrix)" if kind == "coopmat"
@@ -255,7 +267,7 @@ class _Analysis:
         seen = f"values {_show(vals[0])} and {_show(vals[1])}" if vals is not None else "different values"
         msg = (f"{what} is reached by only part of {sname} 0: it is under a branch ({term.opname}) on "
                f"{ix.name(cond_id)}, which has {seen} in local invocations {pair[0]} and {pair[1]}"
-               + (" (both in the first subgroup)" if scope == SUBGROUP else ""))
+               + (" (both in the first subgroup)" if in_subgroup else ""))
         notes = [Note("the branch", ctx.span_of(term)), ctx.note_def(cond_id, "the condition is computed here")]
         rule_id = "uniformity.coopmat.control_flow" if kind == "coopmat" else "uniformity.barrier.control_flow"
         severity = None
@@ -303,7 +315,7 @@ class _Analysis:
                 seen = f"it has different values in local invocations {pair[0]} and {pair[1]}"
             name = ix.name(operand.value)  # type: ignore[attr-defined]
             msg = (f"{what} {name} of {inst.opname} is not uniform in {sname} 0: {seen}"
-                   + (" (both in the first subgroup)" if scope == SUBGROUP else ""))
+                   + (" (both in the first subgroup)" if w.scope == SUBGROUP else ""))
             notes = [self.ctx.note_def(operand.value, "computed here")]  # type: ignore[attr-defined]
             yield _Finding(rule_id, inst, operand, msg, notes, spec)
 
