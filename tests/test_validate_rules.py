@@ -546,6 +546,13 @@ CASES: list[Case] = [
       types=UNI_TYPES, body=_uni_if("%x", "OpCooperativeMatrixStoreKHR %ptr %d %rowmajor %stride")),
     C("uni_cf_workgroup_id", "uniformity.coopmat.control_flow", "pass", sub=UNI_SUB, annotations=UNI_ANN,
       types=UNI_TYPES, body=_uni_if("%wx", "OpCooperativeMatrixStoreKHR %ptr %d %rowmajor %stride")),
+    # lid.x < 4 splits the first subgroup (8 invocations or more on every device); lid.x < 16 may not: not reported
+    C("uni_cf_lid_below_4", "uniformity.coopmat.control_flow", "fail", ref="lax", sub=UNI_SUB, annotations=UNI_ANN,
+      types=UNI_TYPES + "\n%c4 = OpConstant %u32 4", body=_uni_if("%x", "OpCooperativeMatrixStoreKHR %ptr %d %rowmajor %stride")
+      .replace("OpIEqual %bool %x %u0", "OpULessThan %bool %x %c4")),
+    C("uni_cf_lid_below_16", "uniformity.coopmat.control_flow", "pass", sub=UNI_SUB, annotations=UNI_ANN,
+      types=UNI_TYPES, body=_uni_if("%x", "OpCooperativeMatrixStoreKHR %ptr %d %rowmajor %stride")
+      .replace("OpIEqual %bool %x %u0", "OpULessThan %bool %x %c16")),
     # lid.x / 32 is one value per subgroup (ggml's warp index): not reported
     C("uni_cf_warp_index", "uniformity.coopmat.control_flow", "pass", sub=UNI_SUB, annotations=UNI_ANN,
       types=UNI_TYPES, body=_uni_if("%warp", "OpCooperativeMatrixStoreKHR %ptr %d %rowmajor %stride")),

@@ -9,7 +9,7 @@ analyses per function, for one entry point (its local size) and one scope (Subgr
   loads through divergent pointers or of Function variables written divergently, phis joining divergent
   control flow, values leaving a loop that invocations leave at different trips). What it calls uniform is.
 - **witness** (`Witness`): the values of a few invocations of instance 0 (workgroup 0; subgroup 0 taken as
-  local invocations 0..3, every device with cooperative matrices has subgroups of 4 or more), computed
+  local invocations 0..7: every device the layout models describe has subgroups of 8 or more), computed
   exactly from the built-ins and constants; a value it cannot compute is UNIFORM (when the may-uniform
   analysis says so), VARYING (a uniform value plus one that differs: differs) or unknown. Two invocations
   with different values are the proof a finding needs; anything unknown is never reported. So ggml's
@@ -27,7 +27,7 @@ import numpy as np
 from ..core.module import Instruction, Module
 
 SUBGROUP, WORKGROUP = 3, 2   # Scope values
-SUBGROUP_SAMPLE = 4          # invocations of subgroup 0 the witness computes: every coopmat device has >= 4
+SUBGROUP_SAMPLE = 8          # invocations of subgroup 0 the witness computes (lavapipe, Intel: 8; the rest more)
 MAX_SAMPLE = 1024            # a workgroup's invocations (Vulkan's limit on maxComputeWorkGroupInvocations)
 _DEPTH = 150                 # expression depth the witness follows (deeper: unknown)
 
