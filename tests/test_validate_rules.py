@@ -558,6 +558,8 @@ CASES: list[Case] = [
       types=UNI_TYPES, body=_uni_if("%warp", "OpCooperativeMatrixStoreKHR %ptr %d %rowmajor %stride")),
     C("uni_stride_lid", "uniformity.coopmat.operand", "fail", ref="lax", sub=UNI_SUB, annotations=UNI_ANN,
       types=UNI_TYPES, body=UNI_BODY + "OpCooperativeMatrixStoreKHR %ptr %d %rowmajor %x"),
+    C("uni_stride_lid_nv", "uniformity.coopmat.operand", "fail", ref="lax", base="nv", sub=UNI_SUB,
+      annotations=UNI_ANN, types=UNI_TYPES, body=UNI_BODY + "OpCooperativeMatrixStoreNV %ptr %d %x %false"),
     C("uni_stride_warp", "uniformity.coopmat.operand", "pass", sub=UNI_SUB, annotations=UNI_ANN,
       types=UNI_TYPES, body=UNI_BODY + "OpCooperativeMatrixStoreKHR %ptr %d %rowmajor %warp"),
     C("uni_pointer_lid", "uniformity.coopmat.operand", "fail", ref="lax", sub=UNI_SUB, annotations=UNI_ANN,
