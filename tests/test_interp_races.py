@@ -506,3 +506,41 @@ def test_portability_names_the_layouts_a_race_depends_on(tmp_path, capsys):
     assert verdict.endswith("not under amd-rdna3-wmma, striped")
     assert main(["run", str(spec), "--layout", "all"]) == 1   # the same report from run --layout all
     assert capsys.readouterr().out.splitlines()[-1] == verdict
+
+
+@pytest.mark.parametrize("spread", [4, 1 << 20], ids=["scatter", "sort"])
+def test_the_last_release_of_an_address_wins(spread):
+    """races._Released keeps, per address, the release an atomic read would see: the last in invocation order."""
+    from spvcoop.interp.races import _Released
+    rel = _Released()
+    addr = np.array([0, spread, 0, 2 * spread, spread], np.int64)
+    rel.put(addr, np.arange(5), np.arange(10, 15), np.ones(5, np.int64), 2)
+    assert rel.addr.tolist() == [0, spread, 2 * spread] and rel.agent.tolist() == [2, 4, 3]
+    rel.put(np.array([spread], np.int64), np.array([7]), np.array([20]), np.array([1]), 1)
+    assert rel.agent[rel.find(np.array([spread, 0, 5 * spread]))[:2]].tolist() == [7, 2]
+    assert rel.find(np.array([5 * spread])).tolist() == [-1]
+    rel.drop(np.array([0]))
+    assert rel.addr.tolist() == [spread, 2 * spread]
+
+
+def test_relaxed_atomics_after_memory_barriers_cost_no_report(spvcoop_run):
+    """GLSL's memoryBarrierShared() is an AcquireRelease fence: every invocation's later atomics are releases. A
+    shared-memory histogram stays race-free and exact."""
+    src = """#version 450
+layout(local_size_x = 256) in;
+layout(set = 0, binding = 0) buffer In { uint x[]; };
+layout(set = 0, binding = 1) buffer Hist { uint h[16]; };
+shared uint local_h[16];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    if (l < 16) local_h[l] = 0;
+    memoryBarrierShared();
+    barrier();
+    atomicAdd(local_h[x[gl_GlobalInvocationID.x] % 16], 1);
+    memoryBarrierShared();
+    barrier();
+    if (l < 16) atomicAdd(h[l], local_h[l]);
+}"""
+    res = spvcoop_run(src, dispatch=(16, 1, 1), buffers={(0, 0): np.arange(4096, dtype=np.uint32),
+                                                         (0, 1): np.zeros(16, np.uint32)}, races=True)
+    assert res[(0, 1)].tolist() == [256] * 16

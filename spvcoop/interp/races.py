@@ -706,31 +706,84 @@ def _class_bits(semantics: int) -> int:
     return (((semantics & WORKGROUP_MEMORY) != 0) << WORKGROUP) | (((semantics & UNIFORM_MEMORY) != 0) << BUFFER)
 
 
+class _Released:
+    """The atomics' values that a release wrote, in one memory, by byte address (sorted): who, at which clock, the
+    classes its semantics name and the width of its scope (_SCOPE_WIDTH)."""
+    __slots__ = ("addr", "agent", "clock", "bits", "width")
+
+    def __init__(self) -> None:
+        self.addr = np.zeros(0, np.int64)
+        self.agent = np.zeros(0, np.int64)
+        self.clock = np.zeros(0, np.int64)
+        self.bits = np.zeros(0, np.int64)
+        self.width = np.zeros(0, np.int64)
+
+    def drop(self, addr: np.ndarray) -> None:
+        keep = ~np.isin(self.addr, addr)
+        for f in self.__slots__:
+            setattr(self, f, getattr(self, f)[keep])
+
+    def put(self, addr: np.ndarray, agent: np.ndarray, clock: np.ndarray, bits: np.ndarray, width: int) -> None:
+        """New releases (the last one per address wins: atomics run in invocation order)."""
+        lo, hi = int(addr.min()), int(addr.max())
+        if hi - lo < 4 * len(addr) + 64:   # counters and flags: a scatter (numpy's assignment: the last one wins)
+            at = np.full(hi - lo + 1, -1, np.int64)
+            at[addr - lo] = np.arange(len(addr))
+            last = at[at >= 0]
+        else:
+            last = len(addr) - 1 - np.unique(addr[::-1], return_index=True)[1]
+        addr, agent, clock, bits = addr[last], agent[last], clock[last], bits[last]
+        self.drop(addr)
+        new = (addr, agent, clock, bits, np.full(len(addr), width, np.int64))
+        for f, v in zip(self.__slots__, new, strict=True):
+            setattr(self, f, np.concatenate([getattr(self, f), np.asarray(v, np.int64)]))
+        order = np.argsort(self.addr, kind="stable")
+        for f in self.__slots__:
+            setattr(self, f, getattr(self, f)[order])
+
+    def find(self, addr: np.ndarray) -> np.ndarray:
+        """Per address, the index of its release, or -1."""
+        if not len(self.addr):
+            return np.full(len(addr), -1, np.int64)
+        i = np.minimum(np.searchsorted(self.addr, addr), len(self.addr) - 1)
+        return np.where(self.addr[i] == addr, i, -1)
+
+
 class _Sync:
     """Release/acquire pairs of the Vulkan memory model, as the race detector needs them: when invocation B's
     acquire (an atomic with Acquire semantics, or a relaxed atomic read followed by an OpMemoryBarrier with
     Acquire) reads the value invocation A's release wrote (an atomic with Release, or a relaxed atomic write after
     an OpMemoryBarrier with Release), A's accesses before its release are ordered before B's accesses after its
     acquire, for the storage classes both name. A release advances the barrier clock, so 'before A's release' is
-    'an event of an earlier clock'. Pairs are direct (no transitive chains); a write without release to the
-    flag ends what later reads of it acquire."""
+    'an event of an earlier clock'. Pairs are direct (no transitive chains); a relaxed read keeps only the last
+    release it read for its next acquire fence; a write without release to the flag ends what later reads of it
+    acquire. All of it in numpy: GLSL's memoryBarrier*() are AcquireRelease fences, and a histogram's atomics
+    after one are a release by every invocation."""
 
     def __init__(self, n: int, agents_bound: int) -> None:
         self.fence = np.zeros(n, np.int64)        # each invocation's last release fence: its clock, 0 none
         self.fence_bits = np.zeros(n, np.int64)   # ... and the classes it names
-        self.released: dict[tuple[int, int], tuple[int, int, int, int]] = {}   # (memory, byte) -> (agent, clock,
-        # classes, scope width) of the release that wrote the value there
-        self.pending: dict[int, dict[int, tuple[int, int]]] = {}   # reader -> writer -> (clock, classes) read
-        # by a relaxed atomic, waiting for the reader's acquire fence
+        self.released: dict[int, _Released] = {}  # memory -> the releases its atomics hold
+        self.pend_writer = np.full(n, -1, np.int64)   # per reader: the last release a relaxed atomic read, for
+        self.pend_clock = np.zeros(n, np.int64)       # its next acquire fence
+        self.pend_bits = np.zeros(n, np.int64)
         self.pairs: list[dict[int, int]] = [{}, {}]   # per class: reader * M + writer -> the writer's release clock
         self.M = agents_bound
 
-    def pair(self, classes: int, reader: int, writer: int, clock: int) -> None:
+    def pair(self, classes: np.ndarray, reader: np.ndarray, writer: np.ndarray, clock: np.ndarray) -> None:
         for cls in (WORKGROUP, BUFFER):
-            if classes >> cls & 1:
-                key = reader * self.M + writer
-                if self.pairs[cls].get(key, -1) < clock:
-                    self.pairs[cls][key] = clock
+            sel = (classes >> cls & 1).astype(bool)
+            if not sel.any():
+                continue
+            keys = reader[sel] * self.M + writer[sel]
+            clk = clock[sel]
+            uk, inv = np.unique(keys, return_inverse=True)
+            best = np.full(len(uk), -1, np.int64)
+            np.maximum.at(best, inv, clk)
+            pairs = self.pairs[cls]
+            for k, c in zip(uk.tolist(), best.tolist(), strict=True):
+                if pairs.get(k, -1) < c:
+                    pairs[k] = c
 
     def ordered(self, cls: int, prev: np.ndarray, pclock: np.ndarray, cur: np.ndarray) -> np.ndarray:
         """Per candidate pair: is the earlier access (prev at clock pclock) before a release cur acquired?"""
@@ -752,12 +805,13 @@ def _sync_of(rec: Recorder) -> _Sync:
     return rec.sync
 
 
-def _same_instance(rec: Recorder, a: int, b: int, width: int) -> bool:
-    """Do invocations a and b share the instance of a scope of this width (Workgroup, Subgroup; wider: yes)?"""
-    if width <= 1:
-        return True
-    of = rec.wg_index if width == 2 else rec.sg_global
-    return bool(of[a % rec.N] == of[b % rec.N]) if width <= 3 else a == b
+def _same_instances(rec: Recorder, a: np.ndarray, b: np.ndarray, width: np.ndarray) -> np.ndarray:
+    """Per pair: do invocations a and b share the instance of a scope of that width (Workgroup 2, Subgroup 3;
+    wider: always)?"""
+    n = max(rec.N, 1)
+    a, b = a % n, b % n
+    return np.where(width <= 1, True, np.where(width == 2, rec.wg_index[a] == rec.wg_index[b],
+                                               np.where(width == 3, rec.sg_global[a] == rec.sg_global[b], a == b)))
 
 
 def atomic_sync(rec: Recorder, kind: str, ptr, mask: np.ndarray, scope: str, semantics: int) -> None:
@@ -769,55 +823,67 @@ def atomic_sync(rec: Recorder, kind: str, ptr, mask: np.ndarray, scope: str, sem
         return   # relaxed, and nothing released yet: the common case costs one test
     sync = _sync_of(rec)
     local, agents = rec.active(mask)
+    agents = agents.astype(np.int64)
     off = np.asarray(ptr.off, np.int64).reshape(-1)
     if off.shape[0] > 1 and local is not None:
         off = off[local]
     off = np.broadcast_to(off, agents.shape)
     mem = id(ptr.mem)
     width = _SCOPE_WIDTH.get(scope, 1)
-    if sync.released:   # reads first (an RMW reads the value before it writes its own)
-        for addr in set(np.unique(off).tolist()) & {a for (m, a) in sync.released if m == mem}:
-            writer, clock, bits, wwidth = sync.released[(mem, addr)]
-            narrow = max(width, wwidth)
-            for b in agents[off == addr].tolist():
-                if b == writer or not _same_instance(rec, b, writer, narrow):
-                    continue
+    rel = sync.released.get(mem)
+    if rel is not None and len(rel.addr):   # reads first (an RMW reads the value before it writes its own)
+        i = rel.find(off)
+        hit = i >= 0
+        if hit.any():
+            i, b = i[hit], agents[hit]
+            writer = rel.agent[i]
+            ok = (writer != b) & _same_instances(rec, b, writer, np.maximum(width, rel.width[i]))
+            if ok.any():
+                b, writer, clock, bits = b[ok], writer[ok], rel.clock[i][ok], rel.bits[i][ok]
                 if semantics & _ACQUIRES:
-                    sync.pair(bits & (_class_bits(semantics) or bits), b, writer, clock)
+                    mine = _class_bits(semantics)
+                    sync.pair(bits & mine if mine else bits, b, writer, clock)
                 else:
-                    sync.pending.setdefault(b, {})[writer] = (clock, bits)
+                    lane = b % max(rec.N, 1)
+                    sync.pend_writer[lane], sync.pend_clock[lane], sync.pend_bits[lane] = writer, clock, bits
     if kind != ATOMIC:
         return
+    if rel is None:
+        rel = sync.released[mem] = _Released()
     if releases:
         rec.clock += 1   # the writer's accesses so far are of earlier clocks than its release
         bits = _class_bits(semantics) | (1 << _STORAGE_CLASS.get(ptr.mem.storage, BUFFER))
-        for a, addr in zip(agents.tolist(), off.tolist(), strict=True):
-            sync.released[(mem, addr)] = (a, rec.clock, bits, width)
+        rel.put(off, agents, np.full(len(agents), rec.clock, np.int64), np.full(len(agents), bits, np.int64),
+                width)
         return
-    fenced = sync.fence[agents % max(rec.N, 1)]
-    for a, addr, clock in zip(agents.tolist(), off.tolist(), fenced.tolist(), strict=True):
-        if clock:   # a relaxed write after a release fence: the fence's release
-            sync.released[(mem, addr)] = (a, clock, int(sync.fence_bits[a % rec.N]), width)
-        else:
-            sync.released.pop((mem, addr), None)
+    lane = agents % max(rec.N, 1)
+    fenced = sync.fence[lane] > 0   # a relaxed write after a release fence: the fence's release
+    if (~fenced).any() and len(rel.addr):
+        rel.drop(off[~fenced])
+    if fenced.any():
+        rel.put(off[fenced], agents[fenced], sync.fence[lane[fenced]], sync.fence_bits[lane[fenced]], width)
 
 
 def fence_sync(rec: Recorder, semantics: int, mask: np.ndarray) -> None:
     """An OpMemoryBarrier's Release (what the invocation's next relaxed atomic writes releases) and Acquire (what
-    its relaxed atomic reads since read from a release is acquired)."""
+    the last release its relaxed atomic reads read is acquired)."""
     if not semantics & (_RELEASES | _ACQUIRES):
         return
     sync = _sync_of(rec)
-    lanes = rec.lanes(mask)
+    local, agents = rec.active(mask)
+    every = local is None and rec.ex.virtual_lanes is None   # the whole dispatch: slices, no index arrays
+    lanes = slice(None) if every else agents.astype(np.int64) % max(rec.N, 1)
+    if semantics & _ACQUIRES and sync.pend_writer.max(initial=-1) >= 0:   # it acquires what was read before it
+        idx = np.arange(rec.N) if every else np.asarray(lanes)
+        got = idx[sync.pend_writer[idx] >= 0]
+        if len(got):
+            mine = _class_bits(semantics)
+            sync.pair(sync.pend_bits[got] & mine, got, sync.pend_writer[got], sync.pend_clock[got])
+            sync.pend_writer[got] = -1
     if semantics & _RELEASES:
         rec.clock += 1
-        sync.fence[lanes % max(rec.N, 1)] = rec.clock
-        sync.fence_bits[lanes % max(rec.N, 1)] = _class_bits(semantics)
-    if semantics & _ACQUIRES and sync.pending:
-        mine = _class_bits(semantics)
-        for b in lanes.tolist():
-            for writer, (clock, bits) in sync.pending.pop(b, {}).items():
-                sync.pair(bits & mine, b, writer, clock)
+        sync.fence[lanes] = rec.clock
+        sync.fence_bits[lanes] = _class_bits(semantics)
 
 
 def pointer_access(rec: Recorder, kind: str, ptr, t, mask: np.ndarray, inst: Instruction,
