@@ -401,5 +401,3 @@ def coopmat_construct(ctx: Context, _inst) -> None:
 def barrier_control_flow(ctx: Context, _inst) -> None:
     _report(ctx, "uniformity.barrier.control_flow")
 
-
-__all__ = ["UNIFORM", "VARYING"]
