@@ -413,7 +413,6 @@ class Divergence:
 
     def _solve(self) -> None:
         fn, defs = self.fn, self.facts.ix.defs
-        local = set(fn.block_of) | {p.result_id for p in fn.params if p.result_id is not None}
         # the Function variables whose address is taken by anything but a load, store or access chain
         fvars: dict[int, Instruction] = {}
         for i in fn.instructions():
@@ -468,7 +467,7 @@ class Divergence:
                     rid = i.result_id
                     if rid is None or rid in self.div:
                         continue
-                    if self._inst_divergent(i, local, label in joins, label in looped, fvars):
+                    if self._inst_divergent(i, label in joins, label in looped, fvars):
                         self.div.add(rid)
                         changed = True
                 t = b.term
@@ -490,7 +489,7 @@ class Divergence:
             todo.extend(self.fn.blocks[n].succs)
         return False
 
-    def _inst_divergent(self, i: Instruction, local: set[int], at_join: bool, looped: bool, fvars) -> bool:
+    def _inst_divergent(self, i: Instruction, at_join: bool, looped: bool, fvars) -> bool:
         op = i.opname
         div = self.div
         if looped:
