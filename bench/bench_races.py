@@ -9,7 +9,9 @@ the pair-by-pair ratios (on / off), the median times and the ratio of the fastes
 by other jobs on a shared machine). Cases: the whole-dispatch KHR GEMM 1024^3
 (samples/coopmat/khr_gemm/gemm.spvasm, 64 x 64 workgroups), the tile-looping GEMM 256^3 (one subgroup,
 bench/shaders/gemm_tiled.spvasm) and saxpy over 2^20 invocations (tests/glsl/interp/saxpy.comp); also the
-shared-memory reduction over 2^20 (tests/glsl/interp/reduce_shared.comp: workgroup memory and barriers).
+shared-memory reduction over 2^20 (tests/glsl/interp/reduce_shared.comp: workgroup memory and barriers); issue 37:
+tests/kernels' mul_mm (without a layout, and under --layout nvidia), ncnn_gemm and flash_attn under nvidia, whose
+matrices staged in shared memory are then recorded per invocation as the layout spreads them.
 """
 from __future__ import annotations
 
@@ -54,8 +56,28 @@ def reduce(n: int) -> tuple:
             dict(dispatch=(n // 128, 1, 1), buffers={(0, 0): data, (0, 1): np.zeros(n // 128, np.float32)}))
 
 
+def kernel(name: str, layout: str | None) -> tuple:
+    """Issue 37: a kernel of tests/kernels/ from its run spec (buffers from `file:` and `zeros:` entries), under a
+    named layout model: its Workgroup-memory matrix loads and stores are then recorded lane by lane."""
+    import yaml
+    spec = ROOT / "tests" / "kernels" / name
+    d = yaml.safe_load(spec.read_text())
+    bufs = {}
+    for k, e in d["buffers"].items():
+        bufs[k] = np.load(spec.parent / e["file"]) if "file" in e else np.zeros(e["zeros"], e.get("dtype", "float32"))
+    kw = dict(dispatch=tuple(d.get("dispatch", (1, 1, 1))), buffers=bufs, spec_constants=d.get("spec_constants"),
+              push_constants=d.get("push_constants"))
+    if layout:
+        kw["layout"] = layout
+    return load_shader(str(spec.parent / d["shader"])), kw
+
+
 CASES = {"gemm1024": lambda: gemm(1024, False), "tiled256": lambda: gemm(256, True), "saxpy": lambda: saxpy(1 << 20),
-         "reduce": lambda: reduce(1 << 20)}
+         "reduce": lambda: reduce(1 << 20),
+         "mul_mm": lambda: kernel("mul_mm/run_q4_0_f32acc.yaml", None),
+         "mul_mm_nv": lambda: kernel("mul_mm/run_q4_0_f32acc.yaml", "nvidia"),
+         "ncnn_nv": lambda: kernel("ncnn_gemm/run_khr.yaml", "nvidia"),
+         "flash_nv": lambda: kernel("flash_attn/run_flash_attn.yaml", "nvidia")}
 
 
 def main(argv=None) -> int:

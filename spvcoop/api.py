@@ -47,6 +47,8 @@ def run(shader: str | os.PathLike[str] | bytes | Module,
         races: bool = True,
         nonfinite: bool = False,
         robust_buffer_access: bool | str = False,
+        races_report: str = "full",
+        races_suppress: Sequence[Any] | str | None = None,
         fast_paths: bool = True,
         # end of the generated run options
         ) -> RunResult:

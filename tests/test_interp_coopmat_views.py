@@ -19,6 +19,7 @@ import pytest
 
 from spvcoop import read_binary
 from spvcoop.layouts import load_model
+from spvcoop.core.diagnostics import SpvError
 from spvcoop.core.reference_tools import find_tool, require_tool
 
 pytestmark = pytest.mark.skipif(find_tool("glslangValidator") is None, reason="glslangValidator not installed")
@@ -50,8 +51,8 @@ void main()
 }
 """
 
-# per-invocation choices between matrices: an if/else (stores to a variable under divergent control
-# flow, or OpPhi after spirv-opt) and a ?: (OpPhi after spirv-opt)
+# per-invocation choices between matrices: two if/else (stores to a variable under divergent control flow, or
+# OpPhi after spirv-opt); the matrices are computed before, by the whole subgroup
 CHOICE = HEADER + """
 layout(local_size_x = LOCAL) in;
 layout(binding = 0) readonly buffer In { float v[]; };
@@ -66,10 +67,15 @@ void main()
     a[0] = a[0] + 100.0;
     MAT r;
     if (gl_SubgroupInvocationID < 4) r = a; else r = b;
-    MAT s = (gl_SubgroupInvocationID % 2 == 1) ? r : -r;
+    MAT nr = -r;   // before the choice: arithmetic in divergent control flow is an error (TANGLED below)
+    MAT s;
+    if (gl_SubgroupInvocationID % 2 == 1) s = r; else s = nr;
     coopMatStore(s, o, base, COLS, gl_CooperativeMatrixLayoutRowMajor);
 }
 """
+
+# an instruction on matrices (here OpFNegate) reached by half of each subgroup: an error at run time (issue 37)
+TANGLED = CHOICE.replace("MAT nr = -r;", "MAT nr = r;").replace("else s = nr;", "else s = -nr;")
 
 # a MatrixA f16 matrix doubled element by element and stored
 REPLICATED = HEADER + """
@@ -169,6 +175,16 @@ def test_choices_in_a_subgroup_agree_in_every_form(shape, local, layout, opt, tm
     r = np.where(who < 4, a_plus, 3 * a)
     want = np.where(who % 2 == 1, r, -r)
     np.testing.assert_array_equal(got, want.reshape(-1))
+
+
+@pytest.mark.parametrize("opt", [False, True], ids=["glslang", "spirv-opt"])
+def test_matrix_arithmetic_reached_by_part_of_a_subgroup_is_an_error(opt, tmp):
+    """SPV_KHR_cooperative_matrix: every instance of an instruction with a matrix operand or result is executed by
+    all the invocations of the scope instance or by none; a negation under `?:` on the invocation id is not."""
+    x = np.arange(WORKGROUPS * 64, dtype=np.float32) + 1
+    with pytest.raises(SpvError) as e:
+        run(build(TANGLED, 8, 8, 32, opt, tmp), x, "striped")
+    assert "OpFNegate: reached by only part of subgroup 0 (16 of 32 invocations" in str(e.value)
 
 
 @pytest.mark.parametrize("local", [16, 32])

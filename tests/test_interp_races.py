@@ -31,6 +31,11 @@ EXPECTED = {
 }
 
 
+def _ordering_note(d) -> str:
+    """What the race report says about ordering (the last note but the summary the last race carries)."""
+    return [n.message for n in d.notes if not n.message.startswith("in all: ")][-1]
+
+
 def _run(name: str, **kw):
     from spvcoop.interp import run
     dispatch, buffers = CASES[name.rsplit("_", 1)[0]]
@@ -145,7 +150,7 @@ void main() {
 }"""
     with pytest.raises(SpvError, match="data race on 'Out'") as ei:
         spvcoop_run(src % "", buffers={(0, 0): np.zeros(64, np.float32)})
-    assert "UniformMemory semantics" in ei.value.diagnostics[0].notes[-1].message
+    assert "UniformMemory semantics" in _ordering_note(ei.value.diagnostics[0])
     res = spvcoop_run(src % "memoryBarrierBuffer();", buffers={(0, 0): np.zeros(64, np.float32)}, races=True)
     assert res[(0, 0)][32:].tolist() == list(range(31, -1, -1))
 
@@ -228,7 +233,7 @@ def test_matrix_and_tensor_stores_of_two_workgroups_race():
     ops = {d.message.split(": ", 1)[1].split(" (write)")[0] for d in races}
     assert ops == {"OpCooperativeMatrixStoreKHR", "OpCooperativeMatrixStoreTensorNV"}
     assert all("by the subgroup of invocation #0 " in d.message and "by the subgroup of invocation #32 " in d.message
-               and "different workgroups" in d.notes[-1].message for d in races)
+               and "different workgroups" in _ordering_note(d) for d in races)
     spvcoop.run(str(kernel), dispatch=(1, 1, 1), buffers=bufs, races=True)
 
 
@@ -305,3 +310,304 @@ void main() {
     with pytest.raises(SpvError) as ei:   # the racy histogram: its store races with its load: errors, both
         _run("histogram_racy")
     assert {x.severity for x in ei.value.diagnostics if x.rule == "interp.race"} == {"error"}
+
+
+# ---- issue 37: coverage GPU-AV lacks ------------------------------------------------------------------------------
+STAGING = """#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+layout(local_size_x = 128) in;
+layout(set = 0, binding = 0) buffer In { float x[]; };
+layout(set = 0, binding = 1) buffer Out { float y[]; };
+shared float tile[1024];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    coopmat<float, SCOPE, 16, 16, gl_MatrixUseAccumulator> m;
+    coopMatLoad(m, x, 0, 16, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatStore(m, tile, OFFSET, 16, gl_CooperativeMatrixLayoutRowMajor);
+    SYNC
+    y[l] = tile[INDEX];
+}"""
+MINE = "gl_SubgroupID * 256 + gl_SubgroupInvocationID"
+NEXT = "((gl_SubgroupID + 1) % 4) * 256 + gl_SubgroupInvocationID"
+
+
+@pytest.mark.parametrize("scope, sync, offset, index, racy", [
+    # a Workgroup-scope matrix staged through shared memory: the workgroup as one agent, only barrier() orders it
+    ("gl_ScopeWorkgroup", "", "0", "l", "by the workgroup of invocation #0 "),
+    ("gl_ScopeWorkgroup", "subgroupBarrier();", "0", "l", "by the workgroup of invocation #0 "),
+    ("gl_ScopeWorkgroup", "barrier();", "0", "l", None),
+    # Subgroup-scope matrices: a subgroup barrier orders the subgroup's own reads, not another subgroup's
+    ("gl_ScopeSubgroup", "subgroupBarrier();", "gl_SubgroupID * 256", MINE, None),
+    ("gl_ScopeSubgroup", "subgroupBarrier();", "gl_SubgroupID * 256", NEXT, "by the subgroup of invocation #0 "),
+    ("gl_ScopeSubgroup", "barrier();", "gl_SubgroupID * 256", NEXT, None),
+])
+def test_matrix_staging_at_subgroup_and_workgroup_scope(tmp_path, scope, sync, offset, index, racy):
+    import spvcoop
+    src = tmp_path / "staging.comp"
+    src.write_text(STAGING.replace("SCOPE", scope).replace("SYNC", sync).replace("OFFSET", offset)
+                   .replace("INDEX", index))
+    bufs = {0: np.arange(256, dtype=np.float32), 1: np.zeros(128, np.float32)}
+    if racy is None:
+        spvcoop.run(str(src), buffers=bufs, subgroup_size=32)
+        return
+    with pytest.raises(SpvError) as ei:
+        spvcoop.run(str(src), buffers=bufs, subgroup_size=32)
+    d = next(d for d in ei.value.diagnostics if d.rule == "interp.race")
+    assert "data race on 'tile' (Workgroup)" in d.message and "OpCooperativeMatrixStoreKHR (write) " + racy in d.message
+
+
+MESSAGE = """#version 450
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer Out { uint y[]; };
+shared uint data;
+shared uint flag;
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    if (l == 0) { flag = 0; }
+    barrier();
+    if (l == 0) {
+        data = 42;
+        WRITE
+    }
+    if (l == 1) {
+        READ
+    }
+}"""
+_REL = "gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelease"
+_ACQ = "gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsAcquire"
+_FENCE_REL = "memoryBarrier(gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelease); "
+_FENCE_ACQ = "memoryBarrier(gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsAcquire); "
+
+
+@pytest.mark.parametrize("write, read, racy", [
+    # message passing: a release store of the flag, an acquire load that sees it
+    (f"atomicStore(flag, 1u, {_REL});", f"if (atomicLoad(flag, {_ACQ}) == 1u) {{ y[0] = data; }}", False),
+    # fence plus flag: relaxed atomics between a release fence and an acquire fence
+    (_FENCE_REL + "atomicStore(flag, 1u, gl_ScopeWorkgroup, 0, 0);",
+     "if (atomicLoad(flag, gl_ScopeWorkgroup, 0, 0) == 1u) { " + _FENCE_ACQ + "y[0] = data; }", False),
+    # relaxed on both sides, no acquire, or semantics naming the wrong storage class: the read races
+    ("atomicStore(flag, 1u, gl_ScopeWorkgroup, 0, 0);",
+     "if (atomicLoad(flag, gl_ScopeWorkgroup, 0, 0) == 1u) { y[0] = data; }", True),
+    (f"atomicStore(flag, 1u, {_REL});", "if (atomicLoad(flag, gl_ScopeWorkgroup, 0, 0) == 1u) { y[0] = data; }", True),
+    ("atomicStore(flag, 1u, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsRelease);",
+     "if (atomicLoad(flag, gl_ScopeWorkgroup, gl_StorageSemanticsBuffer, gl_SemanticsAcquire) == 1u) "
+     "{ y[0] = data; }", True),
+], ids=["release-acquire", "fence-flag", "relaxed", "no-acquire", "buffer-semantics"])
+def test_release_acquire_orders_message_passing(tmp_path, write, read, racy):
+    import spvcoop
+    src = tmp_path / "mp.comp"
+    src.write_text(MESSAGE.replace("WRITE", write).replace("READ", read))
+    if racy:
+        with pytest.raises(SpvError, match="data race on 'data' .* OpStore \\(write\\) by invocation #0 .* "
+                                           "OpLoad \\(read\\) by invocation #1 "):
+            spvcoop.run(str(src), buffers={0: np.zeros(4, np.uint32)})
+    else:
+        assert spvcoop.run(str(src), buffers={0: np.zeros(4, np.uint32)})[0][0] == 42
+
+
+ACROSS = """#version 450
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer Data { uint data; uint flag; uint y; };
+void main() {
+    bool first = gl_LocalInvocationID.x == 0;
+    if (first && gl_WorkGroupID.x == 0) {
+        data = 42;
+        atomicStore(flag, 1u, SCOPE, gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+    }
+    if (first && gl_WorkGroupID.x == 1) {
+        if (atomicLoad(flag, SCOPE, gl_StorageSemanticsBuffer, gl_SemanticsAcquire) == 1u) { y = data; }
+    }
+}"""
+
+
+@pytest.mark.parametrize("scope, racy", [("gl_ScopeDevice", False), ("gl_ScopeWorkgroup", True)])
+def test_release_acquire_between_workgroups_needs_device_scope(tmp_path, scope, racy):
+    import spvcoop
+    src = tmp_path / "across.comp"
+    src.write_text(ACROSS.replace("SCOPE", scope))
+    if racy:
+        with pytest.raises(SpvError, match="data race on 'Data'.*\n?.*") as ei:
+            spvcoop.run(str(src), dispatch=(2, 1, 1), buffers={0: np.zeros(3, np.uint32)})
+        assert "different workgroups" in _ordering_note(ei.value.diagnostics[0])
+    else:
+        assert spvcoop.run(str(src), dispatch=(2, 1, 1), buffers={0: np.zeros(3, np.uint32)})[0][2] == 42
+
+
+# ---- issue 37: the report: summary, detail level, suppressions ------------------------------------------------------
+TWO_VARIABLES = """#version 450
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) buffer Out { uint y[]; };
+shared uint s[64];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    s[l] = l;
+    y[l] = s[63 - l];
+    if (l < 2) { y[64] = l; }
+}"""
+
+
+def _two(tmp_path, **kw):
+    import spvcoop
+    src = tmp_path / "two.comp"
+    src.write_text(TWO_VARIABLES)
+    return spvcoop.run(str(src), buffers={0: np.zeros(65, np.uint32)}, **kw)
+
+
+def test_summary_line_after_the_races_worst_variable_first(tmp_path):
+    with pytest.raises(SpvError) as ei:
+        _two(tmp_path)
+    diags = ei.value.diagnostics
+    races = [d for d in diags if d.rule == "interp.race"]
+    assert len(races) == 2 and all(d.severity == "error" for d in races)
+    assert races[-1].notes[-1].message == (
+        "in all: 2 data races on 2 variables, worst first: 's' (Workgroup: 1 pair of instructions, 256 conflicting "
+        "bytes); 'Out' (StorageBuffer: 1 pair of instructions, 4 conflicting bytes)")
+    assert not races[0].notes[-1].message.startswith("in all")
+
+
+def test_races_summary_is_one_error(tmp_path):
+    with pytest.raises(SpvError) as ei:
+        _two(tmp_path, races_report="summary")
+    errors = [d for d in ei.value.diagnostics if d.severity == "error"]
+    assert len(errors) == 1 and errors[0].rule == "interp.race"
+    assert errors[0].message.startswith("2 data races on 2 variables, worst first: 's' (Workgroup")
+    with pytest.raises(ValueError, match="races_report must be one of full, summary"):
+        _two(tmp_path, races_report="hazard")
+
+
+def test_suppress_a_known_race_by_variable_and_line(tmp_path):
+    with pytest.raises(SpvError) as ei:   # the other race is still reported
+        _two(tmp_path, races_suppress=["s:8"])
+    assert [d.message.split(" at ")[0] for d in ei.value.diagnostics if d.rule == "interp.race"] == [
+        "data race on 'Out' (StorageBuffer)"]
+    res = _two(tmp_path, races_suppress=[{"variable": "s", "line": 7}, ("Out", 9)])
+    assert [(d.rule, d.message) for d in res.diagnostics if d.rule.startswith("interp.race")] == [
+        ("interp.race.suppressed", "2 data races on 'Out', 's' not reported: suppressed by races_suppress")]
+    with pytest.raises(SpvError):   # a line of neither access suppresses nothing
+        _two(tmp_path, races_suppress="s:6,Out:9")
+
+
+def test_report_options_from_the_run_spec_and_the_command_line(tmp_path, capsys):
+    from spvcoop.cli import main
+    (tmp_path / "two.comp").write_text(TWO_VARIABLES)
+    spec = tmp_path / "two.yaml"
+    base = "shader: two.comp\nbuffers:\n  y: {zeros: 65, dtype: uint32}\noutputs: []\n"
+    spec.write_text(base + "races_suppress: ['s:8', {variable: Out, line: 9}]\n")
+    assert main(["run", str(spec), "-q"]) == 0
+    assert "2 data races on 'Out', 's' not reported" in capsys.readouterr().err
+    spec.write_text(base)
+    assert main(["run", str(spec), "-q", "--races", "summary"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("error[interp.race]") == 1 and "2 data races on 2 variables" in err
+    assert main(["run", str(spec), "-q", "--suppress-races", "s:8,Out:9"]) == 0
+    capsys.readouterr()
+    assert main(["run", str(spec), "-q", "--races", "all"]) == 2
+    assert "--races: races_report must be one of full, summary, got 'all'" in capsys.readouterr().err
+    spec.write_text(base + "races_suppress: [s]\n")   # a bad spec: located at the entry
+    assert main(["run", str(spec), "-q"]) == 1
+    assert "two.yaml:5:17: error: races_suppress: wants VARIABLE:LINE" in capsys.readouterr().err
+
+
+# ---- issue 37: per-layout race reports ------------------------------------------------------------------------------
+OWN_ELEMENTS = """#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x = 32) in;
+layout(set = 0, binding = 0) buffer In { float x[]; };
+layout(set = 0, binding = 1) buffer Out { float y[]; };
+shared float tile[256];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> m;
+    coopMatLoad(m, x, 0, 16, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatStore(m, tile, 0, 16, gl_CooperativeMatrixLayoutRowMajor);
+    y[l] = tile[l];
+}"""
+
+
+@pytest.mark.parametrize("layout, racy", [
+    (None, "by the subgroup of invocation #0 "),    # no model named: the store is the subgroup's as a whole
+    ("nvidia", "by invocation #0 "),                # element 1 is lane 0's, read by lane 1
+    ("amd-rdna3-wmma", None),                       # lane l holds element l: reads its own store
+    ("striped", None),
+])
+def test_matrix_staging_races_depend_on_the_layout(tmp_path, layout, racy):
+    """Under a layout model the run names, a matrix store is each lane's store of the elements the model gives it;
+    reading back element l in invocation l without a barrier is a race under nvidia, not under amd-rdna3-wmma."""
+    import spvcoop
+    src = tmp_path / "own.comp"
+    src.write_text(OWN_ELEMENTS)
+    bufs = {0: np.arange(256, dtype=np.float32), 1: np.zeros(32, np.float32)}
+    if racy is None:
+        assert spvcoop.run(str(src), buffers=bufs, layout=layout)[1].tolist() == list(range(32))
+        return
+    with pytest.raises(SpvError) as ei:
+        spvcoop.run(str(src), buffers=bufs, layout=layout)
+    d = ei.value.diagnostics[0]
+    assert d.rule == "interp.race" and "OpCooperativeMatrixStoreKHR (write) " + racy in d.message
+    assert d.span.line == 13   # both source lines: the read here, the store in a note
+    assert any(n.message.startswith("the other access: OpCooperativeMatrixStoreKHR") and "own.comp:12: coopMatStore"
+               in n.message for n in d.notes)
+
+
+def test_portability_names_the_layouts_a_race_depends_on(tmp_path, capsys):
+    from spvcoop.cli import main
+    (tmp_path / "own.comp").write_text(OWN_ELEMENTS)
+    np.save(tmp_path / "x.npy", np.arange(256, dtype=np.float32))
+    spec = tmp_path / "own.yaml"
+    spec.write_text("shader: own.comp\nbuffers:\n  x: {file: x.npy}\n  y: {zeros: 32, dtype: float32}\n"
+                    "outputs: [y]\n")
+    assert main(["portability", str(spec)]) == 1
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.lstrip().startswith("nvidia"))
+    assert line.split()[1:4] == ["races:", "1", "data"]
+    assert ("OpCooperativeMatrixStoreKHR (write) by invocation #0 and OpLoad (read) by invocation #1 "
+            "(lines 12 and 13)") in line
+    assert next(x for x in out.splitlines() if x.lstrip().startswith("striped")).split()[1] == "same"
+    verdict = out.splitlines()[-1]
+    assert verdict.startswith("result: NOT PORTABLE: data races under nvidia, ")
+    assert verdict.endswith("not under amd-rdna3-wmma, striped")
+    assert main(["run", str(spec), "--layout", "all"]) == 1   # the same report from run --layout all
+    assert capsys.readouterr().out.splitlines()[-1] == verdict
+
+
+@pytest.mark.parametrize("spread", [4, 1 << 20], ids=["scatter", "sort"])
+def test_the_last_release_of_an_address_wins(spread):
+    """races._Released keeps, per address, the release an atomic read would see: the last in invocation order."""
+    from spvcoop.interp.races import _Released
+    rel = _Released()
+    addr = np.array([0, spread, 0, 2 * spread, spread], np.int64)
+    rel.put(addr, np.arange(5), np.arange(10, 15), np.ones(5, np.int64), 2)
+    assert rel.addr.tolist() == [0, spread, 2 * spread] and rel.agent.tolist() == [2, 4, 3]
+    rel.put(np.array([spread], np.int64), np.array([7]), np.array([20]), np.array([1]), 1)
+    assert rel.agent[rel.find(np.array([spread, 0, 5 * spread]))[:2]].tolist() == [7, 2]
+    assert rel.find(np.array([5 * spread])).tolist() == [-1]
+    rel.drop(np.array([0]))
+    assert rel.addr.tolist() == [spread, 2 * spread]
+
+
+def test_relaxed_atomics_after_memory_barriers_cost_no_report(spvcoop_run):
+    """GLSL's memoryBarrierShared() is an AcquireRelease fence: every invocation's later atomics are releases. A
+    shared-memory histogram stays race-free and exact."""
+    src = """#version 450
+layout(local_size_x = 256) in;
+layout(set = 0, binding = 0) buffer In { uint x[]; };
+layout(set = 0, binding = 1) buffer Hist { uint h[16]; };
+shared uint local_h[16];
+void main() {
+    uint l = gl_LocalInvocationID.x;
+    if (l < 16) local_h[l] = 0;
+    memoryBarrierShared();
+    barrier();
+    atomicAdd(local_h[x[gl_GlobalInvocationID.x] % 16], 1);
+    memoryBarrierShared();
+    barrier();
+    if (l < 16) atomicAdd(h[l], local_h[l]);
+}"""
+    res = spvcoop_run(src, dispatch=(16, 1, 1), buffers={(0, 0): np.arange(4096, dtype=np.uint32),
+                                                         (0, 1): np.zeros(16, np.uint32)}, races=True)
+    assert res[(0, 1)].tolist() == [256] * 16

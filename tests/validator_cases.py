@@ -200,6 +200,28 @@ ARM_CAP = [("OpCapability CooperativeMatrixKHR\n",
            ('OpExtension "SPV_KHR_cooperative_matrix"',
             'OpExtension "SPV_KHR_cooperative_matrix"\nOpExtension "SPV_ARM_cooperative_matrix_layouts"')]
 
+# Uniformity cases: 64 invocations (two 32-wide warps), the local and workgroup ids, lid.x / 32.
+UNI_SUB = [('OpEntryPoint GLCompute %main "main" %ssbo',
+            'OpEntryPoint GLCompute %main "main" %ssbo %gl_lid %gl_wid %gl_sgl'),
+           ("OpCapability Shader", "OpCapability Shader\nOpCapability GroupNonUniform"),
+           ("LocalSize 32 1 1", "LocalSize 64 1 1")]
+UNI_ANN = ("OpDecorate %gl_lid BuiltIn LocalInvocationId\nOpDecorate %gl_wid BuiltIn WorkgroupId\n"
+           "OpDecorate %gl_sgl BuiltIn SubgroupLocalInvocationId")
+UNI_TYPES = ("%v3u = OpTypeVector %u32 3\n%p_in_v3u = OpTypePointer Input %v3u\n"
+             "%gl_lid = OpVariable %p_in_v3u Input\n%gl_wid = OpVariable %p_in_v3u Input\n"
+             "%p_in_u32 = OpTypePointer Input %u32\n%gl_sgl = OpVariable %p_in_u32 Input\n"
+             "%c32 = OpConstant %u32 32\n%wg = OpConstant %u32 2\n%sem = OpConstant %u32 264")
+UNI_BODY = ("%lid = OpLoad %v3u %gl_lid\n%x = OpCompositeExtract %u32 %lid 0\n"
+            "%wid = OpLoad %v3u %gl_wid\n%wx = OpCompositeExtract %u32 %wid 0\n%warp = OpUDiv %u32 %x %c32\n"
+            "%sgl = OpLoad %u32 %gl_sgl\n")
+
+
+def _uni_if(value: str, inner: str) -> str:
+    """UNI_BODY, then `inner` under `if (value == 0)`."""
+    return (UNI_BODY + f"%cond = OpIEqual %bool {value} %u0\nOpSelectionMerge %merge None\n"
+            f"OpBranchConditional %cond %then %merge\n%then = OpLabel\n{inner}\nOpBranch %merge\n%merge = OpLabel")
+
+
 RULE_CASES: list[Case] = [
     C("khr_base", "*", "pass"),
     C("nv_base", "*", "pass", base="nv"),
@@ -584,6 +606,53 @@ RULE_CASES: list[Case] = [
            ("          %d = OpCooperativeMatrixMulAddKHR %matC %a %b %c\n", ""),
            ("               OpCooperativeMatrixStoreKHR %ptr %d %rowmajor %stride\n", "")],
       types="%ss = OpSpecConstant %u32 2\n%sem = OpConstant %u32 0", body="OpControlBarrier %ss %ss %sem"),
+    # ---- dynamic uniformity (issue 37): failing where a value certainly differs within the scope instance ----
+    C("uni_cf_lid", "uniformity.coopmat.control_flow", "fail", ref="lax", sub=UNI_SUB, annotations=UNI_ANN,
+      types=UNI_TYPES, body=_uni_if("%x", "OpCooperativeMatrixStoreKHR %ptr %d %rowmajor %stride")),
+    C("uni_cf_workgroup_id", "uniformity.coopmat.control_flow", "pass", sub=UNI_SUB, annotations=UNI_ANN,
+      types=UNI_TYPES, body=_uni_if("%wx", "OpCooperativeMatrixStoreKHR %ptr %d %rowmajor %stride")),
+    # lid.x < 4 splits the first subgroup (8 invocations or more on every device); lid.x < 16 may not: not reported
+    C("uni_cf_lid_below_4", "uniformity.coopmat.control_flow", "fail", ref="lax", sub=UNI_SUB, annotations=UNI_ANN,
+      types=UNI_TYPES + "\n%c4 = OpConstant %u32 4", body=_uni_if("%x", "OpCooperativeMatrixStoreKHR %ptr %d %rowmajor %stride")
+      .replace("OpIEqual %bool %x %u0", "OpULessThan %bool %x %c4")),
+    C("uni_cf_lid_below_16", "uniformity.coopmat.control_flow", "pass", sub=UNI_SUB, annotations=UNI_ANN,
+      types=UNI_TYPES, body=_uni_if("%x", "OpCooperativeMatrixStoreKHR %ptr %d %rowmajor %stride")
+      .replace("OpIEqual %bool %x %u0", "OpULessThan %bool %x %c16")),
+    # lid.x / 32 is one value per subgroup (ggml's warp index): not reported
+    C("uni_cf_warp_index", "uniformity.coopmat.control_flow", "pass", sub=UNI_SUB, annotations=UNI_ANN,
+      types=UNI_TYPES, body=_uni_if("%warp", "OpCooperativeMatrixStoreKHR %ptr %d %rowmajor %stride")),
+    C("uni_stride_lid", "uniformity.coopmat.operand", "fail", ref="lax", sub=UNI_SUB, annotations=UNI_ANN,
+      types=UNI_TYPES, body=UNI_BODY + "OpCooperativeMatrixStoreKHR %ptr %d %rowmajor %x"),
+    C("uni_stride_lid_nv", "uniformity.coopmat.operand", "fail", ref="lax", base="nv", sub=UNI_SUB,
+      annotations=UNI_ANN, types=UNI_TYPES, body=UNI_BODY + "OpCooperativeMatrixStoreNV %ptr %d %x %false"),
+    C("uni_stride_warp", "uniformity.coopmat.operand", "pass", sub=UNI_SUB, annotations=UNI_ANN,
+      types=UNI_TYPES, body=UNI_BODY + "OpCooperativeMatrixStoreKHR %ptr %d %rowmajor %warp"),
+    C("uni_pointer_lid", "uniformity.coopmat.operand", "fail", ref="lax", sub=UNI_SUB, annotations=UNI_ANN,
+      types=UNI_TYPES, body=UNI_BODY + "%px = OpAccessChain %p_f32 %ssbo %i0 %x\n"
+                                       "OpCooperativeMatrixStoreKHR %px %d %rowmajor %stride"),
+    C("uni_pointer_warp", "uniformity.coopmat.operand", "pass", sub=UNI_SUB, annotations=UNI_ANN,
+      types=UNI_TYPES, body=UNI_BODY + "%pw = OpAccessChain %p_f32 %ssbo %i0 %warp\n"
+                                       "OpCooperativeMatrixStoreKHR %pw %d %rowmajor %stride"),
+    C("uni_construct_lid", "uniformity.coopmat.construct", "fail", ref="lax", sub=UNI_SUB, annotations=UNI_ANN,
+      types=UNI_TYPES, body=UNI_BODY + "%fx = OpConvertUToF %f32 %x\n%mx = OpCompositeConstruct %matC %fx"),
+    # the CTS's composite test: a matrix made from element 0 of another (each invocation holds other elements)
+    C("uni_construct_element", "uniformity.coopmat.construct", "fail", ref="lax", sub=UNI_SUB,
+      annotations=UNI_ANN, types=UNI_TYPES, body="%e0 = OpCompositeExtract %f32 %d 0\n%me = OpCompositeConstruct %matC %e0"),
+    C("uni_construct_workgroup_id", "uniformity.coopmat.construct", "pass", sub=UNI_SUB, annotations=UNI_ANN,
+      types=UNI_TYPES, body=UNI_BODY + "%fw = OpConvertUToF %f32 %wx\n%mw = OpCompositeConstruct %matC %fw"),
+    C("uni_barrier_lid", "uniformity.barrier.control_flow", "fail", ref="lax", sub=UNI_SUB, annotations=UNI_ANN,
+      types=UNI_TYPES, body=_uni_if("%x", "OpControlBarrier %wg %wg %sem")),
+    C("uni_barrier_warp", "uniformity.barrier.control_flow", "fail", ref="lax", sub=UNI_SUB, annotations=UNI_ANN,
+      types=UNI_TYPES, body=_uni_if("%warp", "OpControlBarrier %wg %wg %sem")),  # 64 invocations: two warps
+    # the subgroup invocation id differs within the first subgroup, so within workgroup 0
+    C("uni_barrier_subgroup_lane", "uniformity.barrier.control_flow", "fail", ref="lax", sub=UNI_SUB,
+      annotations=UNI_ANN, types=UNI_TYPES, body=_uni_if("%sgl", "OpControlBarrier %wg %wg %sem")),
+    C("uni_barrier_workgroup_id", "uniformity.barrier.control_flow", "pass", sub=UNI_SUB, annotations=UNI_ANN,
+      types=UNI_TYPES, body=_uni_if("%wx", "OpControlBarrier %wg %wg %sem")),
+    C("uni_subgroup_barrier_warp", "uniformity.barrier.control_flow", "pass", sub=UNI_SUB, annotations=UNI_ANN,
+      types=UNI_TYPES, body=_uni_if("%warp", "OpControlBarrier %subgroup %subgroup %sem")),
+    C("uni_subgroup_barrier_lid", "uniformity.barrier.control_flow", "warn", ref=None, sub=UNI_SUB,
+      annotations=UNI_ANN, types=UNI_TYPES, body=_uni_if("%x", "OpControlBarrier %subgroup %subgroup %sem")),
     # ---- profiles ----
     C("profile_ok", "profile.type", "pass", profile="nvidia-h100", ref=None),
     C("profile_bad_type", "profile.type", "fail", profile="nvidia-h100", ref=None,

@@ -12,7 +12,8 @@ import numpy as np
 from .memory import Pointer, load, store
 from .ops_arith import as_int, to_type
 from .dispatch import OpSet
-from .races import ATOMIC, ATOMIC_READ, pointer_access, watched
+from .program import enum_name
+from .races import ATOMIC, ATOMIC_READ, atomic_sync, pointer_access, watched
 
 OPS = OpSet()
 
@@ -105,7 +106,16 @@ def _recorded(ex, frame, inst, mask, result, kind: str = ATOMIC):
         p = ex.arg(frame, inst, 0)
         if isinstance(p, Pointer) and watched(p.mem):
             pointer_access(ex.races, kind, p, p.type, mask, inst)
+            ops = inst.operands   # pointer, Scope, Semantics (OpAtomicCompareExchange: Equal, Unequal), ...
+            sem = _constant(ex, frame, ops[2].value)
+            if inst.opname == "OpAtomicCompareExchange":
+                sem |= _constant(ex, frame, ops[3].value)
+            atomic_sync(ex.races, kind, p, mask, enum_name("Scope", _constant(ex, frame, ops[1].value)), sem)
     return result
+
+
+def _constant(ex, frame, id_) -> int:
+    return int(np.asarray(ex.val(frame, id_)).reshape(-1)[0])
 
 
 @OPS.op(*UPDATE)

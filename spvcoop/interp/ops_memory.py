@@ -13,7 +13,7 @@ from .ops_arith import to_type
 from .program import enum_name
 from .dispatch import OpSet
 from .undefined import defined, read_undefined, undefined_lanes, undefined_store
-from .races import READ, WRITE, pointer_access, watched
+from .races import READ, WRITE, fence_sync, pointer_access, watched
 
 OPS = OpSet()
 
@@ -519,7 +519,9 @@ def _check_barrier(ex, scope: str, mask) -> None:
 def memory_barrier(ex, frame, inst, mask):
     """Orders nothing between invocations by itself; its semantics join the next control barrier's (races.py)."""
     if ex.races is not None:
-        ex.races.memory_barrier(int(np.asarray(ex.val(frame, inst.operands[1].value)).reshape(-1)[0]), mask)
+        sem = int(np.asarray(ex.val(frame, inst.operands[1].value)).reshape(-1)[0])
+        ex.races.memory_barrier(sem, mask)
+        fence_sync(ex.races, sem, mask)   # its Release / Acquire, for atomics (issue 37)
     return None
 
 

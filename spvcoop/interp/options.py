@@ -129,6 +129,43 @@ def on_off(v) -> bool:
     return flag(v)
 
 
+RACE_REPORTS = ("full", "summary")
+
+
+def race_report(v) -> str:
+    if v not in RACE_REPORTS:
+        raise ValueError(f"must be one of {', '.join(RACE_REPORTS)}, got {v!r}")
+    return v
+
+
+def race_suppressions(v) -> tuple[tuple[str, int], ...]:
+    """Races not to report, each a variable and a source line: 'VAR:LINE' (text: comma-separated), a
+    {variable: VAR, line: LINE} mapping, or a (VAR, LINE) pair; a list of them."""
+    if isinstance(v, str):
+        v = [x for x in v.split(",") if x.strip()]
+    if not isinstance(v, (list, tuple)) or len(v) > 10_000:
+        raise ValueError(f"must be a list of VARIABLE:LINE entries, got {v!r}")
+    out = []
+    for item in v:
+        var: object
+        line: object
+        if isinstance(item, str) and ":" in item:
+            var, _, line = item.strip().rpartition(":")
+        elif isinstance(item, dict) and set(item) == {"variable", "line"}:
+            var, line = item["variable"], item["line"]
+        elif isinstance(item, (list, tuple)) and len(item) == 2:
+            var, line = item
+        else:
+            raise ValueError(f"wants VARIABLE:LINE or {{variable: NAME, line: N}} entries, got {item!r}")
+        if isinstance(line, str) and line.strip().isdigit():
+            line = int(line)
+        if not isinstance(var, str) or not 1 <= len(var) <= 4096 or not _is_int(line) \
+                or not 1 <= int(line) < 1 << 31:  # type: ignore[call-overload]
+            raise ValueError(f"wants a variable name and a positive line number, got {item!r}")
+        out.append((var, int(line)))  # type: ignore[call-overload]
+    return tuple(out)
+
+
 def trace(v) -> int | tuple[int, ...]:
     """An invocation: its index in the dispatch, or its global id (x, y, z); text '5' or '1,2,0'."""
     if isinstance(v, str):
@@ -299,6 +336,15 @@ OPTIONS: tuple[RunOption, ...] = (
               "and a store there is dropped, instead of an error (default: on for Amber scripts, as the CTS runs "
               "them; off otherwise)", "--robust-buffer-access", "robust_buffer_access", "on|off",
               api_type="bool | str"),
+    RunOption("races_report", "full", race_report,
+              "how data races are reported: full (each pair of instructions with both invocations; default) or "
+              "summary (one error: N races on M variables, worst first)", "--races", "races_report", "full|summary",
+              api_type="str"),
+    RunOption("races_suppress", None, race_suppressions,
+              "known data races not to report: VARIABLE:LINE entries (a race on that variable, its name as the "
+              "report gives it, with either access at that source line: the module's, or the GLSL line of a .comp "
+              "or a -g build); they are counted in a note", "--suppress-races", "races_suppress",
+              "VAR:LINE[,VAR:LINE...]", api_type="Sequence[Any] | str | None"),
     RunOption("fast_paths", True, flag,
               "the fast paths: compiled blocks and loop trips with uniform integers on Python ints "
               "(interp/block_compiler.py), per-run plans of access chains, matrix loads and MulAdds, whole-tile "

@@ -169,6 +169,7 @@ class Recorder:
         self.count_wg = [np.zeros(nwg, np.int64), np.zeros(nwg, np.int64)]
         self.fences = np.zeros(nwg, np.int64)   # semantics of OpMemoryBarriers since the last control barrier
         self.barriers = [False, False]   # any barrier of the class yet (else nothing is stale)
+        self.sync: _Sync | None = None   # acquire/release pairs (made at the first atomic or fence that needs it)
         self.shadows: dict[int, _Shadow] = {}
         self.races: dict[tuple, _Race] = {}
         self.insts: dict[int, Instruction] = {}
@@ -334,7 +335,15 @@ class Recorder:
     def _unordered(self, cls: int, prev: np.ndarray, pstamp: np.ndarray, pwg: np.ndarray,
                    cur: np.ndarray) -> np.ndarray:
         """Of candidate pairs (an earlier access by prev, or by MANY agents of workgroup pwg, at pstamp; a current
-        one by cur, prev != cur), those that nothing orders."""
+        one by cur, prev != cur), those that nothing orders: no barrier, no release the current agent acquired."""
+        out = self._unordered_by_barriers(cls, prev, pstamp, pwg, cur)
+        sync = self.sync
+        if sync is not None and sync.pairs[cls] and out.any():
+            out &= ~sync.ordered(cls, prev, self.ev_clock[pstamp], cur)
+        return out
+
+    def _unordered_by_barriers(self, cls: int, prev: np.ndarray, pstamp: np.ndarray, pwg: np.ndarray,
+                               cur: np.ndarray) -> np.ndarray:
         out = np.ones(len(prev), bool)
         if not self.barriers[cls]:
             return out
@@ -610,12 +619,16 @@ class Recorder:
         """One error (rule interp.race) per pair of instructions and memory, in program order; a benign race
         (writes of the value already there) is a warning -- unless its writes also race with a read (in lockstep
         a read-modify-write stores one value everywhere; on a GPU the updates are lost)."""
+        self.settle_benign()
+        return [self._diagnostic(r) for r in sorted(self.races.values(), key=lambda r: (r.second, r.first,
+                                                                                          r.mem.name))]
+
+    def settle_benign(self) -> None:
+        """A same-value race whose instructions also race otherwise on that memory is no longer benign."""
         tainted = {(id(r.mem), i) for r in self.races.values() if not r.benign for i in (r.first, r.second)}
         for r in self.races.values():
             if r.benign and ((id(r.mem), r.first) in tainted or (id(r.mem), r.second) in tainted):
                 r.benign = False
-        return [self._diagnostic(r) for r in sorted(self.races.values(), key=lambda r: (r.second, r.first,
-                                                                                          r.mem.name))]
 
     def _agent(self, a: int) -> str:
         if a == MANY:
@@ -687,6 +700,254 @@ def _same_per_unit(idx: np.ndarray, newb: np.ndarray, units: np.ndarray) -> np.n
     starts = np.flatnonzero(np.r_[True, u[1:] != u[:-1]])
     first = np.repeat(starts, np.diff(np.r_[starts, len(u)]))
     return np.logical_and.reduceat((nb == nb[first]).all(axis=1), starts)
+
+
+# ---- the report: suppressions, detail level, summary (issue 37) -------------------------------------------------
+def _lines(rec: Recorder, inst: Instruction) -> set[int]:
+    """The source lines a race on `inst` may be named by: its line in the module's text, and the GLSL line its
+    OpLine gives (a .comp, or a module compiled with glslangValidator -g)."""
+    out = {inst.span.line} if inst.span is not None and inst.span.line else set()
+    hl = rec.ex.prog.lines.get(inst.index)
+    if hl:
+        out.add(int(hl[1]))
+    return out
+
+
+def _suppressed(rec: Recorder, race: _Race, suppress) -> bool:
+    lines = _lines(rec, rec.insts[race.first]) | _lines(rec, rec.insts[race.second])
+    return any(var == race.mem.name and line in lines for var, line in suppress)
+
+
+def race_report(rec: Recorder, level: str = "full", suppress=()) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    """(the errors, the warnings and notes for the run's diagnostics) of the dispatch's races: each pair of
+    instructions (benign same-value races are warnings, outside the sum)
+    (level "full"; the last one's last note sums them up, worst variable first) or that sum alone (level
+    "summary"); races whose variable and one of whose source lines `suppress` names ((variable, line) pairs: the
+    run option races_suppress) are left out and counted in a note."""
+    rec.settle_benign()
+    races = sorted(rec.races.values(), key=lambda r: (r.second, r.first, r.mem.name))
+    kept = [r for r in races if not _suppressed(rec, r, suppress or ())]
+    notes: list[Diagnostic] = []
+    dropped = len(races) - len(kept)
+    if dropped:
+        names = sorted({r.mem.name for r in races if r not in kept})
+        notes.append(Diagnostic("note", f"{dropped} data race{'s' if dropped > 1 else ''} on "
+                                f"{', '.join(repr(n) for n in names)} not reported: suppressed by races_suppress",
+                                rule="interp.race.suppressed", source=rec.ex.prog.source))
+    notes += [rec._diagnostic(r) for r in kept if r.benign]   # writes of the value already there: warnings
+    kept = [r for r in kept if not r.benign]
+    if not kept:
+        return [], notes
+    per: dict[str, list[_Race]] = {}
+    for r in kept:
+        per.setdefault(r.mem.name, []).append(r)
+    # worst first: the most conflicting bytes, then the most pairs of instructions
+    order = sorted(per, key=lambda n: (-sum(len(r.bytes) for r in per[n]), -len(per[n]), n))
+    parts = [f"'{n}' ({per[n][0].mem.storage}: {len(per[n])} pair{'s' if len(per[n]) > 1 else ''} of "
+             f"instructions, {sum(len(r.bytes) for r in per[n])} conflicting bytes)" for n in order]
+    headline = (f"{len(kept)} data race{'s' if len(kept) > 1 else ''} on {len(per)} variable"
+                f"{'s' if len(per) > 1 else ''}, worst first: {'; '.join(parts)}")
+    if level == "summary":
+        worst = per[order[0]][0]
+        span, source = rec.ex.where(rec.insts[worst.second], [])
+        return [Diagnostic("error", headline, span, rule="interp.race", source=source,
+                           notes=[Note("--races full (run spec races_report: full) reports each with both "
+                                       "invocations and instructions")])], notes
+    errors = [rec._diagnostic(r) for r in kept]
+    errors[-1].notes.append(Note(f"in all: {headline}"))   # the report's last line (the CLI prints notes first)
+    return errors, notes
+
+
+# ---- acquire / release (issue 37) ---------------------------------------------------------------------------------
+ACQUIRE, RELEASE, ACQUIRE_RELEASE, SEQ_CST = 0x2, 0x4, 0x8, 0x10   # MemorySemantics bits
+_RELEASES, _ACQUIRES = RELEASE | ACQUIRE_RELEASE | SEQ_CST, ACQUIRE | ACQUIRE_RELEASE | SEQ_CST
+_SCOPE_WIDTH = {"CrossDevice": 0, "Device": 1, "QueueFamily": 1, "ShaderCallKHR": 1, "Workgroup": 2, "Subgroup": 3,
+                "Invocation": 4}
+
+
+def _class_bits(semantics: int) -> int:
+    """The ordering classes (bit 1 << WORKGROUP, 1 << BUFFER) a semantics' storage-class bits name."""
+    return (((semantics & WORKGROUP_MEMORY) != 0) << WORKGROUP) | (((semantics & UNIFORM_MEMORY) != 0) << BUFFER)
+
+
+class _Released:
+    """The atomics' values that a release wrote, in one memory, by byte address (sorted): who, at which clock, the
+    classes its semantics name and the width of its scope (_SCOPE_WIDTH)."""
+    __slots__ = ("addr", "agent", "clock", "bits", "width")
+
+    def __init__(self) -> None:
+        self.addr = np.zeros(0, np.int64)
+        self.agent = np.zeros(0, np.int64)
+        self.clock = np.zeros(0, np.int64)
+        self.bits = np.zeros(0, np.int64)
+        self.width = np.zeros(0, np.int64)
+
+    def drop(self, addr: np.ndarray) -> None:
+        keep = ~np.isin(self.addr, addr)
+        for f in self.__slots__:
+            setattr(self, f, getattr(self, f)[keep])
+
+    def put(self, addr: np.ndarray, agent: np.ndarray, clock: np.ndarray, bits: np.ndarray, width: int) -> None:
+        """New releases (the last one per address wins: atomics run in invocation order)."""
+        lo, hi = int(addr.min()), int(addr.max())
+        if hi - lo < 4 * len(addr) + 64:   # counters and flags: a scatter (numpy's assignment: the last one wins)
+            at = np.full(hi - lo + 1, -1, np.int64)
+            at[addr - lo] = np.arange(len(addr))
+            last = at[at >= 0]
+        else:
+            last = len(addr) - 1 - np.unique(addr[::-1], return_index=True)[1]
+        addr, agent, clock, bits = addr[last], agent[last], clock[last], bits[last]
+        self.drop(addr)
+        new = (addr, agent, clock, bits, np.full(len(addr), width, np.int64))
+        for f, v in zip(self.__slots__, new, strict=True):
+            setattr(self, f, np.concatenate([getattr(self, f), np.asarray(v, np.int64)]))
+        order = np.argsort(self.addr, kind="stable")
+        for f in self.__slots__:
+            setattr(self, f, getattr(self, f)[order])
+
+    def find(self, addr: np.ndarray) -> np.ndarray:
+        """Per address, the index of its release, or -1."""
+        if not len(self.addr):
+            return np.full(len(addr), -1, np.int64)
+        i = np.minimum(np.searchsorted(self.addr, addr), len(self.addr) - 1)
+        return np.where(self.addr[i] == addr, i, -1)
+
+
+class _Sync:
+    """Release/acquire pairs of the Vulkan memory model, as the race detector needs them: when invocation B's
+    acquire (an atomic with Acquire semantics, or a relaxed atomic read followed by an OpMemoryBarrier with
+    Acquire) reads the value invocation A's release wrote (an atomic with Release, or a relaxed atomic write after
+    an OpMemoryBarrier with Release), A's accesses before its release are ordered before B's accesses after its
+    acquire, for the storage classes both name. A release advances the barrier clock, so 'before A's release' is
+    'an event of an earlier clock'. Pairs are direct (no transitive chains); a relaxed read keeps only the last
+    release it read for its next acquire fence; a write without release to the flag ends what later reads of it
+    acquire. All of it in numpy: GLSL's memoryBarrier*() are AcquireRelease fences, and a histogram's atomics
+    after one are a release by every invocation."""
+
+    def __init__(self, n: int, agents_bound: int) -> None:
+        self.fence = np.zeros(n, np.int64)        # each invocation's last release fence: its clock, 0 none
+        self.fence_bits = np.zeros(n, np.int64)   # ... and the classes it names
+        self.released: dict[int, _Released] = {}  # memory -> the releases its atomics hold
+        self.pend_writer = np.full(n, -1, np.int64)   # per reader: the last release a relaxed atomic read, for
+        self.pend_clock = np.zeros(n, np.int64)       # its next acquire fence
+        self.pend_bits = np.zeros(n, np.int64)
+        self.pairs: list[dict[int, int]] = [{}, {}]   # per class: reader * M + writer -> the writer's release clock
+        self.M = agents_bound
+
+    def pair(self, classes: np.ndarray, reader: np.ndarray, writer: np.ndarray, clock: np.ndarray) -> None:
+        for cls in (WORKGROUP, BUFFER):
+            sel = (classes >> cls & 1).astype(bool)
+            if not sel.any():
+                continue
+            keys = reader[sel] * self.M + writer[sel]
+            clk = clock[sel]
+            uk, inv = np.unique(keys, return_inverse=True)
+            best = np.full(len(uk), -1, np.int64)
+            np.maximum.at(best, inv, clk)
+            pairs = self.pairs[cls]
+            for k, c in zip(uk.tolist(), best.tolist(), strict=True):
+                if pairs.get(k, -1) < c:
+                    pairs[k] = c
+
+    def ordered(self, cls: int, prev: np.ndarray, pclock: np.ndarray, cur: np.ndarray) -> np.ndarray:
+        """Per candidate pair: is the earlier access (prev at clock pclock) before a release cur acquired?"""
+        out = np.zeros(len(prev), bool)
+        j = np.flatnonzero(prev >= 0)
+        if not len(j):
+            return out
+        keys = cur[j].astype(np.int64) * self.M + prev[j].astype(np.int64)
+        uk, inv = np.unique(keys, return_inverse=True)
+        pairs = self.pairs[cls]
+        clock = np.array([pairs.get(int(k), -1) for k in uk], np.int64)[inv]
+        out[j] = pclock[j] < clock
+        return out
+
+
+def _sync_of(rec: Recorder) -> _Sync:
+    if rec.sync is None:
+        rec.sync = _Sync(rec.N, 3 * max(rec.N, 1))
+    return rec.sync
+
+
+def _same_instances(rec: Recorder, a: np.ndarray, b: np.ndarray, width: np.ndarray) -> np.ndarray:
+    """Per pair: do invocations a and b share the instance of a scope of that width (Workgroup 2, Subgroup 3;
+    wider: always)?"""
+    n = max(rec.N, 1)
+    a, b = a % n, b % n
+    return np.where(width <= 1, True, np.where(width == 2, rec.wg_index[a] == rec.wg_index[b],
+                                               np.where(width == 3, rec.sg_global[a] == rec.sg_global[b], a == b)))
+
+
+def atomic_sync(rec: Recorder, kind: str, ptr, mask: np.ndarray, scope: str, semantics: int) -> None:
+    """An atomic's part in release/acquire synchronisation (after pointer_access recorded it as an access):
+    kind ATOMIC (it writes; an RMW also reads) or ATOMIC_READ."""
+    sync = rec.sync
+    releases = semantics & _RELEASES
+    if not releases and not semantics & _ACQUIRES and (sync is None or (not sync.released and not sync.fence.any())):
+        return   # relaxed, and nothing released yet: the common case costs one test
+    sync = _sync_of(rec)
+    local, agents = rec.active(mask)
+    agents = agents.astype(np.int64)
+    off = np.asarray(ptr.off, np.int64).reshape(-1)
+    if off.shape[0] > 1 and local is not None:
+        off = off[local]
+    off = np.broadcast_to(off, agents.shape)
+    mem = id(ptr.mem)
+    width = _SCOPE_WIDTH.get(scope, 1)
+    rel = sync.released.get(mem)
+    if rel is not None and len(rel.addr):   # reads first (an RMW reads the value before it writes its own)
+        i = rel.find(off)
+        hit = i >= 0
+        if hit.any():
+            i, b = i[hit], agents[hit]
+            writer = rel.agent[i]
+            ok = (writer != b) & _same_instances(rec, b, writer, np.maximum(width, rel.width[i]))
+            if ok.any():
+                b, writer, clock, bits = b[ok], writer[ok], rel.clock[i][ok], rel.bits[i][ok]
+                if semantics & _ACQUIRES:
+                    mine = _class_bits(semantics)
+                    sync.pair(bits & mine if mine else bits, b, writer, clock)
+                else:
+                    lane = b % max(rec.N, 1)
+                    sync.pend_writer[lane], sync.pend_clock[lane], sync.pend_bits[lane] = writer, clock, bits
+    if kind != ATOMIC:
+        return
+    if rel is None:
+        rel = sync.released[mem] = _Released()
+    if releases:
+        rec.clock += 1   # the writer's accesses so far are of earlier clocks than its release
+        bits = _class_bits(semantics) | (1 << _STORAGE_CLASS.get(ptr.mem.storage, BUFFER))
+        rel.put(off, agents, np.full(len(agents), rec.clock, np.int64), np.full(len(agents), bits, np.int64),
+                width)
+        return
+    lane = agents % max(rec.N, 1)
+    fenced = sync.fence[lane] > 0   # a relaxed write after a release fence: the fence's release
+    if (~fenced).any() and len(rel.addr):
+        rel.drop(off[~fenced])
+    if fenced.any():
+        rel.put(off[fenced], agents[fenced], sync.fence[lane[fenced]], sync.fence_bits[lane[fenced]], width)
+
+
+def fence_sync(rec: Recorder, semantics: int, mask: np.ndarray) -> None:
+    """An OpMemoryBarrier's Release (what the invocation's next relaxed atomic writes releases) and Acquire (what
+    the last release its relaxed atomic reads read is acquired)."""
+    if not semantics & (_RELEASES | _ACQUIRES):
+        return
+    sync = _sync_of(rec)
+    local, agents = rec.active(mask)
+    every = local is None and rec.ex.virtual_lanes is None   # the whole dispatch: slices, no index arrays
+    lanes = slice(None) if every else agents.astype(np.int64) % max(rec.N, 1)
+    if semantics & _ACQUIRES and sync.pend_writer.max(initial=-1) >= 0:   # it acquires what was read before it
+        idx = np.arange(rec.N) if every else np.asarray(lanes)
+        got = idx[sync.pend_writer[idx] >= 0]
+        if len(got):
+            mine = _class_bits(semantics)
+            sync.pair(sync.pend_bits[got] & mine, got, sync.pend_writer[got], sync.pend_clock[got])
+            sync.pend_writer[got] = -1
+    if semantics & _RELEASES:
+        rec.clock += 1
+        sync.fence[lanes] = rec.clock
+        sync.fence_bits[lanes] = _class_bits(semantics)
 
 
 def pointer_access(rec: Recorder, kind: str, ptr, t, mask: np.ndarray, inst: Instruction,

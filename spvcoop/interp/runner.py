@@ -10,7 +10,7 @@ import numpy as np
 from ..core.diagnostics import Diagnostic, SpvError, UnmatchedName, did_you_mean
 from ..core.module import Instruction, Module
 from ..core.records import Record
-from .races import Recorder
+from .races import Recorder, race_report
 from .aliasing import add_views, bind_views, descriptor_groups, descriptor_key, workgroup_variable
 from .config import RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
@@ -348,9 +348,8 @@ def _execute(ex: Executor, prog: Program, ep_fn: int, N: int) -> None:
         finally:
             ex.errors_ignored = False
     if ex.races is not None and ex.races.races:   # all races of the dispatch at once, after it
-        found = ex.races.diagnostics()
-        ex.diagnostics.extend(d for d in found if d.severity != "error")   # benign races: warnings
-        errors = [d for d in found if d.severity == "error"]
+        errors, notes = race_report(ex.races, ex.config.races_report, ex.config.races_suppress)
+        ex.diagnostics.extend(notes)
         if errors:
             raise SpvError(errors)
 

@@ -34,6 +34,14 @@ RUN_WARNING_RULES = frozenset({
     "float.fp8.saturated_target",     # the saturating decoration where no FP8 conversion is: ignored
 })  # (coopmat.length is not here: a Length of a type that is not a matrix has no meaning to run)
 
+# Rules the interpreter checks again at run time with the actual values (issue 37): a run goes on with the
+# finding as a warning and stops with the run-time error, which names the invocations and values, where the
+# dispatch reaches it (a kernel may also never take the faulty path with the sizes given).
+RUN_CHECKED_RULES = frozenset({
+    "uniformity.coopmat.control_flow", "uniformity.coopmat.operand", "uniformity.coopmat.construct",
+    "uniformity.barrier.control_flow",
+})
+
 _VERSION_REQUIREMENT = re.compile(r"requires SPIR-V version (\d)\.(\d)|SPIR-V (\d)\.(\d) or later")
 
 # The Vulkan environment of a module's SPIR-V version (what a driver of that version accepts).
@@ -47,8 +55,11 @@ def target_env_for(module: Module) -> str:
     return _ENV_OF_VERSION.get(module.header.version_tuple, "vulkan1.3")
 
 
+_CHECKED_NOTE = Note("an error for `spvcoop val`; the run goes on and stops where the dispatch reaches it")
+
+
 def _as_warning(d: Diagnostic) -> Diagnostic:
-    return d.replace(severity="warning", notes=[*d.notes, _NOTE])
+    return d.replace(severity="warning", notes=[*d.notes, _CHECKED_NOTE if d.rule in RUN_CHECKED_RULES else _NOTE])
 
 
 def _version_needed(d: Diagnostic) -> tuple[int, int] | None:
@@ -71,7 +82,8 @@ def _interface_incomplete(d: Diagnostic) -> bool:
 
 def _benign(d: Diagnostic) -> bool:
     """A finding that drivers accept and that does not change what the module computes."""
-    return d.severity == "error" and (d.rule in RUN_WARNING_RULES or _version_needed(d) is not None
+    return d.severity == "error" and (d.rule in RUN_WARNING_RULES or d.rule in RUN_CHECKED_RULES
+                                      or _version_needed(d) is not None
                                       or _interface_incomplete(d))
 
 
@@ -144,4 +156,4 @@ def validate_for_run(module: Module, spec_constants: dict[int, int] | None = Non
     return errors, warnings
 
 
-__all__ = ["validate_for_run", "target_env_for", "RUN_WARNING_RULES"]
+__all__ = ["validate_for_run", "target_env_for", "RUN_WARNING_RULES", "RUN_CHECKED_RULES"]

@@ -35,6 +35,7 @@ PASSES: tuple[str, ...] = (
     "coopmat2_tensor",    # SPV_NV_tensor_addressing types and operations
     "coopmat2_memory",    # SPV_NV_cooperative_matrix2 tensor loads and stores
     "coopmat2_ops",       # SPV_NV_cooperative_matrix2 reduce, per-element, transpose, conversions
+    "uniformity",         # dynamic uniformity of cooperative-matrix instructions and barriers (module rules)
 )
 
 

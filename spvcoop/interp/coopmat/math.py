@@ -330,6 +330,7 @@ def _on_coopmat(*names: str):
         @OPS.extends(*names, when=result_is_coopmat)
         def handler(ex, frame, inst, mask, base):
             info = coop_info(ex, ex.rtype(inst))
+            active_groups(ex, info, mask, inst.opname)   # tangled: the whole scope instance or none (issue 37)
             return body(base, ex, frame, inst, mask, info, MatrixView(ex, mask, info))
         handler.__name__ = f"coopmat_{body.__name__}"
         return body

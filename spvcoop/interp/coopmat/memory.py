@@ -390,7 +390,10 @@ def coop_load(ex, frame, inst, mask):
             if got is not None:
                 win, ptr = got
                 info = plan.info
-                if plan.race is not None:
+                if plan.race is not None and lane_mode(ex, ptr.mem):
+                    lane_races(ex, inst, info, ptr.mem, np.zeros(1, np.int64), ptr.off[:1],
+                               np.array([plan.strides[0]]), np.array([plan.strides[1]]), READ)
+                elif plan.race is not None:
                     width, count, step, agents = plan.race
                     off = ptr.off
                     ex.races.access(READ, ptr.mem, off if off.shape == (1,) else off[:1], agents, inst, width,
@@ -456,8 +459,13 @@ def _races(ex, inst, info: CoopInfo, ptr: Pointer, geo: Geometry, mask, kind: st
         return
     rec = ex.races
     groups, lanes = first_lanes(info, active_groups(ex, info, mask, inst.opname), mask)
-    agents = rec.scope_agents(lanes, info.scope)
     E = info.itemsize
+    if lane_mode(ex, ptr.mem):
+        cm = geo.col_major.astype(bool)
+        lane_races(ex, inst, info, ptr.mem, groups, geo.off, np.where(cm, E, geo.pitch), np.where(cm, geo.pitch, E),
+                   kind)
+        return
+    agents = rec.scope_agents(lanes, info.scope)
     for pitch in np.unique(geo.pitch):
         for cm in np.unique(geo.col_major):
             sel = (geo.pitch == pitch) & (geo.col_major == cm)
@@ -478,4 +486,65 @@ def _single_races(ex, frame, inst, info: CoopInfo, win: np.ndarray, kind: str) -
                                   rec.scope_agents(None, info.scope))
     ptr_id, width, count, step, agents = facts
     ptr = ex.val(frame, ptr_id)   # as _single_window found it
+    if lane_mode(ex, ptr.mem):
+        _, rs, cs = win.strides
+        lane_races(ex, inst, info, ptr.mem, np.zeros(1, np.int64), ptr.off[:1], np.array([rs]), np.array([cs]), kind)
+        return
     rec.access(kind, ptr.mem, ptr.off[:1], agents, inst, width, count, step)
+
+
+# ---- per-lane records under an explicit layout model (issue 37) --------------------------------------------------
+def lane_mode(ex, mem) -> bool:
+    """Record a matrix load or store per invocation, as the layout model spreads the elements? For Workgroup
+    memory (where matrices are staged and read back element by element) under a model the run names
+    (`--layout NAME`, each model of `--layout all` and `portability`): what that vendor's hardware does. Otherwise
+    a load or store is the scope instance's as a whole (races.py), whatever the layout: an element-by-element
+    record of every tile a GEMM reads from its buffers would cost 30 times the run."""
+    return ex.config.layout_model is not None and getattr(mem, "storage", None) == "Workgroup"
+
+
+def _owners(ex, info: CoopInfo, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """(element, position) pairs: which position of a scope instance touches which element (row-major index) under
+    the layout: every copy of a replicated element for a load, its first holder for a store."""
+    key = ("coopmat.owners", id(info), kind)
+    got = ex.races.cache.get(key)
+    if got is None:
+        flat = info.layout().flat
+        p, i = np.nonzero(flat >= 0)
+        e = flat[p, i].astype(np.int64)
+        order = np.lexsort((p, e))
+        e, p = e[order], p[order]
+        if kind == WRITE:
+            first = np.r_[True, e[1:] != e[:-1]]
+            e, p = e[first], p[first]
+        got = ex.races.cache[key] = (e, p.astype(np.int64))
+    return got
+
+
+def lane_races(ex, inst, info: CoopInfo, mem, groups: np.ndarray, off: np.ndarray, step_r: np.ndarray,
+               step_c: np.ndarray, kind: str) -> None:
+    """The race detector's record of a load/store of scope instances `groups` (matrix g at byte off[g], element
+    (r, c) at off + r * step_r + c * step_c) as accesses by the invocations the layout gives each element to; an
+    element of an absent lane (a partial subgroup) counts as the instance's first invocation's."""
+    if not watched(mem):
+        return
+    rec = ex.races
+    e, p = _owners(ex, info, kind)
+    G = info.num_groups
+    key = ("coopmat.lane_at", id(info))
+    lane_at = rec.cache.get(key)
+    if lane_at is None:   # (instance, position) -> invocation
+        lane_at = np.full((G, info.scope_size), -1, np.int64)
+        lane_at[info.group, info.position] = np.arange(info.group.shape[0])
+        first = lane_at.max(axis=1, initial=-1)
+        for g in range(G):   # absent positions: the instance's first invocation
+            row = lane_at[g]
+            present = row[row >= 0]
+            row[row < 0] = present.min() if len(present) else first[g]
+        rec.cache[key] = lane_at
+    r, c = e // info.cols, e % info.cols
+    groups = np.asarray(groups, np.int64)
+    start = (np.asarray(off, np.int64)[:, None] + r[None, :] * np.asarray(step_r, np.int64)[:, None]
+             + c[None, :] * np.asarray(step_c, np.int64)[:, None]).reshape(-1)
+    agents = lane_at[groups[:, None], p[None, :]].reshape(-1).astype(rec.adt)
+    rec.access(kind, mem, start, agents, inst, info.itemsize)

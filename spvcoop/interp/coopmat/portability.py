@@ -33,7 +33,7 @@ SIZE_VALUES = (4, 8, 16, 32, 64, 128)
 @dataclass
 class ModelOutcome:
     name: str                         # label: model, seed and size ("radv-gfx11 S=64")
-    status: str                       # "ran", "skipped", "error"
+    status: str                       # "ran", "skipped", "error", "races" (data races under this model)
     message: str = ""
     outputs: dict = field(default_factory=dict)
     differs: dict = field(default_factory=dict)   # buffer -> (count, total, first index, ours, reference)
@@ -173,6 +173,13 @@ def check(module, run_kwargs: dict, wanted=None, models=None, on_model=None, on_
         except SpvError as e:
             if e.diagnostics and e.diagnostics[0].rule in LIMIT_RULES:
                 raise  # every other model would hit it too
+            races = [d for d in e.diagnostics if d.rule == "interp.race"]
+            if races:   # matrix loads and stores touch the elements this model gives each lane (issue 37)
+                o = ModelOutcome(label, "races", _race_line(races), diagnostics=list(e.diagnostics),
+                                 subgroup_size=S, layouts=seen)
+                o.cause, o.why = "races", "data races under this model's layouts"
+                outcomes.append(o)
+                continue
             msg = e.diagnostics[0].message
             undefined = "does not define" in msg or "has no default subgroup size" in msg
             msg = msg.split(". It defines")[0]
@@ -211,6 +218,17 @@ def check(module, run_kwargs: dict, wanted=None, models=None, on_model=None, on_
         if o.partial:   # the report lists these runs; their warning would repeat it
             o.diagnostics = [d for d in o.diagnostics if d.rule != PARTIAL_RULE]
     return outcomes
+
+
+def _race_line(races: list) -> str:
+    """A model's races in one line: how many, the first with its invocations, both source lines."""
+    d = races[0]
+    first = d.message.split(", with nothing ordering them")[0].replace("data race on ", "", 1)
+    first = re.sub(r" \(global \([^)]*\), workgroup \([^)]*\), local \([^)]*\)\)", "", first)   # ids: in the report
+    other = next((n.message.split("(from ")[-1].split(":")[1] for n in d.notes
+                  if n.message.startswith("the other access") and "(from " in n.message), None)
+    where = f" (lines {other} and {d.span.line})" if other and d.span is not None else ""
+    return f"{len(races)} data race{'s' if len(races) > 1 else ''}: {first}{where}"
 
 
 def classify(ref: ModelOutcome, o: ModelOutcome) -> tuple[str, str]:
@@ -311,6 +329,11 @@ def report(outcomes: list[ModelOutcome], subgroup_size: int | None, constants=()
         if o.cause == "fault":
             faults.setdefault(_gist(o.message), []).append(o.name)
     reasons += [f"the run fails under {_some(names)} ({gist})" for gist, names in faults.items()]
+    racy = [o.name for o in bad if o.cause == "races"]
+    if racy:   # matrix staging that races under some layouts only (issue 37)
+        clean = [o.name for o in ran]
+        reasons.append(f"data races under {_some(racy)}" + (f", not under {_some(clean)}" if clean else
+                                                           " (every run)"))
     bufs = sorted({k for o in bad for k in o.differs})
     outs = f"output(s) {', '.join(repr(b) for b in bufs)}: " if bufs else ""
     lines.append(f"verdict: {what}NOT PORTABLE: {outs}{'; '.join(reasons)}")

@@ -21,8 +21,9 @@ from ..types import Type
 from ..ops_memory import mark_written, unwritten
 from ..undefined import defined, read_undefined
 from ..values import select
-from .core import (CoopMat, Lazy, absent_lanes, coop_info, coop_val, ensure_sizes, first_lanes, holds_coopmat,
-                   lanes_to_matrix, pointer_holds_coopmat, realize, result_holds_coopmat, result_is_coopmat, uniform)
+from .core import (CoopMat, Lazy, absent_lanes, active_groups, coop_info, coop_val, ensure_sizes, first_lanes,
+                   holds_coopmat, lanes_to_matrix, pointer_holds_coopmat, realize, result_holds_coopmat,
+                   result_is_coopmat, uniform)
 
 OPS = OpSet()
 
@@ -167,6 +168,7 @@ _store.registers_unchanged = True
 def _construct(ex, frame, inst, mask, base):
     t = ex.rtype(inst)
     info = coop_info(ex, t)
+    active_groups(ex, info, mask, inst.opname)   # tangled: the whole scope instance or none of it (issue 37)
     if len(inst.operands) != 1:
         raise Fault(f"a cooperative matrix is constructed from exactly one scalar, got {len(inst.operands)}")
     s = np.asarray(ex.arg(frame, inst, 0)).astype(info.dtype)
@@ -181,15 +183,35 @@ def _construct(ex, frame, inst, mask, base):
 
 @OPS.extends("OpCopyObject", when=result_is_coopmat)
 def _copy(ex, frame, inst, mask, base):
+    active_groups(ex, coop_info(ex, ex.rtype(inst)), mask, inst.opname)
     return realize(ex, ex.arg(frame, inst, 0))
 
 
 @OPS.extends("OpSelect", when=result_is_coopmat)
 def _select(ex, frame, inst, mask, base):
+    active_groups(ex, coop_info(ex, ex.rtype(inst)), mask, inst.opname)
     c = np.asarray(ex.arg(frame, inst, 0))
     a = coop_val(ex, frame, inst.operands[1].value)
     b = coop_val(ex, frame, inst.operands[2].value)
     return select(np.broadcast_to(c, mask.shape), a, b)
+
+
+def _matrix_composite(ex, inst):
+    """The type of the matrix an OpCompositeExtract / OpCompositeInsert takes or makes, or None."""
+    i = 1 if inst.opname == "OpCompositeInsert" else 0
+    for t in (ex.type_of_id(inst.operands[i].value) if len(inst.operands) > i else None,
+              ex.types.get(inst.result_type)):
+        if t is not None and t.kind == "coopmat":
+            return t
+    return None
+
+
+@OPS.extends("OpCompositeExtract", "OpCompositeInsert", when=lambda ex, inst: _matrix_composite(ex, inst) is not None)
+def _composite_tangled(ex, frame, inst, mask, base):
+    """An instruction with a matrix operand or result is tangled (SPV_KHR_cooperative_matrix revision 9): the whole
+    scope instance executes it or none of it. The element access itself is the core op's (through HOOKS)."""
+    active_groups(ex, coop_info(ex, _matrix_composite(ex, inst)), mask, inst.opname)
+    return base(ex, frame, inst, mask)
 
 
 # ---- hooks for the core's null values, composites and access chains -----------------------------
