@@ -139,7 +139,7 @@ def test_matrix_instructions_reached_by_part_of_a_subgroup_stop_the_run(statemen
 
 
 def test_an_element_extracted_by_part_of_a_subgroup_stops_the_run():
-    from test_validate_rules import UNI_ANN, UNI_SUB, UNI_TYPES, Case, _uni_if
+    from validator_cases import UNI_ANN, UNI_SUB, UNI_TYPES, Case, _uni_if
     case = Case("extract", "*", "fail", sub=UNI_SUB, annotations=UNI_ANN, types=UNI_TYPES,
                 body=_uni_if("%x", "%e = OpCompositeExtract %f32 %d 0"))
     module = spvcoop.assemble(case.text(), "extract.spvasm")

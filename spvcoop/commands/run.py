@@ -544,8 +544,8 @@ def _portability(module, inputs: dict, opts: dict, spec, args: argparse.Namespac
     if out and per_model:   # no model ran (exit 2): nothing to write, and nothing is left behind
         _write_model_outputs(per_model, spec, args)
     shown: list = []
-    for o in outcomes:
-        shown += [d for d in o.diagnostics if d not in shown]
+    for o in outcomes:   # a racy model's line names its first race: its race errors are not repeated per model
+        shown += [d for d in o.diagnostics if d not in shown and not (o.status == "races" and d.rule == "interp.race")]
     show_diagnostics(shown, module)
     lines, status = report(outcomes, S, size_constants(module, inputs.get("spec_constants")), args.spec)
     if not args.quiet:

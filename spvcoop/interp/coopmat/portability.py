@@ -331,7 +331,7 @@ def report(outcomes: list[ModelOutcome], subgroup_size: int | None, constants=()
     reasons += [f"the run fails under {_some(names)} ({gist})" for gist, names in faults.items()]
     racy = [o.name for o in bad if o.cause == "races"]
     if racy:   # matrix staging that races under some layouts only (issue 37)
-        clean = [o.name for o in ran]
+        clean = [o.name for o in ran if not o.partial]   # partial subgroups: not counted either way
         reasons.append(f"data races under {_some(racy)}" + (f", not under {_some(clean)}" if clean else
                                                            " (every run)"))
     bufs = sorted({k for o in bad for k in o.differs})
