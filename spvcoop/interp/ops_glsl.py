@@ -22,8 +22,19 @@ def _rt(ex, inst):
     return ex.rtype(inst)
 
 
-def _unary(fn):
+def _unary(fn, name: str):
+    modelled = name in DEVICE_FUNCTIONS
+
     def run(ex, inst, args, mask):
+        fm = ex.float_model
+        if modelled and fm is not None:   # a GPU's float rules (compiled_floats.CodeFloats)
+            dt = _rt(ex, inst).dtype
+            x = np.asarray(args[0])
+            r = fm.glsl(name, x, dt) if hasattr(fm, "glsl") else None
+            if r is None:
+                with np.errstate(all="ignore"):
+                    r = np.asarray(fn(fm.flush(x))).astype(dt, copy=False)
+            return fm.finish(r, dt)
         return np.asarray(fn(np.asarray(args[0]))).astype(_rt(ex, inst).dtype, copy=False)
     return run
 
@@ -37,8 +48,11 @@ UNARY_FLOAT = {
     "Atanh": np.arctanh, "Exp": np.exp, "Log": np.log, "Exp2": np.exp2, "Log2": np.log2, "Sqrt": np.sqrt,
     "InverseSqrt": lambda x: 1 / np.sqrt(x),
 }
+# the functions a GPU's float rules replace or finish (flush, NaN pattern): its special-function unit's
+DEVICE_FUNCTIONS = frozenset(("Exp", "Exp2", "Log", "Log2", "Sqrt", "InverseSqrt", "Sin", "Cos", "Tan", "Tanh",
+                              "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"))
 for _name, _fn in UNARY_FLOAT.items():
-    OPS.ext_op(SET, _name)(_unary(_fn))
+    OPS.ext_op(SET, _name)(_unary(_fn, _name))
 
 
 @OPS.ext_op(SET, "SAbs")
@@ -93,7 +107,15 @@ def _ext_name(inst) -> str:
 @OPS.ext_op(SET, "FMix")
 def fmix(ex, inst, args, mask):
     x, y, a = map(np.asarray, args)
-    return (x * (1 - a) + y * a).astype(_rt(ex, inst).dtype)
+    dt = _rt(ex, inst).dtype
+    fm = ex.float_model
+    if fm is not None and getattr(fm, "contract", False) and dt in (np.float32, np.float16):
+        # the H100: fma(y - x, a, x), the difference rounded (measured, f32 and f16)
+        x, y, a = fm.flush(x), fm.flush(y), fm.flush(a)
+        with np.errstate(all="ignore"):
+            d = fm.flush((y - x).astype(dt))
+        return fm.finish(exact_fma(d, a, x, dt), dt)
+    return (x * (1 - a) + y * a).astype(dt)
 
 
 @OPS.ext_op(SET, "SmoothStep")
@@ -202,9 +224,30 @@ def modf_struct(ex, inst, args, mask):
     return (f, i)
 
 
+def _device_length(ex, inst, x: np.ndarray, fm) -> np.ndarray:
+    """sqrt(dot(x, x)) under a GPU's float rules (the H100: its dot, then its sqrt; measured for 2 and 3
+    components)."""
+    dt = _rt(ex, inst).dtype
+    d = fm.dot(x, x, dt)
+    r = fm.glsl("Sqrt", d, dt)
+    if r is None:
+        with np.errstate(all="ignore"):
+            r = np.sqrt(d).astype(dt)
+    return fm.finish(r, dt)
+
+
+def _code_model(ex, x: np.ndarray):
+    """The run's CodeFloats when x is an f32 / f16 vector it applies to, else None."""
+    fm = ex.float_model
+    return fm if x.ndim > 1 and x.dtype in (np.float32, np.float16) and hasattr(fm, "glsl") else None
+
+
 @OPS.ext_op(SET, "Length")
 def length(ex, inst, args, mask):
     x = np.asarray(args[0])
+    fm = _code_model(ex, x)
+    if fm is not None:
+        return _device_length(ex, inst, x, fm)
     r = np.sqrt(np.sum(x.astype(np.float64) ** 2, axis=-1)) if x.ndim > 1 else np.abs(x)
     return r.astype(_rt(ex, inst).dtype)
 
@@ -212,6 +255,11 @@ def length(ex, inst, args, mask):
 @OPS.ext_op(SET, "Distance")
 def distance(ex, inst, args, mask):
     d = np.asarray(args[0]) - np.asarray(args[1])
+    fm = _code_model(ex, d)
+    if fm is not None:   # length(a - b), the difference flushed (measured for 2 components)
+        a, b = fm.flush(np.asarray(args[0])), fm.flush(np.asarray(args[1]))
+        with np.errstate(all="ignore"):
+            return _device_length(ex, inst, fm.flush((a - b).astype(a.dtype)), fm)
     r = np.sqrt(np.sum(d.astype(np.float64) ** 2, axis=-1)) if d.ndim > 1 else np.abs(d)
     return r.astype(_rt(ex, inst).dtype)
 
@@ -221,6 +269,15 @@ def normalize(ex, inst, args, mask):
     x = np.asarray(args[0])
     if x.ndim == 1:
         return np.sign(x).astype(x.dtype)
+    fm = _code_model(ex, x)
+    if fm is not None:   # x * inversesqrt(dot(x, x)) (measured for 2 components)
+        d = fm.dot(x, x, x.dtype)
+        r = fm.glsl("InverseSqrt", d, x.dtype)
+        if r is None:
+            with np.errstate(all="ignore"):
+                r = (1 / np.sqrt(d)).astype(x.dtype)
+        r = fm.finish(r, x.dtype)
+        return fm.unary(x, lambda v: v * r[..., None], x.dtype)
     return (x / np.sqrt(np.sum(x * x, axis=-1, keepdims=True))).astype(x.dtype)
 
 

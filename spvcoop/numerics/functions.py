@@ -1,0 +1,134 @@
+"""The H100's special-function unit and the code its Vulkan compiler builds from it, as measured (issue 36;
+tests/data/h100-vulkan/float-model, docs/interpreter-coopmat.md "Float code under nvidia-tensorcore").
+
+Tables (tables/h100_functions.npz, made by tests/data/h100-vulkan/float-model/make_tables.py from exhaustive runs):
+- f32 `1/x` for every mantissa (x in [1, 2)): 1/x of any x is the entry of its mantissa scaled by 2^-e;
+- f32 `exp2(x)` for x in [1, 2): 2 P(f) for every 23-bit fraction f. exp2 of any x takes x in fixed point with 23
+  fraction bits (|x| truncated; a negative x one's-complemented, F = -trunc(|x| 2^23) - 1, except whole
+  numbers, which are exact), then 2^(F >> 23) P(F mod 2^23) (checked exhaustively on [0.5, 1) and [-1, -0.5));
+- f32 `sqrt(x)` and `inversesqrt(x)` for x in [1, 4): the entry of x's mantissa and exponent parity scaled by
+  2^(e div 2) (resp. its inverse);
+- f16: every one of the 65,536 inputs of 1/x, inversesqrt, sqrt, exp2, log2, exp, log, sin, cos and tanh.
+Built from them (measured on 16,384 scalar inputs each): f32 `x / y` = x * rcp(y) (one f32 multiply); f16
+`x / y` = x * rcp16(y) in f16; f32 `exp(x)` = exp2(x * log2(e)) with the product rounded to f32.
+Every function takes operands already flushed by the caller and returns values before the caller's flush and NaN
+pattern (compiled_floats.CodeFloats finishes them)."""
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+TABLES = Path(__file__).resolve().parent / "tables" / "h100_functions.npz"
+# the f16 functions measured over every input (GLSL.std.450 names, and 1/x as "rcp")
+F16_TABLES = {"rcp": "rcp", "InverseSqrt": "rsqrt", "Sqrt": "sqrt", "Exp2": "exp2", "Log2": "log2", "Exp": "exp",
+              "Log": "log", "Sin": "sin", "Cos": "cos", "Tanh": "tanh"}
+# the f32 functions reproduced (others keep the IEEE result: see F32_NOT_REPRODUCED)
+F32_FUNCTIONS = ("Exp2", "Exp", "Sqrt", "InverseSqrt")
+F32_NOT_REPRODUCED = ("Log2", "Log", "Sin", "Cos", "Tan", "Tanh", "Pow", "Asin", "Acos", "Atan", "Atan2",
+                      "Sinh", "Cosh", "Asinh", "Acosh", "Atanh")
+_LOG2E = np.float32(1.4426950408889634)
+_TINY = np.float32(np.finfo(np.float32).tiny)
+
+
+@cache
+def _tables() -> dict[str, np.ndarray]:
+    with np.load(TABLES) as z:
+        raw = {k: z[k] for k in z.files}
+    out = {}
+    for name in ("rcp", "ex2", "sqrt", "rsqrt"):
+        bits = np.concatenate([raw[f"{name}_first"].astype(np.int64), raw[f"{name}_diff"].astype(np.int64)])
+        out[name] = np.cumsum(bits).astype(np.uint32).view(np.float32).astype(np.float64)
+    out["ex2"] = out["ex2"] / 2            # P(f): exp2 of the fraction alone
+    for k, v in raw.items():
+        if k.startswith("h_"):
+            out[k] = v.view(np.float16)
+    return out
+
+
+def _parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    u = np.asarray(x, np.float32).view(np.uint32)
+    return ((u >> np.uint32(23)) & np.uint32(0xFF)).astype(np.int32), u & np.uint32(0x7FFFFF)
+
+
+def rcp_f32(x: np.ndarray) -> np.ndarray:
+    """The H100's f32 1/x (MUFU.RCP) of flushed operands; subnormal results are the caller's to flush."""
+    x = np.asarray(x, np.float32)
+    e, m = _parts(x)
+    with np.errstate(all="ignore"):
+        r = np.ldexp(_tables()["rcp"][m], 127 - e) * np.where(np.signbit(x), -1.0, 1.0)
+        r = np.where(e == 0, np.copysign(np.inf, x), r)            # zero (subnormals are flushed first)
+        r = np.where(e == 255, np.where(np.isnan(x), np.nan, np.copysign(0.0, x)), r)
+    return r.astype(np.float32)
+
+
+def divide(x: np.ndarray, y: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """OpFDiv as the H100's compiler builds it: f32 x * rcp(y); f16 x * rcp16(y) rounded in f16."""
+    with np.errstate(all="ignore"):
+        if dt == np.float16:
+            return (np.asarray(x, np.float16) * f16_function("rcp", y)).astype(np.float16)
+        return (np.asarray(x, np.float32) * rcp_f32(y)).astype(np.float32)
+
+
+def ex2_f32(x: np.ndarray) -> np.ndarray:
+    """The H100's f32 exp2 (MUFU.EX2) of flushed operands."""
+    x = np.asarray(x, np.float32)
+    x64 = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        a = np.minimum(np.abs(np.nan_to_num(x64)), 1e4)       # beyond +-1e4 the result is 0 or inf anyway
+        F = np.trunc(a * 2.0 ** 23).astype(np.int64)
+        whole = F & ((1 << 23) - 1) == 0
+        F = np.where(x64 < 0, np.where(whole, -F, -F - 1), F)
+        r = np.ldexp(_tables()["ex2"][F & ((1 << 23) - 1)], (F >> 23).clip(-400, 400).astype(np.int32))
+        r = np.where(np.isnan(x), np.nan, r)
+    return r.astype(np.float32)
+
+
+def exp_f32(x: np.ndarray) -> np.ndarray:
+    """GLSL exp: exp2(x * log2(e)), the product rounded to f32 and flushed."""
+    with np.errstate(all="ignore"):
+        p = np.asarray(x, np.float32) * _LOG2E
+    return ex2_f32(np.where(np.abs(p) < _TINY, np.float32(0), p))
+
+
+def _root(x: np.ndarray, name: str, sign: int) -> np.ndarray:
+    x = np.asarray(x, np.float32)
+    e, m = _parts(x)
+    k = np.floor_divide(e - 127, 2)
+    idx = ((e - 127 - 2 * k).astype(np.int64) << 23) | m.astype(np.int64)
+    with np.errstate(all="ignore"):
+        r = np.ldexp(_tables()[name][idx], sign * k)
+        if sign > 0:    # sqrt: 0 -> 0 of the same sign, +inf -> +inf
+            r = np.where(e == 0, x, np.where(np.isposinf(x), np.inf, r))
+        else:           # inversesqrt: 0 -> inf of the same sign, +inf -> 0
+            r = np.where(e == 0, np.copysign(np.inf, x), np.where(np.isposinf(x), 0.0, r))
+        r = np.where(np.signbit(x) & (e != 0) | np.isnan(x), np.nan, r)
+    return r.astype(np.float32)
+
+
+def sqrt_f32(x: np.ndarray) -> np.ndarray:
+    return _root(x, "sqrt", 1)
+
+
+def rsqrt_f32(x: np.ndarray) -> np.ndarray:
+    return _root(x, "rsqrt", -1)
+
+
+def f16_function(name: str, x: np.ndarray) -> np.ndarray:
+    """An f16 function by table lookup (name: a key of F16_TABLES' values, e.g. "exp2")."""
+    x = np.asarray(x, np.float16)
+    return _tables()[f"h_{name}"][x.view(np.uint16)]
+
+
+F32 = {"Exp2": ex2_f32, "Exp": exp_f32, "Sqrt": sqrt_f32, "InverseSqrt": rsqrt_f32}
+
+
+def glsl_function(name: str, x: np.ndarray) -> np.ndarray | None:
+    """A GLSL.std.450 function of one float operand as the H100 computes it, or None where not reproduced."""
+    dt = np.asarray(x).dtype
+    if dt == np.float16 and name in F16_TABLES:
+        return f16_function(F16_TABLES[name], x)
+    if dt == np.float32 and name in F32:
+        return F32[name](x)
+    return None
