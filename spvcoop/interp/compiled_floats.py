@@ -99,6 +99,14 @@ class CompiledFloats:
             return self.finish(divide(x, y, dt), dt)
         return self.finish(op(x, y), dt)
 
+    def glsl(self, name: str, x: np.ndarray, dt: np.dtype) -> np.ndarray | None:
+        """A one-operand GLSL.std.450 function of floats, or None where the IEEE one stands (then flushed and given
+        the NaN pattern by the caller through finish)."""
+        if not self.functions or dt not in (np.float32, np.float16):
+            return None
+        from ..numerics.functions import glsl_function
+        return glsl_function(name, np.asarray(self.flush(x), dt))
+
     def unary(self, x: np.ndarray, op, dt: np.dtype) -> np.ndarray:
         return self.finish(op(self.flush(x)), dt)
 
@@ -142,14 +150,6 @@ class CodeFloats(CompiledFloats):
         self.plan = {}
         for fn in functions:
             self.plan.update(_plan(fn, decorations, single_use=True))
-
-    def glsl(self, name: str, x: np.ndarray, dt: np.dtype) -> np.ndarray | None:
-        """A one-operand GLSL.std.450 function of floats, or None where the IEEE one stands (then flushed and given
-        the NaN pattern by the caller through finish)."""
-        if not self.functions or dt not in (np.float32, np.float16):
-            return None
-        from ..numerics.functions import glsl_function
-        return glsl_function(name, np.asarray(self.flush(x), dt))
 
 
 def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray, dt: np.dtype) -> np.ndarray:

@@ -30,7 +30,7 @@ def _unary(fn, name: str):
         if modelled and fm is not None:   # a GPU's float rules (compiled_floats.CodeFloats)
             dt = _rt(ex, inst).dtype
             x = np.asarray(args[0])
-            r = fm.glsl(name, x, dt) if hasattr(fm, "glsl") else None
+            r = fm.glsl(name, x, dt)
             if r is None:
                 with np.errstate(all="ignore"):
                     r = np.asarray(fn(fm.flush(x))).astype(dt, copy=False)
@@ -239,7 +239,7 @@ def _device_length(ex, inst, x: np.ndarray, fm) -> np.ndarray:
 def _code_model(ex, x: np.ndarray):
     """The run's CodeFloats when x is an f32 / f16 vector it applies to, else None."""
     fm = ex.float_model
-    return fm if x.ndim > 1 and x.dtype in (np.float32, np.float16) and hasattr(fm, "glsl") else None
+    return fm if fm is not None and x.ndim > 1 and x.dtype in (np.float32, np.float16) else None
 
 
 @OPS.ext_op(SET, "Length")
