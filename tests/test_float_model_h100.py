@@ -136,3 +136,27 @@ def test_shipped_tables_are_the_recorded_ones():
         x = (np.uint32(0x3F800000) + np.arange(gpu.size, dtype=np.uint32)).view(np.float32)
         f = {"rcp": functions.rcp_f32, "sqrt": functions.sqrt_f32, "rsqrt": functions.rsqrt_f32}[name]
         assert np.array_equal(f(x).view(np.uint32), gpu), name
+
+
+def test_compare_reports_differences_within_the_documented_model_tolerance():
+    """--compare-interpreter under the H100 model: a module using a function the model does not reproduce (sin)
+    gets its small differences reported as within the documented tolerance (no finding); a larger one, or the
+    IEEE model, stays a difference."""
+    from spvcoop.asm.assembler import assemble
+    from spvcoop.commands.run import _model_tolerance
+    from spvcoop.gpu.compare import compare_outputs
+    src = (FM / "scalar_f32.spvasm").read_text()
+    module = assemble(src, "scalar_f32.spvasm", target_env="vulkan1.3")
+    assert functions.not_reproduced(module) == ["Cos", "Log", "Log2", "Pow", "Sin", "SmoothStep", "Tanh"]
+    tol = _model_tolerance(module, "nvidia-tensorcore")
+    assert tol is not None and _model_tolerance(module, "ieee") is None
+    gpu = np.array([0.5, 1.0, 3.0], np.float32)
+    near = np.nextafter(gpu, np.float32(2))
+    lines, differ = compare_outputs({"o": near}, {"o": gpu}, "interpreter", "vulkan", tol)
+    assert differ == 0 and "3 of 3 elements differ within the documented model tolerance (Cos, Log" in lines[0]
+    far = gpu * np.float32(1.001)
+    lines, differ = compare_outputs({"o": far}, {"o": gpu}, "interpreter", "vulkan", tol)
+    assert differ == 1 and "tolerance" not in lines[0]
+    assert compare_outputs({"o": near}, {"o": gpu}, "interpreter", "vulkan")[1] == 1
+    plain = assemble((FM / "matrix_f32.spvasm").read_text(), "matrix_f32.spvasm", target_env="vulkan1.3")
+    assert _model_tolerance(plain, "nvidia-tensorcore") is None   # every instruction reproduced: bit for bit

@@ -132,3 +132,41 @@ def glsl_function(name: str, x: np.ndarray) -> np.ndarray | None:
     if dt == np.float32 and name in F32:
         return F32[name](x)
     return None
+
+
+# ---- what the model does not reproduce -----------------------------------------------------------------------
+# GLSL.std.450 instructions whose H100 results the model does not reproduce (f32; f16 ones are tables but Pow and
+# SmoothStep), measured on tests/data/h100-vulkan/float-model/scalar.npz: log/log2 within 2^-22 of max(|r|, 1),
+# tanh 2 ulp, sin/cos 2^-20.7 absolute for |x| <= 4, 2^-17 for |x| <= 64 (worse beyond; 0 for |x| > 1e5)
+NOT_REPRODUCED = frozenset(F32_NOT_REPRODUCED) | {"SmoothStep"}
+# --compare-interpreter's documented model tolerance for outputs of modules that use them: |interpreter - device|
+# <= TOLERANCE * max(|device|, 1), both finite or the same non-finite value (docs/interpreter-coopmat.md)
+TOLERANCE = 2.0 ** -16
+
+
+def not_reproduced(module) -> list[str]:
+    """The GLSL.std.450 instructions of a module (spvcoop.core Module) that the H100 model does not reproduce."""
+    from ..core.spirv_grammar import load
+    sets = {i.result_id for i in module.instructions if i.opname == "OpExtInstImport"
+            and i.operands and i.operands[0].value == "GLSL.std.450"}
+    if not sets:
+        return []
+    ext = load().ext_set("GLSL.std.450")
+    used = set()
+    for i in module.instructions:
+        if i.opname == "OpExtInst" and i.operands[0].value in sets:
+            inst = ext.by_opcode.get(i.operands[1].value)   # type: ignore[union-attr]
+            if inst is not None and inst.opname in NOT_REPRODUCED:
+                used.add(inst.opname)
+    return sorted(used)
+
+
+def within_tolerance(interp: np.ndarray, device: np.ndarray) -> bool:
+    """Whether every element of two float arrays agrees within TOLERANCE (non-finite values bit for bit)."""
+    a = np.asarray(interp, np.float64).ravel()
+    b = np.asarray(device, np.float64).ravel()
+    fin = np.isfinite(a) & np.isfinite(b)
+    if not np.array_equal(np.isnan(a[~fin]), np.isnan(b[~fin])) or \
+            not np.array_equal(np.nan_to_num(a[~fin], nan=0.0), np.nan_to_num(b[~fin], nan=0.0)):
+        return False
+    return bool((np.abs(a[fin] - b[fin]) <= TOLERANCE * np.maximum(np.abs(b[fin]), 1.0)).all())
