@@ -110,16 +110,17 @@ class CompiledFloats:
     def unary(self, x: np.ndarray, op, dt: np.dtype) -> np.ndarray:
         return self.finish(op(self.flush(x)), dt)
 
-    def dot(self, a: np.ndarray, b: np.ndarray, dt: np.dtype) -> np.ndarray:
-        """OpDot: with contraction, a1 * b1 rounded, then fma(a0, b0, that), then fma(ai, bi, that) for i >= 2
-        (measured on the H100 for 2 and 3 components through dot and length, f32 and f16); without it, the products
-        summed in order, each rounded."""
+    def dot(self, a: np.ndarray, b: np.ndarray, dt: np.dtype, repeats: frozenset[int] = frozenset()) -> np.ndarray:
+        """OpDot: with contraction, p = a1 * b1 rounded, then fma(a0, b0, that), then fma(ai, bi, that) for i >= 2,
+        except that a component whose product is the same value as p (`repeats`: the compiler computes it once)
+        adds p rounded (measured on the H100 for 2, 3 and 4 components, f32 and f16); without contraction, the
+        products summed in order, each rounded."""
         a, b = self.flush(a), self.flush(b)
         with np.errstate(all="ignore"):
             if self.contract and a.shape[-1] >= 2:
-                r = self.flush((a[..., 1] * b[..., 1]).astype(dt))
+                p = r = self.flush((a[..., 1] * b[..., 1]).astype(dt))
                 for i in (0, *range(2, a.shape[-1])):
-                    r = self.flush(fma(a[..., i], b[..., i], r, dt))
+                    r = self.flush((r + p).astype(dt) if i in repeats else fma(a[..., i], b[..., i], r, dt))
                 return self.finish(r, dt)
             r = self.flush((a[..., 0] * b[..., 0]).astype(dt))
             for i in range(1, a.shape[-1]):
@@ -148,8 +149,10 @@ class CodeFloats(CompiledFloats):
         self.positive_zero_max = model.pe_max_zeros == "positive"   # max(+0, -0) = +0 in plain code too (issue 36)
         self.functions = model.code_functions == "nvidia-h100"
         self.plan = {}
+        self.dot_repeats: dict[int, frozenset[int]] = {}
         for fn in functions:
             self.plan.update(_plan(fn, decorations, single_use=True))
+            self.dot_repeats.update(_dot_repeats(fn))
 
 
 def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray, dt: np.dtype) -> np.ndarray:
@@ -235,6 +238,41 @@ def _shared_products(fn: Function) -> set[int]:
             if sum(uses.get(i, 0) for i in ids) > 1:
                 shared.update(ids)
     return shared
+
+
+def _dot_repeats(fn: Function) -> dict[int, frozenset[int]]:
+    """For each OpDot of fn whose operands are both OpCompositeConstruct results: the components i != 1 whose
+    product is the same value as component 1's (the same two operands, in either order; loads of one variable
+    count as one value, as in _shared_products)."""
+    defs: dict[int, object] = {}
+    key: dict[int, object] = {}
+    for blk in fn.blocks.values():
+        for inst in blk.body:
+            rid = inst.result_id
+            if rid is None:
+                continue
+            defs[rid] = inst
+            if inst.opname == "OpLoad":
+                key[rid] = ("load", key.get(inst.operands[0].as_int, inst.operands[0].as_int))
+            elif inst.opname in ("OpAccessChain", "OpInBoundsAccessChain"):
+                key[rid] = ("chain",) + tuple(key.get(o.as_int, o.as_int) for o in inst.operands if o.is_id)
+    out: dict[int, frozenset[int]] = {}
+    for rid, inst in defs.items():
+        if getattr(inst, "opname", None) != "OpDot":
+            continue
+        ca, cb = (defs.get(o.as_int) for o in inst.operands[:2])   # type: ignore[attr-defined]
+        if getattr(ca, "opname", None) != "OpCompositeConstruct" or \
+                getattr(cb, "opname", None) != "OpCompositeConstruct":
+            continue
+        xa = [key.get(o.as_int, o.as_int) for o in ca.operands]   # type: ignore[union-attr]
+        xb = [key.get(o.as_int, o.as_int) for o in cb.operands]   # type: ignore[union-attr]
+        if len(xa) != len(xb) or len(xa) < 3:
+            continue
+        p1 = sorted((xa[1], xb[1]), key=repr)
+        same = frozenset(i for i in range(len(xa)) if i != 1 and sorted((xa[i], xb[i]), key=repr) == p1)
+        if same:
+            out[rid] = same
+    return out
 
 
 def _other(pair: tuple[int, int], f: int) -> int:

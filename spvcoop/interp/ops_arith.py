@@ -320,7 +320,7 @@ def dot(ex, frame, inst, mask):
         return convert(np.sum(a.astype(np.float32) * b.astype(np.float32), axis=-1, dtype=np.float32), dt)
     fm = ex.float_model
     if fm is not None:
-        return fm.dot(a, b, dt)
+        return fm.dot(a, b, dt, getattr(fm, "dot_repeats", {}).get(inst.result_id, frozenset()))
     return np.sum(a * b, axis=-1).astype(dt)
 
 

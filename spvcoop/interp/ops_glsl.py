@@ -121,6 +121,18 @@ def fmix(ex, inst, args, mask):
 @OPS.ext_op(SET, "SmoothStep")
 def smoothstep(ex, inst, args, mask):
     e0, e1, x = map(np.asarray, args)
+    dt = _rt(ex, inst).dtype
+    fm = ex.float_model
+    if fm is not None and fm.functions and dt in (np.float32, np.float16):
+        # the H100: t = saturate((x - e0) * rcp(e1 - e0)) (a NaN saturates to 0), then (t * t) * (3 - 2 t), each
+        # step rounded (f32 measured bit for bit; f16 not reproduced: docs/interpreter-coopmat.md)
+        from ..numerics.functions import divide
+        e0, e1, x = fm.flush(e0), fm.flush(e1), fm.flush(x)
+        with np.errstate(all="ignore"):
+            q = fm.flush(divide(fm.flush((x - e0).astype(dt)), fm.flush((e1 - e0).astype(dt)), dt))
+            t = np.where(np.isnan(q), dt.type(0), np.clip(q, 0, 1)).astype(dt)
+            u = fm.flush((dt.type(3) - fm.flush((dt.type(2) * t).astype(dt))).astype(dt))
+            return fm.finish((fm.flush((t * t).astype(dt)) * u).astype(dt), dt)
     t = np.clip((x - e0) / (e1 - e0), 0, 1)
     return (t * t * (3 - 2 * t)).astype(_rt(ex, inst).dtype)
 

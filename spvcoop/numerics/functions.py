@@ -68,7 +68,9 @@ def divide(x: np.ndarray, y: np.ndarray, dt: np.dtype) -> np.ndarray:
     with np.errstate(all="ignore"):
         if dt == np.float16:
             return (np.asarray(x, np.float16) * f16_function("rcp", y)).astype(np.float16)
-        return (np.asarray(x, np.float32) * rcp_f32(y)).astype(np.float32)
+        r = rcp_f32(y)   # MUFU.RCP's own result is flushed (x / 2^127 is 0)
+        r = np.where(np.abs(r) < _TINY, np.copysign(np.float32(0), r), r)
+        return (np.asarray(x, np.float32) * r).astype(np.float32)
 
 
 def ex2_f32(x: np.ndarray) -> np.ndarray:
