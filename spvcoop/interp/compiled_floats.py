@@ -36,6 +36,7 @@ import numpy as np
 from .program import Function
 
 if TYPE_CHECKING:   # the model is passed in: importing numerics here would load dataclasses at start-up
+    from ..core.module import Instruction
     from ..numerics.model import MulAddModel
 
 
@@ -244,7 +245,7 @@ def _dot_repeats(fn: Function) -> dict[int, frozenset[int]]:
     """For each OpDot of fn whose operands are both OpCompositeConstruct results: the components i != 1 whose
     product is the same value as component 1's (the same two operands, in either order; loads of one variable
     count as one value, as in _shared_products)."""
-    defs: dict[int, object] = {}
+    defs: dict[int, Instruction] = {}
     key: dict[int, object] = {}
     for blk in fn.blocks.values():
         for inst in blk.body:
@@ -258,14 +259,13 @@ def _dot_repeats(fn: Function) -> dict[int, frozenset[int]]:
                 key[rid] = ("chain",) + tuple(key.get(o.as_int, o.as_int) for o in inst.operands if o.is_id)
     out: dict[int, frozenset[int]] = {}
     for rid, inst in defs.items():
-        if getattr(inst, "opname", None) != "OpDot":
+        if inst.opname != "OpDot":
             continue
-        ca, cb = (defs.get(o.as_int) for o in inst.operands[:2])   # type: ignore[attr-defined]
-        if getattr(ca, "opname", None) != "OpCompositeConstruct" or \
-                getattr(cb, "opname", None) != "OpCompositeConstruct":
+        ca, cb = (defs.get(o.as_int) for o in inst.operands[:2])
+        if ca is None or cb is None or ca.opname != "OpCompositeConstruct" or cb.opname != "OpCompositeConstruct":
             continue
-        xa = [key.get(o.as_int, o.as_int) for o in ca.operands]   # type: ignore[union-attr]
-        xb = [key.get(o.as_int, o.as_int) for o in cb.operands]   # type: ignore[union-attr]
+        xa = [key.get(o.as_int, o.as_int) for o in ca.operands]
+        xb = [key.get(o.as_int, o.as_int) for o in cb.operands]
         if len(xa) != len(xb) or len(xa) < 3:
             continue
         p1 = sorted((xa[1], xb[1]), key=repr)
