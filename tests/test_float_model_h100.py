@@ -129,6 +129,15 @@ def test_exp2_rule_reproduces_ranges_it_was_not_built_from(name, base):
     assert np.array_equal(functions.ex2_f32(x).view(np.uint32), gpu)
 
 
+def test_log2_rule_reproduces_a_range_it_was_not_built_from():
+    """log2 of [2, 4) (2^23 inputs): 1 + L(m) rounded toward zero, L the [1, 2) table; and the recorded [1, 2)
+    is the table."""
+    for name, base in (("log2_2_4", 0x40000000), ("log2_1_2", 0x3F800000)):
+        gpu = _range(name)
+        x = (np.uint32(base) + np.arange(gpu.size, dtype=np.uint32)).view(np.float32)
+        assert np.array_equal(functions.lg2_f32(x).view(np.uint32), gpu), name
+
+
 def test_division_flushes_the_reciprocal():
     """x / y is x * rcp(y) with rcp's own result flushed: a divisor above 2^126 gives 0 (smoothstep's huge edges
     in the scalar probe), not x / y."""

@@ -77,6 +77,11 @@ def _binary(fn, signed):
         a, b = np.asarray(args[0]), np.asarray(args[1])
         if ex.float_model is not None and fn in (np.fmax, np.fmin) and a.dtype.kind == "f":
             return to_type(ex.float_model.fmax_fmin(a, b, fn is np.fmax), _rt(ex, inst))
+        fm = ex.float_model
+        if fn is np.power and fm is not None and fm.functions and a.dtype in (np.float32, np.float16):
+            # exp2(y * log2(x)) through the special-function unit (f32; f16 with its f16 tables, not reproduced)
+            from ..numerics.functions import pow_h100
+            return fm.finish(pow_h100(fm.flush(a), fm.flush(b), fm.flush), a.dtype)
         if signed is not None:
             a, b = as_int(a, signed), as_int(b, signed)
         return to_type(np.asarray(fn(a, b)), _rt(ex, inst))

@@ -8,6 +8,10 @@ Tables (tables/h100_functions.npz, made by tests/data/h100-vulkan/float-model/ma
   numbers, which are exact), then 2^(F >> 23) P(F mod 2^23) (checked exhaustively on [0.5, 1) and [-1, -0.5));
 - f32 `sqrt(x)` and `inversesqrt(x)` for x in [1, 4): the entry of x's mantissa and exponent parity scaled by
   2^(e div 2) (resp. its inverse);
+- f32 `log2(x)` for x in [1, 2): L(m). log2 of m 2^e with e >= 0 is e + L(m) rounded toward zero (exhaustive
+  for e = 1, every e >= 1 of the scalar probe); for e < 0 the unit keeps bits of L the table has not: e + L plus
+  a trace, rounded toward zero, is an approximation (92% of the probe's e <= -2, 47% of e = -1), so Log2 and Log
+  stay among what is not reproduced; `log(x)` = log2(x) * ln(2) rounded (exact where log2 is);
 - f16: every one of the 65,536 inputs of 1/x, inversesqrt, sqrt, exp2, log2, exp, log, sin, cos and tanh.
 Built from them (measured on 16,384 scalar inputs each): f32 `x / y` = x * rcp(y) (one f32 multiply); f16
 `x / y` = x * rcp16(y) in f16; f32 `exp(x)` = exp2(x * log2(e)) with the product rounded to f32.
@@ -25,10 +29,11 @@ TABLES = Path(__file__).resolve().parent / "tables" / "h100_functions.npz"
 F16_TABLES = {"rcp": "rcp", "InverseSqrt": "rsqrt", "Sqrt": "sqrt", "Exp2": "exp2", "Log2": "log2", "Exp": "exp",
               "Log": "log", "Sin": "sin", "Cos": "cos", "Tanh": "tanh"}
 # the f32 functions reproduced (others keep the IEEE result: see F32_NOT_REPRODUCED)
-F32_FUNCTIONS = ("Exp2", "Exp", "Sqrt", "InverseSqrt")
+F32_FUNCTIONS = ("Exp2", "Exp", "Sqrt", "InverseSqrt", "Log2", "Log")
 F32_NOT_REPRODUCED = ("Log2", "Log", "Sin", "Cos", "Tan", "Tanh", "Pow", "Asin", "Acos", "Atan", "Atan2",
                       "Sinh", "Cosh", "Asinh", "Acosh", "Atanh")
 _LOG2E = np.float32(1.4426950408889634)
+_LN2 = np.float32(0.6931471805599453)
 _TINY = np.float32(np.finfo(np.float32).tiny)
 
 
@@ -37,7 +42,7 @@ def _tables() -> dict[str, np.ndarray]:
     with np.load(TABLES) as z:
         raw = {k: z[k] for k in z.files}
     out = {}
-    for name in ("rcp", "ex2", "sqrt", "rsqrt"):
+    for name in ("rcp", "ex2", "sqrt", "rsqrt", "lg2"):
         bits = np.concatenate([raw[f"{name}_first"].astype(np.int64), raw[f"{name}_diff"].astype(np.int64)])
         out[name] = np.cumsum(bits).astype(np.uint32).view(np.float32).astype(np.float64)
     out["ex2"] = out["ex2"] / 2            # P(f): exp2 of the fraction alone
@@ -117,13 +122,50 @@ def rsqrt_f32(x: np.ndarray) -> np.ndarray:
     return _root(x, "rsqrt", -1)
 
 
+def _toward_zero(v: np.ndarray) -> np.ndarray:
+    """float64 values rounded to f32 toward zero."""
+    r = v.astype(np.float32)
+    over = np.isfinite(v) & (np.abs(r.astype(np.float64)) > np.abs(v))
+    return np.where(over, np.nextafter(r, np.float32(0)), r)
+
+
+def lg2_f32(x: np.ndarray) -> np.ndarray:
+    """The H100's f32 log2 (MUFU.LG2) of flushed operands: exact for x >= 1, an approximation below (above)."""
+    x = np.asarray(x, np.float32)
+    e, m = _parts(x)
+    L = _tables()["lg2"][m]
+    k = e.astype(np.int64) - 127
+    with np.errstate(all="ignore"):
+        r = _toward_zero(k + L + np.where((k < 0) & (L != 0), 2.0 ** -45, 0.0))
+        r = np.where(e == 0, np.float32(-np.inf), r)
+        r = np.where(np.signbit(x) & (e != 0), np.float32(np.nan), r)
+        r = np.where(np.isposinf(x), np.float32(np.inf), np.where(np.isnan(x), np.float32(np.nan), r))
+    return r.astype(np.float32)
+
+
+def log_f32(x: np.ndarray) -> np.ndarray:
+    """GLSL log: log2(x) * ln(2), rounded to f32."""
+    with np.errstate(all="ignore"):
+        return (lg2_f32(x) * _LN2).astype(np.float32)
+
+
+def pow_h100(x: np.ndarray, y: np.ndarray, flush) -> np.ndarray:
+    """GLSL pow as the H100 computes it: exp2(y * log2(x)), the product rounded (and flushed: `flush`) in the
+    operands' type (f32 measured: exact where log2 is; f16 with the f16 tables: 88% of the probe)."""
+    dt = np.asarray(x).dtype
+    with np.errstate(all="ignore"):
+        if dt == np.float16:
+            return f16_function("exp2", (y * f16_function("log2", x)).astype(np.float16))
+        return ex2_f32(flush((np.asarray(y, np.float32) * flush(lg2_f32(x))).astype(np.float32)))
+
+
 def f16_function(name: str, x: np.ndarray) -> np.ndarray:
     """An f16 function by table lookup (name: a key of F16_TABLES' values, e.g. "exp2")."""
     x = np.asarray(x, np.float16)
     return _tables()[f"h_{name}"][x.view(np.uint16)]
 
 
-F32 = {"Exp2": ex2_f32, "Exp": exp_f32, "Sqrt": sqrt_f32, "InverseSqrt": rsqrt_f32}
+F32 = {"Exp2": ex2_f32, "Exp": exp_f32, "Sqrt": sqrt_f32, "InverseSqrt": rsqrt_f32, "Log2": lg2_f32, "Log": log_f32}
 
 
 def glsl_function(name: str, x: np.ndarray) -> np.ndarray | None:
@@ -138,8 +180,8 @@ def glsl_function(name: str, x: np.ndarray) -> np.ndarray | None:
 
 # ---- what the model does not reproduce -----------------------------------------------------------------------
 # GLSL.std.450 instructions whose H100 results the model does not reproduce (f32; f16 ones are tables but Pow and
-# SmoothStep), measured on tests/data/h100-vulkan/float-model/scalar.npz: log/log2 within 2^-22 of max(|r|, 1),
-# tanh 2 ulp, sin/cos 2^-20.7 absolute for |x| <= 4, 2^-17 for |x| <= 64 (worse beyond; 0 for |x| > 1e5)
+# SmoothStep), measured on tests/data/h100-vulkan/float-model/scalar.npz: log/log2 of x < 1 (above), tanh 2 ulp,
+# sin/cos 2^-20.7 absolute for |x| <= 4, 2^-17 for |x| <= 64 (worse beyond; 0 for |x| > 1e5)
 NOT_REPRODUCED = frozenset(F32_NOT_REPRODUCED) | {"SmoothStep"}
 # --compare-interpreter's documented model tolerance for outputs of modules that use them: |interpreter - device|
 # <= TOLERANCE * max(|device|, 1), both finite or the same non-finite value (docs/interpreter-coopmat.md)
