@@ -12,6 +12,10 @@ Tables (tables/h100_functions.npz, made by tests/data/h100-vulkan/float-model/ma
   for e = 1, every e >= 1 of the scalar probe); for e < 0 the unit keeps bits of L the table has not: e + L plus
   a trace, rounded toward zero, is an approximation (92% of the probe's e <= -2, 47% of e = -1), so Log2 and Log
   stay among what is not reproduced; `log(x)` = log2(x) * ln(2) rounded (exact where log2 is);
+- f32 `sin` of the first quadrant, S[r] for 2^23 steps r of 2^-25 turn. sin and cos of any x take t = x / (2 pi)
+  as x * 0.15915494 rounded toward zero, then k = the fraction of |t| in steps of 2^-25 (cos: k + 2^23); of
+  quadrant q = k div 2^23 and r = k mod 2^23 the value is S[r] (q even) or S[2^23 - 1 - r] (q odd), negated
+  for q >= 2, and sin takes t's sign (checked over [4, 8), [-2, -1), [2, 4) and [2^63, 2^64) exhaustively);
 - f16: every one of the 65,536 inputs of 1/x, inversesqrt, sqrt, exp2, log2, exp, log, sin, cos and tanh.
 Built from them (measured on 16,384 scalar inputs each): f32 `x / y` = x * rcp(y) (one f32 multiply); f16
 `x / y` = x * rcp16(y) in f16; f32 `exp(x)` = exp2(x * log2(e)) with the product rounded to f32.
@@ -29,9 +33,9 @@ TABLES = Path(__file__).resolve().parent / "tables" / "h100_functions.npz"
 F16_TABLES = {"rcp": "rcp", "InverseSqrt": "rsqrt", "Sqrt": "sqrt", "Exp2": "exp2", "Log2": "log2", "Exp": "exp",
               "Log": "log", "Sin": "sin", "Cos": "cos", "Tanh": "tanh"}
 # the f32 functions reproduced (others keep the IEEE result: see F32_NOT_REPRODUCED)
-F32_FUNCTIONS = ("Exp2", "Exp", "Sqrt", "InverseSqrt", "Log2", "Log")
-F32_NOT_REPRODUCED = ("Log2", "Log", "Sin", "Cos", "Tan", "Tanh", "Pow", "Asin", "Acos", "Atan", "Atan2",
-                      "Sinh", "Cosh", "Asinh", "Acosh", "Atanh")
+F32_FUNCTIONS = ("Exp2", "Exp", "Sqrt", "InverseSqrt", "Log2", "Log", "Sin", "Cos")
+F32_NOT_REPRODUCED = ("Log2", "Log", "Tan", "Tanh", "Pow", "Asin", "Acos", "Atan", "Atan2", "Sinh", "Cosh", "Asinh",
+                      "Acosh", "Atanh")
 _LOG2E = np.float32(1.4426950408889634)
 _LN2 = np.float32(0.6931471805599453)
 _TINY = np.float32(np.finfo(np.float32).tiny)
@@ -42,7 +46,7 @@ def _tables() -> dict[str, np.ndarray]:
     with np.load(TABLES) as z:
         raw = {k: z[k] for k in z.files}
     out = {}
-    for name in ("rcp", "ex2", "sqrt", "rsqrt", "lg2"):
+    for name in ("rcp", "ex2", "sqrt", "rsqrt", "lg2", "sin"):
         bits = np.concatenate([raw[f"{name}_first"].astype(np.int64), raw[f"{name}_diff"].astype(np.int64)])
         out[name] = np.cumsum(bits).astype(np.uint32).view(np.float32).astype(np.float64)
     out["ex2"] = out["ex2"] / 2            # P(f): exp2 of the fraction alone
@@ -143,6 +147,34 @@ def lg2_f32(x: np.ndarray) -> np.ndarray:
     return r.astype(np.float32)
 
 
+_TURN = np.float32(0.15915494309189535)   # 1 / (2 pi)
+
+
+def _sincos(x: np.ndarray, cos: bool) -> np.ndarray:
+    """The H100's f32 sin / cos (MUFU.SIN / MUFU.COS after x * 1/(2 pi) rounded toward zero) of flushed x."""
+    x = np.asarray(x, np.float32)
+    with np.errstate(all="ignore"):
+        t = _toward_zero(x.astype(np.float64) * np.float64(_TURN)).astype(np.float64)
+        a = np.abs(np.nan_to_num(t, nan=0.0, posinf=0.0, neginf=0.0))
+        k = np.floor((a - np.floor(a)) * 2.0 ** 25).astype(np.int64) + ((1 << 23) if cos else 0)
+        q, r = (k >> 23) & 3, k & ((1 << 23) - 1)
+        S = _tables()["sin"]
+        v = np.where(q & 1, S[(1 << 23) - 1 - r], S[r])
+        v = np.where(q >= 2, -v, v)
+        if not cos:
+            v = np.where(np.signbit(t), -v, v)
+        v = np.where(np.isfinite(x), v, np.nan)
+    return v.astype(np.float32)
+
+
+def sin_f32(x: np.ndarray) -> np.ndarray:
+    return _sincos(x, False)
+
+
+def cos_f32(x: np.ndarray) -> np.ndarray:
+    return _sincos(x, True)
+
+
 def log_f32(x: np.ndarray) -> np.ndarray:
     """GLSL log: log2(x) * ln(2), rounded to f32."""
     with np.errstate(all="ignore"):
@@ -165,7 +197,8 @@ def f16_function(name: str, x: np.ndarray) -> np.ndarray:
     return _tables()[f"h_{name}"][x.view(np.uint16)]
 
 
-F32 = {"Exp2": ex2_f32, "Exp": exp_f32, "Sqrt": sqrt_f32, "InverseSqrt": rsqrt_f32, "Log2": lg2_f32, "Log": log_f32}
+F32 = {"Exp2": ex2_f32, "Exp": exp_f32, "Sqrt": sqrt_f32, "InverseSqrt": rsqrt_f32, "Log2": lg2_f32, "Log": log_f32,
+       "Sin": sin_f32, "Cos": cos_f32}
 
 
 def glsl_function(name: str, x: np.ndarray) -> np.ndarray | None:
@@ -180,8 +213,7 @@ def glsl_function(name: str, x: np.ndarray) -> np.ndarray | None:
 
 # ---- what the model does not reproduce -----------------------------------------------------------------------
 # GLSL.std.450 instructions whose H100 results the model does not reproduce (f32; f16 ones are tables but Pow and
-# SmoothStep), measured on tests/data/h100-vulkan/float-model/scalar.npz: log/log2 of x < 1 (above), tanh 2 ulp,
-# sin/cos 2^-20.7 absolute for |x| <= 4, 2^-17 for |x| <= 64 (worse beyond; 0 for |x| > 1e5)
+# SmoothStep), measured on tests/data/h100-vulkan/float-model/scalar.npz: log/log2 of x < 1 (above), tanh 2 ulp
 NOT_REPRODUCED = frozenset(F32_NOT_REPRODUCED) | {"SmoothStep"}
 # --compare-interpreter's documented model tolerance for outputs of modules that use them: |interpreter - device|
 # <= TOLERANCE * max(|device|, 1), both finite or the same non-finite value (docs/interpreter-coopmat.md)
