@@ -42,18 +42,16 @@ _TINY = np.float32(np.finfo(np.float32).tiny)
 
 
 @cache
-def _tables() -> dict[str, np.ndarray]:
+def _table(name: str) -> np.ndarray:
+    """One table, read and decoded when first used (a run that only divides reads only `rcp`): f32 ones as float32
+    (`ex2` as P(f), exp2 of the fraction alone: exact halves), f16 ones (`h_<function>`) as float16; the f32
+    lookups widen what they index to float64."""
     with np.load(TABLES) as z:
-        raw = {k: z[k] for k in z.files}
-    out = {}
-    for name in ("rcp", "ex2", "sqrt", "rsqrt", "lg2", "sin"):
-        bits = np.concatenate([raw[f"{name}_first"].astype(np.int64), raw[f"{name}_diff"].astype(np.int64)])
-        out[name] = np.cumsum(bits).astype(np.uint32).view(np.float32).astype(np.float64)
-    out["ex2"] = out["ex2"] / 2            # P(f): exp2 of the fraction alone
-    for k, v in raw.items():
-        if k.startswith("h_"):
-            out[k] = v.view(np.float16)
-    return out
+        if name.startswith("h_"):
+            return z[name].view(np.float16)
+        bits = np.concatenate([z[f"{name}_first"].astype(np.int64), z[f"{name}_diff"].astype(np.int64)])
+    out = np.cumsum(bits).astype(np.uint32).view(np.float32)
+    return out / np.float32(2) if name == "ex2" else out
 
 
 def _parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -66,7 +64,7 @@ def rcp_f32(x: np.ndarray) -> np.ndarray:
     x = np.asarray(x, np.float32)
     e, m = _parts(x)
     with np.errstate(all="ignore"):
-        r = np.ldexp(_tables()["rcp"][m], 127 - e) * np.where(np.signbit(x), -1.0, 1.0)
+        r = np.ldexp(_table("rcp")[m].astype(np.float64), 127 - e) * np.where(np.signbit(x), -1.0, 1.0)
         r = np.where(e == 0, np.copysign(np.inf, x), r)            # zero (subnormals are flushed first)
         r = np.where(e == 255, np.where(np.isnan(x), np.nan, np.copysign(0.0, x)), r)
     return r.astype(np.float32)
@@ -91,7 +89,7 @@ def ex2_f32(x: np.ndarray) -> np.ndarray:
         F = np.trunc(a * 2.0 ** 23).astype(np.int64)
         whole = F & ((1 << 23) - 1) == 0
         F = np.where(x64 < 0, np.where(whole, -F, -F - 1), F)
-        r = np.ldexp(_tables()["ex2"][F & ((1 << 23) - 1)], (F >> 23).clip(-400, 400).astype(np.int32))
+        r = np.ldexp(_table("ex2")[F & ((1 << 23) - 1)].astype(np.float64), (F >> 23).clip(-400, 400).astype(np.int32))
         r = np.where(np.isnan(x), np.nan, r)
     return r.astype(np.float32)
 
@@ -109,7 +107,7 @@ def _root(x: np.ndarray, name: str, sign: int) -> np.ndarray:
     k = np.floor_divide(e - 127, 2)
     idx = ((e - 127 - 2 * k).astype(np.int64) << 23) | m.astype(np.int64)
     with np.errstate(all="ignore"):
-        r = np.ldexp(_tables()[name][idx], sign * k)
+        r = np.ldexp(_table(name)[idx].astype(np.float64), sign * k)
         if sign > 0:    # sqrt: 0 -> 0 of the same sign, +inf -> +inf
             r = np.where(e == 0, x, np.where(np.isposinf(x), np.inf, r))
         else:           # inversesqrt: 0 -> inf of the same sign, +inf -> 0
@@ -137,7 +135,7 @@ def lg2_f32(x: np.ndarray) -> np.ndarray:
     """The H100's f32 log2 (MUFU.LG2) of flushed operands: exact for x >= 1, an approximation below (above)."""
     x = np.asarray(x, np.float32)
     e, m = _parts(x)
-    L = _tables()["lg2"][m]
+    L = _table("lg2")[m].astype(np.float64)
     k = e.astype(np.int64) - 127
     with np.errstate(all="ignore"):
         r = _toward_zero(k + L + np.where((k < 0) & (L != 0), 2.0 ** -45, 0.0))
@@ -158,7 +156,7 @@ def _sincos(x: np.ndarray, cos: bool) -> np.ndarray:
         a = np.abs(np.nan_to_num(t, nan=0.0, posinf=0.0, neginf=0.0))
         k = np.floor((a - np.floor(a)) * 2.0 ** 25).astype(np.int64) + ((1 << 23) if cos else 0)
         q, r = (k >> 23) & 3, k & ((1 << 23) - 1)
-        S = _tables()["sin"]
+        S = _table("sin")
         v = np.where(q & 1, S[(1 << 23) - 1 - r], S[r])
         v = np.where(q >= 2, -v, v)
         if not cos:
@@ -194,7 +192,7 @@ def pow_h100(x: np.ndarray, y: np.ndarray, flush) -> np.ndarray:
 def f16_function(name: str, x: np.ndarray) -> np.ndarray:
     """An f16 function by table lookup (name: a key of F16_TABLES' values, e.g. "exp2")."""
     x = np.asarray(x, np.float16)
-    return _tables()[f"h_{name}"][x.view(np.uint16)]
+    return _table(f"h_{name}")[x.view(np.uint16)]
 
 
 F32 = {"Exp2": ex2_f32, "Exp": exp_f32, "Sqrt": sqrt_f32, "InverseSqrt": rsqrt_f32, "Log2": lg2_f32, "Log": log_f32,
