@@ -3,9 +3,8 @@ records: python make_tables.py [OUT.npz].
 
 f32 (diff-encoded as pack.py wrote them: `<name>_first`, `<name>_diff`; cumsum gives the results' bits): `rcp` the
 H100's 1/x for x in [1, 2) (2^23 mantissas), `ex2` its exp2 for x in [1, 2), `sqrt` and `rsqrt` for x in [1, 4)
-(2^24 patterns), `lg2` and `lg2n` its log2 for x in [1, 2) and [0.5, 1), `sin` its sin of the first quadrant (2^23 steps of 2^-25 turn).
-f16: `h_<function>` the uint16 results of all 65,536 inputs
-(f16_functions.npz)."""
+(2^24 patterns), `lg2` and `lg2n` its log2 for x in [1, 2) and [0.5, 1), `sin` its sin of the first quadrant
+(2^23 steps of 2^-25 turn). f16: `h_<function>` the uint16 results of all 65,536 inputs (f16_functions.npz)."""
 from __future__ import annotations
 
 import sys
