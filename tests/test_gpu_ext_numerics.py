@@ -92,14 +92,12 @@ def test_per_element_functions_as_the_gpu_compiles_them(fmt):
     x, s, c = d["in0"], d["in1"], d["in2"]
     z = np.zeros(15 * len(x), dt)
     out = _run(f"perelem_{fmt}.spv", len(x) // 256, {0: x, 1: s, 2: c, 3: z, 4: z.copy()})
-    mine, gpu = out[3].reshape(15, -1), d["gpu3"].reshape(15, -1)
-    for k in range(15):
-        if k == 7:     # x / s: the GPU's division is not correctly rounded (documented); within 2 ulp
-            fin = np.isfinite(gpu[k]) & np.isfinite(mine[k]) & (gpu[k] != 0)
-            ulp = np.abs(_bits(gpu[k]).astype(np.int64) - _bits(mine[k]).astype(np.int64))[fin]
-            assert 0 < ulp.max() <= 2
-            continue
-        assert np.array_equal(_bits(mine[k]), _bits(gpu[k])), (fmt, k)
+    # buffer 3: in per-element calls; buffer 4: the same functions in plain code (the ordinary-code rules, issue
+    # 36). x / s (k = 7) is x * rcp(s) with the GPU's rcp (numerics/functions.py), not correctly rounded
+    for b in (3, 4):
+        mine, gpu = out[b].reshape(15, -1), d[f"gpu{b}"].reshape(15, -1)
+        for k in range(15):
+            assert np.array_equal(_bits(mine[k]), _bits(gpu[k])), (fmt, b, k)
 
 
 def test_per_element_ieee_numerics_differ_from_the_gpu():
@@ -147,12 +145,16 @@ def test_f16_accumulator_rounds_to_f16_after_every_block_of_16(kk):
 
 def test_a_freshly_measured_numerics_file_is_the_nvidia_model():
     """`spvcoop numerics measure` on the H200 (h200-numerics-measured.yaml, written by the GPU run that made
-    compare-fitted.txt): every MulAdd and compiled-code parameter is nvidia-tensorcore's and all were identified."""
+    compare-fitted.txt): every MulAdd and compiled-code parameter is nvidia-tensorcore's and all were identified.
+    The ordinary-code parameters (code_*, issue 36) are not among what `numerics measure` measures yet: the file
+    keeps their IEEE defaults."""
     import yaml
 
     from spvcoop.numerics.fit import load_model_file
-    from spvcoop.numerics.model import NVIDIA_TENSORCORE
+    from spvcoop.numerics.model import CODE_DEFAULTS, NVIDIA_TENSORCORE
     path = EXT / "h200-numerics-measured.yaml"
-    assert load_model_file(str(path)).params() == NVIDIA_TENSORCORE.params()
+    measured = load_model_file(str(path))
+    assert measured.with_(**NVIDIA_TENSORCORE.code_params()).params() == NVIDIA_TENSORCORE.params()
+    assert measured.code_params() == CODE_DEFAULTS
     doc = yaml.safe_load(path.read_text())
     assert doc["not_identified"] == [] and doc["agreement_fresh"]["total"] == "589824/589824"

@@ -21,8 +21,6 @@ ROOT = Path(__file__).resolve().parent.parent
 REC = ROOT / "tests" / "data" / "h100-vulkan" / "workgroup"
 KERNELS = ROOT / "tests" / "kernels"
 BUILDS = [(k, v) for k in ("wg_tensor_gemm", "q4_decode_gemm", "wg_attention", "bf16_bda_gemm") for v in ("O0", "opt")]
-# wg_attention: elements that differ, and the largest absolute difference, of 2048 (both builds; README)
-ATTENTION_DIFFERS, ATTENTION_MAX_ABS = 1099, 8.95e-8
 
 
 def _measured() -> dict[str, np.ndarray]:
@@ -65,7 +63,4 @@ def test_interpreter_equals_the_gpu_recording(kernel, variant, tmp_path, capsys)
     cpu = np.load(tmp_path / gpu_file.name)
     assert cpu.dtype == gpu.dtype and cpu.shape == gpu.shape
     differ = cpu.view(np.uint32) != gpu.view(np.uint32)
-    if kernel == "wg_attention":
-        assert differ.sum() == ATTENTION_DIFFERS and 0 < np.abs(cpu - gpu).max() <= ATTENTION_MAX_ABS
-    else:
-        assert not differ.any(), f"{differ.sum()} of {differ.size} differ"
+    assert not differ.any(), f"{differ.sum()} of {differ.size} differ"

@@ -131,7 +131,8 @@ def test_bad_compiled_parameters_are_located(tmp_path, text, words, line):
 
 def test_fitted_file_runs_per_element_functions_like_the_gpu(gpu_fit, tmp_path):
     """--coop-numerics FILE with the fitted values: perelem_f32 bit for bit with the GPU and with
-    nvidia-tensorcore, except division (tests/test_gpu_ext_numerics.py)."""
+    nvidia-tensorcore, except division (x * rcp(s) with the GPU's rcp: an ordinary-code parameter, code_functions,
+    which the fit does not measure)."""
     p = tmp_path / "fitted.yaml"
     mf = Fit(gpu_fit.model)
     p.write_text(to_yaml(mf, None, "recorded"))
@@ -146,7 +147,8 @@ def test_fitted_file_runs_per_element_functions_like_the_gpu(gpu_fit, tmp_path):
         for k in range(15):
             if k != 7:
                 assert np.array_equal(_bits(out.reshape(15, -1)[k]), _bits(gpu[k])), k
-    assert np.array_equal(_bits(outs[0]), _bits(outs[1]))
+    keep = np.arange(15) != 7
+    assert np.array_equal(_bits(outs[0].reshape(15, -1)[keep]), _bits(outs[1].reshape(15, -1)[keep]))
 
 
 def test_numerics_fit_refits_the_probes_from_the_tiles_file(tmp_path):

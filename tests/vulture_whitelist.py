@@ -32,6 +32,7 @@ _.errors_ignored
 # public API of numerics.MulAddModel: params() split into the MulAdd's own and the compiled-code ones
 _.muladd_params
 _.compiled_params
+_.code_params   # the compiled-code float rules of a model (issue 36), beside the two above
 # pytest calls the plugin's hooks by name (entry point pytest11)
 _.pytest_addoption
 _.pytest_sessionfinish

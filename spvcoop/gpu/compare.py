@@ -122,10 +122,12 @@ def diff_arrays(name: str, a: np.ndarray, b: np.ndarray) -> BufferDiff:
     return BufferDiff(name, n, a.size, worst, first, _value(a, first), _value(b, first), payload)
 
 
-def compare_outputs(a: dict, b: dict, a_name: str = "a", b_name: str = "b") -> tuple[list[str], int]:
+def compare_outputs(a: dict, b: dict, a_name: str = "a", b_name: str = "b",
+                    tolerance: tuple | None = None) -> tuple[list[str], int]:
     """(one line per output buffer, how many buffers differ) for two {name: value} output dicts. A structured
     buffer (nested members) is one line too: its elements summed over members, the first difference named by
-    its member path."""
+    its member path. `tolerance`: (within(a_leaf, b_leaf) -> bool, why): a float buffer whose every leaf is
+    within it is reported as differing "within the documented model tolerance (why)" and not counted."""
     lines, differ = [], 0
     for name in a:
         if name not in b:
@@ -145,6 +147,12 @@ def compare_outputs(a: dict, b: dict, a_name: str = "a", b_name: str = "b") -> t
                             max(d.max_ulp for d in bad), first.first, first.a_value, first.b_value,
                             sum(d.nan_payload for d in bad))
         text = merged.text(a_name, b_name)
-        lines.append(text if len(diffs) == 1 else f"{name}: " + text.split(": ", 1)[1].replace(
-            "first at [", f"first at {first.name}["))
+        text = text if len(diffs) == 1 else f"{name}: " + text.split(": ", 1)[1].replace(
+            "first at [", f"first at {first.name}[")
+        if tolerance is not None and all(_is_float(la[d.name].dtype) and d.name in lb and
+                                         tolerance[0](la[d.name], lb[d.name]) for d in bad):
+            differ -= 1
+            text = text.replace(" elements differ, ", " elements differ within the documented model tolerance "
+                                f"({tolerance[1]}), ", 1)
+        lines.append(text)
     return lines, differ

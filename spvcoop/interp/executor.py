@@ -49,6 +49,18 @@ class Frame:
         self.undef: dict[int, np.ndarray] | None = None  # undefined loaded values (undefined.py)
 
 
+def code_floats(prog, coop_numerics):
+    """The float rules of ordinary code under coop_numerics, or None for the IEEE ones (the default: no import)."""
+    if coop_numerics == "ieee":
+        return None
+    from ..numerics.model import NVIDIA_TENSORCORE
+    model = NVIDIA_TENSORCORE if coop_numerics == "nvidia-tensorcore" else coop_numerics
+    if model.code_ieee:
+        return None
+    from .compiled_floats import CodeFloats
+    return CodeFloats(prog.functions.values(), prog.decorations, model)
+
+
 class Executor:
     """Holds the lane layout, global values and memories of one dispatch; runs functions.
 
@@ -102,8 +114,9 @@ class Executor:
         self.num_sg_total = 1
         self.lane_info: Callable[[int], str] | None = None  # lane -> text, for messages
         self.fast_blocks = fast_paths_enabled(config)  # block_compiler: the plain path, compiled
-        # inside per-element calls under --coop-numerics nvidia-tensorcore: compiled_floats.CompiledFloats
-        self.float_model = None
+        # a GPU's float rules: for ordinary code under a numerics model whose code_* parameters are not IEEE
+        # (compiled_floats.CodeFloats), inside per-element calls its pe_* ones (compiled_floats.CompiledFloats)
+        self.float_model = code_floats(prog, config.coop_numerics)
         self.compiled_blocks: dict = {}  # block label -> its compiled body, or how often it ran so far
         # the entry point's mask of every invocation (read-only): a mask that *is* it needs no reduction to know
         # that it is full; uniform branches pass it on unchanged

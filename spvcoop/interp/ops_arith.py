@@ -318,12 +318,18 @@ def dot(ex, frame, inst, mask):
     dt = ex.rtype(inst).dtype
     if is_encoded(dt):  # bf16 (BFloat16DotProductKHR): computed as binary32, the result rounded once
         return convert(np.sum(a.astype(np.float32) * b.astype(np.float32), axis=-1, dtype=np.float32), dt)
+    fm = ex.float_model
+    if fm is not None:
+        return fm.dot(a, b, dt, getattr(fm, "dot_repeats", {}).get(inst.result_id, frozenset()))
     return np.sum(a * b, axis=-1).astype(dt)
 
 
 @OPS.op("OpVectorTimesScalar", "OpMatrixTimesScalar")
 def times_scalar(ex, frame, inst, mask):
     a, s = ex.arg(frame, inst, 0), np.asarray(ex.arg(frame, inst, 1))
+    fm = ex.float_model
+    if fm is not None:
+        return fm.unary(a, lambda x: x * fm.flush(s).reshape(s.shape + (1,) * (a.ndim - 1)), a.dtype)
     return (a * s.reshape(s.shape + (1,) * (a.ndim - 1))).astype(a.dtype)
 
 

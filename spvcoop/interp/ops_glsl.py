@@ -22,8 +22,19 @@ def _rt(ex, inst):
     return ex.rtype(inst)
 
 
-def _unary(fn):
+def _unary(fn, name: str):
+    modelled = name in DEVICE_FUNCTIONS
+
     def run(ex, inst, args, mask):
+        fm = ex.float_model
+        if modelled and fm is not None:   # a GPU's float rules (compiled_floats.CodeFloats)
+            dt = _rt(ex, inst).dtype
+            x = np.asarray(args[0])
+            r = fm.glsl(name, x, dt)
+            if r is None:
+                with np.errstate(all="ignore"):
+                    r = np.asarray(fn(fm.flush(x))).astype(dt, copy=False)
+            return fm.finish(r, dt)
         return np.asarray(fn(np.asarray(args[0]))).astype(_rt(ex, inst).dtype, copy=False)
     return run
 
@@ -37,8 +48,11 @@ UNARY_FLOAT = {
     "Atanh": np.arctanh, "Exp": np.exp, "Log": np.log, "Exp2": np.exp2, "Log2": np.log2, "Sqrt": np.sqrt,
     "InverseSqrt": lambda x: 1 / np.sqrt(x),
 }
+# the functions a GPU's float rules replace or finish (flush, NaN pattern): its special-function unit's
+DEVICE_FUNCTIONS = frozenset(("Exp", "Exp2", "Log", "Log2", "Sqrt", "InverseSqrt", "Sin", "Cos", "Tan", "Tanh",
+                              "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"))
 for _name, _fn in UNARY_FLOAT.items():
-    OPS.ext_op(SET, _name)(_unary(_fn))
+    OPS.ext_op(SET, _name)(_unary(_fn, _name))
 
 
 @OPS.ext_op(SET, "SAbs")
@@ -63,6 +77,11 @@ def _binary(fn, signed):
         a, b = np.asarray(args[0]), np.asarray(args[1])
         if ex.float_model is not None and fn in (np.fmax, np.fmin) and a.dtype.kind == "f":
             return to_type(ex.float_model.fmax_fmin(a, b, fn is np.fmax), _rt(ex, inst))
+        fm = ex.float_model
+        if fn is np.power and fm is not None and fm.functions and a.dtype in (np.float32, np.float16):
+            # exp2(y * log2(x)) through the special-function unit (f32; f16 with its f16 tables, not reproduced)
+            from ..numerics.functions import pow_h100
+            return fm.finish(pow_h100(fm.flush(a), fm.flush(b), fm.flush), a.dtype)
         if signed is not None:
             a, b = as_int(a, signed), as_int(b, signed)
         return to_type(np.asarray(fn(a, b)), _rt(ex, inst))
@@ -93,12 +112,32 @@ def _ext_name(inst) -> str:
 @OPS.ext_op(SET, "FMix")
 def fmix(ex, inst, args, mask):
     x, y, a = map(np.asarray, args)
-    return (x * (1 - a) + y * a).astype(_rt(ex, inst).dtype)
+    dt = _rt(ex, inst).dtype
+    fm = ex.float_model
+    if fm is not None and getattr(fm, "contract", False) and dt in (np.float32, np.float16):
+        # the H100: fma(y - x, a, x), the difference rounded (measured, f32 and f16)
+        x, y, a = fm.flush(x), fm.flush(y), fm.flush(a)
+        with np.errstate(all="ignore"):
+            d = fm.flush((y - x).astype(dt))
+        return fm.finish(exact_fma(d, a, x, dt), dt)
+    return (x * (1 - a) + y * a).astype(dt)
 
 
 @OPS.ext_op(SET, "SmoothStep")
 def smoothstep(ex, inst, args, mask):
     e0, e1, x = map(np.asarray, args)
+    dt = _rt(ex, inst).dtype
+    fm = ex.float_model
+    if fm is not None and fm.functions and dt in (np.float32, np.float16):
+        # the H100: t = saturate((x - e0) * rcp(e1 - e0)) (a NaN saturates to 0), then (t * t) * (3 - 2 t), each
+        # step rounded (f32 measured bit for bit; f16 not reproduced: docs/interpreter-coopmat.md)
+        from ..numerics.functions import divide
+        e0, e1, x = fm.flush(e0), fm.flush(e1), fm.flush(x)
+        with np.errstate(all="ignore"):
+            q = fm.flush(divide(fm.flush((x - e0).astype(dt)), fm.flush((e1 - e0).astype(dt)), dt))
+            t = np.where(np.isnan(q), dt.type(0), np.clip(q, 0, 1)).astype(dt)
+            u = fm.flush((dt.type(3) - fm.flush((dt.type(2) * t).astype(dt))).astype(dt))
+            return fm.finish((fm.flush((t * t).astype(dt)) * u).astype(dt), dt)
     t = np.clip((x - e0) / (e1 - e0), 0, 1)
     return (t * t * (3 - 2 * t)).astype(_rt(ex, inst).dtype)
 
@@ -202,9 +241,30 @@ def modf_struct(ex, inst, args, mask):
     return (f, i)
 
 
+def _device_length(ex, inst, x: np.ndarray, fm) -> np.ndarray:
+    """sqrt(dot(x, x)) under a GPU's float rules (the H100: its dot, then its sqrt; measured for 2 and 3
+    components)."""
+    dt = _rt(ex, inst).dtype
+    d = fm.dot(x, x, dt)
+    r = fm.glsl("Sqrt", d, dt)
+    if r is None:
+        with np.errstate(all="ignore"):
+            r = np.sqrt(d).astype(dt)
+    return fm.finish(r, dt)
+
+
+def _code_model(ex, x: np.ndarray):
+    """The run's CodeFloats when x is an f32 / f16 vector it applies to, else None."""
+    fm = ex.float_model
+    return fm if fm is not None and x.ndim > 1 and x.dtype in (np.float32, np.float16) else None
+
+
 @OPS.ext_op(SET, "Length")
 def length(ex, inst, args, mask):
     x = np.asarray(args[0])
+    fm = _code_model(ex, x)
+    if fm is not None:
+        return _device_length(ex, inst, x, fm)
     r = np.sqrt(np.sum(x.astype(np.float64) ** 2, axis=-1)) if x.ndim > 1 else np.abs(x)
     return r.astype(_rt(ex, inst).dtype)
 
@@ -212,6 +272,11 @@ def length(ex, inst, args, mask):
 @OPS.ext_op(SET, "Distance")
 def distance(ex, inst, args, mask):
     d = np.asarray(args[0]) - np.asarray(args[1])
+    fm = _code_model(ex, d)
+    if fm is not None:   # length(a - b), the difference flushed (measured for 2 components)
+        a, b = fm.flush(np.asarray(args[0])), fm.flush(np.asarray(args[1]))
+        with np.errstate(all="ignore"):
+            return _device_length(ex, inst, fm.flush((a - b).astype(a.dtype)), fm)
     r = np.sqrt(np.sum(d.astype(np.float64) ** 2, axis=-1)) if d.ndim > 1 else np.abs(d)
     return r.astype(_rt(ex, inst).dtype)
 
@@ -221,6 +286,15 @@ def normalize(ex, inst, args, mask):
     x = np.asarray(args[0])
     if x.ndim == 1:
         return np.sign(x).astype(x.dtype)
+    fm = _code_model(ex, x)
+    if fm is not None:   # x * inversesqrt(dot(x, x)) (measured for 2 components)
+        d = fm.dot(x, x, x.dtype)
+        r = fm.glsl("InverseSqrt", d, x.dtype)
+        if r is None:
+            with np.errstate(all="ignore"):
+                r = (1 / np.sqrt(d)).astype(x.dtype)
+        r = fm.finish(r, x.dtype)
+        return fm.unary(x, lambda v: v * r[..., None], x.dtype)
     return (x / np.sqrt(np.sum(x * x, axis=-1, keepdims=True))).astype(x.dtype)
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .model import COMPILED_DEFAULTS, PE_CONTRACT, PE_MAX_ZEROS, MulAddModel, improve_one_at_a_time
+from .model import CODE_DEFAULTS, COMPILED_DEFAULTS, PE_CONTRACT, PE_MAX_ZEROS, MulAddModel, improve_one_at_a_time
 
 PROBE_DIR = Path(__file__).resolve().parent / "probes"
 PROBES = ("cvt", "perelem_f32", "perelem_f16")
@@ -192,7 +192,8 @@ def fit_compiled(probes: dict[str, Probe], predict: Predict, start: MulAddModel,
                  not_measured: dict | None = None) -> CompiledFit:
     """The compiled-code parameters read off the probes measured (the others keep their IEEE defaults, and so do
     parameters no probe shows): start's MulAdd parameters with them."""
-    model = start.with_(**COMPILED_DEFAULTS)
+    # the ordinary-code parameters (code_*) are not measured by these probes: their IEEE defaults
+    model = start.with_(**COMPILED_DEFAULTS, **CODE_DEFAULTS)
     have = [p for p in PROBES if p in probes]
     candidates = dict(CANDIDATES)
     for p, fmt in (("perelem_f32", "f32"), ("perelem_f16", "f16")):

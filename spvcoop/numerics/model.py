@@ -27,12 +27,20 @@ outside the tensor cores (numerics/compiled.py measures them; defaults are IEEE 
   given one bit pattern (`pe_nan_f32`, `pe_nan_f16`; None: whatever IEEE arithmetic gives); `x * s + c` fused into
   one rounding `never`, `always`, or only when the instruction passes no matrix operand besides the Matrix
   (`pe_contract: without-matrix-operands`); `x * s + x * c` computed as `x * (s + c)` (`pe_factorise`); max/min of
-  +0 and -0 one of the operands (`pe_max_zeros: operand`) or +0 / -0 whatever the order (`positive`).
+  +0 and -0 one of the operands (`pe_max_zeros: operand`) or +0 / -0 whatever the order (`positive`);
+- in ordinary float code (scalars, vectors, element-wise matrix ops, conversions; interp/compiled_floats.CodeFloats):
+  f32 subnormal operands and results of arithmetic flushed (`code_flush_f32`); NaN results of arithmetic and of
+  f32 <-> f16 conversions given one pattern (`code_nan_f32`, `code_nan_f16`); `a * b + c` fused when the product
+  has no other use in its block, the first such product of an add (`code_contract: single-use`); division and the
+  GLSL functions as the GPU's special-function unit computes them (`code_functions: nvidia-h100`, numerics/
+  functions.py).
 
 `nvidia-tensorcore` (an H100's tensor cores, measured) is one instance: exact products, alignment to the
 largest exponent with stored subnormal exponents, 25 bits kept, truncation, rtz, f16 results direct,
 overflow to infinity, underflow to +0, NaN 0x7fffffff / 0x7fff; bf16 conversion truncates; per-element functions
-flush f32 (not f16), give NaN 0x7fffffff / 0x7fff, contract without matrix operands, factorise, max(+0, -0) = +0.
+flush f32 (not f16), give NaN 0x7fffffff / 0x7fff, contract without matrix operands, factorise, max(+0, -0) = +0;
+ordinary code flushes f32, gives NaN 0x7fffffff / 0x7fff, contracts single-use products, and divides and computes
+functions as the H100's special-function unit does (issue 36).
 """
 from __future__ import annotations
 
@@ -53,9 +61,15 @@ ZERO_SIGN = ("ieee", "positive")
 BF16_CONVERT = ("rne", "truncate")
 PE_CONTRACT = ("never", "always", "without-matrix-operands")
 PE_MAX_ZEROS = ("operand", "positive")
+CODE_CONTRACT = ("never", "single-use")
+CODE_FUNCTIONS = ("ieee", "nvidia-h100")
 # the parameters of compiled code outside the MulAdd, and their IEEE values (the defaults)
 COMPILED_DEFAULTS = {"bf16_convert": "rne", "pe_flush_f32": False, "pe_flush_f16": False, "pe_nan_f32": None,
                      "pe_nan_f16": None, "pe_contract": "never", "pe_factorise": False, "pe_max_zeros": "operand"}
+# the parameters of ordinary float code (scalars, vectors, element-wise matrix ops, conversions, GLSL functions),
+# and their IEEE values (the defaults); measured on an H100 (issue 36), not yet by `numerics measure`
+CODE_DEFAULTS = {"code_flush_f32": False, "code_nan_f32": None, "code_nan_f16": None, "code_contract": "never",
+                 "code_functions": "ieee"}
 EMIN = {"f16": -14, "bf16": -126, "f32": -126, "e4m3": -6, "e5m2": -14}
 CHUNK = 128  # tiles per pass: the (M, N, tiles) arrays stay in cache
 
@@ -83,22 +97,30 @@ class MulAddModel:
     pe_contract: str = "never"
     pe_factorise: bool = False
     pe_max_zeros: str = "operand"
+    code_flush_f32: bool = False
+    code_nan_f32: int | None = None
+    code_nan_f16: int | None = None
+    code_contract: str = "never"
+    code_functions: str = "ieee"
 
     def __post_init__(self):
         for name, allowed in (("align", ALIGN), ("drop", DROP), ("subnormal_inputs", SUBNORMAL),
                               ("final", FINAL), ("f16_result", F16_RESULT), ("overflow", OVERFLOW),
                               ("zero_sign", ZERO_SIGN), ("bf16_convert", BF16_CONVERT), ("pe_contract", PE_CONTRACT),
-                              ("pe_max_zeros", PE_MAX_ZEROS)):
+                              ("pe_max_zeros", PE_MAX_ZEROS), ("code_contract", CODE_CONTRACT),
+                              ("code_functions", CODE_FUNCTIONS)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {getattr(self, name)!r}")
         if not 1 <= self.bits <= 52 or not 1 <= self.block <= 1024:
             raise ValueError("bits must be in 1..52 and block in 1..1024")
         # the NaN results' bit patterns: written into the result's bits, so a NaN of that width
-        for name in ("pe_flush_f32", "pe_flush_f16", "pe_factorise"):
+        for name in ("pe_flush_f32", "pe_flush_f16", "pe_factorise", "code_flush_f32"):
             if type(getattr(self, name)) is not bool:
                 raise ValueError(f"{name} must be true or false, not {getattr(self, name)!r}")
         for name, width, exp, mant in (("nan_f32", 32, 0x7F800000, 0x7FFFFF), ("nan_f16", 16, 0x7C00, 0x3FF),
-                                       ("pe_nan_f32", 32, 0x7F800000, 0x7FFFFF), ("pe_nan_f16", 16, 0x7C00, 0x3FF)):
+                                       ("pe_nan_f32", 32, 0x7F800000, 0x7FFFFF), ("pe_nan_f16", 16, 0x7C00, 0x3FF),
+                                       ("code_nan_f32", 32, 0x7F800000, 0x7FFFFF),
+                                       ("code_nan_f16", 16, 0x7C00, 0x3FF)):
             v = getattr(self, name)
             if v is None:
                 continue
@@ -112,13 +134,21 @@ class MulAddModel:
 
     def muladd_params(self) -> dict:
         """The MulAdd's own parameters (params() less the compiled-code ones, which MulAdd tiles cannot show)."""
-        return {k: v for k, v in self.params().items() if k not in COMPILED_DEFAULTS}
+        return {k: v for k, v in self.params().items() if k not in COMPILED_DEFAULTS and k not in CODE_DEFAULTS}
 
     def compiled_params(self) -> dict:
         return {k: getattr(self, k) for k in COMPILED_DEFAULTS}
 
     def with_(self, **kw) -> MulAddModel:
         return replace(self, **kw)
+
+    def code_params(self) -> dict:
+        return {k: getattr(self, k) for k in CODE_DEFAULTS}
+
+    @property
+    def code_ieee(self) -> bool:
+        """Whether ordinary float code follows the IEEE rules (then the interpreter runs it as it always did)."""
+        return all(getattr(self, k) == v for k, v in CODE_DEFAULTS.items())
 
     @property
     def per_element_ieee(self) -> bool:
@@ -129,7 +159,8 @@ class MulAddModel:
 NVIDIA_TENSORCORE = MulAddModel(name="nvidia-tensorcore", overflow="inf", zero_sign="positive", nan_f32=0x7FFFFFFF,
                                 nan_f16=0x7FFF, bf16_convert="truncate", pe_flush_f32=True, pe_nan_f32=0x7FFFFFFF,
                                 pe_nan_f16=0x7FFF, pe_contract="without-matrix-operands", pe_factorise=True,
-                                pe_max_zeros="positive")
+                                pe_max_zeros="positive", code_flush_f32=True, code_nan_f32=0x7FFFFFFF,
+                                code_nan_f16=0x7FFF, code_contract="single-use", code_functions="nvidia-h100")
 
 
 def improve_one_at_a_time(model: MulAddModel, choices: dict, score, rounds: int) -> MulAddModel:
