@@ -328,8 +328,8 @@ def prepare(args: argparse.Namespace):
     hints = element_dtypes(module)
     for k, entry in spec.buffers.items():
         key = buffer_key(k)
-        buffers[key] = generate(entry, str(k), spec.base, spec.source, hints.get(key), spec.mark("buffers", k),
-                                spec.options)
+        hint = hints.get((0, key) if isinstance(key, int) else key)   # a binding number: in set 0, as run() takes it
+        buffers[key] = generate(entry, str(k), spec.base, spec.source, hint, spec.mark("buffers", k), spec.options)
     spec_constants = dict(spec.spec_constants)
     push = spec.push_constants
     if args.input:

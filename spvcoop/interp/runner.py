@@ -14,7 +14,7 @@ from .races import Recorder
 from .aliasing import add_views, bind_views, descriptor_groups, descriptor_key, workgroup_variable
 from .config import RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
-from .dataio import as_array, bit_patterns, decode, element_type, encode, exact, exact_cast
+from .dataio import as_array, by_value, decode, exact, view_bytes  # noqa: F401  (by_value: re-exported)
 from .executor import Executor
 from .families import dispatcher_for
 from .fault import Fault
@@ -548,17 +548,9 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
                                           inst.span, source=prog.source))
             ex.reserve(t.size(), f"buffer '{where}'", inst, keep=False)
             raw = bytes(t.size())
-        elif isinstance(data, (bytes, bytearray)):
-            raw = bytes(data)
-        elif isinstance(data, np.ndarray):
-            data = by_value(data, t, where, prog.source)
-            raw = np.ascontiguousarray(data).tobytes()
-            b.like = data
         else:
-            one_array = isinstance(data, (list, tuple)) and t.kind == "struct" and len(t.members) == 1
             try:
-                raw = encode(t, {t.member_names[0]: list(data)} if one_array else data, where, prog.source,
-                             addresses)
+                raw, b.like = view_bytes(t, data, where, prog.source, addresses)
             except UnmatchedName as e:  # a member name: where it sits in a run spec
                 e.section = "push_constants" if b.key == "push_constants" else "buffers"
                 e.path = e.path if b.key == "push_constants" else (ex.given_names.get(b.key, where),) + e.path
@@ -601,41 +593,44 @@ def unmatched_buffer(prog: Program, k) -> UnmatchedName:
                                     source=prog.source), "buffers", (shown,))
 
 
-def by_value(data: np.ndarray, t, where: str, source: str) -> np.ndarray:
-    """An array for a block of one array, in the element type's dtype: converted by value where every value is
-    exact there, refused otherwise (its bytes reinterpreted would be silently wrong numbers)."""
-    e = element_type(t)
-    if e is None or data.dtype == e.dtype or bit_patterns(data.dtype, e.dtype):
-        return data
-    try:
-        return exact_cast(data, e.dtype)
-    except ValueError as err:
-        raise SpvError(Diagnostic("error", f"buffer '{where}': {err}; convert the data, or pass its bytes to "
-                                  "have them taken as they are", source=source)) from None
-
-
 def element_dtypes(module: Module) -> dict:
-    """For buffers whose block is one array of scalars/vectors: key/name -> (element dtype, components)."""
+    """For buffers whose block is one array of scalars/vectors: key/name -> (element dtype, components). A
+    "set:binding" whose views (interp/aliasing.py) differ in element type has none: the data decides (key_reader);
+    views of one element type with different vector sizes (float[] and vec4[]) give it with one component."""
     prog = Program(module)
     out: dict = {}
+    by_key: dict = {}
     for inst in prog.globals:
         if inst.opname != "OpVariable":
             continue
         pt = prog.types[cast(int, inst.result_type)]   # an OpVariable has a result type
         t = cast(Type, pt.elem)
-        if pt.storage not in ("StorageBuffer", "Uniform") or t.kind != "struct" or len(t.members) != 1:
+        if pt.storage not in ("StorageBuffer", "Uniform"):
             continue
-        arr = t.members[0]
-        if arr.kind not in ("array", "runtime_array") or cast(Type, arr.elem).kind not in ("int", "float", "vector"):
+        info = _element_info(t)
+        by_key.setdefault(descriptor_key(prog, cast(int, inst.result_id)), []).append(info)
+        if info is None:
             continue
-        e = cast(Type, arr.elem)
-        try:
-            info = (e.dtype, e.count if e.kind == "vector" else 1)
-        except Fault:
-            continue  # a type the interpreter refuses (an unknown FP encoding): the run reports it where it is used
-        dec = prog.decorations.get(cast(int, inst.result_id), {})
-        key = (dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0])
-        for k in (key, prog.names.get(cast(int, inst.result_id)), t.name, t.member_names[0]):
+        for k in (prog.names.get(cast(int, inst.result_id)), t.name, t.member_names[0]):
             if k:
                 out.setdefault(k, info)
+    for key, infos in by_key.items():
+        if infos[0] is not None and all(i == infos[0] for i in infos):
+            out[key] = infos[0]
+        elif all(i is not None and i[0] == infos[0][0] for i in infos):   # type: ignore[index]
+            out[key] = (infos[0][0], 1)   # type: ignore[index]
     return out
+
+
+def _element_info(t: Type) -> tuple | None:
+    """(element dtype, components) of a block that is one array of scalars or vectors, else None."""
+    if t.kind != "struct" or len(t.members) != 1:
+        return None
+    arr = t.members[0]
+    if arr.kind not in ("array", "runtime_array") or cast(Type, arr.elem).kind not in ("int", "float", "vector"):
+        return None
+    e = cast(Type, arr.elem)
+    try:
+        return (e.dtype, e.count if e.kind == "vector" else 1)
+    except Fault:
+        return None  # a type the interpreter refuses (an unknown FP encoding): the run reports it where it is used
