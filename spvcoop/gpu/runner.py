@@ -14,23 +14,13 @@ from ..interp.dataio import as_array, view_bytes
 from ..interp.fault import Fault
 from ..interp.memory import Memory
 from ..interp.program import Program
-from ..interp.runner import Binding, RunResult, add_aliases, buffer_aliases, unmatched_buffer
+from ..interp.runner import Binding, RunResult, _norm_key, add_aliases, buffer_aliases, run_arg_error, \
+    unmatched_buffer
 from ..interp.types import Type
 from ..loader import load_shader
 from ..core.module import Module
 
 BUFFER_CLASSES = ("StorageBuffer", "Uniform", "PushConstant")
-
-
-def _norm_key(key):
-    if isinstance(key, list):
-        key = tuple(key)
-    if isinstance(key, int) and not isinstance(key, bool):
-        return (0, key)
-    if isinstance(key, str) and ":" in key and key.replace(":", "").isdigit():
-        s, b = key.split(":")
-        return (int(s), int(b))
-    return key
 
 
 def spec_entries(prog: Program, overrides: dict) -> list[tuple[int, bytes]]:
@@ -144,6 +134,10 @@ def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_
     '&name' in the data (push constants, uniform and storage blocks) hold the named buffer's device address;
     the dispatch is waited for timeout_s seconds at most (the Device's own, 30 s, when None)."""
     from .compute import DEFAULT_TIMEOUT_S, Device
+    err = run_arg_error("run_on_device", shader, {"dispatch": dispatch, "buffers": buffers,
+                                                  "spec_constants": spec_constants})
+    if err is not None:
+        raise err
     module, prog, ep_name = _prepare(shader, validate, spec_constants, entry_point)
     dispatch = tuple(int(d) for d in (list(dispatch) + [1, 1, 1])[:3])
     given = {_norm_key(k): v for k, v in (buffers or {}).items()}

@@ -1,6 +1,7 @@
 """`run()`: load a shader, bind buffers, lay out the dispatch, execute the entry point, collect outputs."""
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from typing import Any, cast
@@ -115,14 +116,20 @@ def binding_of(res: RunResult, key):
 
 
 def _norm_key(key):
-    if isinstance(key, list):
-        key = tuple(key)
-    if isinstance(key, int) and not isinstance(key, bool):
-        return (0, key)  # a binding number in descriptor set 0
-    if isinstance(key, str) and ":" in key and key.replace(":", "").isdigit():
+    """A buffer key as run() binds it: (set, binding) for a binding number of set 0, "set:binding" and a pair of
+    ints (numpy's too); a name as it is (buffer_keys_error has refused every other key)."""
+    if isinstance(key, (list, tuple)) and len(key) == 2 and all(_is_index(x) for x in key):
+        return (int(key[0]), int(key[1]))
+    if _is_index(key):
+        return (0, int(key))  # a binding number in descriptor set 0
+    if isinstance(key, str) and re.fullmatch(r"\d+:\d+", key):
         s, b = key.split(":")
         return (int(s), int(b))
     return key
+
+
+def _is_index(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
 # run()'s own parameters and the kinds argcheck.arg_error checks them against (push_constants: any data); the
@@ -132,9 +139,10 @@ RUN_ARG_KINDS = {"dispatch": "dispatch", "buffers": "mapping?", "spec_constants"
 
 def run_arg_error(function: str, shader, options: dict) -> Exception | None:
     """The TypeError for run()'s first wrong argument (of those given in `options`), or None."""
-    from ..core.argcheck import arg_error
+    from ..core.argcheck import arg_error, buffer_keys_error
     return arg_error(function, [("shader", shader, "shader")]
-                     + [(k, v, RUN_ARG_KINDS[k]) for k, v in options.items() if k in RUN_ARG_KINDS])
+                     + [(k, v, RUN_ARG_KINDS[k]) for k, v in options.items() if k in RUN_ARG_KINDS]) \
+        or buffer_keys_error(function, options.get("buffers"))
 
 
 def run(shader, dispatch=(1, 1, 1), buffers: Mapping | None = None, spec_constants: Mapping | None = None,
