@@ -16,6 +16,7 @@ from .aliasing import add_views, bind_views, descriptor_groups, descriptor_key, 
 from .config import RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
 from .dataio import as_array, by_value, decode, exact, view_bytes  # noqa: F401  (by_value: re-exported)
+from .encodings import is_encoded
 from .executor import Executor
 from .families import dispatcher_for
 from .fault import Fault
@@ -315,7 +316,7 @@ def _bind_device_only(ex: Executor, prog: Program, given: dict, consumed: set, b
             except (ValueError, TypeError, OverflowError) as e:  # ragged or mixed data with no type to guide it
                 raise SpvError(Diagnostic("error", f"buffer '{k}' matches no variable of the shader, and its data "
                                           f"is not a regular array ({str(e).split('.')[0]})", source=src)) from None
-            if arr is not None and arr.dtype.kind not in "biufc":
+            if arr is not None and arr.dtype.kind not in "biufc" and not is_encoded(arr.dtype):   # bf16, FP8: numbers
                 raise SpvError(Diagnostic("error", f"buffer '{k}' matches no variable of the shader, and its data "
                                           f"is not numbers (dtype {arr.dtype})", source=src))
             data = bytes(v) if arr is None else arr.tobytes()
