@@ -626,8 +626,8 @@ def element_dtypes(module: Module) -> dict:
     for key, infos in by_key.items():
         if infos[0] is not None and all(i == infos[0] for i in infos):
             out[key] = infos[0]
-        elif all(i is not None and i[0] == infos[0][0] for i in infos):   # type: ignore[index]
-            out[key] = (infos[0][0], 1)   # type: ignore[index]
+        elif all(i is not None and i[0] == infos[0][0] for i in infos):
+            out[key] = (infos[0][0], 1)
     return out
 
 
