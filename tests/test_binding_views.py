@@ -123,3 +123,18 @@ def test_run_spec_by_binding(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     got = np.asarray(json.loads((tmp_path / "out.json").read_text())["0:2"], np.float32)   # shortest f32 text
     np.testing.assert_array_equal(got, expected())
+
+
+def test_both_backends_refuse_alike_what_the_interpreter_refuses(module) -> None:
+    """The fuzz driver's `views` entry (tools/fuzz): a used binding with a runtime array and no data was bound
+    empty on the GPU (the interpreter refuses it), and a name matching nothing became a device-address buffer in a
+    shader that takes no addresses; errors come in the interpreter's order."""
+    cases = [{"0:0": A16, "0:2": np.zeros(16, np.float32)},                      # no K
+             dict(BY_KEY, nothing=np.zeros(4)),                                   # a name of nothing
+             {"A_SCALAR": [5.5, 1.0], "OV4": np.zeros(4, np.float32)}]            # A_SCALAR's error before K's
+    for buffers in cases:
+        with pytest.raises(SpvError) as cpu:
+            spvcoop.run(module, buffers=buffers)
+        with pytest.raises(SpvError) as gpu:
+            run_on_device(module, device=FakeDevice(FakeVk()), buffers=buffers)
+        assert gpu.value.diagnostics[0].message == cpu.value.diagnostics[0].message

@@ -14,8 +14,8 @@ from ..interp.dataio import as_array, view_bytes
 from ..interp.fault import Fault
 from ..interp.memory import Memory
 from ..interp.program import Program
-from ..interp.runner import Binding, RunResult, _norm_key, add_aliases, buffer_aliases, run_arg_error, \
-    unmatched_buffer
+from ..interp.runner import Binding, RunResult, _norm_key, add_aliases, buffer_aliases, no_data_error, \
+    run_arg_error, takes_addresses, unmatched_buffer
 from ..interp.types import Type
 from ..loader import load_shader
 from ..core.module import Module
@@ -144,8 +144,9 @@ def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_
     iface, views, consumed, aliases = _interface(prog, given, push_constants)
     extra_names = [k for k in given if k not in consumed]
     for k in extra_names:
-        if not isinstance(k, str):
+        if not isinstance(k, str) or not takes_addresses(prog):   # as the interpreter refuses it
             raise unmatched_buffer(prog, k)
+    ep_fn = next(e[1] for e in prog.entry_points if e[0] == ep_name)
     own = device if isinstance(device, Device) else Device(int(device), timeout_s=timeout_s or DEFAULT_TIMEOUT_S)
     if timeout_s is not None:
         own.timeout_s = timeout_s
@@ -154,7 +155,8 @@ def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_
         own.check_needs(module, prog.source)
         addresses: dict[str, int] = {}
         extra_bufs = _extra_buffers(own, given, extra_names, addresses, allocated)
-        bound = _bound_buffers(own, prog, iface, views, extra_names, aliases, addresses, allocated)
+        bound = _bound_buffers(own, prog, iface, views, extra_names, aliases, addresses, allocated,
+                               prog.statically_used(ep_fn))
         push, likes = _write_data(own, prog, iface, bound, addresses)
         own.dispatch(module.to_bytes(), ep_name, dispatch, {k: (b, s, u) for k, (b, _, s, u) in bound.items()},
                      push, spec_entries(prog, dict(spec_constants or {})), subgroup_size)
@@ -202,9 +204,10 @@ def _extra_buffers(own, given: dict, extra_names: list, addresses: dict, allocat
 
 
 def _bound_buffers(own, prog: Program, iface: list, views: list, extra_names: list, aliases: dict, addresses: dict,
-                   allocated: list) -> dict:
+                   allocated: list, used: set) -> dict:
     """A device buffer per descriptor binding, sized first (the data's pointers need every address before any
-    bytes are written): key -> (buffer, memory, size, uniform)."""
+    bytes are written): key -> (buffer, memory, size, uniform). The data is encoded in the interpreter's order, and
+    refused where it is (a binding the entry point uses given no data and a runtime array among them)."""
     src = prog.source
     names = [n for _, n, *_ in iface] + extra_names + [a for al in aliases.values() for a in al]
     dummy = {n: 0 for n in names}
@@ -213,10 +216,15 @@ def _bound_buffers(own, prog: Program, iface: list, views: list, extra_names: li
     # `buffer_reference` block with an instance name as an unused StorageBuffer variable at binding 0, beside the
     # uniform block that really sits there: that block's data makes it a uniform buffer)
     bound, addr_of = {}, {}
-    for key, name, t, _vid, data, found, uniform in iface:
+    for key, name, t, vid, data, found, uniform in iface:
+        if key != "push_constants" and not found and (vid in used or any(v in used for k, v, _ in views if k == key)):
+            err = no_data_error(prog, name, key, t, prog.defs[vid])
+            if err is not None:
+                raise err
+        raw = _encode(t, data, found, name, src, dummy)[0]
         if key == "push_constants":
             continue
-        size = max([len(_encode(t, data, found, name, src, dummy)[0])] + [v.size() for k, _, v in views if k == key])
+        size = max([len(raw)] + [v.size() for k, _, v in views if k == key])
         buf, mem, _, addr = own.buffer(size, uniform)
         allocated.append((buf, mem))
         bound[key] = (buf, mem, size, uniform)

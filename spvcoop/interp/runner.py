@@ -310,7 +310,7 @@ def _bind_device_only(ex: Executor, prog: Program, given: dict, consumed: set, b
     for k, v in given.items():
         if k in consumed:
             continue
-        if isinstance(k, str) and _takes_addresses(prog):  # a device-address-only buffer
+        if isinstance(k, str) and takes_addresses(prog):  # a device-address-only buffer
             try:
                 arr = np.ascontiguousarray(v) if not isinstance(v, (bytes, bytearray)) else None
             except (ValueError, TypeError, OverflowError) as e:  # ragged or mixed data with no type to guide it
@@ -548,13 +548,9 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
         t = b.type
         where = b.name
         if not found:
-            has_rt = t.kind == "struct" and t.members and t.members[-1].kind == "runtime_array"
-            if has_rt:
-                alias = f", or '{t.member_names[0]}'" if len(t.members) == 1 else ""
-                raise SpvError(Diagnostic("error", f"no data for buffer '{where}' (set {b.key[0]}, binding "
-                                          f"{b.key[1]}{alias}): it has a runtime array, so its size must be given"
-                                          if isinstance(b.key, tuple) else f"no data for '{where}'",
-                                          inst.span, source=prog.source))
+            err = no_data_error(prog, where, b.key, t, inst)
+            if err is not None:
+                raise err
             ex.reserve(t.size(), f"buffer '{where}'", inst, keep=False)
             raw = bytes(t.size())
         else:
@@ -572,6 +568,17 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
     bind_views(ex, prog, bindings, ex.views)
 
 
+def no_data_error(prog: Program, name: str, key, t: Type, inst) -> SpvError | None:
+    """The error for a buffer the entry point uses that was given no data, where zeros cannot stand in: a block
+    with a runtime array (its size comes from the data); None otherwise. Both backends refuse it alike."""
+    if not (t.kind == "struct" and t.members and t.members[-1].kind == "runtime_array"):
+        return None
+    alias = f", or '{t.member_names[0]}'" if len(t.members) == 1 else ""
+    return SpvError(Diagnostic("error", f"no data for buffer '{name}' (set {key[0]}, binding {key[1]}{alias}): it "
+                               "has a runtime array, so its size must be given" if isinstance(key, tuple) else
+                               f"no data for '{name}'", inst.span, source=prog.source))
+
+
 def _partial_subgroups(ex: Executor, prog: Program) -> list[Diagnostic]:
     """Warnings for cooperative matrices in a workgroup smaller than the subgroup (coopmat/partial.py)."""
     if ex.wg_size >= ex.subgroup_size or not any(t.kind == "coopmat" for t in prog.types.values()):
@@ -580,7 +587,7 @@ def _partial_subgroups(ex: Executor, prog: Program) -> list[Diagnostic]:
     return partial_subgroup_warnings(ex, prog)
 
 
-def _takes_addresses(prog: Program) -> bool:
+def takes_addresses(prog: Program) -> bool:
     """Whether the shader can reach a buffer by its device address (a PhysicalStorageBuffer pointer type)."""
     return any(t.kind == "pointer" and t.storage == "PhysicalStorageBuffer" for t in prog.types.values())
 

@@ -11,6 +11,7 @@ from itertools import chain, count
 from pathlib import Path
 from typing import cast
 
+from ..core.diagnostics import Diagnostic, SpvError
 from ..interp.aliasing import DESCRIPTOR_CLASSES, descriptor_key, variables, view_names
 from ..interp.constants import scalar_from_words
 from ..interp.program import Program
@@ -58,7 +59,9 @@ def _default(t: Type, member_names, prog: Program, pointer=None, hint: str = "")
         names = member_names(t)
         return _Members([(names[i], _default(m, member_names, prog, pointer, names[i] or hint))
                          for i, m in enumerate(t.members)])
-    raise ValueError(f"no template value for {t.describe()}")
+    # a type no buffer of a valid module holds (a cooperative matrix in a block: spirv-val refuses it)
+    raise SpvError(Diagnostic("error", f"the template has no value for {t.describe()}, a type a buffer or push "
+                              "constant cannot hold (`spvcoop val` says why)", source=prog.source))
 
 
 class _Members(list):

@@ -38,6 +38,13 @@ def binary(i: int) -> bytes:
 
 
 @functools.cache
+def template_shaders() -> tuple[Path, ...]:
+    """Shaders `run --template` is tried on: the assembly seeds, the kernels' builds, the aliased GLSL ones."""
+    kernels = list((ROOT / "tests" / "kernels").rglob("*.spvasm")) + list((ROOT / "tests" / "kernels").rglob("*.spv"))
+    return tuple(_sorted(list(spvasm_paths()) + kernels + list((ROOT / "tests" / "data" / "aliasing").glob("*.comp"))))
+
+
+@functools.cache
 def coopmat_module_paths() -> tuple[Path, ...]:
     """Seeds declaring a cooperative-matrix capability (the ones a device profile applies to)."""
     return tuple(p for p in spvasm_paths() if "CooperativeMatrix" in p.read_text(encoding="utf-8"))
