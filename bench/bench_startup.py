@@ -10,6 +10,9 @@ ratio is taken pair by pair (its median is printed with the medians of each). Ca
   run-spec  the same through a run spec (its pydantic schema is part of the cost)
 Wall time and CPU time (user + system of the process and what it waited for: spirv-val runs as a
 child during validation) from os.wait4.
+
+Then the parser's own start (issue 33: under 80 ms on an idle machine): `spvcoop --version`, `--help`,
+`run --help` and a usage error, each in turn with `python -c pass` (Python's own start), medians in ms.
 """
 from __future__ import annotations
 
@@ -26,12 +29,12 @@ ROOT = Path(__file__).resolve().parent.parent
 SAXPY = ROOT / "samples" / "saxpy" / "saxpy.spvasm"
 
 
-def measure(cmd: list[str], env: dict, cwd) -> tuple[float, float]:
+def measure(cmd: list[str], env: dict, cwd, ok=(0,)) -> tuple[float, float]:
     t = time.perf_counter()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t
-    if os.waitstatus_to_exitcode(status):
+    if os.waitstatus_to_exitcode(status) not in ok:
         raise SystemExit(f"{' '.join(cmd)}: exit {os.waitstatus_to_exitcode(status)}")
     return wall, ru.ru_utime + ru.ru_stime
 
@@ -63,6 +66,16 @@ def main(argv=None) -> int:
             rc = statistics.median(a[1] / b[1] for a, b in pairs)
             print(f"{name:<9} {statistics.median(a[0] for a, _ in pairs):>9.3f} "
                   f"{statistics.median(b[0] for _, b in pairs):>11.3f} {rw:>10.2f}x {rc:>9.2f}x", flush=True)
+        bare = [sys.executable, "-c", "pass"]
+        spv = [sys.executable, "-m", "spvcoop"]
+        parser_cases = {"--version": spv + ["--version"], "--help": spv + ["--help"],
+                        "run --help": spv + ["run", "--help"], "usage error": spv + ["run", "--no-such-flag"]}
+        print(f"{'parser only':<12} {'wall ms':>8} {'python -c pass ms':>18}")
+        for name, cmd in parser_cases.items():
+            measure(cmd, env, d, ok=(0, 2))
+            pairs = [(measure(cmd, env, d, ok=(0, 2)), measure(bare, env, d)) for _ in range(args.runs)]
+            print(f"{name:<12} {statistics.median(a[0] for a, _ in pairs) * 1000:>8.0f} "
+                  f"{statistics.median(b[0] for _, b in pairs) * 1000:>18.0f}", flush=True)
     return 0
 
 

@@ -56,8 +56,9 @@ _VALUE_OPTIONS = ("--max-input-size",)
 
 
 def chosen_command(argv: list[str]) -> str | None:
-    """The module of the command `argv` names, or None (no command, an unknown one, or help asked
-    before it: then every command is registered, for the full usage)."""
+    """The module of the command `argv` names; None (no command, an unknown one, or help asked before it: then
+    every command is registered, for the full usage); "" for `--version` before any command (none registered:
+    the version needs no parser of a command, issue 33's start-up)."""
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -67,7 +68,9 @@ def chosen_command(argv: list[str]) -> str | None:
             i += 2
             continue
         if a.startswith("-"):
-            if a in ("-h", "--help", "--version"):
+            if a == "--version":
+                return ""
+            if a in ("-h", "--help"):
                 return None
             i += 1
             continue
@@ -118,7 +121,7 @@ class HelpFormatter(argparse.HelpFormatter):
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole command line; `only` (a module of COMMAND_NAMES): register just that command."""
+    """The whole command line; `only` (a module of COMMAND_NAMES): register just that command ("": none)."""
     p = Parser(
         prog="spvcoop",
         description="SPIR-V cooperative matrices: assemble, disassemble, validate, show layouts, run shaders.",
@@ -127,7 +130,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"spvcoop {__version__}")
     _add_global_options(p, None)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for name in [only] if only else COMMAND_MODULES:
+    for name in COMMAND_MODULES if only is None else [only] if only else []:
         importlib.import_module(name).register(sub)  # a misspelt name fails here, loudly
     for path, parser in all_parsers(p):
         if path:   # accepted after the command name too, also after an action (`layout show ... --debug`)

@@ -225,7 +225,8 @@ def test_command_names_are_what_each_module_registers() -> None:
     (["--debug", "run", "spec.yaml"], "spvcoop.commands.run"),
     (["--max-input-size", "1M", "dis", "m.spv"], "spvcoop.commands.dis"),
     (["--max-input-size", "run"], None),   # 'run' is the option's value: no command named
-    (["-h"], None), (["--version"], None), (["nosuch"], None), ([], None), (["--", "run"], None)])
+    (["-h"], None), (["--version"], ""), (["--debug", "--version"], ""), (["nosuch"], None), ([], None),
+    (["--", "run"], None)])
 def test_chosen_command(argv, want) -> None:
     assert cli.chosen_command(argv) == want
 

@@ -161,6 +161,17 @@ def test_execute_reports_leftover_output(tmp_path):
     assert execute(case, tmp_path).cls == "rejected"
 
 
+def test_a_verdict_with_its_outputs_is_no_leftover(tmp_path):
+    """`run --layout all` that finds a layout-dependent output exits 1 and writes each model's outputs (issue 32)."""
+    root = Path(__file__).parent.parent / "samples" / "coopmat" / "nonportable"
+    files = {n: (root / n).read_bytes() for n in ("run.yaml", "rowsum.spvasm", "in_x.npy")}
+    case = cases.Case("run", 0, "cli", files, ["run", "run.yaml", "--layout", "all", "-o", "out.json"],
+                      outputs=["out.json"])
+    materialize(case, tmp_path)
+    out = execute(case, tmp_path)
+    assert out.cls == "rejected" and out.exit_code == 1 and (tmp_path / "out.json").exists()
+
+
 def test_stats_table_and_reproducers(tmp_path):
     s = Stats(seed=1)
     s.add({"entry": "as", "index": 0, "cls": "rejected", "signature": "", "rss_kb": 2048, "seconds": 0.01})

@@ -4,6 +4,7 @@ run without walk's tables (executor.straight_chain / run_straight_loop). Same by
 the same instruction."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -478,8 +479,8 @@ def test_blocks_and_loops_too_large_to_compile_run_block_by_block(monkeypatch) -
 
     compiled: list = []
     compile_body = block_compiler.compile_body
-    monkeypatch.setattr(block_compiler, "compile_body", lambda ex, body, term=None: compiled.append(len(body))
-                        or compile_body(ex, body, term))
+    monkeypatch.setattr(block_compiler, "compile_body", lambda ex, body, *a: compiled.append(len(body))
+                        or compile_body(ex, body, *a))
     loops = _compiled_loops(monkeypatch)
     results = []
     for n, cap in ((30, 40), (60, 40), (30, 34)):
@@ -525,3 +526,60 @@ def test_a_long_straight_chain_is_found_without_comparing_blocks(monkeypatch) ->
     found = executor.straight_chain(fn.blocks, inner)
     assert found is not None and len(found[0]) == n + 4   # header, condition, the n + 1 blocks, continue target
     assert compared[0] == 0
+
+
+def test_generated_code_has_its_lines_in_tracebacks(int_lane, monkeypatch) -> None:
+    """Every generated function (compiled blocks and loop trips) is registered with linecache under a file name of
+    its own, naming the block or loop, with a comment per SPIR-V instruction (issue 33: readable generated code):
+    a traceback through it shows the line, and two functions never share a name."""
+    import linecache
+    import traceback
+    made: list = []
+    load = block_compiler._load
+    monkeypatch.setattr(block_compiler, "_load", lambda *a: made.append(load(*a)) or made[-1])
+    monkeypatch.setattr(block_compiler, "COMPILE_AFTER", 0)
+    _outcome(int_lane, dispatch=(1, 1, 1), **_case(1))
+    names = [fn.__code__.co_filename for fn in made]
+    assert len(made) >= 3 and len(set(names)) == len(names)
+    assert all(n.startswith(f"<spvcoop compiled {fn.__name__} %") for n, fn in zip(names, made, strict=True))
+    sources = ["".join(linecache.getlines(n)) for n in names]
+    assert all(src.startswith(f"def {fn.__name__}(") for src, fn in zip(sources, made, strict=True))
+    assert any(re.search(r"# %\d+ = OpI(Add|Mul|Sub) %\d+ %\d+ %\d+\n", src) for src in sources)
+    # a fault raised inside the generated code shows the generated line in the traceback
+    fn = made[0]
+    try:
+        fn(None, None, None, None) if fn.__name__ == "block" else fn(None, None, None, None, None)
+    except Exception as e:  # noqa: BLE001 - any error raised inside the generated function
+        frames = traceback.extract_tb(e.__traceback__)
+    assert frames[-1].filename == names[0] and frames[-1].line
+
+
+def test_compiled_blocks_are_registered_too(monkeypatch) -> None:
+    """The same for compile_body's blocks (a kernel without a loop every invocation runs whole)."""
+    import linecache
+    made: list = []
+    load = block_compiler._load
+    monkeypatch.setattr(block_compiler, "_load", lambda *a: made.append(load(*a)) or made[-1])
+    monkeypatch.setattr(block_compiler, "COMPILE_AFTER", 0)
+    saxpy = load_shader(str(ROOT / "samples" / "saxpy" / "saxpy.spvasm"))
+    _outcome(saxpy, dispatch=(1, 1, 1), buffers={"x": np.ones(4, np.float32), "y": np.ones(4, np.float32)},
+             push_constants={"a": 2.0, "n": 4})
+    blocks = [fn for fn in made if fn.__name__ == "block"]
+    assert blocks
+    sources = []
+    for fn in blocks:
+        name = fn.__code__.co_filename
+        assert name.startswith("<spvcoop compiled block %") and linecache.getlines(name)
+        sources.append("".join(linecache.getlines(name)))
+    # each instruction's code starts with its comment (a block of only a branch has none)
+    assert any(re.search(r"# %\d+ = OpLoad %\d+ %\d+\n *i = \d+\n", src) for src in sources)
+
+
+def test_linecache_keeps_only_the_latest_generated_sources(monkeypatch) -> None:
+    """A long process (a test session, a fuzz campaign) compiles thousands of functions: linecache keeps the
+    latest MAX_REGISTERED sources, not all."""
+    import linecache
+    monkeypatch.setattr(block_compiler, "MAX_REGISTERED", 3)
+    fns = [block_compiler._load([f"def f{i}():", f"    return {i}"], {}, f"f{i}", f"test {i}") for i in range(5)]
+    kept = [bool(linecache.getlines(fn.__code__.co_filename)) for fn in fns]
+    assert kept == [False, False, True, True, True] and [fn() for fn in fns] == [0, 1, 2, 3, 4]

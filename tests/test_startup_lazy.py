@@ -134,3 +134,37 @@ def test_a_plain_run_imports_no_dataclasses_and_no_schema(case: str, tmp_path) -
                          cwd=tmp_path)
     assert "y: [3.0]" in out.stdout
     assert json.loads(out.stdout.splitlines()[-1]) == [0, []]
+
+
+_PARSER_PROBE = """
+import sys
+sys.argv = ["spvcoop", *sys.argv[1:]]
+from spvcoop import cli
+try:
+    cli.main()
+except SystemExit:
+    pass
+heavy = ("numpy", "pydantic", "lark", "spvcoop.interp.runner", "spvcoop.interp.executor", "spvcoop.layouts.model")
+print("LOADED", sorted(m for m in sys.modules if m in heavy))
+print("COMMANDS", sorted(m for m in sys.modules if m.startswith("spvcoop.commands.") and not m.endswith(".common")))
+"""
+
+
+def _cli_modules(argv: list[str]) -> tuple[list[str], list[str]]:
+    out = subprocess.run([sys.executable, "-c", _PARSER_PROBE, *argv], capture_output=True, text=True, cwd=ROOT)
+    lines = dict(line.split(" ", 1) for line in out.stdout.splitlines() if line.startswith(("LOADED", "COMMANDS")))
+    return json.loads(lines["LOADED"].replace("'", '"')), json.loads(lines["COMMANDS"].replace("'", '"'))
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["run", "--help"], ["layout", "show", "--help"],
+                                  ["run"], ["nosuch"], ["run", "x.yaml", "--no-such-flag"], ["val", "--help"]])
+def test_help_version_and_usage_errors_import_nothing_heavy(argv) -> None:
+    """`--version`, `--help` and usage errors build the parser without numpy, pydantic, lark, the interpreter or
+    the layout models (issue 33: the CLI starts at once; the time is measured by bench/bench_startup.py)."""
+    loaded, _ = _cli_modules(argv)
+    assert loaded == []
+
+
+def test_version_registers_no_command() -> None:
+    assert _cli_modules(["--version"])[1] == []
+    assert "spvcoop.commands.run" in _cli_modules(["--help"])[1]

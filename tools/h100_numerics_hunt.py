@@ -6,6 +6,7 @@ Runs fresh tiles (seeds 100, 101, ...) of every float combination and distributi
 combination and distribution, and saves every disagreeing tile (A, B, C, D) to OUT.npz for study offline."""
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -13,16 +14,21 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+# imported here, not in main(): `--help` (tests/test_tools.py) then fails on a name the package no longer has
+from spvcoop.gpu.compute import Device  # noqa: E402  (no Vulkan loaded until a Device is opened)
+from spvcoop.gpu.numerics import combinations, run_tiles, save_tiles  # noqa: E402
+from spvcoop.numerics.fit import Sample, predict  # noqa: E402
+from spvcoop.numerics.model import NVIDIA_TENSORCORE  # noqa: E402
+from spvcoop.numerics.tiles import distributions, make_tiles  # noqa: E402
 
-def main() -> int:
-    from spvcoop.gpu.compute import Device
-    from spvcoop.gpu.numerics import combinations, run_tiles, save_tiles
-    from spvcoop.numerics.fit import Sample, predict
-    from spvcoop.numerics.model import NVIDIA_TENSORCORE
-    from spvcoop.numerics.tiles import distributions, make_tiles
-    out = sys.argv[1]
-    seeds = int(sys.argv[sys.argv.index("--seeds") + 1]) if "--seeds" in sys.argv else 16
-    n = int(sys.argv[sys.argv.index("--tiles") + 1]) if "--tiles" in sys.argv else 64
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python tools/h100_numerics_hunt.py", description=__doc__.split("\n\n")[0])
+    ap.add_argument("out", metavar="OUT.npz", help="where the disagreeing tiles go")
+    ap.add_argument("--seeds", type=int, default=16, help="seeds per combination and distribution (default 16)")
+    ap.add_argument("--tiles", type=int, default=64, help="tiles per seed (default 64)")
+    args = ap.parse_args(argv)
+    out, seeds, n = args.out, args.seeds, args.tiles
     bad: dict = {}
     with Device(0) as dev:
         info = dev.instance.info(0)

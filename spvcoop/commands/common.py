@@ -75,6 +75,16 @@ def parse_size(text: str) -> int:
     return int(digits) * scale
 
 
+def device_arg(text: str) -> str:
+    """--device: checked as it is parsed, so an empty or malformed value is a usage error (exit 2) wherever it is
+    given, never a value taken for 'no device'; the text is kept (each command opens the device itself)."""
+    from ..gpu import device_error   # the package's __init__ only: no Vulkan binding is loaded here
+    reason = device_error(text)
+    if reason is not None:
+        raise argparse.ArgumentTypeError(reason)
+    return text
+
+
 def reports_errors(fn):
     """A command function whose SpvError/InputError becomes printed diagnostics and that error's exit status."""
     def wrapped(args):

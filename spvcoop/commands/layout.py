@@ -123,7 +123,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                         "the layout model (needs spvcoop[gpu])",
                         epilog="Example: spvcoop layout measure --device vulkan:0 -o my-gpu.yaml && "
                                "spvcoop layout diff my-gpu.yaml nvidia")
-    q.add_argument("--device", default="vulkan", metavar="vulkan[:N]", help="the device (default vulkan:0)")
+    from .common import device_arg
+    q.add_argument("--device", type=device_arg, default="vulkan", metavar="vulkan[:N]",
+                   help="the device (default vulkan:0)")
     q.add_argument("--name", default=None, help="model name (default: the output file's stem, else measured)")
     q.add_argument("--also", action="append", default=[], type=_measure_type, metavar="API:COMP:RxC[:USE]",
                    help="probe this type too, though the device's lists do not imply it (e.g. nv:f16:8x16, "
@@ -519,14 +521,20 @@ def run_measure(args: argparse.Namespace) -> int:
                                         source=args.device))
         name = args.name or (Path(args.output).stem if args.output else "measured")
         text = to_yaml_model(name, f"measured on {info.name} ({info.driver_name} {info.driver_info}, Vulkan "
-                                   f"{info.api_version}) by spvcoop layout measure", entries)
-        # check it before writing (Workgroup-scope tables are large: a measured model may exceed the default size)
+                                   f"{info.api_version}) by spvcoop layout measure", entries, linear=True)
+        # checked before writing, with the limits `layout diff`/`show`/`run --layout` read it with by default
+        # (linear bases keep Workgroup-scope types small; tables that no bases give may still pass the size)
         from dataclasses import replace
 
         from ..layouts.limits import DEFAULT_LIMITS
+        over = len(text) > DEFAULT_LIMITS.max_model_bytes
         parse_model(text, args.output or "<measure>",
-                    limits=replace(DEFAULT_LIMITS, max_model_bytes=max(DEFAULT_LIMITS.max_model_bytes, len(text))))
+                    limits=replace(DEFAULT_LIMITS, max_model_bytes=len(text)) if over else DEFAULT_LIMITS)
         _write_all([(args.output, text)])
+        if over:
+            print(f"warning: the model takes {len(text)} bytes, more than the default limit of "
+                  f"{DEFAULT_LIMITS.max_model_bytes} for reading one: its tables are not linear layouts; read it "
+                  f"with --max-model-bytes {len(text)}", file=sys.stderr)
         for s in skipped:
             print(f"skipped: {s}", file=sys.stderr)
         print(f"{len(entries)} type(s) measured on {info.name} in {time.monotonic() - t0:.1f} s", file=sys.stderr)

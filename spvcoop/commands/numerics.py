@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import reports_errors
+from .common import device_arg, reports_errors
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,7 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     nsub = p.add_subparsers(dest="numerics_command", metavar="ACTION", required=True)
     q = nsub.add_parser("measure", help="run the probe tiles on a device, fit, write FILE.yaml (needs spvcoop[gpu])",
                         epilog="Example: spvcoop numerics measure --device vulkan:0 -o my-gpu-numerics.yaml")
-    q.add_argument("--device", default="vulkan", metavar="vulkan[:N]", help="the device (default vulkan:0)")
+    q.add_argument("--device", type=device_arg, default="vulkan", metavar="vulkan[:N]",
+                   help="the device (default vulkan:0)")
     q.add_argument("--tiles", type=int, default=64, help="tiles per combination and distribution, for the fit "
                    "and again (other seeds) for the fresh agreement (default 64)")
     q.add_argument("--save-tiles", metavar="FILE.npz", help="also save the tiles and the device's results")

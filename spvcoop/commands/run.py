@@ -6,7 +6,7 @@ import os
 import sys
 from typing import Any
 
-from .common import parse_size
+from .common import device_arg, parse_size
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     # `--compare` had both meanings; refused, pointing at the option meant (else argparse would take it for an
     # abbreviation of --compare-interpreter)
     p.add_argument("--compare", nargs="?", action=_SplitOption, help=argparse.SUPPRESS)
-    p.add_argument("--device", metavar="vulkan[:N]",
+    p.add_argument("--device", type=device_arg, metavar="vulkan[:N]",
                    help="run on a Vulkan device (needs spvcoop[gpu]; see `spvcoop device list`) instead of the "
                         "interpreter; outputs are written alike")
     p.add_argument("--gpu-timeout", type=_seconds, default=None, metavar="SECONDS",
@@ -47,7 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="most numbers written as YAML/JSON text (default 4M, a few seconds; -o DIR/ writes .npy "
                         "files of any size)")
     p.add_argument("-o", dest="output", metavar="OUT", help="write outputs to OUT.yaml, OUT.json, or a directory "
-                   "(one .npy per buffer); default: YAML on standard output")
+                   "(one .npy per buffer); default: YAML on standard output. With --layout all: each model's "
+                   "outputs, in DIR/MODEL/ or under the model's name in OUT.yaml/OUT.json")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no output unless --check fails")
     p.add_argument("--coverage", metavar="FILE.info",
                    help="write the line and branch coverage of the shader's source (GLSL lines where the module has "
@@ -260,7 +261,7 @@ def _run(args: argparse.Namespace) -> int:
     if getattr(args, "template", None):
         return _write_template(args)
     module, inputs, opts, spec, run_spec, options = prepare(args)
-    device = getattr(args, "device", None)  # `portability` builds its own namespace
+    device = getattr(args, "device", None)  # `portability` builds its own namespace; '' is refused when parsed
     if getattr(args, "coverage", None):
         if device:
             raise InputError(Diagnostic("error", "--coverage counts what the interpreter executes; it cannot be "
@@ -280,7 +281,8 @@ def _run(args: argparse.Namespace) -> int:
         from ..gpu.runner import run_on_device
         res = run_on_device(module, **inputs, entry_point=opts.get("entry_point"), device=parse_device(device),
                             validate=opts.get("validate", True), subgroup_size=opts.get("subgroup_size"),
-                            timeout_s=getattr(args, "gpu_timeout", None))
+                            timeout_s=getattr(args, "gpu_timeout", None), target_env=opts.get("target_env"),
+                            spirv_val_options=opts.get("spirv_val_options") or ())
         if args.compare_interpreter:
             interp = _run_shown(run, module, inputs, dict(opts, validate=False))
             return _compare_device(_select_outputs(interp, spec.outputs), _select_outputs(res, spec.outputs),
@@ -419,15 +421,35 @@ def show_diagnostics(diags: list, module) -> None:
 
 def _portability(module, inputs: dict, opts: dict, spec, args: argparse.Namespace) -> int:
     """--layout all: every model's run compared; each distinct warning or note shown once."""
+    from ..core.diagnostics import Diagnostic, InputError
     from ..interp.coopmat.portability import check, report
+    out = getattr(args, "output", None)
+    # refused before any model runs: what would be silently dropped otherwise
+    if getattr(args, "check", None):
+        raise InputError(Diagnostic("error", "--check compares one run's outputs; --layout all runs one per model: "
+                                    "check a model's run with --layout NAME --check", source="<command line>"))
+    if getattr(args, "device", None):
+        raise InputError(Diagnostic("error", "--layout all runs the interpreter under every layout model; it cannot "
+                                    "be combined with --device", source="<command line>"))
+    if out and out.endswith(".npy") and not os.path.isdir(out):
+        raise InputError(Diagnostic("error", f"-o {out}: --layout all writes one set of outputs per model: give a "
+                                    "directory (-o DIR/: DIR/MODEL/BUFFER.npy) or a .yaml/.json file",
+                                    source="<command line>"))
     S = opts.get("subgroup_size") or 32
-    run_opts = {k: v for k, v in opts.items() if k not in ("layout", "trace")}
+    # the subgroup size is fixed for every model (given or 32), so it is set once here
+    run_opts = {k: v for k, v in opts.items() if k not in ("layout", "trace", "subgroup_size")}
+    per_model: dict[str, dict] = {}
+
+    def keep(label: str, res) -> None:   # -o: each model's outputs, chosen as a single run's are
+        per_model[label] = _select_outputs(res, spec.outputs)
     progress = Progress(not args.quiet, inputs["dispatch"])
     try:
         outcomes = check(module, dict(inputs, **run_opts, subgroup_size=S, progress=progress), spec.outputs,
-                         on_model=progress.model)
+                         on_model=progress.model, on_result=keep if out else None)
     finally:
         progress.done()
+    if out and per_model:   # no model ran (exit 2): nothing to write, and nothing is left behind
+        _write_model_outputs(per_model, spec, args)
     shown: list = []
     for o in outcomes:
         shown += [d for d in o.diagnostics if d not in shown]
@@ -438,6 +460,42 @@ def _portability(module, inputs: dict, opts: dict, spec, args: argparse.Namespac
     if status:  # the verdict is a finding: said on stderr too, also under -q
         print(f"{args.spec}: error: {lines[-1].removeprefix('result: ')}", file=sys.stderr)
     return status
+
+
+def _model_dir(label: str) -> str:
+    """A directory name for a model's outputs: 'shuffled(seed=1)' -> 'shuffled_seed_1'."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in label).strip("_.")
+    return safe or "model"
+
+
+def _write_model_outputs(per_model: dict, spec, args: argparse.Namespace) -> None:
+    """`--layout all -o OUT`: each model's outputs, as DIR/MODEL/BUFFER.npy or one YAML/JSON mapping of model
+    names to outputs; everything checked before the first file is written."""
+    from pathlib import Path
+
+    from ..core.diagnostics import Diagnostic, InputError, SpvError
+    from ..runspec.spec import render
+    from .common import write_output
+    out = args.output
+    if out.endswith("/") or os.path.isdir(out):
+        files: dict[str, bytes] = {}
+        for label, outputs in per_model.items():
+            _refuse_structures(outputs, out, args.spec)
+            files.update({f"{_model_dir(label)}/{name}": data for name, data in _npy_files(outputs, spec).items()})
+        try:
+            for label in per_model:
+                (Path(out) / _model_dir(label)).mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise InputError(Diagnostic("error", f"cannot write output: {e.strerror or e}", source=out)) from None
+        for name, data in files.items():
+            write_output(str(Path(out) / name), data)
+        return
+    n = _values_in(per_model)
+    if n > args.max_text_values:
+        raise SpvError(Diagnostic("error", f"the outputs of {len(per_model)} model(s) hold {n} values, over the limit "
+                                  f"of {args.max_text_values} for YAML/JSON text: write them as .npy with -o DIR/ "
+                                  "(or raise --max-text-values)", source=args.spec))
+    write_output(out, render(per_model, "json" if out.endswith(".json") else "yaml"))
 
 
 def _compare_device(interp: dict, gpu: dict, args) -> int:

@@ -27,9 +27,19 @@ class GpuUnavailable(InputError):
         self.reason = reason
 
 
+def device_error(text: str) -> str | None:
+    """Why `text` is not a --device value ('vulkan' or 'vulkan:N', N in ASCII digits), or None."""
+    name, sep, index = text.partition(":")
+    if name == "vulkan" and (not sep or (index.isascii() and index.isdigit() and len(index) <= 9)):
+        return None
+    from ..core.diagnostics import printable
+    shown = printable(text[:40], keep_newlines=False) + ("..." if len(text) > 40 else "")
+    return f"wants vulkan or vulkan:N (N a device index, see `spvcoop device list`), got '{shown}'"
+
+
 def parse_device(text: str) -> int:
     """'vulkan' or 'vulkan:N' -> the physical device index N (0 by default)."""
-    name, _, index = text.partition(":")
-    if name != "vulkan" or (index and not index.isdigit()):
-        raise InputError(Diagnostic("error", f"--device wants vulkan or vulkan:N, got '{text}'", source="vulkan"))
-    return int(index or 0)
+    reason = device_error(text)
+    if reason is not None:
+        raise InputError(Diagnostic("error", f"--device {reason}", source="vulkan"))
+    return int(text.partition(":")[2] or 0)

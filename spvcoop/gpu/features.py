@@ -103,6 +103,11 @@ def module_needs(module: Module) -> list[Need]:
             if ext in EXTENSION_DEVICE_EXTENSIONS:
                 name = EXTENSION_DEVICE_EXTENSIONS[ext]
                 needs.setdefault(("", name), Need("", name, f"extension {ext}"))
+        elif op == "OpExecutionModeId" and len(inst.operands) > 1:
+            value = inst.operands[1].value
+            mode = enum_name("ExecutionMode", value) if isinstance(value, int) else str(value)
+            if mode == "LocalSizeId":   # Vulkan: VUID-RuntimeSpirv-LocalSizeId-06434 (run's allow-localsizeid)
+                needs.setdefault((V13, "maintenance4"), Need(V13, "maintenance4", "execution mode LocalSizeId"))
         elif op == "OpConstant" and len(inst.operands) == 1 and inst.result_id is not None:
             value = inst.operands[0].value
             if isinstance(value, int):

@@ -127,18 +127,20 @@ def _encode(t, data, found: bool, name: str, source: str, addresses: dict) -> tu
 
 def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants: dict | None = None,
                   push_constants=None, entry_point: str | None = None, device=0, validate: bool = True,
-                  subgroup_size: int | None = None, timeout_s: float | None = None) -> RunResult:
+                  subgroup_size: int | None = None, timeout_s: float | None = None, target_env: str | None = None,
+                  spirv_val_options: tuple[str, ...] = ()) -> RunResult:
     """Run `shader` once on a Vulkan device (an index or an open compute.Device) -> RunResult.
 
     Every feature and extension the module needs is checked by name first (features.py); buffers named as
     '&name' in the data (push constants, uniform and storage blocks) hold the named buffer's device address;
-    the dispatch is waited for timeout_s seconds at most (the Device's own, 30 s, when None)."""
+    the dispatch is waited for timeout_s seconds at most (the Device's own, 30 s, when None); target_env and
+    spirv_val_options: the validation's, as the interpreter's run options of those names."""
     from .compute import DEFAULT_TIMEOUT_S, Device
     err = run_arg_error("run_on_device", shader, {"dispatch": dispatch, "buffers": buffers,
                                                   "spec_constants": spec_constants})
     if err is not None:
         raise err
-    module, prog, ep_name = _prepare(shader, validate, spec_constants, entry_point)
+    module, prog, ep_name = _prepare(shader, validate, spec_constants, entry_point, target_env, spirv_val_options)
     dispatch = tuple(int(d) for d in (list(dispatch) + [1, 1, 1])[:3])
     given = {_norm_key(k): v for k, v in (buffers or {}).items()}
     iface, views, consumed, aliases = _interface(prog, given, push_constants)
@@ -171,13 +173,14 @@ def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_
             own.close()
 
 
-def _prepare(shader, validate: bool, spec_constants: dict | None, entry_point: str | None
+def _prepare(shader, validate: bool, spec_constants: dict | None, entry_point: str | None,
+             target_env: str | None = None, spirv_val_options: tuple[str, ...] = ()
              ) -> tuple[Module, Program, str]:
     """The module (validated as a CPU run would be), its Program and the entry point's name."""
     module: Module = load_shader(shader)
     if validate:
         from ..validator.for_run import validate_for_run
-        errors, _ = validate_for_run(module)
+        errors, _ = validate_for_run(module, target_env=target_env, spirv_val_options=spirv_val_options)
         if errors:
             raise SpvError(errors)
     prog = Program(module)

@@ -27,8 +27,18 @@ families._EXTENSION_FAMILIES.
 """
 from __future__ import annotations
 
-from .dataio import Address
-from ..loader import compile_glsl, load_shader
-from .runner import RunResult, run
+from typing import TYPE_CHECKING
+
+from ..core.lazy import lazy_getattr
 
 __all__ = ["run", "RunResult", "Address", "load_shader", "compile_glsl"]
+
+if TYPE_CHECKING:
+    from ..loader import compile_glsl, load_shader
+    from .dataio import Address
+    from .runner import RunResult, run
+
+# Loaded on first use: importing a submodule such as `spvcoop.interp.options` (the run options, which every
+# command's parser declares) must not pull in numpy and the executor.
+__getattr__ = lazy_getattr(__name__, {"run": ".runner", "RunResult": ".runner", "Address": ".dataio",
+                                      "load_shader": "..loader", "compile_glsl": "..loader"})

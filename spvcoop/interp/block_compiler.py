@@ -36,7 +36,10 @@ The generated source holds only numbers and names made here: no text from the mo
 """
 from __future__ import annotations
 
+import collections
 import contextlib
+import itertools
+import linecache
 import os
 
 import numpy as np
@@ -78,7 +81,7 @@ def run_body(ex, frame, blk, mask, full: bool):
             for inst in blk.body:
                 ex.exec_inst(frame, inst, mask, full)
             return None
-        fn = cache[blk.label] = compile_body(ex, blk.body, blk.term)
+        fn = cache[blk.label] = compile_body(ex, blk.body, blk.term, _label(ex, blk.label))
     return fn(ex, frame, mask, full)
 
 
@@ -403,7 +406,7 @@ _EPILOGUE = ["    except Fault as f:",
              "        raise ex.invalid_module_error(INSTS[i], e) from None"]
 
 
-def compile_body(ex, body: list, term=None):
+def compile_body(ex, body: list, term=None, label: str = "?"):
     """One function (ex, frame, mask, full) running `body` as exec_inst runs it, one instruction at a time, then
     an OpBranch or OpBranchConditional `term` as Executor.branch_edges does (its edges returned); any other
     terminator is left to branch_edges (None returned)."""
@@ -414,9 +417,46 @@ def compile_body(ex, body: list, term=None):
     lines += [*_EPILOGUE, "    ex.steps = s"]
     _terminator(lines, ns, term, cond_local)
     ns["INSTS"] = list(body)
-    code = compile("\n".join(lines), "<spvcoop compiled block>", "exec")
+    return _load(lines, ns, "block", f"block {label}")
+
+
+_serial = itertools.count(1)
+# the generated sources kept in linecache, oldest first: the functions of earlier runs are long gone
+MAX_REGISTERED = 512
+_registered: collections.deque[str] = collections.deque()
+
+
+def _label(ex, label: int) -> str:
+    """A block's label as assembly writes it: %name, else %id."""
+    name = ex.prog.name_of(label)
+    return name if name.startswith("%") else "%" + name
+
+
+def _load(lines: list[str], ns: dict, name: str, what: str):
+    """Compile and load the generated function `name`, its source registered with linecache under a file name
+    of its own, so that tracebacks, pdb and profilers show the generated lines (with a comment per SPIR-V
+    instruction) instead of `<spvcoop compiled block>` without a line."""
+    filename = f"<spvcoop compiled {what[:80]} #{next(_serial)}>"
+    source = "\n".join(lines) + "\n"
+    code = compile(source, filename, "exec")
     exec(code, ns)  # noqa: S102 - source generated above from numbers and fixed templates only
-    return ns["block"]
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    _registered.append(filename)
+    while len(_registered) > MAX_REGISTERED:   # a long process (a test session, a fuzz campaign) keeps the latest
+        linecache.cache.pop(_registered.popleft(), None)
+    return ns[name]
+
+
+def instruction_comment(inst) -> str:
+    """The instruction in one line of assembly-like text (`%12 = OpFAdd %float %10 %11`) for a comment of
+    generated code: ids as %N, literals as written; control characters and long tails cut."""
+    head = f"%{inst.result_id} = " if inst.result_id is not None else ""
+    rtype = f" %{inst.result_type}" if getattr(inst, "result_type", None) is not None else ""
+    ops = " ".join(f"%{o.value}" if o.kind.startswith("Id") else str(o.text if o.text is not None else o.value)
+                   for o in inst.operands)
+    text = f"{head}{inst.opname}{rtype} {ops}".rstrip()
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text if len(text) <= 160 else text[:157] + "..."
 
 
 def _store_result(emit, ind: str, k: int, rid: int) -> None:
@@ -437,6 +477,7 @@ def _emit_body(ex, emit: _Emitter, ns: dict, body: list, term, ind: str, base: i
     for j, inst in enumerate(body):
         k = base + j
         ns[f"I{k}"] = inst
+        emit(f"{ind}# {instruction_comment(inst)}")
         emit(f"{ind}i = {k}")
         emit(f"{ind}s += 1")
         emit(f"{ind}if s > ms:")
@@ -604,6 +645,4 @@ def compile_loop(ex, chain: tuple, m_label: int):
     emit(f"{ind}pred = {chain[-1].label}")   # the next trip arrives from the last block
     lines += _EPILOGUE
     ns["INSTS"] = insts
-    code = compile("\n".join(lines), "<spvcoop compiled loop>", "exec")
-    exec(code, ns)  # noqa: S102 - source generated above from numbers and fixed templates only
-    return ns["loop"]
+    return _load(lines, ns, "loop", f"loop {' '.join(_label(ex, b.label) for b in chain)}")

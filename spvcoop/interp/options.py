@@ -87,6 +87,36 @@ def flag(v) -> bool:
     return v
 
 
+def target_env(v) -> str:
+    """A target environment as spirv-val names it (validator.TARGET_ENVS)."""
+    from ..validator import TARGET_ENVS   # only when one is given: a run that validates loads it anyway
+    if not isinstance(v, str) or v not in TARGET_ENVS:
+        from ..core.diagnostics import did_you_mean
+        hint = did_you_mean(v, list(TARGET_ENVS)) if isinstance(v, str) else ""
+        raise ValueError(f"must be a target environment ({', '.join(TARGET_ENVS)}), got {_shown(v)}{hint}")
+    return v
+
+
+def spirv_val_options(v) -> tuple[str, ...]:
+    """spirv-val's own flags and limits, those `spvcoop val` passes on (core.reference_tools.PASS_THROUGH_*): a
+    list, or text separated by commas or spaces ('allow-localsizeid,scalar-block-layout'); the leading '--' may be
+    left out, so that a flag's value does not look like another flag on the command line."""
+    if isinstance(v, str):
+        items = v.replace(",", " ").split()
+    elif isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v):
+        items = list(v)
+    else:
+        raise ValueError(f"must be a list of spirv-val options, got {_shown(v)}")
+    from ..core.reference_tools import check_options
+    return tuple(check_options([x if x.startswith("--") or x.isdigit() else "--" + x for x in items]))
+
+
+def _shown(v) -> str:
+    """A value for a message, cut short (it may come from a hostile spec)."""
+    import reprlib
+    return reprlib.repr(v)
+
+
 def trace(v) -> int | tuple[int, ...]:
     """An invocation: its index in the dispatch, or its global id (x, y, z); text '5' or '1,2,0'."""
     if isinstance(v, str):
@@ -203,6 +233,16 @@ OPTIONS: tuple[RunOption, ...] = (
               "(default 2G; suffixes K, M, G)", "--max-memory", "max_memory", "BYTES"),
     RunOption("validate", True, flag, "validate the module first (--no-validate: run without)",
               "--no-validate", None, None, cli_false=True),
+    RunOption("target_env", None, target_env,
+              "the environment the module is validated for before the run, by our rules and spirv-val, as "
+              "`spvcoop val --target-env` (default: the Vulkan version of the module's SPIR-V version: vulkan1.3 "
+              "for 1.6)", "--target-env", "target_env", "ENV"),
+    RunOption("spirv_val_options", (), spirv_val_options,
+              "spirv-val options naming the device features the run assumes, passed to the validation before the "
+              "run as `spvcoop val` passes them: allow-localsizeid (maintenance4), scalar-block-layout, "
+              "workgroup-scalar-block-layout, uniform-buffer-standard-layout, relax-block-layout, max-id-bound=N, "
+              "...; comma-separated on the command line, a list in a run spec", "--spirv-val-options",
+              "spirv_val_options", "OPT[,OPT...]"),
     RunOption("trace", None, trace,
               "print each instruction executed by this invocation, with its result: a linear index in the "
               "dispatch (workgroup by workgroup) or a global invocation id X,Y,Z", "--trace", None, "INVOCATION"),

@@ -179,7 +179,7 @@ def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dic
     module = load_shader(shader)
     ops = dispatcher_for(module)
     if config.validate:
-        diagnostics += _validate(module)
+        diagnostics += _validate(module, config.target_env, config.spirv_val_options)
     prog = Program(module)
     ep_name, ep_fn, interface = _entry_point(prog, config.entry_point)
     dispatch = _dispatch_size(dispatch, prog.source)
@@ -368,12 +368,13 @@ def add_aliases(res: RunResult, prog: Program, key, b: Binding) -> None:
             res.bindings[alias] = b
 
 
-def _validate(module: Module) -> list[Diagnostic]:
-    """Full validation (our rules and spirv-val) before executing: the executor only ever sees
-    valid modules. What drivers accept although `spvcoop val` reports it comes back as warnings
-    (validator.for_run says which)."""
+def _validate(module: Module, target_env: str | None = None, spirv_val_options: tuple[str, ...] = ()
+              ) -> list[Diagnostic]:
+    """Full validation (our rules and spirv-val, for the run options target_env and spirv_val_options) before
+    executing: the executor only ever sees valid modules. What drivers accept although `spvcoop val` reports it
+    comes back as warnings (validator.for_run says which)."""
     from ..validator.for_run import validate_for_run
-    errors, warnings = validate_for_run(module)
+    errors, warnings = validate_for_run(module, target_env=target_env, spirv_val_options=spirv_val_options)
     if errors:
         raise SpvError(errors)
     return list(warnings)

@@ -11,9 +11,20 @@ types, which have no use). See layout.py for padding and replication semantics.
 """
 from __future__ import annotations
 
-from .layout import COMPONENTS, USES, Layout, LayoutError, component_name, normalize_use
-from .model import LayoutModel, builtin_models, load_model, parse_model
+from typing import TYPE_CHECKING
+
+from ..core.lazy import lazy_getattr
+
+if TYPE_CHECKING:
+    from .layout import COMPONENTS, USES, Layout, LayoutError, component_name, normalize_use
+    from .model import LayoutModel, builtin_models, load_model, parse_model
 
 __all__ = ["COMPONENTS", "USES", "Layout", "LayoutError", "LayoutModel", "builtin_models", "component_name",
            "load_model",
            "normalize_use", "parse_model"]
+
+# Loaded on first use: `spvcoop.layouts.limits` (the size limits the CLI's flags declare) must not pull in numpy.
+__getattr__ = lazy_getattr(__name__, {**dict.fromkeys(("COMPONENTS", "USES", "Layout", "LayoutError", "component_name",
+                                                       "normalize_use"), ".layout"),
+                                      **dict.fromkeys(("LayoutModel", "builtin_models", "load_model", "parse_model"),
+                                                      ".model")})

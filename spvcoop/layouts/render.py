@@ -12,7 +12,7 @@ import re
 from html import escape
 
 from .layout import Layout, LayoutError
-from .limits import DEFAULT_LIMITS, LayoutLimits
+from .limits import DEFAULT_LIMITS, MAX_LINEAR_BASES, LayoutLimits
 
 
 def title(lay: Layout) -> str:
@@ -144,10 +144,38 @@ def to_html(lay: Layout) -> str:
             f"<pre>{escape(to_table(lay))}</pre>\n</body></html>\n")
 
 
-def to_yaml_model(name: str, description: str, entries: list[dict]) -> str:
-    """A model file of table entries: [{'component','rows','cols','use','subgroup_size','lanes'}]."""
+def linear_bases(lanes: list) -> tuple[list[tuple[int, int]], list[tuple[int, int]]] | None:
+    """(register bases, lane bases) of the `linear` descriptor that gives exactly this table (lanes[p][i] =
+    (row, col)), or None where none does: padding, S or L not a power of two, or a slot that is not the XOR of
+    the bases of its index bits. Every slot is compared, so a table is only ever replaced by its equal."""
+    import numpy as np
+    S, L = len(lanes), len(lanes[0]) if lanes else 0
+    if not S or not L or S & (S - 1) or L & (L - 1) or any(x is None for lane in lanes for x in lane):
+        return None
+    a = np.array(lanes, dtype=np.int64)          # (S, L, 2)
+    if a[0, 0].any():
+        return None
+    lane = [(int(a[1 << k, 0, 0]), int(a[1 << k, 0, 1])) for k in range(S.bit_length() - 1)]
+    register = [(int(a[0, 1 << k, 0]), int(a[0, 1 << k, 1])) for k in range(L.bit_length() - 1)]
+    if len(lane) > MAX_LINEAR_BASES or len(register) > MAX_LINEAR_BASES:
+        return None
+    built = np.zeros((S, L, 2), dtype=np.int64)
+    p, i = np.arange(S)[:, None], np.arange(L)[None, :]
+    for bases, idx in ((lane, p), (register, i)):
+        for k, basis in enumerate(bases):
+            built ^= np.where(((idx >> k) & 1).astype(bool)[..., None], np.array(basis), 0)
+    return (register, lane) if np.array_equal(built, a) else None
+
+
+def to_yaml_model(name: str, description: str, entries: list[dict], linear: bool = False) -> str:
+    """A model file of table entries: [{'component','rows','cols','use','subgroup_size','lanes'}]. `linear`:
+    an entry whose table a `linear` descriptor gives exactly is written as its bases (a few lines instead of
+    S x L cells: `layout measure`'s Workgroup-scope tables run to a megabyte, over the default model size)."""
     def flow(lane):
         return "[" + ", ".join("null" if x is None else f"[{x[0]}, {x[1]}]" for x in lane) + "]"
+
+    def pairs(bases):
+        return "[" + ", ".join(f"[{r}, {c}]" for r, c in bases) + "]"
     out = [f"name: {json.dumps(name)}", f"description: {json.dumps(description)}"]
     sizes = {e["subgroup_size"] for e in entries}
     if len(sizes) == 1:
@@ -159,7 +187,12 @@ def to_yaml_model(name: str, description: str, entries: list[dict]) -> str:
         out += [f"  - name: {json.dumps(entry_name)}",
                 f"    components: [{e['component']}]",
                 f"    rows: {e['rows']}", f"    cols: {e['cols']}", f"    use: {use}",
-                f"    subgroup_size: {e['subgroup_size']}", "    table:"]
+                f"    subgroup_size: {e['subgroup_size']}"]
+        bases = linear_bases(e["lanes"]) if linear else None
+        if bases is not None:
+            out += ["    linear:", f"      register: {pairs(bases[0])}", f"      lane: {pairs(bases[1])}"]
+            continue
+        out.append("    table:")
         out += [f"      - {flow(lane)}" for lane in e["lanes"]]
     return "\n".join(out) + "\n"
 

@@ -562,7 +562,7 @@ def _skeleton(v, style: str, hole, top: bool = False):
     if isinstance(v, np.ndarray):
         if v.size > LARGE_ARRAY and v.ndim >= 1 and v.dtype.kind in "biuf":
             return hole(lambda indent: _array_text(v, style, indent))
-        return to_plain(v) if top else v
+        return to_plain(v)   # at any depth: `run --layout all -o` nests each model's arrays under its name
     if isinstance(v, dict):
         new = {k: _skeleton(x, style, hole) for k, x in v.items()}
         return v if all(new[k] is x for k, x in v.items()) else new   # unchanged: the same object (aliases)

@@ -107,10 +107,15 @@ def _repaired(module: Module, diags: list[Diagnostic]) -> Module | None:
 
 
 def validate_for_run(module: Module, spec_constants: dict[int, int] | None = None, *,
-                     spirv_val: bool = True) -> tuple[list[Diagnostic], list[Diagnostic]]:
-    """(errors that stop the run, findings to show as warnings) for `module`."""
+                     spirv_val: bool = True, target_env: str | None = None,
+                     spirv_val_options: tuple[str, ...] | list[str] = ()) -> tuple[list[Diagnostic], list[Diagnostic]]:
+    """(errors that stop the run, findings to show as warnings) for `module`, validated for `target_env` (default:
+    the Vulkan environment of its SPIR-V version) with spirv-val's `spirv_val_options` (the device features the
+    run assumes: `--allow-localsizeid` for maintenance4, `--scalar-block-layout`, ...)."""
     from . import validate
-    diags = validate(module, target_env_for(module), spec_constants, spirv_val=spirv_val)
+    options = tuple(spirv_val_options)
+    diags = validate(module, target_env or target_env_for(module), spec_constants, spirv_val=spirv_val,
+                     spirv_val_options=options)
     seen = {(d.rule, d.message, d.span) for d in diags}
     checked = module
     for _ in range(3):  # spirv-val stops at its first error: repair what is benign and look again
@@ -120,7 +125,8 @@ def validate_for_run(module: Module, spec_constants: dict[int, int] | None = Non
         if repaired is None:
             break
         checked = repaired
-        again = [d for d in validate(checked, target_env_for(checked), spec_constants, spirv_val=True)
+        again = [d for d in validate(checked, target_env or target_env_for(checked), spec_constants, spirv_val=True,
+                                     spirv_val_options=options)
                  if d.rule == SPIRV_VAL and (d.rule, d.message, d.span) not in seen]
         seen.update((d.rule, d.message, d.span) for d in again)
         if not again:

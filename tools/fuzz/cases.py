@@ -175,11 +175,14 @@ def gen_run(rng: random.Random, index: int) -> Case:
             files[yaml_name] = mutate_bytes(rng, files[yaml_name])
     else:
         opt = pick(rng, ["--dispatch", "--subgroup-size", "--max-steps", "--trace", "--layout", "--entry-point",
-                         "--rtol", "--coop-numerics"])
+                         "--rtol", "--coop-numerics", "--device", "--target-env", "--spirv-val-options"])
         value = pick(rng, ["3000,3000,1", "4294967296,1,1", "0,0,0", "-1,1,1", "1,1", "x", "0", "-1", "1",
                            "4294967296", "18446744073709551616", "all", "striped", "link", "/dev/zero",
-                           "nan", "1e999", "5"])
+                           "nan", "1e999", "5", "", "vulkan", "vulkan:", "vulkan:\u00b2", "vulkan:-1", "4",
+                           "vulkan1.2", "allow-localsizeid", "max-id-bound=0", "--output"])
         argv += [opt, value]
+        if rng.random() < 0.3:   # issue 32: --layout all with the options of one run (--subgroup-size, -o, --check)
+            argv += ["--layout", "all"]
     out = pick(rng, ["result.yaml", "result.json", "resultdir"])
     argv += ["-o", out]
     return Case("run", index, "cli", files, argv, outputs=[out])

@@ -10,7 +10,9 @@ Outcome classes:
   escape     (outdir) a file named after hostile buffer names appeared outside the -o directory
   hang       the time limit passed (Timeout raised by the worker's alarm, or the worker killed)
   memory     MemoryError, or the peak RSS of the input went over the memory limit
-  leftover   a failed CLI command left its -o output behind
+  leftover   a failed CLI command left its -o output behind (a verdict is no failure: `run --check` that
+             finds differences and `run --layout all` that finds an output depending on the layout exit 1
+             with their outputs written)
   crash      the worker process died (signal, abort)
 Tracebacks, hangs and memory are deduplicated by a signature: the exception type and the
 innermost frame inside the spvcoop package (file:line; file:function for hangs and memory,
@@ -31,6 +33,7 @@ from pathlib import Path
 from .cases import CANARY_NAME, CANARY_SECRET, CANARY_TEXT, LINKS, Case
 
 PKG = str(Path(__file__).resolve().parents[2] / "spvcoop") + os.sep
+VERDICT = re.compile(r"^check failed: |: error: NOT PORTABLE: ", re.M)   # exit 1 with the outputs written
 FINDINGS = ("traceback", "exit3", "leak", "hang", "memory", "leftover", "crash", "unlocated")
 
 
@@ -496,7 +499,8 @@ def _execute(case: Case, directory: Path, out, err, out_raw, err_raw) -> Outcome
             out.flush(), err.flush()
         result = classify_exit(int(code), err_raw.head.decode("utf-8", "replace"),
                                out_raw.head.decode("utf-8", "replace"))
-        if result.cls != "accepted":
+        verdict = code == 1 and VERDICT.search(err_raw.head.decode("utf-8", "replace")) is not None
+        if result.cls != "accepted" and not verdict:
             for o in case.outputs:
                 if o not in case.files and os.path.lexists(o):  # an input file named by -o is no leftover
                     return Outcome("leftover", f"{case.argv[0]} left -o output after exit {code}",

@@ -62,9 +62,10 @@ def _outputs(res, wanted) -> dict:
 LIMIT_RULES = ("interp.max-steps", "interp.max-time", "interp.max-work", "interp.max-memory")
 
 
-def check(module, run_kwargs: dict, wanted=None, models=None, on_model=None) -> list[ModelOutcome]:
+def check(module, run_kwargs: dict, wanted=None, models=None, on_model=None, on_result=None) -> list[ModelOutcome]:
     """Run under each model; the first model that runs is the reference the others are compared with.
-    `on_model(k, n, label)` is called before the k-th of n models runs (the CLI's progress line)."""
+    `on_model(k, n, label)` is called before the k-th of n models runs (the CLI's progress line),
+    `on_result(label, result)` with the RunResult of each model that ran (the CLI's `-o`)."""
     outcomes: list[ModelOutcome] = []
     ref: ModelOutcome | None = None
     models = list(models or candidate_models())
@@ -86,6 +87,8 @@ def check(module, run_kwargs: dict, wanted=None, models=None, on_model=None) -> 
             msg = msg.split(": ", 1)[1] if msg.startswith("Op") and ": " in msg else msg
             outcomes.append(ModelOutcome(label, "skipped" if undefined else "error", msg))
             continue
+        if on_result is not None:
+            on_result(label, res)
         o = ModelOutcome(label, "ran", outputs=_outputs(res, wanted), diagnostics=res.diagnostics)
         if ref is None:
             ref = o
