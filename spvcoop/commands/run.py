@@ -312,7 +312,7 @@ def prepare(args: argparse.Namespace):
     from pathlib import Path
 
     from ..core.diagnostics import Diagnostic, SpvError
-    from ..interp.runner import element_dtypes
+    from ..interp.runner import element_dtypes, norm_key
     from ..loader import load_shader
     from ..runspec.spec import RunSpec, buffer_key, check_inputs, generate, load_spec, load_spec_shader, read_yaml
     path = args.spec
@@ -330,7 +330,7 @@ def prepare(args: argparse.Namespace):
     hints = element_dtypes(module)
     for k, entry in spec.buffers.items():
         key = buffer_key(k)
-        hint = hints.get((0, key) if isinstance(key, int) else key)   # a binding number: in set 0, as run() takes it
+        hint = hints.get(norm_key(key))   # a binding number is in set 0, as run() takes it
         buffers[key] = generate(entry, str(k), spec.base, spec.source, hint, spec.mark("buffers", k), spec.options)
     spec_constants = dict(spec.spec_constants)
     push = spec.push_constants

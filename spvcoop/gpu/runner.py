@@ -14,7 +14,7 @@ from ..interp.dataio import as_array, view_bytes
 from ..interp.fault import Fault
 from ..interp.memory import Memory
 from ..interp.program import Program
-from ..interp.runner import Binding, RunResult, _norm_key, add_aliases, buffer_aliases, no_data_error, \
+from ..interp.runner import Binding, RunResult, norm_key, add_aliases, buffer_aliases, no_data_error, \
     run_arg_error, takes_addresses, unmatched_buffer
 from ..interp.types import Type
 from ..loader import load_shader
@@ -142,7 +142,7 @@ def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_
         raise err
     module, prog, ep_name = _prepare(shader, validate, spec_constants, entry_point, target_env, spirv_val_options)
     dispatch = tuple(int(d) for d in (list(dispatch) + [1, 1, 1])[:3])
-    given = {_norm_key(k): v for k, v in (buffers or {}).items()}
+    given = {norm_key(k): v for k, v in (buffers or {}).items()}
     iface, views, consumed, aliases = _interface(prog, given, push_constants)
     extra_names = [k for k in given if k not in consumed]
     for k in extra_names:

@@ -15,7 +15,7 @@ from .races import Recorder
 from .aliasing import add_views, bind_views, descriptor_groups, descriptor_key, workgroup_variable
 from .config import RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
-from .dataio import as_array, by_value, decode, exact, view_bytes  # noqa: F401  (by_value: re-exported)
+from .dataio import as_array, decode, exact, view_bytes
 from .encodings import is_encoded
 from .executor import Executor
 from .families import dispatcher_for
@@ -78,7 +78,7 @@ class RunResult(Record):
         self.trace = [] if trace is None else trace
 
     def __getitem__(self, key):
-        return self.buffers[_norm_key(key)]
+        return self.buffers[norm_key(key)]
 
     def __repr__(self) -> str:
         """One short line (a test failure or a REPL prints it): each buffer once, by all its names, with its dtype
@@ -95,15 +95,15 @@ class RunResult(Record):
                 f"{len(self.diagnostics)} diagnostic(s))")
 
     def __contains__(self, key) -> bool:
-        return _norm_key(key) in self.buffers
+        return norm_key(key) in self.buffers
 
     def raw(self, key) -> bytes:
-        return cast(Memory, self.bindings[_norm_key(key)].memory).bytes()   # a run's bindings all have memory
+        return cast(Memory, self.bindings[norm_key(key)].memory).bytes()   # a run's bindings all have memory
 
     def values(self, key, leaf=exact):
         """The buffer decoded as nested lists/dicts keyed by OpMemberName names; `leaf` turns each array of
         numbers into Python values (default exactly; runspec.numtext.short_floats: shortest text)."""
-        b = self.bindings[_norm_key(key)]
+        b = self.bindings[norm_key(key)]
         if b.type is None:   # a device-address-only buffer: its bytes have no SPIR-V type to decode them by
             raise SpvError(Diagnostic("error", f"buffer '{b.name}' is reached only by its device address, so it "
                                       "has no type to decode its values by: use res[name] (an array of what was "
@@ -113,10 +113,10 @@ class RunResult(Record):
 
 def binding_of(res: RunResult, key):
     """The Binding behind any key RunResult accepts (an int binding, "set:binding", a name)."""
-    return res.bindings[_norm_key(key)]
+    return res.bindings[norm_key(key)]
 
 
-def _norm_key(key):
+def norm_key(key):
     """A buffer key as run() binds it: (set, binding) for a binding number of set 0, "set:binding" and a pair of
     ints (numpy's too); a name as it is (buffer_keys_error has refused every other key)."""
     if isinstance(key, (list, tuple)) and len(key) == 2 and all(_is_index(x) for x in key):
@@ -190,7 +190,7 @@ def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dic
     wg, N = _lay_out_dispatch(ex, prog, ep_name, ep_fn, dispatch)
     bindings: dict = {}
     addresses: dict[str, int] = {}
-    given = {_norm_key(k): v for k, v in (buffers or {}).items()}
+    given = {norm_key(k): v for k, v in (buffers or {}).items()}
     consumed: set = set()
     _bind_variables(ex, prog, given, consumed, bindings, push_constants, addresses, interface,
                     prog.statically_used(ep_fn))
