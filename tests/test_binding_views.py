@@ -138,3 +138,36 @@ def test_both_backends_refuse_alike_what_the_interpreter_refuses(module) -> None
         with pytest.raises(SpvError) as gpu:
             run_on_device(module, device=FakeDevice(FakeVk()), buffers=buffers)
         assert gpu.value.diagnostics[0].message == cpu.value.diagnostics[0].message
+
+
+QUANTIZED = """#version 450
+// ggml's quantized K beside its f16vec4 view (flash attention with q4_0 K/V): one binding, raw blocks
+#extension GL_EXT_shader_explicit_arithmetic_types : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_8bit_storage : require
+layout(local_size_x = 2) in;
+struct block_q4_0 { float16_t d; uint8_t qs[16]; };
+layout(set = 0, binding = 0) readonly buffer K_PACKED { block_q4_0 k_packed[]; };
+layout(set = 0, binding = 0) readonly buffer KV4 { f16vec4 data_kv4[]; };
+layout(set = 0, binding = 1) writeonly buffer D { float d[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    d[i] = float(k_packed[i].d) + float(uint(k_packed[i].qs[15])) + 0.0 * float(data_kv4[0].x);
+}
+"""
+
+
+def test_raw_blocks_from_a_npy_by_binding(tmp_path: Path) -> None:
+    """A uint8 .npy of q4_0 blocks by "set:binding": the spec took the f16vec4 view's element type for the binding
+    and converted the bytes by value to f16 (garbage K in ggml's flash_attn_cm1 until K was named by block)."""
+    (tmp_path / "q.comp").write_text(QUANTIZED)
+    blocks = np.zeros(2, [("d", "<f2"), ("qs", "u1", 16)])
+    blocks["d"] = [1.5, -2.0]
+    blocks["qs"][:, 15] = [7, 9]
+    np.save(tmp_path / "k.npy", np.frombuffer(blocks.tobytes(), np.uint8))
+    (tmp_path / "run.yaml").write_text("shader: q.comp\ndispatch: [1, 1, 1]\nbuffers:\n  '0:0': {file: k.npy}\n"
+                                       "  '0:1': {zeros: 2}\noutputs: [d]\n")
+    r = subprocess.run([sys.executable, "-m", "spvcoop", "run", str(tmp_path / "run.yaml")], capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "d: [8.5, 7.0]\n"
