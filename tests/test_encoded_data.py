@@ -81,3 +81,28 @@ def test_npy_of_another_dtype_is_converted_by_value_or_refused(tmp_path) -> None
     assert r.returncode == 1, r.stdout
     assert r.stderr.startswith(f"{tmp_path / 'run.yaml'}:5:") and "value 0.1 at index [0] (float64) has no exact " \
         "value in float32" in r.stderr, r.stderr
+
+
+def test_a_uint8_npy_is_raw_bytes_as_in_python_unless_its_dtype_says_numbers(tmp_path) -> None:
+    """A uint8 .npy for float elements: raw bytes, as the same array is in spvcoop.run (it was converted by value,
+    unless the binding had views of different element types, where it was raw: one rule now)."""
+    saxpy = Path(__file__).parent.parent / "samples" / "saxpy" / "saxpy.spvasm"
+    (tmp_path / "saxpy.spvasm").write_bytes(saxpy.read_bytes())
+    y = np.full(8, 3.0, np.float32)
+    np.save(tmp_path / "y.npy", np.frombuffer(y.tobytes(), np.uint8))
+    spec = "shader: saxpy.spvasm\npush_constants: {a: 2.0, n: 8}\nbuffers:\n  x: {arange: 8}\n  y: {file: y.npy%s}\n"
+    expected = {"": 2 * np.arange(8) + 3.0, ", dtype: uint8": None}
+    for extra, want in expected.items():
+        (tmp_path / "run.yaml").write_text(spec % extra + "outputs: [y]\n")
+        r = subprocess.run([sys.executable, "-m", "spvcoop", "run", str(tmp_path / "run.yaml"), "-o",
+                            str(tmp_path / "y_out.npy")], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        got = np.load(tmp_path / "y_out.npy")
+        if want is not None:
+            np.testing.assert_array_equal(got.view(np.float32), want)
+        else:   # 32 numbers 0..64: y is 32 floats, the first 8 of them 2x + y
+            assert got.shape == (32,) and got[:8].tolist() == (2 * np.arange(8) + y.view(np.uint8)[:8]).tolist()
+    raw = np.frombuffer(y.tobytes(), np.uint8)
+    api = spvcoop.run(str(saxpy), buffers={"x": np.arange(8, dtype=np.float32), "y": raw},
+                      push_constants={"a": 2.0, "n": 8})
+    np.testing.assert_array_equal(api["y"].view(np.float32), 2 * np.arange(8) + 3.0)

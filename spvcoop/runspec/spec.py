@@ -372,9 +372,10 @@ def generate(entry, where: str, base: Path, source: str, hint=None, mark=None, o
     if hint is not None and arr.dtype != hint[0]:
         # data of another dtype than the shader's element type (declared, or a .npy file's own): its values where
         # each is exact there, never its bytes reinterpreted; bfloat16 / FP8 given as unsigned integers of their
-        # width are their encodings, as in the Python API (dataio.by_value)
+        # width are their encodings, and a uint8 .npy for wider elements its bytes, as in the Python API
+        # (dataio.by_value); `dtype: uint8` says the data are numbers
         from ..interp.dataio import bit_patterns, exact_cast
-        if not bit_patterns(arr.dtype, hint[0], raw_bytes=False):
+        if not bit_patterns(arr.dtype, hint[0], raw_bytes=not dtype):
             try:
                 arr = exact_cast(arr, hint[0])
             except ValueError as e:
