@@ -141,3 +141,40 @@ def test_device_addresses_in_push_constants_and_bf16_buffers(tmp_path, capsys):
     assert rc == 1 and "load out of bounds" in err, err   # 'a' holds one bf16: the run reaches the kernel
     assert "  a:  # device-address-only buffer, reached through 'a' (MatBF16); runtime array" in \
         (tmp_path / "t.yaml").read_text()
+
+
+def test_names_that_read_as_other_keys_are_not_used_as_keys(tmp_path, capsys):
+    """The fuzz driver's `template` entry (tools/fuzz) with hostile OpNames: a variable named '0:0' (SPIRV-Interpreter's
+    form reads that as binding 0), two push-constant members both named 'a' (one mapping cannot hold both), a
+    specialization constant named '0' (SpecId 0's text) and two named 'N' (each sets both), a view named '0:1' (the
+    run spec reads that as binding 1): each is written as something that reads back as itself."""
+    text = (ROOT / "samples" / "saxpy" / "saxpy.spvasm").read_text()
+    saxpy = tmp_path / "saxpy.spvasm"
+    saxpy.write_text(text.replace('OpMemberName %Params 1 "n"', 'OpMemberName %Params 1 "a"')
+                     .replace('OpName %Y "Y"', 'OpName %Y "0:0"'))
+    for fmt in ("runspec", "sicompat"):
+        rc, out, err = _round_trip(tmp_path, saxpy, capsys, fmt)
+        assert rc == 0 and out == "y: [0.0]\nx: [0.0]\n", err
+    assert "push_constants: [0.0, 0]  # Params\n" in (tmp_path / "t.yaml").read_text()
+    assert "'5':  # set 0, binding 1: 0:0 (StorageBuffer, 0:0)" in (tmp_path / "in.yaml").read_text()
+
+    text = (SI / "spec-constants" / "shader.spvasm").read_text()
+    spec = tmp_path / "spec.spvasm"
+    spec.write_text(text.replace('OpName %SCALE "SCALE"', 'OpName %SCALE "0"')
+                    .replace('OpName %NEGATE "NEGATE"', 'OpName %NEGATE "N"'))
+    rc, _out, err = _round_trip(tmp_path, spec, capsys)
+    assert rc == 0, err
+    written = (tmp_path / "t.yaml").read_text()
+    assert "  '0': 2  # SpecId 0" in written and "  '1': 1.0  # SpecId 1" in written
+    assert "  '2': false  # SpecId 2" in written and "N:" not in written
+
+    from spvcoop import disassemble
+    from spvcoop.loader import compile_glsl_text
+    module_text = disassemble(compile_glsl_text(ALIASED, "aliased.comp"))
+    hostile = module_text.replace('OpName %OutV4 "OutV4"', 'OpName %OutV4 "0:1"')
+    assert hostile != module_text
+    aliased = tmp_path / "aliased.spvasm"
+    aliased.write_text(hostile)
+    rc, out, err = _round_trip(tmp_path, aliased, capsys)
+    assert rc == 0 and "[1.0, 2.0, 1.0, 1.0]" in out, err
+    assert "  '0:0':  # set 0, binding 0: 0:1 (StorageBuffer, 0:1)" in (tmp_path / "t.yaml").read_text()

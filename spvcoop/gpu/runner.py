@@ -14,7 +14,7 @@ from ..interp.dataio import as_array, view_bytes
 from ..interp.fault import Fault
 from ..interp.memory import Memory
 from ..interp.program import Program
-from ..interp.runner import Binding, RunResult, norm_key, add_aliases, buffer_aliases, no_data_error, \
+from ..interp.runner import Binding, RunResult, add_aliases, buffer_aliases, no_data_error, norm_key, \
     run_arg_error, takes_addresses, unmatched_buffer
 from ..interp.types import Type
 from ..loader import load_shader

@@ -16,7 +16,8 @@ from ..interp.aliasing import DESCRIPTOR_CLASSES, descriptor_key, variables, vie
 from ..interp.constants import scalar_from_words
 from ..interp.program import Program
 from ..interp.types import Type
-from .sicompat import SPEC_OPS
+from .sicompat import SPEC_OPS, interface
+from .spec import buffer_key
 
 FORMATS = ("runspec", "sicompat")
 RUNTIME = "runtime array: one element shown; give as many as the run needs"
@@ -57,6 +58,8 @@ def _default(t: Type, member_names, prog: Program, pointer=None, hint: str = "")
         return pointer(t, hint) if pointer is not None else 0
     if k == "struct":
         names = member_names(t)
+        if names is None:   # members a mapping cannot tell apart (names repeated): by position
+            return [_default(m, member_names, prog, pointer, hint) for m in t.members]
         return _Members([(names[i], _default(m, member_names, prog, pointer, names[i] or hint))
                          for i, m in enumerate(t.members)])
     # a type no buffer of a valid module holds (a cooperative matrix in a block: spirv-val refuses it)
@@ -115,13 +118,24 @@ def template(module, shader_path: str, out_path: str, fmt: str = "runspec") -> s
     prog = Program(module)
     si = fmt == "sicompat"
 
-    def member_names(t: Type) -> list[str]:
+    def member_names(t: Type) -> list[str] | None:
         if not si:
-            return list(t.member_names)
+            names = list(t.member_names)
+            return names if len(set(names)) == len(names) else None
         named = prog.member_names.get(t.id, {})
-        return [named.get(i, "") for i in range(len(t.members))]
+        names = [named.get(i, "") for i in range(len(t.members))]
+        given = [n for n in names if n]   # '' may repeat in SPIRV-Interpreter's form; a name may not
+        return names if len(set(given)) == len(given) else None
 
     views = _binding_views(prog)
+    si_names = interface(prog) if si else {}
+
+    def si_key(rid: int) -> str:
+        """The variable's name where SPIRV-Interpreter's form reads it as this variable, else its result id."""
+        name = prog.names.get(rid)
+        target = si_names.get(name) if name else None
+        return name if name and target is not None and target.rid == rid and target.member is None else str(rid)
+
     taken = {n for vs in views.values() for vid, t, _ in vs for n in view_names(prog, vid, t)}
     device: list[tuple[str, str, object]] = []   # device-address-only buffers the pointers name
 
@@ -129,7 +143,8 @@ def template(module, shader_path: str, out_path: str, fmt: str = "runspec") -> s
         if si:
             return 0   # SPIRV-Interpreter's inputs have no device addresses
         base = hint or "buffer"
-        name = next(n for n in chain((base, f"{base}_data"), (f"{base}_data{i}" for i in count(2))) if n not in taken)
+        name = next(n for n in chain((base, f"{base}_data"), (f"{base}_data{i}" for i in count(2)))
+                    if n not in taken and buffer_key(n) == n)   # a name, not read as "set:binding"
         taken.add(name)
         pointee = cast(Type, t.elem)
         device.append((name, f"device-address-only buffer, reached through '{hint or base}' ({pointee.describe()})"
@@ -157,7 +172,7 @@ def template(module, shader_path: str, out_path: str, fmt: str = "runspec") -> s
                     continue   # another view of a binding written once, under the view listed first
                 shown = name or (t.name if t.kind == "struct" else "") or ""
                 own = _view_key(prog, group) if len(group) > 1 else None
-                key = (name or str(rid)) if si else (own or f"{s}:{b}")
+                key = si_key(rid) if si else (own or f"{s}:{b}")
                 what = f"set {s}, binding {b}" + (f": {shown}" if shown else "") + f" ({ptr.storage}, " \
                     f"{t.describe()})" + (f"; {RUNTIME}" if _has_runtime(t) else "")
                 others = [_view_text(prog, vid, vt, used) for vid, vt, used in group[1:]]
@@ -165,7 +180,7 @@ def template(module, shader_path: str, out_path: str, fmt: str = "runspec") -> s
                     what += "; also read as " + ", ".join(others) + " (one buffer: give it once)"
                 buffers.append((key, what, _default(t, member_names, prog, pointer)))
             elif ptr.storage == "PushConstant":
-                push = (name or str(rid), t)
+                push = (si_key(rid) if si else "", t)
         elif inst.opname in SPEC_OPS and inst.opname != "OpSpecConstantComposite":
             dec = prog.decorations.get(rid, {})
             spec_id = dec.get("SpecId", [None])[0]
@@ -177,7 +192,7 @@ def template(module, shader_path: str, out_path: str, fmt: str = "runspec") -> s
                 v: object = _literal(prog, rid)
             else:
                 v = inst.opname == "OpSpecConstantTrue"
-            key = (name or str(rid)) if si else (name or spec_id)
+            key = si_key(rid) if si else (name if name and _spec_name_ok(prog, name) else spec_id)
             specs.append((str(key), f"SpecId {spec_id}, {t.describe()}, its default", v))
     push_value = _default(push[1], member_names, prog, pointer) if push is not None else None
     buffers += device
@@ -221,11 +236,19 @@ def _binding_views(prog: Program) -> dict[tuple[int, int], list[tuple[int, Type,
     return out
 
 
+def _spec_name_ok(prog: Program, name: str) -> bool:
+    """Whether a specialization constant's name sets it alone: not digits (a SpecId's text) and no other
+    constant with a SpecId has it."""
+    named = [rid for rid, dec in prog.decorations.items() if "SpecId" in dec and prog.names.get(rid) == name]
+    return not name.strip().isdigit() and len(named) == 1
+
+
 def _view_key(prog: Program, group: list) -> str | None:
     """The name of a binding's first view if it names that view only (its data then has that view's type)."""
     vid, t, _ = group[0]
     for n in (prog.names.get(vid), t.name):
-        if n and sum(n in view_names(prog, v, vt) for v, vt in variables(prog, DESCRIPTOR_CLASSES)) == 1:
+        if n and buffer_key(n) == n and sum(n in view_names(prog, v, vt)
+                                            for v, vt in variables(prog, DESCRIPTOR_CLASSES)) == 1:
             return n
     return None
 
