@@ -358,3 +358,195 @@ def test_outputs_under_dot_are_inside_and_novalidate_runs_have_the_run_time_limi
     assert escaped(case, case_dir) == f"_.._{ESCAPE}.npy"
     argv = gen_novalidate(random.Random(1), 0).argv
     assert argv[argv.index("--max-time") + 1] == "4"
+
+
+# --- issue 32's entry points: two answers to one input -------------------------------------------------------
+
+ISSUE32_ENTRIES = ("aliased", "floatlit", "device", "template")
+
+
+def test_issue32_entry_points_are_listed_and_mismatch_is_a_finding():
+    from tools.fuzz.execute import FINDINGS
+    from tools.fuzz.report import FINDING_CLASSES
+    assert set(ISSUE32_ENTRIES) <= set(cases.ENTRIES)
+    assert "mismatch" in FINDINGS and "mismatch" in FINDING_CLASSES
+    s = Stats(seed=1)
+    s.add({"entry": "device", "index": 0, "cls": "mismatch", "signature": "device: x", "seconds": 0.1})
+    head, _, row = s.table().splitlines()[:3]
+    assert "| mismatches |" in head and row.split(" | ")[head.split(" | ").index("mismatches")] == "1"
+
+
+@pytest.mark.parametrize("entry", ISSUE32_ENTRIES)
+def test_issue32_entries_run_in_process(entry, tmp_path):
+    for i in range(2):
+        case = cases.generate(1, entry, i)
+        d = tmp_path / f"{entry}-{i}"
+        d.mkdir()
+        materialize(case, d)
+        out = execute(case, d)
+        assert out.cls in ("accepted", "rejected", "mismatch", "exit3", "traceback"), out
+
+
+def test_aliased_shaders_declare_one_binding_twice():
+    for i in range(20):
+        case = cases.generate(1, "aliased", i)
+        glsl = case.files["alias.comp"].decode()
+        assert glsl.count("layout(set = 0, binding = 1) readonly buffer") == 2
+        assert set(case.params["buffers"]) - {"d"}, case.params
+        assert case.params["given"].split(" (")[0] in ("set:binding", "two names", "the first view", "the second view",
+                                                       "the first block", "the second block", "the first instance",
+                                                       "the second instance")
+
+
+def _aliased_case(tmp_path, given_key: str):
+    glsl = ("#version 450\nlayout(local_size_x = 1) in;\nlayout(set = 0, binding = 0) buffer Out { float d[]; };\n"
+            "layout(set = 0, binding = 1) readonly buffer A { vec4 data_a[]; };\n"
+            "layout(set = 0, binding = 1) readonly buffer A_SCALAR { float data_a_s[]; };\n"
+            "void main() { d[0] = data_a[0].x + data_a_s[1]; }\n")
+    case = cases.Case("aliased", 0, "api", {"alias.comp": glsl.encode()}, api="aliased",
+                      params={"shader": "alias.comp", "given": given_key,
+                              "buffers": {given_key: {"kind": "array", "dtype": "float32", "n": 16, "scale": 1},
+                                          "d": {"kind": "array", "dtype": "float32", "n": 1, "scale": 0}}})
+    materialize(case, tmp_path)
+    return case
+
+
+def test_aliased_compares_the_bytes_both_backends_put_in_the_binding(tmp_path, monkeypatch):
+    """Data named by a view: the interpreter and the GPU runner's encoding (on the fake device) agree; a backend
+    that refuses alone, or fills the binding with other bytes, is a mismatch."""
+    import spvcoop
+    from spvcoop.core.diagnostics import Diagnostic, SpvError
+    case = _aliased_case(tmp_path, "data_a_s")
+    assert execute(case, tmp_path).cls == "accepted"
+
+    def refuse(*a, **k):
+        raise SpvError(Diagnostic("error", "no", source="x"))
+    with monkeypatch.context() as m:
+        m.setattr(spvcoop, "run", refuse)
+        out = execute(case, tmp_path)
+    assert out.cls == "mismatch" and out.signature == "aliased: only the CPU refuses data given by data_a_s"
+
+    from tools.fuzz import differential
+    real = differential._binding_bytes
+    calls = []
+
+    def other_bytes(res, key):
+        calls.append(key)
+        return real(res, key) + (b"!" if len(calls) == 2 else b"")
+    monkeypatch.setattr(differential, "_binding_bytes", other_bytes)
+    out = execute(case, tmp_path)
+    assert out.cls == "mismatch" and "fill the binding differently" in out.signature
+
+
+def test_fake_device_holds_what_the_gpu_runner_wrote():
+    import numpy as np
+
+    from spvcoop.gpu.runner import run_on_device
+    from tools.fuzz.differential import fake_device
+    res = run_on_device(ROOT / "samples" / "saxpy" / "saxpy.spvasm", device=fake_device(), validate=False,
+                        buffers={"x": np.arange(8, dtype=np.float32), "y": np.ones(8, np.float32)},
+                        push_constants={"a": 2.0, "n": 8})
+    np.testing.assert_array_equal(res["x"], np.arange(8, dtype=np.float32))   # no dispatch: the bytes written
+
+
+def test_float_edges_and_hex_literals_are_exact():
+    from fractions import Fraction
+    e16, e32 = cases._edges(16), cases._edges(32)
+    assert e16["largest"] == 65504 and e16["overflow boundary"] == 65520
+    assert e16["smallest subnormal"] == Fraction(1, 2 ** 24) and e32["underflow boundary"] == Fraction(1, 2 ** 150)
+    assert cases._hex(e32["largest"]) == "0x1.fffffep+127" and float.fromhex("0x1.fffffep+127") == e32["largest"]
+    assert cases._hex(e32["overflow boundary"]) == "0x1.ffffffp+127"
+    assert cases._decimal(Fraction(65520), 3, True) == "6.55e+4" and cases._decimal(Fraction(1, 4), 5, False) == "0.25"
+    lits = [cases.generate(1, "floatlit", i).params for i in range(80)]
+    assert {p["width"] for p in lits} == {16, 32, 64}
+    assert any(p["edge"].startswith("f32 ") and p["width"] == 16 for p in lits)   # another width's edge
+
+
+@pytest.mark.parametrize("literal, width, want", [("65504", 16, "accepted"), ("1e999", 32, "rejected"),
+                                                  ("0x1.fffffep+127", 32, "accepted")])
+def test_floatlit_agrees_with_spirv_as(tmp_path, literal, width, want):
+    case = cases.Case("floatlit", 0, "api", {"in.spvasm": (
+        f"OpCapability Shader\nOpCapability Float16\nOpMemoryModel Logical GLSL450\n%float = OpTypeFloat {width}\n"
+        f"%c = OpConstant %float {literal}\n").encode()}, api="floatlit",
+        params={"width": width, "edge": "test", "literal": literal})
+    materialize(case, tmp_path)
+    assert execute(case, tmp_path).cls == want
+
+
+def test_floatlit_other_words_than_spirv_as_are_a_mismatch(tmp_path, monkeypatch):
+    import spvcoop
+    case = cases.Case("floatlit", 0, "api", {"in.spvasm": (
+        b"OpCapability Shader\nOpMemoryModel Logical GLSL450\n%float = OpTypeFloat 32\n%c = OpConstant %float 1.5\n")},
+        api="floatlit", params={"width": 32, "edge": "test", "literal": "1.5"})
+    materialize(case, tmp_path)
+    real = spvcoop.assemble
+    monkeypatch.setattr(spvcoop, "assemble", lambda text, *a, **k: real(text.replace("1.5", "2.5"), *a, **k))
+    out = execute(case, tmp_path)
+    assert out.cls == "mismatch" and out.signature == "floatlit: spvcoop and spirv-as encode an f32 literal (test) " \
+        "differently"
+
+
+@pytest.mark.parametrize("value, ok", [("vulkan", True), ("vulkan:0", True), ("vulkan:12", True), ("", False),
+                                       (" vulkan", False), ("vulkan:", False), ("vulkan:-1", False),
+                                       ("vulkan:\u0663", False), ("cpu", False), ("VULKAN", False)])
+def test_device_values(value, ok):
+    from tools.fuzz.differential import device_value_ok
+    assert device_value_ok(value) is ok
+
+
+def test_a_malformed_device_must_be_a_usage_error():
+    from tools.fuzz.differential import check_device
+    from tools.fuzz.execute import Outcome
+    bad = cases.Case("device", 0, "cli", {}, ["run", "run.yaml", "--device", ""], params={"device": ""})
+    good = cases.Case("device", 0, "cli", {}, ["run", "run.yaml", "--device", "vulkan"], params={"device": "vulkan"})
+    assert check_device(bad, Outcome("accepted", exit_code=0)).cls == "mismatch"
+    assert check_device(bad, Outcome("rejected", exit_code=1)).signature == \
+        "device: a malformed --device value exits 1, not 2 (usage)"
+    assert check_device(bad, Outcome("rejected", exit_code=2)).cls == "rejected"
+    assert check_device(good, Outcome("rejected", exit_code=2)).cls == "rejected"
+    assert check_device(good, Outcome("accepted", exit_code=0)).cls == "accepted"
+    values = {cases.generate(1, "device", i).params["device"] for i in range(120)}
+    assert {"", "vulkan"} <= values and len(values) > 20
+
+
+def test_template_round_trip(tmp_path):
+    """A sample's shader: the template written, then read back (the one-step run stops by itself: accepted);
+    an error located in the template is a mismatch."""
+    from tools.fuzz.differential import template_refused
+    from tools.fuzz.corpus import template_modules
+    modules = {p.name for p in template_modules()}
+    assert {"saxpy.spvasm", "reduce.spvasm"} <= modules
+    for fmt, template in (("runspec", "template.yaml"), ("sicompat", "in.yaml")):
+        d = tmp_path / fmt
+        d.mkdir()
+        case = cases.Case("template", 0, "api", {"saxpy.spvasm": (ROOT / "samples/saxpy/saxpy.spvasm").read_bytes()},
+                          api="template", params={"module": "saxpy.spvasm", "format": fmt, "template": template})
+        materialize(case, d)
+        assert execute(case, d).cls == "accepted"
+        assert (d / template).exists()
+    refused = "t.yaml:3:1: error: duplicate key 'x'"
+    assert template_refused("t.yaml", refused + "\n") == refused
+    assert template_refused("t.yaml", "s.spvasm:3:1: error[interp.runtime]: out of bounds\n") is None
+
+
+def test_an_empty_device_that_runs_is_a_mismatch_not_a_leftover(tmp_path):
+    """Issue 32 item 3 (`--device ''` ran on the CPU): the run wrote its -o output, which is no leftover of a
+    failure; the finding is the malformed value accepted. Once refused (exit 2) it is a clean rejection."""
+    directory = ROOT / "samples" / "saxpy"
+    from tools.fuzz import corpus
+    case = cases.Case("device", 0, "cli", corpus.sample_files(directory),
+                      ["run", "run.yaml", "-q", "--device=", "-o", "out.yaml"], outputs=["out.yaml"],
+                      params={"device": ""})
+    materialize(case, tmp_path)
+    out = execute(case, tmp_path)
+    assert (out.cls, out.signature) in (("mismatch", "device: a malformed --device value ran (exit 0)"),
+                                        ("rejected", "")), out
+
+
+def test_template_inputs_cover_every_module_and_two_block_bindings():
+    from tools.fuzz.corpus import template_modules
+    n = len(template_modules())
+    made = [cases.generate(1, "template", i) for i in range(n + n // 3 + 4)]
+    assert {p.name for p in template_modules()} <= {c.params["module"] for c in made}
+    assert all(c.params["module"] == "alias.comp" and b"binding = 1) readonly buffer" in c.files["alias.comp"]
+               for c in made[3::4])

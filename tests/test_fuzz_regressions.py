@@ -70,7 +70,7 @@ def test_layout_all_verdict_is_said_on_stderr_even_quiet(capsys) -> None:
     spec = Path(__file__).parent.parent / "samples" / "coopmat" / "nonportable" / "run.yaml"
     assert cli.main(["run", str(spec), "--layout", "all", "-q"]) == 1
     cap = capsys.readouterr()
-    assert cap.out == "" and "error: NOT PORTABLE: output(s) 's' depend on the layout" in cap.err
+    assert cap.out == "" and "error: NOT PORTABLE: output(s) 's': the set of elements each lane holds" in cap.err
 
 
 def test_layout_model_name_too_long_for_the_file_system(capsys) -> None:

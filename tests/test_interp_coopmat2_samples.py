@@ -33,5 +33,5 @@ def test_sample_module_is_valid(spec, tmp_path):
 
 def test_attention_sample_is_layout_portable(capsys):
     spec = SAMPLES / "flash_attention" / "run.yaml"
-    assert main(["run", str(spec), "--layout", "all"]) == 0
-    assert "portable: all outputs are identical" in capsys.readouterr().out
+    assert main(["run", str(spec), "--layout", "all", "--subgroup-size", "32"]) == 0
+    assert "portable: all outputs identical under" in capsys.readouterr().out

@@ -349,7 +349,9 @@ def test_mesa_nvk_formulas_and_agreement_with_proprietary():
         order_differs = (entry["rows"], entry["cols"]) in ((16, 16), (16, 32)) and entry["use"] != "B"
         assert a.same_as(b) != order_differs, key
         differ += order_differs
-    assert compared >= 25 and differ == 12    # layouts.md: "NVK-order identical: False" for exactly 12 entries
+    # layouts.md: "NVK-order identical: False" for 12 entries; one of them, bf16 A 16x16, is not an NVK type
+    # (nak_nir_lower_cmat.c determine_matrix_type lists float16, float32 and int types only)
+    assert compared >= 25 and differ == 11
 
 
 def test_lavapipe():

@@ -23,8 +23,9 @@ def _files(d: Path) -> tuple[Path, Path]:
     return next(d.glob("in.*")), next(d.glob("out.*"))
 
 
-# peer/ holds the equivalents of SPIRV-Interpreter's own examples: tests/test_sicompat_peer.py runs them
-EXAMPLES = sorted(p.name for p in DATA.iterdir() if p.is_dir() and p.name != "peer")
+# peer/ holds the equivalents of SPIRV-Interpreter's own examples (tests/test_sicompat_peer.py), shipped/ its own
+# files (tests/test_sicompat_shipped.py)
+EXAMPLES = sorted(p.name for p in DATA.iterdir() if p.is_dir() and p.name not in ("peer", "shipped"))
 
 
 def _run(capsys, *argv) -> tuple[int, str, str]:

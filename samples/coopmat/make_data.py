@@ -74,6 +74,11 @@ def main() -> None:
         S[p // 2] += sum(int(X[r * 16 + c]) for r, c in lay["map"][p])
     expected("nonportable", {"s": S})
 
+    # wave64: two 16x16 f32 tiles, each doubled by the "warp" of 32 invocations that owns it
+    X = rng.integers(-64, 64, size=512).astype(np.float32)
+    save("wave64", "in_x", X)
+    expected("wave64", {"y": 2 * X})
+
 
 if __name__ == "__main__":
     main()

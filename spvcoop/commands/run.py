@@ -77,8 +77,9 @@ class _SplitOption(argparse.Action):
 RUN_ONLY = ("layout", "trace")
 # what a flag adds to its option's declared help
 CLI_HELP = {"layout": "; the subgroup size follows the model unless --subgroup-size is given; 'all': run under "
-                      "every model defining the shader's types (and shuffled with 3 seeds) and report which outputs "
-                      "differ (exit 1 if any)"}
+                      "every model defining the shader's types (and random with 3 seeds), at the subgroup sizes each "
+                      "model's vendor uses unless --subgroup-size is given, and report which outputs differ and why "
+                      "(exit 1 if any)"}
 
 
 def add_execution_options(p: argparse.ArgumentParser, run_only: bool = False) -> None:
@@ -420,9 +421,10 @@ def show_diagnostics(diags: list, module) -> None:
 
 
 def _portability(module, inputs: dict, opts: dict, spec, args: argparse.Namespace) -> int:
-    """--layout all: every model's run compared; each distinct warning or note shown once."""
+    """--layout all: every model's run compared, at the sizes each model's vendor uses unless -S gives one;
+    each distinct warning or note shown once."""
     from ..core.diagnostics import Diagnostic, InputError
-    from ..interp.coopmat.portability import check, report
+    from ..interp.coopmat.portability import check, report, size_constants
     out = getattr(args, "output", None)
     # refused before any model runs: what would be silently dropped otherwise
     if getattr(args, "check", None):
@@ -435,8 +437,7 @@ def _portability(module, inputs: dict, opts: dict, spec, args: argparse.Namespac
         raise InputError(Diagnostic("error", f"-o {out}: --layout all writes one set of outputs per model: give a "
                                     "directory (-o DIR/: DIR/MODEL/BUFFER.npy) or a .yaml/.json file",
                                     source="<command line>"))
-    S = opts.get("subgroup_size") or 32
-    # the subgroup size is fixed for every model (given or 32), so it is set once here
+    S = opts.get("subgroup_size")
     run_opts = {k: v for k, v in opts.items() if k not in ("layout", "trace", "subgroup_size")}
     per_model: dict[str, dict] = {}
 
@@ -444,8 +445,8 @@ def _portability(module, inputs: dict, opts: dict, spec, args: argparse.Namespac
         per_model[label] = _select_outputs(res, spec.outputs)
     progress = Progress(not args.quiet, inputs["dispatch"])
     try:
-        outcomes = check(module, dict(inputs, **run_opts, subgroup_size=S, progress=progress), spec.outputs,
-                         on_model=progress.model, on_result=keep if out else None)
+        outcomes = check(module, dict(inputs, **run_opts, progress=progress), spec.outputs,
+                         on_model=progress.model, on_result=keep if out else None, subgroup_size=S)
     finally:
         progress.done()
     if out and per_model:   # no model ran (exit 2): nothing to write, and nothing is left behind
@@ -454,11 +455,12 @@ def _portability(module, inputs: dict, opts: dict, spec, args: argparse.Namespac
     for o in outcomes:
         shown += [d for d in o.diagnostics if d not in shown]
     show_diagnostics(shown, module)
-    lines, status = report(outcomes, S)
+    lines, status = report(outcomes, S, size_constants(module, inputs.get("spec_constants")), args.spec)
     if not args.quiet:
         print("\n".join(lines))
     if status:  # the verdict is a finding: said on stderr too, also under -q
-        print(f"{args.spec}: error: {lines[-1].removeprefix('result: ')}", file=sys.stderr)
+        verdict = lines[-1].removeprefix("verdict: ").removeprefix(f"{args.spec}: ")
+        print(f"{args.spec}: error: {verdict}", file=sys.stderr)
     return status
 
 

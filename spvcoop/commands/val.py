@@ -96,7 +96,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     p.add_argument("--profile", metavar="NAME|FILE.yaml",
                    help="also report coopmat types and MulAdds the device does not support "
-                        "(built-in: nvidia-h100)")
+                        "(built-in: nvidia-h100, radv-gfx11, nvk-ampere, lavapipe); lint also lists the profile's "
+                        "configurations no file uses")
     p.add_argument("--no-spirv-val", dest="spirv_val", action="store_false",
                    help="check the cooperative-matrix rules only; by default spirv-val (SPIRV-Tools) also "
                         "validates the whole module and its findings are merged into the report")
@@ -540,6 +541,31 @@ class _Progress:
             sys.stderr.flush()
 
 
+def _profile_coverage(args: argparse.Namespace, files: list, settings: dict) -> None:
+    """With --profile: the profile's combinations that no MulAdd of the whole shader set uses (the other
+    direction, kernels using what the profile lacks, is each file's profile.muladd finding)."""
+    from ..core.diagnostics import SpvError
+    from ..loader import load_shader
+    from ..validator.profiles import muladd_configurations, unused_combinations
+    by_profile: dict[str, tuple] = {}
+    for f, _ in files:
+        st, profile = settings[f]
+        if profile is None:
+            continue
+        try:
+            used = muladd_configurations(load_shader(f), dict(args.spec_const))
+        except SpvError:   # an unreadable file is reported by its own check
+            continue
+        seen = by_profile.setdefault(profile.name, (profile, set()))
+        seen[1].update(used)
+    for name, (profile, used) in by_profile.items():
+        unused = unused_combinations(profile, used)
+        if unused:
+            listed = ", ".join(cb.text() for cb in unused)
+            sys.stderr.write(f"spvcoop lint: {name} lists {len(unused)} of {len(profile.combos)} configuration(s) no "
+                             f"kernel uses: {listed}\n")
+
+
 def run_lint(args: argparse.Namespace) -> int:
     from ..core.diagnostics import SpvError
     from ..validator.report import format_human
@@ -582,5 +608,6 @@ def run_lint(args: argparse.Namespace) -> int:
     failed = _write_report(args, _report(args, [r[0] for r in results], [r[1] for r in results]))
     bad = sum(1 for r in results if r[2] != 0)
     if not args.quiet:
+        _profile_coverage(args, files, settings)
         sys.stderr.write(f"spvcoop lint: {len(files)} file(s), {bad} invalid\n")
     return failed or _status(args, [r[2] for r in results], bool(missing))

@@ -488,7 +488,58 @@ class Shuffled(Descriptor):
         return np.where(pad, -1, perm // C), np.where(pad, -1, perm % C)
 
 
+@dataclass
+class Random(Descriptor):
+    """An adversarial layout: per type and subgroup size a seeded choice among a bijection (the shuffled
+    layout), a replicated layout (every element in 2 or 4 slots, as RDNA3's A/B or PanVK's fp16 tiles) and a
+    padded one (one slot more per invocation than needed), each with elements, copies and padding scattered
+    at random. A kernel whose results agree under many seeds does not depend on any mapping."""
+    seed: int
+    kind = "random"
+    VARIANTS = ("bijection", "replicated", "padded")
+
+    @classmethod
+    def parse(cls, spec: Any, node: Any, key: Any) -> Random:
+        spec = spec or {}
+        if not isinstance(spec, dict) or set(spec) - {"seed"}:
+            raise SpecError("random takes only 'seed' (write 'random: {seed: 0}')", node, key)
+        return cls(_int(spec.get("seed", 0), "random seed", spec, "seed", maximum=(1 << 64) - 1))
+
+    @staticmethod
+    def variant(seed: int, env: dict) -> tuple[str, int, np.random.Generator]:
+        """(variant, copies per element, the generator that places them) for one type."""
+        R, C, S = env["R"], env["C"], env["S"]
+        tag = zlib.crc32(f"random/{env.get('#component')}/{R}x{C}/{env.get('#use')}/{S}".encode())
+        rng = np.random.default_rng([int(seed) & 0xFFFFFFFF, (int(seed) >> 32) & 0xFFFFFFFF, tag])
+        name = Random.VARIANTS[int(rng.integers(len(Random.VARIANTS)))]
+        copies = 1
+        if name == "replicated":
+            # copies only where they fit the slot budget (twice max_elements)
+            fits = [k for k in (2, 4) if _limits(env).slots_error(S, -(-k * R * C // S)) is None]
+            if not fits:
+                return "bijection", 1, rng
+            copies = fits[int(rng.integers(len(fits)))]
+        return name, copies, rng
+
+    def build(self, env: dict) -> Arrays:
+        R, C, S = env["R"], env["C"], env["S"]
+        seed = env.get("#seed")
+        seed = self.seed if seed is None else seed
+        name, copies, rng = self.variant(seed, env)
+        L = -(-copies * R * C // S)
+        if name == "padded" and _limits(env).slots_error(S, L + 1) is None:
+            L += 1
+        _check_slots(env, S, L)
+        n = S * L
+        # every element `copies` times, the rest padding (-1), in a random order
+        ids = np.full(n, -1, dtype=np.int64)
+        ids[:copies * R * C] = np.tile(np.arange(R * C), copies)
+        ids = rng.permutation(ids).reshape(S, L)
+        pad = ids < 0
+        return np.where(pad, -1, ids // C), np.where(pad, -1, ids % C)
+
+
 KINDS: dict[str, Callable[..., Descriptor]] = {
     "table": Table.parse, "formula": Formula.parse, "iree": Iree.parse, "cute": Cute.parse,
-    "linear": Linear.parse, "striped": Striped.parse, "shuffled": Shuffled.parse,
+    "linear": Linear.parse, "striped": Striped.parse, "shuffled": Shuffled.parse, "random": Random.parse,
 }

@@ -5,6 +5,7 @@ A model file::
     name: nvidia
     description: ...
     subgroup_size: 32            # default S (omit for models that work for any S)
+    subgroup_sizes: [32]         # optional: the subgroup sizes the vendor runs (portability sweeps them)
     examples:                    # optional: types to list/diff when entries are open-ended
       - {component: f16, rows: 16, cols: 16, use: a}
     entries:
@@ -16,7 +17,7 @@ A model file::
         subgroup_size: 32        # int, list or 'any' (default: the model's subgroup_size)
         let: {w: "bits == 8 ? 4 : 2"}   # constants over R, C, S, bits
         when: "C % (4 * w) == 0"        # extra condition over R, C, S, bits and let
-        formula: {length: ..., row: ..., col: ...}   # or table / iree / cute / linear / striped / shuffled
+        formula: {length: ..., row: ..., col: ...}   # or table / iree / cute / linear / striped / shuffled / random
 
 The first entry that matches a type answers for it. Fixed-size entries are built
 and checked (coverage, equal lengths, ranges) when the file is loaded; open-ended
@@ -90,7 +91,7 @@ class Entry:
     work: list = field(default_factory=lambda: [0], repr=False)   # 'when' evaluations, shared by a model's entries
 
     def constants(self, component: str, rows: int, cols: int, use: str | None, S: int) -> dict:
-        # '#'-names are for descriptors (shuffled); expressions cannot name them
+        # '#'-names are for descriptors (shuffled, random); expressions cannot name them
         env = {"R": rows, "C": cols, "S": S, "bits": COMPONENTS[component][0],
                "#component": component, "#use": use}
         for name, e in self.let:
@@ -161,6 +162,7 @@ class LayoutModel:
     examples: list[Type] = field(default_factory=list)
     seed: int | None = None
     limits: LayoutLimits = DEFAULT_LIMITS
+    vendor_sizes: tuple[int, ...] | None = None   # the subgroup sizes its hardware runs (portability sweeps them)
     _cache: dict = field(default_factory=dict, repr=False)
     _built_slots: int = field(default=0, repr=False)   # work done by _build, bounded by the limits
 
@@ -437,7 +439,12 @@ def _parse_model(data: Any, source: str, seed: int | None, limits: LayoutLimits)
     examples = _model_examples(data, S)
     description = data.get("description", "")
     description = description.strip() if isinstance(description, str) else _short(description)
-    model = LayoutModel(name, description, S, entries, source, examples, seed, limits)
+    vendor = data.get("subgroup_sizes")
+    vendor_sizes = None if vendor is None else \
+        _sizes(vendor, "subgroup_sizes", (data, "subgroup_sizes")).values
+    if vendor is not None and vendor_sizes is None:
+        raise SpecError("subgroup_sizes must be a positive integer or a list of them", data, "subgroup_sizes")
+    model = LayoutModel(name, description, S, entries, source, examples, seed, limits, vendor_sizes=vendor_sizes)
     _build_fixed_entries(model, entries, limits)
     return model
 
@@ -459,11 +466,12 @@ def _model_header(data: Any) -> tuple[str, int | None]:
     """The top level of a model file: known keys, its name and default subgroup size."""
     if not isinstance(data, dict):
         raise SpecError("a layout model file must be a mapping with 'name' and 'entries'", data)
-    unknown = set(data) - {"name", "description", "subgroup_size", "entries", "examples", "sources"}
+    unknown = set(data) - {"name", "description", "subgroup_size", "subgroup_sizes", "entries", "examples",
+                           "sources"}
     if unknown:
         k = sorted(map(str, unknown))[0]
-        raise SpecError(f"unknown top-level key '{k}' (known: name, description, subgroup_size, entries, "
-                        f"examples, sources)", data, k)
+        raise SpecError(f"unknown top-level key '{k}' (known: name, description, subgroup_size, subgroup_sizes, "
+                        f"entries, examples, sources)", data, k)
     name = data.get("name")
     if not isinstance(name, str) or not name or len(name) > 200:
         raise SpecError("the model needs a 'name' (a string of at most 200 characters)", data,
@@ -527,13 +535,30 @@ def builtin_models() -> list[str]:
     return sorted(p.stem for p in MODELS_DIR.glob("*.yaml"))
 
 
+SEEDED_MODELS = ("random", "shuffled")   # built-in models whose layouts come from a seed (NAME:SEED)
+
+
+def _named_seed(name: str) -> tuple[str, int] | None:
+    """("random", 7) for "random:7" (a built-in seeded model and a decimal seed), else None."""
+    base, sep, seed = name.partition(":")
+    if not sep or base not in SEEDED_MODELS or os.path.exists(name):   # (a file named random:7.yaml is a file)
+        return None
+    if not (seed.isascii() and seed.isdigit()) or len(seed) > 20 or int(seed) >= 1 << 64:
+        raise UnknownModelName(f"'{name[:100]}': the seed after '{base}:' must be a decimal integer below 2^64")
+    return base, int(seed)
+
+
 def load_model(name_or_path: str, seed: int | None = None, limits: LayoutLimits | None = None) -> LayoutModel:
-    """A built-in model by name, or a user's YAML file by path. `seed` feeds `shuffled` entries;
-    `limits` are the size budgets (see limits.py)."""
+    """A built-in model by name, or a user's YAML file by path. `seed` feeds `shuffled` and `random`
+    entries, and "random:7" / "shuffled:7" name a seeded built-in model; `limits` are the size budgets
+    (see limits.py)."""
     from ..core.diagnostics import did_you_mean
     if not isinstance(name_or_path, (str, os.PathLike)):
         raise LayoutError(f"a layout model is a name or a path, got {_short(name_or_path)}")
     name_or_path = os.fspath(name_or_path)
+    named_seed = _named_seed(name_or_path)
+    if named_seed is not None:   # random:7, shuffled:3: a seeded built-in model
+        name_or_path, seed = named_seed
     p = Path(name_or_path)
     if name_or_path in builtin_models():
         p = MODELS_DIR / f"{name_or_path}.yaml"

@@ -53,7 +53,8 @@ class Combo:
     saturating: bool | None  # None: not recorded, both accepted
 
     def text(self) -> str:
-        return f"{self.M}x{self.N}x{self.K} {self.A}*{self.B}+{self.C}->{self.Result}"
+        return f"{self.M}x{self.N}x{self.K} {self.A}*{self.B}+{self.C}->{self.Result}" + \
+            (" saturating" if self.saturating else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,6 +299,7 @@ def check_profile(ctx: Context, profile: Profile) -> None:
                            f"{ix.name(cm.id)} = {ix.type_text(cm.id)}, scope {ix.scope_name(cm.scope)}",
                            [Note("supported: "
                                  + _summary(profile, cm.flavour, cm.scope.value, ctx.ix.component_name(cm.component)))]
+                           + _vuid_note(cm.flavour, "type", bool(profile.flexible))
                            + ([Note(f"the workgroup has {', '.join(sorted(str(x) for x in wg_sizes))} invocations")]
                               if profile.flexible and cm.scope.value == SCOPES["Workgroup"] and wg_sizes else []),
                            rule_id="profile.type",
@@ -331,8 +333,23 @@ def _check_muladd(ctx: Context, profile: Profile, inst, wg_sizes: set[int | None
                f"{comps[0]}*{comps[1]}+{comps[2]}->{comps[3]} (scope {ix.scope_name(a.scope)}"  # type: ignore[union-attr]
                f"{', saturating' if sat else ''})",
                [describe(ctx, a, "A"), describe(ctx, b, "B"), describe(ctx, c, "C"),  # type: ignore[arg-type]
-                Note("supported with these A/B types: " + (", ".join(same_types) or "none"))],
+                Note("supported with these A/B types: " + (", ".join(same_types) or "none"))]
+               + _vuid_note(flavour, "muladd", bool(profile.flexible)),
                rule_id="profile.muladd")
+
+
+# What the Vulkan validation layers report at pipeline creation for the same mismatch (KHR types and MulAdds;
+# Vulkan-ValidationLayers, layers/core_checks/cc_spirv.cpp): without and with flexible dimensions enabled.
+VUIDS = {"type": ("VUID-RuntimeSpirv-OpTypeCooperativeMatrixKHR-10163",
+                  "VUID-RuntimeSpirv-cooperativeMatrixFlexibleDimensions-10165"),
+         "muladd": ("VUID-RuntimeSpirv-OpCooperativeMatrixMulAddKHR-10060",
+                    "VUID-RuntimeSpirv-cooperativeMatrixFlexibleDimensions-10166")}
+
+
+def _vuid_note(flavour: str, what: str, flexible: bool) -> list:
+    if flavour != "KHR":
+        return []
+    return [Note(f"the validation layers report it at pipeline creation as {VUIDS[what][flexible]}")]
 
 
 def _summary(profile: Profile, flavour: str, scope: int | None = None, component: str | None = None) -> str:
@@ -346,3 +363,33 @@ def _summary(profile: Profile, flavour: str, scope: int | None = None, component
 
 
 _SCOPE_NAMES = {v: k for k, v in SCOPES.items()}
+
+
+def muladd_configurations(module, spec_constants: dict[int, int] | None = None) -> set[tuple]:
+    """The MulAdd configurations a module uses: (api, M, N, K, A, B, C, Result, scope, saturating), for MulAdds
+    whose shapes are known (spec-constant sizes at their default or given values)."""
+    from .index import ModuleIndex
+    ix = ModuleIndex(module, "universal", spec_constants)
+    out = set()
+    for inst in module.instructions:
+        if not inst.opname.startswith("OpCooperativeMatrixMulAdd"):
+            continue
+        a, b, c = (ix.coopmat_of(o.value) for o in inst.operands[:3])
+        r = ix.coopmat(inst.result_type)
+        if a is None or b is None or c is None or r is None or None in (a.rows, a.cols, b.cols, a.scope):
+            continue
+        comps = tuple(ix.component_name(m.component) for m in (a, b, c, r))
+        mask = next((o.value for o in inst.operands[3:] if o.kind == "CooperativeMatrixOperands"), 0)
+        out.add((a.flavour, a.rows.value, b.cols.value, a.cols.value, *comps,  # type: ignore[union-attr]
+                 a.scope.value, bool(mask & 16)))  # type: ignore[union-attr]
+    return out
+
+
+def unused_combinations(profile: Profile, used: set[tuple]) -> list[Combo]:
+    """The profile's fixed combinations that no configuration in `used` (muladd_configurations of a shader
+    set) matches: what the device offers and the kernels never ask for."""
+    def matches(cb: Combo, u: tuple) -> bool:
+        api, M, N, K, A, B, C, R, scope, sat = u
+        return (api in cb.apis and (cb.M, cb.N, cb.K, cb.A, cb.B, cb.C, cb.Result, cb.scope) ==
+                (M, N, K, A, B, C, R, scope) and (cb.saturating is None or cb.saturating == sat))
+    return [cb for cb in profile.combos if not any(matches(cb, u) for u in used)]

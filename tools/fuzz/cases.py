@@ -16,7 +16,7 @@ from .mutators import (HOSTILE_NUMBERS, copy_token, delete_line, duplicate_line,
                        swap_lines)
 
 ENTRIES = ("as", "dis", "val", "run", "layout", "profile", "cli", "lint", "glsl", "numerics", "outdir",
-           "novalidate", "apitypes", "views", "template")
+           "novalidate", "apitypes", "aliased", "floatlit", "device", "template", "views")
 
 # A secret planted beside every case directory (outside its tree): no output may ever quote it.
 CANARY_NAME = "canary.txt"
@@ -603,7 +603,190 @@ def gen_apitypes(rng: random.Random, index: int) -> Case:
     return Case("apitypes", index, "api", {}, api="apitypes", params=params)
 
 
-# ---- views: one binding declared as several blocks, on both backends (issue 32) --------------------------------
+# --- aliased bindings on both backends (issue 32): a ggml-style binding declared by two blocks ------------------
+
+# element type -> (GLSL declaration, element 0 read as a float; {v} the member)
+ALIAS_TYPES = {"float": "{v}[0]", "vec4": "{v}[0].x", "vec2": "{v}[0].y", "uint": "float({v}[0])",
+               "uvec2": "float({v}[0].x)", "float16_t": "float({v}[0])", "f16vec4": "float({v}[0].w)",
+               "uint8_t": "float({v}[0])", "int": "float({v}[0])"}
+# ggml's pairs: a matrix read as vec4 and as scalars, K/V blocks read as f16vec4 and as f16, the output's vec4 view
+ALIAS_BLOCKS = [("A", "A_SCALAR", "data_a", "data_a_s"), ("K", "KV4", "data_k", "data_kv4"),
+                ("O", "OV4", "data_o", "data_ov4"), ("Q", "Q4", "q", "q4")]
+ALIAS_DTYPES = ["float32", "float16", "uint32", "int32", "uint16", "uint8", "float64", "int64"]
+
+
+def alias_shader(rng: random.Random) -> tuple[str, dict[str, str]]:
+    """GLSL with (set 0, binding 1) declared by two read-only blocks of different element types, and the names
+    a run may give it by: {"first member": ..., ...}."""
+    t1, t2 = rng.sample(sorted(ALIAS_TYPES), 2)
+    b1, b2, m1, m2 = pick(rng, ALIAS_BLOCKS)
+    inst = rng.random() < 0.3
+    names = {"the first view": m1, "the second view": m2, "the first block": b1, "the second block": b2}
+    v1, v2 = (f"{m1}_inst.{m1}", f"{m2}_inst.{m2}") if inst else (m1, m2)
+    if inst:
+        names.update({"the first instance": f"{m1}_inst", "the second instance": f"{m2}_inst"})
+    glsl = "\n".join([
+        "#version 450",
+        "#extension GL_EXT_shader_explicit_arithmetic_types : require",
+        "#extension GL_EXT_shader_16bit_storage : require",
+        "#extension GL_EXT_shader_8bit_storage : require",
+        "layout(local_size_x = 1) in;",
+        "layout(set = 0, binding = 0) buffer Out { float d[]; };",
+        f"layout(set = 0, binding = 1) readonly buffer {b1} {{ {t1} {m1}[]; }}" + (f" {m1}_inst;" if inst else ";"),
+        f"layout(set = 0, binding = 1) readonly buffer {b2} {{ {t2} {m2}[]; }}" + (f" {m2}_inst;" if inst else ";"),
+        "void main() { d[0] = " + ALIAS_TYPES[t1].format(v=v1) + " + " + ALIAS_TYPES[t2].format(v=v2) + "; }",
+        ""])
+    return glsl, names
+
+
+def _alias_data_spec(rng: random.Random) -> dict:
+    """Data of at least 16 bytes in any element type: the CPU runs the shader, which reads element 0 of both views
+    (a vec4 at most), and an out-of-bounds read there is no disagreement about the binding's bytes."""
+    kind = pick(rng, ["array", "array", "array", "list", "nested", "bytes"])
+    if kind == "array":
+        return {"kind": kind, "dtype": pick(rng, ALIAS_DTYPES), "n": pick(rng, [16, 17, 24, 64]),
+                "scale": pick(rng, [1, 1, 1000, 70000, 0.5])}
+    return {"kind": kind, "n": pick(rng, [4, 5, 16] if kind == "nested" else [16, 17, 64])}
+
+
+def gen_aliased(rng: random.Random, index: int) -> Case:
+    glsl, names = alias_shader(rng)
+    r = rng.random()
+    if r < 0.4:
+        given, keys = "set:binding", ["0:1"]
+    elif r < 0.85:
+        given = pick(rng, sorted(names))
+        keys = [names[given]]
+    else:   # the binding given twice, by two of its names: both backends must refuse
+        given = "two names"
+        keys = rng.sample(["0:1"] + sorted(set(names.values())), 2)
+    buffers = {k: _alias_data_spec(rng) for k in keys}
+    buffers["d"] = {"kind": "array", "dtype": "float32", "n": 1, "scale": 0}
+    given += " (" + ", ".join(sorted({v["kind"] for k, v in buffers.items() if k != "d"})) + ")"
+    return Case("aliased", index, "api", {"alias.comp": glsl.encode()}, api="aliased",
+                params={"shader": "alias.comp", "buffers": buffers, "given": given})
+
+
+# --- float literals at the edges of f16, f32 and f64 (issue 32: `as` of -3.479020123082e38 in an f16 context) -
+
+FLOAT_FORMATS = {16: (5, 10), 32: (8, 23), 64: (11, 52)}   # exponent bits, fraction bits
+
+
+def _edges(width: int) -> dict:
+    """Exact values at a format's edges (fractions.Fraction)."""
+    from fractions import Fraction
+    e, m = FLOAT_FORMATS[width]
+    bias = 2 ** (e - 1) - 1
+    top_ulp = Fraction(2) ** (bias - m)
+    largest = (2 - Fraction(1, 2 ** m)) * Fraction(2) ** bias
+    tiny = Fraction(1, 2 ** (bias - 1 + m))
+    return {"largest": largest, "overflow boundary": largest + top_ulp / 2, "smallest subnormal": tiny,
+            "underflow boundary": tiny / 2, "smallest normal": Fraction(1, 2 ** (bias - 1)),
+            "half-ulp above one": 1 + Fraction(1, 2 ** (m + 1))}
+
+
+def _decimal(value, digits: int, scientific: bool) -> str:
+    """value rounded to `digits` significant decimal digits, as 6.5504e+4 or 65504."""
+    from decimal import Context, Decimal
+    num = Context(prec=digits).divide(Decimal(value.numerator), Decimal(value.denominator))
+    return format(num, "e" if scientific else "f")
+
+
+def _hex(value) -> str:
+    """The exact hexadecimal float of a dyadic Fraction (every edge value is one)."""
+    from fractions import Fraction
+    if value == 0:
+        return "0x0p+0"
+    exp = value.numerator.bit_length() - value.denominator.bit_length()
+    while Fraction(2) ** exp > value:
+        exp -= 1
+    while Fraction(2) ** (exp + 1) <= value:
+        exp += 1
+    frac = value / Fraction(2) ** exp - 1          # in [0, 1)
+    digits = ""
+    while frac and len(digits) < 40:
+        frac *= 16
+        d = int(frac)
+        digits += "0123456789abcdef"[d]
+        frac -= d
+    return f"0x1{'.' + digits if digits else ''}p{exp:+d}"
+
+
+def float_literal(rng: random.Random) -> tuple[int, str, str]:
+    """(type width, edge name, literal): a value at an edge of this width or (30%) another width's, nudged by a
+    few ulps of a wider format, written as a decimal of 3 to 25 digits or as an exact hex float."""
+    from fractions import Fraction
+    width = pick(rng, sorted(FLOAT_FORMATS))
+    of = width if rng.random() < 0.7 else pick(rng, sorted(FLOAT_FORMATS))
+    edge = pick(rng, sorted(_edges(of)))
+    value = _edges(of)[edge] * (1 + rng.choice([-1, 0, 0, 1]) * Fraction(1, 2 ** pick(rng, [8, 11, 12, 24, 25,
+                                                                                             53, 54, 70])))
+    if rng.random() < 0.6:
+        literal = _decimal(value, pick(rng, [3, 5, 7, 8, 9, 10, 13, 16, 17, 18, 25]), rng.random() < 0.7)
+    else:
+        literal = _hex(value)
+    if rng.random() < 0.4:
+        literal = "-" + literal
+    name = edge if of == width else f"f{of} {edge}"
+    return width, name, literal
+
+
+def gen_floatlit(rng: random.Random, index: int) -> Case:
+    width, edge, literal = float_literal(rng)
+    op = pick(rng, ["OpConstant", "OpConstant", "OpConstant", "OpSpecConstant"])
+    text = ("OpCapability Shader\nOpCapability Float16\nOpCapability Float64\nOpMemoryModel Logical GLSL450\n"
+            f"%float = OpTypeFloat {width}\n%c = {op} %float {literal}\n")
+    return Case("floatlit", index, "api", {"in.spvasm": text.encode()}, api="floatlit",
+                params={"width": width, "edge": edge, "literal": literal})
+
+
+# --- --device values (issue 32: `--device ''` ran on the CPU) --------------------------------------------------
+
+DEVICE_VALUES = ["", " ", "vulkan", "vulkan:0", "vulkan:1", "vulkan:7", "vulkan:", "vulkan:-1", "vulkan:x",
+                 "vulkan:0x1", "vulkan:1.5", "vulkan:99999999999999999999", "vulkan:0:0", "vulkan: 0", " vulkan",
+                 "vulkan ", "VULKAN", "Vulkan:0", "cpu", "gpu", "cuda:0", "vk", "vulkan:\u0663", "vulkan:\uff11",
+                 "\x1b[2J", "a" * 300, "vulkan:" + "9" * 400, "-", "vulkan,vulkan", "vulkan:+1", "vulkan:00"]
+
+
+def gen_device(rng: random.Random, index: int) -> Case:
+    directory, spec, extra = pick(rng, corpus.run_samples())
+    value = pick(rng, DEVICE_VALUES)
+    device = [f"--device={value}"] if rng.random() < 0.3 else ["--device", value]
+    more = pick(rng, [[], [], ["--compare-interpreter"], ["--gpu-timeout", "1"]])
+    argv = ["run", spec, *extra, "-q", "--max-time", "4", *device, *more, "-o", "out.yaml"]
+    return Case("device", index, "cli", corpus.sample_files(directory), argv, outputs=["out.yaml"],
+                params={"device": value})
+
+
+# --- run --template, then the template run (issue 32: templates spvcoop could not read back) --------------------
+
+# names a template must not take as keys as they are (they read back as other keys, or not at all)
+HOSTILE_NAMES = ("0:0", "0:1", "", "a b", "&x", "'q'", '"q"', "yes", "null", "1e5", "-", "#c", ": x", "x:", "[1]",
+                 "{a: 1}", "\\", "*a", "!t", "%s", "0", "1", "buffers", "shader", "\u00e9t\u00e9", "a" * 300)
+
+
+def gen_template(rng: random.Random, index: int) -> Case:
+    modules = corpus.template_modules()
+    if index % 4 == 3:   # a binding declared by two blocks, as the aliased entry writes them
+        name, data = "alias.comp", alias_shader(rng)[0].encode()
+    else:                # every sample's and kernel's module within the first 4/3 * len(modules) inputs
+        module = modules[(index - index // 4) % len(modules)]
+        name, data = module.name, module.read_bytes()
+    if name.endswith(".spvasm") and rng.random() < 0.5:   # an OpName / OpMemberName made a hostile key
+        import re
+        text = data.decode("utf-8")
+        spots = list(re.finditer(r'(Op(?:Member)?Name [^"\n]*")((?:[^"\\\n]|\\.)*)"', text))
+        if spots:
+            m = pick(rng, spots)
+            hostile = pick(rng, HOSTILE_NAMES).replace("\\", "\\\\").replace('"', '\\"')
+            data = (text[:m.start(2)] + hostile + text[m.end(2):]).encode("utf-8")
+    fmt = pick(rng, ["runspec", "runspec", "sicompat"])
+    template = "template.yaml" if fmt == "runspec" else pick(rng, ["in.yaml", "in.json"])
+    return Case("template", index, "api", {name: data}, api="template",
+                params={"module": name, "format": fmt, "template": template})
+
+
+# --- views: every binding of a shader declared as several blocks, data in any form, on both backends (issue 32) ----
 VIEW_NAMES = {0: ("A", "A_SCALAR", "data_a", "data_a_scalar"), 1: ("K", "KV4", "data_k", "data_kv4"),
               2: ("O", "OV4", "data_o", "data_ov4")}
 VIEW_FORMS = ("array", "array", "array", "list", "nested", "mapping", "bytes", "none")
@@ -613,7 +796,7 @@ VIEW_DTYPES = ("float16", "float32", "float64", "int32", "int64", "uint8", "uint
 
 def gen_views(rng: random.Random, index: int) -> Case:
     """Data for each binding of tests/data/aliasing/views_guarded.comp (ggml's A / A_SCALAR, K / KV4, O / OV4), by
-    "set:binding" or by a view's name, in a random form and dtype; sometimes one binding under two names."""
+    "set:binding" or by a view's name, in a random form and dtype, or none; sometimes one binding under two names."""
     bindings = {}
     for b in range(3):
         form = pick(rng, VIEW_FORMS)
@@ -627,31 +810,7 @@ def gen_views(rng: random.Random, index: int) -> Case:
     return Case("views", index, "api", {}, api="views", params={"bindings": bindings, "twice": twice})
 
 
-# ---- template: `run --template` read back by `run` (issue 32) ---------------------------------------------------
-HOSTILE_NAMES = ("0:0", "0:1", "", "a b", "&x", "'q'", '"q"', "yes", "null", "1e5", "-", "#c", ": x", "x:", "[1]",
-                 "{a: 1}", "\\", "*a", "!t", "%s", "0", "buffers", "shader", "\u00e9t\u00e9", "a" * 300)
-
-
-def gen_template(rng: random.Random, index: int) -> Case:
-    """A seed shader (assembly, a kernel, an aliased GLSL one), sometimes with an OpName / OpMemberName made a
-    hostile YAML key; its template in either form, then run as `spvcoop run` reads it."""
-    import re
-    paths = corpus.template_shaders()
-    path = paths[rng.randrange(len(paths))]
-    name = "s" + path.suffix
-    data = path.read_bytes()
-    if path.suffix == ".spvasm" and rng.random() < 0.5:
-        text = data.decode("utf-8")
-        spots = list(re.finditer(r'(Op(?:Member)?Name [^"\n]*")((?:[^"\\\n]|\\.)*)"', text))
-        if spots:
-            m = pick(rng, spots)
-            hostile = pick(rng, HOSTILE_NAMES).replace("\\", "\\\\").replace('"', '\\"')
-            data = (text[:m.start(2)] + hostile + text[m.end(2):]).encode("utf-8")
-    fmt = pick(rng, ["runspec", "runspec", "sicompat"])
-    return Case("template", index, "api", {name: data}, api="template", params={"shader": name, "fmt": fmt})
-
-
 GENERATORS = {"as": gen_as, "dis": gen_dis, "val": gen_val, "run": gen_run, "layout": gen_layout,
               "profile": gen_profile, "cli": gen_cli, "lint": gen_lint, "glsl": gen_glsl, "numerics": gen_numerics,
-              "outdir": gen_outdir, "novalidate": gen_novalidate, "apitypes": gen_apitypes, "views": gen_views,
-              "template": gen_template}
+              "outdir": gen_outdir, "novalidate": gen_novalidate, "apitypes": gen_apitypes, "aliased": gen_aliased,
+              "floatlit": gen_floatlit, "device": gen_device, "template": gen_template, "views": gen_views}

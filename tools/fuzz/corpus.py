@@ -38,13 +38,6 @@ def binary(i: int) -> bytes:
 
 
 @functools.cache
-def template_shaders() -> tuple[Path, ...]:
-    """Shaders `run --template` is tried on: the assembly seeds, the kernels' builds, the aliased GLSL ones."""
-    kernels = list((ROOT / "tests" / "kernels").rglob("*.spvasm")) + list((ROOT / "tests" / "kernels").rglob("*.spv"))
-    return tuple(_sorted(list(spvasm_paths()) + kernels + list((ROOT / "tests" / "data" / "aliasing").glob("*.comp"))))
-
-
-@functools.cache
 def coopmat_module_paths() -> tuple[Path, ...]:
     """Seeds declaring a cooperative-matrix capability (the ones a device profile applies to)."""
     return tuple(p for p in spvasm_paths() if "CooperativeMatrix" in p.read_text(encoding="utf-8"))
@@ -118,3 +111,16 @@ def numerics_tiles() -> tuple[tuple[str, object], ...]:
     import numpy as np
     with np.load(ROOT / "tests" / "data" / "h100-vulkan" / "vulkan-loop" / "subnormal-k16.npz") as z:
         return tuple((k, z[k][:2].copy()) for k in sorted(z.files))
+
+
+@functools.cache
+def template_modules() -> tuple[Path, ...]:
+    """Every sample's and kernel's shader (and tests/data/aliasing's), what `run --template` is asked of: its
+    assembly, or its GLSL where a folder has no assembly (kernels' GLSL needs a newer glslang or -D defines; their
+    builds are the .spvasm)."""
+    found = []
+    tops = (ROOT / "samples", ROOT / "tests" / "kernels", ROOT / "tests" / "data" / "aliasing")
+    for d in sorted({p.parent for top in tops for p in top.rglob("*") if p.suffix in (".spvasm", ".comp")}):
+        asm = sorted(d.glob("*.spvasm"))
+        found += asm or sorted(d.glob("*.comp"))
+    return tuple(_sorted(found))

@@ -14,6 +14,8 @@ Outcome classes:
              finds differences and `run --layout all` that finds an output depending on the layout exit 1
              with their outputs written)
   crash      the worker process died (signal, abort)
+  mismatch   two answers to one input disagree (differential.py: CPU vs GPU encoding, spvcoop vs spirv-as,
+             a malformed --device value run, a template that spvcoop cannot read back)
 Tracebacks, hangs and memory are deduplicated by a signature: the exception type and the
 innermost frame inside the spvcoop package (file:line; file:function for hangs and memory,
 whose exact line depends on when the limit struck).
@@ -21,7 +23,6 @@ whose exact line depends on when the limit struck).
 from __future__ import annotations
 
 import contextlib
-import functools
 import io
 import os
 import re
@@ -34,7 +35,7 @@ from .cases import CANARY_NAME, CANARY_SECRET, CANARY_TEXT, LINKS, Case
 
 PKG = str(Path(__file__).resolve().parents[2] / "spvcoop") + os.sep
 VERDICT = re.compile(r"^check failed: |: error: NOT PORTABLE: ", re.M)   # exit 1 with the outputs written
-FINDINGS = ("traceback", "exit3", "leak", "hang", "memory", "leftover", "crash", "unlocated")
+FINDINGS = ("traceback", "exit3", "leak", "hang", "memory", "leftover", "crash", "unlocated", "mismatch")
 
 
 class Timeout(BaseException):
@@ -284,9 +285,9 @@ def _api_values(name: str):
         "list": [1, 2], "list4": [1, 1, 1, 1], "dict": {}, "dictbad": {"a": object(), 1.5: [1]}, "object": object(),
         "np_float": np.float64(2.0), "np_int": np.int64(3), "np_array": np.arange(3), "np_2d": np.zeros((2, 2)),
         "path": Path("missing.yaml"), "lambda": lambda *a: None, "complex": 1j, "bytearray": bytearray(b"\x00" * 20),
-        "tuple_str": ("1", "2"), "set": {1, 2}, "memoryview": memoryview(b"hello world text"),
-        "dict_badkey": {(0,): np.zeros(4)},
+        "tuple_str": ("1", "2"), "set": {1, 2},
         "module": spvcoop.assemble((ROOT / "samples" / "reduce" / "reduce.spvasm").read_text(), "reduce.spvasm"),
+        "memoryview": memoryview(b"hello world text"), "dict_badkey": {(0,): np.zeros(4)},
     }[name]
 
 
@@ -325,133 +326,30 @@ def _api_apitypes(case, p):
     return None
 
 
-@functools.cache
-def _views_module():
-    from spvcoop.loader import load_shader
-
-    from .corpus import ROOT
-    return load_shader(str(ROOT / "tests" / "data" / "aliasing" / "views_guarded.comp"))
+def _api_aliased(case, p):
+    from .differential import api_aliased
+    return api_aliased(case, p)
 
 
-def _views_data(spec: dict):
-    """One binding's data from gen_views' parameters: an array of spec['dtype'] and its list, nested or mapping
-    forms, or its bytes."""
-    import numpy as np
-
-    from spvcoop.interp import encodings
-    rng = np.random.default_rng(spec["seed"])
-    n = spec["n"]
-    values = rng.integers(-8, 8, n).astype(np.float64)
-    if spec["values"] == "halves":
-        values += 0.5
-    elif spec["values"] == "big" and n:
-        values[rng.integers(0, n)] = 70000.5          # exact in f32, not in f16
-    elif spec["values"] == "nan" and n:
-        values[rng.integers(0, n)] = np.nan
-    with np.errstate(all="ignore"):
-        arr = values.astype(encodings.dtype(spec["dtype"]))
-    form = spec["form"]
-    if form == "array":
-        return arr
-    if form == "bytes":
-        return arr.tobytes()
-    listed = values.tolist()
-    if form == "nested":
-        listed = [listed[i:i + 4] for i in range(0, n - n % 4, 4)]
-    return {spec["member"]: listed} if form == "mapping" else listed
-
-
-def _recording_device():
-    """The GPU runner's side of a dispatch without Vulkan: buffers are bytes; `bound` keeps what each binding held
-    when the dispatch was recorded."""
-    from spvcoop.gpu.compute import Device
-
-    class Recording(Device):
-        def __init__(self):   # no Vulkan instance: nothing below calls it
-            self.timeout_s, self.lost, self.mem, self.bound = 1.0, False, {}, None
-
-        def check_needs(self, module, source):
-            pass
-
-        def buffer(self, size, uniform=False):
-            addr = 0x10000 * (len(self.mem) + 1)
-            self.mem[addr] = bytearray(size)
-            return addr, addr, size, addr
-
-        def write(self, mem, data, offset=0):
-            self.mem[mem][offset:offset + len(data)] = data
-
-        def read(self, mem, size):
-            return bytes(self.mem[mem][:size])
-
-        def free(self, buf, mem):
-            pass
-
-        def dispatch(self, code, entry, groups, buffers, push=b"", spec=(), required_subgroup_size=None):
-            self.bound = {k: self.read(b, size) for k, (b, size, _u) in buffers.items()}
-
-        def close(self):
-            pass
-    return Recording()
-
-
-def _api_views(case, p):
-    """Random data for a binding declared as several blocks, by "set:binding" or by a view's name, through the
-    interpreter and the GPU runner's encoding: both refuse it with the same error, or both bind the same bytes."""
-    import spvcoop
-    from spvcoop.core.diagnostics import SpvError
-    from spvcoop.gpu.runner import run_on_device
-    module = _views_module()
-    buffers = {spec["key"]: _views_data(spec) for _b, spec in sorted(p["bindings"].items())}
-    if p.get("twice") is not None:
-        b = p["twice"]
-        buffers[VIEW_TWICE[int(b)]] = _views_data(p["bindings"][b])
-    results = []
-    for backend in ("cpu", "gpu"):
-        try:
-            if backend == "cpu":
-                res = spvcoop.run(module, dispatch=(2, 1, 1), buffers=buffers, validate=False, races=False)
-                results.append({k: res.raw(k) for k in ((0, 0), (0, 1))})
-            else:
-                dev = _recording_device()
-                run_on_device(module, dispatch=(2, 1, 1), buffers=buffers, device=dev, validate=False)
-                results.append({k: dev.bound[k] for k in ((0, 0), (0, 1))})
-        except SpvError as e:
-            results.append(e.diagnostics[0].message)
-    cpu, gpu = results
-    if cpu != gpu:
-        raise AssertionError(f"the backends disagree on {buffers!r:.300}: interpreter {cpu!r:.300}, "
-                             f"GPU runner {gpu!r:.300}")
-    return Outcome("rejected", detail=cpu[:300]) if isinstance(cpu, str) else None
-
-
-VIEW_TWICE = {0: "A", 1: "KV4", 2: "data_o"}   # a second name for a binding (which may be the one given)
+def _api_floatlit(case, p):
+    from .differential import api_floatlit
+    return api_floatlit(case, p)
 
 
 def _api_template(case, p):
-    """`run SHADER --template FILE`, then FILE run as `spvcoop run` reads it: a template that spvcoop cannot read
-    back (an error located in FILE) is a finding, as is an internal error in either step."""
-    from spvcoop import cli
-    shader, fmt = p["shader"], p["fmt"]
-    out = "in.yaml" if fmt == "sicompat" else "t.yaml"
-    steps = [["run", shader, "--template", out, "--template-format", fmt, "-q"],
-             ["run", shader, "--input", out] if fmt == "sicompat" else ["run", out]]
-    steps[1] += ["-q", "--max-time", "4", "--max-steps", "200000", "-o", "result.yaml"]
-    for i, argv in enumerate(steps):
-        err, got = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(got):
-            code = cli.main(argv)
-        result = classify_exit(int(code), err.getvalue(), got.getvalue())
-        if i == 1 and f"{out}:" in err.getvalue():
-            raise AssertionError(f"spvcoop cannot read back its own template ({fmt}): {err.getvalue()[:600]}")
-        if result.cls != "accepted":
-            return result
-    return None
+    from .differential import api_template
+    return api_template(case, p)
+
+
+def _api_views(case, p):
+    from .differential import api_views
+    return api_views(case, p)
 
 
 API = {"numerics_model": _api_numerics_model, "apitypes": _api_apitypes, "assemble": _api_assemble,
        "disassemble": _api_disassemble, "validate": _api_validate,
-       "layout_model": _api_layout_model, "profile": _api_profile, "views": _api_views, "template": _api_template}
+       "layout_model": _api_layout_model, "profile": _api_profile, "aliased": _api_aliased,
+       "floatlit": _api_floatlit, "template": _api_template, "views": _api_views}
 
 
 def execute(case: Case, directory: Path) -> Outcome:
@@ -506,6 +404,9 @@ def _execute(case: Case, directory: Path, out, err, out_raw, err_raw) -> Outcome
                     return Outcome("leftover", f"{case.argv[0]} left -o output after exit {code}",
                                    f"{case.describe()}\nexit {code}, {o} exists\n"
                                    + err_raw.head.decode("utf-8", "replace")[:2000], code)
+        if case.entry == "device":   # after the leftover check: a run that succeeded wrote its -o output
+            from .differential import check_device
+            result = check_device(case, result)
         return result
     except BaseException as e:  # noqa: BLE001 - classifying every exception is the point
         err.flush()

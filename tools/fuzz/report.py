@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 COLUMNS = ("accepted", "rejected", "traceback", "exit3", "leak", "escape", "hang", "memory", "crash", "leftover",
-           "unlocated", "driver-error")
+           "unlocated", "mismatch", "driver-error")
 FINDING_CLASSES = ("traceback", "exit3", "leak", "escape", "hang", "memory", "crash", "leftover", "unlocated",
-                   "driver-error")
+                   "mismatch", "driver-error")
 
 
 @dataclass
@@ -60,7 +60,7 @@ class Stats:
     def table(self) -> str:
         """Markdown table: one row per entry point, then the total."""
         head = ["entry", "inputs", "rejected", "accepted", "tracebacks (distinct)", "exit 3", "leaks", "hangs",
-                "memory", "crashes", "leftover -o", "unlocated", "peak RSS MiB", "max s", "mean ms"]
+                "memory", "crashes", "leftover -o", "unlocated", "mismatches", "peak RSS MiB", "max s", "mean ms"]
         rows = []
         tot = EntryStats()
         for name in sorted(self.entries, key=_entry_order):
@@ -108,7 +108,7 @@ def _row(name: str, e: EntryStats) -> list:
     distinct = len({k for k in e.signatures if k[0] == "traceback"})
     return [name, e.inputs, c.get("rejected", 0), c.get("accepted", 0), f"{c.get('traceback', 0)} ({distinct})",
             c.get("exit3", 0), c.get("leak", 0) + c.get("escape", 0), c.get("hang", 0), c.get("memory", 0),
-            c.get("crash", 0), c.get("leftover", 0), c.get("unlocated", 0),
+            c.get("crash", 0), c.get("leftover", 0), c.get("unlocated", 0), c.get("mismatch", 0),
             round(e.peak_rss_kb / 1024), round(e.max_seconds, 1), round(1000 * e.seconds / max(1, e.inputs), 1)]
 
 

@@ -1,0 +1,70 @@
+"""Device profiles for the drivers of the layout models (issue 38): RADV on RDNA3 and NVK on Ampere/Ada,
+transcribed from their GetPhysicalDeviceCooperativeMatrixPropertiesKHR; checked against the layout models,
+against the samples (`val --profile`), and over a shader set (`lint --profile`: what the profile lists that no
+kernel uses)."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import run_cli
+from spvcoop.layouts import load_model
+from spvcoop.loader import load_shader
+from spvcoop.validator.profiles import load_profile, muladd_configurations, unused_combinations
+
+PAIRS = [("radv-gfx11", "radv-gfx11", (32, 64)), ("nvk-ampere", "mesa-nvk", (32,)), ("lavapipe", "lavapipe", (8,))]
+
+
+@pytest.mark.parametrize("profile,model,sizes", PAIRS)
+def test_every_listed_configuration_has_layouts_in_the_drivers_model(profile, model, sizes):
+    m = load_model(model)
+    for cb in load_profile(profile).combos:
+        for S in sizes:
+            assert m.defines(cb.A, cb.M, cb.K, "a", S), (cb.text(), S)
+            assert m.defines(cb.B, cb.K, cb.N, "b", S), (cb.text(), S)
+            assert m.defines(cb.C, cb.M, cb.N, "acc", S) and m.defines(cb.Result, cb.M, cb.N, "acc", S), cb.text()
+
+
+def test_profiles_transcribe_the_sources():
+    radv = load_profile("radv-gfx11")
+    assert {(cb.M, cb.N, cb.K) for cb in radv.combos} == {(16, 16, 16)}
+    assert all(cb.apis == ("KHR",) for cb in radv.combos)
+    # 2 f16 + 4 A/B signedness pairs x (s32 with and without saturation, u32 without) = 14
+    assert len(radv.combos) == 14 and not any(cb.C == "u32" and cb.saturating for cb in radv.combos)
+    nvk = load_profile("nvk-ampere")
+    assert {(cb.M, cb.N, cb.K) for cb in nvk.combos if cb.A == "s8"} == {(8, 8, 16), (16, 8, 16), (16, 8, 32),
+                                                                         (16, 16, 32)}
+    assert len(nvk.combos) == 18
+    lvp = load_profile("lavapipe")
+    assert {(cb.M, cb.N, cb.K) for cb in lvp.combos} == {(8, 8, 8)} and len(lvp.combos) == 4
+    assert [(f.M, f.N, f.K, f.scope) for f in lvp.flexible] == [(8, 8, 8, 3)] * 4
+
+
+def test_val_profile_on_the_samples(capsys):
+    # RADV on RDNA3 has 16x16x16 only: the 16x16x32 int8 GEMM is a configuration no RADV profile lists
+    rc, out, _ = run_cli(capsys, "val", "samples/coopmat/int8_gemm/gemm.spvasm", "--profile", "radv-gfx11",
+                         "--no-spirv-val")
+    assert rc == 1 and "radv-gfx11 does not support MulAdd 16x16x32 s8*s8+s32->s32" in out
+    assert "note: the validation layers report it at pipeline creation as " \
+        "VUID-RuntimeSpirv-OpCooperativeMatrixMulAddKHR-10060" in out
+    assert "VUID-RuntimeSpirv-OpTypeCooperativeMatrixKHR-10163" in out      # the 16x32 A type
+    rc, out, _ = run_cli(capsys, "val", "samples/coopmat/int8_gemm/gemm.spvasm", "--profile", "nvk-ampere",
+                         "--no-spirv-val")
+    assert rc == 0, out
+    rc, out, _ = run_cli(capsys, "val", "samples/coopmat/khr_gemm/gemm.spvasm", "--profile", "radv-gfx11",
+                         "--no-spirv-val")
+    assert rc == 0, out
+    rc, out, _ = run_cli(capsys, "val", "samples/coopmat/nv_gemm/gemm.spvasm", "--profile", "radv-gfx11",
+                         "--no-spirv-val")
+    assert rc == 1 and "radv-gfx11 does not support cooperative matrix type" in out   # no NV extension
+
+
+def test_configurations_a_shader_set_uses_and_leaves_unused(capsys):
+    used = muladd_configurations(load_shader("samples/coopmat/khr_gemm/gemm.spvasm"))
+    assert used == {("KHR", 16, 16, 16, "f16", "f16", "f32", "f32", 3, False)}
+    nvk = load_profile("nvk-ampere")
+    unused = unused_combinations(nvk, used)
+    assert len(unused) == len(nvk.combos) - 1 and all(cb.text() != "16x16x16 f16*f16+f32->f32" for cb in unused)
+    rc, out, err = run_cli(capsys, "lint", "samples/coopmat", "--profile", "nvk-ampere", "--no-spirv-val", "-j", "1")
+    assert "spvcoop lint: nvk-ampere lists 16 of 18 configuration(s) no kernel uses: 16x8x8 f16*f16+f16->f16" in err
+    assert "16x16x32 s8*s8+s32->s32," not in err        # int8_gemm uses it (without saturation)
+    assert "16x16x32 s8*s8+s32->s32 saturating" in err
