@@ -178,3 +178,21 @@ def test_names_that_read_as_other_keys_are_not_used_as_keys(tmp_path, capsys):
     rc, out, err = _round_trip(tmp_path, aliased, capsys)
     assert rc == 0 and "[1.0, 2.0, 1.0, 1.0]" in out, err
     assert "  '0:0':  # set 0, binding 0: 0:1 (StorageBuffer, 0:1)" in (tmp_path / "t.yaml").read_text()
+
+
+def test_a_json_template_is_json_and_a_run_spec_template_is_yaml(tmp_path, capsys):
+    """`--template in.json` wrote YAML text, which `--input in.json` reads as JSON (the fuzz driver's `template`
+    entry: "invalid JSON"); a run spec named .json is no spec `run` reads, and TOML is not written."""
+    import json
+    shader = _shader(tmp_path, SI / "unnamed-members" / "shader.spvasm")
+    out = tmp_path / "in.json"
+    assert main(["run", str(shader), "--template", str(out), "--template-format", "sicompat"]) == 0
+    text = out.read_text()
+    assert json.loads(text) and '"": [0, 0, 0], "": [0, 0, 0]' in text   # unnamed members repeat '', as in YAML
+    capsys.readouterr()
+    assert main(["run", str(shader), "--input", str(out)]) == 0
+    assert "m0: [0, 0, 0, 0]" in capsys.readouterr().out
+    for name, fmt, words in (("t.json", "runspec", "a run-spec template is YAML"),
+                             ("in.toml", "sicompat", "not TOML")):
+        assert main(["run", str(shader), "--template", str(tmp_path / name), "--template-format", fmt]) == 2
+        assert words in capsys.readouterr().err and not (tmp_path / name).exists()

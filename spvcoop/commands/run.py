@@ -372,6 +372,13 @@ def _write_template(args: argparse.Namespace) -> int:
     if args.spec.endswith((".yaml", ".yml")):
         raise InputError(Diagnostic("error", "--template takes a shader (.spvasm, .spv, .comp), not a run spec",
                                     source=args.spec))
+    suffix = os.path.splitext(args.template)[1].lower()
+    if args.template_format == "runspec" and suffix not in (".yaml", ".yml"):   # `run` reads a spec by its suffix
+        raise InputError(Diagnostic("error", f"--template {args.template}: a run-spec template is YAML; name it "
+                                    ".yaml or .yml (--template-format sicompat also writes .json)", source=args.spec))
+    if suffix == ".toml":
+        raise InputError(Diagnostic("error", f"--template {args.template}: templates are written as YAML or JSON, "
+                                    "not TOML", source=args.spec))
     if os.path.exists(args.template) and not args.force:
         raise InputError(Diagnostic("error", f"{args.template} exists; -f/--force overwrites it", source=args.spec))
     text = template(load_shader(args.spec), args.spec, args.template, args.template_format)

@@ -97,6 +97,16 @@ def _flow(v) -> str:
     return _scalar_text(v)
 
 
+def _json(v) -> str:
+    """A value as JSON on one line: structs as objects (SPIRV-Interpreter's '' may repeat, as JSON allows)."""
+    import json
+    if isinstance(v, _Members):
+        return "{" + ", ".join(f"{json.dumps(str(k))}: {_json(x)}" for k, x in v) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_json(x) for x in v) + "]"
+    return json.dumps(v)
+
+
 def _emit(key: str, v, indent: int, comment: str, out: list[str]) -> None:
     """`key: value`, a struct's members one per line below it (each on one line)."""
     note = f"  # {comment}" if comment else ""
@@ -198,6 +208,10 @@ def template(module, shader_path: str, out_path: str, fmt: str = "runspec") -> s
     buffers += device
     out: list[str] = []
     rel = os.path.relpath(Path(shader_path).resolve(), Path(out_path).resolve().parent)
+    if si and out_path.lower().endswith(".json"):   # --input reads a .json file as JSON (no comments there)
+        pairs = [(k, v) for k, _, v in buffers] + ([(push[0], push_value)] if push is not None else []) + \
+            [(k, v) for k, _, v in specs]
+        return _json(_Members(pairs)) + "\n"
     if si:
         out.append(f"# Input template of {Path(shader_path).name} in SPIRV-Interpreter's form (spvcoop run "
                    f"{Path(shader_path).name} --input THIS); written by spvcoop run --template")
