@@ -85,7 +85,7 @@ def read_binary(data: bytes, source: str = "<input>") -> Module:
     if err is not None:
         raise err
     from .binary.reader import read_binary as _read
-    return _read(data, source)
+    return _read(data.tobytes() if isinstance(data, memoryview) else data, source)   # its bytes, whatever its format
 
 
 def validate(module: Module, target_env: str = "universal", spec_constants: dict[int, int] | None = None,

@@ -86,3 +86,42 @@ def test_a_2d_array_is_no_dispatch_size():
 def test_validate_takes_a_profile_path(tmp_path):
     with pytest.raises(spvcoop.SpvError, match="missing.yaml"):
         spvcoop.validator.validate(MODULE, profile=tmp_path / "missing.yaml", spirv_val=False)
+
+
+# buffer keys that can name no buffer (issue 32: `(0,)` ended in an IndexError while building the error message)
+KEY_CASES = [((0,), ValueError), ((0, 1, 2), ValueError), ((-1, 0), ValueError), ((0, "a"), ValueError),
+             (2**32, ValueError), (1.5, TypeError), (None, TypeError), (True, TypeError), (b"x", TypeError)]
+
+
+@pytest.mark.parametrize("fn", ["spvcoop.run", "spvcoop.interp.run", "run_on_device"])
+@pytest.mark.parametrize("key, error", KEY_CASES, ids=[repr(k) for k, _ in KEY_CASES])
+def test_a_buffer_key_that_names_no_buffer_is_an_error_naming_the_parameter(fn, key, error):
+    import numpy as np
+    from spvcoop.gpu.runner import run_on_device
+    f = {"spvcoop.run": spvcoop.run, "spvcoop.interp.run": spvcoop.interp.run, "run_on_device": run_on_device}[fn]
+    with pytest.raises(error) as e:
+        f(MODULE, buffers={key: np.zeros(8, np.float32)}, device=None) if fn == "run_on_device" else \
+            f(MODULE, buffers={key: np.zeros(8, np.float32)})
+    name = f.__name__
+    assert str(e.value).startswith(f"{name}() argument 'buffers' "), e.value
+    assert type(e.value) is error
+    last = traceback.extract_tb(e.value.__traceback__)[-1]
+    assert last.name == name and last.filename == f.__code__.co_filename  # raised by the function itself
+
+
+def test_numpy_integers_and_pairs_are_keys():
+    import numpy as np
+    x = np.arange(8, dtype=np.float32)
+    res = spvcoop.run(MODULE, buffers={np.int64(0): x, (np.int32(0), np.uint8(1)): x},
+                      push_constants={"a": 1.0, "n": 8})
+    assert res["y"].tolist() == (2 * x).tolist()
+
+
+def test_read_binary_takes_a_memoryview_as_its_bytes():
+    import numpy as np
+    for data in (memoryview(DATA), memoryview(np.frombuffer(DATA, np.uint32)), memoryview(bytearray(DATA))[0:]):
+        assert spvcoop.disassemble(spvcoop.read_binary(data)) == spvcoop.disassemble(MODULE)
+    with pytest.raises(spvcoop.SpvError, match="looks like assembly text"):   # was an AttributeError
+        spvcoop.read_binary(memoryview(TEXT.encode()))
+    with pytest.raises(spvcoop.SpvError, match="magic number"):
+        spvcoop.read_binary(memoryview(np.zeros(8, np.uint32)))

@@ -406,7 +406,7 @@ def prepare(args: argparse.Namespace):
     from pathlib import Path
 
     from ..core.diagnostics import Diagnostic, SpvError
-    from ..interp.runner import element_dtypes
+    from ..interp.runner import element_dtypes, norm_key
     from ..loader import load_shader
     from ..runspec.spec import RunSpec, buffer_key, check_inputs, generate, load_spec, load_spec_shader, read_yaml
     path = args.spec
@@ -424,8 +424,8 @@ def prepare(args: argparse.Namespace):
     hints = element_dtypes(module)
     for k, entry in spec.buffers.items():
         key = buffer_key(k)
-        buffers[key] = generate(entry, str(k), spec.base, spec.source, hints.get(key), spec.mark("buffers", k),
-                                spec.options)
+        hint = hints.get(norm_key(key))   # a binding number is in set 0, as run() takes it
+        buffers[key] = generate(entry, str(k), spec.base, spec.source, hint, spec.mark("buffers", k), spec.options)
     spec_constants = dict(spec.spec_constants)
     push = spec.push_constants
     if args.input:
@@ -465,6 +465,13 @@ def _write_template(args: argparse.Namespace) -> int:
     if args.spec.endswith((".yaml", ".yml")):
         raise InputError(Diagnostic("error", "--template takes a shader (.spvasm, .spv, .comp), not a run spec",
                                     source=args.spec))
+    suffix = os.path.splitext(args.template)[1].lower()
+    if args.template_format == "runspec" and suffix not in (".yaml", ".yml"):   # `run` reads a spec by its suffix
+        raise InputError(Diagnostic("error", f"--template {args.template}: a run-spec template is YAML; name it "
+                                    ".yaml or .yml (--template-format sicompat also writes .json)", source=args.spec))
+    if suffix == ".toml":
+        raise InputError(Diagnostic("error", f"--template {args.template}: templates are written as YAML or JSON, "
+                                    "not TOML", source=args.spec))
     if os.path.exists(args.template) and not args.force:
         raise InputError(Diagnostic("error", f"{args.template} exists; -f/--force overwrites it", source=args.spec))
     text = template(load_shader(args.spec), args.spec, args.template, args.template_format)

@@ -91,6 +91,26 @@ def arg_error(function: str, checks: Iterable[tuple[str, Any, str]]) -> Exceptio
     return None
 
 
+def buffer_keys_error(function: str, buffers: Any) -> Exception | None:
+    """A key of run()'s `buffers` that can name no buffer: a name or "set:binding" (str), a binding number of set 0
+    or a (set, binding) pair of ints from 0 to 2^32-1 are keys; anything else is a TypeError, an int out of range or a
+    tuple of another length a ValueError, naming the parameter."""
+    if not isinstance(buffers, Mapping):
+        return None
+    for k in buffers:
+        if isinstance(k, str):
+            continue
+        parts = k if isinstance(k, tuple) else (k,)
+        if not isinstance(k, tuple) and not _is_int(k):
+            return TypeError(f"{function}() argument 'buffers' must have keys that are names, 'set:binding', binding "
+                             f"numbers or (set, binding) tuples of ints, not {type(k).__name__}")
+        if len(parts) not in (1, 2) or (isinstance(k, tuple) and len(k) != 2) or \
+                not all(_is_int(x) and 0 <= int(x) < 2**32 for x in parts):
+            return ValueError(f"{function}() argument 'buffers' has the key {k!r}: a binding number or a (set, "
+                              "binding) tuple of two ints, each from 0 to 2^32-1")
+    return None
+
+
 def seconds_error(function: str, name: str, value: Any) -> Exception | None:
     """A time limit: a number of seconds above 0 (inf: no limit)."""
     err = arg_error(function, ((name, value, "real"),))

@@ -9,27 +9,18 @@ import numpy as np
 
 from ..core.diagnostics import Diagnostic, SpvError
 from ..interp.constants import _override  # the interpreter's conversion of a spec-constant value
-from ..interp.dataio import as_array, encode
+from ..interp.aliasing import add_views, descriptor_groups, descriptor_key
+from ..interp.dataio import as_array, view_bytes
 from ..interp.fault import Fault
 from ..interp.memory import Memory
 from ..interp.program import Program
-from ..interp.runner import Binding, RunResult, add_aliases, by_value
+from ..interp.runner import Binding, RunResult, add_aliases, buffer_aliases, no_data_error, norm_key, \
+    run_arg_error, takes_addresses, unmatched_buffer
 from ..interp.types import Type
 from ..loader import load_shader
 from ..core.module import Module
 
 BUFFER_CLASSES = ("StorageBuffer", "Uniform", "PushConstant")
-
-
-def _norm_key(key):
-    if isinstance(key, list):
-        key = tuple(key)
-    if isinstance(key, int) and not isinstance(key, bool):
-        return (0, key)
-    if isinstance(key, str) and ":" in key and key.replace(":", "").isdigit():
-        s, b = key.split(":")
-        return (int(s), int(b))
-    return key
 
 
 def spec_entries(prog: Program, overrides: dict) -> list[tuple[int, bytes]]:
@@ -96,10 +87,14 @@ def _buffer_types(prog: Program) -> set[int]:
 
 
 def _interface(prog: Program, given: dict, push_constants):
-    """[(key, name, type, var_id, data, found, uniform)] for the buffer variables, the keys consumed, and the other
-    names the run spec gave a variable's buffer (variable name -> [names]: '&name' may use any of them)."""
+    """[(key, name, type, var_id, data, found, uniform)]: for each descriptor binding the view that reads its data
+    (interp/aliasing.py: the same rule as the interpreter's) and for the push constants their block; the other
+    views [(key, var_id, type)]; the keys consumed; and the other names the run spec gave a variable's buffer
+    (variable name -> [names]: '&name' may use any of them)."""
     consumed: set = set()
+    groups = descriptor_groups(prog, given, consumed)
     out: list[tuple[tuple[int, int] | str, str, Type, int, object, bool, bool]] = []
+    views: list[tuple[tuple[int, int], int, Type]] = []
     aliases: dict[str, list[str]] = {}
     for inst in prog.globals:
         if inst.opname != "OpVariable":
@@ -112,33 +107,22 @@ def _interface(prog: Program, given: dict, push_constants):
         if ptype.storage == "PushConstant":   # none given: zeros, as the interpreter runs it
             out.append(("push_constants", name, t, vid, push_constants, push_constants is not None, False))
             continue
-        dec = prog.decorations.get(vid, {})
-        key = (dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0])
-        cands = [key, prog.names.get(vid), t.name] + ([t.member_names[0]] if t.kind == "struct" and
-                                                      len(t.members) == 1 else [])
-        data, found = None, False
-        for c in cands:
-            if c and c in given:
-                data, found = given[c], True
-                consumed.add(c)
-                if isinstance(c, str) and c != name:   # '&c' names this buffer too
-                    aliases.setdefault(name, []).append(c)
-                break
-        out.append((key, name, t, vid, data, found, ptype.storage == "Uniform"))
-    return out, consumed, aliases
+        key = descriptor_key(prog, vid)
+        g = groups[key]
+        if vid != g.reader:   # another view of the binding's one buffer
+            views.append((key, vid, t))
+            continue
+        if g.named is not None and g.named != name:   # '&named' names this buffer too
+            aliases.setdefault(name, []).append(g.named)
+        out.append((key, name, t, vid, g.data, g.found, ptype.storage == "Uniform"))
+    return out, views, consumed, aliases
 
 
 def _encode(t, data, found: bool, name: str, source: str, addresses: dict) -> tuple[bytes, np.ndarray | None]:
+    """A binding's bytes as the interpreter makes them (dataio.view_bytes); zeros when no data was given."""
     if not found:
         return bytes(t.size()), None
-    if isinstance(data, (bytes, bytearray)):
-        return bytes(data), None
-    if isinstance(data, np.ndarray):   # converted by value as the interpreter does (or refused), never reinterpreted
-        data = by_value(data, t, name, source)
-        return np.ascontiguousarray(data).tobytes(), data
-    if isinstance(data, (list, tuple)) and t.kind == "struct" and len(t.members) == 1:
-        return encode(t, {t.member_names[0]: list(data)}, name, source, addresses), None
-    return encode(t, data, name, source, addresses), None
+    return view_bytes(t, data, name, source, addresses)
 
 
 def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_constants: dict | None = None,
@@ -152,14 +136,19 @@ def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_
     the dispatch is waited for timeout_s seconds at most (the Device's own, 30 s, when None); target_env and
     spirv_val_options: the validation's, as the interpreter's run options of those names."""
     from .compute import DEFAULT_TIMEOUT_S, Device
+    err = run_arg_error("run_on_device", shader, {"dispatch": dispatch, "buffers": buffers,
+                                                  "spec_constants": spec_constants})
+    if err is not None:
+        raise err
     module, prog, ep_name = _prepare(shader, validate, spec_constants, entry_point, target_env, spirv_val_options)
     dispatch = tuple(int(d) for d in (list(dispatch) + [1, 1, 1])[:3])
-    given = {_norm_key(k): v for k, v in (buffers or {}).items()}
-    iface, consumed, aliases = _interface(prog, given, push_constants)
+    given = {norm_key(k): v for k, v in (buffers or {}).items()}
+    iface, views, consumed, aliases = _interface(prog, given, push_constants)
     extra_names = [k for k in given if k not in consumed]
     for k in extra_names:
-        if not isinstance(k, str):
-            raise SpvError(Diagnostic("error", f"buffer {k!r} matches no variable of the shader", source=prog.source))
+        if not isinstance(k, str) or not takes_addresses(prog):   # as the interpreter refuses it
+            raise unmatched_buffer(prog, k)
+    ep_fn = next(e[1] for e in prog.entry_points if e[0] == ep_name)
     own = device if isinstance(device, Device) else Device(int(device), timeout_s=timeout_s or DEFAULT_TIMEOUT_S)
     if timeout_s is not None:
         own.timeout_s = timeout_s
@@ -168,12 +157,13 @@ def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_
         own.check_needs(module, prog.source)
         addresses: dict[str, int] = {}
         extra_bufs = _extra_buffers(own, given, extra_names, addresses, allocated)
-        bound = _bound_buffers(own, prog, iface, extra_names, aliases, addresses, allocated)
+        bound = _bound_buffers(own, prog, iface, views, extra_names, aliases, addresses, allocated,
+                               prog.statically_used(ep_fn))
         push, likes = _write_data(own, prog, iface, bound, addresses)
         own.dispatch(module.to_bytes(), ep_name, dispatch, {k: (b, s, u) for k, (b, _, s, u) in bound.items()},
                      push, spec_entries(prog, dict(spec_constants or {})), subgroup_size)
         res = RunResult(invocations=0, addresses=addresses)
-        _read_bound(own, prog, iface, bound, push, likes, res)
+        _read_bound(own, prog, iface, views, bound, push, likes, res)
         _read_extra(own, extra_bufs, res)
         return res
     finally:
@@ -216,31 +206,31 @@ def _extra_buffers(own, given: dict, extra_names: list, addresses: dict, allocat
     return extra_bufs
 
 
-def _bound_buffers(own, prog: Program, iface: list, extra_names: list, aliases: dict, addresses: dict,
-                   allocated: list) -> dict:
+def _bound_buffers(own, prog: Program, iface: list, views: list, extra_names: list, aliases: dict, addresses: dict,
+                   allocated: list, used: set) -> dict:
     """A device buffer per descriptor binding, sized first (the data's pointers need every address before any
-    bytes are written): key -> (buffer, memory, size, uniform)."""
+    bytes are written): key -> (buffer, memory, size, uniform). The data is encoded in the interpreter's order, and
+    refused where it is (a binding the entry point uses given no data and a runtime array among them)."""
     src = prog.source
     names = [n for _, n, *_ in iface] + extra_names + [a for al in aliases.values() for a in al]
     dummy = {n: 0 for n in names}
-    sizes = [len(_encode(t, d, f, n, src, dummy)[0]) for _, n, t, _, d, f, _ in iface]
-    # variables sharing a (set, binding) are views of one buffer (as in the interpreter, interp/aliasing.py): one
-    # allocation, as large as the largest view, with the descriptor type of the view the data was given for.
-    # glslang declares a `buffer_reference` block with an instance name as an unused StorageBuffer variable at
-    # binding 0, beside the uniform block that really sits there: a buffer per variable bound the last one.
-    size_of: dict = {}
-    uniform_of: dict = {}
-    for (key, _n, _t, _v, _d, found, uniform), size in zip(iface, sizes, strict=True):
+    # variables sharing a (set, binding) are views of one buffer (interp/aliasing.py): one allocation, as large as
+    # the data or the largest view, with the descriptor type of the view that reads the data (glslang declares a
+    # `buffer_reference` block with an instance name as an unused StorageBuffer variable at binding 0, beside the
+    # uniform block that really sits there: that block's data makes it a uniform buffer)
+    bound, addr_of = {}, {}
+    for key, name, t, vid, data, found, uniform in iface:
+        if key != "push_constants" and not found and (vid in used or any(v in used for k, v, _ in views if k == key)):
+            err = no_data_error(prog, name, key, t, prog.defs[vid])
+            if err is not None:
+                raise err
+        raw = _encode(t, data, found, name, src, dummy)[0]
         if key == "push_constants":
             continue
-        size_of[key] = max(size, size_of.get(key, 0))
-        if key not in uniform_of or found:
-            uniform_of[key] = uniform
-    bound, addr_of = {}, {}
-    for key, size in size_of.items():
-        buf, mem, _, addr = own.buffer(size, uniform_of[key])
+        size = max([len(raw)] + [v.size() for k, _, v in views if k == key])
+        buf, mem, _, addr = own.buffer(size, uniform)
         allocated.append((buf, mem))
-        bound[key] = (buf, mem, size, uniform_of[key])
+        bound[key] = (buf, mem, size, uniform)
         addr_of[key] = addr
     for key, name, *_ in iface:
         if key != "push_constants":
@@ -253,28 +243,19 @@ def _write_data(own, prog: Program, iface: list, bound: dict, addresses: dict) -
     """Every binding's bytes, with the real device addresses: (push-constant bytes, key -> the array given)."""
     push = b""
     likes = {}
-    given_for: dict = {}
     for key, name, t, _vid, data, found, _uniform in iface:
-        if key != "push_constants" and not found and key in given_for:
-            continue   # another view of this binding was given its data: that is the buffer's content
-        if key != "push_constants" and found and key in given_for:
-            raise SpvError(Diagnostic("error", f"'{given_for[key]}' and '{name}' are the same buffer (set "
-                                      f"{key[0]}, binding {key[1]}): give its data once", source=prog.source))
-        raw, like = _encode(t, data, found, name, prog.source, addresses)
+        raw, likes[key] = _encode(t, data, found, name, prog.source, addresses)
         if key == "push_constants":
-            likes[key] = like
             push = raw
-            continue
-        if found or key not in likes:
-            likes[key] = like
+        else:
             own.write(bound[key][1], raw)
-        if found:
-            given_for[key] = name
     return push, likes
 
 
-def _read_bound(own, prog: Program, iface: list, bound: dict, push: bytes, likes: dict, res: RunResult) -> None:
-    """The bindings after the dispatch, as arrays, under their keys and the names they answer to."""
+def _read_bound(own, prog: Program, iface: list, views: list, bound: dict, push: bytes, likes: dict,
+                res: RunResult) -> None:
+    """The bindings after the dispatch, as arrays, under their keys and the names they answer to; the other views
+    of a binding under their own names (as the interpreter reports them)."""
     for key, name, t, vid, _data, _found, _uniform in iface:
         raw = push if key == "push_constants" else own.read(bound[key][1], bound[key][2])
         mem = Memory(name, "PushConstant" if key == "push_constants" else "StorageBuffer", len(raw), data=raw)
@@ -285,6 +266,7 @@ def _read_bound(own, prog: Program, iface: list, bound: dict, push: bytes, likes
             res.buffers[key] = np.frombuffer(raw, np.uint8).copy()
         res.bindings[key] = b
         add_aliases(res, prog, key, b)
+    add_views(res, prog, views, Binding, as_array, buffer_aliases)
 
 
 def _read_extra(own, extra_bufs: dict, res: RunResult) -> None:

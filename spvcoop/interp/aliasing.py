@@ -68,7 +68,8 @@ def view_names(prog: Program, vid: int, t: Type) -> list[str]:
 def descriptor_groups(prog: Program, given: dict, consumed: set) -> dict[tuple[int, int], DescriptorGroup]:
     """Every (set, binding) of a StorageBuffer/Uniform variable, with the data `given` holds for it (by any name
     of any of its variables, or by the key). The variable a name matched reads the data; data given by key is
-    read by the first variable declared. Two names for one binding are refused: which data would it hold?"""
+    read by the view key_reader chooses. Two names for one binding are refused: which data would it hold?
+    Both backends bind through this (interp/runner.py, gpu/runner.py): one spec, the same bytes."""
     groups: dict[tuple[int, int], DescriptorGroup] = {}
     types: dict[int, Type] = {}
     for vid, t in variables(prog, DESCRIPTOR_CLASSES):
@@ -93,9 +94,60 @@ def descriptor_groups(prog: Program, given: dict, consumed: set) -> dict[tuple[i
         if hits:
             name, g.reader = hits[0]
             g.data, g.found = given[name], True
+            if not isinstance(name, str):
+                g.reader = key_reader(prog, key, [(vid, types[vid]) for vid in g.vids], g.data)
             g.named = name if isinstance(name, str) else None
             consumed.add(name)
     return groups
+
+
+class _AnyAddress(dict):
+    """Every buffer name has address 0: views compare the bytes of data holding '&name' before any buffer has its
+    address."""
+
+    def __contains__(self, name) -> bool:
+        return True
+
+    def __missing__(self, name) -> int:
+        return 0
+
+
+def key_reader(prog: Program, key: tuple[int, int], views: list[tuple[int, Type]], data) -> int:
+    """The view (variable id) whose type converts data given by "set:binding" to the binding's bytes: the data
+    fills the one buffer, so it must mean the same bytes through every view that can take it (a float[] and a
+    vec4[] view do; raw bytes always do); where views would make different bytes of it, a numpy array is taken by
+    the view whose element type is its dtype, as it is; anything else is refused (name the view). Views that
+    cannot take the data are passed over; where none can, the first declared reports why when it is written."""
+    first = views[0][0]
+    if len(views) == 1 or isinstance(data, (bytes, bytearray)):
+        return first
+    from .dataio import element_type, view_bytes
+    from .fault import Fault
+    took: list[tuple[int, Type, bytes]] = []
+    for vid, t in views:
+        try:
+            raw, _ = view_bytes(t, data, f"{key[0]}:{key[1]}", prog.source, _AnyAddress())
+        except (SpvError, Fault):
+            continue
+        took.append((vid, t, raw))
+    if not took:
+        return first
+    if all(raw == took[0][2] for _, _, raw in took[1:]):
+        return took[0][0]
+    if isinstance(data, np.ndarray):
+        for vid, t, _ in took:
+            e = element_type(t)
+            if e is not None and e.dtype == data.dtype:
+                return vid
+    shown = []
+    for vid, t, _ in took:
+        e = element_type(t)
+        name = prog.names.get(vid) or t.name or prog.name_of(vid)
+        shown.append(f"'{name}' ({e.describe() + ' elements' if e is not None else t.describe()})")
+    what = f"a {data.dtype} array" if isinstance(data, np.ndarray) else "this data"
+    raise SpvError(Diagnostic("error", f"buffer '{key[0]}:{key[1]}' (set {key[0]}, binding {key[1]}) is one buffer "
+                              f"read through views that make different bytes of {what}: {', '.join(shown)}; give "
+                              "the data under the name of the view it is for, or as raw bytes", source=prog.source))
 
 
 def bind_views(ex, prog: Program, bindings: dict, views: list[tuple[tuple[int, int], int, Type]]) -> None:

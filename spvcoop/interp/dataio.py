@@ -371,3 +371,30 @@ def exact_cast(a: np.ndarray, dt: np.dtype) -> np.ndarray:
             float(v) != round(float(v)) else "no exact value"
         raise ValueError(f"value {v!r} at index {at} ({a.dtype}) has {what} in {dt}, the shader's element type")
     return out  # type: ignore[return-value]
+
+
+def by_value(data: np.ndarray, t, where: str, source: str) -> np.ndarray:
+    """An array for a block of one array, in the element type's dtype: converted by value where every value is
+    exact there, refused otherwise (its bytes reinterpreted would be silently wrong numbers)."""
+    e = element_type(t)
+    if e is None or data.dtype == e.dtype or bit_patterns(data.dtype, e.dtype):
+        return data
+    try:
+        return exact_cast(data, e.dtype)
+    except ValueError as err:
+        raise SpvError(Diagnostic("error", f"buffer '{where}': {err}; convert the data, or pass its bytes to "
+                                  "have them taken as they are", source=source)) from None
+
+
+def view_bytes(t: Type, data, where: str, source: str, addresses: dict[str, int]) -> tuple[bytes, np.ndarray | None]:
+    """The bytes `data` puts in a buffer read through block type t, and the array they came from (None for other
+    data): bytes as they are, a numpy array by value (by_value), lists and dicts by the type (a list for a block of
+    one member fills that member). The one conversion of both backends (interp/runner.py, gpu/runner.py)."""
+    if isinstance(data, (bytes, bytearray)):
+        return bytes(data), None
+    if isinstance(data, np.ndarray):
+        data = by_value(data, t, where, source)
+        return np.ascontiguousarray(data).tobytes(), data
+    if isinstance(data, (list, tuple)) and t.kind == "struct" and len(t.members) == 1:
+        data = {t.member_names[0]: list(data)}
+    return encode(t, data, where, source, addresses), None

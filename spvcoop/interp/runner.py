@@ -1,6 +1,7 @@
 """`run()`: load a shader, bind buffers, lay out the dispatch, execute the entry point, collect outputs."""
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from typing import Any, cast
@@ -14,7 +15,8 @@ from .races import Recorder, race_report
 from .aliasing import add_views, bind_views, descriptor_groups, descriptor_key, workgroup_variable
 from .config import RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
-from .dataio import as_array, bit_patterns, decode, element_type, encode, exact, exact_cast
+from .dataio import as_array, decode, exact, view_bytes
+from .encodings import is_encoded
 from .executor import Executor
 from .families import dispatcher_for
 from .fault import Fault
@@ -76,7 +78,7 @@ class RunResult(Record):
         self.trace = [] if trace is None else trace
 
     def __getitem__(self, key):
-        return self.buffers[_norm_key(key)]
+        return self.buffers[norm_key(key)]
 
     def __repr__(self) -> str:
         """One short line (a test failure or a REPL prints it): each buffer once, by all its names, with its dtype
@@ -93,15 +95,15 @@ class RunResult(Record):
                 f"{len(self.diagnostics)} diagnostic(s))")
 
     def __contains__(self, key) -> bool:
-        return _norm_key(key) in self.buffers
+        return norm_key(key) in self.buffers
 
     def raw(self, key) -> bytes:
-        return cast(Memory, self.bindings[_norm_key(key)].memory).bytes()   # a run's bindings all have memory
+        return cast(Memory, self.bindings[norm_key(key)].memory).bytes()   # a run's bindings all have memory
 
     def values(self, key, leaf=exact):
         """The buffer decoded as nested lists/dicts keyed by OpMemberName names; `leaf` turns each array of
         numbers into Python values (default exactly; runspec.numtext.short_floats: shortest text)."""
-        b = self.bindings[_norm_key(key)]
+        b = self.bindings[norm_key(key)]
         if b.type is None:   # a device-address-only buffer: its bytes have no SPIR-V type to decode them by
             raise SpvError(Diagnostic("error", f"buffer '{b.name}' is reached only by its device address, so it "
                                       "has no type to decode its values by: use res[name] (an array of what was "
@@ -111,23 +113,24 @@ class RunResult(Record):
 
 def binding_of(res: RunResult, key):
     """The Binding behind any key RunResult accepts (an int binding, "set:binding", a name)."""
-    return res.bindings[_norm_key(key)]
+    return res.bindings[norm_key(key)]
 
 
 def norm_key(key):
-    """A buffer key as run() reads it: a binding number in set 0, "set:binding", a name (runspec/amber_emit.py)."""
-    return _norm_key(key)
-
-
-def _norm_key(key):
-    if isinstance(key, list):
-        key = tuple(key)
-    if isinstance(key, int) and not isinstance(key, bool):
-        return (0, key)  # a binding number in descriptor set 0
-    if isinstance(key, str) and ":" in key and key.replace(":", "").isdigit():
+    """A buffer key as run() binds it: (set, binding) for a binding number of set 0, "set:binding" and a pair of
+    ints (numpy's too); a name as it is (buffer_keys_error has refused every other key)."""
+    if isinstance(key, (list, tuple)) and len(key) == 2 and all(_is_index(x) for x in key):
+        return (int(key[0]), int(key[1]))
+    if _is_index(key):
+        return (0, int(key))  # a binding number in descriptor set 0
+    if isinstance(key, str) and re.fullmatch(r"\d+:\d+", key):
         s, b = key.split(":")
         return (int(s), int(b))
     return key
+
+
+def _is_index(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
 # run()'s own parameters and the kinds argcheck.arg_error checks them against (push_constants: any data); the
@@ -137,9 +140,10 @@ RUN_ARG_KINDS = {"dispatch": "dispatch", "buffers": "mapping?", "spec_constants"
 
 def run_arg_error(function: str, shader, options: dict) -> Exception | None:
     """The TypeError for run()'s first wrong argument (of those given in `options`), or None."""
-    from ..core.argcheck import arg_error
+    from ..core.argcheck import arg_error, buffer_keys_error
     return arg_error(function, [("shader", shader, "shader")]
-                     + [(k, v, RUN_ARG_KINDS[k]) for k, v in options.items() if k in RUN_ARG_KINDS])
+                     + [(k, v, RUN_ARG_KINDS[k]) for k, v in options.items() if k in RUN_ARG_KINDS]) \
+        or buffer_keys_error(function, options.get("buffers"))
 
 
 def run(shader, dispatch=(1, 1, 1), buffers: Mapping | None = None, spec_constants: Mapping | None = None,
@@ -186,7 +190,7 @@ def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dic
     wg, N = _lay_out_dispatch(ex, prog, ep_name, ep_fn, dispatch)
     bindings: dict = {}
     addresses: dict[str, int] = {}
-    given = {_norm_key(k): v for k, v in (buffers or {}).items()}
+    given = {norm_key(k): v for k, v in (buffers or {}).items()}
     consumed: set = set()
     _bind_variables(ex, prog, given, consumed, bindings, push_constants, addresses, interface,
                     prog.statically_used(ep_fn))
@@ -311,13 +315,13 @@ def _bind_device_only(ex: Executor, prog: Program, given: dict, consumed: set, b
     for k, v in given.items():
         if k in consumed:
             continue
-        if isinstance(k, str) and _takes_addresses(prog):  # a device-address-only buffer
+        if isinstance(k, str) and takes_addresses(prog):  # a device-address-only buffer
             try:
                 arr = np.ascontiguousarray(v) if not isinstance(v, (bytes, bytearray)) else None
             except (ValueError, TypeError, OverflowError) as e:  # ragged or mixed data with no type to guide it
                 raise SpvError(Diagnostic("error", f"buffer '{k}' matches no variable of the shader, and its data "
                                           f"is not a regular array ({str(e).split('.')[0]})", source=src)) from None
-            if arr is not None and arr.dtype.kind not in "biufc":
+            if arr is not None and arr.dtype.kind not in "biufc" and not is_encoded(arr.dtype):   # bf16, FP8: numbers
                 raise SpvError(Diagnostic("error", f"buffer '{k}' matches no variable of the shader, and its data "
                                           f"is not numbers (dtype {arr.dtype})", source=src))
             data = bytes(v) if arr is None else arr.tobytes()
@@ -578,26 +582,14 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
         t = b.type
         where = b.name
         if not found:
-            has_rt = t.kind == "struct" and t.members and t.members[-1].kind == "runtime_array"
-            if has_rt:
-                alias = f", or '{t.member_names[0]}'" if len(t.members) == 1 else ""
-                raise SpvError(Diagnostic("error", f"no data for buffer '{where}' (set {b.key[0]}, binding "
-                                          f"{b.key[1]}{alias}): it has a runtime array, so its size must be given"
-                                          if isinstance(b.key, tuple) else f"no data for '{where}'",
-                                          inst.span, source=prog.source))
+            err = no_data_error(prog, where, b.key, t, inst)
+            if err is not None:
+                raise err
             ex.reserve(t.size(), f"buffer '{where}'", inst, keep=False)
             raw = bytes(t.size())
-        elif isinstance(data, (bytes, bytearray)):
-            raw = bytes(data)
-        elif isinstance(data, np.ndarray):
-            data = by_value(data, t, where, prog.source)
-            raw = np.ascontiguousarray(data).tobytes()
-            b.like = data
         else:
-            one_array = isinstance(data, (list, tuple)) and t.kind == "struct" and len(t.members) == 1
             try:
-                raw = encode(t, {t.member_names[0]: list(data)} if one_array else data, where, prog.source,
-                             addresses)
+                raw, b.like = view_bytes(t, data, where, prog.source, addresses)
             except UnmatchedName as e:  # a member name: where it sits in a run spec
                 e.section = "push_constants" if b.key == "push_constants" else "buffers"
                 e.path = e.path if b.key == "push_constants" else (ex.given_names.get(b.key, where),) + e.path
@@ -611,6 +603,17 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
     bind_views(ex, prog, bindings, ex.views)
 
 
+def no_data_error(prog: Program, name: str, key, t: Type, inst) -> SpvError | None:
+    """The error for a buffer the entry point uses that was given no data, where zeros cannot stand in: a block
+    with a runtime array (its size comes from the data); None otherwise. Both backends refuse it alike."""
+    if not (t.kind == "struct" and t.members and t.members[-1].kind == "runtime_array"):
+        return None
+    alias = f", or '{t.member_names[0]}'" if len(t.members) == 1 else ""
+    return SpvError(Diagnostic("error", f"no data for buffer '{name}' (set {key[0]}, binding {key[1]}{alias}): it "
+                               "has a runtime array, so its size must be given" if isinstance(key, tuple) else
+                               f"no data for '{name}'", inst.span, source=prog.source))
+
+
 def _partial_subgroups(ex: Executor, prog: Program) -> list[Diagnostic]:
     """Warnings for cooperative matrices in a workgroup smaller than the subgroup (coopmat/partial.py)."""
     if ex.wg_size >= ex.subgroup_size or not any(t.kind == "coopmat" for t in prog.types.values()):
@@ -619,7 +622,7 @@ def _partial_subgroups(ex: Executor, prog: Program) -> list[Diagnostic]:
     return partial_subgroup_warnings(ex, prog)
 
 
-def _takes_addresses(prog: Program) -> bool:
+def takes_addresses(prog: Program) -> bool:
     """Whether the shader can reach a buffer by its device address (a PhysicalStorageBuffer pointer type)."""
     return any(t.kind == "pointer" and t.storage == "PhysicalStorageBuffer" for t in prog.types.values())
 
@@ -641,41 +644,44 @@ def unmatched_buffer(prog: Program, k) -> UnmatchedName:
                                     source=prog.source), "buffers", (shown,))
 
 
-def by_value(data: np.ndarray, t, where: str, source: str) -> np.ndarray:
-    """An array for a block of one array, in the element type's dtype: converted by value where every value is
-    exact there, refused otherwise (its bytes reinterpreted would be silently wrong numbers)."""
-    e = element_type(t)
-    if e is None or data.dtype == e.dtype or bit_patterns(data.dtype, e.dtype):
-        return data
-    try:
-        return exact_cast(data, e.dtype)
-    except ValueError as err:
-        raise SpvError(Diagnostic("error", f"buffer '{where}': {err}; convert the data, or pass its bytes to "
-                                  "have them taken as they are", source=source)) from None
-
-
 def element_dtypes(module: Module) -> dict:
-    """For buffers whose block is one array of scalars/vectors: key/name -> (element dtype, components)."""
+    """For buffers whose block is one array of scalars/vectors: key/name -> (element dtype, components). A
+    "set:binding" whose views (interp/aliasing.py) differ in element type has none: the data decides (key_reader);
+    views of one element type with different vector sizes (float[] and vec4[]) give it with one component."""
     prog = Program(module)
     out: dict = {}
+    by_key: dict = {}
     for inst in prog.globals:
         if inst.opname != "OpVariable":
             continue
         pt = prog.types[cast(int, inst.result_type)]   # an OpVariable has a result type
         t = cast(Type, pt.elem)
-        if pt.storage not in ("StorageBuffer", "Uniform") or t.kind != "struct" or len(t.members) != 1:
+        if pt.storage not in ("StorageBuffer", "Uniform"):
             continue
-        arr = t.members[0]
-        if arr.kind not in ("array", "runtime_array") or cast(Type, arr.elem).kind not in ("int", "float", "vector"):
+        info = _element_info(t)
+        by_key.setdefault(descriptor_key(prog, cast(int, inst.result_id)), []).append(info)
+        if info is None:
             continue
-        e = cast(Type, arr.elem)
-        try:
-            info = (e.dtype, e.count if e.kind == "vector" else 1)
-        except Fault:
-            continue  # a type the interpreter refuses (an unknown FP encoding): the run reports it where it is used
-        dec = prog.decorations.get(cast(int, inst.result_id), {})
-        key = (dec.get("DescriptorSet", [0])[0], dec.get("Binding", [0])[0])
-        for k in (key, prog.names.get(cast(int, inst.result_id)), t.name, t.member_names[0]):
+        for k in (prog.names.get(cast(int, inst.result_id)), t.name, t.member_names[0]):
             if k:
                 out.setdefault(k, info)
+    for key, infos in by_key.items():
+        if infos[0] is not None and all(i == infos[0] for i in infos):
+            out[key] = infos[0]
+        elif all(i is not None and i[0] == infos[0][0] for i in infos):
+            out[key] = (infos[0][0], 1)
     return out
+
+
+def _element_info(t: Type) -> tuple | None:
+    """(element dtype, components) of a block that is one array of scalars or vectors, else None."""
+    if t.kind != "struct" or len(t.members) != 1:
+        return None
+    arr = t.members[0]
+    if arr.kind not in ("array", "runtime_array") or cast(Type, arr.elem).kind not in ("int", "float", "vector"):
+        return None
+    e = cast(Type, arr.elem)
+    try:
+        return (e.dtype, e.count if e.kind == "vector" else 1)
+    except Fault:
+        return None  # a type the interpreter refuses (an unknown FP encoding): the run reports it where it is used

@@ -211,7 +211,7 @@ def apply_inputs(prog: Program, data, source: str, buffers: dict, spec_constants
                 v = {t.member_names[0]: rename(prog, t.members[0], v, source, data, (k,))}
             else:
                 v = rename(prog, t, v, source, data, (k,))
-            buffers[target.key] = v
+            buffers[_buffer_key(prog, target)] = v
         elif target.kind == "builtin":
             raise error_at(f"'{k}' is the built-in input {target.key}: spvcoop runs every invocation of the "
                            "dispatch (SPIRV-Interpreter's single-invocation mode has no equivalent); remove it",
@@ -220,6 +220,18 @@ def apply_inputs(prog: Program, data, source: str, buffers: dict, spec_constants
             raise error_at(f"'{k}' is a {target.key} variable; only buffers, push constants and "
                            "specialization constants take input values", source, mark)
     return push
+
+
+def _buffer_key(prog: Program, target: Target):
+    """Where run() takes a variable's data: its (set, binding), or, where other variables share that binding, the
+    variable's own name, so that its type reads the data (interp/aliasing.py: data by binding must mean the same
+    bytes through every view)."""
+    from ..interp.aliasing import DESCRIPTOR_CLASSES, descriptor_key, variables, view_names
+    views = variables(prog, DESCRIPTOR_CLASSES)
+    if sum(descriptor_key(prog, vid) == target.key for vid, _ in views) < 2:
+        return target.key
+    name = prog.name_of(target.rid)
+    return name if sum(name in view_names(prog, vid, t) for vid, t in views) == 1 else target.key
 
 
 # ---- comparison -------------------------------------------------------------------------------

@@ -367,17 +367,19 @@ def generate(entry, where: str, base: Path, source: str, hint=None, mark=None, o
         if dt is None:
             return entry["data"]
         arr = _numeric(entry["data"], dt, fail, "data")
-    if dt is not None and arr.dtype != dt:
+    if dtype and arr.dtype != dt:   # the values, as the dtype the entry declares
         arr = _cast(arr, dt, fail, "file" if "file" in entry else "data")
-    if dt is not None and hint is not None and dtype and arr.dtype != hint[0]:
-        # data of another dtype than the shader's element type: its values, never its bytes reinterpreted
-        # (bfloat16 / FP8 given as unsigned integers of their width are their encodings)
+    if hint is not None and arr.dtype != hint[0]:
+        # data of another dtype than the shader's element type (declared, or a .npy file's own): its values where
+        # each is exact there, never its bytes reinterpreted; bfloat16 / FP8 given as unsigned integers of their
+        # width are their encodings, and a uint8 .npy for wider elements its bytes, as in the Python API
+        # (dataio.by_value); `dtype: uint8` says the data are numbers
         from ..interp.dataio import bit_patterns, exact_cast
-        if not bit_patterns(arr.dtype, hint[0], raw_bytes=False):
+        if not bit_patterns(arr.dtype, hint[0], raw_bytes=not dtype):
             try:
                 arr = exact_cast(arr, hint[0])
             except ValueError as e:
-                raise fail(str(e), "dtype") from None
+                raise fail(str(e), "dtype" if dtype else "file") from None
     if "shape" in entry and entry["shape"] is not None:
         shape = tuple(entry["shape"])
         if math.prod(shape) != arr.size:

@@ -16,7 +16,7 @@ from .mutators import (HOSTILE_NUMBERS, copy_token, delete_line, duplicate_line,
                        swap_lines)
 
 ENTRIES = ("as", "dis", "val", "run", "layout", "profile", "cli", "lint", "glsl", "numerics", "outdir",
-           "novalidate", "apitypes", "aliased", "floatlit", "device", "template",
+           "novalidate", "apitypes", "aliased", "floatlit", "device", "template", "views",
            "debug", "dap", "coverage")
 
 # A secret planted beside every case directory (outside its tree): no output may ever quote it.
@@ -593,7 +593,7 @@ API_PARAMS = {
 # names of values execute.API_VALUES builds (objects cannot travel in a Case)
 API_VALUES = ["int", "neg", "zero", "big", "huge", "float", "nan", "inf", "str", "empty", "bytes", "none", "true",
               "list", "list4", "dict", "dictbad", "object", "np_float", "np_int", "np_array", "np_2d", "path",
-              "lambda", "complex", "bytearray", "tuple_str", "set", "module"]
+              "lambda", "complex", "bytearray", "tuple_str", "set", "module", "memoryview", "dict_badkey"]
 
 
 def gen_apitypes(rng: random.Random, index: int) -> Case:
@@ -761,6 +761,11 @@ def gen_device(rng: random.Random, index: int) -> Case:
 
 # --- run --template, then the template run (issue 32: templates spvcoop could not read back) --------------------
 
+# names a template must not take as keys as they are (they read back as other keys, or not at all)
+HOSTILE_NAMES = ("0:0", "0:1", "", "a b", "&x", "'q'", '"q"', "yes", "null", "1e5", "-", "#c", ": x", "x:", "[1]",
+                 "{a: 1}", "\\", "*a", "!t", "%s", "0", "1", "buffers", "shader", "\u00e9t\u00e9", "a" * 300)
+
+
 def gen_template(rng: random.Random, index: int) -> Case:
     modules = corpus.template_modules()
     if index % 4 == 3:   # a binding declared by two blocks, as the aliased entry writes them
@@ -768,6 +773,14 @@ def gen_template(rng: random.Random, index: int) -> Case:
     else:                # every sample's and kernel's module within the first 4/3 * len(modules) inputs
         module = modules[(index - index // 4) % len(modules)]
         name, data = module.name, module.read_bytes()
+    if name.endswith(".spvasm") and rng.random() < 0.5:   # an OpName / OpMemberName made a hostile key
+        import re
+        text = data.decode("utf-8")
+        spots = list(re.finditer(r'(Op(?:Member)?Name [^"\n]*")((?:[^"\\\n]|\\.)*)"', text))
+        if spots:
+            m = pick(rng, spots)
+            hostile = pick(rng, HOSTILE_NAMES).replace("\\", "\\\\").replace('"', '\\"')
+            data = (text[:m.start(2)] + hostile + text[m.end(2):]).encode("utf-8")
     fmt = pick(rng, ["runspec", "runspec", "sicompat"])
     template = "template.yaml" if fmt == "runspec" else pick(rng, ["in.yaml", "in.json"])
     return Case("template", index, "api", {name: data}, api="template",
@@ -936,8 +949,32 @@ def gen_coverage(rng: random.Random, index: int) -> Case:
     return Case("coverage", index, "cli", files, argv)
 
 
+# --- views: every binding of a shader declared as several blocks, data in any form, on both backends (issue 32) ----
+VIEW_NAMES = {0: ("A", "A_SCALAR", "data_a", "data_a_scalar"), 1: ("K", "KV4", "data_k", "data_kv4"),
+              2: ("O", "OV4", "data_o", "data_ov4")}
+VIEW_FORMS = ("array", "array", "array", "list", "nested", "mapping", "bytes", "none")
+VIEW_DTYPES = ("float16", "float32", "float64", "int32", "int64", "uint8", "uint16", "uint32", "bfloat16",
+               "float8_e4m3fn", "bool")
+
+
+def gen_views(rng: random.Random, index: int) -> Case:
+    """Data for each binding of tests/data/aliasing/views_guarded.comp (ggml's A / A_SCALAR, K / KV4, O / OV4), by
+    "set:binding" or by a view's name, in a random form and dtype, or none; sometimes one binding under two names."""
+    bindings = {}
+    for b in range(3):
+        form = pick(rng, VIEW_FORMS)
+        if form == "none":
+            continue
+        bindings[str(b)] = {"key": f"0:{b}" if rng.random() < 0.5 else pick(rng, VIEW_NAMES[b]), "form": form,
+                            "dtype": pick(rng, VIEW_DTYPES), "n": pick(rng, [0, 1, 3, 4, 8, 16, 17, 32, 64]),
+                            "values": pick(rng, ["small", "halves", "big", "nan"]),
+                            "member": pick(rng, VIEW_NAMES[b][2:]), "seed": rng.randrange(1 << 30)}
+    twice = pick(rng, sorted(bindings)) if bindings and rng.random() < 0.1 else None
+    return Case("views", index, "api", {}, api="views", params={"bindings": bindings, "twice": twice})
+
+
 GENERATORS = {"as": gen_as, "dis": gen_dis, "val": gen_val, "run": gen_run, "layout": gen_layout,
               "profile": gen_profile, "cli": gen_cli, "lint": gen_lint, "glsl": gen_glsl, "numerics": gen_numerics,
               "outdir": gen_outdir, "novalidate": gen_novalidate, "apitypes": gen_apitypes, "aliased": gen_aliased,
               "floatlit": gen_floatlit, "device": gen_device, "template": gen_template, "debug": gen_debug,
-              "dap": gen_dap, "coverage": gen_coverage}
+              "dap": gen_dap, "coverage": gen_coverage, "views": gen_views}

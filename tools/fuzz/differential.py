@@ -124,6 +124,69 @@ def api_aliased(case, p):
     return Outcome("accepted")
 
 
+# --- views: every binding of ggml-style views given data in any form, or none ------------------------------------
+
+VIEW_TWICE = {0: "A", 1: "KV4", 2: "data_o"}   # a second name for a binding (which may be the one given)
+
+
+def _views_data(spec: dict):
+    """One binding's data from gen_views' description: an array of spec['dtype'], its list, rows of 4, a mapping
+    by a member's name, or its bytes."""
+    from spvcoop.interp import encodings
+    rng = np.random.default_rng(spec["seed"])
+    n = spec["n"]
+    values = rng.integers(-8, 8, n).astype(np.float64)
+    if spec["values"] == "halves":
+        values += 0.5
+    elif spec["values"] == "big" and n:
+        values[rng.integers(0, n)] = 70000.5          # exact in f32, not in f16
+    elif spec["values"] == "nan" and n:
+        values[rng.integers(0, n)] = np.nan
+    with np.errstate(all="ignore"):
+        arr = values.astype(encodings.dtype(spec["dtype"]))
+    form = spec["form"]
+    if form == "array":
+        return arr
+    if form == "bytes":
+        return arr.tobytes()
+    listed = values.tolist()
+    if form == "nested":
+        listed = [listed[i:i + 4] for i in range(0, n - n % 4, 4)]
+    return {spec["member"]: listed} if form == "mapping" else listed
+
+
+def api_views(case, p):
+    """tests/data/aliasing/views_guarded.comp (every read guarded by its view's length) run by spvcoop.run and
+    encoded by run_on_device on the fake device: both refuse with the same first message (in the interpreter's
+    order), or both bind the same bytes to the two read-only bindings."""
+    import spvcoop
+    from spvcoop.core.diagnostics import SpvError
+    from spvcoop.gpu.runner import run_on_device
+    from spvcoop.loader import load_shader
+
+    from .corpus import ROOT
+    module = load_shader(str(ROOT / "tests" / "data" / "aliasing" / "views_guarded.comp"))
+    buffers = {spec["key"]: _views_data(spec) for _b, spec in sorted(p["bindings"].items())}
+    if p.get("twice") is not None:
+        buffers[VIEW_TWICE[int(p["twice"])]] = _views_data(p["bindings"][p["twice"]])
+    answers: list = []
+    for side in ("CPU", "GPU"):
+        try:
+            if side == "CPU":
+                res = spvcoop.run(module, dispatch=(2, 1, 1), buffers=buffers, validate=False, races=False)
+            else:
+                res = run_on_device(module, dispatch=(2, 1, 1), buffers=buffers, device=fake_device(),
+                                    validate=False)
+            answers.append({k: _binding_bytes(res, k) for k in ((0, 0), (0, 1))})
+        except SpvError as e:
+            answers.append(e.diagnostics[0].message)
+    cpu, gpu = answers
+    if cpu == gpu:
+        return Outcome("rejected", detail=cpu[:300]) if isinstance(cpu, str) else Outcome("accepted")
+    return Outcome("mismatch", "views: the CPU and the GPU runner answer differently",
+                   f"{case.describe()}\nCPU: {str(cpu)[:300]}\nGPU: {str(gpu)[:300]}")
+
+
 # --- float literals at the f16/f32/f64 edges, against spirv-as ------------------------------------------------
 
 

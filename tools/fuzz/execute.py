@@ -286,6 +286,7 @@ def _api_values(name: str):
         "path": Path("missing.yaml"), "lambda": lambda *a: None, "complex": 1j, "bytearray": bytearray(b"\x00" * 20),
         "tuple_str": ("1", "2"), "set": {1, 2},
         "module": spvcoop.assemble((ROOT / "samples" / "reduce" / "reduce.spvasm").read_text(), "reduce.spvasm"),
+        "memoryview": memoryview(b"hello world text"), "dict_badkey": {(0,): np.zeros(4)},
     }[name]
 
 
@@ -339,10 +340,15 @@ def _api_template(case, p):
     return api_template(case, p)
 
 
+def _api_views(case, p):
+    from .differential import api_views
+    return api_views(case, p)
+
+
 API = {"numerics_model": _api_numerics_model, "apitypes": _api_apitypes, "assemble": _api_assemble,
        "disassemble": _api_disassemble, "validate": _api_validate,
        "layout_model": _api_layout_model, "profile": _api_profile, "aliased": _api_aliased,
-       "floatlit": _api_floatlit, "template": _api_template}
+       "floatlit": _api_floatlit, "template": _api_template, "views": _api_views}
 
 
 def execute(case: Case, directory: Path) -> Outcome:
