@@ -132,8 +132,8 @@ def _initial_bytes(prog, inputs: dict, result) -> dict:
     """key -> (name, bytes before the run, element dtype or None) of every buffer the run bound, encoded as the
     interpreter encodes the data (runner._write_pending), by the types of the run (array lengths resolved)."""
     from ..interp.aliasing import descriptor_groups
-    from ..interp.dataio import element_type, encode
-    from ..interp.runner import by_value, norm_key
+    from ..interp.dataio import by_value, element_type, encode
+    from ..interp.runner import norm_key
     given = {norm_key(k): v for k, v in (inputs.get("buffers") or {}).items()}
     groups = descriptor_groups(prog, given, set())
     out: dict = {}
