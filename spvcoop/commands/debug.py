@@ -1,6 +1,6 @@
 """`spvcoop debug`: run a shader under a gdb-like prompt that reads commands from standard input (a terminal, with
 line editing, history and completion where Python's readline is there; or a script), `-x FILE` and `-ex CMD`; the
-command engine is spvcoop/interp/debugger.py, this module only reads lines and prints replies."""
+command engine is spvcoop/devtools/debugger.py, this module only reads lines and prints replies."""
 from __future__ import annotations
 
 
@@ -90,7 +90,7 @@ def _readline(dbg):
         return None
     import os
 
-    from ..interp.debugger import ALIASES, COMMANDS
+    from ..devtools.debugger import ALIASES, COMMANDS
     commands = sorted({*COMMANDS, *ALIASES})
     names = dbg.completion_names()
     matches: list[str] = []
@@ -117,7 +117,7 @@ def _readline(dbg):
 
 
 def _debug(args: argparse.Namespace) -> int:
-    from ..interp.debugger import Debugger
+    from ..devtools.debugger import Debugger
     from .run import _write_outputs, prepare, show_diagnostics
     module, inputs, opts, spec, run_spec, options = prepare(args)
     if opts.get("layout") == "all":

@@ -302,7 +302,7 @@ def _run(args: argparse.Namespace) -> int:
         if device:
             raise InputError(Diagnostic("error", "--coverage counts what the interpreter executes; it cannot be "
                                         "combined with --device"))
-        from ..interp.coverage import Coverage
+        from ..devtools.coverage import Coverage
         opts["observer"] = Coverage(counts=getattr(args, "coverage_counts", "invocations"))
     if opts.get("layout") == "all":
         try:
@@ -516,7 +516,7 @@ def _portability(module, inputs: dict, opts: dict, spec, args: argparse.Namespac
     """--layout all: every model's run compared, at the sizes each model's vendor uses unless -S gives one;
     each distinct warning or note shown once."""
     from ..core.diagnostics import Diagnostic, InputError
-    from ..interp.coopmat.portability import check, report, size_constants
+    from ..devtools.portability import check, report, size_constants
     out = getattr(args, "output", None)
     # refused before any model runs: what would be silently dropped otherwise
     if getattr(args, "check", None):
