@@ -360,8 +360,8 @@ def session(spec: Path, *flags: str):
     from spvcoop.cli import build_parser
     from spvcoop.devtools.debugger import Debugger
     args = build_parser().parse_args(["debug", str(spec), *flags])
-    module, inputs, opts = prepare(args)[:3]
-    return Debugger(module, inputs, opts)
+    prog, inputs, opts = prepare(args)[:3]
+    return Debugger(prog, inputs, opts)
 
 
 @pytest.mark.parametrize("expr, words", [

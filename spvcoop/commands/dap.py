@@ -214,11 +214,11 @@ class Server:
         run_defaults(p)
         args = p.parse_args([program, *extra])
         self.prepared = prepare(args)
-        module, inputs, opts = self.prepared[:3]
+        prog, inputs, opts = self.prepared[:3]
         if opts.get("layout") == "all":
             raise ProtocolError("launch: --layout all runs every model; debug under one (--layout NAME)")
         self.launch_args = args
-        dbg = self.dbg = Debugger(module, inputs, opts)
+        dbg = self.dbg = Debugger(prog, inputs, opts)
         dbg.output = lambda text: self.output(text)   # logpoints, from the run's thread
         dbg.catch = set(self.catch)
         self.stop_on_entry = bool(a.get("stopOnEntry"))
@@ -538,12 +538,12 @@ class Server:
             return dbg.error.exit_status
         if dbg.result is None:   # ended by terminate/restart
             return 0
-        module, _, _, spec, run_spec, options = self.prepared  # type: ignore[misc]  # set by launch
+        prog, _, _, spec, run_spec, options = self.prepared  # type: ignore[misc]  # set by launch
         out, err = io.StringIO(), io.StringIO()
         saved = sys.stdout, sys.stderr   # the outputs (and --check's report) as `run` prints them, captured
         sys.stdout, sys.stderr = _TextBuffer(out), err
         try:
-            status = _write_outputs(dbg.result, spec, run_spec, module, self.launch_args, options)
+            status = _write_outputs(dbg.result, spec, run_spec, prog, self.launch_args, options)
         finally:
             sys.stdout, sys.stderr = saved
         self.output(format_diagnostics(dbg.result.diagnostics), "stderr")

@@ -75,12 +75,13 @@ class Debugger:
     'not started', 'running', 'stopped' or 'exited', and after the run `result` (a RunResult) or `error` (the
     SpvError that ended it). `output` (settable) receives logpoint messages as the run goes."""
 
-    def __init__(self, shader: Module, inputs: dict, options: dict) -> None:
+    def __init__(self, shader: Module | Program, inputs: dict, options: dict) -> None:
         from ..interp.program import Program
-        self.module = shader
+        # one Program for the session: the names and lines here, and every run (run() takes it as its shader)
+        self.prog: Program = shader if isinstance(shader, Program) else Program(shader)
+        self.module = self.prog.module
         self.inputs = inputs
         self.options = {k: v for k, v in options.items() if k not in ("trace", "observer")}
-        self.prog: Program = Program(shader)
         self.breakpoints: dict[int, Breakpoint] = {}
         self.next_bp = 1
         self.selected = 0
@@ -147,7 +148,7 @@ class Debugger:
     def _target(self) -> None:
         from ..interp.runner import run
         try:
-            res = run(self.module, **self.inputs, **self.options, observer=Hook(self))
+            res = run(self.prog, **self.inputs, **self.options, observer=Hook(self))
             self._events.put(("exited", res))
         except Quit:
             self._events.put(("quit", None))
