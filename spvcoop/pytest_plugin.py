@@ -126,7 +126,7 @@ def _coverage(config):
         return None
     cov = getattr(config, "_spvcoop_coverage", None)
     if cov is None:
-        from .interp.coverage import Coverage
+        from .devtools.coverage import Coverage
         cov = config._spvcoop_coverage = Coverage()
     return cov
 

@@ -1,4 +1,4 @@
-"""`spvcoop debug` (a scripted session on stdin), the engine behind it (spvcoop/interp/debugger.py) and
+"""`spvcoop debug` (a scripted session on stdin), the engine behind it (spvcoop/devtools/debugger.py) and
 `spvcoop dap` driven by a scripted Debug Adapter Protocol client."""
 from __future__ import annotations
 
@@ -284,7 +284,7 @@ def test_the_vscode_adapter_says_so_where_spvcoop_is_missing(tmp_path):
 @pytest.mark.parametrize("spec", [LOOP, TILE])
 def test_an_observed_run_gives_the_same_outputs(spec):
     """The debugger's and coverage's path (instruction at a time, observed) computes what the fast path does."""
-    from spvcoop.interp.coverage import Coverage
+    from spvcoop.devtools.coverage import Coverage
     from spvcoop.interp.runner import run
     from spvcoop.runspec.spec import generate, load_spec, load_spec_shader, FileOptions
     s = load_spec(str(spec), FileOptions())
@@ -358,10 +358,10 @@ def session(spec: Path, *flags: str):
     """A Debugger on a run spec, as `spvcoop debug` builds it."""
     from spvcoop.commands.run import prepare
     from spvcoop.cli import build_parser
-    from spvcoop.interp.debugger import Debugger
+    from spvcoop.devtools.debugger import Debugger
     args = build_parser().parse_args(["debug", str(spec), *flags])
-    module, inputs, opts = prepare(args)[:3]
-    return Debugger(module, inputs, opts)
+    prog, inputs, opts = prepare(args)[:3]
+    return Debugger(prog, inputs, opts)
 
 
 @pytest.mark.parametrize("expr, words", [

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import run_cli
-from spvcoop.interp.coopmat.portability import candidate_models, check, model_sizes, report, size_constants
+from spvcoop.devtools.portability import candidate_models, check, model_sizes, report, size_constants
 from spvcoop.layouts import LayoutError, load_model
 from spvcoop.loader import load_shader
 

@@ -1,5 +1,5 @@
 """`spvcoop dap`: the Debug Adapter Protocol on standard input/output (Content-Length framed JSON), so VS Code
-and other DAP clients debug a compute shader at its GLSL source. The engine is spvcoop/interp/debugger.py;
+and other DAP clients debug a compute shader at its GLSL source. The engine is spvcoop/devtools/debugger.py;
 this module speaks the protocol only.
 
 The session as VS Code drives it: initialize -> (initialized) -> launch, setBreakpoints, setFunctionBreakpoints,
@@ -156,7 +156,7 @@ class Server:
     # ---- requests ----------------------------------------------------------------------------
     def handle(self, req: dict) -> None:
         from ..core.diagnostics import SpvError, format_diagnostics
-        from ..interp.debugger import DebugError
+        from ..devtools.debugger import DebugError
         command = req.get("command")
         fn = (getattr(self, "req_" + command, None) if req.get("type") == "request" and isinstance(command, str)
               and command.isidentifier() else None)
@@ -195,7 +195,7 @@ class Server:
         self.event("initialized")
 
     def req_launch(self, req: dict, a: dict) -> None:
-        from ..interp.debugger import Debugger
+        from ..devtools.debugger import Debugger
         from .run import add_check_options, add_execution_options, prepare, run_defaults
         if self.dbg is not None:
             raise ProtocolError("launch: a program is launched already (one per session)")
@@ -214,11 +214,11 @@ class Server:
         run_defaults(p)
         args = p.parse_args([program, *extra])
         self.prepared = prepare(args)
-        module, inputs, opts = self.prepared[:3]
+        prog, inputs, opts = self.prepared[:3]
         if opts.get("layout") == "all":
             raise ProtocolError("launch: --layout all runs every model; debug under one (--layout NAME)")
         self.launch_args = args
-        dbg = self.dbg = Debugger(module, inputs, opts)
+        dbg = self.dbg = Debugger(prog, inputs, opts)
         dbg.output = lambda text: self.output(text)   # logpoints, from the run's thread
         dbg.catch = set(self.catch)
         self.stop_on_entry = bool(a.get("stopOnEntry"))
@@ -487,7 +487,7 @@ class Server:
         self._resume("step" if self.stop_on_entry else "continue", "entry" if self.stop_on_entry else None)
 
     def _resume(self, mode: str, reason: str | None = None) -> None:
-        from ..interp.debugger import DebugError
+        from ..devtools.debugger import DebugError
         self.frames.clear()
         self.refs.clear()
         try:
@@ -538,12 +538,12 @@ class Server:
             return dbg.error.exit_status
         if dbg.result is None:   # ended by terminate/restart
             return 0
-        module, _, _, spec, run_spec, options = self.prepared  # type: ignore[misc]  # set by launch
+        prog, _, _, spec, run_spec, options = self.prepared  # type: ignore[misc]  # set by launch
         out, err = io.StringIO(), io.StringIO()
         saved = sys.stdout, sys.stderr   # the outputs (and --check's report) as `run` prints them, captured
         sys.stdout, sys.stderr = _TextBuffer(out), err
         try:
-            status = _write_outputs(dbg.result, spec, run_spec, module, self.launch_args, options)
+            status = _write_outputs(dbg.result, spec, run_spec, prog, self.launch_args, options)
         finally:
             sys.stdout, sys.stderr = saved
         self.output(format_diagnostics(dbg.result.diagnostics), "stderr")
@@ -582,9 +582,9 @@ class Server:
         return self._add(cid, bp, name.strip(), None)
 
     def _add(self, cid: int, bp: dict, where: str, line: int | None) -> dict:
-        from ..interp.debug_run import hit_condition_holds
-        from ..interp.debugger import DebugError
-        from ..interp.debug_expr import parse_expr
+        from ..devtools.debug_run import hit_condition_holds
+        from ..devtools.debugger import DebugError
+        from ..devtools.debug_expr import parse_expr
         dbg = self.dbg
         cond, hit, log = bp.get("condition"), bp.get("hitCondition"), bp.get("logMessage")
         try:

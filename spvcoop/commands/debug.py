@@ -1,6 +1,6 @@
 """`spvcoop debug`: run a shader under a gdb-like prompt that reads commands from standard input (a terminal, with
 line editing, history and completion where Python's readline is there; or a script), `-x FILE` and `-ex CMD`; the
-command engine is spvcoop/interp/debugger.py, this module only reads lines and prints replies."""
+command engine is spvcoop/devtools/debugger.py, this module only reads lines and prints replies."""
 from __future__ import annotations
 
 
@@ -90,7 +90,7 @@ def _readline(dbg):
         return None
     import os
 
-    from ..interp.debugger import ALIASES, COMMANDS
+    from ..devtools.debugger import ALIASES, COMMANDS
     commands = sorted({*COMMANDS, *ALIASES})
     names = dbg.completion_names()
     matches: list[str] = []
@@ -117,14 +117,14 @@ def _readline(dbg):
 
 
 def _debug(args: argparse.Namespace) -> int:
-    from ..interp.debugger import Debugger
+    from ..devtools.debugger import Debugger
     from .run import _write_outputs, prepare, show_diagnostics
-    module, inputs, opts, spec, run_spec, options = prepare(args)
+    prog, inputs, opts, spec, run_spec, options = prepare(args)
     if opts.get("layout") == "all":
         from ..core.diagnostics import Diagnostic, InputError
         raise InputError(Diagnostic("error", "--layout all runs every model; debug under one (--layout NAME)",
                                     source="<command line>"))
-    dbg = Debugger(module, inputs, opts)
+    dbg = Debugger(prog, inputs, opts)
     dbg.output = lambda text: print(text, flush=True)   # logpoints
     save_history = _readline(dbg)
     interactive = save_history is not None
@@ -150,7 +150,7 @@ def _debug(args: argparse.Namespace) -> int:
             ended = dbg.result if dbg.result is not None else dbg.error
             if ended is not None and ended is not reported:   # the run ended (not quit)
                 reported = ended
-                status = _finished(dbg, module, spec, run_spec, args, options, show_diagnostics, _write_outputs)
+                status = _finished(dbg, prog, spec, run_spec, args, options, show_diagnostics, _write_outputs)
             if line.split()[:1] in (["quit"], ["q"]):
                 quit_ = True
                 break
@@ -170,15 +170,15 @@ def _debug(args: argparse.Namespace) -> int:
     return status or (2 if failed else 0)
 
 
-def _finished(dbg, module, spec, run_spec, args, options, show_diagnostics, write_outputs) -> int:
+def _finished(dbg, prog, spec, run_spec, args, options, show_diagnostics, write_outputs) -> int:
     """The end of the run: its warnings, then its error or its outputs (and --check), as `spvcoop run` shows
     them; the run's exit status."""
     from .common import print_diagnostics
     sys.stdout.flush()
     if dbg.error is not None:
         diags = dbg.error.diagnostics
-        show_diagnostics([d for d in diags if d.severity != "error"], module)
+        show_diagnostics([d for d in diags if d.severity != "error"], prog.module)
         print_diagnostics([d for d in diags if d.severity == "error"] or diags)
         return dbg.error.exit_status
-    show_diagnostics(dbg.result.diagnostics, module)
-    return write_outputs(dbg.result, spec, run_spec, module, args, options)
+    show_diagnostics(dbg.result.diagnostics, prog.module)
+    return write_outputs(dbg.result, spec, run_spec, prog, args, options)

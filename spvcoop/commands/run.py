@@ -296,17 +296,17 @@ def _run(args: argparse.Namespace) -> int:
         return _write_template(args)
     if is_amber(args.spec):
         return _run_amber(args)
-    module, inputs, opts, spec, run_spec, options = prepare(args)
+    prog, inputs, opts, spec, run_spec, options = prepare(args)
     device = getattr(args, "device", None)  # `portability` builds its own namespace; '' is refused when parsed
     if getattr(args, "coverage", None):
         if device:
             raise InputError(Diagnostic("error", "--coverage counts what the interpreter executes; it cannot be "
                                         "combined with --device"))
-        from ..interp.coverage import Coverage
+        from ..devtools.coverage import Coverage
         opts["observer"] = Coverage(counts=getattr(args, "coverage_counts", "invocations"))
     if opts.get("layout") == "all":
         try:
-            return _portability(module, inputs, opts, spec, args)
+            return _portability(prog, inputs, opts, spec, args)
         finally:
             _write_coverage(opts, args)
     if getattr(args, "compare_interpreter", False) and not device:
@@ -315,37 +315,37 @@ def _run(args: argparse.Namespace) -> int:
     if device:
         from ..gpu import parse_device
         from ..gpu.runner import run_on_device
-        res = run_on_device(module, **inputs, entry_point=opts.get("entry_point"), device=parse_device(device),
+        res = run_on_device(prog, **inputs, entry_point=opts.get("entry_point"), device=parse_device(device),
                             validate=opts.get("validate", True), subgroup_size=opts.get("subgroup_size"),
                             timeout_s=getattr(args, "gpu_timeout", None), target_env=opts.get("target_env"),
                             spirv_val_options=opts.get("spirv_val_options") or ())
         if args.compare_interpreter:
-            interp = _run_shown(run, module, inputs, dict(opts, validate=False))
+            interp = _run_shown(run, prog, inputs, dict(opts, validate=False))
             return _compare_device(_select_outputs(interp, spec.outputs), _select_outputs(res, spec.outputs),
-                                   _model_tolerance(module, opts.get("coop_numerics", "ieee")),
+                                   _model_tolerance(prog.module, opts.get("coop_numerics", "ieee")),
                                    args)
-        return _write_outputs(res, spec, run_spec, module, args, options)
+        return _write_outputs(res, spec, run_spec, prog, args, options)
     progress = Progress(not args.quiet, inputs["dispatch"])
     if opts.get("trace") is not None:
         opts["trace_out"] = sys.stderr   # trace lines as they come (the library never writes to the terminal)
     try:
-        res = _run_shown(run, module, inputs, dict(opts, progress=progress))
+        res = _run_shown(run, prog, inputs, dict(opts, progress=progress))
     finally:
         progress.done()
         _write_coverage(opts, args)   # also for a run that fails: the lines it reached
     if getattr(args, "emit_amber", None):
-        _emit_amber(module, inputs, opts, res, args)
-    return _write_outputs(res, spec, run_spec, module, args, options)
+        _emit_amber(prog, inputs, opts, res, args)
+    return _write_outputs(res, spec, run_spec, prog, args, options)
 
 
-def _emit_amber(module, inputs: dict, opts: dict, res, args: argparse.Namespace) -> None:
+def _emit_amber(prog, inputs: dict, opts: dict, res, args: argparse.Namespace) -> None:
     """--emit-amber FILE: the run as an Amber script (runspec/amber_emit.py), never over a file unless --force."""
     from ..core.diagnostics import Diagnostic, InputError
     from ..runspec.amber_emit import emit_amber
     from .common import write_output
     if os.path.exists(args.emit_amber) and not args.force:
         raise InputError(Diagnostic("error", f"{args.emit_amber} exists; -f/--force overwrites it", source=args.spec))
-    write_output(args.emit_amber, emit_amber(module, inputs, opts, res, args.spec))
+    write_output(args.emit_amber, emit_amber(prog, inputs, opts, res, args.spec))
     if not args.quiet:
         print(f"wrote {args.emit_amber}", file=sys.stderr)
 
@@ -401,11 +401,13 @@ def _write_coverage(opts: dict, args: argparse.Namespace) -> None:
 
 
 def prepare(args: argparse.Namespace):
-    """(module, run() inputs, run options, spec, whether SPEC is a run spec, file options) from the command line:
-    what `run` and `debug` execute."""
+    """(the shader's Program, run() inputs, run options, spec, whether SPEC is a run spec, file options) from the
+    command line: what `run` and `debug` execute. The Program (the module indexed once; `.module` is the Module)
+    types the buffers, binds an input file, and is what run() executes and --check reads: one per command."""
     from pathlib import Path
 
     from ..core.diagnostics import Diagnostic, SpvError
+    from ..interp.program import Program
     from ..interp.runner import element_dtypes, norm_key
     from ..loader import load_shader
     from ..runspec.spec import RunSpec, buffer_key, check_inputs, generate, load_spec, load_spec_shader, read_yaml
@@ -420,8 +422,9 @@ def prepare(args: argparse.Namespace):
         spec = RunSpec(shader=Path(path).name, base=Path(path).parent, source=path, options=options)
         module = load_shader(str(spec.base / spec.shader))
     opts = run_options(args, spec)
+    prog = Program(module)
     buffers: dict = {}
-    hints = element_dtypes(module)
+    hints = element_dtypes(prog)
     for k, entry in spec.buffers.items():
         key = buffer_key(k)
         hint = hints.get(norm_key(key))   # a binding number is in set 0, as run() takes it
@@ -429,10 +432,9 @@ def prepare(args: argparse.Namespace):
     spec_constants = dict(spec.spec_constants)
     push = spec.push_constants
     if args.input:
-        from ..interp.program import Program
         from ..runspec.sicompat import apply_inputs
         data = check_inputs(read_yaml(args.input, max_bytes=options.max_bytes), args.input)
-        push = apply_inputs(Program(module), data, args.input, buffers, spec_constants, push)
+        push = apply_inputs(prog, data, args.input, buffers, spec_constants, push)
     dispatch: tuple[int, ...] = spec.dispatch
     if args.dispatch:
         try:
@@ -441,7 +443,7 @@ def prepare(args: argparse.Namespace):
             raise SpvError(Diagnostic("error", f"--dispatch wants X,Y,Z integers, got '{args.dispatch}'")) from None
     inputs: dict[str, Any] = dict(dispatch=dispatch, buffers=buffers, spec_constants=spec_constants,
                                   push_constants=push)
-    return module, inputs, opts, spec, run_spec, options
+    return prog, inputs, opts, spec, run_spec, options
 
 
 def _seconds(text: str) -> float:
@@ -500,16 +502,16 @@ def run_options(args: argparse.Namespace, spec) -> dict:
     return opts
 
 
-def _run_shown(run, module, inputs: dict, opts: dict):
+def _run_shown(run, prog, inputs: dict, opts: dict):
     """run(), its warnings and notes shown on stderr (also those of a run that fails, before its error)."""
     from ..core.diagnostics import SpvError
     try:
-        res = run(module, **inputs, **opts)
+        res = run(prog, **inputs, **opts)
     except SpvError as e:
-        show_diagnostics([d for d in e.diagnostics if d.severity != "error"], module)
+        show_diagnostics([d for d in e.diagnostics if d.severity != "error"], prog.module)
         e.diagnostics = [d for d in e.diagnostics if d.severity == "error"] or e.diagnostics
         raise
-    show_diagnostics(res.diagnostics, module)
+    show_diagnostics(res.diagnostics, prog.module)
     return res
 
 
@@ -520,11 +522,11 @@ def show_diagnostics(diags: list, module) -> None:
         print_diagnostics([d], module.text if d.source == module.source else None)
 
 
-def _portability(module, inputs: dict, opts: dict, spec, args: argparse.Namespace) -> int:
+def _portability(prog, inputs: dict, opts: dict, spec, args: argparse.Namespace) -> int:
     """--layout all: every model's run compared, at the sizes each model's vendor uses unless -S gives one;
     each distinct warning or note shown once."""
     from ..core.diagnostics import Diagnostic, InputError
-    from ..interp.coopmat.portability import check, report, size_constants
+    from ..devtools.portability import check, report, size_constants
     out = getattr(args, "output", None)
     # refused before any model runs: what would be silently dropped otherwise
     if getattr(args, "check", None):
@@ -545,7 +547,7 @@ def _portability(module, inputs: dict, opts: dict, spec, args: argparse.Namespac
         per_model[label] = _select_outputs(res, spec.outputs)
     progress = Progress(not args.quiet, inputs["dispatch"])
     try:
-        outcomes = check(module, dict(inputs, **run_opts, progress=progress), spec.outputs,
+        outcomes = check(prog, dict(inputs, **run_opts, progress=progress), spec.outputs,
                          on_model=progress.model, on_result=keep if out else None, subgroup_size=S)
     finally:
         progress.done()
@@ -554,8 +556,8 @@ def _portability(module, inputs: dict, opts: dict, spec, args: argparse.Namespac
     shown: list = []
     for o in outcomes:   # a racy model's line names its first race: its race errors are not repeated per model
         shown += [d for d in o.diagnostics if d not in shown and not (o.status == "races" and d.rule == "interp.race")]
-    show_diagnostics(shown, module)
-    lines, status = report(outcomes, S, size_constants(module, inputs.get("spec_constants")), args.spec)
+    show_diagnostics(shown, prog.module)
+    lines, status = report(outcomes, S, size_constants(prog.module, inputs.get("spec_constants")), args.spec)
     if not args.quiet:
         print("\n".join(lines))
     if status:  # the verdict is a finding: said on stderr too, also under -q
@@ -632,7 +634,7 @@ def _compare_device(interp: dict, gpu: dict, tolerance, args) -> int:
     return 1 if differ else 0
 
 
-def _write_outputs(res, spec, run_spec: bool, module, args, options) -> int:
+def _write_outputs(res, spec, run_spec: bool, prog, args, options) -> int:
     from pathlib import Path
 
     from ..core.diagnostics import Diagnostic, InputError, SpvError
@@ -644,7 +646,7 @@ def _write_outputs(res, spec, run_spec: bool, module, args, options) -> int:
         from ..runspec.spec import check_expected
         status = _check(res, check_expected(read_yaml(args.check, max_bytes=options.max_bytes), args.check), args)
     elif args.check:  # a shader with SPIRV-Interpreter's expected-output file
-        status = _check_si(module, res, read_yaml(args.check, max_bytes=options.max_bytes), args)
+        status = _check_si(prog, res, read_yaml(args.check, max_bytes=options.max_bytes), args)
     out = args.output
     if out or not args.quiet or status:  # -q silences standard output, never the -o file
         if out and (out.endswith("/") or os.path.isdir(out)):
@@ -746,16 +748,15 @@ def _check(res, expected, args) -> int:
     return _check_verdict(total, lines, len(expected), args)
 
 
-def _check_si(module, res, expected, args) -> int:
+def _check_si(prog, res, expected, args) -> int:
     """--check with SPIRV-Interpreter's expected-output file: values by name or result id, floats compared at
     its significant digits unless --check-floats tolerance (or --rtol/--atol) asks for tolerances."""
-    from ..interp.program import Program
     from ..runspec.sicompat import CheckOptions, check
     tolerance = args.check_floats == "tolerance" or (args.check_floats is None and (args.rtol is not None or
                                                                                     args.atol is not None))
     opts = CheckOptions(digits=not tolerance, rtol=1e-5 if args.rtol is None else args.rtol,
                         atol=1e-6 if args.atol is None else args.atol)
-    total, lines, n = check(Program(module), res, expected, args.check, opts)
+    total, lines, n = check(prog, res, expected, args.check, opts)
     return _check_verdict(total, lines, n, args)
 
 

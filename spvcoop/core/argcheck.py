@@ -61,7 +61,7 @@ KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "mapping": (lambda v: isinstance(v, Mapping), "a dict"),
     "bytes": (lambda v: isinstance(v, (bytes, bytearray, memoryview)), "bytes"),
     "module": (_is_module, "a spvcoop.Module"),
-    "shader": (lambda v: isinstance(v, (str, bytes, os.PathLike)) or _is_module(v),
+    "shader": (lambda v: isinstance(v, (str, bytes, os.PathLike)) or _is_module(v) or _is_named(v, "Program"),
                "a path, assembly text, SPIR-V bytes or a spvcoop.Module"),
     "dispatch": (_is_dispatch, "a sequence of 1 to 3 ints"),
     "trace": (_is_trace, "an int (linear invocation index) or a tuple of 1 to 3 ints (global invocation id)"),

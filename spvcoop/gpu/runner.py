@@ -176,14 +176,16 @@ def run_on_device(shader, dispatch=(1, 1, 1), buffers: dict | None = None, spec_
 def _prepare(shader, validate: bool, spec_constants: dict | None, entry_point: str | None,
              target_env: str | None = None, spirv_val_options: tuple[str, ...] = ()
              ) -> tuple[Module, Program, str]:
-    """The module (validated as a CPU run would be), its Program and the entry point's name."""
-    module: Module = load_shader(shader)
+    """The module (validated as a CPU run would be), its Program and the entry point's name. `shader` may be a
+    Program already (the CLI's, made once per command, as interp's run() takes it)."""
+    given = shader if isinstance(shader, Program) else None
+    module: Module = given.module if given is not None else load_shader(shader)
     if validate:
         from ..validator.for_run import validate_for_run
         errors, _ = validate_for_run(module, target_env=target_env, spirv_val_options=spirv_val_options)
         if errors:
             raise SpvError(errors)
-    prog = Program(module)
+    prog = given if given is not None else Program(module)
     _array_lengths(prog, dict(spec_constants or {}))
     eps = [e for e in prog.entry_points if e[2] == "GLCompute" and (entry_point is None or e[0] == entry_point)]
     if not eps:

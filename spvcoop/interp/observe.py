@@ -6,9 +6,10 @@ and then the originals, so a run without an observer executes exactly the code i
 when off: no per-instruction test). An observed run takes the instruction-at-a-time path (the compiled
 blocks of block_compiler.py run a whole block without returning here), like --trace.
 
-Used by the line coverage (coverage.py) and the debugger (debugger.py). Instructions inside the functions
-that cooperative-matrix-2 instructions call per matrix element (Executor.call_per_element, with virtual
-invocations) are not reported: their lanes are not the dispatch's invocations.
+Used by the line coverage (devtools/coverage.py) and the debugger (devtools/debugger.py), which sit above the
+engine. Instructions inside the functions that cooperative-matrix-2 instructions call per matrix element
+(Executor.call_per_element, with virtual invocations) are not reported: their lanes are not the dispatch's
+invocations.
 """
 from __future__ import annotations
 

@@ -155,6 +155,8 @@ def run(shader, dispatch=(1, 1, 1), buffers: Mapping | None = None, spec_constan
     (their addresses are in RunResult.addresses and usable as '&name' in push constants and data).
     Warnings and notes (validation, run time) are in RunResult.diagnostics, and, when the run fails, after
     the error in SpvError.diagnostics: nothing is printed. Hitting a limit is a located SpvError naming it.
+    shader may also be a Program (interp/program.py) made from a Module: a caller that indexed the module
+    itself (to type buffers, bind input files, check outputs) hands it over, so a run indexes it once.
 
     Keyword options (interp/options.py declares each: its default, bound and meaning):
 {options}
@@ -176,11 +178,13 @@ def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dic
     if isinstance(options.get("trace"), list):
         options = dict(options, trace=tuple(options["trace"]))
     config = RunConfig(**options)
-    module = load_shader(shader)
+    prog = shader if isinstance(shader, Program) else None
+    module = prog.module if prog is not None else load_shader(shader)
     ops = dispatcher_for(module)
     if config.validate:
         diagnostics += _validate(module, config.target_env, config.spirv_val_options)
-    prog = Program(module)
+    if prog is None:
+        prog = Program(module)   # after validation: a module's first error is the validator's
     ep_name, ep_fn, interface = _entry_point(prog, config.entry_point)
     dispatch = _dispatch_size(dispatch, prog.source)
     ex = Executor(prog, 1, config, ops)  # one lane until the workgroup size is known (constants first)
@@ -248,6 +252,9 @@ def _evaluate_constants(ex: Executor, prog: Program, overrides: dict) -> None:
     for t in prog.types.values():
         if t.kind == "array":
             length_users.setdefault(t.extra["length_id"], []).append(t)
+        # offsets computed from array lengths are this run's (a Program may serve several runs, with other
+        # spec constants)
+        t.extra.pop("natural_offsets", None)
     for inst in prog.globals:
         if inst.opname in CONSTANT_OPS:
             try:
@@ -644,11 +651,10 @@ def unmatched_buffer(prog: Program, k) -> UnmatchedName:
                                     source=prog.source), "buffers", (shown,))
 
 
-def element_dtypes(module: Module) -> dict:
+def element_dtypes(prog: Program) -> dict:
     """For buffers whose block is one array of scalars/vectors: key/name -> (element dtype, components). A
     "set:binding" whose views (interp/aliasing.py) differ in element type has none: the data decides (key_reader);
     views of one element type with different vector sizes (float[] and vec4[]) give it with one component."""
-    prog = Program(module)
     out: dict = {}
     by_key: dict = {}
     for inst in prog.globals:

@@ -7,12 +7,15 @@ output buffer is checked with EQ_BUFFER against a copy holding the interpreter's
 from __future__ import annotations
 
 import re
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from ..core.diagnostics import Diagnostic, SpvError
 from ..core.module import Module
+
+if TYPE_CHECKING:
+    from ..interp.program import Program
 
 # capabilities -> the DEVICE_FEATUREs Amber enables for them
 _FEATURES = {
@@ -43,12 +46,14 @@ _DATA_TYPES = {"f2": "float16", "f4": "float", "f8": "double", "i1": "int8", "i2
 _PER_LINE = 16
 
 
-def emit_amber(module: Module, inputs: dict, options: dict, result, source: str) -> str:
+def emit_amber(shader: Module | Program, inputs: dict, options: dict, result, source: str) -> str:
     """The AmberScript text of one run: `inputs` as spvcoop.run takes them (dispatch, buffers, spec_constants,
-    push_constants), `options` its run options (entry point, subgroup size), `result` its RunResult."""
+    push_constants), `options` its run options (entry point, subgroup size), `result` its RunResult. `shader`: the
+    Module that ran, or the Program the run executed (the CLI's: the module indexed once)."""
     from ..binary.disassembler import disassemble
     from ..interp.program import Program
-    prog = Program(module)
+    prog = shader if isinstance(shader, Program) else Program(shader)
+    module = prog.module
     lines = ["#!amber", f"# written by `spvcoop run {source} --emit-amber`: the run and the outputs spvcoop's "
              "interpreter computed", ""]
     from ..interp.program import enum_name

@@ -5,7 +5,6 @@ values.py    null values, composites, Function variables, OpSelect/OpCopyObject,
 math.py      MulAdd, element-wise ops, MatrixTimesScalar, conversions, bitcasts
 memory.py    OpCooperativeMatrixLoad/Store
 family.py    FAMILY: the op sets and kind hooks above, as spvcoop.interp.families lists them
-portability.py  run one shader under every layout model and compare (spvcoop portability)
 """
 
 # The SPIR-V capabilities whose instructions this family implements (its ops; the types are its kinds): a module

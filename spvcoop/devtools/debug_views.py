@@ -34,7 +34,7 @@ def matrix(dbg: Debugger, rest: str) -> str:
         if mat is not None:
             break
     if mat is None:
-        from .memory import Register
+        from ..interp.memory import Register
         held = [w.get(i) for w in ((frame.vals if frame else {}), stop.ex.gvals) for i in ids]
         if any(isinstance(r, Register) and r.value is None for r in held):
             raise DebugError(f"'{shown(name)}' holds no value yet (nothing was stored to it)")
@@ -70,7 +70,7 @@ def _element(dbg: Debugger, text: str):
     i = dbg._eval(parse_expr(index_text), ex, dbg.current_frame(), dbg.selected)
     if not isinstance(i, (int, np.integer)) or isinstance(i, (bool, np.bool_)):
         raise DebugError("the index must be an integer")
-    from .memory import Memory, Pointer
+    from ..interp.memory import Memory, Pointer
     lane = dbg.selected
     for vid, v in ex.gvals.items():
         if not isinstance(v, Pointer) or not isinstance(v.mem, Memory):
@@ -98,8 +98,8 @@ def _element(dbg: Debugger, text: str):
 def writer(dbg: Debugger, text: str) -> str:
     """`info writer NAME[i]`: the last write to the element (invocation, instruction, source line, the value
     now) and its barrier interval, from the race detector's shadow memory."""
-    from .observe import source_line
-    from .races import MANY, NONE, WORKGROUP
+    from ..interp.observe import source_line
+    from ..interp.races import MANY, NONE, WORKGROUP
     stop = dbg._need_stop()
     ex = stop.ex
     mem, offset, elem = _element(dbg, text.strip())
@@ -165,7 +165,7 @@ def lane_elements(dbg: Debugger, name: str, depth: int = 0) -> str:
 def set_value(dbg: Debugger, name: str, text: str, depth: int = 0) -> str:
     """setVariable: `name` (a scalar result or a Function variable holding one, in frame `depth`) takes the value
     of expression `text` in the selected invocation; the others keep theirs."""
-    from .memory import Register
+    from ..interp.memory import Register
     stop = dbg._need_stop()
     ex = stop.ex
     frames = stop.stack[::-1]

@@ -29,12 +29,12 @@ import numpy as np
 
 from ..core.diagnostics import Diagnostic, InputError
 from ..core.module import Span
-from .observe import Observer, source_line, source_path
+from ..interp.observe import Observer, source_line, source_path
 
 if TYPE_CHECKING:
     from ..core.module import Instruction
-    from .executor import Executor, Frame
-    from .program import Block, Function, Program
+    from ..interp.executor import Executor, Frame
+    from ..interp.program import Block, Function, Program
 
 Line = tuple[str, int]
 

@@ -10,12 +10,12 @@ import numpy as np
 
 from ..core.diagnostics import SpvError
 from .debug_expr import DebugError, shown
-from .observe import Observer, source_line
+from ..interp.observe import Observer, source_line
 
 if TYPE_CHECKING:
     from ..core.module import Instruction
-    from .executor import Executor, Frame
-    from .program import Function
+    from ..interp.executor import Executor, Frame
+    from ..interp.program import Function
 
 Line = tuple[str, int]
 PAUSE_WITHIN = 10_000
@@ -190,7 +190,7 @@ class Hook(Observer):
                 err = SpvError(rec._diagnostic(race))
                 self._stop(ex, frame, inst, mask, source_line(ex.prog, inst), "race", err)
         if "nonfinite" in d.catch and inst.result_id is not None:
-            from .nonfinite import first_nonfinite
+            from ..interp.nonfinite import first_nonfinite
             found = first_nonfinite(ex, frame, inst, mask)
             if found is not None:
                 lane, text = found

@@ -28,15 +28,15 @@ from .debug_expr import (MAX_ROWS, DebugError, Evaluator, Text, at, fmt, formatt
                          shown, structured, triple)
 from .debug_expr import short_path as _short
 from .debug_run import Breakpoint, Hook, Quit, Stop
-from .observe import source_line
+from ..interp.observe import source_line
 
 if TYPE_CHECKING:
     import ast
 
     from ..core.module import Instruction, Module
-    from .executor import Executor, Frame
-    from .program import Program
-    from .runner import RunResult
+    from ..interp.executor import Executor, Frame
+    from ..interp.program import Program
+    from ..interp.runner import RunResult
 
 Line = tuple[str, int]
 COMMANDS = ("break", "tbreak", "delete", "disable", "enable", "condition", "ignore", "info", "run", "continue",
@@ -75,12 +75,13 @@ class Debugger:
     'not started', 'running', 'stopped' or 'exited', and after the run `result` (a RunResult) or `error` (the
     SpvError that ended it). `output` (settable) receives logpoint messages as the run goes."""
 
-    def __init__(self, shader: Module, inputs: dict, options: dict) -> None:
-        from .program import Program
-        self.module = shader
+    def __init__(self, shader: Module | Program, inputs: dict, options: dict) -> None:
+        from ..interp.program import Program
+        # one Program for the session: the names and lines here, and every run (run() takes it as its shader)
+        self.prog: Program = shader if isinstance(shader, Program) else Program(shader)
+        self.module = self.prog.module
         self.inputs = inputs
         self.options = {k: v for k, v in options.items() if k not in ("trace", "observer")}
-        self.prog: Program = Program(shader)
         self.breakpoints: dict[int, Breakpoint] = {}
         self.next_bp = 1
         self.selected = 0
@@ -145,9 +146,9 @@ class Debugger:
         self.output(printable(text) + more)
 
     def _target(self) -> None:
-        from .runner import run
+        from ..interp.runner import run
         try:
-            res = run(self.module, **self.inputs, **self.options, observer=Hook(self))
+            res = run(self.prog, **self.inputs, **self.options, observer=Hook(self))
             self._events.put(("exited", res))
         except Quit:
             self._events.put(("quit", None))
@@ -500,7 +501,7 @@ class Debugger:
             if len(parts) == 1:
                 lane = parts[0]
             else:
-                from .runner import _traced_lane
+                from ..interp.runner import _traced_lane
                 try:
                     lane = int(cast(int, _traced_lane(tuple(parts), ex.wg_dims, ex.dispatch, ex.N)))
                 except SpvError as e:
@@ -658,7 +659,7 @@ class Debugger:
         raise DebugError(f"no name '{name}' here{did_you_mean(name, known)}")
 
     def _lane_value(self, ex: Executor, v, id_: int, lane: int):
-        from .memory import Pointer, Register
+        from ..interp.memory import Pointer, Register
         t = ex.type_of_id(id_)
         if isinstance(v, Register):
             if v.written is not None and not bool(np.broadcast_to(v.written, (ex.N,))[lane]):
@@ -672,8 +673,8 @@ class Debugger:
         return structured(at(v, lane), t)
 
     def _pointee(self, p, lane: int):
-        from .dataio import decode
-        from .memory import Memory
+        from ..interp.dataio import decode
+        from ..interp.memory import Memory
         mem = p.mem
         if not isinstance(mem, Memory):
             return Text(f"<pointer to device memory at {int(np.asarray(p.off).reshape(-1)[0])}>")
@@ -737,7 +738,7 @@ class Debugger:
 
     def instruction_text(self, index: int) -> tuple[str, Line | None]:
         """An instruction as assembly text ('%x = OpIAdd %int %a %b') and its source line, by Instruction.index."""
-        from .executor import _operand_text
+        from ..interp.executor import _operand_text
         insts = self.module.instructions
         if not 0 <= index < len(insts):
             return "", None
@@ -774,7 +775,7 @@ class Debugger:
         return matrix(self, rest)
 
     def _matrix_value(self, ex: Executor, v):
-        from .memory import Pointer, Register, load
+        from ..interp.memory import Pointer, Register, load
         if isinstance(v, Register):
             v = v.value
         elif isinstance(v, Pointer) and getattr(v.type, "kind", "") == "coopmat":

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...core.diagnostics import SpvError
-from ..runner import run
+from ..core.diagnostics import SpvError
+from ..interp.runner import run
 
 RANDOM_SEEDS = (1, 2, 3)
 OPEN_SIZES = (8, 16, 32, 64)        # sizes for models that define any subgroup size
@@ -78,7 +78,7 @@ def model_sizes(model) -> tuple[int, ...]:
 def candidate_models(seeds=RANDOM_SEEDS) -> list[tuple[str, object]]:
     """(label, model) for every built-in model but `shuffled` (grown into `random`, run once per seed);
     nvidia first (the reference)."""
-    from ...layouts import builtin_models, load_model
+    from ..layouts import builtin_models, load_model
     names = sorted((n for n in builtin_models() if n != "shuffled"), key=lambda n: (n != "nvidia", n))
     out: list[tuple[str, object]] = []
     for n in names:
@@ -160,7 +160,7 @@ def check(module, run_kwargs: dict, wanted=None, models=None, on_model=None, on_
     ref: ModelOutcome | None = None
     runs = _runs(list(models or candidate_models()), subgroup_size)
     # one work and one time budget for the whole check, shared among the runs
-    from ..options import DEFAULT_MAX_TIME, DEFAULT_MAX_WORK
+    from ..interp.options import DEFAULT_MAX_TIME, DEFAULT_MAX_WORK
     run_kwargs = dict(run_kwargs, max_work=max(1, (run_kwargs.get("max_work") or DEFAULT_MAX_WORK) // len(runs)),
                       max_time=(run_kwargs.get("max_time") or DEFAULT_MAX_TIME) / len(runs))
     run_kwargs.pop("subgroup_size", None)
