@@ -268,3 +268,16 @@ def test_a_run_imports_no_other_command_nor_pydantic(tmp_path) -> None:
     out = subprocess.run([sys.executable, "-c", code, "run", shader, "--dispatch", "1,1,1", "--input",
                           str(tmp_path / "in.yaml")], capture_output=True, text=True, timeout=120)
     assert "y: [3.0]" in out.stdout and "BAD [] 0" in out.stdout, out.stdout + out.stderr
+
+
+def test_check_file_naming_no_buffer_is_located(capsys, tmp_path) -> None:
+    """An expected file whose key names no buffer of the run is a mistake in that file, reported at the key's line
+    with a did-you-mean (it was an unlocated "check failed: ... no such buffer in the output"; found by the fuzz
+    driver's debug entry, which passed the run spec itself as the expected file)."""
+    from conftest import run_cli
+    exp = tmp_path / "exp.yaml"
+    exp.write_text("y: [3.0, 3.0, 3.0, 3.0]\nyy: [1.0]\n")
+    rc, _, err = run_cli(capsys, "run", "samples/saxpy/run.yaml", "--check", str(exp))
+    assert rc == 1
+    assert f"{exp}:2:" in err and "error: 'yy' names no buffer of the run (did you mean 'y'?)" in err
+    assert "check failed" not in err

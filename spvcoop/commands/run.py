@@ -717,6 +717,13 @@ def _check(res, expected, args) -> int:
     if not isinstance(expected, dict):
         print(f"{args.check}: error: the expected file must map buffer names to values", file=sys.stderr)
         return 1
+    unknown = [k for k in expected if buffer_key(k) not in res]
+    if unknown:   # a mistake in the expected file, at its line (not a difference in the shader's outputs)
+        from ..core.diagnostics import Diagnostic, SpvError, did_you_mean
+        from ..core.yamlio import span_of
+        names = [str(n) for n in res.buffers if isinstance(n, str)]
+        raise SpvError([Diagnostic("error", f"'{k}' names no buffer of the run" + did_you_mean(str(k), names),
+                                   span_of(mark_at(expected, [k])), source=args.check) for k in unknown])
     lines: list[str] = []
     total = 0
     for k, v in expected.items():
@@ -727,10 +734,6 @@ def _check(res, expected, args) -> int:
             from ..runspec.spec import _yaml_float
             rtol = float(_yaml_float(v["rtol"])) if v.get("rtol") is not None else rtol
             atol = float(_yaml_float(v["atol"])) if v.get("atol") is not None else atol
-        if key not in res:
-            lines.append(f"{k}: no such buffer in the output")
-            total += 1
-            continue
         want = generate(v, str(k), Path(args.check).parent, args.check, mark=mark_at(expected, [k]),
                         options=_file_options(args), expected=True)
         if isinstance(want, dict) and set(want) <= {"rtol", "atol"}:
