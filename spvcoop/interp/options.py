@@ -87,6 +87,12 @@ def flag(v) -> bool:
     return v
 
 
+def fast_paths(v) -> bool | frozenset[str]:
+    """True, False, or fast path names (a collection, or text separated by commas or spaces): fastpaths.py."""
+    from .fastpaths import choice
+    return choice(v)
+
+
 def target_env(v) -> str:
     """A target environment as spirv-val names it (validator.TARGET_ENVS)."""
     from ..validator import TARGET_ENVS   # only when one is given: a run that validates loads it anyway
@@ -299,12 +305,11 @@ OPTIONS: tuple[RunOption, ...] = (
               "and a store there is dropped, instead of an error (default: on for Amber scripts, as the CTS runs "
               "them; off otherwise)", "--robust-buffer-access", "robust_buffer_access", "on|off",
               api_type="bool | str"),
-    RunOption("fast_paths", True, flag,
-              "the fast paths: compiled blocks and loop trips with uniform integers on Python ints "
-              "(interp/block_compiler.py), per-run plans of access chains, matrix loads and MulAdds, whole-tile "
-              "tensor loads; the same bytes, steps and errors as without them (environment variables also turn "
-              "them off: SPVCOOP_NO_FAST_PATHS all but the tensor loads, SPVCOOP_NO_TENSOR_FAST those)",
-              api_type="bool"),
+    RunOption("fast_paths", True, fast_paths,
+              "the fast paths: True all, False none, or the names of those to take (docs/fast-paths.md lists "
+              "them); the same bytes, steps and errors as without them. The environment turns them off too: "
+              "SPVCOOP_NO_FAST_PATHS=1 all, SPVCOOP_NO_FAST_<NAME>=1 one (SPVCOOP_NO_FAST_TENSOR, say)",
+              api_type="bool | Collection[str]"),
 )
 BY_NAME: dict[str, RunOption] = {o.name: o for o in OPTIONS}
 SPEC_KEYS: dict[str, RunOption] = {o.spec_key: o for o in OPTIONS if o.spec_key}
