@@ -230,9 +230,9 @@ _INT64 = np.dtype(np.int64)
 _empty = np.empty
 
 
-def _planned_chain(ex, frame, inst) -> Pointer | None:
-    """An access chain through its _ChainPlan: the pointer uniform_chain gives, or None (then the general path)."""
-    fp = ex.fast
+def _planned_chain(ex, fp, frame, inst) -> Pointer | None:
+    """An access chain through its _ChainPlan (`fp`: the run's FastPaths): the pointer uniform_chain gives, or None
+    (then the general path)."""
     plan = fp.plans.get(inst.index)
     if plan is None:
         plan = fp.plan(inst, _ChainPlan.make_for, ex, frame, inst)
@@ -288,7 +288,7 @@ def access_chain(ex, frame, inst, mask):
     fp = ex.fast
     fast = fp is not None and fp.chains
     if fast:
-        q = _planned_chain(ex, frame, inst)
+        q = _planned_chain(ex, fp, frame, inst)
         if q is not None:
             return q
     p = ex.arg(frame, inst, 0)
