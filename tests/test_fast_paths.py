@@ -31,13 +31,16 @@ LOOP = ROOT / "bench" / "shaders" / "gemm_tiled.spvasm"
 
 
 def _both(monkeypatch, fn):
-    """fn() with the fast path (every block compiled on its first execution), then without it (each run
-    gives its own notes: no process-wide state)."""
+    """fn() with the fast paths (every block compiled on its first execution), then without any (each run
+    gives its own notes: no process-wide state; the plain runs are checked to have had no fast path)."""
     monkeypatch.setattr(block_compiler, "COMPILE_AFTER", 0)
     monkeypatch.delenv(fastpaths.ENV_ALL, raising=False)
     fast = fn()
     monkeypatch.setenv(fastpaths.ENV_ALL, "1")
+    made = _fast_runs(monkeypatch)
     plain = fn()
+    assert not any(made), "a fast path was on in a plain run"
+    monkeypatch.setattr(fastpaths, "for_run", made.for_run)
     return fast, plain
 
 
@@ -190,11 +193,18 @@ def test_a_muladd_operand_is_widened_in_c_order() -> None:
     assert _widen(np.asfortranarray(x[0].astype(np.float32)), np.float32).flags.c_contiguous
 
 
-def _fast_runs(monkeypatch) -> list:
+class _Made(list):
+    """The FastPaths object of each run made (None for a run without fast paths); `for_run` the function that was
+    wrapped."""
+    def __init__(self, for_run) -> None:
+        super().__init__()
+        self.for_run = for_run
+
+
+def _fast_runs(monkeypatch) -> _Made:
     """The FastPaths object of each run made from here on (None for a run without fast paths)."""
-    made: list = []
-    real = fastpaths.for_run
-    monkeypatch.setattr(fastpaths, "for_run", lambda config: made.append(real(config)) or made[-1])
+    made = _Made(fastpaths.for_run)
+    monkeypatch.setattr(fastpaths, "for_run", lambda config: made.append(made.for_run(config)) or made[-1])
     return made
 
 
