@@ -172,6 +172,8 @@ def test_the_table_is_one_row_per_path() -> None:
     """Names are the FastPaths attributes, the switch is derived from the name, the test named exists and says
     which path it compares."""
     assert len(set(fastpaths.NAMES)) == len(fastpaths.PATHS)
+    flags = {k for k, v in fastpaths.FastPaths.__annotations__.items() if v == "bool"}
+    assert flags == set(fastpaths.NAMES), "FastPaths' `name: bool` lines and the rows of PATHS differ"
     fp = fastpaths.FastPaths(frozenset({"tensor"}))
     for p in fastpaths.PATHS:
         assert p.name.isidentifier() and getattr(fp, p.name) is (p.name == "tensor")
