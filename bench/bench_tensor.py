@@ -3,7 +3,7 @@ against numpy's f32 matmul of the same operands.
 
     python bench/bench_tensor.py                       # n = 1024, best of 3
     python bench/bench_tensor.py --sizes 1024 1000 --runs 5 --only wg,cm2
-    SPVCOOP_NO_TENSOR_FAST=1 python bench/bench_tensor.py   # the plain (per-element) tensor addressing
+    SPVCOOP_NO_FAST_TENSOR=1 python bench/bench_tensor.py   # the plain (per-element) tensor addressing
 
 Cases (shaders in bench/shaders, compiled by glslang 16.5; each header says how):
 - `wg`: wg_tensor_gemm64.spv, Workgroup-scope tensor-layout GEMM, 64 x 64 tiles, K step 32, 128 invocations,

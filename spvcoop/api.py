@@ -9,7 +9,7 @@ declarations. The docstring takes each option's help from its declaration.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from .core.module import Module
@@ -49,7 +49,7 @@ def run(shader: str | os.PathLike[str] | bytes | Module,
         robust_buffer_access: bool | str = False,
         races_report: str = "full",
         races_suppress: Sequence[Any] | str | None = None,
-        fast_paths: bool = True,
+        fast_paths: bool | Collection[str] = True,
         # end of the generated run options
         ) -> RunResult:
     """Run a compute shader on the CPU over a whole dispatch and return its buffers.

@@ -1,6 +1,7 @@
-"""The interpreter's fast path (compiled blocks, spvcoop/interp/block_compiler.py) against the plain one:
-every sample, kernel and test shader run both ways gives the same bytes, the same steps, the same
-errors; the step limit stops at the same instruction; a trace is the same text."""
+"""The interpreter's fast paths (spvcoop/interp/fastpaths.py's table; compiled blocks: block_compiler.py) against
+the plain path: every sample, kernel and test shader run both ways gives the same bytes, the same steps, the same
+errors; the step limit stops at the same instruction; a trace is the same text. Each row of the table, turned off
+alone (its environment variable, and the run option), gives the same as with it, and is taken when on."""
 from __future__ import annotations
 
 import io
@@ -11,7 +12,7 @@ import pytest
 
 from spvcoop.cli import main as cli
 from spvcoop.core.diagnostics import SpvError
-from spvcoop.interp import block_compiler, run
+from spvcoop.interp import block_compiler, fastpaths, run
 from spvcoop.loader import load_shader
 
 from conftest import compile_glsl
@@ -30,13 +31,16 @@ LOOP = ROOT / "bench" / "shaders" / "gemm_tiled.spvasm"
 
 
 def _both(monkeypatch, fn):
-    """fn() with the fast path (every block compiled on its first execution), then without it (each run
-    gives its own notes: no process-wide state)."""
+    """fn() with the fast paths (every block compiled on its first execution), then without any (each run
+    gives its own notes: no process-wide state; the plain runs are checked to have had no fast path)."""
     monkeypatch.setattr(block_compiler, "COMPILE_AFTER", 0)
-    monkeypatch.delenv(block_compiler.DISABLE_ENV, raising=False)
+    monkeypatch.delenv(fastpaths.ENV_ALL, raising=False)
     fast = fn()
-    monkeypatch.setenv(block_compiler.DISABLE_ENV, "1")
+    monkeypatch.setenv(fastpaths.ENV_ALL, "1")
+    made = _fast_runs(monkeypatch)
     plain = fn()
+    assert not any(made), "a fast path was on in a plain run"
+    monkeypatch.setattr(fastpaths, "for_run", made.for_run)
     return fast, plain
 
 
@@ -144,11 +148,118 @@ def test_a_fault_is_located_the_same(tmp_path, monkeypatch, capsys) -> None:
 
 
 def test_run_config_switch(monkeypatch) -> None:
-    from spvcoop.interp.config import RunConfig
-    monkeypatch.delenv(block_compiler.DISABLE_ENV, raising=False)
-    assert block_compiler.enabled(RunConfig()) and not block_compiler.enabled(RunConfig(fast_paths=False))
-    monkeypatch.setenv(block_compiler.DISABLE_ENV, "1")
-    assert not block_compiler.enabled(RunConfig())
+    """One mechanism per row: the run option (True, False or names) and SPVCOOP_NO_FAST_<NAME>, with
+    SPVCOOP_NO_FAST_PATHS for all; an observer (debugger, coverage, --nonfinite) keeps those below its hooks."""
+    from spvcoop.interp.config import ConfigError, RunConfig
+    for p in fastpaths.PATHS:
+        monkeypatch.delenv(p.env, raising=False)
+    monkeypatch.delenv(fastpaths.ENV_ALL, raising=False)
+    every = frozenset(fastpaths.NAMES)
+    assert fastpaths.for_run(RunConfig()).on == every
+    assert fastpaths.for_run(RunConfig(fast_paths=False)) is None
+    assert fastpaths.for_run(RunConfig(fast_paths="chains, tensor")).on == {"chains", "tensor"}
+    assert fastpaths.for_run(RunConfig(fast_paths=["loops"])).loops
+    assert fastpaths.for_run(RunConfig(nonfinite=True)).on == fastpaths.UNDER_OBSERVER
+    with pytest.raises(ConfigError, match=r"names an unknown fast path 'chain' \(did you mean 'chains'\?\); known: "):
+        RunConfig(fast_paths="chain")
+    monkeypatch.setenv("SPVCOOP_NO_FAST_MATRIX_MEMORY", "1")
+    assert fastpaths.for_run(RunConfig()).on == every - {"matrix_memory"}
+    monkeypatch.setenv(fastpaths.ENV_ALL, "1")
+    assert fastpaths.for_run(RunConfig()) is None
+
+
+def test_the_table_is_one_row_per_path() -> None:
+    """Names are the FastPaths attributes, the switch is derived from the name, the test named exists and says
+    which path it compares."""
+    assert len(set(fastpaths.NAMES)) == len(fastpaths.PATHS)
+    flags = {k for k, v in fastpaths.FastPaths.__annotations__.items() if v == "bool"}
+    assert flags == set(fastpaths.NAMES), "FastPaths' `name: bool` lines and the rows of PATHS differ"
+    fp = fastpaths.FastPaths(frozenset({"tensor"}))
+    for p in fastpaths.PATHS:
+        assert p.name.isidentifier() and getattr(fp, p.name) is (p.name == "tensor")
+        assert p.env == "SPVCOOP_NO_FAST_" + p.name.upper()
+        assert (ROOT / p.test).is_file(), p.test
+    assert "SPVCOOP_NO_FAST_TENSOR" in (ROOT / "docs" / "fast-paths.md").read_text(encoding="utf-8")
+
+
+def test_a_muladd_operand_is_widened_in_c_order() -> None:
+    """np.matmul sums a transposed operand in another order (the last bits of an f32 result differ): the tensor
+    fast path's tiles of a transposed view and the plain path's copies held the same values in different layouts,
+    and tests/kernels/wg_attention gave different bytes. The widened operands are C-ordered whatever the layout."""
+    from spvcoop.interp.coopmat.math import _widen
+    x = np.random.default_rng(5).standard_normal((2, 16, 16)).astype(np.float16)
+    col_major = np.ascontiguousarray(x.transpose(0, 2, 1)).transpose(0, 2, 1)
+    for acc in (np.float32, np.float64):
+        w = _widen(col_major, acc)
+        assert w.flags.c_contiguous and np.array_equal(w, x.astype(acc))
+    assert _widen(np.asfortranarray(x[0].astype(np.float32)), np.float32).flags.c_contiguous
+
+
+class _Made(list):
+    """The FastPaths object of each run made (None for a run without fast paths); `for_run` the function that was
+    wrapped."""
+    def __init__(self, for_run) -> None:
+        super().__init__()
+        self.for_run = for_run
+
+
+def _fast_runs(monkeypatch) -> _Made:
+    """The FastPaths object of each run made from here on (None for a run without fast paths)."""
+    made = _Made(fastpaths.for_run)
+    monkeypatch.setattr(fastpaths, "for_run", lambda config: made.append(made.for_run(config)) or made[-1])
+    return made
+
+
+def _workloads() -> dict:
+    """name -> a run's outcome (_outcome): between them they take every fast path."""
+    loop = load_shader(str(LOOP))
+    wg = load_shader(str(TESTS / "data" / "coopmat2" / "wg_gemm.spvasm"))
+    rng = np.random.default_rng(4)
+    M, N, K = 50, 40, 70
+    wg_kw = dict(dispatch=(2, 2, 1), spec_constants={0: M, 1: N, 2: K},
+                 buffers={0: rng.standard_normal(M * K).astype(np.float16),
+                          1: rng.standard_normal(K * N).astype(np.float16), 2: np.zeros(M * N, np.float32)})
+    return {"gemm_tiled": lambda: _outcome(loop, **_tiled()),
+            "gemm_tiled_tensorcore": lambda: _outcome(loop, coop_numerics="nvidia-tensorcore", **_tiled()),
+            "wg_tensor_gemm": lambda: _outcome(wg, **wg_kw)}
+
+
+@pytest.mark.parametrize("path", fastpaths.PATHS, ids=lambda p: p.name)
+def test_each_path_off_alone_gives_the_same_and_is_taken(path, monkeypatch) -> None:
+    from spvcoop.numerics import intsum
+    if path.name == "int32_kernel" and intsum.KERNEL is None:
+        pytest.skip("the compiled kernel is not built here (test_numerics_intsum says whether it should be)")
+    monkeypatch.setattr(block_compiler, "COMPILE_AFTER", 0)
+    for p in fastpaths.PATHS:
+        monkeypatch.delenv(p.env, raising=False)
+    monkeypatch.delenv(fastpaths.ENV_ALL, raising=False)
+    made = _fast_runs(monkeypatch)
+    took = []
+    for name, fn in _workloads().items():
+        made.clear()
+        fast = fn()
+        assert fast[0] != "error", (name, fast)
+        if not any(path.name in fp.taken for fp in made if fp is not None):
+            continue
+        took.append(name)
+        monkeypatch.setenv(path.env, "1")
+        made.clear()
+        assert fn() == fast, name
+        assert made and all(fp is None or path.name not in fp.on and path.name not in fp.taken for fp in made)
+        monkeypatch.delenv(path.env)
+    assert took, f"no workload takes the fast path {path.name}"
+
+
+def test_the_run_option_turns_one_path_off(monkeypatch) -> None:
+    """fast_paths= the names of all but one: the same outcome, that one not taken."""
+    made = _fast_runs(monkeypatch)
+    module = load_shader(str(LOOP))
+    fast = _outcome(module, coop_numerics="nvidia-tensorcore", **_tiled())
+    assert made[-1].taken >= {"muladd", "int32_muladd", "chains", "matrix_memory", "loops"}
+    for name in ("muladd", "int32_muladd", "int32_kernel"):
+        assert _outcome(module, coop_numerics="nvidia-tensorcore", fast_paths=set(fastpaths.NAMES) - {name},
+                        **_tiled()) == fast
+        assert name not in made[-1].taken
 
 
 def test_an_op_the_compiler_does_not_know_falls_back(monkeypatch) -> None:
@@ -184,10 +295,10 @@ def test_blocks_are_compiled_after_some_executions(monkeypatch) -> None:
     monkeypatch.setattr(block_compiler, "compile_body",
                         lambda ex, body, *rest: calls.append(len(body)) or real(ex, body, *rest))
     module = load_shader(str(LOOP))
-    monkeypatch.delenv(block_compiler.DISABLE_ENV, raising=False)
+    monkeypatch.delenv(fastpaths.ENV_ALL, raising=False)
     fast = _outcome(module, **_tiled(64))
     assert calls, "no block was compiled"
-    monkeypatch.setenv(block_compiler.DISABLE_ENV, "1")
+    monkeypatch.setenv(fastpaths.ENV_ALL, "1")
     assert _outcome(module, **_tiled(64)) == fast
 
 
@@ -518,5 +629,5 @@ def test_tile_plans_muladd_under_a_numerics_model_is_the_plain_paths(bits, monke
         fast, plain = _both(monkeypatch, lambda: _outcome(module, coop_numerics="nvidia-tensorcore", **case))
     assert fast == plain and fast[0] != "error"
     assert sum(d is not None for d in served) == 2 * 5 - 1   # all but the first, whose C is a constant
-    if not bits:                                             # both runs, every MulAdd of the fast one
-        assert fewtiles.taken[0] - before == 2 * (2 * 5)
+    if not bits:   # every MulAdd of the fast run; the plain one (int32_muladd off too) takes the float64 path
+        assert fewtiles.taken[0] - before == 2 * 5

@@ -1,9 +1,9 @@
 """Issue 26: tensor loads and stores as whole tiles (interp/coopmat2/tiles.py) against the plain per-element path
-(SPVCOOP_NO_TENSOR_FAST=1). Generated kernels (clamp mode, view, permutation, dimensions, scope, component, load or
-store fixed in the module) run with random layout fields per scope instance (dimensions, block sizes, strides,
-offsets crossing every edge, spans, clamp values, view dimensions, strides and clips) read from a buffer, both
-ways: the same output bytes, or the same located error (out of bounds, out of range under clamp mode Undefined,
-a field differing within a scope instance)."""
+(the fast path `tensor` off: SPVCOOP_NO_FAST_TENSOR=1, interp/fastpaths.py). Generated kernels (clamp mode,
+view, permutation, dimensions, scope, component, load or store fixed in the module) run with random layout fields
+per scope instance (dimensions, block sizes, strides, offsets crossing every edge, spans, clamp values, view
+dimensions, strides and clips) read from a buffer, both ways: the same output bytes, or the same located error
+(out of bounds, out of range under clamp mode Undefined, a field differing within a scope instance)."""
 from __future__ import annotations
 
 import itertools
@@ -14,7 +14,10 @@ import pytest
 
 import spvcoop
 from spvcoop.core.diagnostics import SpvError
+from spvcoop.interp import fastpaths
 from spvcoop.interp.coopmat2 import memory as cm2_memory, tiles
+
+TENSOR_OFF = fastpaths.BY_NAME["tensor"].env   # the plain path: the fast path `tensor` off
 
 # slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
 pytestmark = pytest.mark.slow
@@ -182,11 +185,11 @@ def _run(text: str, params: np.ndarray, src: np.ndarray, out: np.ndarray, G: int
 
 
 def _both(monkeypatch, *args):
-    monkeypatch.delenv(tiles.DISABLE_ENV, raising=False)
+    monkeypatch.delenv(TENSOR_OFF, raising=False)
     fast = _run(*args)
-    monkeypatch.setenv(tiles.DISABLE_ENV, "1")
+    monkeypatch.setenv(TENSOR_OFF, "1")
     plain = _run(*args)
-    monkeypatch.delenv(tiles.DISABLE_ENV)
+    monkeypatch.delenv(TENSOR_OFF)
     return fast, plain
 
 
@@ -268,7 +271,7 @@ def test_fast_path_used_for_a_tiled_gemm(monkeypatch):
     fast = spvcoop.run(str(DATA / "coopmat2" / "wg_gemm.spvasm"), buffers={0: a, 1: b, 2: np.zeros(M * N, np.float32)},
                        **kw)
     assert planned and all(t is not None for t in planned)
-    monkeypatch.setenv(tiles.DISABLE_ENV, "1")
+    monkeypatch.setenv(TENSOR_OFF, "1")
     plain = spvcoop.run(str(DATA / "coopmat2" / "wg_gemm.spvasm"),
                         buffers={0: a, 1: b, 2: np.zeros(M * N, np.float32)}, **kw)
     assert np.asarray(fast[2]).tobytes() == np.asarray(plain[2]).tobytes()
@@ -350,7 +353,7 @@ def test_bench_kernels_with_edge_tiles(monkeypatch, shader):
     fast = spvcoop.run(path, buffers={0: A, 1: b, 2: np.zeros(M * N, np.float32)}, **kw)[2]
     want = A.astype(np.float32) @ B.astype(np.float32)
     assert np.allclose(np.asarray(fast).reshape(M, N), want, rtol=1e-5, atol=1e-4)
-    monkeypatch.setenv(tiles.DISABLE_ENV, "1")
+    monkeypatch.setenv(TENSOR_OFF, "1")
     plain = spvcoop.run(path, buffers={0: A, 1: b, 2: np.zeros(M * N, np.float32)}, **kw)[2]
     assert np.asarray(fast).tobytes() == np.asarray(plain).tobytes()
 
@@ -374,9 +377,9 @@ def test_shared_tiles_are_widened_once(monkeypatch):
         out = spvcoop.run(path, buffers={0: A, 1: B, 2: np.zeros(n * n, np.float32)}, dispatch=(5, 5, 1),
                           spec_constants={0: n, 1: n, 2: n})[2]
         return np.asarray(out).tobytes(), sorted(set(widened))
-    monkeypatch.delenv(tiles.DISABLE_ENV, raising=False)
+    monkeypatch.delenv(TENSOR_OFF, raising=False)
     fast, fast_sizes = once()
-    monkeypatch.setenv(tiles.DISABLE_ENV, "1")
+    monkeypatch.setenv(TENSOR_OFF, "1")
     plain, plain_sizes = once()
     assert fast == plain
     assert fast_sizes == [5] and plain_sizes == [25]

@@ -26,12 +26,12 @@ Exactness:
 - --trace: a traced run always takes the plain path, so its lines are the plain path's;
 - an op missing from the table goes through exec_inst, which reports it as before.
 
-The compiled functions are cached per run (Executor.compiled_blocks: the module's blocks under one op
+The compiled functions are cached per run (FastPaths.compiled_blocks: the module's blocks under one op
 table, its types and settings), made once a block has run COMPILE_AFTER times, and reused by every
 invocation group the dispatch runs. An op that a family extends is resolved per instruction (its
 `when` asked once; dispatch.py says predicates are properties of the instruction in a run).
-RunConfig(fast_paths=False) or SPVCOOP_NO_FAST_PATHS=1 turns the fast path off; tests/test_fast_paths.py
-runs every sample and test shader both ways and compares bytes.
+This is the fast paths `blocks` and (compile_loop) `loops` of fastpaths.py, which says how to switch them
+off; tests/test_fast_paths.py runs every sample and test shader both ways and compares bytes.
 The generated source holds only numbers and names made here: no text from the module.
 """
 from __future__ import annotations
@@ -40,7 +40,6 @@ import collections
 import contextlib
 import itertools
 import linecache
-import os
 
 import numpy as np
 
@@ -48,8 +47,6 @@ from . import ops_arith, ops_memory
 from .fault import Fault
 from .memory import Register
 
-# RunConfig.fast_paths=True is overridden by this (for differential testing from the command line)
-DISABLE_ENV = "SPVCOOP_NO_FAST_PATHS"
 COMPILE_AFTER = 8   # executions of a block on the plain path before it is compiled
 # the most instructions one generated function takes (a block's body, a loop's chain): Python's compiler needs
 # ~100 KB a generated instruction while it works (a loop body of 20,000 instructions took 2.9 GB and 20 s), so a
@@ -58,15 +55,11 @@ MAX_COMPILED = 1000
 NEVER = -(1 << 62)   # compiled_blocks' count of a block too large to compile: it never reaches COMPILE_AFTER
 
 
-def enabled(config) -> bool:
-    return bool(getattr(config, "fast_paths", True)) and not os.environ.get(DISABLE_ENV)
-
-
 def run_body(ex, frame, blk, mask, full: bool):
     """Execute blk.body under mask as exec_inst would, instruction by instruction; once compiled, a branch
     terminator too: its edges (Executor.branch_edges' list) are returned then, None when the caller still has to
     run the terminator."""
-    cache = ex.compiled_blocks   # per run: its op table, types and settings are fixed
+    cache = ex.fast.compiled_blocks   # per run: its op table, types and settings are fixed
     fn = cache.get(blk.label, 0)
     if type(fn) is int:
         if fn < COMPILE_AFTER:
@@ -82,6 +75,7 @@ def run_body(ex, frame, blk, mask, full: bool):
                 ex.exec_inst(frame, inst, mask, full)
             return None
         fn = cache[blk.label] = compile_body(ex, blk.body, blk.term, _label(ex, blk.label))
+        ex.fast.taken.add("blocks")   # called at once, below
     return fn(ex, frame, mask, full)
 
 
@@ -203,7 +197,7 @@ _WRAPS = ("OpIAdd", "OpISub", "OpIMul")   # the bitwise ops of two in-range valu
 def use_counts(ex) -> dict[int, int]:
     """How often each id is an operand of an instruction in a function body (phis, merges and terminators
     included), once per run: a result no other block reads need not be kept as an array (_python_int_lane)."""
-    counts = ex.family_state.get("block_compiler.uses")
+    counts = ex.fast.block_uses
     if counts is None:
         counts = {}
         for fn in ex.prog.functions.values():
@@ -212,7 +206,7 @@ def use_counts(ex) -> dict[int, int]:
                     if inst is not None:
                         for i in inst.id_operands():
                             counts[i] = counts.get(i, 0) + 1
-        ex.family_state["block_compiler.uses"] = counts
+        ex.fast.block_uses = counts
     return counts
 
 

@@ -23,7 +23,8 @@ import numpy as np
 
 from ..core.diagnostics import Diagnostic, Note, SpvError
 from ..core.module import Instruction
-from .block_compiler import compile_loop, enabled as fast_paths_enabled, loop_fits, run_body
+from . import fastpaths
+from .block_compiler import compile_loop, loop_fits, run_body
 from .config import RunConfig
 from .dispatch import Dispatcher
 from .fault import Fault, FaultError
@@ -113,20 +114,15 @@ class Executor:
         self.sg_local: np.ndarray = np.zeros(n, np.int64)
         self.num_sg_total = 1
         self.lane_info: Callable[[int], str] | None = None  # lane -> text, for messages
-        self.fast_blocks = fast_paths_enabled(config)  # block_compiler: the plain path, compiled
+        # the fast paths on in this run, with their caches (fastpaths.py); None: none
+        self.fast: fastpaths.FastPaths | None = fastpaths.for_run(config)
         # a GPU's float rules: for ordinary code under a numerics model whose code_* parameters are not IEEE
         # (compiled_floats.CodeFloats), inside per-element calls its pe_* ones (compiled_floats.CompiledFloats)
         self.float_model = code_floats(prog, config.coop_numerics)
-        self.compiled_blocks: dict = {}  # block label -> its compiled body, or how often it ran so far
         # the entry point's mask of every invocation (read-only): a mask that *is* it needs no reduction to know
         # that it is full; uniform branches pass it on unchanged
         self.every: np.ndarray | None = None
         self.errors_ignored = False  # the runner's np.errstate(all="ignore") is around the dispatch
-        # loop header label -> straight_chain's (blocks, index of the continue target, labels) or None, per run
-        self.straight_loops: dict[int, tuple[tuple[Block, ...], int, frozenset] | None] = {}
-        self.compiled_loops: dict = {}   # loop header label -> its compiled trips (compile_loop), or False
-        # instruction index -> what the op executing it worked out once for its fast path (make_plan), or False
-        self.plans: dict[int, object] = {}
 
     # ---- values -------------------------------------------------------------
     def val(self, frame: Frame, id_: int):
@@ -148,17 +144,6 @@ class Executor:
         if d is None or d.result_type is None:
             return None
         return self.types.get(d.result_type)
-
-    def make_plan(self, inst: Instruction, make, *args):
-        """The per-run plan of `inst` for its op's fast path (`plans`, read there first): made once by make(*args);
-        False where there is none (make gave None, or a Fault while working it out: the general path then reports
-        what it always reported)."""
-        try:
-            got = make(*args) or False
-        except Fault:
-            got = False
-        self.plans[inst.index] = got
-        return got
 
     # ---- errors ---------------------------------------------------------------
     def fault_error(self, inst: Instruction, f: Fault) -> SpvError:
@@ -301,12 +286,14 @@ class Executor:
     def run_loop(self, frame: Frame, header: Block, incoming: list, stops: frozenset, out: Arrivals) -> list:
         m_label, c_label = cast(tuple[int, int], header.loop)   # only loop headers come here
         h = header.label
-        if self.fast_blocks:
-            if h in self.straight_loops:
-                chain = self.straight_loops[h]
+        fp = self.fast
+        if fp is not None and fp.loops:
+            if h in fp.straight_loops:
+                chain = fp.straight_loops[h]
             else:
-                chain = self.straight_loops[h] = straight_chain(frame.fn.blocks, header)
+                chain = fp.straight_loops[h] = straight_chain(frame.fn.blocks, header)
             if chain is not None and stops.isdisjoint(chain[2]):
+                fp.taken.add("loops")
                 return self.run_straight_loop(frame, chain[0], chain[1], m_label, incoming)
         body_stops = stops | {m_label, c_label, h}
         cont_stops = stops | {m_label, h}
@@ -345,13 +332,14 @@ class Executor:
         order, without walk's stops and arrival tables. Trips that every invocation makes, untraced, run in one
         compiled function (block_compiler.compile_loop) once the chain's blocks have each been compiled."""
         h = chain[0].label
+        fp = cast(fastpaths.FastPaths, self.fast)   # run_loop comes here only with the loops path on
         at_merge: list = []
         while incoming:
             incoming, mask = self.arrivals(incoming)
             if mask is None:
                 break
             if mask is self.every and self.trace is None and len(incoming) == 1:
-                trips = self.compiled_loops.get(h)
+                trips = fp.compiled_loops.get(h)
                 if trips is None:
                     trips = self._compile_loop(chain, m_label)
                 if trips:
@@ -368,12 +356,13 @@ class Executor:
         """The chain's compiled trips (compile_loop), once each of its blocks ran often enough to be compiled
         itself; None while not yet; False for a chain too long to compile (MAX_COMPILED)."""
         h = chain[0].label
+        fp = cast(fastpaths.FastPaths, self.fast)
         if not loop_fits(chain):
-            self.compiled_loops[h] = False   # its trips run block by block
+            fp.compiled_loops[h] = False   # its trips run block by block
             return False
-        if any(type(self.compiled_blocks.get(b.label, 0)) is int for b in chain):
-            return None
-        trips = self.compiled_loops[h] = compile_loop(self, chain, m_label)
+        if any(type(fp.compiled_blocks.get(b.label, 0)) is int for b in chain):
+            return None   # with the blocks path off, never
+        trips = fp.compiled_loops[h] = compile_loop(self, chain, m_label)
         return trips
 
     def _straight_from(self, frame: Frame, chain: tuple[Block, ...], c_at: int, m_label: int, j: int,
@@ -433,7 +422,7 @@ class Executor:
         """exec_block, then branch_edges unless the block's compiled terminator gave its edges; a compiled block
         with no phis under the mask of every invocation (untraced) is called here, as exec_block would call it."""
         if mask is self.every and not blk.phis and self.trace is None:
-            fn = self.compiled_blocks.get(blk.label)
+            fn = cast(fastpaths.FastPaths, self.fast).compiled_blocks.get(blk.label)
             if fn is not None and type(fn) is not int:
                 try:
                     edges = fn(self, frame, mask, True)
@@ -599,9 +588,10 @@ class Executor:
                     raise self.invalid_module_error(phi, e) from None
             for phi, v in new:
                 self.assign(frame, phi, v, mask, full)
-        if self.fast_blocks and self.trace is None:
+        fp = self.fast
+        if fp is not None and fp.blocks and self.trace is None:
             try:
-                fn = self.compiled_blocks.get(blk.label)
+                fn = fp.compiled_blocks.get(blk.label)
                 if fn is not None and type(fn) is not int:
                     return fn(self, frame, mask, full)
                 return run_body(self, frame, blk, mask, full)   # the same, compiled once per block

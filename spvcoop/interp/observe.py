@@ -53,8 +53,8 @@ class Observer:
 
 
 def install(ex: Executor, obs: Observer) -> None:
-    """Route `ex`'s step loop through `obs` (see the module docstring)."""
-    ex.fast_blocks = False
+    """Route `ex`'s step loop through `obs` (see the module docstring). The executor was made for a run with an
+    observer: its fast paths above the step loop's hooks are off (fastpaths.for_run)."""
     exec_block, exec_inst, branch_edges, run_frame = ex.exec_block, ex.exec_inst, ex.branch_edges, ex.run_frame
 
     def virtual() -> bool:

@@ -230,11 +230,12 @@ _INT64 = np.dtype(np.int64)
 _empty = np.empty
 
 
-def _planned_chain(ex, frame, inst) -> Pointer | None:
-    """An access chain through its _ChainPlan: the pointer uniform_chain gives, or None (then the general path)."""
-    plan = ex.plans.get(inst.index)
+def _planned_chain(ex, fp, frame, inst) -> Pointer | None:
+    """An access chain through its _ChainPlan (`fp`: the run's FastPaths): the pointer uniform_chain gives, or None
+    (then the general path)."""
+    plan = fp.plans.get(inst.index)
     if plan is None:
-        plan = ex.make_plan(inst, _ChainPlan.make_for, ex, frame, inst)
+        plan = fp.plan(inst, _ChainPlan.make_for, ex, frame, inst)
     vals = frame.vals
     if plan is False:
         return None
@@ -272,6 +273,7 @@ def _planned_chain(ex, frame, inst) -> Pointer | None:
         off[0] = x
     else:
         off = p.off + delta
+    fp.taken.add("chains")
     return Pointer(p.mem, off, plan.elem, p.base, p.matrix, None, plan.palign)
 
 
@@ -283,8 +285,10 @@ def _holds_matrix(t) -> bool:
 
 @OPS.op("OpAccessChain", "OpInBoundsAccessChain")
 def access_chain(ex, frame, inst, mask):
-    if ex.fast_blocks:
-        q = _planned_chain(ex, frame, inst)
+    fp = ex.fast
+    fast = fp is not None and fp.chains
+    if fast:
+        q = _planned_chain(ex, fp, frame, inst)
         if q is not None:
             return q
     p = ex.arg(frame, inst, 0)
@@ -299,9 +303,10 @@ def access_chain(ex, frame, inst, mask):
             _check_index(np.asarray(i, np.int64), t, mask, p.name if isinstance(p, Register) else p.reg.name)
             t = t.elem
         return RegisterView(p, idx) if isinstance(p, Register) else RegisterView(p.reg, p.indices + idx)
-    if ex.fast_blocks and type(p) is Pointer and len(inst.operands) > 1:
+    if fast and type(p) is Pointer and len(inst.operands) > 1:
         q = uniform_chain(ex, frame, p, inst.operands[1:])
         if q is not None:
+            fp.taken.add("chains")
             return q
     return chain(ex, frame, p, inst.operands[1:], mask)
 

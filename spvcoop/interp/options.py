@@ -87,6 +87,12 @@ def flag(v) -> bool:
     return v
 
 
+def fast_paths(v) -> bool | frozenset[str]:
+    """True, False, or fast path names (a collection, or text separated by commas or spaces): fastpaths.py."""
+    from .fastpaths import choice
+    return choice(v)
+
+
 def target_env(v) -> str:
     """A target environment as spirv-val names it (validator.TARGET_ENVS)."""
     from ..validator import TARGET_ENVS   # only when one is given: a run that validates loads it anyway
@@ -345,12 +351,11 @@ OPTIONS: tuple[RunOption, ...] = (
               "report gives it, with either access at that source line: the module's, or the GLSL line of a .comp "
               "or a -g build); they are counted in a note", "--suppress-races", "races_suppress",
               "VAR:LINE[,VAR:LINE...]", api_type="Sequence[Any] | str | None"),
-    RunOption("fast_paths", True, flag,
-              "the fast paths: compiled blocks and loop trips with uniform integers on Python ints "
-              "(interp/block_compiler.py), per-run plans of access chains, matrix loads and MulAdds, whole-tile "
-              "tensor loads; the same bytes, steps and errors as without them (environment variables also turn "
-              "them off: SPVCOOP_NO_FAST_PATHS all but the tensor loads, SPVCOOP_NO_TENSOR_FAST those)",
-              api_type="bool"),
+    RunOption("fast_paths", True, fast_paths,
+              "the fast paths: True all, False none, or the names of those to take (docs/fast-paths.md lists "
+              "them); the same bytes, steps and errors as without them. The environment turns them off too: "
+              "SPVCOOP_NO_FAST_PATHS=1 all, SPVCOOP_NO_FAST_<NAME>=1 one (SPVCOOP_NO_FAST_TENSOR, say)",
+              api_type="bool | Collection[str]"),
 )
 BY_NAME: dict[str, RunOption] = {o.name: o for o in OPTIONS}
 SPEC_KEYS: dict[str, RunOption] = {o.spec_key: o for o in OPTIONS if o.spec_key}

@@ -162,12 +162,14 @@ class _CompiledLoops:
         return r
 
 
-def chunk(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emin_a: int, emin_b: int):
+def chunk(model, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt: np.dtype, emin_a: int, emin_b: int,
+          kernel=KERNEL):
     """G tiles: A (G, M, K), B (G, K, N), C (G, M, N), any float dtypes holding the values; the result (G, M, N)
     in rdt, or None where the general path must do it: an input inf or NaN, or a block whose scale leaves
     float32's range (all products zero and a nonzero accumulator below 2^(bits - 126)). The result is a view of
-    this thread's work arrays: copy it out before the thread's next chunk."""
-    layout = _NumpyLoops if KERNEL is None else _CompiledLoops
+    this thread's work arrays: copy it out before the thread's next chunk. `kernel`: KERNEL for the compiled
+    loops, None for numpy's."""
+    layout = _NumpyLoops if kernel is None or KERNEL is None else _CompiledLoops
     r = _aligned(model, A, B, C, rdt, emin_a, emin_b, layout)
     return None if r is None else layout.result(r)
 

@@ -206,16 +206,26 @@ def _exponents(x: np.ndarray, emin: int, stored: bool) -> np.ndarray:
     return e
 
 
+# how many MulAdd chunks the int32 path (fewtiles.py, intsum.py) has computed, and how many of them with the
+# compiled kernel: the interpreter records its fast paths int32_muladd and int32_kernel as taken when they move
+# (interp/fastpaths.py)
+INT32_TAKEN = [0, 0]
+
+
 def muladd(model: MulAddModel, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt, a_format: str = "f16",
-           b_format: str = "f16", fast: bool = True) -> np.ndarray:
+           b_format: str = "f16", fast: bool = True, compiled: bool = True) -> np.ndarray:
     """D = A x B + C under `model`: A (..., M, K) and B (..., K, N) of 16-bit float values (any float dtype
     holding them), C (..., M, N); the result in dtype rdt (float32 or float16). `fast`: take the int32 path
-    (intsum.py) where it applies; False forces the general one (the tests compare the two)."""
+    (intsum.py) where it applies; False forces the general one (the tests compare the two). `compiled`: its
+    loops in C (intsum.KERNEL) where the kernel is built; False: in numpy (interp/fastpaths.py's int32_kernel)."""
     rdt = np.dtype(rdt)
+    kernel = intsum.KERNEL if compiled else None   # read per call: the tests swap it
     if fast and type(A) is np.ndarray and type(B) is np.ndarray and type(C) is np.ndarray and \
             fewtiles.applies(model, A, B, a_format, b_format, C):
-        r = fewtiles.muladd(model, A, B, C, rdt, intsum.KERNEL)   # read per call: the tests swap it
+        r = fewtiles.muladd(model, A, B, C, rdt, kernel)
         if r is not None:
+            INT32_TAKEN[0] += 1
+            INT32_TAKEN[1] += kernel is not None
             return r
     A, B = (x if isinstance(x, np.ndarray) and x.dtype.kind == "f" else np.asarray(x, np.float32) for x in (A, B))
     C = np.asarray(C, np.float32)
@@ -242,8 +252,13 @@ def muladd(model: MulAddModel, A: np.ndarray, B: np.ndarray, C: np.ndarray, rdt,
             r = intsum.on_grid(model, A[g], B[g], C[g], rdt) if try_grid[0] else None
             if r is None:
                 try_grid[0] = False
-                r = intsum.chunk(model, A[g], B[g], C[g], rdt, EMIN[a_format], EMIN[b_format]) if use_intsum else None
-            if r is None:
+                r = intsum.chunk(model, A[g], B[g], C[g], rdt, EMIN[a_format], EMIN[b_format],
+                                 kernel) if use_intsum else None
+                if r is not None:
+                    INT32_TAKEN[1] += kernel is not None
+            if r is not None:
+                INT32_TAKEN[0] += 1
+            else:
                 A32, B32 = np.asarray(A[g], np.float32), np.asarray(B[g], np.float32)
                 eA, eB = _exponents(A32, EMIN[a_format], stored), _exponents(B32, EMIN[b_format], stored)
                 # tiles last: every elementwise step below runs over contiguous rows of tiles

@@ -20,6 +20,7 @@ from ..fault import Fault
 from ..ops_convert import bf16_truncates, saturating
 from ..types import Type
 from ...numerics.model import NVIDIA_TENSORCORE, MulAddModel
+from ...numerics import model as numerics_model
 from ...numerics.model import muladd as numerics_muladd
 from .core import CoopInfo, CoopMat, active_groups, coop_info, coop_val, first_lanes, result_is_coopmat, uniform
 
@@ -49,7 +50,9 @@ def _widen(x: np.ndarray, acc) -> np.ndarray:
         if not _F16_TO_F32:
             _F16_TO_F32.append(np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float32))
         return np.take(_F16_TO_F32[0], x.view(np.uint16))
-    return x.astype(acc, copy=False)
+    # C order whatever x's: matmul sums in another order for a transposed operand (a column-major or transposed
+    # load), and the fast and plain paths hold the same values in different layouts
+    return x.astype(acc, order="C", copy=False)
 
 
 def _widen_mat(m: CoopMat, acc) -> np.ndarray:
@@ -185,11 +188,27 @@ class _ModelPlan(_OneInstancePlan):
         got = self.values(frame)
         if got is None:
             return None
-        return CoopMat(self.info, numerics_muladd(self.model, *got, self.rdt))
+        return CoopMat(self.info, model_muladd(ex, self.model, *got, self.rdt))
 
 
 _F16_DT, _F32_DT = np.dtype(np.float16), np.dtype(np.float32)
 _HALF_OR_F32 = (_F16_DT, _F32_DT)
+
+
+def model_muladd(ex, model: MulAddModel, A, B, C, rdt, a_format: str = "f16", b_format: str = "f16"):
+    """numerics.model.muladd, its int32 path taken where the run's fast path int32_muladd is on, in C where
+    int32_kernel is (fastpaths.py)."""
+    fp = ex.fast
+    if fp is None or not fp.int32_muladd:
+        return numerics_muladd(model, A, B, C, rdt, a_format, b_format, fast=False)
+    count = numerics_model.INT32_TAKEN
+    before, before_c = count
+    d = numerics_muladd(model, A, B, C, rdt, a_format, b_format, compiled=fp.int32_kernel)
+    if count[0] != before:
+        fp.taken.add("int32_muladd")
+        if count[1] != before_c:
+            fp.taken.add("int32_kernel")
+    return d
 
 
 def _muladd_plan(ex, inst) -> _F16Plan | _ModelPlan | None:
@@ -198,13 +217,15 @@ def _muladd_plan(ex, inst) -> _F16Plan | _ModelPlan | None:
 
 @OPS.op("OpCooperativeMatrixMulAddNV", "OpCooperativeMatrixMulAddKHR")
 def muladd(ex, frame, inst, mask):
-    if ex.fast_blocks and mask is ex.every and not ex.any_killed:
-        plan = ex.plans.get(inst.index)
+    fp = ex.fast
+    if fp is not None and fp.muladd and mask is ex.every and not ex.any_killed:
+        plan = fp.plans.get(inst.index)
         if plan is None:
-            plan = ex.make_plan(inst, _muladd_plan, ex, inst)
+            plan = fp.plan(inst, _muladd_plan, ex, inst)
         if plan:
             d = plan.apply(ex, frame)
             if d is not None:
+                fp.taken.add("muladd")
                 return d
     ops = inst.operands
     a = coop_val(ex, frame, ops[0].value)
@@ -224,8 +245,8 @@ def muladd(ex, frame, inst, mask):
     if rdt.kind == "f" and half_inputs and model is not None:
         # measured for bf16 inputs too (tests/test_interp_coopmat_bf16.py, test_interp_bf16_gpu.py); FP8: a model
         # only (the H100's Vulkan driver has no FP8)
-        return CoopMat(info, info.rounded(numerics_muladd(model, A, B, C, rdt, _input_format(a.info),
-                                                          _input_format(b.info)), truncate=True))
+        return CoopMat(info, info.rounded(model_muladd(ex, model, A, B, C, rdt, _input_format(a.info),
+                                                       _input_format(b.info)), truncate=True))
     if rdt.kind == "f" or A.dtype.kind == "f":
         acc = np.float64 if np.float64 in (A.dtype, B.dtype, C.dtype, rdt) else np.float32
         D = np.matmul(_widen_mat(a, acc), _widen_mat(b, acc))

@@ -223,11 +223,10 @@ def _single_window(ex, frame, inst, info: CoopInfo, mask, store: bool):
     or warning) to the general path, which then reports it. The view is of the memory's bytes: loads copy.
     (Invocations killed earlier need no care: every invocation's operands are compared, not only the live ones',
     and a mask that is all true is all true for the live ones too.)"""
-    if not ex.fast_blocks or (mask is not ex.every and not mask.all()) or info.num_groups != 1:
+    fp = ex.fast
+    if fp is None or not fp.matrix_memory or (mask is not ex.every and not mask.all()) or info.num_groups != 1:
         return None
-    seen = ex.family_state.get("coopmat.single")
-    if seen is None:
-        seen = ex.family_state["coopmat.single"] = {}
+    seen = fp.windows
     static = seen.get(inst.index)
     if static is None:   # per run: the instruction's operand ids and the matrix type's sizes
         ptr_id, _, stride_id, major_id, khr = _operands(ex, frame, inst, store)
@@ -381,13 +380,15 @@ class _LoadPlan:
 
 @OPS.op("OpCooperativeMatrixLoadNV", "OpCooperativeMatrixLoadKHR")
 def coop_load(ex, frame, inst, mask):
-    if ex.fast_blocks:
-        plan = ex.plans.get(inst.index)
+    fp = ex.fast
+    if fp is not None and fp.matrix_memory:
+        plan = fp.plans.get(inst.index)
         if plan is None:
-            plan = ex.make_plan(inst, _LoadPlan.make, ex, frame, inst)
+            plan = fp.plan(inst, _LoadPlan.make, ex, frame, inst)
         if plan:
             got = plan.window(ex, frame, mask)
             if got is not None:
+                fp.taken.add("matrix_memory")
                 win, ptr = got
                 info = plan.info
                 if plan.race is not None and lane_mode(ex, ptr.mem):
@@ -403,6 +404,7 @@ def coop_load(ex, frame, inst, mask):
     info = coop_info(ex, ex.rtype(inst))
     win = _single_window(ex, frame, inst, info, mask, False)
     if win is not None:
+        fp.taken.add("matrix_memory")   # (_single_window is None without fp)
         if ex.races is not None:
             _single_races(ex, frame, inst, info, win, READ)
         return CoopMat(info, win.copy() if info.storage is None else info.from_storage(win.view(info.storage).copy()))
@@ -413,7 +415,8 @@ def coop_load(ex, frame, inst, mask):
     if ex.races is not None:
         _races(ex, inst, info, ptr, geo, mask, READ)
     shared = None
-    if mems is None and ex.fast_blocks and len(groups) == info.num_groups:
+    if mems is None and fp is not None and fp.matrix_memory and len(groups) == info.num_groups:
+        fp.taken.add("matrix_memory")
         vals, shared = _gather_shared(ptr.mem.data, info, Geometry(start, geo.pitch, geo.col_major, geo.base), start)
     elif mems is None:
         vals = _gather(ptr.mem.data, info, geo, start, slice(None))
@@ -432,6 +435,7 @@ def coop_store(ex, frame, inst, mask):
     info = v.info
     win = _single_window(ex, frame, inst, info, mask, True)
     if win is not None:
+        ex.fast.taken.add("matrix_memory")
         # as _scatter writes a window: the bit patterns of the stored values (win holds values or bit patterns)
         win.view(info.window_dtype)[...] = np.asarray(info.to_storage(v.full())).view(info.window_dtype)
         if ex.races is not None:
@@ -482,7 +486,7 @@ def _single_races(ex, frame, inst, info: CoopInfo, win: np.ndarray, kind: str) -
         _, rs, cs = win.strides
         E = info.itemsize
         width, count, step = (info.cols * E, info.rows, rs) if cs == E else (info.rows * E, info.cols, cs)
-        facts = rec.cache[key] = (ex.family_state["coopmat.single"][inst.index][0], width, count, step,
+        facts = rec.cache[key] = (ex.fast.windows[inst.index][0], width, count, step,
                                   rec.scope_agents(None, info.scope))
     ptr_id, width, count, step, agents = facts
     ptr = ex.val(frame, ptr_id)   # as _single_window found it

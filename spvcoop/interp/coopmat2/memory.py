@@ -145,16 +145,21 @@ def _prepare(ex, frame, inst, mask, info: CoopInfo, store: bool) -> _Access | No
 
 def _tiles(ex, info: CoopInfo, lt, L: dict, vt, V, where: _Where, groups, store: bool, what: str):
     """The fast path's plan (tiles.py), or None: the plain path, which also reports every fault."""
+    fp = ex.fast
+    if fp is None or not fp.tensor:
+        return None
     mem = where.one_memory()
-    if mem is None or not fast.enabled(ex) or info.itemsize > 8:
+    if mem is None or info.itemsize > 8:
         return None
     try:
         t = fast.plan(lt, L, vt, V, info.rows, info.cols, store, where.start, where.rel, mem.region, info.itemsize,
-                      ex.family_state.setdefault("coopmat2.tile_probes", {}))
+                      fp.tile_probes)
         if t is not None and t.edge_a is not None:
             where.sub(t.edge).check(info, t.edge_a, groups[t.edge], L["dim"][t.edge], what)
     except Fault:
         return None
+    if t is not None:
+        fp.taken.add("tensor")
     return t
 
 

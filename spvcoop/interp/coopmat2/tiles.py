@@ -12,12 +12,11 @@ row and column (most are: row-major, column-major, transposed views) are read as
 Anything unusual (decode functions, scope instances reaching different buffers, fields that differ between
 instances, unaligned pointers, RepeatMirrored over a dimension of one) takes the plain path whole, and so does
 any instruction that would fault: the plain path then reports the fault, so the located errors are exactly
-the plain path's. SPVCOOP_NO_TENSOR_FAST=1 (or RunConfig(fast_paths=False)) forces the plain path everywhere;
-tests/test_interp_tensor_fast.py compares the two.
+the plain path's. This is the fast path `tensor` of interp/fastpaths.py, which says how to switch it off
+(SPVCOOP_NO_FAST_TENSOR=1, say); tests/test_interp_tensor_fast.py compares the two.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -26,12 +25,7 @@ from numpy.lib.stride_tricks import as_strided
 from .addressing import Addresses, tensor_addresses
 from .core import LayoutType, ViewType
 
-DISABLE_ENV = "SPVCOOP_NO_TENSOR_FAST"
 _FAR = 1 << 40   # a dimension no template coordinate reaches: the probe's elements are never out of range
-
-
-def enabled(ex) -> bool:
-    return bool(getattr(ex.config, "fast_paths", True)) and not os.environ.get(DISABLE_ENV)
 
 
 @dataclass
