@@ -562,3 +562,20 @@ def test_float_edge_replaces_only_float_constants():
     assert all("%d = OpConstant %u 7\n" in t and "%c = OpConstant %f 1.5\n" not in t for t in outs)
     assert any("%c = OpConstant %f -3.479020123082e38\n" in t for t in outs)
     assert mutators.float_edge in mutators.TEXT_MUTATORS
+
+
+def test_output_through_the_cases_own_link_is_inside(tmp_path):
+    """-o dirout/ (the case's link to ..) names the directory the link reaches: a buffer's file written there is
+    inside -o, not an escape (a campaign on the merged code flagged it, then every later case of that worker saw
+    the same file); a file in .. under -o out/ still is one."""
+    from tools.fuzz.cases import ESCAPE, Case
+    from tools.fuzz.execute import escaped
+    case_dir = tmp_path / "case"
+    case_dir.mkdir()
+    (case_dir / "dirout").symlink_to("..")
+    (tmp_path / f"_.._{ESCAPE}.npy").write_bytes(b"")
+    assert escaped(Case("outdir", 0, "cli", {}, [], params={"confine": "dirout/"}), case_dir) is None
+    assert not (tmp_path / f"_.._{ESCAPE}.npy").exists()   # cleared for the next case of the worker
+    (tmp_path / f"_.._{ESCAPE}.npy").write_bytes(b"")
+    assert escaped(Case("outdir", 0, "cli", {}, [], params={"confine": "out/"}), case_dir) == \
+        str(tmp_path / f"_.._{ESCAPE}.npy")

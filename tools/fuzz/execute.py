@@ -176,8 +176,12 @@ def materialize(case: Case, directory: Path) -> None:
 def escaped(case: Case, directory: Path) -> str | None:
     """A file the run wrote outside its -o directory (named from the shader's buffer names, say)."""
     from .cases import ESCAPE
+    # -o through a link the case made (dirout -> ..) names the directory the link reaches: files there are inside
+    target = os.path.realpath(directory / case.params["confine"])
     for hit in directory.parent.glob(f"*{ESCAPE}*"):
-        return str(hit)
+        if os.path.dirname(os.path.realpath(hit)) != target:
+            return str(hit)
+        os.unlink(hit)   # inside -o: gone before the next case of this worker looks
     confine = os.path.normpath(case.params["confine"])
     if confine == os.curdir:   # -o ./: the whole case directory is inside
         return None
