@@ -38,6 +38,7 @@ def test_own_scripts_pass(path):
     assert out.expects > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", UPSTREAM, ids=lambda p: p.name)
 def test_upstream_scripts(path):
     why = UPSTREAM_NOT_PASSING.get(path.name)
@@ -231,6 +232,7 @@ def test_amber_refuses_run_spec_flags(tmp_path, capsys):
     assert rc == 2 and "--check does not apply to an Amber script" in err
 
 
+@pytest.mark.slow
 def test_pytest_collects_amber_files_when_asked(tmp_path):
     """The plugin's ini option: one test item per .amber/.vkscript file; a failed EXPECT fails it with the short
     report at the script's line, an unsupported feature skips it; without the option nothing is collected."""

@@ -155,6 +155,7 @@ def test_layout_measure_shows_progress_on_a_terminal(monkeypatch, capsys) -> Non
     assert rc == 2 and "measuring layouts" not in err        # not on a log
 
 
+@pytest.mark.slow
 def test_layout_all_progress_names_each_model(monkeypatch, capsys) -> None:
     import sys
 

@@ -426,6 +426,7 @@ VSCODE_INITIALIZE = {"clientID": "vscode", "clientName": "Visual Studio Code", "
                      "supportsMemoryEvent": True, "supportsStartDebuggingRequest": True}
 
 
+@pytest.mark.slow
 def test_a_vscode_session_replayed(tmp_path):
     """The requests VS Code sends, in its order: initialize with its arguments; breakpoints, exception filters and
     configurationDone before launch (it sends them on `initialized`, launch may come later); a stop answered with
@@ -518,6 +519,7 @@ def _frames_of(stdout: bytes) -> list[dict]:
     return out
 
 
+@pytest.mark.slow
 def test_dap_hostile_requests_get_error_responses_and_stdout_stays_framed(tmp_path):
     """launch with "--help" wrote argparse's help unframed into the protocol stream and ended the adapter;
     `Infinity` as a reference, a reference out of range and a breakpoint in another file of the same name were
@@ -585,6 +587,7 @@ def test_dap_hostile_requests_get_error_responses_and_stdout_stays_framed(tmp_pa
         assert c.close() == 0
 
 
+@pytest.mark.slow
 def test_dap_terminate_ends_a_running_shader():
     """Stop (terminate) while the shader runs: it waited for the run to end."""
     import time
@@ -752,6 +755,7 @@ def test_dap_text_printed_during_a_session_becomes_output_events():
     assert {m["body"]["category"] for m in msgs} == {"stdout"}
 
 
+@pytest.mark.slow
 def test_a_terminal_gets_completion_history_and_enter_repeating(tmp_path):
     """On a terminal (a pseudo-terminal here): tab completes a command and a shader's name; an empty line repeats
     `next`; the history file is written at the end."""
@@ -816,6 +820,7 @@ def test_the_picked_invocation_is_selected_again_wherever_it_is_active(monkeypat
     assert "Breakpoint 3, main at loop.comp:25 (8 of 8 invocations active; #2 selected)" in out and "i = 2\n" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("filters, stops", [(["race"], True), ([], False)])
 def test_dap_exception_filters_decide_the_race_stop(filters, stops):
     c = DapClient(cwd=str(ROOT))

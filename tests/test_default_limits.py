@@ -99,6 +99,7 @@ def test_160_round_dot_loop_runs_under_default_options(spvcoop_run) -> None:
     np.testing.assert_allclose(res["o"], want, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.slow
 def test_endless_glsl_loop_stops_by_time_at_its_line(spvcoop_run) -> None:
     with pytest.raises(SpvError) as e:
         spvcoop_run(ENDLESS, buffers={"v": np.zeros(2, np.uint32)}, max_time=0.3)

@@ -66,6 +66,7 @@ def test_python_api_and_gpu_runner_take_encodings(shader, enc, dt) -> None:
         assert bytes(dev.mem[buf][:size]) == enc.tobytes()   # what the GPU is given: the encodings
 
 
+@pytest.mark.slow
 def test_npy_of_another_dtype_is_converted_by_value_or_refused(tmp_path) -> None:
     saxpy = Path(__file__).parent.parent / "samples" / "saxpy" / "saxpy.spvasm"
     (tmp_path / "saxpy.spvasm").write_bytes(saxpy.read_bytes())
@@ -83,6 +84,7 @@ def test_npy_of_another_dtype_is_converted_by_value_or_refused(tmp_path) -> None
         "value in float32" in r.stderr, r.stderr
 
 
+@pytest.mark.slow
 def test_a_uint8_npy_is_raw_bytes_as_in_python_unless_its_dtype_says_numbers(tmp_path) -> None:
     """A uint8 .npy for float elements: raw bytes, as the same array is in spvcoop.run (it was converted by value,
     unless the binding had views of different element types, where it was raw: one rule now)."""

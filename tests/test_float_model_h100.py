@@ -36,6 +36,7 @@ def _scalar(fmt: str, numerics: str = "nvidia-tensorcore"):
     return np.asarray(res[4]).reshape(36, n), d[f"{fmt}_gpu"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["f32", "f16"])
 def test_scalar_code_as_the_h100_computes_it(fmt):
     mine, gpu = _scalar(fmt)
@@ -119,6 +120,7 @@ def _range(name: str) -> np.ndarray:
     return np.cumsum(np.concatenate([z["first"].astype(np.int64), z["diff"].astype(np.int64)])).astype(np.uint32)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,base", [("exp2_h_1", 0x3F000000), ("exp2_m1_mh", 0xBF000000)])
 def test_exp2_rule_reproduces_ranges_it_was_not_built_from(name, base):
     """exp2 of [0.5, 1) and [-1, -0.5) (2^23 inputs each, 24-bit fractions), from the [1, 2) table and the
@@ -128,6 +130,7 @@ def test_exp2_rule_reproduces_ranges_it_was_not_built_from(name, base):
     assert np.array_equal(functions.ex2_f32(x).view(np.uint32), gpu)
 
 
+@pytest.mark.slow
 def test_log2_rule_reproduces_ranges_it_was_not_built_from():
     """log2 of [2, 4), [0.25, 0.5) and [2^-10, 2^-9) (2^23 inputs each): e + L(m) or e + 1 + N(m) rounded toward
     zero, L and N the [1, 2) and [0.5, 1) tables; and the recorded [1, 2) and [0.5, 1) are the tables."""
@@ -158,6 +161,7 @@ def test_division_flushes_the_reciprocal():
     assert q[0] == 0 and q[1] == 0 and q[2] != 0
 
 
+@pytest.mark.slow
 def test_shipped_tables_are_the_recorded_ones():
     for name, rec in (("rcp", "rcp_1_2"), ("sqrt", "sqrt_1_4"), ("rsqrt", "rsqrt_1_4")):
         gpu = _range(rec)

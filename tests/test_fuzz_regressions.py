@@ -67,6 +67,7 @@ def test_lint_does_not_walk_a_huge_tree(tmp_path, capsys) -> None:
     assert "more than 10 files and directories" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_layout_all_verdict_is_said_on_stderr_even_quiet(capsys) -> None:
     spec = Path(__file__).parent.parent / "samples" / "coopmat" / "nonportable" / "run.yaml"
     assert cli.main(["run", str(spec), "--layout", "all", "-q"]) == 1

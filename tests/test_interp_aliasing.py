@@ -51,6 +51,7 @@ def test_one_binding_given_twice_is_refused() -> None:
                                                        "x": X, "s": np.zeros(4, np.float32)})
 
 
+@pytest.mark.slow
 def test_cli_reports_the_binding_once(tmp_path: Path) -> None:
     (tmp_path / "alias.comp").write_bytes((DATA / "alias.comp").read_bytes())
     (tmp_path / "run.yaml").write_text("shader: alias.comp\nbuffers:\n  o: {zeros: 16}\n"

@@ -246,6 +246,7 @@ def test_model_that_does_not_define_the_type_is_a_clean_error():
     assert "does not define f32 16x16 use acc" in p.stderr, p.stderr
 
 
+@pytest.mark.slow
 def test_portability_command_module(capsys):
     """spvcoop.commands.portability (`spvcoop portability SPEC` once listed in cli.COMMAND_MODULES)."""
     import argparse

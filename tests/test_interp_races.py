@@ -283,6 +283,7 @@ def test_races_before_an_error_are_reported_with_it(tmp_path, capsys):
     assert "k.comp:7:1: error[interp.runtime]" in err and "k.comp:5:1: error[interp.race]: data race on 'B'" in err
 
 
+@pytest.mark.slow
 def test_same_value_writes_are_a_benign_race(spvcoop_run):
     """Writes of the same value by several unordered invocations: a warning (the bytes hold that value whichever
     write lands last), in the same instruction or across instructions; different values, or a read of the bytes
@@ -491,6 +492,7 @@ def test_suppress_a_known_race_by_variable_and_line(tmp_path):
         _two(tmp_path, races_suppress="s:6,Out:9")
 
 
+@pytest.mark.slow
 def test_report_options_from_the_run_spec_and_the_command_line(tmp_path, capsys):
     from spvcoop.cli import main
     (tmp_path / "two.comp").write_text(TWO_VARIABLES)
@@ -554,6 +556,7 @@ def test_matrix_staging_races_depend_on_the_layout(tmp_path, layout, racy):
                in n.message for n in d.notes)
 
 
+@pytest.mark.slow
 def test_portability_names_the_layouts_a_race_depends_on(tmp_path, capsys):
     from spvcoop.cli import main
     (tmp_path / "own.comp").write_text(OWN_ELEMENTS)

@@ -91,6 +91,7 @@ def test_linear_bases_only_for_an_exact_table() -> None:
     assert "table:" in text and "linear:" not in text
 
 
+@pytest.mark.slow
 def test_tables_no_bases_give_say_how_to_read_them(capsys, tmp_path, fake_gpu) -> None:
     """The fallback: non-linear tables over the default size are written with a warning naming the option."""
     biggest = sorted(fake_gpu, key=lambda e: -len(e["lanes"]) * len(e["lanes"][0]))[:20]   # ~300 KB of tables

@@ -101,6 +101,7 @@ def test_replica_errors_were_not_counted_before():
     assert status == 1 and "NOT PORTABLE" in lines[-1] and "replicated copies" in lines[-1]
 
 
+@pytest.mark.slow
 def test_order_only_versus_element_sets():
     outcomes = _check(DATA, "index_offset.spvasm", S=32)
     by = {o.name: o for o in outcomes}
@@ -122,6 +123,7 @@ def test_sweep_uses_each_vendors_subgroup_sizes():
     assert model_sizes(load_model("random")) == (8, 16, 32, 64)
 
 
+@pytest.mark.slow
 def test_wave64_sample_correct_on_nvidia_caught_at_rdna3_wave64(capsys):
     rc, out, err = run_cli(capsys, "run", WAVE64, "--layout", "nvidia", "--check",
                            "samples/coopmat/wave64/expected.yaml")
@@ -151,6 +153,7 @@ def test_size_constants_follow_spec_constant_overrides():
     assert size_constants(module, {"WARP": 3}) == []            # not a subgroup size
 
 
+@pytest.mark.slow
 def test_partial_subgroups_are_listed_not_counted(capsys):
     """elementwise (a workgroup of 32) at subgroup size 64 is a partial subgroup: its element-wise writes
     differ, which drivers never show (they require full subgroups): listed, left out of the verdict."""
@@ -159,6 +162,7 @@ def test_partial_subgroups_are_listed_not_counted(capsys):
     assert "amd-rdna3-wmma S=64" not in out.splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_one_verdict_per_kernel(capsys):
     specs = ["samples/coopmat/nonportable/run.yaml", "tests/kernels/q4_decode_gemm/run_O0.yaml",
              "samples/coopmat/khr_gemm/run.yaml"]

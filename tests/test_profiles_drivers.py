@@ -58,6 +58,7 @@ def test_val_profile_on_the_samples(capsys):
     assert rc == 1 and "radv-gfx11 does not support cooperative matrix type" in out   # no NV extension
 
 
+@pytest.mark.slow
 def test_configurations_a_shader_set_uses_and_leaves_unused(capsys):
     used = muladd_configurations(load_shader("samples/coopmat/khr_gemm/gemm.spvasm"))
     assert used == {("KHR", 16, 16, 16, "f16", "f16", "f32", "f32", 3, False)}

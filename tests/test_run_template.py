@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from spvcoop.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,6 +96,7 @@ def _round_trip(tmp_path: Path, shader: Path, capsys, fmt: str = "runspec") -> t
     return rc, got.out, got.err
 
 
+@pytest.mark.slow
 def test_aliased_bindings_are_one_entry_that_runs(tmp_path, capsys):
     """A binding declared as two blocks was written twice under one key ('0:0'): a duplicate YAML key."""
     shader = tmp_path / "aliased.comp"
@@ -107,6 +110,7 @@ def test_aliased_bindings_are_one_entry_that_runs(tmp_path, capsys):
     assert rc == 0 and "[1.0, 2.0, 1.0, 1.0]" in out, err
 
 
+@pytest.mark.slow
 def test_ggml_views_template_reads_back(tmp_path, capsys):
     shader = _shader(tmp_path, ROOT / "tests" / "data" / "aliasing" / "ggml_views.comp")
     rc, _out, err = _round_trip(tmp_path, shader, capsys)

@@ -120,6 +120,7 @@ def test_arg_and_return_passes_with_this_compiles_ids(tmp_path, capsys):
     assert rc == 0 and "check passed" in err, err
 
 
+@pytest.mark.slow
 def test_invocations_race_is_real_and_passes_without_race_detection(tmp_path, capsys):
     shader, inp, out = RUNS["threading/invocations #0"]
     ids = dict(zip(("32", "33", "34"), _spec_ids(shader), strict=True))

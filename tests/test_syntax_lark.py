@@ -46,6 +46,7 @@ def test_unterminated_string_rejected_by_both() -> None:
             raise AssertionError(f"{parse.__name__} accepted an unterminated string")
 
 
+@pytest.mark.slow
 def test_glsl_disassembly_tokens_agree(glsl_binaries) -> None:
     for name, spv in list(glsl_binaries.items())[:6]:
         text = run_tool("spirv-dis", str(spv)).stdout.decode()

@@ -97,6 +97,7 @@ def test_input_that_does_not_decode_stops_the_early_run(monkeypatch, tmp_path) -
     assert len(runs) == 1 and runs[0]._proc.poll() is not None  # the sleeping spirv-val was killed
 
 
+@pytest.mark.slow
 def test_early_run_keeps_the_time_limit(capsys, monkeypatch, tmp_path) -> None:
     _slow_spirv_val(monkeypatch, tmp_path)
     p = tmp_path / "ok.spv"

@@ -153,6 +153,7 @@ def test_missing_spirv_val_is_one_line_exit_2(capsys, monkeypatch, iadd) -> None
         validate(spvcoop.assemble(IADD_FLOATS))
 
 
+@pytest.mark.slow
 def test_spirv_val_time_limit(capsys, monkeypatch, tmp_path, iadd) -> None:
     import spvcoop.validator.spirv_val as sv
     slow = tmp_path / "slow-spirv-val"

@@ -37,6 +37,7 @@ def _glsl_line(path, d) -> int:
     return line
 
 
+@pytest.mark.slow
 def test_each_fault_once_with_the_invocations_that_differ():
     path = DATA / "barrier_first_lane.comp"
     got = _findings(path)
