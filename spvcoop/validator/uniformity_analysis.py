@@ -59,6 +59,24 @@ _SUBGROUP_KHR_UNIFORM = frozenset({"OpSubgroupFirstInvocationKHR", "OpSubgroupAl
 _ALWAYS_DIVERGENT = frozenset({"OpFunctionParameter", "OpFunctionCall", "OpUndef"})
 
 
+
+def reverse_postorder(start: int, succs) -> list[int]:
+    """The nodes reachable from `start` in reverse postorder (depth first, without recursion), `succs(node)` giving
+    a node's successors: the forward graph's order, and the reversed graph's for post-dominators."""
+    seen = {start}
+    post: list[int] = []
+    stack = [(start, iter(succs(start)))]
+    while stack:
+        node, it = stack[-1]
+        nxt = next(it, None)
+        if nxt is None:
+            post.append(node)
+            stack.pop()
+        elif nxt not in seen:
+            seen.add(nxt)
+            stack.append((nxt, iter(succs(nxt))))
+    return post[::-1]
+
 class _Sentinel:
     __slots__ = ("name",)
 
@@ -128,19 +146,7 @@ class Function:
     def _reverse_postorder(self) -> list[int]:
         if self.entry is None:
             return []
-        seen = {self.entry}
-        post: list[int] = []
-        stack = [(self.entry, iter(self.blocks[self.entry].succs))]
-        while stack:
-            node, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                post.append(node)
-                stack.pop()
-            elif nxt not in seen:
-                seen.add(nxt)
-                stack.append((nxt, iter(self.blocks[nxt].succs)))
-        return post[::-1]
+        return reverse_postorder(self.entry, lambda n: self.blocks[n].succs)
 
     def _post_dominators(self) -> dict[int, int | None]:
         """Immediate post-dominator of each block; None: the virtual exit (or no path to an exit)."""
@@ -150,21 +156,10 @@ class Function:
         for b in self.blocks.values():
             rev_succ[b.label] = list(b.preds)
         # reverse postorder of the reversed graph, from the exit
-        seen = {exit_}
-        post: list[int] = []
-        stack = [(exit_, iter(rev_succ[exit_]))]
-        while stack:
-            node, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                post.append(node)
-                stack.pop()
-            elif nxt not in seen:
-                seen.add(nxt)
-                stack.append((nxt, iter(rev_succ[nxt])))
+        order = reverse_postorder(exit_, lambda n: rev_succ[n])
         preds_rev = {n: ([exit_] if not self.blocks[n].succs else []) + list(self.blocks[n].succs)
                      for n in self.blocks}
-        idom = _idoms(post[::-1], lambda n: preds_rev.get(n, []))
+        idom = _idoms(order, lambda n: preds_rev.get(n, []))
         return {n: (None if idom.get(n) in (None, exit_) else idom[n]) for n in self.blocks}
 
     def _control_dependence(self) -> dict[int, list[tuple[int, int]]]:
