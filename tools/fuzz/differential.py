@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .execute import Outcome
+from .outcome import Outcome, classify_exit
 
 # --- aliased bindings: one (set, binding) declared by two blocks of different element types -------------------
 
@@ -281,7 +281,6 @@ def api_template(case, p):
     """`run MODULE --template FILE` (either format), then the run that reads FILE back (stopped after one step:
     only reading the template is in question). Writing may refuse a module cleanly; an error located in the
     template it wrote is a mismatch."""
-    from .execute import classify_exit
     module, template, fmt = p["module"], p["template"], p["format"]
     code, err = _cli(["run", module, "--template", template, "--template-format", fmt])
     wrote = classify_exit(code, err, "")

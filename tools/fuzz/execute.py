@@ -28,10 +28,10 @@ import os
 import re
 import sys
 import traceback
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cases import CANARY_NAME, CANARY_SECRET, CANARY_TEXT, LINKS, Case
+from .outcome import Outcome, classify_exit
 
 PKG = str(Path(__file__).resolve().parents[2] / "spvcoop") + os.sep
 VERDICT = re.compile(r"^check failed: |: error: NOT PORTABLE: ", re.M)   # exit 1 with the outputs written
@@ -42,15 +42,6 @@ class Timeout(BaseException):
     test does not swallow it."""
 
 
-@dataclass
-class Outcome:
-    cls: str
-    signature: str = ""
-    detail: str = ""                       # message and traceback (findings only)
-    exit_code: int | None = None
-    rss_kb: int = 0
-    seconds: float = 0.0
-    extra: dict = field(default_factory=dict)
 
 
 # --- output capture: the code under test prints to sys.stdout(.buffer) and sys.stderr ------------
@@ -120,30 +111,6 @@ def classify_exception(e: BaseException, mem_limit_kb: int = 0, rss_kb: int = 0)
 def _format(e: BaseException) -> str:
     text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
     return text if len(text) < 6000 else text[:1500] + "\n...\n" + text[-4000:]
-
-
-_INTERNAL = re.compile(r"internal error at (\S+)")
-# human 'error:', json/sarif '"error"', github '::error'
-_LOCATED = re.compile(r'\berror(\[[^\]\n]*\])?:|"error"|::error')
-
-
-def classify_exit(code: int, stderr: str, stdout: str) -> Outcome:
-    """A CLI exit status and its captured stderr."""
-    if "Traceback (most recent call last)" in stderr:
-        last = stderr.strip().splitlines()[-1][:120]
-        return Outcome("traceback", "printed traceback: " + re.sub(r"\d+", "N", last), stderr[-4000:], code)
-    if code == 0:
-        return Outcome("accepted", exit_code=0)
-    if code == 3:  # an internal error: a bug, counted on its own
-        m = _INTERNAL.search(stderr)
-        return Outcome("exit3", "exit 3 at " + (m.group(1) if m else "?"), stderr[-4000:], code)
-    if code in (1, 2):
-        if _LOCATED.search(stderr) or _LOCATED.search(stdout):
-            return Outcome("rejected", exit_code=code, detail=stderr[:300])
-        first = (stderr.strip().splitlines() or ["<no stderr>"])[0]
-        return Outcome("unlocated", f"exit {code} without diagnostic: " + re.sub(r"\d+", "N", first[:100]),
-                       stderr[:2000], code)
-    return Outcome("traceback", f"exit {code}", stderr[-4000:], code)
 
 
 # --- running ------------------------------------------------------------------------------------
