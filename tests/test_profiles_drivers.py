@@ -11,7 +11,8 @@ from spvcoop.layouts import load_model
 from spvcoop.loader import load_shader
 from spvcoop.validator.profiles import load_profile, muladd_configurations, unused_combinations
 
-PAIRS = [("radv-gfx11", "radv-gfx11", (32, 64)), ("nvk-ampere", "mesa-nvk", (32,)), ("lavapipe", "lavapipe", (8,))]
+PAIRS = [("radv-gfx11", "radv-gfx11", (32, 64)), ("radv-gfx12", "radv-gfx12", (32, 64)),
+         ("nvk-ampere", "mesa-nvk", (32,)), ("lavapipe", "lavapipe", (8,))]
 
 
 @pytest.mark.parametrize("profile,model,sizes", PAIRS)
@@ -37,6 +38,17 @@ def test_profiles_transcribe_the_sources():
     lvp = load_profile("lavapipe")
     assert {(cb.M, cb.N, cb.K) for cb in lvp.combos} == {(8, 8, 8)} and len(lvp.combos) == 4
     assert [(f.M, f.N, f.K, f.scope) for f in lvp.flexible] == [(8, 8, 8, 3)] * 4
+
+
+def test_radv_gfx12_transcribes_the_source():
+    rdna4 = load_profile("radv-gfx12")
+    assert {(cb.M, cb.N, cb.K) for cb in rdna4.combos} == {(16, 16, 16)} and not rdna4.flexible
+    # GFX12 adds the four FP8 pairs (f32 accumulator only) and bf16 (own type or f32) to RDNA3's 14
+    fp8 = [(cb.A, cb.B, cb.C) for cb in rdna4.combos if cb.A in ("e4m3", "e5m2")]
+    assert fp8 == [("e4m3", "e4m3", "f32"), ("e4m3", "e5m2", "f32"), ("e5m2", "e4m3", "f32"), ("e5m2", "e5m2", "f32")]
+    assert {cb.C for cb in rdna4.combos if cb.A == "bf16"} == {"bf16", "f32"}
+    rdna3 = {cb.text() for cb in load_profile("radv-gfx11").combos}
+    assert rdna3 < {cb.text() for cb in rdna4.combos} and len(rdna4.combos) == 20
 
 
 def test_val_profile_on_the_samples(capsys):
