@@ -12,7 +12,8 @@ from spvcoop.loader import load_shader
 from spvcoop.validator.profiles import load_profile, muladd_configurations, unused_combinations
 
 PAIRS = [("radv-gfx11", "radv-gfx11", (32, 64)), ("radv-gfx12", "radv-gfx12", (32, 64)),
-         ("nvk-ampere", "mesa-nvk", (32,)), ("lavapipe", "lavapipe", (8,))]
+         ("nvk-ampere", "mesa-nvk", (32,)), ("lavapipe", "lavapipe", (8,)),
+         ("intel-anv-xehp", "intel-anv", (8,)), ("intel-anv-xe2", "intel-anv", (16,))]
 
 
 @pytest.mark.parametrize("profile,model,sizes", PAIRS)
@@ -49,6 +50,19 @@ def test_radv_gfx12_transcribes_the_source():
     assert {cb.C for cb in rdna4.combos if cb.A == "bf16"} == {"bf16", "f32"}
     rdna3 = {cb.text() for cb in load_profile("radv-gfx11").combos}
     assert rdna3 < {cb.text() for cb in rdna4.combos} and len(rdna4.combos) == 20
+
+
+def test_intel_anv_transcribes_the_source():
+    # intel_device_info.c: M = 8, N = the subgroup size (8 on Xe-HPG, 16 on Xe2), K = 16 (16-bit) or 32 (8-bit);
+    # DPAS has no .sat, so no saturating configuration where it is not lowered (verx10 >= 125)
+    for name, n, count in (("intel-anv-xehp", 8, 4), ("intel-anv-xe2", 16, 6)):
+        p = load_profile(name)
+        assert len(p.combos) == count and not p.flexible and not any(cb.saturating for cb in p.combos)
+        assert {(cb.M, cb.N, cb.K, cb.A) for cb in p.combos if cb.A in ("s8", "u8")} == {(8, n, 32, "s8"),
+                                                                                           (8, n, 32, "u8")}
+    xehp = {cb.text() for cb in load_profile("intel-anv-xehp").combos}
+    assert "8x8x16 f16*f16+f32->f32" in xehp and "8x8x16 f16*f16+f16->f16" not in xehp   # only Xe2 has f16 acc
+    assert "8x16x16 bf16*bf16+bf16->bf16" in {cb.text() for cb in load_profile("intel-anv-xe2").combos}
 
 
 def test_val_profile_on_the_samples(capsys):
