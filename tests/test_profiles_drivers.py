@@ -95,3 +95,14 @@ def test_configurations_a_shader_set_uses_and_leaves_unused(capsys):
     assert "spvcoop lint: nvk-ampere lists 16 of 18 configuration(s) no kernel uses: 16x8x8 f16*f16+f16->f16" in err
     assert "16x16x32 s8*s8+s32->s32," not in err        # int8_gemm uses it (without saturation)
     assert "16x16x32 s8*s8+s32->s32 saturating" in err
+
+
+def test_val_profile_on_the_samples_for_rdna4_and_intel(capsys):
+    # RDNA4 keeps RDNA3's 16x16x16 f16 GEMM; ANV's shapes have M = 8, so a 16x16x16 GEMM is one no Intel profile lists
+    rc, out, _ = run_cli(capsys, "val", "samples/coopmat/khr_gemm/gemm.spvasm", "--profile", "radv-gfx12",
+                         "--no-spirv-val")
+    assert rc == 0, out
+    for name in ("intel-anv-xehp", "intel-anv-xe2"):
+        rc, out, _ = run_cli(capsys, "val", "samples/coopmat/khr_gemm/gemm.spvasm", "--profile", name,
+                             "--no-spirv-val")
+        assert rc == 1 and f"{name} does not support MulAdd 16x16x16 f16*f16+f32->f32" in out, out
