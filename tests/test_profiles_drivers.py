@@ -106,3 +106,16 @@ def test_val_profile_on_the_samples_for_rdna4_and_intel(capsys):
         rc, out, _ = run_cli(capsys, "val", "samples/coopmat/khr_gemm/gemm.spvasm", "--profile", name,
                              "--no-spirv-val")
         assert rc == 1 and f"{name} does not support MulAdd 16x16x16 f16*f16+f32->f32" in out, out
+
+
+def test_val_help_names_every_built_in_profile(capsys) -> None:
+    """`--profile`'s help lists the built-in profiles: each file in validator/profiles/ (it missed the new ones)."""
+    from pathlib import Path
+
+    from conftest import run_cli
+    names = sorted(p.stem for p in (Path(__file__).resolve().parent.parent / "spvcoop" / "validator" /
+                                    "profiles").glob("*.yaml"))
+    _, out, _ = run_cli(capsys, "val", "--help")
+    text = " ".join(out.split()).replace("- ", "-")   # argparse may wrap a line at a name's hyphen
+    for name in names:
+        assert name in text, name

@@ -101,7 +101,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     p.add_argument("--profile", metavar="NAME|FILE.yaml",
                    help="also report coopmat types and MulAdds the device does not support "
-                        "(built-in: nvidia-h100, radv-gfx11, nvk-ampere, lavapipe); lint also lists the profile's "
+                        "(built-in: nvidia-h100, radv-gfx11, radv-gfx12, intel-anv-xehp, intel-anv-xe2, nvk-ampere, "
+                        "lavapipe); lint also lists the profile's "
                         "configurations no file uses")
     p.add_argument("--no-spirv-val", dest="spirv_val", action="store_false",
                    help="check the cooperative-matrix rules only; by default spirv-val (SPIRV-Tools) also "
