@@ -615,16 +615,10 @@ class Recorder:
         race.benign = race.benign and benign
 
     # ---- the report --------------------------------------------------------------------------------------
-    def diagnostics(self) -> list[Diagnostic]:
-        """One error (rule interp.race) per pair of instructions and memory, in program order; a benign race
-        (writes of the value already there) is a warning -- unless its writes also race with a read (in lockstep
-        a read-modify-write stores one value everywhere; on a GPU the updates are lost)."""
-        self.settle_benign()
-        return [self._diagnostic(r) for r in sorted(self.races.values(), key=lambda r: (r.second, r.first,
-                                                                                          r.mem.name))]
-
     def settle_benign(self) -> None:
-        """A same-value race whose instructions also race otherwise on that memory is no longer benign."""
+        """A same-value race (writes of the value already there: a warning) whose instructions also race otherwise
+        on that memory is no longer benign: in lockstep a read-modify-write stores one value everywhere, on a GPU the
+        updates are lost."""
         tainted = {(id(r.mem), i) for r in self.races.values() if not r.benign for i in (r.first, r.second)}
         for r in self.races.values():
             if r.benign and ((id(r.mem), r.first) in tainted or (id(r.mem), r.second) in tainted):

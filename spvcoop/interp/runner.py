@@ -353,8 +353,9 @@ def _execute(ex: Executor, prog: Program, ep_fn: int, N: int) -> None:
         except SpvError as e:
             # an error (an undefined value, a fault, a limit) ends the dispatch; the races that happened
             # before it are real all the same: reported after it, not lost (issue 32)
-            if ex.races is not None and ex.races.races:
-                e.diagnostics[1:1] = ex.races.diagnostics()
+            if ex.races is not None and ex.races.races:   # as reported at a dispatch's end (level, suppressions)
+                errors, notes = race_report(ex.races, ex.config.races_report, ex.config.races_suppress)
+                e.diagnostics[1:1] = errors + notes
             raise
         finally:
             ex.errors_ignored = False
