@@ -219,9 +219,22 @@ def _workloads() -> dict:
     wg_kw = dict(dispatch=(2, 2, 1), spec_constants={0: M, 1: N, 2: K},
                  buffers={0: rng.standard_normal(M * K).astype(np.float16),
                           1: rng.standard_normal(K * N).astype(np.float16), 2: np.zeros(M * N, np.float32)})
+    # whole-dispatch GEMMs whose workgroups share tiles (shared_tiles; tensor_groups: per-workgroup slices)
+    wg64 = load_shader(str(ROOT / "bench" / "shaders" / "wg_tensor_gemm64.spv"))
+    khr = load_shader(str(ROOT / "samples" / "coopmat" / "khr_gemm" / "gemm.spvasm"))
+    n = 320
+    A, B = rng.standard_normal((2, n, n)).astype(np.float16)
+    wg64_kw = dict(dispatch=(5, 5, 1), spec_constants={0: n, 1: n, 2: n},
+                   buffers={"a": A, "b": B, "d": np.zeros(n * n, np.float32)})
+    k = 128
+    khr_kw = dict(dispatch=(k // 16, k // 16, 1), spec_constants={0: k, 1: k},
+                  buffers={"a": A[:k, :k].copy(), "b": B[:k, :k].copy(), "c0": rng.standard_normal((k, k)).astype(
+                      np.float32), "c": np.zeros(k * k, np.float32)})
     return {"gemm_tiled": lambda: _outcome(loop, **_tiled()),
             "gemm_tiled_tensorcore": lambda: _outcome(loop, coop_numerics="nvidia-tensorcore", **_tiled()),
-            "wg_tensor_gemm": lambda: _outcome(wg, **wg_kw)}
+            "wg_tensor_gemm": lambda: _outcome(wg, **wg_kw),
+            "wg_tensor_gemm64": lambda: _outcome(wg64, **wg64_kw),
+            "khr_gemm": lambda: _outcome(khr, **khr_kw)}
 
 
 @pytest.mark.parametrize("path", fastpaths.PATHS, ids=lambda p: p.name)
@@ -631,3 +644,71 @@ def test_tile_plans_muladd_under_a_numerics_model_is_the_plain_paths(bits, monke
     assert sum(d is not None for d in served) == 2 * 5 - 1   # all but the first, whose C is a constant
     if not bits:   # every MulAdd of the fast run; the plain one (int32_muladd off too) takes the float64 path
         assert fewtiles.taken[0] - before == 2 * 5
+
+
+SHARED_TILES_GLSL = """#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+layout(local_size_x = 32) in;
+layout(binding = 0) readonly buffer BA { float16_t a[]; };
+layout(binding = 1) readonly buffer BB { float16_t b[]; };
+layout(binding = 2) buffer BD { float d[]; };
+layout(binding = 3) buffer BO { float16_t o[]; };
+#define RM gl_CooperativeMatrixLayoutRowMajor
+#define CM gl_CooperativeMatrixLayoutColumnMajor
+void main() {
+    uint w = gl_WorkGroupID.x;   // 64 workgroups of one subgroup: tile w / 8 and w % 8 of A and B
+    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> a1;   // (one per declaration: glslang 16 gives
+    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> a2;   // the later names of a list Use -1)
+    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseA> a3;
+    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> b1;
+    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> b2;
+    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseB> b3;
+    coopMatLoad(a1, a, (w / 8) * 256, 16, RM);
+    coopMatLoad(b1, b, (w % 8) * 256, 16, RM);
+    coopMatLoad(a2, a, (w % 8) * 256, 16, CM);     // instance j = ib * na + ia, transposed tiles
+    coopMatLoad(b2, b, (w / 8) * 256, 16, RM);
+    coopMatLoad(a3, a, (w % 4) * 256, 16, RM);     // 4 x 8 tile pairs for 64 instances: no grid
+    coopMatLoad(b3, b, 2048 + w * 256, 16, RM);    // one tile per instance: not shared
+    coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> c =
+        coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(0.5);
+    c = coopMatMulAdd(a1, b1, c);
+    c = coopMatMulAdd(a2, b2, c);
+    c = coopMatMulAdd(a3, b1, c);
+    c = coopMatMulAdd(a1, b3, c);
+    coopMatStore(c, d, w * 256, 16, RM);
+    coopMatStore(a3, o, w * 256, 16, RM);          // shared tiles read by a store ...
+    coopmat<float16_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> h;
+    coopMatLoad(h, a, (w % 8) * 256, 16, CM);
+    h = h + h;                                     // ... and by element-wise arithmetic
+    coopMatStore(h, o, (64 + w) * 256, 16, RM);
+}
+"""
+
+
+def test_shared_tiles_products_and_copies_are_the_general_paths(tmp_path, monkeypatch) -> None:
+    """The fast path `shared_tiles` alone off (issue 33): loads whose 64 scope instances share tiles, multiplied
+    in grid order (j = ia * nb + ib and j = ib * na + ia), in no grid order, with an operand that is not shared,
+    and read by a store and by element-wise arithmetic (the copies made when first read): the same bytes, steps
+    and notes, and the path was taken."""
+    src = tmp_path / "shared_tiles.comp"
+    src.write_text(SHARED_TILES_GLSL)
+    module = load_shader(str(compile_glsl(src, tmp_path / "shared_tiles.spv")))
+    rng = np.random.default_rng(33)
+    a, b = (rng.standard_normal(n * 256) for n in (8, 72))
+    kw = dict(dispatch=(64, 1, 1), buffers={0: a.astype(np.float16), 1: b.astype(np.float16),
+                                            2: np.zeros(64 * 256, np.float32), 3: np.zeros(128 * 256, np.float16)})
+    made = _fast_runs(monkeypatch)
+    fast = _outcome(module, **kw)
+    assert fast[0] != "error", fast
+    assert {"shared_tiles", "matrix_memory"} <= made[-1].taken
+    plain = _outcome(module, fast_paths=set(fastpaths.NAMES) - {"shared_tiles"}, **kw)
+    assert "shared_tiles" not in made[-1].taken
+    assert fast == plain
+    d = np.frombuffer(fast[1]["d"], np.float32).reshape(64, 16, 16)
+    A, B = (x.astype(np.float16).astype(np.float64).reshape(-1, 16, 16) for x in (a, b))
+    w = np.arange(64)
+    want = 0.5 + A[w // 8] @ B[w % 8] + A[w % 8].transpose(0, 2, 1) @ B[w // 8] + A[w % 4] @ B[w % 8] + \
+        A[w // 8] @ B[8 + w]
+    np.testing.assert_allclose(d, want, rtol=1e-5, atol=1e-4)

@@ -18,6 +18,7 @@ from spvcoop.interp import fastpaths
 from spvcoop.interp.coopmat2 import memory as cm2_memory, tiles
 
 TENSOR_OFF = fastpaths.BY_NAME["tensor"].env   # the plain path: the fast path `tensor` off
+GROUPS_OFF = fastpaths.BY_NAME["tensor_groups"].env   # layouts per invocation, each field checked (issue 33)
 
 # slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
 pytestmark = pytest.mark.slow
@@ -26,11 +27,12 @@ MODES = ["Undefined", "Constant", "ClampToEdge", "Repeat", "RepeatMirrored"]
 
 
 def _kernel(*, scope: str, R: int, C: int, comp: str, D: int, mode: int, view: str, perm: tuple[int, ...],
-            set_stride: bool, op: str, bda: bool = False) -> str:
+            set_stride: bool, op: str, bda: bool = False, slice_first: bool = False) -> str:
     """SPIR-V assembly: instance w (its workgroup) reads its layout fields from params[w * P ...], then
     op = load: LoadTensor from `src` over a matrix of -1 and KHR-stores it to out[w * R * C ...] (row-major);
     op = store: KHR-loads its matrix from out[w * R * C ...] and StoreTensors it to `src`. With bda, `src` is
-    reached through a PhysicalStorageBuffer pointer in push constant `src` (a device address) instead."""
+    reached through a PhysicalStorageBuffer pointer in push constant `src` (a device address) instead. With
+    slice_first the layout is sliced before its clamp value is set (a sliced layout updated again)."""
     P = 7 * D + 2 + 4
     local = 64 if scope == "Workgroup" else 32
     scope_id = 2 if scope == "Workgroup" else 3
@@ -101,7 +103,12 @@ def _kernel(*, scope: str, R: int, C: int, comp: str, D: int, mode: int, view: s
     if set_stride:
         lines.append(f"%t3 = OpTensorLayoutSetStrideNV %tl %t2 {strd}")
         last = "%t3"
-    lines += [f"%t4 = OpTensorLayoutSetClampValueNV %tl {last} %p{5 * D}", f"%t5 = OpTensorLayoutSliceNV %tl %t4 {sl}"]
+    if slice_first:
+        lines += [f"%t4 = OpTensorLayoutSliceNV %tl {last} {sl}",
+                  f"%t5 = OpTensorLayoutSetClampValueNV %tl %t4 %p{5 * D}"]
+    else:
+        lines += [f"%t4 = OpTensorLayoutSetClampValueNV %tl {last} %p{5 * D}",
+                  f"%t5 = OpTensorLayoutSliceNV %tl %t4 {sl}"]
     addressing = "None"
     if view != "none":
         v0 = 5 * D + 2
@@ -184,12 +191,16 @@ def _run(text: str, params: np.ndarray, src: np.ndarray, out: np.ndarray, G: int
         return "error", e.diagnostics[0].message, str(e.diagnostics[0].span)
 
 
-def _both(monkeypatch, *args):
-    monkeypatch.delenv(TENSOR_OFF, raising=False)
+def _both(monkeypatch, *args, off=(TENSOR_OFF, GROUPS_OFF)):
+    """(the run with the fast paths, the run with those whose variables `off` names off)."""
+    for v in off:
+        monkeypatch.delenv(v, raising=False)
     fast = _run(*args)
-    monkeypatch.setenv(TENSOR_OFF, "1")
+    for v in off:
+        monkeypatch.setenv(v, "1")
     plain = _run(*args)
-    monkeypatch.delenv(TENSOR_OFF)
+    for v in off:
+        monkeypatch.delenv(v)
     return fast, plain
 
 
@@ -226,6 +237,33 @@ def test_fast_path_agrees_with_the_plain_path(monkeypatch, case):
         assert fast == plain
         outcomes.add(fast[0])
     assert outcomes   # (both kinds occur over the cases; test_generated_cases_reach_both_paths counts them)
+
+
+@pytest.mark.parametrize("case", CASES[2::13], ids=lambda c: "-".join(str(v) for v in c.values()))
+def test_layouts_per_workgroup_agree_with_per_invocation_layouts(monkeypatch, case):
+    """The fast path `tensor_groups` alone off (issue 33): the sliced layouts held per invocation and every field
+    checked within each scope instance give the same bytes or the same located error (a field that differs within
+    a workgroup, trial 3, leaves the slice to the plain path); the rows per workgroup were taken."""
+    made: list = []
+    real = fastpaths.for_run
+    monkeypatch.setattr(fastpaths, "for_run", lambda config: made.append(real(config)) or made[-1])
+    rng = np.random.default_rng(zlib.crc32(repr(case).encode()) + 33)
+    D, R, C = case["D"], case["R"], case["C"]
+    perm = tuple(int(x) for x in rng.permutation(D)) if case["view"] != "none" else tuple(range(D))
+    text = _kernel(perm=perm, set_stride=bool(rng.random() < 0.5), slice_first=bool(rng.random() < 0.5), **case)
+    dt = _dtype(case["comp"])
+    taken = 0
+    for trial in range(4):
+        G = int(rng.integers(2, 7))
+        params = _params(rng, D, G, R, C, case["view"], errors=trial == 3)
+        src = (rng.standard_normal(int(rng.integers(500, 6000))) * 8).astype(dt)
+        out = (rng.standard_normal(G * R * C) * 8).astype(dt)
+        made.clear()
+        fast, plain = _both(monkeypatch, text, params, src, out, G, off=(GROUPS_OFF,))
+        assert fast == plain
+        taken += "tensor_groups" in made[0].taken
+        assert "tensor_groups" not in made[1].on
+    assert taken >= 2
 
 
 def test_generated_cases_reach_both_paths(monkeypatch):

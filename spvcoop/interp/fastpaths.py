@@ -90,6 +90,22 @@ PATHS: tuple[FastPath, ...] = (
              general="coopmat2/addressing.py, element by element",
              where="interp/coopmat2/tiles.py, interp/coopmat2/memory.py",
              test="tests/test_interp_tensor_fast.py"),
+    FastPath(name="shared_tiles",
+             what="a load whose scope instances read the same tiles (CoopMat.shared) leaves the copies to the "
+                  "instances unmade until something reads them; MulAdd of two such f16/f32 matrices multiplies the "
+                  "distinct tiles, widened once, broadcast over the instances' grid of A and B tiles",
+             general="the loads' copies to every instance (coopmat/memory.py's _gather_shared, coopmat2/memory.py's "
+                     "_load_tiles) and coopmat/math.py's muladd on them",
+             where="interp/coopmat/core.py (CoopMat.of_tiles), interp/coopmat/math.py (_tile_product)",
+             test="tests/test_fast_paths.py"),
+    FastPath(name="tensor_groups",
+             what="a tensor layout sliced by offsets each workgroup shares is held one row per workgroup, not per "
+                  "invocation; LoadTensorNV / StoreTensorNV take its fields per scope instance without comparing "
+                  "every invocation's",
+             general="coopmat2/tensor.py's layout_slice per invocation, then coopmat.core.uniform of every field "
+                     "(coopmat2/memory.py's _prepare)",
+             where="interp/coopmat2/tensor.py (_grouped_slice), interp/coopmat2/core.py (Grouped)",
+             test="tests/test_interp_tensor_fast.py"),
 )
 NAMES: tuple[str, ...] = tuple(p.name for p in PATHS)
 BY_NAME: dict[str, FastPath] = {p.name: p for p in PATHS}
@@ -135,7 +151,8 @@ class FastPaths:
     """One run's fast paths: which are on (one boolean attribute per row of PATHS), their caches and `taken`."""
 
     __slots__ = (*NAMES, "on", "taken", "compiled_blocks", "block_uses", "straight_loops", "compiled_loops",
-                 "plans", "windows", "tile_probes")
+                 "plans", "windows", "tile_probes",
+                 "group_rows")
     # one per row of PATHS (set from NAMES in __init__; written out for type checkers)
     blocks: bool
     loops: bool
@@ -145,6 +162,8 @@ class FastPaths:
     int32_muladd: bool
     int32_kernel: bool
     tensor: bool
+    shared_tiles: bool
+    tensor_groups: bool
 
     def __init__(self, on: frozenset[str]) -> None:
         self.on = on
@@ -161,6 +180,9 @@ class FastPaths:
         self.plans: dict[int, object] = {}
         self.windows: dict[int, tuple] = {}   # instruction index -> coopmat _single_window's operand facts
         self.tile_probes: dict = {}   # coopmat2/tiles.py's probe templates, by layout and view facts
+        # (instruction index, operand) -> (the last per-invocation value seen there, its rows per workgroup or None
+        # where it differs within one): coopmat2/tensor.py's _grouped_slice
+        self.group_rows: dict = {}
 
     def plan(self, inst, make, *args):
         """The per-run plan of `inst` for its op's fast path (`plans`, read there first): made once by make(*args);

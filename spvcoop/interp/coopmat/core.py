@@ -251,7 +251,8 @@ class CoopMat:
     may then disagree for a while, and only reading the whole matrix back with disagreeing copies is an error.
 
     `shared` (set by loads whose scope instances read the same tiles, coopmat/memory.py): (tiles, index) with
-    data == tiles[index], so that MulAdd widens each distinct f16 tile once, not once per instance."""
+    data == tiles[index], so that MulAdd widens each distinct f16 tile once, not once per instance; with the fast
+    path `shared_tiles` such a load leaves `data` unmade until something reads it (MulAdd need not)."""
     __slots__ = ("info", "_data", "pl", "shared")
 
     def __init__(self, info: CoopInfo, data: np.ndarray | None = None, pl: np.ndarray | None = None,
@@ -261,11 +262,35 @@ class CoopMat:
         self.pl = pl
         self.shared = shared
 
+    @staticmethod
+    def of_tiles(info: CoopInfo, tiles: np.ndarray, index: np.ndarray, lazy: bool) -> CoopMat:
+        """The matrix whose scope instance j holds tiles[index[j]]; `data` made now, or when first read (lazy)."""
+        return CoopMat(info, None if lazy else np.take(tiles, index, axis=0), shared=(tiles, index))
+
     @property
     def data(self) -> np.ndarray:
         if self._data is None:
-            self._data = lanes_to_matrix(self.info, cast(np.ndarray, self.pl))   # one of the two is set
+            if self.pl is None:   # a load's shared tiles, not copied to the scope instances yet (of_tiles)
+                tiles, index = cast(tuple, self.shared)
+                self._data = np.take(tiles, index, axis=0)
+            else:
+                self._data = lanes_to_matrix(self.info, self.pl)
         return self._data
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """data.shape, without making data."""
+        if self._data is None and self.pl is None:
+            tiles, index = cast(tuple, self.shared)
+            return (len(index),) + tiles.shape[1:]
+        return self.data.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        """data.dtype, without making data."""
+        if self._data is None and self.pl is None:
+            return cast(tuple, self.shared)[0].dtype
+        return self.data.dtype
 
     def full(self) -> np.ndarray:
         i = self.info

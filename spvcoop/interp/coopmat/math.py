@@ -64,6 +64,29 @@ def _widen_mat(m: CoopMat, acc) -> np.ndarray:
     return _widen(m.data, acc)
 
 
+def _tile_product(ex, a: CoopMat, b: CoopMat) -> np.ndarray | None:
+    """The fast path `shared_tiles` (interp/fastpaths.py): A x B in f32 for A and B whose scope instances share
+    loaded tiles (CoopMat.shared, both), from the distinct tiles widened once; where instance j = ia * nb + ib
+    multiplies A tile ia by B tile ib (or j = ib * na + ia: a GEMM's workgroups over its output tiles), the
+    product of every pair through broadcasting, else of the tiles copied to the instances. numpy's matmul makes
+    the same sgemm call per instance on the same values as the general path's (the outer axes only step
+    through them), so the bits are the general path's. None: the general path."""
+    fp = ex.fast
+    if fp is None or not fp.shared_tiles or a.shared is None or b.shared is None:
+        return None
+    (ta, ia), (tb, ib) = a.shared, b.shared
+    wa, wb = _widen(ta, np.float32), _widen(tb, np.float32)   # C order, as _widen_mat gives them
+    G, na, nb = len(ia), len(ta), len(tb)
+    fp.taken.add("shared_tiles")
+    if na * nb == G and na > 1 and nb > 1:
+        j = np.arange(G)
+        if np.array_equal(ia, j // nb) and np.array_equal(ib, j % nb):
+            return np.matmul(wa[:, None], wb[None]).reshape((G,) + wa.shape[1:2] + wb.shape[2:])
+        if np.array_equal(ib, j // na) and np.array_equal(ia, j % na):
+            return np.matmul(wa[None], wb[:, None]).reshape((G,) + wa.shape[1:2] + wb.shape[2:])
+    return np.matmul(np.take(wa, ia, axis=0), np.take(wb, ib, axis=0))
+
+
 def _one_instance(ex, inst) -> tuple[tuple[int, int, int], tuple[CoopInfo, CoopInfo, CoopInfo], CoopInfo] | None:
     """A MulAdd's operand ids, their matrix types' facts and the result's, when all four are matrices of one scope
     instance in the dispatch, held as their values (no bf16/FP8 storage), of shapes that fit (else None: the
@@ -233,25 +256,29 @@ def muladd(ex, frame, inst, mask):
     c = coop_val(ex, frame, ops[2].value)
     info = coop_info(ex, ex.rtype(inst))
     active_groups(ex, info, mask, inst.opname)
-    A, B, C = a.data, b.data, c.data
-    if A.shape[-1] != B.shape[-2] or A.shape[-2] != C.shape[-2] or B.shape[-1] != C.shape[-1]:
-        raise Fault(f"shapes do not fit: A {A.shape[-2]}x{A.shape[-1]}, B {B.shape[-2]}x{B.shape[-1]}, "
-                    f"C {C.shape[-2]}x{C.shape[-1]}")
+    sa, sb, sc = a.shape, b.shape, c.shape   # (a load's shared tiles stay uncopied: CoopMat.of_tiles)
+    if sa[-1] != sb[-2] or sa[-2] != sc[-2] or sb[-1] != sc[-1]:
+        raise Fault(f"shapes do not fit: A {sa[-2]}x{sa[-1]}, B {sb[-2]}x{sb[-1]}, C {sc[-2]}x{sc[-1]}")
     rdt = info.dtype
-    half_inputs = (A.dtype == np.float16 or a.info.storage is not None) and \
-        (B.dtype == np.float16 or b.info.storage is not None)  # f16, bf16 or FP8 A and B
+    adt, bdt = a.dtype, b.dtype
+    half_inputs = (adt == np.float16 or a.info.storage is not None) and \
+        (bdt == np.float16 or b.info.storage is not None)  # f16, bf16 or FP8 A and B
     numerics = ex.config.coop_numerics
     model = None if numerics == "ieee" else muladd_model(numerics)
     if rdt.kind == "f" and half_inputs and model is not None:
         # measured for bf16 inputs too (tests/test_interp_coopmat_bf16.py, test_interp_bf16_gpu.py); FP8: a model
         # only (the H100's Vulkan driver has no FP8)
-        return CoopMat(info, info.rounded(model_muladd(ex, model, A, B, C, rdt, _input_format(a.info),
+        return CoopMat(info, info.rounded(model_muladd(ex, model, a.data, b.data, c.data, rdt, _input_format(a.info),
                                                        _input_format(b.info)), truncate=True))
-    if rdt.kind == "f" or A.dtype.kind == "f":
-        acc = np.float64 if np.float64 in (A.dtype, B.dtype, C.dtype, rdt) else np.float32
-        D = np.matmul(_widen_mat(a, acc), _widen_mat(b, acc))
+    if rdt.kind == "f" or adt.kind == "f":
+        C = c.data
+        acc = np.float64 if np.float64 in (adt, bdt, C.dtype, rdt) else np.float32
+        D = _tile_product(ex, a, b) if acc is np.float32 else None
+        if D is None:
+            D = np.matmul(_widen_mat(a, acc), _widen_mat(b, acc))
         D += C.astype(acc, copy=False)
         return CoopMat(info, info.rounded(D.astype(rdt, copy=False)))
+    A, B, C = a.data, b.data, c.data
     if inst.opname.endswith("NV"):
         sa, sb, sc, sr, sat = A.dtype.kind == "i", B.dtype.kind == "i", C.dtype.kind == "i", rdt.kind == "i", False
     else:

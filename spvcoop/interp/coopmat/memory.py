@@ -164,18 +164,18 @@ def _window(data: np.ndarray, info: CoopInfo, geo: Geometry, idx: slice | np.nda
 SHARED_MIN = 64
 
 
-def _gather_shared(data: np.ndarray, info: CoopInfo, geo: Geometry, start: np.ndarray):
-    """(values (g, rows, cols), (tiles, index) or None) of a load of every scope instance from one memory: where
-    instances read the same tiles, each distinct tile is read once and copied to the instances that share it,
-    and the tiles go with the values (CoopMat.shared) for MulAdd to widen once."""
+def _gather_shared(data: np.ndarray, info: CoopInfo, geo: Geometry, start: np.ndarray, lazy: bool) -> CoopMat:
+    """A load of every scope instance from one memory: where instances read the same tiles, each distinct tile is
+    read once and copied to the instances that share it (lazy: when something reads them, CoopMat.of_tiles), and
+    the tiles go with the values (CoopMat.shared) for MulAdd to widen once."""
     if len(start) >= SHARED_MIN:
         w = _window(data, info, geo, slice(None))
         if w is not None:
             uniq, index = np.unique(w[1], return_inverse=True)
             if 2 * len(uniq) <= len(index):
                 tiles = info.from_storage(w[0][uniq].view(info.storage_dtype))
-                return np.take(tiles, index.reshape(-1), axis=0), (tiles, index.reshape(-1))
-    return _gather(data, info, geo, start, slice(None)), None
+                return CoopMat.of_tiles(info, tiles, index.reshape(-1), lazy)
+    return CoopMat(info, _gather(data, info, geo, start, slice(None)))
 
 
 def _gather(data: np.ndarray, info: CoopInfo, geo: Geometry, start: np.ndarray, idx) -> np.ndarray:
@@ -414,16 +414,16 @@ def coop_load(ex, frame, inst, mask):
     mems, start = _locate(ptr, info, geo, groups, "load")
     if ex.races is not None:
         _races(ex, inst, info, ptr, geo, mask, READ)
-    shared = None
     if mems is None and fp is not None and fp.matrix_memory and len(groups) == info.num_groups:
         fp.taken.add("matrix_memory")
-        vals, shared = _gather_shared(ptr.mem.data, info, Geometry(start, geo.pitch, geo.col_major, geo.base), start)
+        return _gather_shared(ptr.mem.data, info, Geometry(start, geo.pitch, geo.col_major, geo.base), start,
+                              fp.shared_tiles)
     elif mems is None:
         vals = _gather(ptr.mem.data, info, geo, start, slice(None))
     else:
         vals = np.stack([_gather(m.data, info, geo, start, [j])[0] for j, m in enumerate(mems)])
     if len(groups) == info.num_groups:
-        return CoopMat(info, vals, shared=shared)
+        return CoopMat(info, vals)
     out = np.zeros((info.num_groups, info.rows, info.cols), info.dtype)
     out[groups] = vals
     return CoopMat(info, out)

@@ -9,6 +9,7 @@ read as the 32-bit integers they are (offsets signed, everything else unsigned).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -83,16 +84,47 @@ class ViewType:
         return vt[1]
 
 
-class _State:
-    """Per-invocation int64 fields; `n` rows (1: the same for every invocation)."""
-    __slots__ = ("type", "fields")
+class Grouped:
+    """A state's fields one row per workgroup (the fast path `tensor_groups`, interp/fastpaths.py): `rows`, each
+    (W, ...) for the dispatch's W >= 2 workgroups or (1, ...) for all; workgroup w holds invocations w*S ..
+    w*S+S-1 of the N the dispatch runs (runner._layout_lanes)."""
+    __slots__ = ("rows", "S", "N")
 
-    def __init__(self, type_, fields: dict[str, np.ndarray]):
+    def __init__(self, rows: dict[str, np.ndarray], S: int, N: int) -> None:
+        self.rows, self.S, self.N = rows, S, N
+
+    def expand(self) -> dict[str, np.ndarray]:
+        """The per-invocation fields the plain path holds: (N, ...) each, a field the same everywhere broadcast."""
+        N, S = self.N, self.S
+        return {k: np.repeat(v, S, axis=0) if v.shape[0] > 1 else np.broadcast_to(v, (N,) + v.shape[1:])
+                for k, v in self.rows.items()}
+
+    def per(self, lanes: np.ndarray) -> dict[str, np.ndarray]:
+        """The fields of the given invocations (what coopmat.core.uniform gives for every invocation's fields)."""
+        wg = lanes // self.S
+        return {k: v[wg] if v.shape[0] > 1 else np.broadcast_to(v[0], (len(lanes),) + v.shape[1:])
+                for k, v in self.rows.items()}
+
+
+class _State:
+    """Per-invocation int64 fields; `n` rows (1: the same for every invocation). A state the fast path
+    `tensor_groups` made holds them per workgroup (`grouped`) until something asks for `fields`."""
+    __slots__ = ("type", "_fields", "grouped")
+
+    def __init__(self, type_, fields: dict[str, np.ndarray] | None = None, grouped: Grouped | None = None):
         self.type = type_
-        self.fields = fields
+        self._fields = fields
+        self.grouped = grouped   # one of the two is set
+
+    @property
+    def fields(self) -> dict[str, np.ndarray]:
+        f = self._fields
+        if f is None:
+            f = self._fields = cast(Grouped, self.grouped).expand()
+        return f
 
     def __getattr__(self, name):
-        if name in ("fields", "type"):
+        if name in ("fields", "type", "_fields", "grouped"):
             raise AttributeError(name)
         try:
             return self.fields[name]

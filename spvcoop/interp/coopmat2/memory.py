@@ -123,8 +123,12 @@ def _prepare(ex, frame, inst, mask, info: CoopInfo, store: bool) -> _Access | No
         return None
     layout = tensor_val(ex, frame, inst.operands[2].value, TensorLayout)
     view_id, decode_id = _addressing_operands(inst)
-    L = {k: np.asarray(uniform(info, v, groups, lanes, mask, f"the TensorLayout operand ({k})"))
-         for k, v in layout.fields.items()}
+    g = layout.grouped
+    if g is not None and g.N == ex.N and ex.virtual_lanes is None:
+        L = g.per(lanes)   # per workgroup (tensor.py's _grouped_slice): the same in every invocation of each
+    else:
+        L = {k: np.asarray(uniform(info, v, groups, lanes, mask, f"the TensorLayout operand ({k})"))
+             for k, v in layout.fields.items()}
     vt = V = None
     if view_id is not None:
         view = tensor_val(ex, frame, view_id, TensorView)
@@ -200,9 +204,8 @@ def load_tensor(ex, frame, inst, mask):
     acc = _prepare(ex, frame, inst, mask, info, False)
     if acc is None:
         return CoopMat(info, np.zeros((info.num_groups, info.rows, info.cols), info.dtype))
-    shared = None
     if acc.tiles is not None:
-        vals, shared = _load_tiles(acc, acc.tiles, info, obj)
+        vals = _load_tiles(ex, acc, acc.tiles, info, obj)
     else:
         a = acc.a
         assert a is not None
@@ -215,8 +218,12 @@ def load_tensor(ex, frame, inst, mask):
     if ex.races is not None and acc.decode_id is None:   # (a decode function's own loads are recorded as they run)
         _races(ex, inst, info, acc, READ)
     _keeps_undefined(ex, frame, inst, info, acc, mask)
+    if type(vals) is CoopMat:   # shared tiles (every active instance interior)
+        if len(acc.groups) == info.num_groups:
+            return vals
+        vals = vals.data
     if len(acc.groups) == info.num_groups:
-        return CoopMat(info, vals, shared=shared)
+        return CoopMat(info, vals)
     out = np.array(obj.full(), dtype=info.dtype)
     out[acc.groups] = vals
     return CoopMat(info, out)
@@ -241,16 +248,17 @@ def _values(info: CoopInfo, bits: np.ndarray) -> np.ndarray:
     return info.from_storage(bits.view(info.storage_dtype))
 
 
-def _load_tiles(acc: _Access, t: fast.Tiles, info: CoopInfo, obj):
-    """((g, R, C) what the load gives, interior tiles gathered whole, edge instances per element; (tiles, index)
-    for CoopMat.shared when every instance is interior and they share tiles, else None)."""
+def _load_tiles(ex, acc: _Access, t: fast.Tiles, info: CoopInfo, obj) -> np.ndarray | CoopMat:
+    """(g, R, C) what the load gives, interior tiles gathered whole, edge instances per element; or the matrix
+    itself, carrying its tiles (CoopMat.shared), when every instance is interior and they share tiles."""
     flat = _flat(acc.where.mems[0], info)
     if len(t.interior) == len(acc.groups) and t.inside is None:   # every element read: Object is not needed
         sh = fast.gather_shared(t, flat)
         if sh is not None:
-            tiles = np.array(_values(info, sh[0]), dtype=info.dtype)
-            return np.take(tiles, sh[1], axis=0), (tiles, sh[1])
-        return np.array(_values(info, fast.gather(t, flat)), dtype=info.dtype), None
+            fp = ex.fast
+            return CoopMat.of_tiles(info, np.array(_values(info, sh[0]), dtype=info.dtype), sh[1],
+                                    fp is not None and fp.shared_tiles)
+        return np.array(_values(info, fast.gather(t, flat)), dtype=info.dtype)
     vals = np.array(obj.full()[acc.groups], dtype=info.dtype)
     if len(t.interior):
         got = _values(info, fast.gather(t, flat))
@@ -267,7 +275,7 @@ def _load_tiles(acc: _Access, t: fast.Tiles, info: CoopInfo, obj):
         sub[ea.access] = _gather(acc.where.sub(t.edge), info, ea)
         _clamped(info, ea, sub, acc.layout["clamp_value"][t.edge])
         vals[t.edge] = sub
-    return vals, None
+    return vals
 
 
 def _kept(acc: _Access, info: CoopInfo) -> np.ndarray:

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..dispatch import KindHooks, OpSet
 from ..fault import Fault
-from .core import (LayoutType, TensorLayout, TensorView, ViewType, new_layout, new_view, operand_rows, s32,
+from .core import (Grouped, LayoutType, TensorLayout, TensorView, ViewType, new_layout, new_view, operand_rows, s32,
                    tensor_val, u32)
 
 OPS = OpSet()
@@ -58,10 +58,77 @@ def layout_set_block_size(ex, frame, inst, mask):
 def layout_slice(ex, frame, inst, mask):
     """offset[i] += Offset<i> (signed), span[i] = Span<i>."""
     t, ids = _layout_operands(ex, frame, inst, 2)
+    fp = ex.fast
+    if fp is not None and fp.tensor_groups and mask is ex.every:
+        got = _grouped_slice(ex, fp, frame, inst, t, ids)
+        if got is not None:
+            return got
     cols = [s32(ex.val(frame, i)).reshape(-1) for i in ids[0::2]]
-    n = max(max(c.shape[0] for c in cols), t.offset.shape[0])
+    offset, span = _sliced(t.offset, cols, [u32(ex.val(frame, i)).reshape(-1) for i in ids[1::2]])
+    return t.replaced(offset=offset, span=span)
+
+
+def _sliced(offset: np.ndarray, cols: list[np.ndarray], spans: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(offset + the Offset operands, the Span operands): rows of the invocations (or of the workgroups)."""
+    n = max(max(c.shape[0] for c in cols), offset.shape[0])
     offs = np.stack([np.broadcast_to(c, (n,)) for c in cols], axis=1)
-    return t.replaced(offset=np.broadcast_to(t.offset, offs.shape) + offs, span=operand_rows(ex, frame, ids[1::2]))
+    m = max(c.shape[0] for c in spans)   # operand_rows's arithmetic
+    return np.broadcast_to(offset, offs.shape) + offs, np.stack([np.broadcast_to(c, (m,)) for c in spans], axis=1)
+
+
+def _grouped_slice(ex, fp, frame, inst, t, ids) -> TensorLayout | None:
+    """The fast path `tensor_groups` (interp/fastpaths.py): the slice of a layout whose fields and operands are
+    each the same for every invocation of a workgroup, as one row per workgroup (core.Grouped); None when one
+    differs within a workgroup or nothing is per workgroup (the plain path: per invocation)."""
+    N, S = ex.N, ex.wg_size
+    if ex.virtual_lanes is not None or N < 2 * S or N % S:
+        return None
+    W = N // S
+    cache = fp.group_rows
+    g = t.grouped
+    if g is not None and g.N == N and g.S == S:
+        rows = dict(g.rows)
+    else:
+        rows = {}
+        for k, v in t.fields.items():
+            r = _wg_rows(cache, (inst.index, k), v, N, S, W, None)
+            if r is None:
+                return None
+            rows[k] = r
+    cols: list[np.ndarray] = []
+    spans: list[np.ndarray] = []
+    for j, i in enumerate(ids):
+        r = _wg_rows(cache, (inst.index, j), ex.val(frame, i), N, S, W, s32 if j % 2 == 0 else u32)
+        if r is None:
+            return None
+        (spans if j % 2 else cols).append(r)
+    rows["offset"], rows["span"] = _sliced(rows["offset"], cols, spans)
+    if all(v.shape[0] == 1 for v in rows.values()):
+        return None   # nothing per workgroup: the plain path's one row is as cheap
+    fp.taken.add("tensor_groups")
+    return TensorLayout(t.type, grouped=Grouped(rows, S, N))
+
+
+def _wg_rows(cache: dict, key, v, N: int, S: int, W: int, conv) -> np.ndarray | None:
+    """A per-invocation value (N rows) or one for all (one row, or broadcast) as rows: (1, ...) for one value, (W,
+    ...) per workgroup, converted by conv (s32 / u32, of an operand); None where it differs within a workgroup.
+    What a per-invocation array gave is kept by (instruction, operand) and reused while the same array comes
+    again (a value computed before a loop and sliced in every trip: checked once)."""
+    a = np.asarray(v)
+    if a.ndim == 0 or a.shape[0] == 1 or (a.strides[0] == 0 and a.size):
+        one = a[:1] if a.ndim else a.reshape(1)
+        return np.ascontiguousarray(one) if conv is None else conv(one).reshape(1)
+    hit = cache.get(key)
+    if hit is not None and hit[0] is v:
+        return hit[1]
+    r = None
+    if a.shape[0] == N:
+        per = a.reshape((W, S) + a.shape[1:])
+        first = per[:, :1]
+        if bool((per == first).all()):
+            r = first[:, 0].copy() if conv is None else conv(first[:, 0]).reshape(-1)
+    cache[key] = (v, r)
+    return r
 
 
 @OPS.op("OpTensorLayoutSetClampValueNV")
