@@ -616,3 +616,77 @@ void main() {
     res = spvcoop_run(src, dispatch=(16, 1, 1), buffers={(0, 0): np.arange(4096, dtype=np.uint32),
                                                          (0, 1): np.zeros(16, np.uint32)}, races=True)
     assert res[(0, 1)].tolist() == [256] * 16
+
+
+TILES = """#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+layout(local_size_x = 32) in;
+layout(binding = 0) readonly buffer P { uint p[]; };
+layout(binding = 1) buffer X { float x[]; };
+layout(binding = 2) buffer Y { float y[]; };
+void main() {
+    uint w = gl_WorkGroupID.x;
+    coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator> m =
+        coopmat<float, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>(float(w % 3));
+    coopMatStore(m, x, p[4 * w], p[4 * w + 1], gl_CooperativeMatrixLayoutRowMajor);
+    coopMatLoad(m, x, p[4 * w + 2], p[4 * w + 3], gl_CooperativeMatrixLayoutRowMajor);
+    coopMatStore(m, y, w * 256, 16, gl_CooperativeMatrixLayoutRowMajor);
+    coopMatStore(m, x, p[4 * w + 2], p[4 * w + 3], gl_CooperativeMatrixLayoutRowMajor);   // (what it read)
+}
+"""
+
+
+def _tile_params(rng, G: int, kind: str) -> np.ndarray:
+    """(G, 4) store offset and stride, load offset and stride, per workgroup, in an x of 64 x 64 tiles of 16 x 16."""
+    tiles = rng.permutation(64)[:G] if kind != "shared" else rng.integers(0, 8, G)
+    pitch = 64 * 16
+    off = tiles // 64 * 16 * pitch + tiles % 64 * 16
+    if kind == "skewed":   # off the tiles' grid (rows of 48): rectangles that may or may not meet (each pair compared)
+        off = rng.integers(0, 60 * G, G) * 48 + rng.integers(0, 33, G)
+    load = off.copy()
+    if kind == "read_other":   # a tile another workgroup wrote: a read/write race
+        load = np.roll(off, 1)
+    stride = np.full(G, pitch if kind != "skewed" else 48)
+    return np.stack([off, stride, load, stride], axis=1).astype(np.uint32)
+
+
+@pytest.mark.parametrize("kind", ["grid", "shared", "read_other", "skewed"])
+def test_tile_records_are_the_general_paths(tmp_path, kind):
+    """The fast path `race_tiles` alone off (issue 33): matrix stores and loads of many scope instances, on a grid
+    of distinct tiles, on tiles two instances share (a write/write race among the instances of one store), reading
+    a tile another instance wrote (a read/write race), off the grid (rectangles each pair of which is compared):
+    the same bytes and the same reports, and the windows were taken where nothing met."""
+    import spvcoop
+    from spvcoop.interp import fastpaths
+    src = tmp_path / "tiles.comp"
+    src.write_text(TILES)
+    rng = np.random.default_rng(["grid", "shared", "read_other", "skewed"].index(kind))
+    made: list = []
+    real = fastpaths.for_run
+    taken, errors = 0, 0
+    for _trial in range(4):
+        G = int(rng.integers(20, 40)) if kind != "skewed" else int(rng.integers(3, 8))
+        params = _tile_params(rng, G, kind)
+
+        def once(G=G, params=params, **kw):
+            bufs = {0: params.reshape(-1), 1: np.zeros(64 * 64 * 256, np.float32), 2: np.zeros(G * 256, np.float32)}
+            try:
+                r = spvcoop.run(str(src), dispatch=(G, 1, 1), buffers=bufs, subgroup_size=32, **kw)
+            except SpvError as e:
+                return "error", [str(d) for d in e.diagnostics]
+            return "ok", r.raw(1), r.raw(2), [str(d) for d in r.diagnostics]
+        made.clear()
+        fastpaths.for_run = lambda config: made.append(real(config)) or made[-1]
+        try:
+            fast = once()
+            plain = once(fast_paths=set(fastpaths.NAMES) - {"race_tiles"})
+        finally:
+            fastpaths.for_run = real
+        assert fast == plain
+        assert "race_tiles" not in made[1].taken
+        taken += "race_tiles" in made[0].taken
+        errors += fast[0] == "error"
+        assert (fast[0] == "error") == (kind in ("shared", "read_other")) or kind == "skewed"
+    assert taken
+    assert kind != "skewed" or 0 < errors < 4

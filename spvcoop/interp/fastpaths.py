@@ -98,6 +98,12 @@ PATHS: tuple[FastPath, ...] = (
                      "_load_tiles) and coopmat/math.py's muladd on them",
              where="interp/coopmat/core.py (CoopMat.of_tiles), interp/coopmat/math.py (_tile_product)",
              test="tests/test_fast_paths.py"),
+    FastPath(name="race_tiles",
+             what="the race detector records a matrix load or store of many scope instances whose tiles do not "
+                  "meet, over memory nothing else touched, through (instances, rows, row) windows of its shadow",
+             general="races.Recorder._general (an index per shadow unit)",
+             where="interp/races.py (Recorder._tiles)",
+             test="tests/test_interp_races.py"),
     FastPath(name="tensor_groups",
              what="a tensor layout sliced by offsets each workgroup shares is held one row per workgroup, not per "
                   "invocation; LoadTensorNV / StoreTensorNV take its fields per scope instance without comparing "
@@ -110,7 +116,7 @@ PATHS: tuple[FastPath, ...] = (
 NAMES: tuple[str, ...] = tuple(p.name for p in PATHS)
 BY_NAME: dict[str, FastPath] = {p.name: p for p in PATHS}
 # the paths an observer (the debugger, coverage, --nonfinite) sees through: those below the step loop's hooks
-UNDER_OBSERVER = frozenset({"int32_muladd", "int32_kernel", "tensor"})
+UNDER_OBSERVER = frozenset({"int32_muladd", "int32_kernel", "tensor", "race_tiles"})
 
 
 def choice(v) -> bool | frozenset[str]:
@@ -163,6 +169,7 @@ class FastPaths:
     int32_kernel: bool
     tensor: bool
     shared_tiles: bool
+    race_tiles: bool
     tensor_groups: bool
 
     def __init__(self, on: frozenset[str]) -> None:

@@ -384,8 +384,10 @@ class Recorder:
             if count == 1 and start.shape[0] * width >= _STRIDED_MIN * sh.g:
                 if self._strided(sh, kind, start, agents, width, stamp):
                     return
-            elif start.shape[0] == 1 and step >= width and self._one_agent(sh, kind, start, agents, width, count,
-                                                                           step, stamp):
+            elif step >= width and (start.shape[0] == 1 and self._one_agent(sh, kind, start, agents, width, count,
+                                                                            step, stamp)
+                                    or count > 1 and self._tiles_on() and self._tiles(sh, kind, start, agents,
+                                                                                      width, count, step, stamp)):
                 return
         self._general(sh, kind, start, agents, width, count, step, stamp, values)
 
@@ -395,6 +397,52 @@ class Recorder:
         g = sh.g
         q0, wu, d = int(start[0]) // g, width // g, step // g
         return self._views(sh, kind, lambda a: _rows(a, q0, count, wu, d), agents[0], stamp)
+
+    def _tiles_on(self) -> bool:
+        fp = self.ex.fast
+        return fp is not None and fp.race_tiles
+
+    def _tiles(self, sh: _Shadow, kind: str, start: np.ndarray, agents: np.ndarray, width: int, count: int, step: int,
+               stamp: int) -> bool:
+        """The fast path `race_tiles` (interp/fastpaths.py): agent i touches `count` runs of `width` bytes `step`
+        apart from start[i] (a matrix load or store of many scope instances), no two agents the same unit, nothing
+        recorded there by another agent: the shadow through (agents, count, width) windows, one gather or
+        scatter per array, no index per unit. False (nothing done) sends the access to the general path, which
+        decides and reports every conflict, those between the agents of this access included."""
+        g = sh.g
+        k = start.shape[0]
+        wu, d = width // g, step // g
+        q0 = start // g   # (g divides every start, the width and the step: _unit)
+        data = _unit_view(sh.mem.data, g)
+        if (q0 < 0).any() or (q0 + (count - 1) * d + wu > min(len(cast(_Side, sh.w).agent), len(data))).any():
+            return False
+        # unit q as (row q // d, column q % d): agent i covers rows r0[i] .. + count, columns c0[i] .. + wu
+        r0, c0 = q0 // d, q0 % d
+        if (c0 + wu > d).any():
+            return False   # a run that wraps to the next row
+        if k > 1 and not _apart(r0, c0, count, wu):
+            return False
+        fp = self.ex.fast
+        assert fp is not None
+        fp.taken.add("race_tiles")
+        w, r = cast(_Side, sh.w), cast(_Side, sh.r)
+        ag = agents[:, None, None]
+
+        def win(a: np.ndarray) -> np.ndarray:   # every (count, wu) block of `a`, by its first unit
+            isz = a.itemsize
+            return np.ndarray((len(a) - (count - 1) * d - wu + 1, count, wu), a.dtype, a, 0, (isz, d * isz, isz))
+        if not sh.fresh and not _clear(win(w.agent)[q0], ag):
+            return False
+        if not _clear(win(r.agent)[q0], ag):
+            return False
+        side = w if kind == WRITE else r
+        win(side.agent)[q0] = ag
+        win(side.stamp)[q0] = stamp
+        if kind == WRITE:
+            if sh.atomic is not None:
+                win(sh.atomic)[q0] = False
+            win(_unit_view(sh.mirror, g))[q0] = win(data)[q0]
+        return True
 
     def _strided(self, sh: _Shadow, kind: str, start: np.ndarray, agents: np.ndarray, width: int, stamp: int) -> bool:
         """The common case, cheaply: agent i touches `width` bytes at start[i], the starts evenly spaced and at least
@@ -679,6 +727,23 @@ class Recorder:
                               f"Workgroup execution scope and {sem} semantics between them (GLSL: {glsl})"))
         return Diagnostic("warning" if race.benign else "error", message, span, rule="interp.race", notes=notes,
                           source=source)
+
+
+# Agents of one access up to which _apart compares every pair (beyond, only tiles on a lattice of their size)
+_PAIRS_MAX = 512
+
+
+def _apart(r0: np.ndarray, c0: np.ndarray, count: int, wu: int) -> bool:
+    """Whether count x wu rectangles with top-left corners (r0[i], c0[i]) are pairwise disjoint (known to be,
+    cheaply: False may also mean "not known")."""
+    if not (r0 % count).any() and not (c0 % wu).any():   # tiles of a grid: disjoint unless two are the same tile
+        key = r0 // count * (int(c0.max()) // wu + 1) + c0 // wu
+        return len(np.unique(key)) == len(key)
+    if len(r0) > _PAIRS_MAX:
+        return False
+    meet = (np.abs(r0[:, None] - r0[None]) < count) & (np.abs(c0[:, None] - c0[None]) < wu)
+    np.fill_diagonal(meet, False)
+    return not meet.any()
 
 
 def _unit_view(a: np.ndarray, g: int) -> np.ndarray:
