@@ -651,19 +651,30 @@ def _tile_params(rng, G: int, kind: str) -> np.ndarray:
     return np.stack([off, stride, load, stride], axis=1).astype(np.uint32)
 
 
+def _shadows(rec) -> dict:
+    """A recorder's shadow memory, per memory: unit size, both sides' agents and stamps, the bytes last written."""
+    return {sh.mem.name: (sh.g, *(None if side is None else (side.agent.tobytes(), side.stamp.tobytes())
+                                  for side in (sh.w, sh.r)), sh.mirror.tobytes()) for sh in rec.shadows.values()}
+
+
 @pytest.mark.parametrize("kind", ["grid", "shared", "read_other", "skewed"])
-def test_tile_records_are_the_general_paths(tmp_path, kind):
+def test_tile_records_are_the_general_paths(tmp_path, monkeypatch, kind):
     """The fast path `race_tiles` alone off (issue 33): matrix stores and loads of many scope instances, on a grid
     of distinct tiles, on tiles two instances share (a write/write race among the instances of one store), reading
     a tile another instance wrote (a read/write race), off the grid (rectangles each pair of which is compared):
-    the same bytes and the same reports, and the windows were taken where nothing met."""
+    the same bytes, the same reports and the same shadow memory after the run, and the windows were taken where
+    nothing met."""
     import spvcoop
-    from spvcoop.interp import fastpaths
+    from spvcoop.interp import fastpaths, races
     src = tmp_path / "tiles.comp"
     src.write_text(TILES)
     rng = np.random.default_rng(["grid", "shared", "read_other", "skewed"].index(kind))
     made: list = []
     real = fastpaths.for_run
+    monkeypatch.setattr(fastpaths, "for_run", lambda config: made.append(real(config)) or made[-1])
+    recorders: list = []
+    init = races.Recorder.__init__
+    monkeypatch.setattr(races.Recorder, "__init__", lambda self, ex: recorders.append(self) or init(self, ex))
     taken, errors = 0, 0
     for _trial in range(4):
         G = int(rng.integers(20, 40)) if kind != "skewed" else int(rng.integers(3, 8))
@@ -677,13 +688,11 @@ def test_tile_records_are_the_general_paths(tmp_path, kind):
                 return "error", [str(d) for d in e.diagnostics]
             return "ok", r.raw(1), r.raw(2), [str(d) for d in r.diagnostics]
         made.clear()
-        fastpaths.for_run = lambda config: made.append(real(config)) or made[-1]
-        try:
-            fast = once()
-            plain = once(fast_paths=set(fastpaths.NAMES) - {"race_tiles"})
-        finally:
-            fastpaths.for_run = real
+        recorders.clear()
+        fast = once()
+        plain = once(fast_paths=set(fastpaths.NAMES) - {"race_tiles"})
         assert fast == plain
+        assert _shadows(recorders[0]) == _shadows(recorders[1])
         assert "race_tiles" not in made[1].taken
         taken += "race_tiles" in made[0].taken
         errors += fast[0] == "error"

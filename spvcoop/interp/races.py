@@ -148,6 +148,11 @@ def _clear(prev: np.ndarray, agents: np.ndarray) -> bool:
     return not (prev != agents).any() or not ((prev != agents) & (prev != NONE)).any()
 
 
+def _nothing(agent: np.ndarray) -> bool:
+    """No access recorded on this side of the shadow (every agent NONE)."""
+    return bool(agent.max() == NONE and agent.min() == NONE)
+
+
 def _lowbit(x: int) -> int:
     return x & -x if x else 1 << 30
 
@@ -431,9 +436,11 @@ class Recorder:
         def win(a: np.ndarray) -> np.ndarray:   # every (count, wu) block of `a`, by its first unit
             isz = a.itemsize
             return np.ndarray((len(a) - (count - 1) * d - wu + 1, count, wu), a.dtype, a, 0, (isz, d * isz, isz))
-        if not sh.fresh and not _clear(win(w.agent)[q0], ag):
+        # (a side with nothing recorded anywhere -- a memory written once -- needs no gather: fresh memory costs
+        # more to fault in than to scan)
+        if not sh.fresh and not _nothing(w.agent) and not _clear(win(w.agent)[q0], ag):
             return False
-        if not _clear(win(r.agent)[q0], ag):
+        if not _nothing(r.agent) and not _clear(win(r.agent)[q0], ag):
             return False
         side = w if kind == WRITE else r
         win(side.agent)[q0] = ag
@@ -441,7 +448,11 @@ class Recorder:
         if kind == WRITE:
             if sh.atomic is not None:
                 win(sh.atomic)[q0] = False
-            win(_unit_view(sh.mirror, g))[q0] = win(data)[q0]
+            touched = np.zeros(len(data), bool)   # the bytes written, as the general path's mirror[idx] = data[idx]
+            win(touched)[q0] = True
+            mirror = _unit_view(sh.mirror, g)
+            m = min(len(data), len(mirror))
+            np.copyto(mirror[:m], data[:m], where=touched[:m])
         return True
 
     def _strided(self, sh: _Shadow, kind: str, start: np.ndarray, agents: np.ndarray, width: int, stamp: int) -> bool:
