@@ -101,8 +101,11 @@ class Grouped:
 
     def per(self, lanes: np.ndarray) -> dict[str, np.ndarray]:
         """The fields of the given invocations (what coopmat.core.uniform gives for every invocation's fields)."""
-        wg = lanes // self.S
-        return {k: v[wg] if v.shape[0] > 1 else np.broadcast_to(v[0], (len(lanes),) + v.shape[1:])
+        W, n = self.N // self.S, len(lanes)
+        # every workgroup in order (Workgroup-scope instances, all active): the rows themselves
+        whole = n == W and bool(lanes[0] == 0) and bool(lanes[-1] == self.N - self.S)
+        wg = None if whole else lanes // self.S
+        return {k: (v if wg is None else v[wg]) if v.shape[0] > 1 else np.broadcast_to(v[0], (n,) + v.shape[1:])
                 for k, v in self.rows.items()}
 
 

@@ -71,9 +71,15 @@ def layout_slice(ex, frame, inst, mask):
 def _sliced(offset: np.ndarray, cols: list[np.ndarray], spans: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """(offset + the Offset operands, the Span operands): rows of the invocations (or of the workgroups)."""
     n = max(max(c.shape[0] for c in cols), offset.shape[0])
-    offs = np.stack([np.broadcast_to(c, (n,)) for c in cols], axis=1)
+    out = np.empty((n, len(cols)), np.int64)
+    for j, c in enumerate(cols):
+        out[:, j] = c
+    out += offset
     m = max(c.shape[0] for c in spans)   # operand_rows's arithmetic
-    return np.broadcast_to(offset, offs.shape) + offs, np.stack([np.broadcast_to(c, (m,)) for c in spans], axis=1)
+    span = np.empty((m, len(spans)), np.int64)
+    for j, c in enumerate(spans):
+        span[:, j] = c
+    return out, span
 
 
 def _grouped_slice(ex, fp, frame, inst, t, ids) -> TensorLayout | None:
