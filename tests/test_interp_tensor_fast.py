@@ -423,3 +423,57 @@ def test_shared_tiles_are_widened_once(monkeypatch):
     assert fast_sizes == [5] and plain_sizes == [25]
     want = A.astype(np.float32) @ B.astype(np.float32)
     np.testing.assert_allclose(np.frombuffer(fast, np.float32).reshape(n, n), want, rtol=1e-5, atol=1e-3)
+
+
+
+@pytest.mark.parametrize("shader, M, N, K, buf", [("wg_tensor_gemm64.spv", 320, 320, 320, ""),
+                                                  ("wg_tensor_gemm64.spv", 128, 192, 100, ""),
+                                                  ("wg_tensor_gemm64.spv", 128, 192, 100, "padded"),
+                                                  ("wg_tensor_gemm64.spv", 128, 128, 128, "short"),
+                                                  ("mul_mm_cm2_style_opt.spv", 128, 128, 96, ""),
+                                                  ("rotating", 256, 256, 256, "")])
+def test_moved_plans_are_new_plans(monkeypatch, shader, M, N, K, buf):
+    """A tensor load of a loop's next trip whose offsets moved by one row for all moves its last plan (tiles.Trip,
+    the fast path `tensor_groups`): the bytes (or the error) are those of new plans (`tensor_groups` off) and of
+    the plain path (`tensor` off too), with K not a multiple of the K step (the last trip's tiles cross the edge:
+    no move; in a buffer longer than the tensor, padded, only the tensor's edge says so), with the last trip's A
+    tile past the end of a short buffer (the located error), and with per-workgroup offsets that change every trip
+    (A's rows in tests/data/coopmat2/wg_gemm_rotating.spvasm: no move)."""
+    from conftest import DATA, TESTS
+    path = str(DATA / "coopmat2" / "wg_gemm_rotating.spvasm" if shader == "rotating" else
+               TESTS.parent / "bench" / "shaders" / shader)
+    rng = np.random.default_rng(M + N + K)
+    A = rng.standard_normal((M, K)).astype(np.float16)
+    B = rng.standard_normal((K, N)).astype(np.float16)
+    b = np.ascontiguousarray(B.T) if shader.startswith("mul_mm") else B
+    a = A.reshape(-1)
+    if buf == "padded":
+        a, b = np.r_[a, np.ones(64 * K, np.float16)], np.r_[b.reshape(-1), np.ones(64 * N, np.float16)]
+    elif buf == "short":
+        a = a[:-8]   # the end of A's last row is missing: only the last trip's tile reads past the end
+    kw = dict(dispatch=(-(-N // 64), -(-M // 64), 1), spec_constants={0: M, 1: N, 2: K})
+    moved: list = []
+    real = tiles.Trip.moved
+    monkeypatch.setattr(tiles.Trip, "moved", lambda self, d: moved.append(real(self, d)) or moved[-1])
+
+    def once(*off):
+        for v in (TENSOR_OFF, GROUPS_OFF):
+            monkeypatch.delenv(v, raising=False)
+        for v in off:
+            monkeypatch.setenv(v, "1")
+        try:
+            r = spvcoop.run(path, buffers={0: a, 1: b, 2: np.zeros(M * N, np.float32)}, validate=False, **kw)
+        except SpvError as e:
+            return e.diagnostics[0].message + str(e.diagnostics[0].span)
+        return np.asarray(r[2]).tobytes()
+    fast = once()
+    hits = sum(m is not None for m in moved)
+    assert fast == once(GROUPS_OFF) == once(TENSOR_OFF, GROUPS_OFF)
+    assert hits >= (K // 32 - 1) * (1 if shader == "rotating" else 2) - 2
+    if K % 32 or buf:
+        assert any(m is None for m in moved)
+    if buf == "short":
+        assert isinstance(fast, str) and "out of bounds" in fast
+    elif shader != "rotating":
+        want = A.astype(np.float32) @ B.astype(np.float32)
+        np.testing.assert_allclose(np.frombuffer(fast, np.float32).reshape(M, N), want, rtol=1e-5, atol=1e-3)

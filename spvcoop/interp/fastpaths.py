@@ -107,10 +107,12 @@ PATHS: tuple[FastPath, ...] = (
     FastPath(name="tensor_groups",
              what="a tensor layout sliced by offsets each workgroup shares is held one row per workgroup, not per "
                   "invocation; LoadTensorNV / StoreTensorNV take its fields per scope instance without comparing "
-                  "every invocation's",
+                  "every invocation's, and (with `tensor`) move their last plan of whole tiles where only a row "
+                  "for all of the offsets moved (a loop's next trip)",
              general="coopmat2/tensor.py's layout_slice per invocation, then coopmat.core.uniform of every field "
                      "(coopmat2/memory.py's _prepare)",
-             where="interp/coopmat2/tensor.py (_grouped_slice), interp/coopmat2/core.py (Grouped)",
+             where="interp/coopmat2/tensor.py (_grouped_slice), interp/coopmat2/core.py (Grouped), "
+                   "interp/coopmat2/memory.py (_moved_plan), interp/coopmat2/tiles.py (Trip)",
              test="tests/test_interp_tensor_fast.py"),
 )
 NAMES: tuple[str, ...] = tuple(p.name for p in PATHS)
@@ -158,7 +160,7 @@ class FastPaths:
 
     __slots__ = (*NAMES, "on", "taken", "compiled_blocks", "block_uses", "straight_loops", "compiled_loops",
                  "plans", "windows", "tile_probes",
-                 "group_rows")
+                 "group_rows", "trips")
     # one per row of PATHS (set from NAMES in __init__; written out for type checkers)
     blocks: bool
     loops: bool
@@ -190,6 +192,7 @@ class FastPaths:
         # (instruction index, operand) -> (the last per-invocation value seen there, its rows per workgroup or None
         # where it differs within one): coopmat2/tensor.py's _grouped_slice
         self.group_rows: dict = {}
+        self.trips: dict = {}   # instruction index -> coopmat2/tiles.Trip: its last plan, to move (tensor_groups)
 
     def plan(self, inst, make, *args):
         """The per-run plan of `inst` for its op's fast path (`plans`, read there first): made once by make(*args);

@@ -88,10 +88,13 @@ class Grouped:
     """A state's fields one row per workgroup (the fast path `tensor_groups`, interp/fastpaths.py): `rows`, each
     (W, ...) for the dispatch's W >= 2 workgroups or (1, ...) for all; workgroup w holds invocations w*S ..
     w*S+S-1 of the N the dispatch runs (runner._layout_lanes)."""
-    __slots__ = ("rows", "S", "N")
+    __slots__ = ("rows", "S", "N", "moved")
 
-    def __init__(self, rows: dict[str, np.ndarray], S: int, N: int) -> None:
+    def __init__(self, rows: dict[str, np.ndarray], S: int, N: int, moved: tuple | None = None) -> None:
         self.rows, self.S, self.N = rows, S, N
+        # (fixed, delta): the offsets as the per-workgroup operand rows `fixed` ((position, rows) pairs: the same
+        # arrays while the operands are, trip after trip of a loop) plus one row for all, delta (D,); or None
+        self.moved = moved
 
     def expand(self) -> dict[str, np.ndarray]:
         """The per-invocation fields the plain path holds: (N, ...) each, a field the same everywhere broadcast."""
@@ -99,14 +102,16 @@ class Grouped:
         return {k: np.repeat(v, S, axis=0) if v.shape[0] > 1 else np.broadcast_to(v, (N,) + v.shape[1:])
                 for k, v in self.rows.items()}
 
-    def per(self, lanes: np.ndarray) -> dict[str, np.ndarray]:
-        """The fields of the given invocations (what coopmat.core.uniform gives for every invocation's fields)."""
+    def per(self, lanes: np.ndarray, keys=None) -> dict[str, np.ndarray]:
+        """The fields (those named by keys, else all) of the given invocations (what coopmat.core.uniform gives for
+        every invocation's fields)."""
         W, n = self.N // self.S, len(lanes)
         # every workgroup in order (Workgroup-scope instances, all active): the rows themselves
         whole = n == W and bool(lanes[0] == 0) and bool(lanes[-1] == self.N - self.S)
         wg = None if whole else lanes // self.S
+        rows = self.rows if keys is None else {k: self.rows[k] for k in keys}
         return {k: (v if wg is None else v[wg]) if v.shape[0] > 1 else np.broadcast_to(v[0], (n,) + v.shape[1:])
-                for k, v in self.rows.items()}
+                for k, v in rows.items()}
 
 
 class _State:

@@ -11,6 +11,7 @@ coordinate in block, and returns the element.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -125,8 +126,9 @@ def _prepare(ex, frame, inst, mask, info: CoopInfo, store: bool) -> _Access | No
     view_id, decode_id = _addressing_operands(inst)
     g = layout.grouped
     if g is not None and g.N == ex.N and ex.virtual_lanes is None:
-        L = g.per(lanes)   # per workgroup (tensor.py's _grouped_slice): the same in every invocation of each
+        L = None   # per workgroup (tensor.py's _grouped_slice): the same in every invocation of each (below)
     else:
+        g = None
         L = {k: np.asarray(uniform(info, v, groups, lanes, mask, f"the TensorLayout operand ({k})"))
              for k, v in layout.fields.items()}
     vt = V = None
@@ -139,12 +141,51 @@ def _prepare(ex, frame, inst, mask, info: CoopInfo, store: bool) -> _Access | No
     n = len(groups) * info.rows * info.cols  # the addressing's int64 arrays per element: checked, not kept
     ex.reserve(n * 8 * (12 + 4 * layout.type.dims), f"tensor addressing of {n:,} elements", inst, keep=False)
     what = "store" if store else "load"
+    key = None
+    if g is not None:
+        key = _trip_key(ex, inst, info, layout.type, g, lanes, vt, V, where, store) if decode_id is None else None
+        if key is not None:
+            tr = cast(dict, ex.fast.trips).get(inst.index)   # (_trip_key is None without the fast paths)
+            moved = tr.moved(g.moved[1]) if tr is not None and tr.key == key else None
+            if moved is not None:
+                ex.fast.taken.update(("tensor", "tensor_groups"))
+                return _Access(groups, lanes, where, None, g.per(lanes, ("clamp_value",)), decode_id, moved)
+        L = g.per(lanes)
+    assert L is not None
     tiles = _tiles(ex, info, layout.type, L, vt, V, where, groups, store, what) if decode_id is None else None
     if tiles is not None:
+        if key is not None:
+            assert g is not None and g.moved is not None
+            ex.fast.trips[inst.index] = fast.trip(
+                tiles, key, g.moved[1], L["offset"], layout.type, L, vt, V, info.rows, info.cols, store, where.start,
+                where.rel, where.mems[0].region, info.itemsize, ex.fast.tile_probes)
         return _Access(groups, lanes, where, None, L, decode_id, tiles)
     a = tensor_addresses(layout.type, L, vt, V, info.rows, info.cols, store)
     where.check(info, a, groups, L["dim"], what)
     return _Access(groups, lanes, where, a, L, decode_id)
+
+
+def _trip_key(ex, inst, info: CoopInfo, lt, g, lanes, vt, V, where: _Where, store: bool) -> tuple | None:
+    """What a plan of a grouped layout's access holds for, but for a row for all of the offsets (tiles.Trip): the
+    same instances, the same fixed offset rows (the same arrays), the same other fields and view (one row each),
+    the same memory at the same pointer; None where its plans are not kept (not one row each, no fast paths)."""
+    fp = ex.fast
+    if fp is None or not fp.tensor or not fp.tensor_groups or g.moved is None:
+        return None
+    start, rel = where.start, where.rel
+    s0, r0 = int(start[0]), int(rel[0])
+    if (start != s0).any() or (rel != r0).any() or where.one_memory() is None:
+        return None
+    rows = g.rows
+    if any(v.shape[0] != 1 for k, v in rows.items() if k != "offset") or \
+            (V is not None and any(v.strides[0] for v in V.values())):
+        return None
+    fixed = g.moved[0]
+    return (id(lanes), tuple((j, id(c)) for j, c in fixed), lt, vt, info.rows, info.cols, info.itemsize, store,
+            id(where.mems[0]), s0, r0,
+            *(rows[k].tobytes() for k in sorted(rows) if k != "offset"),
+            *(() if V is None else (V[k][0].tobytes() for k in sorted(V))),
+            lanes, fixed)   # (the arrays whose ids the key holds, kept alive with it)
 
 
 def _tiles(ex, info: CoopInfo, lt, L: dict, vt, V, where: _Where, groups, store: bool, what: str):

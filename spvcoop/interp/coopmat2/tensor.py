@@ -108,27 +108,34 @@ def _grouped_slice(ex, fp, frame, inst, t, ids) -> TensorLayout | None:
         if r is None:
             return None
         (spans if j % 2 else cols).append(r)
+    moved = None
+    if rows["offset"].shape[0] == 1:   # the offsets as fixed rows plus one row for all (Grouped.moved)
+        delta = rows["offset"][0].copy()
+        for j, c in enumerate(cols):
+            if c.shape[0] == 1:
+                delta[j] += c[0]
+        moved = (tuple((j, c) for j, c in enumerate(cols) if c.shape[0] > 1), delta)
     rows["offset"], rows["span"] = _sliced(rows["offset"], cols, spans)
     if all(v.shape[0] == 1 for v in rows.values()):
         return None   # nothing per workgroup: the plain path's one row is as cheap
     fp.taken.add("tensor_groups")
-    return TensorLayout(t.type, grouped=Grouped(rows, S, N))
+    return TensorLayout(t.type, grouped=Grouped(rows, S, N, moved))
 
 
 def _wg_rows(cache: dict, key, v, N: int, S: int, W: int, conv) -> np.ndarray | None:
     """A per-invocation value (N rows) or one for all (one row, or broadcast) as rows: (1, ...) for one value, (W,
     ...) per workgroup, converted by conv (s32 / u32, of an operand); None where it differs within a workgroup.
-    What a per-invocation array gave is kept by (instruction, operand) and reused while the same array comes
-    again (a value computed before a loop and sliced in every trip: checked once)."""
-    a = np.asarray(v)
-    if a.ndim == 0 or a.shape[0] == 1 or (a.strides[0] == 0 and a.size):
-        one = a[:1] if a.ndim else a.reshape(1)
-        return np.ascontiguousarray(one) if conv is None else conv(one).reshape(1)
+    What a value gave is kept by (instruction, operand) and reused while the same array comes again (a value
+    computed before a loop and sliced in every trip: checked once; the same rows, which Grouped.moved relies on)."""
     hit = cache.get(key)
     if hit is not None and hit[0] is v:
         return hit[1]
+    a = np.asarray(v)
     r = None
-    if a.shape[0] == N:
+    if a.ndim == 0 or a.shape[0] == 1 or (a.strides[0] == 0 and a.size):
+        one = a[:1] if a.ndim else a.reshape(1)
+        r = np.ascontiguousarray(one) if conv is None else conv(one).reshape(1)
+    elif a.shape[0] == N:
         per = a.reshape((W, S) + a.shape[1:])
         first = per[:, :1]
         if bool((per == first).all()):

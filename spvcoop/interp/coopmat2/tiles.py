@@ -18,6 +18,7 @@ the plain path's. This is the fast path `tensor` of interp/fastpaths.py, which s
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import cast
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -44,6 +45,56 @@ class Tiles:
     mindex: np.ndarray | None = None   # (gm, R, C) their element indices, 0 (inside any buffer) where not valid
     valid: np.ndarray | None = None    # (gm, R, C) read / written (inside the clip region and the tensor)
     estart: np.ndarray | None = None   # (ge,) the edge instances' pointers as element indices
+    # gather_shared's (distinct bases, index) once worked out, False where the instances share too few tiles
+    shared: tuple[np.ndarray, np.ndarray] | bool | None = None
+
+
+@dataclass
+class Trip:
+    """A plan of whole interior tiles kept for the instruction's next execution (memory.py's _moved_plan, the fast
+    path `tensor_groups`): the same layout but for offsets moved by one row for all (a loop's next trip) is the
+    same plan with every base moved, if every tile stays inside the tensor and its buffer."""
+    key: tuple
+    delta: np.ndarray        # (D,) the row for all the plan was made at
+    tiles: Tiles
+    lo: np.ndarray           # (D,) the smallest tensor coordinate any instance reaches
+    hi: np.ndarray           # (D,) the largest
+    dim: np.ndarray          # (D,) the tensor's dimensions
+    stride: np.ndarray       # (D,)
+    first: tuple[int, int]   # the smallest and largest element index (from the region's start) of any tile
+    region: int              # the buffer's bytes
+    E: int
+
+    def moved(self, delta: np.ndarray) -> Tiles | None:
+        """The plan at offsets moved to `delta`, or None (a tile would cross the tensor's edge or the buffer's)."""
+        d = delta - self.delta
+        if (self.lo + d < 0).any() or (self.hi + d >= self.dim).any():
+            return None
+        s = int(d @ self.stride)   # block sizes 1 (trip): an element index moves by the offsets times the strides
+        if self.first[0] + s < 0 or (self.first[1] + s + 1) * self.E > self.region:
+            return None
+        t = self.tiles
+        sh = t.shared
+        return replace(t, base=t.base + s, shared=(sh[0] + s, sh[1]) if isinstance(sh, tuple) else sh)
+
+
+def trip(t: Tiles, key: tuple, delta: np.ndarray, off: np.ndarray, lt: LayoutType, L: dict, vt: ViewType | None,
+         V: dict | None, rows: int, cols: int, store: bool, start: np.ndarray, rel: np.ndarray, region: int, E: int,
+         cache: dict | None) -> Trip | None:
+    """The Trip of plan t (of every instance's whole interior tile, unit block sizes, instances at offsets `off`),
+    or None where t is not one."""
+    if len(t.edge) or t.masked is not None or t.inside is not None or len(t.interior) != off.shape[0]:
+        return None
+    block = L["block"][0]
+    if (block != 1).any():
+        return None
+    pr = _probe(lt, L, vt, V, rows, cols, store, cache)
+    if not pr.any:
+        return None
+    b0 = t.base + (int(rel[0]) // E - int(start[0]) // E)   # rel // E + base, as plan checks it (one pointer:
+    # _trip_key)
+    return Trip(key, delta, t, off.min(axis=0) + pr.lo, off.max(axis=0) + pr.hi, L["dim"][0], L["stride"][0],
+                (int(b0.min()) + pr.tmin, int(b0.max()) + pr.tmax), region, E)
 
 
 def _uniform_rows(fields: dict, skip: tuple[str, ...] = ()) -> bool:
@@ -214,12 +265,15 @@ def gather_shared(t: Tiles, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray] |
     """(tiles, index) with gather(t, flat) == tiles[index], each distinct tile gathered once, when the interior
     instances read at most half as many distinct tiles as there are instances; None otherwise. MulAdd widens
     the distinct tiles only (CoopMat.shared)."""
-    if len(t.base) < SHARED_MIN:
+    if len(t.base) < SHARED_MIN or t.shared is False:
         return None
-    uniq, index = np.unique(t.base, return_inverse=True)
-    if 2 * len(uniq) > len(t.base):
-        return None
-    return gather(replace(t, interior=t.interior[:len(uniq)], base=uniq), flat), index.reshape(-1)
+    if t.shared is None:   # (kept with t: a Trip's next plan moves them)
+        uniq, index = np.unique(t.base, return_inverse=True)
+        t.shared = (uniq, index.reshape(-1)) if 2 * len(uniq) <= len(t.base) else False
+        if t.shared is False:
+            return None
+    uniq, index = cast(tuple, t.shared)
+    return gather(replace(t, interior=t.interior[:len(uniq)], base=uniq), flat), index
 
 
 def scatter(t: Tiles, flat: np.ndarray, vals: np.ndarray) -> None:
