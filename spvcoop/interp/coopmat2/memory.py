@@ -185,7 +185,7 @@ def _trip_key(ex, inst, info: CoopInfo, lt, g, lanes, vt, V, where: _Where, stor
             id(where.mems[0]), s0, r0,
             *(rows[k].tobytes() for k in sorted(rows) if k != "offset"),
             *(() if V is None else (V[k][0].tobytes() for k in sorted(V))),
-            lanes, fixed)   # (the arrays whose ids the key holds, kept alive with it)
+            lanes, fixed, where.mems[0])   # (the objects whose ids the key holds, kept alive with it)
 
 
 def _tiles(ex, info: CoopInfo, lt, L: dict, vt, V, where: _Where, groups, store: bool, what: str):
