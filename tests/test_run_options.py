@@ -114,3 +114,23 @@ def test_cli_shows_the_notes_of_a_run(tmp_path, capsys) -> None:
                                        "buffers:\n  v: {zeros: 4, dtype: uint32}\n")
     assert main(["run", str(tmp_path / "run.yaml"), "-q"]) == 0
     assert "note: specialization constant id 9 is not declared by the module" in capsys.readouterr().err
+
+
+def test_a_switch_is_declared_not_guessed(monkeypatch) -> None:
+    """Whether a flag takes a value is its declaration's `switch` (the flag turns the option on), not a guess from
+    a False default and a missing metavar: an option declared that way without `switch` still takes a value."""
+    from spvcoop.commands.run import add_execution_options
+    from spvcoop.interp import options
+    valued = options.RunOption("level", False, options.on_off, "a level", "--level", api_type="bool | str")
+    switch = options.RunOption("lit", False, options.flag, "lights", "--lit", api_type="bool", switch=True)
+    monkeypatch.setattr(options, "OPTIONS", options.OPTIONS + (valued, switch))
+    p = argparse.ArgumentParser()
+    add_execution_options(p)
+    args = p.parse_args(["spec.yaml", "--level", "on", "--lit"])
+    assert args.level == "on" and args.lit is True
+    with pytest.raises(ValueError, match="a switch has a flag, no metavar, default False"):
+        options.RunOption("bad", None, options.flag, "x", "--bad", switch=True)
+    flags = {a.dest: a for a in _run_parser()._actions}
+    for o in OPTIONS:   # the real options: no value exactly for switches and negations
+        if o.flag:
+            assert (flags[o.name].nargs == 0) == (o.switch or o.cli_false), o.name

@@ -128,7 +128,7 @@ def add_execution_options(p: argparse.ArgumentParser, run_only: bool = False) ->
         help = o.help + CLI_HELP.get(o.name, "") + (f" (run spec key: {o.spec_key})" if o.spec_key else "")
         if o.cli_false:
             p.add_argument(o.flag, dest=o.name, action="store_const", const=False, default=None, help=help)
-        elif o.default is False and o.metavar is None:   # a switch that turns something on (--nonfinite)
+        elif o.switch:   # a flag that turns something on (--nonfinite)
             p.add_argument(o.flag, dest=o.name, action="store_const", const=True, default=None, help=help)
         else:
             p.add_argument(o.flag, dest=o.name, metavar=o.metavar, default=None, help=help.replace("%", "%%"))
