@@ -330,16 +330,19 @@ def opcodes_md() -> str:
     total = sum(len(v) for v in missing.values())
     out.append(f"## Instructions the assembler knows but the interpreter does not implement ({total})\n")
     out.append("A run that executes one of them stops there with `unsupported instruction ...: the interpreter "
-               "does not implement it` (rule `interp.unsupported`). Most are graphics, kernel (OpenCL) or other "
-               "vendors' instructions; by grammar class (aliases joined by /):\n")
+               "does not implement it` (rule `interp.unsupported`); a module that declares a type or variable of "
+               "one the interpreter cannot hold is refused before the run, with a located error. Most are "
+               "graphics, kernel (OpenCL) or other vendors' instructions; by grammar class (aliases joined by /):\n")
     for klass, ops_ in sorted(missing.items()):
         out.append(f"- {klass} ({len(ops_)}): {', '.join(ops_)}")
-    others = [f"{es.name} ({len(es.by_opcode)})" for key in sorted(grammar.ext_files)
-              if (es := grammar.ext_set(key)) is not None and es.name not in table.ext_ops
-              and not es.name.startswith("NonSemantic.")]
+    implemented = {name.lower() for name in table.ext_ops}   # the grammar's keys are lower case
+    others = [f"{key} ({len(es.by_opcode)})" for key in sorted(grammar.ext_files)
+              if key not in implemented and not key.startswith("nonsemantic.")
+              and (es := grammar.ext_set(key)) is not None]
     glsl = grammar.ext_set(ops_glsl.SET)
     assert glsl is not None
     glsl_missing = sorted(s.opname for s in glsl.by_opcode.values() if s.opname not in table.ext_ops[ops_glsl.SET])
     out.append(f"- {ops_glsl.SET}: {', '.join(f'`{n}`' for n in glsl_missing)}")
-    out.append(f"- extended instruction sets without any: {', '.join(others)}")
+    out.append(f"- every instruction of the extended sets {', '.join(others)} (grammar file names, with their "
+               "number of instructions; the `NonSemantic.*` sets do nothing, above)")
     return "\n".join(out) + "\n"
