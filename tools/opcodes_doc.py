@@ -282,10 +282,12 @@ def opcodes_md() -> str:
                                                           if any(m.startswith("interp/") for m in mods)})
                      - dispatched)
     out.append(f"## Instructions outside the dispatch table ({len(outside)})\n")
-    out.append("Structure, types, constants and declarations: `interp/program.py` reads them into a Program, "
-               "`interp/constants.py` evaluates the constants, the executor walks blocks, phis and terminators "
-               "(`Executor.exec_block`, `Executor.branch_edges`). Which set of program.py holds each, and the "
-               "modules that name it:\n")
+    out.append("Structure, types, constants and declarations: `interp.program:Program` reads them (a block's "
+               "phis, body, merge and terminator), `interp.constants:evaluate_constant` evaluates the constants, "
+               "`interp.executor:Executor.exec_block` takes a block's phis and runs its body, "
+               "`interp.executor:Executor.branch_edges` its terminator; a compiled block runs OpBranch and "
+               "OpBranchConditional itself and `interp.block_compiler:compile_loop` a straight loop's phis. Which "
+               "set of program.py holds each, and the modules that name it:\n")
     out.append("| instruction | grammar class | program.py's set | validator rules | named in |")
     out.append("|---|---|---|---|---|")
     for op in outside:
