@@ -184,3 +184,10 @@ def test_a_tracefile_with_a_nul_or_empty_source_path_is_a_located_error(tmp_path
         out.write_text(f"TN:\nSF:{sf}\nDA:1,1\nend_of_record\n")
         assert main(["run", str(LOOP), "-q", "--coverage", str(out)]) == 2
         assert f"{out}:2:4: error: not an lcov tracefile: SF: without a path" in capsys.readouterr().err
+
+
+def test_coverage_counts_without_coverage_is_a_usage_error(tmp_path, capsys):
+    """--coverage-counts alone would be dropped without a word: it is a usage error naming --coverage."""
+    assert main(["run", str(LOOP), "-q", "--coverage-counts", "executions"]) == 2
+    err = capsys.readouterr().err
+    assert "--coverage-counts" in err and "--coverage FILE.info" in err and err.count("\n") == 1

@@ -78,9 +78,9 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--coverage", metavar="FILE.info",
                    help="write the line and branch coverage of the shader's source (GLSL lines where the module has "
                         "them, else its assembly lines) as an lcov tracefile, added to FILE's counts when it exists")
-    p.add_argument("--coverage-counts", choices=("invocations", "executions"), default="invocations",
+    p.add_argument("--coverage-counts", choices=("invocations", "executions"),
                    help="what --coverage counts: 'invocations' (each time a line runs, the invocations active in it; "
-                        "the default) or 'executions' (the times it runs, as gcov counts a line)")
+                        "the default) or 'executions' (the times it runs, as gcov counts a line); needs --coverage")
     # input templates (issue 22): self-contained here, for the run-options table to fold in
     p.add_argument("--template", metavar="FILE",
                    help="do not run: write every buffer, push-constant member and specialization constant of SPEC "
@@ -299,10 +299,13 @@ def _run(args: argparse.Namespace) -> int:
     device = getattr(args, "device", None)  # `portability` builds its own namespace; '' is refused when parsed
     if device:
         _refuse_interpreter_only(args)
+    if getattr(args, "coverage_counts", None) and not getattr(args, "coverage", None):
+        raise InputError(Diagnostic("error", "--coverage-counts says what --coverage counts: give --coverage FILE.info "
+                                    "too", source="<command line>"))
     prog, inputs, opts, spec, run_spec, options = prepare(args)
     if getattr(args, "coverage", None):
         from ..devtools.coverage import Coverage
-        opts["observer"] = Coverage(counts=getattr(args, "coverage_counts", "invocations"))
+        opts["observer"] = Coverage(counts=getattr(args, "coverage_counts", None) or "invocations")
     if opts.get("layout") == "all":
         try:
             return _portability(prog, inputs, opts, spec, args)
