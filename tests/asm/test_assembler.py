@@ -107,7 +107,7 @@ def test_constant_literals_match_spirv_as(type_decl: str, literals: list[str], t
 
 
 def test_e4m3_top_binade_saturates_as_spirv_as_does() -> None:
-    # measured: spirv-as writes 256..448 as 0x7e (448) and refuses more (tests/test_as_refusals.py
+    # measured: spirv-as writes 256..448 as 0x7e (448) and refuses more (tests/asm/test_as_refusals.py
     # compares with spirv-as itself)
     text = ("OpCapability Shader\nOpCapability Float8EXT\nOpMemoryModel Logical GLSL450\n"
             "%t = OpTypeFloat 8 Float8E4M3EXT\n%c = OpConstant %t {}\n")

@@ -134,7 +134,7 @@ def test_lazy_id_operands_equal_eager_decoding(glsl_binaries: dict[str, Path]) -
 
 def test_friendly_names_sanitize_utf8_bytes(tmp_path: Path) -> None:
     """SPIRV-Tools' Sanitize replaces each byte outside [A-Za-z0-9_]: a two-byte character is '__' (found by
-    tests/test_generated.py's hypothesis run with OpName %a "é")."""
+    tests/asm/test_generated.py's hypothesis run with OpName %a "é")."""
     src = tmp_path / "n.spvasm"
     src.write_text('OpCapability Shader\nOpMemoryModel Logical GLSL450\nOpName %a "é"\nOpName %b "x€y"\n'
                    'OpName %c "ok_1"\n%a = OpTypeVoid\n%b = OpTypeBool\n%c = OpTypeInt 32 0\n', encoding="utf-8")

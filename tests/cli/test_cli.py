@@ -13,6 +13,7 @@ import spvcoop.asm.assembler
 from spvcoop import cli
 from spvcoop.core import files
 from spvcoop.core.reference_tools import find_tool
+from conftest import REPO
 
 GOOD = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
 
@@ -84,7 +85,7 @@ def test_input_size_cap_stops_an_endless_stream(capsys, monkeypatch) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(Endless())))
     assert cli.main(["as", "-", "--max-input-size", "64K"]) == 2
     assert "-: error: input is larger than the limit" in capsys.readouterr().err
-    # a device named as input is not read at all (tests/test_security.py)
+    # a device named as input is not read at all (tests/cli/test_security.py)
     assert cli.main(["as", "/dev/zero", "--max-input-size", "64K"]) == 2
     assert "/dev/zero: error: not read: a character device" in capsys.readouterr().err
 
@@ -118,7 +119,7 @@ def test_console_script_exit_status(tmp_path) -> None:
     assert r.returncode == 2 and "Traceback" not in r.stderr
 
 
-SAXPY = os.path.join(os.path.dirname(__file__), "..", "samples", "saxpy", "run.yaml")
+SAXPY = os.path.join(REPO, "samples", "saxpy", "run.yaml")
 SAXPY_DIR = __import__("pathlib").Path(SAXPY).parent
 
 
@@ -259,7 +260,7 @@ def test_one_command_parses_as_the_whole_parser() -> None:
 @pytest.mark.slow
 def test_a_run_imports_no_other_command_nor_pydantic(tmp_path) -> None:
     """A shader with an input file: neither the other commands (layouts) nor the run spec schema."""
-    shader = os.path.join(os.path.dirname(__file__), "..", "samples", "saxpy", "saxpy.spvasm")
+    shader = os.path.join(REPO, "samples", "saxpy", "saxpy.spvasm")
     (tmp_path / "in.yaml").write_text("pc: {a: 2.0, n: 1}\nx: [1.0]\ny: [1.0]\n")
     code = ("import sys; from spvcoop import cli; rc = cli.main(sys.argv[1:]); "
             "bad = [m for m in sys.modules if m.startswith(('pydantic', 'spvcoop.layouts', 'lark')) "

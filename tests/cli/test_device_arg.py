@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import run_cli
+from conftest import REPO, run_cli
 
 BAD = ["", "vulkan:", "vulkan:-1", "vulkan:+1", "Vulkan", "vulkan:0:1", "vulkan:\u00b2", "vulkan:\u0663",
        "vulkan:1e3", "vulkan:99999999999", "cuda:0", "vulkan:\x1b[2J"]
@@ -16,7 +16,7 @@ BAD = ["", "vulkan:", "vulkan:-1", "vulkan:+1", "Vulkan", "vulkan:0:1", "vulkan:
 def test_malformed_device_is_a_usage_error(capsys, tmp_path, monkeypatch, command, value) -> None:
     import os
     monkeypatch.chdir(tmp_path)
-    command = [os.path.join(os.path.dirname(__file__), "..", c) if c.endswith("run.yaml") else c for c in command]
+    command = [os.path.join(REPO, c) if c.endswith("run.yaml") else c for c in command]
     rc, out, err = run_cli(capsys, *command, "--device", value)
     assert rc == 2, (out, err)
     assert "argument --device: wants vulkan or vulkan:N" in err and out == ""

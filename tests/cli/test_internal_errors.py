@@ -12,9 +12,10 @@ import pytest
 import spvcoop
 from spvcoop.cli import main
 from spvcoop.core.diagnostics import SpvError
+from conftest import REPO, TESTS
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(__file__).parent / "data" / "internal_errors"
+ROOT = REPO
+DATA = TESTS / "data" / "internal_errors"
 SAMPLES = ROOT / "samples"
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,8 +12,9 @@ import pytest
 import spvcoop
 from spvcoop.core.diagnostics import SpvError
 from spvcoop.loader import is_glsl_text
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 OOB = ROOT / "samples" / "errors" / "oob.spvasm"   # glslang -g output: its OpSource quotes "#version 450 ..."
 GLSL = """
 // a comment first is still GLSL

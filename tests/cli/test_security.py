@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from spvcoop import cli
+from conftest import REPO
 
 GOOD = "OpCapability Shader\nOpMemoryModel Logical GLSL450\n"
 SECRET = "SPVCOOP_TEST_SECRET=hunter2-do-not-print"
@@ -78,7 +79,7 @@ def test_run_says_why_it_refuses_a_check_or_input_file(tree: Path, option: str, 
     """Issue 32: a refused link for --check (and --input, a run's other file named on the command line) was
     "not a regular file"; it is the reason open_input gives, as for every other input."""
     from conftest import run_cli
-    root = Path(__file__).resolve().parent.parent
+    root = REPO
     spec = str(root / "samples" / "saxpy" / "run.yaml")
     link = tree / "sub" / "out.yaml"
     link.parent.mkdir()

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from spvcoop.cli import main
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 LOOP = ROOT / "tests" / "data" / "debug" / "run.yaml"
 LOOP_COMP = str(ROOT / "tests" / "data" / "debug" / "loop.comp")
 

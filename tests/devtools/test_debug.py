@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from spvcoop.cli import main
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 LOOP = ROOT / "tests" / "data" / "debug" / "run.yaml"        # loop.comp: a loop, a call, branches
 TILE = ROOT / "samples" / "debug" / "run.yaml"              # tile.comp: a branch and a cooperative matrix
 sys.path.insert(0, str(ROOT / "samples" / "debug"))

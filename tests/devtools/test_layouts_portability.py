@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import run_cli
+from conftest import REPO, TESTS, run_cli
 from spvcoop.devtools.portability import candidate_models, check, model_sizes, report, size_constants
 from spvcoop.layouts import LayoutError, load_model
 from spvcoop.loader import load_shader
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(__file__).parent / "data" / "portability"
+ROOT = REPO
+DATA = TESTS / "data" / "portability"
 WAVE64 = "samples/coopmat/wave64/run.yaml"
 
 TYPES = [("f16", 16, 16, "a", 32), ("f32", 16, 16, "acc", 64), ("s8", 16, 32, "a", 32), ("f16", 16, 8, "b", 16),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,9 +11,9 @@ import pytest
 from spvcoop.commands.run import _model_dir
 import yaml
 
-from conftest import run_cli
+from conftest import REPO, run_cli
 
-ROOT = Path(__file__).parent.parent
+ROOT = REPO
 NONPORTABLE = ROOT / "samples" / "coopmat" / "nonportable"
 SPEC = str(NONPORTABLE / "run.yaml")
 

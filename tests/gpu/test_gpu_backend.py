@@ -3,7 +3,6 @@ timeout, VK_TIMEOUT and VK_ERROR_DEVICE_LOST are one line and exit 1 and leave t
 pointer values become the named buffers' device addresses, and a module's features are refused by name."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,8 +11,9 @@ from spvcoop.core.diagnostics import SpvError
 from spvcoop.gpu import compute
 from spvcoop.gpu.features import module_needs, refuse_missing
 from spvcoop.loader import load_shader
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 
 
 class VkException(Exception):

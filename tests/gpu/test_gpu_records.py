@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,8 +18,9 @@ from spvcoop.gpu.profile import profile_yaml
 from spvcoop.numerics.fit import integer_muladd, samples_from_tiles
 from spvcoop.numerics.model import NVIDIA_TENSORCORE, muladd
 from spvcoop.validator.profiles import load_profile
+from conftest import TESTS
 
-DATA = Path(__file__).parent / "data" / "h100-vulkan" / "vulkan-loop"
+DATA = TESTS / "data" / "h100-vulkan" / "vulkan-loop"
 
 
 def _info() -> DeviceInfo:

@@ -5,15 +5,14 @@ key `spirv_val_options`) and `target_env` (`--target-env`) reach the validation 
 GPU runner, as `spvcoop val` passes them."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import run_cli
+from conftest import REPO, run_cli
 from spvcoop import SpvError, assemble, run
 
-ROOT = Path(__file__).parent.parent
+ROOT = REPO
 SAXPY = ROOT / "samples" / "saxpy" / "saxpy.spvasm"
 
 

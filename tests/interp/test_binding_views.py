@@ -19,8 +19,9 @@ from spvcoop import SpvError
 from spvcoop.gpu.runner import run_on_device
 from spvcoop.loader import load_shader
 from test_gpu_backend import FakeDevice, FakeVk
+from conftest import TESTS
 
-SHADER = Path(__file__).parent / "data" / "aliasing" / "ggml_views.comp"
+SHADER = TESTS / "data" / "aliasing" / "ggml_views.comp"
 A16 = np.arange(32, dtype=np.float16)                     # binding 0: A's 32 halves are A_SCALAR's 4 vec4s
 K = np.arange(16, dtype=np.float32) / 4                    # binding 1: exact in f16 (K and KV4 agree on it)
 

@@ -4,15 +4,15 @@ itself, at a located error naming the option to raise. Each kernel is checked ag
 need more than the old limit (bench/bench_default_limits.py times the loop GEMM alone)."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from spvcoop.core.diagnostics import SpvError
 from spvcoop.interp import run
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 GEMM_TILED = ROOT / "bench" / "shaders" / "gemm_tiled.spvasm"   # one subgroup loops over every 16x16 tile
 OLD_DEFAULT_MAX_STEPS = 50_000
 

@@ -15,13 +15,12 @@ from spvcoop.core.diagnostics import SpvError
 from spvcoop.interp import block_compiler, fastpaths, run
 from spvcoop.loader import load_shader
 
-from conftest import compile_glsl
+from conftest import REPO, TESTS, compile_glsl
 
 # slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
-TESTS = Path(__file__).resolve().parent
+ROOT = REPO
 SPECS = sorted(p for p in [*(ROOT / "samples").rglob("run*.yaml"), *(TESTS / "kernels").rglob("run*.yaml"),
                            *(TESTS / "kernels_spvasm").rglob("run*.yaml")])
 SICOMPAT = sorted(p for p in (TESTS / "data" / "sicompat").iterdir() if (p / "shader.spvasm").exists())

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import spvcoop
-from conftest import run_tool
+from conftest import TESTS, run_tool
 from spvcoop import SpvError
 
-DATA = Path(__file__).parent / "data" / "aliasing"
+DATA = TESTS / "data" / "aliasing"
 X = np.arange(16, dtype=np.float32) + 1
 SCALE = np.tile(np.array([1, 2, 3, 4], np.float32), 4)
 

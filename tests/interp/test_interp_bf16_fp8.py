@@ -195,8 +195,9 @@ def test_fp8_muladd_with_f32_and_f16_accumulators(numerics: str) -> None:
     scale = np.abs(A.astype(np.float64)).reshape(16, 32) @ np.abs(B.astype(np.float64)).reshape(32, 16)
     assert (np.abs(D - (P + C.reshape(16, 16))) <= (scale + np.abs(C.reshape(16, 16))) * 2.0 ** -21).all()
     exact_h = P + CH.astype(np.float64).reshape(16, 16)
-    # f16 accumulator: rounded once per block of 16 k (measured for f16 inputs, tests/test_gpu_ext_numerics.py),
-    # so twice for K = 32: each rounding within half an f16 ulp of what it rounds (at most scale + |C| in size)
+    # f16 accumulator: rounded once per block of 16 k (measured for f16 inputs,
+    # tests/numerics/test_gpu_ext_numerics.py), so twice for K = 32: each rounding within half an f16 ulp of what it
+    # rounds (at most scale + |C| in size)
     ch = np.abs(CH.astype(np.float64).reshape(16, 16))
     assert (np.abs(DH.astype(np.float64) - exact_h) <= (np.abs(exact_h) + scale + ch) * 2.0 ** -11
             + scale * 2.0 ** -20).all()

@@ -1,14 +1,14 @@
 """The interpreter against numpy references, on GLSL compute shaders compiled by glslangValidator."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from spvcoop.core.reference_tools import find_tool
+from conftest import TESTS
 
-GLSL = Path(__file__).parent / "glsl" / "interp"
+GLSL = TESTS / "glsl" / "interp"
 pytestmark = pytest.mark.skipif(find_tool("glslangValidator") is None, reason="glslangValidator not installed")
 
 

@@ -2,15 +2,15 @@
 race-free twins (tests/glsl/races/) not reported, on by default in run(), `spvcoop run` and the pytest fixture."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from spvcoop.core.diagnostics import SpvError
 from spvcoop.core.reference_tools import find_tool
+from conftest import REPO, TESTS
 
-GLSL = Path(__file__).parent / "glsl" / "races"
+GLSL = TESTS / "glsl" / "races"
 pytestmark = pytest.mark.skipif(find_tool("glslangValidator") is None, reason="glslangValidator not installed")
 
 f32 = np.arange(256, dtype=np.float32)
@@ -209,7 +209,7 @@ void main() {
 
 def test_run_spec_key_turns_it_off(tmp_path):
     from spvcoop.cli import main
-    root = Path(__file__).resolve().parent.parent / "samples" / "races"
+    root = REPO / "samples" / "races"
     for f in ("racy.spvasm", "racy.yaml"):
         (tmp_path / f).write_text((root / f).read_text())
     assert main(["run", str(tmp_path / "racy.yaml"), "-q"]) == 1
@@ -223,7 +223,7 @@ def test_matrix_and_tensor_stores_of_two_workgroups_race():
     an access by its subgroup as a whole."""
     import spvcoop
     f32 = np.float32
-    kernel = Path(__file__).parent / "data" / "coopmat2" / "loadtensor.spvasm"
+    kernel = TESTS / "data" / "coopmat2" / "loadtensor.spvasm"
     bufs = {0: np.arange(143, dtype=f32), **{i: np.zeros(512, f32) for i in range(1, 6)}, 6: np.zeros(256, f32),
             7: np.arange(256, dtype=f32), 8: np.zeros(143, f32), 9: np.zeros(143, f32),
             10: np.zeros(143, np.float16), 11: np.zeros(256, np.float16)}

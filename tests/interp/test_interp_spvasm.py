@@ -6,6 +6,7 @@ import pytest
 
 from spvcoop import SpvError, assemble
 from spvcoop.interp import run
+from conftest import TESTS
 
 HEADER = """OpCapability Shader
 OpMemoryModel Logical GLSL450
@@ -230,7 +231,7 @@ def test_missing_runtime_sized_buffer_and_unknown_spec_constant_are_errors():
     with pytest.raises(SpvError, match="no specialization constant 'NOPE'"):
         run(assemble(src, "m.spvasm"), buffers={(0, 0): np.zeros(4, np.uint32)}, spec_constants={"NOPE": 1})
     # a statically unused buffer needs no data, an undeclared spec-constant id is ignored (Vulkan):
-    # tests/test_interp_vulkan_binding.py
+    # tests/interp/test_interp_vulkan_binding.py
     run(assemble(shader("OpReturn"), "m.spvasm"), spec_constants={9: 1})
 
 
@@ -245,8 +246,7 @@ def test_cost_does_not_grow_with_workgroup_count():
 
 
 def test_invalid_module_reported_by_the_validator_before_running():
-    from pathlib import Path
-    probe = Path(__file__).parent / "data" / "coopmat-probes" / "khr_err_fadd_use_mismatch.spvasm"
+    probe = TESTS / "data" / "coopmat-probes" / "khr_err_fadd_use_mismatch.spvasm"
     with pytest.raises(SpvError) as e:
         run(probe)
     d = e.value.diagnostics[0]
@@ -318,10 +318,9 @@ def test_bfloat16_scalars_are_computed_as_bfloat16_not_as_half(tmp_path):
     would be 1.9375."""
     import subprocess
     import sys
-    from pathlib import Path
     import numpy as np
     import spvcoop
-    shader = Path(__file__).parent / "data" / "bf16_scalar.spvasm"
+    shader = TESTS / "data" / "bf16_scalar.spvasm"
     res = spvcoop.run(str(shader), dispatch=(1, 1, 1), buffers={0: np.array([0x3FC0, 0], np.uint16)})
     assert res[0].tolist() == [0x3FC0, 0x4040]
     spec = tmp_path / "bf.yaml"
@@ -348,9 +347,8 @@ def test_non_semantic_instructions_between_blocks_are_skipped():
     """Issue 32: Slang -g (and hand-edited glslang -gVS output) puts DebugNoScope after OpReturn, between blocks
     and before OpFunctionEnd; spirv-val and our rules accept it, and run refused it ("OpExtInst is outside a
     block"). Nothing executes them: the run gives what the shader computes."""
-    from pathlib import Path
     from spvcoop.validator import validate
-    shader = Path(__file__).parent / "data" / "nonsemantic" / "debug_noscope.spvasm"
+    shader = TESTS / "data" / "nonsemantic" / "debug_noscope.spvasm"
     text = shader.read_text()
     assert text.count("= OpExtInst %void %2 DebugNoScope") == 4
     assert "OpReturn\n        %902 = OpExtInst %void %2 DebugNoScope\n               OpFunctionEnd" in text

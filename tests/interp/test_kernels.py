@@ -19,8 +19,9 @@ import pytest
 import yaml
 
 from spvcoop.cli import main as cli
+from conftest import TESTS
 
-KERNELS = Path(__file__).parent / "kernels"
+KERNELS = TESTS / "kernels"
 
 _spec = importlib.util.spec_from_file_location("kernels_make_data", KERNELS / "make_data.py")
 make_data = importlib.util.module_from_spec(_spec)

@@ -10,14 +10,14 @@
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from spvcoop.cli import main as cli
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 REC = ROOT / "tests" / "data" / "h100-vulkan" / "workgroup"
 KERNELS = ROOT / "tests" / "kernels"
 BUILDS = [(k, v) for k in ("wg_tensor_gemm", "q4_decode_gemm", "wg_attention", "bf16_bda_gemm") for v in ("O0", "opt")]

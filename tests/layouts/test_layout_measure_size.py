@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import argparse
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import run_cli
+from conftest import TESTS, run_cli
 from spvcoop.layouts import load_model
 
-REC = Path(__file__).parent / "data" / "h100-vulkan" / "workgroup" / "wg-layouts.npz"
+REC = TESTS / "data" / "h100-vulkan" / "workgroup" / "wg-layouts.npz"
 NAME = re.compile(r"(?P<api>\w+)-(?P<comp>\w+)-(?P<R>\d+)x(?P<C>\d+)(?:-(?P<use>a|b|acc))?-wg(?P<S>\d+)$")
 
 

@@ -5,7 +5,6 @@ import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,8 +12,9 @@ import pytest
 from spvcoop.cli import main
 from spvcoop.layouts import load_model
 from spvcoop.core.reference_tools import find_tool
+from conftest import TESTS
 
-DATA = Path(__file__).parent / "data"
+DATA = TESTS / "data"
 
 
 def run(capsys, *argv):

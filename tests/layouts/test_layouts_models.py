@@ -4,13 +4,13 @@ independently of the YAML files (plain Python loops over the source's own wordin
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from spvcoop.layouts import LayoutError, builtin_models, load_model
+from conftest import TESTS
 
-DATA = Path(__file__).parent / "data"
+DATA = TESTS / "data"
 H100 = json.loads((DATA / "h100-vulkan" / "layouts.json").read_text())
 USE = {"A": "a", "B": "b", "C": "acc", None: None}
 

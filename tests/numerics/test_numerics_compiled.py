@@ -7,13 +7,12 @@ import fnmatch
 import subprocess
 import sys
 import tomllib
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import spvcoop
-from conftest import DATA
+from conftest import DATA, REPO
 from spvcoop.core.diagnostics import SpvError
 from spvcoop.gpu.numerics import interpret_probe, load_measurement, measure_probes, save_tiles
 from spvcoop.numerics.compiled import (PROBE_DIR, PROBES, fit_compiled, make_inputs, probe_module, summary, tiles_of,
@@ -26,7 +25,7 @@ from test_gpu_backend import FakeDevice, FakeVk
 pytestmark = pytest.mark.slow
 
 EXT = DATA / "h100-vulkan" / "ext-numerics"
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 
 
 def subset(name: str, data: dict, tiles) -> dict:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +13,9 @@ from spvcoop.gpu.numerics import load_measurement
 from spvcoop.numerics.fit import Sample, agreement, fit, load_model_file, samples_from_tiles, to_yaml
 from spvcoop.numerics.model import NVIDIA_TENSORCORE, MulAddModel, muladd
 from spvcoop.numerics.tiles import FLOAT_DISTRIBUTIONS, make_tiles
+from conftest import REPO, TESTS
 
-DATA = Path(__file__).parent / "data" / "h100-vulkan" / "vulkan-loop"
+DATA = TESTS / "data" / "h100-vulkan" / "vulkan-loop"
 
 
 def _synthetic(model: MulAddModel, combos, n=4, seed=5) -> list[Sample]:
@@ -109,7 +109,7 @@ def test_numerics_fit_command_and_run_with_the_file(tmp_path):
                         str(out)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert "on fresh tiles" in p.stderr and "bits: 25" in out.read_text()
-    spec = Path(__file__).parent.parent / "samples" / "coopmat" / "khr_gemm" / "run.yaml"
+    spec = REPO / "samples" / "coopmat" / "khr_gemm" / "run.yaml"
     runs = [subprocess.run([sys.executable, "-m", "spvcoop", "run", str(spec), "--coop-numerics", m, "-o",
                             str(tmp_path / f"{i}.npy")], capture_output=True, text=True)
             for i, m in enumerate((str(out), "nvidia-tensorcore", "ieee"))]

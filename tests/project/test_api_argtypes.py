@@ -3,15 +3,15 @@ function itself (the traceback ends in it), never an error from an inner frame o
 from __future__ import annotations
 
 import traceback
-from pathlib import Path
 
 import pytest
 
 import spvcoop
 import spvcoop.interp
 import spvcoop.validator
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 TEXT = (ROOT / "samples" / "saxpy" / "saxpy.spvasm").read_text()
 MODULE = spvcoop.assemble(TEXT, "saxpy.spvasm")
 DATA = MODULE.to_bytes()

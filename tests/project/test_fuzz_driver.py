@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import REPO
+
+ROOT = REPO
 sys.path.insert(0, str(ROOT))
 
 from tools.fuzz import cases, mutators  # noqa: E402
@@ -164,7 +166,7 @@ def test_execute_reports_leftover_output(tmp_path):
 
 def test_a_verdict_with_its_outputs_is_no_leftover(tmp_path):
     """`run --layout all` that finds a layout-dependent output exits 1 and writes each model's outputs (issue 32)."""
-    root = Path(__file__).parent.parent / "samples" / "coopmat" / "nonportable"
+    root = REPO / "samples" / "coopmat" / "nonportable"
     files = {n: (root / n).read_bytes() for n in ("run.yaml", "rowsum.spvasm", "in_x.npy")}
     case = cases.Case("run", 0, "cli", files, ["run", "run.yaml", "--layout", "all", "-o", "out.json"],
                       outputs=["out.json"])

@@ -2,16 +2,16 @@
 error: one small reproducer per class."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import spvcoop
 from spvcoop import SpvError, cli
+from conftest import REPO, TESTS
 
-SAXPY = Path(__file__).parent.parent / "samples" / "saxpy"
-REDUCE = Path(__file__).parent.parent / "samples" / "reduce"
+SAXPY = REPO / "samples" / "saxpy"
+REDUCE = REPO / "samples" / "reduce"
 
 
 def _saxpy() -> spvcoop.Module:
@@ -20,7 +20,7 @@ def _saxpy() -> spvcoop.Module:
 
 def test_ragged_data_for_an_address_only_buffer() -> None:
     # a shader with PhysicalStorageBuffer pointers: an unmatched name is a device-address-only buffer
-    bda = Path(__file__).parent / "data" / "gpu_bda.spvasm"
+    bda = TESTS / "data" / "gpu_bda.spvasm"
     with pytest.raises(SpvError, match="buffer 'zz' matches no variable of the shader, and its data is not a "
                                        "regular array"):
         spvcoop.run(str(bda), buffers={"o": np.zeros(16, np.uint32), "zz": [[1, 2], [3]]},
@@ -69,7 +69,7 @@ def test_lint_does_not_walk_a_huge_tree(tmp_path, capsys) -> None:
 
 @pytest.mark.slow
 def test_layout_all_verdict_is_said_on_stderr_even_quiet(capsys) -> None:
-    spec = Path(__file__).parent.parent / "samples" / "coopmat" / "nonportable" / "run.yaml"
+    spec = REPO / "samples" / "coopmat" / "nonportable" / "run.yaml"
     assert cli.main(["run", str(spec), "--layout", "all", "-q"]) == 1
     cap = capsys.readouterr()
     assert cap.out == "" and "error: NOT PORTABLE: output(s) 's': the set of elements each lane holds" in cap.err
@@ -124,7 +124,7 @@ def test_empty_integer_output(style) -> None:
 
 def test_length_of_a_scalar_type_stops_a_run() -> None:
     # coopmat.length is an error for run as for val: the interpreter cannot give it a meaning
-    path = Path(__file__).parent / "data" / "length_of_a_scalar.spvasm"
+    path = TESTS / "data" / "length_of_a_scalar.spvasm"
     with pytest.raises(SpvError) as e:
         spvcoop.run(spvcoop.assemble(path.read_text(), path.name), buffers={"x": np.zeros(256, np.float32),
                                                                            "s": np.zeros(16, np.uint32)})
@@ -133,7 +133,7 @@ def test_length_of_a_scalar_type_stops_a_run() -> None:
 
 def test_values_of_an_address_only_buffer_say_why_they_cannot_be_decoded() -> None:
     """A buffer reached only by its address has no SPIR-V type: values() was an AttributeError traceback."""
-    bda = Path(__file__).parent / "data" / "gpu_bda.spvasm"
+    bda = TESTS / "data" / "gpu_bda.spvasm"
     res = spvcoop.run(str(bda), buffers={"o": np.zeros(16, np.uint32), "zz": np.arange(16, dtype=np.uint32)},
                       push_constants={"p": "&zz"})
     assert list(res["zz"]) == list(range(16))

@@ -8,11 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
 # slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 
 
 def _run(*argv: str) -> subprocess.CompletedProcess[str]:

@@ -7,11 +7,11 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 RUN_SPEC = ROOT / "docs" / "run-spec.md"
 
 

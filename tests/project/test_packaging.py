@@ -14,11 +14,12 @@ import pytest
 
 import spvcoop
 from spvcoop.cli import main
+from conftest import REPO
 
 # slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 # tracked files an installed or tested sdist has no use for
 NOT_SHIPPED = {".gitignore"}

@@ -9,8 +9,9 @@ import pytest
 import numpy as np
 
 import spvcoop
+from conftest import REPO
 
-SAXPY = Path(__file__).parent.parent / "samples" / "saxpy" / "saxpy.spvasm"
+SAXPY = REPO / "samples" / "saxpy" / "saxpy.spvasm"
 API = ("assemble", "disassemble", "read_binary", "validate", "run")
 
 

@@ -29,11 +29,12 @@ import pytest
 import yaml
 
 from spvcoop.core.reference_tools import require_tool
+from conftest import REPO
 
 # slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 DOCUMENTS = ["README.md", "samples/coopmat/README.md"]
 # what the console examples read, copied into the temporary folder they run in
 WORKSPACE_DIRS = ["samples", "tests/data"]
@@ -320,7 +321,7 @@ def test_yaml_example(block: Block, without_glslang: dict[str, str]):
 @pytest.mark.parametrize("block", _ids("jsonc"))
 def test_jsonc_example(block: Block):
     """A ```jsonc block is a file, quoted whole: its first line `// PATH` names it (editor configurations:
-    samples/debug/vscode/, which tests/test_debug.py runs); the file is JSON once its // lines are left out."""
+    samples/debug/vscode/, which tests/devtools/test_debug.py runs); the file is JSON once its // lines are left out."""
     import json
     m = re.fullmatch(r"// (\S+\.json)", block.lines[0])
     assert m, f"{block.id}: the first line must name the file it quotes (// PATH)"

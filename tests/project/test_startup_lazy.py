@@ -13,8 +13,9 @@ import pytest
 from spvcoop.core import spirv_grammar
 from spvcoop.interp import families
 from spvcoop.loader import load_module
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 SAXPY = ROOT / "samples" / "saxpy" / "saxpy.spvasm"
 GEMM = ROOT / "samples" / "coopmat" / "khr_gemm" / "gemm.spvasm"
 # the extension families' modules (their packages' __init__, a docstring and CAPABILITIES, may load: that is how

@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
-ROOT = Path(__file__).parent.parent
+ROOT = REPO
 TOOLS = sorted(p.name for p in (ROOT / "tools").glob("*.py") if p.name != "__init__.py")
 
 

@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import run_cli
+from conftest import REPO, TESTS, run_cli
 from spvcoop.core.diagnostics import SpvError
 from spvcoop.core.reference_tools import find_tool
 from spvcoop.runspec.amber import AmberUnsupported, parse
 from spvcoop.runspec.amber_run import run_plan
 
-DATA = Path(__file__).parent / "data" / "amber"
+DATA = TESTS / "data" / "amber"
 OWN = sorted(p for p in DATA.iterdir() if p.suffix in (".amber", ".vkscript"))
 pytestmark = pytest.mark.skipif(find_tool("glslangValidator") is None, reason="glslangValidator not installed")
 
@@ -266,7 +266,7 @@ def test_pytest_collects_amber_files_when_asked(tmp_path):
 def test_emit_amber_round_trip(tmp_path, capsys):
     """--emit-amber writes the run as an Amber script that passes on the interpreter (the outputs it computed are
     the EXPECTs); a different output fails it; an existing file needs --force."""
-    root = Path(__file__).resolve().parent.parent
+    root = REPO
     out = tmp_path / "saxpy.amber"
     rc, stdout, err = run_cli(capsys, "run", str(root / "samples/saxpy/run.yaml"), "--emit-amber", str(out), "-q")
     assert rc == 0 and out.exists()

@@ -21,6 +21,7 @@ from spvcoop.interp import dataio
 from spvcoop.runspec.numtext import f32_short, float_text, short_floats, tokens
 from spvcoop.runspec.spec import LARGE_ARRAY, _render_plain, render, to_plain
 from spvcoop.core.yamlio import YamlLimits, _compose, load_yaml, mark_at
+from conftest import REPO
 
 # slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
 pytestmark = pytest.mark.slow
@@ -397,10 +398,9 @@ def test_mutated_numeric_lists_read_as_the_general_path(seed):
 def test_saxpy_with_long_lists_in_and_out(tmp_path, capsys):
     """SPIRV-Interpreter-style input of 5000 floats, YAML and JSON output, --check: the values the
     shader computes, read back exactly from the fast layout."""
-    from pathlib import Path
 
     from spvcoop.cli import main
-    shader = Path(__file__).resolve().parent.parent / "samples" / "saxpy" / "saxpy.spvasm"
+    shader = REPO / "samples" / "saxpy" / "saxpy.spvasm"
     n = 5000
     rng = np.random.default_rng(7)
     x = rng.standard_normal(n).astype(np.float32)

@@ -15,8 +15,9 @@ import pytest
 import spvcoop
 from spvcoop.gpu.runner import run_on_device
 from test_gpu_backend import FakeDevice, FakeVk
+from conftest import REPO, TESTS
 
-DATA = Path(__file__).parent / "data"
+DATA = TESTS / "data"
 BF16 = DATA / "bf16_scalar.spvasm"          # buf[1] = bf16(2 * float(buf[0]))
 E4M3 = DATA / "fp8" / "e4m3_scalar.spvasm"  # the same in E4M3
 CASES = [(BF16, np.array([0x429F, 0], np.uint16), ml_dtypes.bfloat16),        # 79.5
@@ -68,7 +69,7 @@ def test_python_api_and_gpu_runner_take_encodings(shader, enc, dt) -> None:
 
 @pytest.mark.slow
 def test_npy_of_another_dtype_is_converted_by_value_or_refused(tmp_path) -> None:
-    saxpy = Path(__file__).parent.parent / "samples" / "saxpy" / "saxpy.spvasm"
+    saxpy = REPO / "samples" / "saxpy" / "saxpy.spvasm"
     (tmp_path / "saxpy.spvasm").write_bytes(saxpy.read_bytes())
     spec = "shader: saxpy.spvasm\npush_constants: {a: 2.0, n: 8}\nbuffers:\n  x: {arange: 8}\n  y: {file: y.npy}\n"
     (tmp_path / "run.yaml").write_text(spec + "outputs: [y]\n")
@@ -88,7 +89,7 @@ def test_npy_of_another_dtype_is_converted_by_value_or_refused(tmp_path) -> None
 def test_a_uint8_npy_is_raw_bytes_as_in_python_unless_its_dtype_says_numbers(tmp_path) -> None:
     """A uint8 .npy for float elements: raw bytes, as the same array is in spvcoop.run (it was converted by value,
     unless the binding had views of different element types, where it was raw: one rule now)."""
-    saxpy = Path(__file__).parent.parent / "samples" / "saxpy" / "saxpy.spvasm"
+    saxpy = REPO / "samples" / "saxpy" / "saxpy.spvasm"
     (tmp_path / "saxpy.spvasm").write_bytes(saxpy.read_bytes())
     y = np.full(8, 3.0, np.float32)
     np.save(tmp_path / "y.npy", np.frombuffer(y.tobytes(), np.uint8))

@@ -12,8 +12,9 @@ import pytest
 
 import spvcoop
 from spvcoop import SpvError
+from conftest import REPO
 
-SAXPY = Path(__file__).parent.parent / "samples" / "saxpy" / "saxpy.spvasm"
+SAXPY = REPO / "samples" / "saxpy" / "saxpy.spvasm"
 SPEC = """shader: saxpy.spvasm
 push_constants: {a: 2.0, n: 8}
 buffers:

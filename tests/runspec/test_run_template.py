@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from spvcoop.cli import main
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 SI = ROOT / "tests" / "data" / "sicompat"
 
 

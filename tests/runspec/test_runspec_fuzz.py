@@ -13,11 +13,12 @@ from spvcoop.core.diagnostics import SpvError
 from spvcoop.runspec.spec import FileOptions, buffer_key, check_expected, generate, load_spec, load_spec_shader
 from spvcoop.core.yamlio import YamlLimits, load_yaml
 import contextlib
+from conftest import REPO
 
 # slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 SAMPLES = sorted(p.parent for p in (ROOT / "samples").rglob("run.yaml"))
 OPTIONS = FileOptions(max_bytes=1 << 20)
 HYP = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))

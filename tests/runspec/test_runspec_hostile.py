@@ -13,8 +13,9 @@ import pytest
 from spvcoop.cli import main
 from spvcoop.core.diagnostics import SpvError
 from spvcoop.runspec.spec import FileOptions, generate, load_spec, read_npy
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 SAXPY = ROOT / "samples" / "saxpy" / "saxpy.spvasm"
 LOC = re.compile(r"^(?P<file>[^\n:]+):(?P<line>\d+):(?P<col>\d+): error: ", re.M)
 

@@ -16,8 +16,9 @@ from spvcoop.core.diagnostics import SpvError
 from spvcoop.runspec.checks import plain_entry, plain_spec
 from spvcoop.runspec.schema import check_entry, check_spec
 from spvcoop.core.yamlio import load_yaml
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 SPEC_FILES = sorted(p for d in ("samples", "tests") for p in (ROOT / d).rglob("*.yaml")
                     if re.search(r"^shader:", p.read_text(errors="replace"), re.M))
 

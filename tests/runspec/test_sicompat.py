@@ -16,8 +16,9 @@ from spvcoop import SpvError
 from spvcoop.cli import main
 from spvcoop.runspec.sicompat import si_close
 from spvcoop.core.reference_tools import require_tool
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 DATA = ROOT / "tests" / "data" / "sicompat"
 
 
@@ -25,8 +26,8 @@ def _files(d: Path) -> tuple[Path, Path]:
     return next(d.glob("in.*")), next(d.glob("out.*"))
 
 
-# peer/ holds the equivalents of SPIRV-Interpreter's own examples (tests/test_sicompat_peer.py), shipped/ its own
-# files (tests/test_sicompat_shipped.py)
+# peer/ holds the equivalents of SPIRV-Interpreter's own examples (tests/runspec/test_sicompat_peer.py), shipped/
+# its own files (tests/runspec/test_sicompat_shipped.py)
 EXAMPLES = sorted(p.name for p in DATA.iterdir() if p.is_dir() and p.name not in ("peer", "shipped"))
 
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from spvcoop.cli import main
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 PEER = ROOT / "tests" / "data" / "sicompat" / "peer"
 FOLDERS = sorted(p.name for p in PEER.iterdir() if p.is_dir())
 

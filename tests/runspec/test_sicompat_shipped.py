@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from spvcoop.cli import main
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 SHIPPED = ROOT / "tests" / "data" / "sicompat" / "shipped"
 SHADER_SUFFIXES = (".spvasm", ".comp", ".glsl")
 SPEC_ID = 1  # the SpecId decoration's number

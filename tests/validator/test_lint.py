@@ -11,8 +11,9 @@ import pytest
 
 from conftest import run_cli as run
 from sarif_schema import schema_errors, valid_sarif
+from conftest import REPO, TESTS
 
-DATA = Path(__file__).parent / "data" / "validate"
+DATA = TESTS / "data" / "validate"
 BAD_K_LINE = 51  # the MulAdd with a K mismatch in bad_k.spvasm
 
 
@@ -376,7 +377,7 @@ def test_findings_in_a_comp_point_at_glsl_lines(capsys, tmp_path) -> None:
 
 def test_pre_commit_hooks_run_serially_and_take_comp_files() -> None:
     import yaml
-    root = Path(__file__).parent.parent
+    root = REPO
     hooks = yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text())
     for h in hooks:
         assert h["require_serial"] is True, h  # lint parallelises itself

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import run_cli
+from conftest import REPO, run_cli
 from spvcoop.layouts import load_model
 from spvcoop.loader import load_shader
 from spvcoop.validator.profiles import load_profile, muladd_configurations, unused_combinations
@@ -110,10 +110,9 @@ def test_val_profile_on_the_samples_for_rdna4_and_intel(capsys):
 
 def test_val_help_names_every_built_in_profile(capsys) -> None:
     """`--profile`'s help lists the built-in profiles: each file in validator/profiles/ (it missed the new ones)."""
-    from pathlib import Path
 
     from conftest import run_cli
-    names = sorted(p.stem for p in (Path(__file__).resolve().parent.parent / "spvcoop" / "validator" /
+    names = sorted(p.stem for p in (REPO / "spvcoop" / "validator" /
                                     "profiles").glob("*.yaml"))
     _, out, _ = run_cli(capsys, "val", "--help")
     text = " ".join(out.split()).replace("- ", "-")   # argparse may wrap a line at a name's hyphen

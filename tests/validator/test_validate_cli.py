@@ -9,8 +9,9 @@ import pytest
 
 from conftest import run_cli as run
 from sarif_schema import valid_sarif
+from conftest import REPO, TESTS
 
-DATA = Path(__file__).parent / "data" / "validate"
+DATA = TESTS / "data" / "validate"
 
 
 def test_exit_codes(capsys, tmp_path) -> None:
@@ -141,7 +142,7 @@ def test_lint_directory(capsys, tmp_path, jobs) -> None:
 
 def test_pre_commit_hooks_file() -> None:
     import yaml
-    hooks = yaml.safe_load((Path(__file__).parent.parent / ".pre-commit-hooks.yaml").read_text())
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
     ids = {h["id"]: h for h in hooks}
     assert ids["spvcoop-lint"]["entry"].startswith("spvcoop lint")
     assert all({"id", "name", "entry", "language"} <= set(h) for h in hooks)

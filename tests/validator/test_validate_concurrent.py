@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import time
 from array import array
-from pathlib import Path
 
 import pytest
 
@@ -18,8 +17,9 @@ from spvcoop.cli import main
 from spvcoop.commands.val import check_file
 from spvcoop.validator import validate
 from test_validate_spirv_val import IADD_FLOATS
+from conftest import TESTS
 
-DATA = Path(__file__).parent / "data" / "validate"
+DATA = TESTS / "data" / "validate"
 
 
 def _json(capsys, *argv: str) -> tuple[int, list[dict]]:

@@ -21,7 +21,7 @@ from sarif_schema import valid_sarif
 import spvcoop
 from spvcoop.core.reference_tools import require_tool
 from spvcoop.validator import validate
-from conftest import assert_rule_verdict
+from conftest import REPO, TESTS, assert_rule_verdict
 
 from validator_cases import COOPMAT2_CASES as CASES
 from validator_cases import C2, Case, run_case
@@ -86,7 +86,7 @@ def test_spirv_as_assembles_the_same_binary(case: Case, tmp_path: Path) -> None:
 
 
 def test_stricter_rules_and_false_positives_are_documented() -> None:
-    doc = (Path(__file__).parent.parent / "docs" / "divergences.md").read_text()
+    doc = (REPO / "docs" / "divergences.md").read_text()
     for case in CASES:
         if case.ref in ("lax", "strict"):
             assert case.name in doc, f"{case.name} ({case.rule}) is not in docs/divergences.md"
@@ -186,7 +186,7 @@ def test_h100_profile_lists_what_the_driver_reports() -> None:
     import re
 
     from spvcoop.validator.profiles import load_profile
-    info = (Path(__file__).parent / "data" / "h100-vulkan" / "info-2026-11-23.txt").read_text()
+    info = (TESTS / "data" / "h100-vulkan" / "info-2026-11-23.txt").read_text()
     reported = set()
     for m in re.finditer(r"^flex MGran=(\d+) NGran=(\d+) KGran=(\d+) A=(\w+) B=(\w+) C=(\w+) R=(\w+) sat=\d "
                          r"scope=(\d) workgroupInvocations=(\d+)$", info, re.M):

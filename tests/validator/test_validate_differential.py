@@ -17,11 +17,12 @@ import pytest
 import spvcoop
 from spvcoop.core.reference_tools import require_tool
 from spvcoop.validator import validate
+from conftest import REPO, TESTS
 
 # slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
 pytestmark = pytest.mark.slow
 
-PROBES = Path(__file__).parent / "data" / "coopmat-probes"
+PROBES = TESTS / "data" / "coopmat-probes"
 
 # probe -> rule that makes us reject what spirv-val 2025.5 accepts (section 5.1, L-numbers)
 WE_REJECT = {
@@ -100,14 +101,14 @@ def test_difference_lists_name_real_probes() -> None:
 
 
 def test_differences_are_documented() -> None:
-    doc = (Path(__file__).parent.parent / "docs" / "divergences.md").read_text()
+    doc = (REPO / "docs" / "divergences.md").read_text()
     for name in WE_ACCEPT | set(WE_REJECT):
         assert name in doc, name
 
 
 # ---- everything glslang produces from the project's GLSL shaders (tests/glsl/) ---------------------
 
-GLSL = sorted((Path(__file__).parent / "glsl").glob("**/*.comp"))
+GLSL = sorted((TESTS / "glsl").glob("**/*.comp"))
 
 
 @pytest.mark.skipif(not GLSL, reason="no GLSL shaders in tests/glsl")

@@ -18,7 +18,7 @@ import pytest
 from sarif_schema import valid_sarif
 import spvcoop
 from spvcoop.validator import validate
-from conftest import assert_rule_verdict
+from conftest import REPO, TESTS, assert_rule_verdict
 
 from validator_cases import FLOAT_QCOM_CASES as CASES
 from validator_cases import Case, run_case
@@ -64,7 +64,7 @@ def test_case_agrees_with_spirv_val(case: Case) -> None:
 
 
 def test_lax_cases_are_documented() -> None:
-    doc = (Path(__file__).parent.parent / "docs" / "divergences.md").read_text()
+    doc = (REPO / "docs" / "divergences.md").read_text()
     for case in CASES:
         if case.ref in ("lax", "strict"):
             assert case.name in doc, case.name
@@ -139,7 +139,7 @@ def test_new_rules_stop_a_run_except_the_benign_ones() -> None:
 
 # ---- the command line, every output format -------------------------------------------------------
 
-FLOATS = Path(__file__).parent / "data" / "validate" / "floats"
+FLOATS = TESTS / "data" / "validate" / "floats"
 
 
 def _cli(capsys, *argv: str) -> tuple[int, str, str]:

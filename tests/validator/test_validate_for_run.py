@@ -1,13 +1,13 @@
 """Validation before a run: findings that drivers accept are warnings, structural errors stop it."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import spvcoop
 from spvcoop.validator.for_run import target_env_for, validate_for_run
+from conftest import TESTS
 
-DATA = Path(__file__).parent / "data"
-KERNELS = Path(__file__).parent / "kernels"
+DATA = TESTS / "data"
+KERNELS = TESTS / "kernels"
 
 
 def _probe(name: str, env: str) -> spvcoop.Module:

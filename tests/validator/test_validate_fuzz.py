@@ -7,7 +7,6 @@ import contextlib
 import os
 import re
 import struct
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,11 +18,12 @@ from spvcoop.commands.val import check_file
 from spvcoop.validator import TARGET_ENVS, validate
 from spvcoop.validator.report import file_result, format_github, format_human, format_json
 from spvcoop.validator.sarif import format_sarif
+from conftest import TESTS
 
 # slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
 pytestmark = pytest.mark.slow
 
-DATA = Path(__file__).parent / "data"
+DATA = TESTS / "data"
 CORPUS = sorted((DATA / "coopmat-probes").glob("*.spvasm")) + sorted((DATA / "validate").glob("*.spvasm"))
 TEXTS = {p.name: p.read_text() for p in CORPUS}
 ENV = re.compile(r"^; env:\s*(\S+)", re.M)

@@ -17,9 +17,9 @@ from spvcoop.validator import BY_OPNAME, MODULE, RULES, rules_by_opcode, validat
 from spvcoop.validator import registry
 from spvcoop.validator.passes import PASSES
 
-from conftest import big_module
+from conftest import REPO, big_module
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 PACKAGE = Path(validator.__file__).parent
 
 

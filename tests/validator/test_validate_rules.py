@@ -13,7 +13,7 @@ import pytest
 import spvcoop
 from spvcoop.validator import RULES, validate
 from spvcoop.validator.registry import MODULE
-from conftest import assert_rule_verdict
+from conftest import TESTS, assert_rule_verdict
 from validator_cases import CASES as ALL_CASES
 from validator_cases import RULE_CASES as CASES
 from validator_cases import Case, run_case
@@ -168,11 +168,10 @@ OpDecorate %p SpecId 5
 def test_a_pointer_type_that_points_at_itself_is_described_not_recursed_into():
     """An invalid module can make a pointer type its own pointee (an id used before its definition); the
     rules that describe the pointee reported 'cannot check rule ... (maximum recursion depth exceeded)'."""
-    from pathlib import Path
 
     from spvcoop import assemble
     from spvcoop.validator import validate
-    src = (Path(__file__).parent / "data" / "coopmat-probes" / "khr_err_convert_use_mismatch.spvasm").read_text()
+    src = (TESTS / "data" / "coopmat-probes" / "khr_err_convert_use_mismatch.spvasm").read_text()
     src = src.replace("%p_f32 = OpTypePointer StorageBuffer %f32", "%p_f32 = OpTypePointer StorageBuffer %p_f32")
     diags = validate(assemble(src, "self_pointer.spvasm"), spirv_val=False)
     assert not [d for d in diags if d.rule == "structure.malformed"], [d.headline() for d in diags]

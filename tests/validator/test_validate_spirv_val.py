@@ -14,8 +14,9 @@ from spvcoop.validator import SpirvValMissing, validate
 from spvcoop.validator.spirv_val import parse_output
 from conftest import run_cli as run
 from test_validate_differential import FILES, WE_ACCEPT, WE_REJECT, _env, _spirv_val
+from conftest import REPO, TESTS
 
-DATA = Path(__file__).parent / "data" / "validate"
+DATA = TESTS / "data" / "validate"
 
 PLAIN = """OpCapability Shader
 OpMemoryModel Logical GLSL450
@@ -215,9 +216,8 @@ def test_merged_verdict_on_probes(path: Path, tmp_path: Path) -> None:
 def test_a_timeout_too_large_for_the_clock_means_no_limit():
     """Found by the fuzz campaign: spirv_val_timeout=1e300 overflowed the selector in spirv-val's thread, and
     validate() failed with an AssertionError."""
-    from pathlib import Path
 
     from spvcoop import assemble
     from spvcoop.validator import validate
-    m = assemble((Path(__file__).parent.parent / "samples" / "saxpy" / "saxpy.spvasm").read_text(), "saxpy.spvasm")
+    m = assemble((REPO / "samples" / "saxpy" / "saxpy.spvasm").read_text(), "saxpy.spvasm")
     assert validate(m, target_env="vulkan1.3", spirv_val_timeout=1e300) == []

@@ -13,8 +13,9 @@ from spvcoop.core.diagnostics import SpvError
 from spvcoop.core.yamlio import load_yaml
 from spvcoop.loader import load_shader
 from spvcoop.validator import validate
+from conftest import TESTS
 
-ROOT = Path(__file__).parent
+ROOT = TESTS
 DATA = ROOT / "data" / "uniformity"
 UNIFORMITY = "uniformity."
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import functools
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from spvcoop.core.reference_tools import find_tool
+from conftest import TESTS
 
 pytestmark = pytest.mark.skipif(find_tool("glslangValidator") is None, reason="glslangValidator not installed")
 
-HERE = Path(__file__).parent
+HERE = TESTS
 GLSL = HERE / "glsl" / "coopmat"
 H100 = json.loads((HERE / "data" / "h100-vulkan" / "layouts.json").read_text())
 # models that define the 16x16 / 16x8 f16, f32 and 8-bit types these shaders use at subgroup size 32

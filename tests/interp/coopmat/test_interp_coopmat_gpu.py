@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import functools
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from spvcoop.core.reference_tools import find_tool
+from conftest import REPO, TESTS
 
 pytestmark = pytest.mark.skipif(find_tool("glslangValidator") is None, reason="glslangValidator not installed")
 
-ROOT = Path(__file__).parent.parent
-DATA = Path(__file__).parent / "data" / "h100-vulkan" / "coopmat"
+ROOT = REPO
+DATA = TESTS / "data" / "h100-vulkan" / "coopmat"
 CASES = json.loads((DATA / "cases.json").read_text())
 FLOAT_GEMMS = ["sample_nv_gemm", "sample_khr_gemm", "nv_f16_acc", "nv_f16_acc_2", "khr_f16_acc", "nv_colmajor_strides",
                "stress_wide_f32acc", "stress_big_c0", "stress_wide_f16acc", "stress_cancel_16x8x8",

@@ -6,15 +6,15 @@ import re
 
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from spvcoop.layouts import builtin_models, load_model
 from spvcoop.core.reference_tools import find_tool
+from conftest import REPO
 
-ROOT = Path(__file__).parent.parent
+ROOT = REPO
 SAMPLES = ROOT / "samples" / "coopmat"
 
 COMPONENTS = {  # layout component -> (SPIR-V type, numpy dtype, add op)

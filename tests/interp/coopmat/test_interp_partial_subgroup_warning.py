@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 import spvcoop
+from conftest import TESTS
 
-KERNEL = Path(__file__).parent / "kernels" / "partial_subgroup"
+KERNEL = TESTS / "kernels" / "partial_subgroup"
 
 
 def copy_kernel(tmp_path: Path) -> Path:

@@ -51,7 +51,7 @@ def test_reduce_row_column_2x2_all_and_max():
                             add32(X[2 * i + 1, 2 * j], X[2 * i + 1, 2 * j + 1]))
                       for j in range(16)] for i in range(16)], f32)
     assert (r[3].reshape(16, 16) == quad).all()
-    # Row|Column: 8x8 blocks added, then a tree (measured, tests/test_gpu_ext_numerics.py); the 16x16 result
+    # Row|Column: 8x8 blocks added, then a tree (measured, tests/numerics/test_gpu_ext_numerics.py); the 16x16 result
     # holds the total everywhere
     assert (r[4].reshape(16, 16) == np.array(ref.h100_reduce_all(X, add32), f32)[:16, :16]).all()
     assert (r[5].reshape(32, 32) == X.max(axis=1, keepdims=True)).all()  # max is exact in any order

@@ -9,7 +9,7 @@ import spvcoop
 from spvcoop.core.diagnostics import SpvError
 from conftest import run_tool
 
-HEAD = """; a coopmat2 run-time check (tests/test_interp_coopmat2_errors.py)
+HEAD = """; a coopmat2 run-time check (tests/interp/coopmat2/test_interp_coopmat2_errors.py)
                OpCapability Shader
                OpCapability VulkanMemoryModel
                OpCapability CooperativeMatrixKHR

@@ -3,16 +3,15 @@ for the same inputs (tests/data/h100-vulkan/coopmat2, recorded with vkrun; see i
 where docs/interpreter-coopmat.md says why not."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import spvcoop
-from conftest import DATA
+from conftest import DATA, REPO
 
 GPU = DATA / "h100-vulkan" / "coopmat2"
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 f32, f16, u32 = np.float32, np.float16, np.uint32
 
 # kernel -> (module, dispatch, {binding: dtype} of every buffer, output bindings)

@@ -2,14 +2,13 @@
 and its module is valid for spirv-val."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from spvcoop.cli import main
-from conftest import run_tool
+from conftest import REPO, run_tool
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples" / "coopmat2"
+SAMPLES = REPO / "samples" / "coopmat2"
 SPECS = sorted(SAMPLES.glob("*/run.yaml"))
 
 
