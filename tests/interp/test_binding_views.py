@@ -18,7 +18,7 @@ import spvcoop
 from spvcoop import SpvError
 from spvcoop.gpu.runner import run_on_device
 from spvcoop.loader import load_shader
-from test_gpu_backend import FakeDevice, FakeVk
+from gpu_fakes import FakeDevice, FakeVk
 from conftest import TESTS
 
 SHADER = TESTS / "data" / "aliasing" / "ggml_views.comp"

@@ -19,7 +19,7 @@ from spvcoop.numerics.compiled import (PROBE_DIR, PROBES, fit_compiled, make_inp
                                        to_doc)
 from spvcoop.numerics.fit import Fit, load_model_file, to_yaml
 from spvcoop.numerics.model import COMPILED_DEFAULTS, NVIDIA_TENSORCORE, MulAddModel
-from test_gpu_backend import FakeDevice, FakeVk
+from gpu_fakes import FakeDevice, FakeVk
 
 # slow: the fast lane (`pytest -m "not slow"`) leaves it to CI (issue 33)
 pytestmark = pytest.mark.slow

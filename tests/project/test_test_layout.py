@@ -3,6 +3,7 @@ it exercises, each stage folder names a package of spvcoop (or the whole project
 folder. docs/architecture.md's "Tests" section names every folder."""
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from conftest import REPO, TESTS
@@ -63,6 +64,21 @@ def test_test_file_names_are_unique() -> None:
             clashes.append((str(seen[p.name].relative_to(TESTS)), str(p.relative_to(TESTS))))
         seen[p.name] = p
     assert not clashes, f"test files with one name in two folders: {clashes}"
+
+
+def test_no_test_file_imports_a_test_file_of_another_folder() -> None:
+    # a test file's own folder is on sys.path only once pytest collects it: `from test_x import ...` of another
+    # folder works in a whole run and fails when the importing file runs alone. Shared code goes in a helper
+    # module at tests/' top level (conftest.py, gpu_fakes.py, ...)
+    folder_of = {p.stem: p.parent for p in _test_files()}
+    crossing = []
+    for p in _test_files():
+        for node in ast.walk(ast.parse(p.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            crossing += [f"{p.relative_to(TESTS)} imports {n}" for n in names
+                         if n in folder_of and folder_of[n] != p.parent]
+    assert not crossing, f"test files importing a test file of another folder: {crossing}"
 
 
 def test_the_architecture_page_names_every_test_folder() -> None:

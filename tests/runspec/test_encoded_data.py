@@ -14,7 +14,7 @@ import pytest
 
 import spvcoop
 from spvcoop.gpu.runner import run_on_device
-from test_gpu_backend import FakeDevice, FakeVk
+from gpu_fakes import FakeDevice, FakeVk
 from conftest import REPO, TESTS
 
 DATA = TESTS / "data"
