@@ -5,7 +5,7 @@ docs/fast-paths.md (the interpreter's fast paths: spvcoop/interp/fastpaths.py's 
 each SPIR-V instruction is implemented: tools/opcodes_doc.py).
 
     python tools/gen_docs.py           # rewrite all five
-    python tools/gen_docs.py --check   # exit 1 when one is out of date (tests/test_generated_docs.py)
+    python tools/gen_docs.py --check   # exit 1 when one is out of date (tests/project/test_generated_docs.py)
 """
 from __future__ import annotations
 
@@ -72,8 +72,8 @@ def api_md() -> str:
     from spvcoop.core.diagnostics import Diagnostic, InputError, SpvError
     from spvcoop.interp.runner import RunResult
     parts = ["# spvcoop's Python API\n",
-             "Generated from the docstrings by `tools/gen_docs.py` (`tests/test_generated_docs.py` fails when it is "
-             "out of date); edit the docstrings, then run `python tools/gen_docs.py`.\n",
+             "Generated from the docstrings by `tools/gen_docs.py` (`tests/project/test_generated_docs.py` fails "
+             "when it is out of date); edit the docstrings, then run `python tools/gen_docs.py`.\n",
              "## Functions\n"]
     for name in ("assemble", "disassemble", "read_binary", "validate", "run"):
         parts.append(_section(f"spvcoop.{name}", name, getattr(spvcoop, name)))

@@ -8,7 +8,7 @@ appends the words to the module's word list. `spvcoop as` wants only those words
 (text.assemble_binary); assemble() also makes a lazy instruction per templated line, whose Operand
 objects are decoded from the line on first use (LazyInstruction). Instructions whose encoding
 depends on other instructions (a literal's width from its type, an extended instruction's name
-from its set) never use a template. tests/test_assembler.py and tests/test_fast_text_paths.py
+from its set) never use a template. tests/asm/test_assembler.py and tests/binary/test_fast_text_paths.py
 check that both paths give the same Module and the same bytes.
 """
 from __future__ import annotations

@@ -16,7 +16,7 @@ Integer scalars that are one value for every invocation ((1,) arrays: loop count
 a Python-int lane (_plan_lane, _python_int_lane): IAdd/ISub/IMul/bitwise ops and integer comparisons computed on
 Python ints and wrapped to their width, a result kept as a (1,) array in frame.vals only when something other than
 this block's lane ops and its branch reads it (use_counts). A per-invocation operand or a partial mask takes the
-ufunc, as before. tests/test_loop_lanes.py holds every op, width and signedness to the plain path.
+ufunc, as before. tests/interp/test_loop_lanes.py holds every op, width and signedness to the plain path.
 
 Exactness:
 - steps: the same count, and the step limit is raised at the same instruction (Executor.limit_reached); the
@@ -31,7 +31,7 @@ table, its types and settings), made once a block has run COMPILE_AFTER times, a
 invocation group the dispatch runs. An op that a family extends is resolved per instruction (its
 `when` asked once; dispatch.py says predicates are properties of the instruction in a run).
 This is the fast paths `blocks` and (compile_loop) `loops` of fastpaths.py, which says how to switch them
-off; tests/test_fast_paths.py runs every sample and test shader both ways and compares bytes.
+off; tests/interp/test_fast_paths.py runs every sample and test shader both ways and compares bytes.
 The generated source holds only numbers and names made here: no text from the module.
 """
 from __future__ import annotations

@@ -27,7 +27,7 @@ class FastPath(FrozenRecord):
     """One row: `name` (a Python identifier: the FastPaths attribute), `what` it does, the `general` function it
     must equal, `where` it is implemented, `test`, the test file that compares the two, and `opcodes`, the
     instructions whose op functions take it (None: every instruction of the blocks it runs; docs/opcodes.md
-    lists them per instruction, and tests/test_opcodes_doc.py checks that each one's op function reads the
+    lists them per instruction, and tests/project/test_opcodes_doc.py checks that each one's op function reads the
     row's switch)."""
     name: str
     what: str
@@ -53,26 +53,26 @@ PATHS: tuple[FastPath, ...] = (
                   "times; uniform integer scalars on Python ints",
              general="Executor.exec_inst, instruction by instruction, then Executor.branch_edges",
              where="interp/block_compiler.py (run_body, compile_body)",
-             test="tests/test_fast_paths.py"),
+             test="tests/interp/test_fast_paths.py"),
     FastPath(name="loops",
              what="a loop that is one straight chain of blocks runs without walk's stop sets and arrival tables; "
                   "its trips that every invocation makes run in one compiled function (with `blocks`)",
              general="Executor.run_loop (walk over the loop's blocks)",
              where="interp/executor.py (run_straight_loop), interp/block_compiler.py (compile_loop)",
-             test="tests/test_loop_lanes.py"),
+             test="tests/interp/test_loop_lanes.py"),
     FastPath(name="chains",
              what="an access chain through a per-run plan of its constant steps, or with uniform indices as Python "
                   "ints",
              general="ops_memory.chain",
              where="interp/ops_memory.py (_planned_chain, uniform_chain)",
-             test="tests/test_fast_paths.py",
+             test="tests/interp/test_fast_paths.py",
              opcodes=("OpAccessChain", "OpInBoundsAccessChain", "OpPtrAccessChain", "OpInBoundsPtrAccessChain")),
     FastPath(name="matrix_memory",
              what="a cooperative-matrix load through a per-run plan, one memory window for a single scope instance, "
                   "and one gather shared by every scope instance",
              general="coopmat/memory.py's _geometry, _locate and _gather",
              where="interp/coopmat/memory.py (_LoadPlan, _single_window, _gather_shared)",
-             test="tests/test_fast_paths.py",
+             test="tests/interp/test_fast_paths.py",
              opcodes=("OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixLoadNV", "OpCooperativeMatrixStoreKHR",
                       "OpCooperativeMatrixStoreNV")),
     FastPath(name="muladd",
@@ -80,27 +80,27 @@ PATHS: tuple[FastPath, ...] = (
                   "rounding model's int32 path on the tiles as they are)",
              general="coopmat/math.py's muladd below its plan",
              where="interp/coopmat/math.py (_F16Plan, _ModelPlan)",
-             test="tests/test_fast_paths.py",
+             test="tests/interp/test_fast_paths.py",
              opcodes=("OpCooperativeMatrixMulAddKHR", "OpCooperativeMatrixMulAddNV")),
     FastPath(name="int32_muladd",
              what="a rounding model's MulAdd (nvidia-tensorcore, fitted models) in int32 arithmetic, in C where "
                   "the kernel is built",
              general="numerics.model.muladd's float64 path",
              where="numerics/intsum.py, numerics/fewtiles.py, numerics/_intsum_kernel.c",
-             test="tests/test_numerics_intsum.py",
+             test="tests/numerics/test_numerics_intsum.py",
              opcodes=("OpCooperativeMatrixMulAddKHR", "OpCooperativeMatrixMulAddNV")),
     FastPath(name="int32_kernel",
              what="the int32 MulAdd's loops in C (numerics/_intsum_kernel.c), where setup.py built the kernel",
              general="the same loops in numpy (numerics/intsum.py's _NumpyLoops, numerics/fewtiles.py's "
                      "_block_numpy)",
              where="numerics/intsum.py (_CompiledLoops), numerics/fewtiles.py (KERNEL.block_fold)",
-             test="tests/test_numerics_intsum.py",
+             test="tests/numerics/test_numerics_intsum.py",
              opcodes=("OpCooperativeMatrixMulAddKHR", "OpCooperativeMatrixMulAddNV")),
     FastPath(name="tensor",
              what="a LoadTensorNV / StoreTensorNV as whole tiles: one strided gather per buffer",
              general="coopmat2/addressing.py, element by element",
              where="interp/coopmat2/tiles.py, interp/coopmat2/memory.py",
-             test="tests/test_interp_tensor_fast.py",
+             test="tests/interp/coopmat2/test_interp_tensor_fast.py",
              opcodes=("OpCooperativeMatrixLoadTensorNV", "OpCooperativeMatrixStoreTensorNV")),
 )
 NAMES: tuple[str, ...] = tuple(p.name for p in PATHS)

@@ -4,7 +4,7 @@ The combine and per-element functions are real SPIR-V function calls (Executor.c
 function per step for all elements at once. The extension leaves Reduce's order to the implementation
 ("implementation-dependent elements ... or combinations thereof"), so a non-associative combine (floating-point
 addition) gives order-dependent results; the order here is the one measured on an H100 (_reduce_line, below;
-tests/test_interp_coopmat2_gpu.py, docs/interpreter-coopmat.md).
+tests/interp/coopmat2/test_interp_coopmat2_gpu.py, docs/interpreter-coopmat.md).
 """
 from __future__ import annotations
 
