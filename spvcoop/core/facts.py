@@ -55,11 +55,11 @@ class ModuleFacts:
     OpExecutionMode(Id) instructions, `capabilities` name (and each alias) -> its first OpCapability,
     `declared_caps` the declared capabilities and those they imply, `extensions` name -> first OpExtension,
     `addressing` and `memory_model` from OpMemoryModel, `forward_pointers` ids of OpTypeForwardPointer,
-    `functions` one FunctionSpan per OpFunction in order."""
+    `functions` one FunctionSpan per OpFunction in order, `bodies` function id -> its instructions."""
 
     __slots__ = ("instructions", "count", "defs", "duplicates", "names", "renames", "decorations", "spec_ids",
                  "entry_points", "exec_modes", "capabilities", "extensions", "addressing", "memory_model",
-                 "forward_pointers", "functions", "_declared_caps")
+                 "forward_pointers", "functions", "_declared_caps", "_bodies")
 
     @classmethod
     def of(cls, module: Module) -> ModuleFacts:
@@ -101,6 +101,7 @@ class ModuleFacts:
         self.forward_pointers: set[int] = set()
         self.functions: list[FunctionSpan] = []
         self._declared_caps: set[str] | None = None
+        self._bodies: dict[int, list[Instruction]] | None = None
         cap_kind = grammar.operand_kinds["Capability"]
         am_kind = grammar.operand_kinds["AddressingModel"]
         mm_kind = grammar.operand_kinds["MemoryModel"]
@@ -177,6 +178,17 @@ class ModuleFacts:
     def body(self, span: FunctionSpan) -> list[Instruction]:
         """The instructions between a function's OpFunction and its end (neither included)."""
         return self.instructions[span.start + 1:span.end]
+
+    @property
+    def bodies(self) -> dict[int, list[Instruction]]:
+        """Function id -> its instructions (an id of two OpFunctions: both bodies in turn); built on first use."""
+        bodies = self._bodies
+        if bodies is None:
+            bodies = self._bodies = {}
+            for span in self.functions:
+                if span.inst.result_id is not None:
+                    bodies.setdefault(span.inst.result_id, []).extend(self.body(span))
+        return bodies
 
 
 # id(module) -> its facts; each entry leaves with its module (weakref.finalize in ModuleFacts.of)
