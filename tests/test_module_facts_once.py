@@ -100,12 +100,12 @@ def test_facts_follow_a_replaced_or_grown_instruction_list() -> None:
     assert ModuleFacts.of(module) is not again
 
 
-def test_forget_after_editing_an_instruction_in_place() -> None:
-    """An operand edited in place is not seen by the memo: `forget` says the facts are stale."""
+def test_an_instruction_edited_in_place_and_a_new_list() -> None:
+    """An operand edited in place is not seen by the memo: a new instruction list says the facts are stale."""
     module = assemble(NAMED_TWICE, "twice.spvasm")
     assert ModuleFacts.of(module).names[1] == "first"
     next(i for i in module.instructions if i.opname == "OpName").operands[1].value = "renamed"
-    ModuleFacts.forget(module)
+    module.instructions = list(module.instructions)
     assert ModuleFacts.of(module).names[1] == "renamed"
     assert not validate(module, spirv_val=False)
 
@@ -117,3 +117,19 @@ def test_function_spans() -> None:
     assert span.ended and span.inst.result_id == 1
     assert [i.opname for i in facts.body(span)] == ["OpLabel", "OpReturn"]
     assert facts.bodies == {1: facts.body(span)}
+
+
+def test_facts_leave_with_their_module() -> None:
+    """The memo keeps neither the module alive nor its entry after the module is gone."""
+    import gc
+    import weakref
+
+    from spvcoop.core import facts as facts_module
+    module = assemble(NAMED_TWICE, "twice.spvasm")
+    ModuleFacts.of(module)
+    key, ref = id(module), weakref.ref(module)
+    assert key in facts_module._MEMO
+    del module
+    gc.collect()
+    assert ref() is None
+    assert key not in facts_module._MEMO

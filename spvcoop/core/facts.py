@@ -7,8 +7,9 @@ extensions, the memory model, function spans) and keep only their own derived ta
 constants, cooperative-matrix and tensor types; the Program: its Type objects, blocks, lines, checks).
 
 The facts' tables are shared: readers never write them. They are kept while the module's instruction list is the
-same list of the same length; code that edits instructions in place (an operand's value) after the facts were read
-calls `ModuleFacts.forget(module)`.
+same list of the same length; code that edits an instruction in place (an operand's value) after the facts were
+read gives the module a new list (`module.instructions = list(module.instructions)`), and the next reader builds
+them anew.
 
 Malformed instructions (built in code with too few operands) are skipped where a fact needs the missing operand,
 as the validator's index did; the assembler and the binary reader never make them.
@@ -73,13 +74,6 @@ class ModuleFacts:
             weakref.finalize(module, _MEMO.pop, key, None)   # the id may be reused once the module is gone
         facts = _MEMO[key] = cls(insts)
         return facts
-
-    @staticmethod
-    def forget(module: Module) -> None:
-        """Drop the module's memoised facts (after editing its instructions in place)."""
-        facts = _MEMO.get(id(module))
-        if facts is not None:
-            facts.count = -1   # stale: the next `of` builds anew (the finalizer stays registered)
 
     def __init__(self, instructions: list[Instruction]) -> None:
         grammar = load_grammar()
