@@ -133,3 +133,13 @@ def test_facts_leave_with_their_module() -> None:
     gc.collect()
     assert ref() is None
     assert key not in facts_module._MEMO
+
+
+def test_a_type_used_before_its_declaration_is_named_so() -> None:
+    """The Program knows every definition before its walk (from the facts): a type that names a type declared
+    further down says so (it said "is not defined", which the later declaration contradicts)."""
+    from spvcoop.core.diagnostics import SpvError
+    text = NAMED_TWICE.replace("%void = OpTypeVoid\n", "%void = OpTypeVoid\n%v4 = OpTypeVector %f32 4\n"
+                                                       "%f32 = OpTypeFloat 32\n")
+    with pytest.raises(SpvError, match="component type f32 is declared after its use"):
+        Program(assemble(text, "forward.spvasm"))
