@@ -157,7 +157,7 @@ class ModuleFacts:
         caps = self._declared_caps
         if caps is None:
             kind = load_grammar().operand_kinds["Capability"]
-            caps = self._declared_caps = set(self.capabilities)
+            caps = set(self.capabilities)
             stack = list(caps)
             while stack:
                 e = kind.by_name.get(stack.pop())
@@ -167,6 +167,7 @@ class ModuleFacts:
                     if dep not in caps:
                         caps.add(dep)
                         stack.append(dep)
+            self._declared_caps = caps   # set when complete: threads validating one module share the facts
         return caps
 
     def body(self, span: FunctionSpan) -> list[Instruction]:
@@ -178,10 +179,11 @@ class ModuleFacts:
         """Function id -> its instructions (an id of two OpFunctions: both bodies in turn); built on first use."""
         bodies = self._bodies
         if bodies is None:
-            bodies = self._bodies = {}
+            bodies = {}
             for span in self.functions:
                 if span.inst.result_id is not None:
                     bodies.setdefault(span.inst.result_id, []).extend(self.body(span))
+            self._bodies = bodies   # set when complete (see declared_caps)
         return bodies
 
 
