@@ -1,8 +1,9 @@
 """The second float-model run's outputs as .npz files (run on the GPU machine after make_more.py's run.sh).
 
     python pack_more.py RAW OUT INPUTS   # RAW: run.sh's buffers; INPUTS: make_more.py's folder
+    python pack_more.py --trim OUT/funcs.npz funcs.npz   # the part of funcs.npz kept here (trim())
 
-- funcs.npz: per format `<fmt>_in0..3` and `<fmt>_gpu` (47 functions x 40,960) of funcs.comp;
+- funcs.npz: per format `<fmt>_in0..3` and `<fmt>_gpu` (47 functions x 40,960) of funcs.comp (trimmed: trim());
 - f16_more.npz: `<function>` (one-operand) or `<function>_<j>` (the F16_PARAMS run j) of range_more_f16: uint16
   results indexed by the input's bits;
 - ranges_more.npz: per f32 slice `<name>_first`, `<name>_diff` (cumsum gives the results' bits), `<name>_base`;
@@ -75,5 +76,27 @@ def main(raw: str, out: str, inputs: str) -> None:
         print(f"{f.name}: {f.stat().st_size} bytes", flush=True)
 
 
+
+
+KEEP = 512   # of each block of 4,096 funcs.comp inputs (one kind), the results kept in the repository
+
+
+def trim(full: str, out: str) -> None:
+    """funcs.npz as kept here: all inputs (ldexp's exponent is the invocation index: the kernel must run on all of
+    them), `<fmt>_idx` the first KEEP elements of each block and `<fmt>_gpu` their results only."""
+    d = np.load(full)
+    arrs = {}
+    for fmt in ("f32", "f16"):
+        n = d[f"{fmt}_in0"].size
+        idx = np.concatenate([np.arange(s, s + KEEP) for s in range(0, n, 4096)]).astype(np.int32)
+        arrs.update({f"{fmt}_in{b}": d[f"{fmt}_in{b}"] for b in range(4)})
+        arrs[f"{fmt}_idx"] = idx
+        arrs[f"{fmt}_gpu"] = d[f"{fmt}_gpu"][:, idx]
+    np.savez_compressed(out, **arrs)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3])
+    if sys.argv[1] == "--trim":
+        trim(sys.argv[2], sys.argv[3])
+    else:
+        main(sys.argv[1], sys.argv[2], sys.argv[3])
