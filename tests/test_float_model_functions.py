@@ -112,3 +112,16 @@ def test_f16_two_operand_functions_not_reproduced_over_every_input():
     # pow(3.1, x) and smoothstep(0.25, 0.375, x) happen to agree everywhere
     assert {k for k, v in differ.items() if v == 0} == {"pow_y_2", "smoothstep_1"}, differ
     assert sum(v for k, v in differ.items() if k.startswith("atan2")) == 9   # within 1 ulp
+
+
+@pytest.mark.slow
+def test_tanh_below_0_6_over_every_recorded_input():
+    """f32 tanh of |x| < 0.6 (the polynomial, numerics/functions.py _TANH_P): every f32 of [0.5, 0.6), [0.25, 0.5),
+    [2^-3, 2^-2), [2^-4, 2^-3) and 2^20 patterns from 2^-8 and 2^-12 as the H200 computed them, and their negatives."""
+    z = np.load(FM / "ranges_more.npz")
+    for name in ("tanh_h_06", "tanh_q_h", "tanh_e3", "tanh_e4", "tanh_e8", "tanh_e12"):
+        gpu = np.cumsum(np.concatenate([z[f"{name}_first"].astype(np.int64),
+                                        z[f"{name}_diff"].astype(np.int64)])).astype(np.uint32)
+        x = (z[f"{name}_base"][0] + np.arange(gpu.size, dtype=np.uint32)).view(np.float32)
+        assert np.array_equal(functions.tanh_f32(x).view(np.uint32), gpu), name
+        assert np.array_equal(functions.tanh_f32(-x).view(np.uint32), gpu | np.uint32(0x80000000)), name
