@@ -264,14 +264,20 @@ def opcodes_md() -> str:
             n, fs = reach(fns[name])
             device = []
             if set_name == ops_glsl.SET:
+                if name in h100.BOTH:
+                    device.append("f32 and f16: `BOTH`")
                 if name in h100.F32:
                     device.append(f"f32: `{h100.F32[name].__name__}`")
                 if name in h100.F16_TABLES:
                     device.append(f"f16: table `h_{h100.F16_TABLES[name]}`")
-                if name in h100.NOT_REPRODUCED:
-                    device.append("not reproduced (`NOT_REPRODUCED`: compared within `TOLERANCE`)")
-                if name in ops_glsl.UNARY_FLOAT and name not in ops_glsl.DEVICE_FUNCTIONS:
-                    n = set()   # _unary's run asks float_model only for DEVICE_FUNCTIONS
+                elif name in h100.F16:
+                    device.append("f16: `F16`")
+                if name in h100.MATRIX_FUNCTIONS:
+                    device.append("2x2 matrices (`MATRIX_FUNCTIONS`)")
+                for width, names in sorted(h100.NOT_REPRODUCED_BY_WIDTH.items(), reverse=True):
+                    if name in names:
+                        device.append(f"f{width}: not reproduced (`NOT_REPRODUCED_BY_WIDTH`: compared within the "
+                                      "documented tolerance)")
             out.append(f"| `{name}` | {ref(fns[name])} | {_float_hooks(n, fs)} | {_cell(device)} |")
         out.append("")
 

@@ -647,7 +647,7 @@ def _model_tolerance(module, coop_numerics) -> tuple | None:
     if not used:
         return None
     return functions.within_tolerance, (f"{', '.join(used)} not reproduced: within 2^{math.log2(functions.TOLERANCE):g}"
-                                        " of max(|value|, 1)")
+                                        f" (f16 2^{math.log2(functions.TOLERANCE_F16):g}) of max(|value|, 1)")
 
 
 def _compare_device(interp: dict, gpu: dict, tolerance, args) -> int:

@@ -146,8 +146,8 @@ def test_f16_accumulator_rounds_to_f16_after_every_block_of_16(kk):
 def test_a_freshly_measured_numerics_file_is_the_nvidia_model():
     """`spvcoop numerics measure` on the H200 (h200-numerics-measured.yaml, written by the GPU run that made
     compare-fitted.txt): every MulAdd and compiled-code parameter is nvidia-tensorcore's and all were identified.
-    The ordinary-code parameters (code_*, issue 36) are not among what `numerics measure` measures yet: the file
-    keeps their IEEE defaults."""
+    The file was written before `numerics measure` measured the ordinary-code parameters (code_*, issue 36: the
+    scalar probes, tests/numerics/test_numerics_compiled.py): it keeps their IEEE defaults."""
     import yaml
 
     from spvcoop.numerics.fit import load_model_file
