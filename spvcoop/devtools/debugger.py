@@ -124,7 +124,7 @@ class Debugger:
         self._paused_at = time.monotonic()
         self._events.put(("stopped", stop))
         command = self._commands.get()
-        stop.ex.deadline += time.monotonic() - self._paused_at   # time at the prompt is not run time
+        stop.ex.budget.pause(time.monotonic() - self._paused_at)   # time at the prompt is not run time
         if command == "quit":
             raise Quit
 
@@ -617,8 +617,8 @@ class Debugger:
         tree = parse_expr(bp.condition)
         hits = []
         for k, lane in enumerate(active.tolist()):   # a DebugError goes to the hook: it stops there, saying so
-            if k & 255 == 255 and time.monotonic() > ex.deadline:   # the run's time limit holds here too
-                ex.limit_reached(inst, timed_out=True)
+            if k & 255 == 255:   # the run's time limit holds here too
+                ex.budget.check_clock(inst)
             value = self._eval(tree, ex, frame, lane)
             if isinstance(value, (dict, list, str)):
                 raise DebugError("a condition must be a number or a comparison")

@@ -19,9 +19,10 @@ this block's lane ops and its branch reads it (use_counts). A per-invocation ope
 ufunc, as before. tests/test_loop_lanes.py holds every op, width and signedness to the plain path.
 
 Exactness:
-- steps: the same count, and the step limit is raised at the same instruction (Executor.limit_reached); the
-  clock is checked and progress reported where the plain path does it (the first terminator at or past each
-  multiple of 1024 steps);
+- steps: the same count, kept in a local and handed back to the run's Budget (budget.py) wherever other code may
+  read it; the Budget's checkpoints are the plain path's (Budget.count, Budget.tick), so the step limit is raised
+  at the same instruction and the clock is checked and progress reported where the plain path does it (the first
+  terminator at or past each multiple of 1024 steps);
 - a Fault becomes the same located error (Executor.fault_error of the failing instruction);
 - --trace: a traced run always takes the plain path, so its lines are the plain path's;
 - an op missing from the table goes through exec_inst, which reports it as before.
@@ -152,19 +153,21 @@ def _fetch(emit, ind: str, name: str, id_: int) -> None:
 
 
 def _terminator(lines: list, ns: dict, term, cond_local: bool = False) -> None:
-    """The end of a compiled block: what branch_edges does for OpBranch and OpBranchConditional, after the same
-    tick (a step; the step limit; progress where the plain path reports it: the first terminator at or past
-    each multiple of 1024 steps). Outside the body's try: a Fault here propagates as it does from branch_edges."""
+    """The end of a compiled block: the count handed back to the Budget, and what branch_edges does for OpBranch and
+    OpBranchConditional, after the same tick (a step; Budget.reached at its checkpoint tick_at: the step limit, the
+    clock and progress where the plain path checks them). Outside the body's try: a Fault here propagates as it
+    does from branch_edges."""
     if term is None or term.opname not in ("OpBranch", "OpBranchConditional") or \
             any(o.kind != "IdRef" for o in term.operands[:3]):
+        lines.append("    budget.steps = steps")
         lines.append("    return None")
         return
     ns["TERM"] = term
     emit = lines.append
-    emit("    if s >= ms or s + 1 >= ex.next_progress:")
-    emit("        ex.tick(frame, TERM, mask)")
-    emit("    else:")
-    emit("        ex.steps = s + 1")
+    emit("    steps += 1")   # Budget.tick, the count in the local
+    emit("    budget.steps = steps")
+    emit("    if steps >= budget.tick_at:")
+    emit("        budget.reached(steps, TERM, True)")
     ops = term.operands
     if term.opname == "OpBranch":
         emit(f"    return [({int(ops[0].value)}, mask)]")
@@ -385,18 +388,19 @@ _PROLOGUE = ["    vals = frame.vals",
              "    gvals = ex.gvals",
              "    val = ex.val",
              "    assign = ex.assign",
-             "    ms = ex.max_steps",
-             "    s = ex.steps",
+             "    budget = ex.budget",
+             "    step_limit = budget.max_steps",
+             "    steps = budget.steps",
              "    i = 0"]
 # the runner already ignores numpy's floating-point errors around the whole dispatch
 _ERRSTATE = "with (QUIET if ex.errors_ignored else errstate(all='ignore')):"
 # a Fault or an error of an unvalidated module, located at the instruction (INSTS[i]) that raised it, as exec_inst
 # (and exec_block, for a terminator) locates it
 _EPILOGUE = ["    except Fault as f:",
-             "        ex.steps = s",
+             "        budget.steps = steps",
              "        raise ex.fault_error(INSTS[i], f) from None",
              "    except Exception as e:",
-             "        ex.steps = s",
+             "        budget.steps = steps",
              "        raise ex.invalid_module_error(INSTS[i], e) from None"]
 
 
@@ -408,7 +412,7 @@ def compile_body(ex, body: list, term=None, label: str = "?"):
     lines = ["def block(ex, frame, mask, full):", *_PROLOGUE, "    try:", "        " + _ERRSTATE]
     cond_local = _emit_body(ex, _Emitter(lines), ns, body, term, " " * 12, 0)
     lines.append(" " * 12 + "pass")
-    lines += [*_EPILOGUE, "    ex.steps = s"]
+    lines += _EPILOGUE
     _terminator(lines, ns, term, cond_local)
     ns["INSTS"] = list(body)
     return _load(lines, ns, "block", f"block {label}")
@@ -473,17 +477,16 @@ def _emit_body(ex, emit: _Emitter, ns: dict, body: list, term, ind: str, base: i
         ns[f"I{k}"] = inst
         emit(f"{ind}# {instruction_comment(inst)}")
         emit(f"{ind}i = {k}")
-        emit(f"{ind}s += 1")
-        emit(f"{ind}if s > ms:")
-        emit(f"{ind}    ex.steps = s")
-        emit(f"{ind}    ex.limit_reached(I{k})")
+        emit(f"{ind}steps += 1")   # Budget.count, the count in the local
+        emit(f"{ind}if steps > step_limit:")
+        emit(f"{ind}    budget.reached(steps, I{k})")
         fn, base_fn = resolve(ex, inst)
         rid = inst.result_id
         if fn is None:
             # not in the table: the plain path reports it (and counts the step itself)
-            emit(f"{ind}ex.steps = s - 1")
+            emit(f"{ind}budget.steps = steps - 1")
             emit(f"{ind}ex.exec_inst(frame, I{k}, mask, full)")
-            emit(f"{ind}s = ex.steps")
+            emit(f"{ind}steps = budget.steps")
             continue
         if j in lane:
             # the Python-int lane, else (per-invocation values, a partial mask) the numpy ufunc as before
@@ -513,13 +516,13 @@ def _emit_body(ex, emit: _Emitter, ns: dict, body: list, term, ind: str, base: i
                 emit(f"{ind}else:")
                 sub = ind + "    "
             # the op may run other code (a function call): the count it sees and leaves is the true one
-            emit(f"{sub}ex.steps = s")
+            emit(f"{sub}budget.steps = steps")
             if base_fn is None:
                 emit(f"{sub}v = F{k}(ex, frame, I{k}, mask)")
             else:
                 ns[f"B{k}"] = base_fn
                 emit(f"{sub}v = F{k}(ex, frame, I{k}, mask, B{k})")
-            emit(f"{sub}s = ex.steps")
+            emit(f"{sub}steps = budget.steps")
         if rid is not None:
             _store_result(emit, ind, k, rid)
     return cond_local
@@ -598,18 +601,15 @@ def compile_loop(ex, chain: tuple, m_label: int):
         insts.append(blk.term)
         term = blk.term
         ops = term.operands
-        # branch_edges' tick: a step, the step limit, the clock and progress where the plain path checks them
+        # branch_edges' tick (Budget.tick): a step, then Budget.reached at its checkpoint
         emit(f"{ind}i = {t_at}")
-        emit(f"{ind}if s >= ms or s + 1 >= ex.next_progress:")
-        emit(f"{ind}    ex.steps = s")
-        emit(f"{ind}    ex.tick(frame, INSTS[{t_at}], mask)")
-        emit(f"{ind}    s = ex.steps")
-        emit(f"{ind}else:")
-        emit(f"{ind}    s += 1")
+        emit(f"{ind}steps += 1")
+        emit(f"{ind}if steps >= budget.tick_at:")
+        emit(f"{ind}    budget.reached(steps, INSTS[{t_at}], True)")
         nxt = h if j == len(chain) - 1 else chain[j + 1].label
         if term.opname == "OpBranch":
             emit(f"{ind}if ex.any_killed:")
-            emit(f"{ind}    ex.steps = s")
+            emit(f"{ind}    budget.steps = steps")
             emit(f"{ind}    return ({j}, [({nxt}, mask)])")
             continue
         c_id, t, f = int(ops[0].value), int(ops[1].value), int(ops[2].value)
@@ -621,19 +621,19 @@ def compile_loop(ex, chain: tuple, m_label: int):
             _fetch(emit, ind, "c", c_id)   # branch_edges reads the condition even when both targets are one
         if t == f:
             emit(f"{ind}if ex.any_killed:")
-            emit(f"{ind}    ex.steps = s")
+            emit(f"{ind}    budget.steps = steps")
             emit(f"{ind}    return ({j}, [({t}, mask)])")
             continue
         emit(f"{ind}if type(c) is ndarray and c.shape == S1:")
         emit(f"{ind}    c = c[0]")
         emit(f"{ind}elif type(c) is not bool:")
-        emit(f"{ind}    ex.steps = s")
+        emit(f"{ind}    budget.steps = steps")
         emit(f"{ind}    return ({j}, ex.split_edges(c, {t}, {f}, mask))")
         emit(f"{ind}if ex.any_killed:")
-        emit(f"{ind}    ex.steps = s")
+        emit(f"{ind}    budget.steps = steps")
         emit(f"{ind}    return ({j}, [({t} if c else {f}, mask)])")
         emit(f"{ind}if {'c' if t == m_label else 'not c'}:")   # one target is the merge (straight_chain)
-        emit(f"{ind}    ex.steps = s")
+        emit(f"{ind}    budget.steps = steps")
         emit(f"{ind}    at_merge.append(({blk.label}, mask))")
         emit(f"{ind}    return None")
     emit(f"{ind}pred = {chain[-1].label}")   # the next trip arrives from the last block

@@ -14,7 +14,6 @@ walk's stop sets and arrival tables (the fast path only).
 """
 from __future__ import annotations
 
-import time
 from collections import defaultdict
 from collections.abc import Callable
 from typing import cast
@@ -25,9 +24,10 @@ from ..core.diagnostics import Diagnostic, Note, SpvError
 from ..core.module import Instruction
 from . import fastpaths
 from .block_compiler import compile_loop, loop_fits, run_body
+from .budget import Budget
 from .config import RunConfig
 from .dispatch import Dispatcher
-from .fault import Fault, FaultError
+from .fault import Fault, FaultError, locate
 from .memory import DeviceMemory, Memory, Pointer, Register
 from .program import Block, Function, Program
 from .races import Recorder
@@ -35,7 +35,6 @@ from .types import Type
 from .values import lane, select
 
 RETURN = -1
-MAX_STEPS = 2**63 - 1  # no step limit
 Arrivals = dict  # block label -> list[(predecessor label, mask)]
 
 
@@ -66,6 +65,7 @@ class Executor:
     """Holds the lane layout, global values and memories of one dispatch; runs functions.
 
     `config` is the run's settings (read-only); `dispatcher` the op table (families.dispatcher_for(module));
+    `budget` what the run may spend and the limit rules (budget.py: every step is counted there);
     `family_state` is where op families keep per-run state (keys prefixed with the family name)."""
 
     virtual_lanes: np.ndarray | None = None  # in call_per_element: virtual invocation -> the real one
@@ -78,7 +78,7 @@ class Executor:
     builtin_values: dict[str, Callable[[], np.ndarray]]
     views: list[tuple[tuple[int, int], int, Type]]
 
-    def __init__(self, prog: Program, n: int, config: RunConfig, dispatcher: Dispatcher):
+    def __init__(self, prog: Program, n: int, config: RunConfig, dispatcher: Dispatcher, budget: Budget):
         self.prog = prog
         self.types = prog.types
         self.config = config
@@ -88,12 +88,7 @@ class Executor:
         self.N = n
         self.gvals: dict[int, object] = {}
         self.device = DeviceMemory()
-        self.steps = 0
-        # no step limit by default (the time limit stops endless loops); lowered by set_invocations when the
-        # work limit is tighter
-        self.max_steps = config.max_steps or MAX_STEPS
-        self.deadline = time.monotonic() + config.max_time   # checked at the progress points (tick)
-        self.memory_used = 0  # bytes reserved for the whole run (dispatch state, buffers, global variables)
+        self.budget = budget
         self.trace: int | None = None  # the traced lane, once the runner has laid the lanes out
         self.trace_lines: list[str] = []   # trace output when the caller gave no trace_out
         self.trace_out = _line_sink(config.trace_out, self.trace_lines)
@@ -101,9 +96,6 @@ class Executor:
         self.diagnostics: list[Diagnostic] = []
         self.alive = np.ones(n, dtype=bool)
         self.any_killed = False
-        self.progress = config.progress
-        # the time limit is checked, and progress reported, at the first tick at or past this step count
-        self.next_progress = 1024
         self.ext_names: dict[int, str] = dict(prog.ext_imports)
         # lane layout, filled by the runner
         self.wg_index: np.ndarray = np.zeros(n, np.int64)
@@ -174,20 +166,9 @@ class Executor:
         return self.fault_error(inst, Fault(f"its operands do not fit it ({type(e).__name__}: {what}); the module "
                                             "was not validated (--no-validate) and breaks a rule validation checks"))
 
-    def where(self, inst: Instruction, notes: list):
+    def where(self, inst: Instruction | None, notes: list):
         """(span, file) for a diagnostic: the GLSL line (OpLine) when a binary has one, else the instruction."""
-        hl = self.prog.lines.get(inst.index)
-        if hl and (inst.span is None or not inst.span.line):
-            from ..core.module import Span
-            note = self.prog.source_note(inst)
-            if note and ": " in note:
-                notes.append(Note("  " + note.split(": ", 1)[1]))
-            notes.append(Note(f"SPIR-V instruction at {self.prog.source}:{inst.span}" if inst.span else inst.opname))
-            return Span(hl[1], 1), hl[0]
-        hln = self.prog.source_note(inst)
-        if hln:
-            notes.append(Note(hln))
-        return inst.span, self.prog.source
+        return locate(self.prog, inst, notes)
 
     # ---- functions --------------------------------------------------------------
     def call(self, fn: Function, args: list, mask: np.ndarray, call_inst: Instruction | None = None):
@@ -216,16 +197,15 @@ class Executor:
         invocations than the dispatch has may execute proportionally fewer instructions."""
         lanes = np.asarray(lanes, np.int64)
         n = int(lanes.shape[0])
-        saved = (self.N, self.alive, self.any_killed, self.gvals, self.trace, self.max_steps, self.virtual_lanes)
+        saved = (self.N, self.alive, self.any_killed, self.gvals, self.trace, self.virtual_lanes)
         try:
-            self.virtual_lanes = lanes if saved[6] is None else saved[6][lanes]
-            self.gvals = {k: _lanes_of(v, lanes, saved[0]) for k, v in self.gvals.items()}
-            if n > self.N:
-                self.max_steps = self.steps + max(1, (self.max_steps - self.steps) * max(self.N, 1) // n)
-            self.N, self.alive, self.any_killed, self.trace = n, np.ones(n, bool), False, None
-            return self.call(fn, args, np.ones(n, bool), call_inst)
+            with self.budget.shared_with(n, self.N):
+                self.virtual_lanes = lanes if saved[5] is None else saved[5][lanes]
+                self.gvals = {k: _lanes_of(v, lanes, saved[0]) for k, v in self.gvals.items()}
+                self.N, self.alive, self.any_killed, self.trace = n, np.ones(n, bool), False, None
+                return self.call(fn, args, np.ones(n, bool), call_inst)
         finally:
-            self.N, self.alive, self.any_killed, self.gvals, self.trace, self.max_steps, self.virtual_lanes = saved
+            self.N, self.alive, self.any_killed, self.gvals, self.trace, self.virtual_lanes = saved
 
     def walk(self, frame: Frame, label: int, incoming: list, stops: frozenset) -> Arrivals:
         out: Arrivals = defaultdict(list)
@@ -528,42 +508,15 @@ class Executor:
 
     # ---- blocks and instructions ---------------------------------------------------
     def set_invocations(self, n: int) -> None:
-        """Lay out n invocations; the work limit becomes a step limit for them (one check per step)."""
+        """Lay out n invocations; the work limit becomes a step limit for them (Budget.for_invocations)."""
         self.N = n
-        self.max_steps = min(self.config.max_steps or MAX_STEPS, max(1, self.config.max_work // max(1, n)))
+        self.budget.for_invocations(n)
 
     def tick(self, frame: Frame, inst: Instruction, mask: np.ndarray) -> None:
-        self.steps += 1
-        if self.steps > self.max_steps:
-            self.limit_reached(inst)
-        if self.steps >= self.next_progress:
-            # (body instructions count steps without a tick: the first tick past each 1024 checks the clock)
-            if time.monotonic() > self.deadline:
-                self.limit_reached(inst, timed_out=True)
-            if self.progress is not None:
-                self.progress(self.steps)
-            self.next_progress = (self.steps | 1023) + 1
+        """A terminator's step (Budget.tick: the limits, the clock and progress), then its trace line."""
+        self.budget.tick(inst)
         if self.trace is not None and mask[self.trace if mask.shape[0] > 1 else 0]:
             self.trace_line(frame, inst, None)
-
-    def limit_reached(self, inst: Instruction, timed_out: bool = False) -> None:
-        """The located error of a limit reached at `inst`, naming the option that raises it."""
-        notes: list = []
-        span, source = self.where(inst, notes)
-        c = self.config
-        if timed_out:
-            message, rule = (f"time limit of {c.max_time:g} s reached at {inst.opname} after {self.steps:,} executed "
-                             "instructions (an infinite loop?); raise it with max_time= (Python API) or --max-time "
-                             "(spvcoop run)"), "interp.max-time"
-        elif c.max_steps is None or self.max_steps < c.max_steps:
-            message, rule = (f"work limit of {c.max_work} reached at {inst.opname}: {self.max_steps} instructions for "
-                             f"{self.N} invocations; raise it with max_work= (Python API) or --max-work (spvcoop run)"
-                             ), "interp.max-work"
-        else:
-            message, rule = (f"step limit of {self.max_steps} executed instructions reached at {inst.opname} (an "
-                             "infinite loop?); raise it with max_steps= (Python API) or --max-steps (spvcoop run)"
-                             ), "interp.max-steps"
-        raise SpvError(Diagnostic("error", message, span, rule=rule, notes=notes, source=source))
 
     def trace_line(self, frame: Frame, inst: Instruction, value) -> None:
         hl = self.prog.lines.get(inst.index)
@@ -571,7 +524,7 @@ class Executor:
         res = f"{self.prog.name_of(inst.result_id)} = " if inst.result_id is not None else ""
         args = " ".join(_operand_text(self.prog, o) for o in inst.operands)
         shown = "" if value is None else f"  -> {lane(value, cast(int, self.trace))}"   # set while tracing
-        self.trace_out(f"[{self.steps}] {where}: {res}{inst.opname} {args}{shown}")
+        self.trace_out(f"[{self.budget.steps}] {where}: {res}{inst.opname} {args}{shown}")
 
     def exec_block(self, frame: Frame, blk: Block, incoming: list, mask: np.ndarray) -> list | None:
         """Run the block's phis and body; the terminator's edges when the compiled block ran it too (else None:
@@ -604,9 +557,7 @@ class Executor:
         return None
 
     def exec_inst(self, frame: Frame, inst: Instruction, mask: np.ndarray, full: bool) -> None:
-        self.steps += 1
-        if self.steps > self.max_steps:
-            self.limit_reached(inst)
+        self.budget.count(inst)
         fn = self.ops.get(inst.opname)
         if fn is None:
             notes: list = []
@@ -637,27 +588,13 @@ class Executor:
         frame.vals[rid] = v
 
     # ---- memory helpers ---------------------------------------------------------------
-    def reserve(self, nbytes: int, what: str, inst: Instruction | None, keep: bool = True) -> None:
-        """Check, before allocating, that `nbytes` more fit in the memory budget; `keep` counts them for the
-        rest of the run (a Function variable or a temporary value is only checked)."""
-        limit = self.config.max_memory
-        if self.memory_used + nbytes > limit:
-            notes: list = []
-            span, source = self.where(inst, notes) if inst is not None else (None, self.prog.source)
-            raise SpvError(Diagnostic(
-                "error", f"memory budget of {_size(limit)} exceeded: {what} needs {_size(nbytes)} "
-                f"({_size(self.memory_used)} already in use); raise it with max_memory= (Python API) or "
-                f"--max-memory (spvcoop run)", span, rule="interp.max-memory", notes=notes, source=source))
-        if keep:
-            self.memory_used += nbytes
-
     def allocate(self, name: str, storage: str, t, per: str, init=None, mask=None,
                  inst: Instruction | None = None) -> Pointer:
         """A variable: one copy per invocation ('lane'), per workgroup ('wg') or one ('one'); Private and
         Workgroup ones count against the memory budget for the whole run, Function ones are checked."""
         size = max(t.size(), 1)
         copies = self.N if per == "lane" else (int(self.wg_index.max()) + 1 if self.N else 1) if per == "wg" else 1
-        self.reserve(size * copies, f"{storage} variable '{name}' ({size:,} bytes x {copies:,} copies)", inst,
+        self.budget.reserve(size * copies, f"{storage} variable '{name}' ({size:,} bytes x {copies:,} copies)", inst,
                      keep=storage != "Function")
         if per == "lane":
             mem = Memory(name, storage, size, self.N)
@@ -703,13 +640,6 @@ def _line_sink(out, lines: list[str]) -> Callable[[str], None]:
     if callable(out):
         return out
     return lambda line: out.write(line + "\n")
-
-
-def _size(n: int) -> str:
-    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if n >= 1 << shift:
-            return f"{n / (1 << shift):.3g} {unit}"
-    return f"{n} bytes"
 
 
 def _operand_text(prog: Program, o) -> str:

@@ -294,7 +294,7 @@ class Recorder:
     def _reserve(self, sh: _Shadow, g: int, units: int, inst: Instruction) -> None:
         """Shadow memory counts against the run's memory budget, checked before it is allocated."""
         per_unit = 2 * (3 * np.dtype(self.adt).itemsize + 4) + 1   # two sides: agent, wg, other, stamp; atomic
-        self.ex.reserve(units * per_unit, f"the race detector's shadow of '{sh.mem.name}' ({g}-byte units; "
+        self.ex.budget.reserve(units * per_unit, f"the race detector's shadow of '{sh.mem.name}' ({g}-byte units; "
                         "--no-races or races=False: none)", inst)
 
     def memory_barrier(self, semantics: int, mask: np.ndarray) -> None:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -19,7 +18,8 @@ from .dataio import as_array, decode, exact, view_bytes
 from .encodings import is_encoded
 from .executor import Executor
 from .families import dispatcher_for
-from .fault import Fault
+from .budget import Budget
+from .fault import Fault, locate
 from .memory import Memory, Pointer
 from .options import describe
 from .program import Program
@@ -187,7 +187,8 @@ def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dic
         prog = Program(module)   # after validation: a module's first error is the validator's
     ep_name, ep_fn, interface = _entry_point(prog, config.entry_point)
     dispatch = _dispatch_size(dispatch, prog.source)
-    ex = Executor(prog, 1, config, ops)  # one lane until the workgroup size is known (constants first)
+    budget = Budget(config, lambda inst, notes: locate(prog, inst, notes))
+    ex = Executor(prog, 1, config, ops, budget)  # one lane until the workgroup size is known (constants first)
     ex.unvalidated = not config.validate
     ex.diagnostics = diagnostics
     _evaluate_constants(ex, prog, dict(spec_constants or {}))
@@ -208,7 +209,7 @@ def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dic
         from .observe import install
         install(ex, config.observer)
     _execute(ex, prog, ep_fn, N)
-    res = RunResult(steps=ex.steps, invocations=N, workgroup_size=wg, addresses=addresses,
+    res = RunResult(steps=budget.steps, invocations=N, workgroup_size=wg, addresses=addresses,
                     diagnostics=diagnostics, trace=ex.trace_lines)
     _collect(res, prog, bindings)
     add_views(res, prog, ex.views, Binding, as_array, buffer_aliases)
@@ -291,7 +292,7 @@ def _lay_out_dispatch(ex: Executor, prog: Program, ep_name: str, ep_fn: int,
     W = wg[0] * wg[1] * wg[2]
     N = W * dispatch[0] * dispatch[1] * dispatch[2]
     per = LANE_STATE_BYTES + prog.value_bytes_per_invocation()
-    ex.reserve(N * per, f"the dispatch ({N:,} invocations x {per:,} bytes of lane state and values)",
+    ex.budget.reserve(N * per, f"the dispatch ({N:,} invocations x {per:,} bytes of lane state and values)",
                prog.entry_inst(ep_name))
     _layout_lanes(ex, N, wg, dispatch, ex.config.subgroup_size)
     ex.diagnostics.extend(_partial_subgroups(ex, prog))
@@ -332,7 +333,7 @@ def _bind_device_only(ex: Executor, prog: Program, given: dict, consumed: set, b
                 raise SpvError(Diagnostic("error", f"buffer '{k}' matches no variable of the shader, and its data "
                                           f"is not numbers (dtype {arr.dtype})", source=src))
             data = bytes(v) if arr is None else arr.tobytes()
-            ex.reserve(len(data), f"buffer '{k}'", None)
+            ex.budget.reserve(len(data), f"buffer '{k}'", None)
             mem = Memory(k, "PhysicalStorageBuffer", len(data), data=data)
             addresses[k] = ex.device.add(mem)
             bindings[k] = Binding(k, k, None, mem, arr)
@@ -343,7 +344,7 @@ def _execute(ex: Executor, prog: Program, ep_fn: int, N: int) -> None:
     mask = np.ones(N, dtype=bool)
     mask.flags.writeable = False
     ex.every = mask
-    ex.deadline = time.monotonic() + ex.config.max_time   # the time limit counts execution only
+    ex.budget.start_clock()   # the time limit counts execution only
     if ex.config.races:
         ex.races = Recorder(ex)
     with np.errstate(all="ignore"):
@@ -593,7 +594,7 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
             err = no_data_error(prog, where, b.key, t, inst)
             if err is not None:
                 raise err
-            ex.reserve(t.size(), f"buffer '{where}'", inst, keep=False)
+            ex.budget.reserve(t.size(), f"buffer '{where}'", inst, keep=False)
             raw = bytes(t.size())
         else:
             try:
@@ -602,7 +603,7 @@ def _write_pending(ex, prog, bindings, addresses) -> None:
                 e.section = "push_constants" if b.key == "push_constants" else "buffers"
                 e.path = e.path if b.key == "push_constants" else (ex.given_names.get(b.key, where),) + e.path
                 raise
-        ex.reserve(len(raw), f"buffer '{where}'", inst)
+        ex.budget.reserve(len(raw), f"buffer '{where}'", inst)
         b.memory = Memory(where, "PushConstant" if b.key == "push_constants" else "StorageBuffer",
                           len(raw), data=raw)
         b.memory.robust = bool(ex.config.robust_buffer_access)

@@ -223,7 +223,7 @@ def _reserve_matrix(ex, t, info: CoopInfo) -> None:
         raise Fault(f"cooperative matrix type {ex.prog.name_of(t.id)} has {info.rows} rows and {info.cols} columns "
                     "(both must be at least 1)")
     nbytes = info.num_groups * info.rows * info.cols * MATRIX_BYTES_PER_ELEMENT
-    ex.reserve(nbytes, f"a value of {info.describe()} ({info.num_groups:,} x {info.rows:,} x {info.cols:,} elements "
+    ex.budget.reserve(nbytes, f"a value of {info.describe()} ({info.num_groups:,} x {info.rows:,} x {info.cols:,} elements "
                f"x {MATRIX_BYTES_PER_ELEMENT} bytes while it is built)", ex.prog.defs.get(t.id), keep=False)
 
 
