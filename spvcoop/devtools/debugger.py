@@ -503,7 +503,7 @@ class Debugger:
             else:
                 from ..interp.runner import _traced_lane
                 try:
-                    lane = int(cast(int, _traced_lane(tuple(parts), ex.wg_dims, ex.dispatch, ex.N)))
+                    lane = int(cast(int, _traced_lane(tuple(parts), ex.lanes.wg_dims, ex.lanes.dispatch, ex.N)))
                 except SpvError as e:
                     raise DebugError(e.diagnostics[0].message.replace("--trace ", "")) from None
         if not 0 <= lane < ex.N:
@@ -514,7 +514,7 @@ class Debugger:
 
     def _lane_of_local(self, local: list[int], group: list[int] | None) -> int:
         ex = self._need_stop().ex
-        wg = [int(x) for x in (list(ex.wg_dims) + [1, 1])[:3]]
+        wg = [int(x) for x in (list(ex.lanes.wg_dims) + [1, 1])[:3]]
         loc = (local + [0, 0])[:3]
         if not all(0 <= loc[k] < wg[k] for k in range(3)):
             raise DebugError(f"local id {tuple(loc)} is outside the workgroup size {tuple(wg)}")
@@ -522,7 +522,7 @@ class Debugger:
         if group is None:
             g = self.selected // W if W else 0
         else:
-            d = [int(x) for x in (list(ex.dispatch) + [1, 1])[:3]]
+            d = [int(x) for x in (list(ex.lanes.dispatch) + [1, 1])[:3]]
             gg = (group + [0, 0])[:3]
             if not all(0 <= gg[k] < d[k] for k in range(3)):
                 raise DebugError(f"workgroup {tuple(gg)} is outside the dispatch {tuple(d)}")
@@ -531,7 +531,7 @@ class Debugger:
 
     def _describe_lane(self, lane: int) -> str:
         stop = self.stop
-        info = stop.ex.lane_info(lane) if stop is not None and stop.ex.lane_info and 0 <= lane < stop.ex.N else ""
+        info = stop.ex.lanes.info(lane) if stop is not None and stop.ex.lanes.info and 0 <= lane < stop.ex.N else ""
         return f"invocation {info}" if info else f"invocation #{lane}"
 
     # ---- values ----------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from .budget import Budget
 from .config import RunConfig
 from .dispatch import Dispatcher
 from .fault import Fault, FaultError, locate
+from .lanes import Lanes
 from .memory import DeviceMemory, Memory, Pointer, Register
 from .program import Block, Function, Program
 from .races import Recorder
@@ -65,27 +66,25 @@ class Executor:
     """Holds the lane layout, global values and memories of one dispatch; runs functions.
 
     `config` is the run's settings (read-only); `dispatcher` the op table (families.dispatcher_for(module));
-    `budget` what the run may spend and the limit rules (budget.py: every step is counted there);
+    `budget` what the run may spend and the limit rules (budget.py: every step is counted there); `lanes` the
+    lane layout (lanes.py: read-only; one lane until the runner lays the dispatch out, lay_out);
     `family_state` is where op families keep per-run state (keys prefixed with the family name)."""
 
     virtual_lanes: np.ndarray | None = None  # in call_per_element: virtual invocation -> the real one
     races: Recorder | None = None  # the race detector (races.py), set by the runner unless races=False
     unvalidated: bool = False  # run(validate=False): the module may break any rule, by design
-    # set by the runner as it lays the lanes out and binds the resources (runner._layout_lanes, bind)
-    sg_pos: np.ndarray
-    dispatch: tuple[int, int, int]
-    wg_dims: tuple[int, int, int]
-    builtin_values: dict[str, Callable[[], np.ndarray]]
     views: list[tuple[tuple[int, int], int, Type]]
 
-    def __init__(self, prog: Program, n: int, config: RunConfig, dispatcher: Dispatcher, budget: Budget):
+    def __init__(self, prog: Program, config: RunConfig, dispatcher: Dispatcher, budget: Budget, lanes: Lanes):
         self.prog = prog
         self.types = prog.types
         self.config = config
         self.dispatcher = dispatcher
         self.ops = dispatcher.ops
         self.family_state: dict[str, object] = {}
-        self.N = n
+        self.lanes = lanes
+        # the invocations the values are arrays over: the dispatch's, or inside call_per_element its virtual ones
+        n = self.N = lanes.invocations
         self.gvals: dict[int, object] = {}
         self.device = DeviceMemory()
         self.budget = budget
@@ -97,15 +96,6 @@ class Executor:
         self.alive = np.ones(n, dtype=bool)
         self.any_killed = False
         self.ext_names: dict[int, str] = dict(prog.ext_imports)
-        # lane layout, filled by the runner
-        self.wg_index: np.ndarray = np.zeros(n, np.int64)
-        self.local_index: np.ndarray = np.zeros(n, np.int64)
-        self.wg_size = 1
-        self.subgroup_size = config.subgroup_size
-        self.sg_global: np.ndarray = np.zeros(n, np.int64)
-        self.sg_local: np.ndarray = np.zeros(n, np.int64)
-        self.num_sg_total = 1
-        self.lane_info: Callable[[int], str] | None = None  # lane -> text, for messages
         # the fast paths on in this run, with their caches (fastpaths.py); None: none
         self.fast: fastpaths.FastPaths | None = fastpaths.for_run(config)
         # a GPU's float rules: for ordinary code under a numerics model whose code_* parameters are not IEEE
@@ -145,8 +135,9 @@ class Executor:
             # a fault inside a per-element call (decode, combine functions): its lanes are matrix elements;
             # name the real invocations they stand for
             lanes = np.unique(self.virtual_lanes[np.asarray(lanes)[np.asarray(lanes) < len(self.virtual_lanes)]])
-        if lanes is not None and len(lanes) and self.lane_info:
-            shown = ", ".join(self.lane_info(int(x)) for x in lanes[:3])
+        info = self.lanes.info
+        if lanes is not None and len(lanes) and info:
+            shown = ", ".join(info(int(x)) for x in lanes[:3])
             more = f" and {len(lanes) - 3} more" if len(lanes) > 3 else ""
             notes.append(Note(f"in invocation {shown}{more}"))
         line = self.prog.module.source_line(inst.span.line) if inst.span and inst.span.line else None
@@ -507,10 +498,15 @@ class Executor:
         return [(t, tm), (f, fm)]
 
     # ---- blocks and instructions ---------------------------------------------------
-    def set_invocations(self, n: int) -> None:
-        """Lay out n invocations; the work limit becomes a step limit for them (Budget.for_invocations)."""
-        self.N = n
-        self.budget.for_invocations(n)
+    def lay_out(self, lanes: Lanes, trace: int | None) -> None:
+        """The dispatch's lane layout (built by the runner once the workgroup size is known), in place of the one
+        lane the constants were evaluated over; `trace` the traced lane. The work limit becomes a step limit for
+        its invocations (Budget.for_invocations)."""
+        self.lanes = lanes
+        self.N = lanes.invocations
+        self.alive = np.ones(self.N, bool)
+        self.trace = trace
+        self.budget.for_invocations(self.N)
 
     def tick(self, frame: Frame, inst: Instruction, mask: np.ndarray) -> None:
         """A terminator's step (Budget.tick: the limits, the clock and progress), then its trace line."""
@@ -593,16 +589,17 @@ class Executor:
         """A variable: one copy per invocation ('lane'), per workgroup ('wg') or one ('one'); Private and
         Workgroup ones count against the memory budget for the whole run, Function ones are checked."""
         size = max(t.size(), 1)
-        copies = self.N if per == "lane" else (int(self.wg_index.max()) + 1 if self.N else 1) if per == "wg" else 1
+        wg_index = self.lanes.wg_index
+        copies = self.N if per == "lane" else (int(wg_index.max()) + 1 if self.N else 1) if per == "wg" else 1
         self.budget.reserve(size * copies, f"{storage} variable '{name}' ({size:,} bytes x {copies:,} copies)", inst,
-                     keep=storage != "Function")
+                            keep=storage != "Function")
         if per == "lane":
             mem = Memory(name, storage, size, self.N)
             off = np.arange(self.N, dtype=np.int64) * size
         elif per == "wg":
-            nwg = int(self.wg_index.max()) + 1 if self.N else 1
+            nwg = int(wg_index.max()) + 1 if self.N else 1
             mem = Memory(name, storage, size, nwg)
-            off = self.wg_index * size
+            off = wg_index * size
         else:
             mem = Memory(name, storage, size, 1)
             off = np.zeros(1, np.int64)

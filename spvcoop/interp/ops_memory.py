@@ -500,9 +500,9 @@ def control_barrier(ex, frame, inst, mask):
 
 def _check_barrier(ex, scope: str, mask) -> None:
     if scope == "Workgroup":
-        groups = ex.wg_index
+        groups = ex.lanes.wg_index
     elif scope == "Subgroup":
-        groups = ex.sg_global
+        groups = ex.lanes.sg_global
     else:
         return None
     alive = ex.alive

@@ -20,6 +20,7 @@ from .executor import Executor
 from .families import dispatcher_for
 from .budget import Budget
 from .fault import Fault, locate
+from .lanes import Lanes
 from .memory import Memory, Pointer
 from .options import describe
 from .program import Program
@@ -27,7 +28,7 @@ from .types import Type
 from ..loader import compile_glsl, load_shader  # noqa: F401  (re-exported by interp)
 
 BUFFER_CLASSES = ("StorageBuffer", "Uniform", "PushConstant")
-LANE_STATE_BYTES = 64  # per invocation: workgroup/subgroup indices, masks (executor._layout_lanes)
+LANE_STATE_BYTES = 64  # per invocation: workgroup/subgroup indices, masks (lanes.Lanes)
 
 
 # Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
@@ -188,7 +189,8 @@ def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dic
     ep_name, ep_fn, interface = _entry_point(prog, config.entry_point)
     dispatch = _dispatch_size(dispatch, prog.source)
     budget = Budget(config, lambda inst, notes: locate(prog, inst, notes))
-    ex = Executor(prog, 1, config, ops, budget)  # one lane until the workgroup size is known (constants first)
+    # one lane until the workgroup size is known (the constants first)
+    ex = Executor(prog, config, ops, budget, Lanes.before_layout(config.subgroup_size))
     ex.unvalidated = not config.validate
     ex.diagnostics = diagnostics
     _evaluate_constants(ex, prog, dict(spec_constants or {}))
@@ -293,10 +295,9 @@ def _lay_out_dispatch(ex: Executor, prog: Program, ep_name: str, ep_fn: int,
     N = W * dispatch[0] * dispatch[1] * dispatch[2]
     per = LANE_STATE_BYTES + prog.value_bytes_per_invocation()
     ex.budget.reserve(N * per, f"the dispatch ({N:,} invocations x {per:,} bytes of lane state and values)",
-               prog.entry_inst(ep_name))
-    _layout_lanes(ex, N, wg, dispatch, ex.config.subgroup_size)
+                      prog.entry_inst(ep_name))
+    ex.lay_out(Lanes.lay_out(wg, dispatch, ex.config.subgroup_size), _traced_lane(ex.config.trace, wg, dispatch, N))
     ex.diagnostics.extend(_partial_subgroups(ex, prog))
-    ex.trace = _traced_lane(ex.config.trace, wg, dispatch, N)
     return wg, N
 
 
@@ -458,63 +459,6 @@ def _workgroup_size(prog: Program, ex: Executor, ep_fn: int) -> tuple[int, int, 
     return size  # type: ignore[return-value]
 
 
-def _layout_lanes(ex: Executor, N: int, wg, dispatch, S: int) -> None:
-    W = wg[0] * wg[1] * wg[2]
-    ex.set_invocations(N)
-    ex.alive = np.ones(N, bool)
-    lane = np.arange(N, dtype=np.int64)
-    ex.wg_index = lane // W
-    ex.local_index = lane % W
-    ex.wg_size = W
-    ex.subgroup_size = S
-    nsg = -(-W // S)
-    ex.sg_local = ex.local_index % S
-    ex.sg_global = ex.wg_index * nsg + ex.local_index // S
-    ex.num_sg_total = int(N // W * nsg)
-    ex.sg_pos = ex.sg_global * S + ex.sg_local
-    ex.dispatch = dispatch
-    ex.wg_dims = wg
-    li = ex.local_index
-    wi = ex.wg_index
-    wg_arr = np.array(wg, np.uint32)
-
-    def split(x, dims):
-        x = x.astype(np.uint32)
-        out = np.empty((N, 3), np.uint32)
-        out[:, 0] = x % np.uint32(dims[0]) if dims[0] > 1 else 0
-        out[:, 1] = (x // np.uint32(dims[0])) % np.uint32(dims[1]) if dims[1] > 1 else 0
-        out[:, 2] = x // np.uint32(dims[0] * dims[1]) if dims[2] > 1 else 0
-        return out
-
-    def local():
-        return split(li, wg)
-
-    def group():
-        return split(wi, dispatch)
-    # computed only for the built-ins a shader declares
-    ex.builtin_values = {
-        "LocalInvocationId": lambda: local().astype(np.uint32),
-        "WorkgroupId": lambda: group().astype(np.uint32),
-        "GlobalInvocationId": lambda: (group() * wg_arr + local()).astype(np.uint32),
-        "LocalInvocationIndex": lambda: li.astype(np.uint32),
-        "NumWorkgroups": lambda: np.broadcast_to(np.array(dispatch, np.uint32), (N, 3)),
-        "WorkgroupSize": lambda: np.broadcast_to(np.array(wg, np.uint32), (N, 3)),
-        "SubgroupSize": lambda: np.full(N, S, np.uint32),
-        "SubgroupLocalInvocationId": lambda: ex.sg_local.astype(np.uint32),
-        "SubgroupId": lambda: (li // S).astype(np.uint32),
-        "NumSubgroups": lambda: np.full(N, nsg, np.uint32),
-    }
-
-    def info(i: int) -> str:
-        w = int(wi[i])
-        g = np.array([w % dispatch[0], (w // dispatch[0]) % dispatch[1], w // (dispatch[0] * dispatch[1])])
-        j = int(li[i])
-        loc = np.array([j % wg[0], (j // wg[0]) % wg[1], j // (wg[0] * wg[1])])
-        return (f"#{i} (global {tuple(int(x) for x in g * wg_arr + loc)}, workgroup "
-                f"{tuple(int(x) for x in g)}, local {tuple(int(x) for x in loc)})")
-    ex.lane_info = info
-
-
 def _is_spec_id(k) -> bool:
     return isinstance(k, int) or (isinstance(k, str) and k.isdigit())
 
@@ -536,11 +480,12 @@ def _bind_variables(ex, prog, given, consumed, bindings, push_constants, address
         init = ex.gvals.get(inst.operands[1].value) if len(inst.operands) > 1 else None
         if storage == "Input":
             b = prog.builtin_of(vid)
-            if b not in ex.builtin_values:
+            value = ex.lanes.builtin(b) if b is not None else None
+            if value is None:
                 raise SpvError(Diagnostic("error", f"input variable {name} (BuiltIn {b}) is not supported "
                                           f"in compute shaders", inst.span, source=prog.source))
             from .memory import Register
-            ex.gvals[vid] = Register(name, ex.builtin_values[b](), None)
+            ex.gvals[vid] = Register(name, value, None)
         elif storage in ("Private", "Function") and vid in prog.registers:
             from .memory import Register
             ex.gvals[vid] = Register(name, init, None if init is not None else np.zeros(ex.N, bool))
@@ -625,7 +570,7 @@ def no_data_error(prog: Program, name: str, key, t: Type, inst) -> SpvError | No
 
 def _partial_subgroups(ex: Executor, prog: Program) -> list[Diagnostic]:
     """Warnings for cooperative matrices in a workgroup smaller than the subgroup (coopmat/partial.py)."""
-    if ex.wg_size >= ex.subgroup_size or not any(t.kind == "coopmat" for t in prog.types.values()):
+    if ex.lanes.wg_size >= ex.lanes.subgroup_size or not any(t.kind == "coopmat" for t in prog.types.values()):
         return []
     from .coopmat.partial import partial_subgroup_warnings
     return partial_subgroup_warnings(ex, prog)

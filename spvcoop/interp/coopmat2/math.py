@@ -43,7 +43,7 @@ def _warp_grid(info: CoopInfo, ex) -> tuple[int, int]:
     rows and columns (a model, not measured)."""
     if info.scope != "Workgroup":
         return 1, 1
-    w = max(1, ex.wg_size // max(1, ex.subgroup_size))
+    w = max(1, ex.lanes.wg_size // max(1, ex.lanes.subgroup_size))
     wr = wc = 1
     while wr * wc * 2 <= w:
         if wr <= wc:
