@@ -498,6 +498,10 @@ class Executor:
         return [(t, tm), (f, fm)]
 
     # ---- blocks and instructions ---------------------------------------------------
+    def bind_globals(self, values: dict[int, object]) -> None:
+        """The values of the global variables (binder.Binder's result: pointers, Registers), beside the constants."""
+        self.gvals.update(values)
+
     def lay_out(self, lanes: Lanes, trace: int | None) -> None:
         """The dispatch's lane layout (built by the runner once the workgroup size is known), in place of the one
         lane the constants were evaluated over; `trace` the traced lane. The work limit becomes a step limit for
