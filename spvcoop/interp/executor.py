@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -36,6 +36,10 @@ from .types import Type
 from .values import lane, select
 
 RETURN = -1
+RETURNS = frozenset({RETURN})
+if TYPE_CHECKING:
+    from .observe import Observer, Observers
+
 Arrivals = dict  # block label -> list[(predecessor label, mask)]
 
 
@@ -71,6 +75,8 @@ class Executor:
     `family_state` is where op families keep per-run state (keys prefixed with the family name)."""
 
     virtual_lanes: np.ndarray | None = None  # in call_per_element: virtual invocation -> the real one
+    # the run's observers (observe.py): None, or what exec_block, branch_edges and run_frame hand over to
+    observers: Observers | None = None
     races: Recorder | None = None  # the race detector (races.py), set by the runner unless races=False
     unvalidated: bool = False  # run(validate=False): the module may break any rule, by design
     views: list[tuple[tuple[int, int], int, Type]]
@@ -169,10 +175,17 @@ class Executor:
         return self.run_frame(frame, mask)
 
     def run_frame(self, frame: Frame, mask: np.ndarray):
-        """A call's body: its variables, then its blocks; the return value (observe.py wraps this)."""
+        """A call's body: its variables, then its blocks; the return value."""
+        observers = self.observers
+        if observers is not None:
+            return observers.frame(self, frame, mask)
         for v in frame.fn.variables:
             self.exec_inst(frame, v, mask, True)
-        self.walk(frame, frame.fn.entry, [(0, mask)], frozenset({RETURN}))
+        return self.run_blocks(frame, mask)
+
+    def run_blocks(self, frame: Frame, mask: np.ndarray):
+        """A call's blocks from its entry to its return; the return value."""
+        self.walk(frame, frame.fn.entry, [(0, mask)], RETURNS)
         return frame.ret
 
     def call_per_element(self, fn: Function, args: list, lanes: np.ndarray, call_inst: Instruction):
@@ -420,6 +433,13 @@ class Executor:
 
     def branch_edges(self, frame: Frame, blk: Block, mask: np.ndarray) -> list:
         """The terminator's edges (target label, lane mask); its errors located at it."""
+        observers = self.observers
+        if observers is not None:
+            return observers.edges(self, frame, blk, mask)
+        return self.terminator_edges(frame, blk, mask)
+
+    def terminator_edges(self, frame: Frame, blk: Block, mask: np.ndarray) -> list:
+        """branch_edges without the observers."""
         try:
             return self._branch_edges(frame, blk, mask)
         except Fault as f:  # its condition or selector not defined on this path, say
@@ -498,6 +518,14 @@ class Executor:
         return [(t, tm), (f, fm)]
 
     # ---- blocks and instructions ---------------------------------------------------
+    def observe(self, observers: list[Observer]) -> None:
+        """Route the step loop through `observers` (observe.py; the innermost first: it sees each instruction last
+        and its errors first), each attached now; the run's fast paths above the hooks are off (fastpaths.for_run)."""
+        from .observe import Observers
+        self.observers = Observers(observers)
+        for obs in observers:
+            obs.attach(self)
+
     def bind_globals(self, values: dict[int, object]) -> None:
         """The values of the global variables (binder.Binder's result: pointers, Registers), beside the constants."""
         self.gvals.update(values)
@@ -529,18 +557,13 @@ class Executor:
     def exec_block(self, frame: Frame, blk: Block, incoming: list, mask: np.ndarray) -> list | None:
         """Run the block's phis and body; the terminator's edges when the compiled block ran it too (else None:
         the caller runs branch_edges)."""
+        observers = self.observers
+        if observers is not None:   # the one check of an observed run per block (observe.py)
+            observers.block(self, frame, blk, incoming, mask)
+            return None
         full = mask is self.every or bool(mask.all())
         if blk.phis:
-            new = []
-            for phi in blk.phis:
-                try:
-                    new.append((phi, self._phi_value(frame, phi, incoming)))
-                except Fault as f:  # a value not defined on the edge taken, say
-                    raise self.fault_error(phi, f) from None
-                except Exception as e:  # noqa: BLE001 - an unvalidated module's phi; re-raised otherwise
-                    raise self.invalid_module_error(phi, e) from None
-            for phi, v in new:
-                self.assign(frame, phi, v, mask, full)
+            self.run_phis(frame, blk, incoming, mask, full)
         fp = self.fast
         if fp is not None and fp.blocks and self.trace is None:
             try:
@@ -555,6 +578,19 @@ class Executor:
         for inst in blk.body:
             self.exec_inst(frame, inst, mask, full)
         return None
+
+    def run_phis(self, frame: Frame, blk: Block, incoming: list, mask: np.ndarray, full: bool) -> None:
+        """The block's phis, all read before any is assigned."""
+        new = []
+        for phi in blk.phis:
+            try:
+                new.append((phi, self._phi_value(frame, phi, incoming)))
+            except Fault as f:  # a value not defined on the edge taken, say
+                raise self.fault_error(phi, f) from None
+            except Exception as e:  # noqa: BLE001 - an unvalidated module's phi; re-raised otherwise
+                raise self.invalid_module_error(phi, e) from None
+        for phi, v in new:
+            self.assign(frame, phi, v, mask, full)
 
     def exec_inst(self, frame: Frame, inst: Instruction, mask: np.ndarray, full: bool) -> None:
         self.budget.count(inst)

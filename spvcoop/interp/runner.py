@@ -177,13 +177,14 @@ def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dic
     binder.bind(prog.statically_used(ep_fn))
     diagnostics += binder.diagnostics
     ex.bind_globals(binder.values)
-    if config.nonfinite:   # first: the observer installed after it wraps it, and sees its error as a fault
+    observers: list = []
+    if config.nonfinite:   # innermost: the caller's observer sees its error as a fault
         from .nonfinite import Watch
-        from .observe import install
-        install(ex, Watch())
+        observers.append(Watch())
     if config.observer is not None:
-        from .observe import install
-        install(ex, config.observer)
+        observers.append(config.observer)
+    if observers:
+        ex.observe(observers)
     _execute(ex, prog, ep_fn, N)
     res = RunResult(steps=budget.steps, invocations=N, workgroup_size=wg, addresses=binder.addresses,
                     diagnostics=diagnostics, trace=ex.trace_lines)
