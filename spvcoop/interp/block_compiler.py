@@ -201,15 +201,13 @@ def use_counts(ex) -> dict[int, int]:
     """How often each id is an operand of an instruction in a function body (phis, merges and terminators
     included), once per run: a result no other block reads need not be kept as an array (_python_int_lane)."""
     counts = ex.fast.block_uses
-    if counts is None:
-        counts = {}
+    if not counts:
         for fn in ex.prog.functions.values():
             for blk in fn.blocks.values():
                 for inst in (*blk.phis, *blk.body, blk.merge, blk.term):
                     if inst is not None:
                         for i in inst.id_operands():
                             counts[i] = counts.get(i, 0) + 1
-        ex.fast.block_uses = counts
     return counts
 
 

@@ -14,9 +14,10 @@ walk's stop sets and arrival tables (the fast path only).
 """
 from __future__ import annotations
 
+import contextlib
 from collections import defaultdict
-from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from collections.abc import Callable, Iterator
+from typing import Any, cast
 
 import numpy as np
 
@@ -37,9 +38,6 @@ from .values import lane, select
 
 RETURN = -1
 RETURNS = frozenset({RETURN})
-if TYPE_CHECKING:
-    from .observe import Observer, Observers
-
 Arrivals = dict  # block label -> list[(predecessor label, mask)]
 
 
@@ -75,13 +73,15 @@ class Executor:
     `family_state` is where op families keep per-run state (keys prefixed with the family name)."""
 
     virtual_lanes: np.ndarray | None = None  # in call_per_element: virtual invocation -> the real one
-    # the run's observers (observe.py): None, or what exec_block, branch_edges and run_frame hand over to
-    observers: Observers | None = None
-    races: Recorder | None = None  # the race detector (races.py), set by the runner unless races=False
+    # the run's observers: None, or what exec_block, branch_edges and run_frame hand over to (an
+    # observe.Observers: observe.py sits above this module)
+    observers: Any = None
+    races: Recorder | None = None  # the race detector (races.py), made by run_entry_point unless races=False
     unvalidated: bool = False  # run(validate=False): the module may break any rule, by design
     views: list[tuple[tuple[int, int], int, Type]]
 
-    def __init__(self, prog: Program, config: RunConfig, dispatcher: Dispatcher, budget: Budget, lanes: Lanes):
+    def __init__(self, prog: Program, config: RunConfig, dispatcher: Dispatcher, budget: Budget, lanes: Lanes,
+                 diagnostics: list[Diagnostic] | None = None):
         self.prog = prog
         self.types = prog.types
         self.config = config
@@ -98,7 +98,8 @@ class Executor:
         self.trace_lines: list[str] = []   # trace output when the caller gave no trace_out
         self.trace_out = _line_sink(config.trace_out, self.trace_lines)
         # warnings and notes of the run (RunResult.diagnostics): the library never prints them
-        self.diagnostics: list[Diagnostic] = []
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
+        self.unvalidated = not config.validate
         self.alive = np.ones(n, dtype=bool)
         self.any_killed = False
         self.ext_names: dict[int, str] = dict(prog.ext_imports)
@@ -518,13 +519,39 @@ class Executor:
         return [(t, tm), (f, fm)]
 
     # ---- blocks and instructions ---------------------------------------------------
-    def observe(self, observers: list[Observer]) -> None:
-        """Route the step loop through `observers` (observe.py; the innermost first: it sees each instruction last
-        and its errors first), each attached now; the run's fast paths above the hooks are off (fastpaths.for_run)."""
-        from .observe import Observers
-        self.observers = Observers(observers)
-        for obs in observers:
-            obs.attach(self)
+    def run_entry_point(self, fn: Function) -> None:
+        """Call the entry point over every invocation of the dispatch: the mask `every`, the clock started (the
+        time limit counts execution only), the race detector made (unless races=False), numpy's floating-point
+        errors ignored around the whole dispatch (errors_ignored: compiled blocks need no errstate of their
+        own)."""
+        mask = np.ones(self.N, dtype=bool)
+        mask.flags.writeable = False
+        self.every = mask
+        self.budget.start_clock()
+        if self.config.races:
+            self.races = Recorder(self)
+        with np.errstate(all="ignore"):
+            self.errors_ignored = True
+            try:
+                self.call(fn, [], mask)
+            finally:
+                self.errors_ignored = False
+
+    @contextlib.contextmanager
+    def float_rules(self, floats) -> Iterator[None]:
+        """While the block runs, float ops follow `floats` (a compiled_floats model, or None: IEEE); restored after."""
+        saved = self.float_model
+        self.float_model = floats
+        try:
+            yield
+        finally:
+            self.float_model = saved
+
+    def observe(self, observers: Any) -> None:
+        """Route the step loop through `observers` (an observe.Observers), whose observers are attached now; the
+        run's fast paths above the hooks are off (fastpaths.for_run)."""
+        self.observers = observers
+        observers.attach(self)
 
     def bind_globals(self, values: dict[int, object]) -> None:
         """The values of the global variables (binder.Binder's result: pointers, Registers), beside the constants."""

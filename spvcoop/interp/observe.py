@@ -68,6 +68,10 @@ class Observers:
         # per observer, the error it was told of: once, not again in each frame the error unwinds
         self.reported: list[SpvError | None] = [None] * len(self.chain)
 
+    def attach(self, ex: Executor) -> None:
+        for obs in reversed(self.chain):   # the innermost first, as they were given
+            obs.attach(ex)
+
     def failed(self, level: int, ex: Executor, frame: Frame, inst: Instruction, mask: np.ndarray,
                e: SpvError) -> None:
         if ex.virtual_lanes is None and self.reported[level] is not e:

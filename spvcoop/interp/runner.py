@@ -10,7 +10,7 @@ import numpy as np
 from ..core.diagnostics import Diagnostic, SpvError, UnmatchedName, did_you_mean
 from ..core.module import Instruction, Module
 from ..core.records import Record
-from .races import Recorder, race_report
+from .races import race_report
 from .aliasing import add_views, descriptor_key
 from .binder import Binder, Binding
 from .config import RunConfig
@@ -168,9 +168,7 @@ def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dic
     dispatch = _dispatch_size(dispatch, prog.source)
     budget = Budget(config, lambda inst, notes: locate(prog, inst, notes))
     # one lane until the workgroup size is known (the constants first)
-    ex = Executor(prog, config, ops, budget, Lanes.before_layout(config.subgroup_size))
-    ex.unvalidated = not config.validate
-    ex.diagnostics = diagnostics
+    ex = Executor(prog, config, ops, budget, Lanes.before_layout(config.subgroup_size), diagnostics)
     _evaluate_constants(ex, prog, dict(spec_constants or {}))
     wg, N = _lay_out_dispatch(ex, prog, ep_name, ep_fn, dispatch)
     binder = Binder(ex, prog, {norm_key(k): v for k, v in (buffers or {}).items()}, push_constants)
@@ -184,8 +182,9 @@ def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dic
     if config.observer is not None:
         observers.append(config.observer)
     if observers:
-        ex.observe(observers)
-    _execute(ex, prog, ep_fn, N)
+        from .observe import Observers
+        ex.observe(Observers(observers))
+    _execute(ex, prog, ep_fn)
     res = RunResult(steps=budget.steps, invocations=N, workgroup_size=wg, addresses=binder.addresses,
                     diagnostics=diagnostics, trace=ex.trace_lines)
     _collect(res, prog, binder.bindings)
@@ -292,26 +291,20 @@ def _traced_lane(trace, wg, dispatch, N: int) -> int | None:
     return trace
 
 
-def _execute(ex: Executor, prog: Program, ep_fn: int, N: int) -> None:
-    mask = np.ones(N, dtype=bool)
-    mask.flags.writeable = False
-    ex.every = mask
-    ex.budget.start_clock()   # the time limit counts execution only
-    if ex.config.races:
-        ex.races = Recorder(ex)
-    with np.errstate(all="ignore"):
-        ex.errors_ignored = True
-        try:
-            ex.call(prog.functions[ep_fn], [], mask)
-        except SpvError as e:
-            # an error (an undefined value, a fault, a limit) ends the dispatch; the races that happened
-            # before it are real all the same: reported after it, not lost (issue 32)
-            if ex.races is not None and ex.races.races:   # as reported at a dispatch's end (level, suppressions)
+def _execute(ex: Executor, prog: Program, ep_fn: int) -> None:
+    """Run the entry point (Executor.run_entry_point); the dispatch's races reported after it, or after the error
+    that ended it."""
+    try:
+        with np.errstate(all="ignore"):
+            ex.run_entry_point(prog.functions[ep_fn])
+    except SpvError as e:
+        # an error (an undefined value, a fault, a limit) ends the dispatch; the races that happened
+        # before it are real all the same: reported after it, not lost (issue 32)
+        if ex.races is not None and ex.races.races:   # as reported at a dispatch's end (level, suppressions)
+            with np.errstate(all="ignore"):
                 errors, notes = race_report(ex.races, ex.config.races_report, ex.config.races_suppress)
-                e.diagnostics[1:1] = errors + notes
-            raise
-        finally:
-            ex.errors_ignored = False
+            e.diagnostics[1:1] = errors + notes
+        raise
     if ex.races is not None and ex.races.races:   # all races of the dispatch at once, after it
         errors, notes = race_report(ex.races, ex.config.races_report, ex.config.races_suppress)
         ex.diagnostics.extend(notes)
