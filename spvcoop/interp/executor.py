@@ -11,6 +11,11 @@ and from which predecessor (OpPhi needs it). A loop that is one straight chain o
 blocks (straight_chain: a for or do-while loop whose body has no branches of
 its own) runs in run_straight_loop: the same blocks, masks and arrivals without
 walk's stop sets and arrival tables (the fast path only).
+
+The Executor has walls (issue 33): the runner builds what it is handed (budget.Budget: the counters and the limit
+rules; lanes.Lanes: the lane layout; binder.Binder's values: the global variables; observe.Observers: the observers)
+and no other module sets its attributes: they ask through its methods (lay_out, bind_globals, observe,
+run_entry_point, float_rules). docs/architecture.md, "The Executor and its collaborators", has the table.
 """
 from __future__ import annotations
 

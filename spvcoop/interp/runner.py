@@ -1,4 +1,7 @@
-"""`run()`: load a shader, bind buffers, lay out the dispatch, execute the entry point, collect outputs."""
+"""`run()`: load a shader, lay out the dispatch, bind buffers, execute the entry point, collect outputs.
+
+The runner builds what the Executor is handed: the Budget (budget.py), the Lanes once the workgroup size is known
+(lanes.py), the Binder's values (binder.py) and the observers (observe.py)."""
 from __future__ import annotations
 
 import re
