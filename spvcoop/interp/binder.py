@@ -1,14 +1,14 @@
 """Binder: the binding phase of a run: the entry point's global variables given their values.
 
-The runner makes one Binder after the lanes are laid out (`Binder(ex, prog, given, push_constants)`) and calls
-`bind`: built-in inputs from the lane layout (lanes.Lanes.builtin), Private/Function variables allocated (or held
-as values, memory.Register), Workgroup variables (explicit-layout blocks share one allocation: aliasing.py), each
-descriptor's buffer from the caller's data (every other variable of the descriptor a view of it: aliasing.py),
-push constants, and the given buffers no variable takes as device-address-only buffers. Data is encoded once every
-device-address-only buffer has its address (a buffer may hold another's address). The Binder's result: `values`
-(variable id -> its value) which the runner hands to the executor (Executor.bind_globals), `bindings` and
-`addresses` (RunResult's), `views` (RunResult's aliases) and `diagnostics` (notes). Memory counts against the run's
-Budget as it is made.
+The runner makes one Binder after the lanes are laid out (`Binder(ex, prog, given, push_constants, diagnostics)`)
+and calls `bind`: built-in inputs from the lane layout (lanes.Lanes.builtin), Private/Function variables allocated
+(or held as values, memory.Register), Workgroup variables (explicit-layout blocks share one allocation:
+aliasing.py), each descriptor's buffer from the caller's data (every other variable of the descriptor a view of it:
+aliasing.py), push constants, and the given buffers no variable takes as device-address-only buffers. Data is
+encoded once every device-address-only buffer has its address (a buffer may hold another's address). The Binder's
+result: `values` (variable id -> its value), which the runner hands to the executor (Executor.bind_globals),
+`bindings` and `addresses` (RunResult's) and `views` (RunResult's aliases); its notes go to the run's diagnostics.
+Memory counts against the run's Budget as it is made.
 """
 from __future__ import annotations
 
@@ -51,9 +51,10 @@ class Binding(Record):
 
 class Binder:
     """The binding phase of one run (module docstring). `given`: the caller's buffers by normalised key
-    (runner.norm_key); `push_constants`: their data or None."""
+    (runner.norm_key); `push_constants`: their data or None; `diagnostics`: the run's list its notes go to (at
+    once: an error later in the binding reports them too)."""
 
-    def __init__(self, ex, prog: Program, given: dict, push_constants) -> None:
+    def __init__(self, ex, prog: Program, given: dict, push_constants, diagnostics: list[Diagnostic]) -> None:
         self.ex = ex
         self.prog = prog
         self.given = given
@@ -63,7 +64,7 @@ class Binder:
         self.bindings: dict = {}              # key -> Binding
         self.addresses: dict[str, int] = {}   # buffer name -> its device address
         self.views: list[tuple[tuple[int, int], int, Type]] = []   # the other variables of a bound descriptor
-        self.diagnostics: list[Diagnostic] = []
+        self.diagnostics = diagnostics
         self._pending: list = []              # (Binding, data, found, inst): encoded once every address is known
         self._given_names: dict = {}          # descriptor key -> the name its data was given under
         self._workgroup_block: Pointer | None = None   # the allocation explicit-layout Workgroup blocks share

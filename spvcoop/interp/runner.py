@@ -167,16 +167,15 @@ def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dic
         diagnostics += _validate(module, config.target_env, config.spirv_val_options)
     if prog is None:
         prog = Program(module)   # after validation: a module's first error is the validator's
-    ep_name, ep_fn, interface = _entry_point(prog, config.entry_point)
+    ep_name, ep_fn, _ = _entry_point(prog, config.entry_point)
     dispatch = _dispatch_size(dispatch, prog.source)
     budget = Budget(config, lambda inst, notes: locate(prog, inst, notes))
     # one lane until the workgroup size is known (the constants first)
     ex = Executor(prog, config, ops, budget, Lanes.before_layout(config.subgroup_size), diagnostics)
     _evaluate_constants(ex, prog, dict(spec_constants or {}))
     wg, N = _lay_out_dispatch(ex, prog, ep_name, ep_fn, dispatch)
-    binder = Binder(ex, prog, {norm_key(k): v for k, v in (buffers or {}).items()}, push_constants)
+    binder = Binder(ex, prog, {norm_key(k): v for k, v in (buffers or {}).items()}, push_constants, diagnostics)
     binder.bind(prog.statically_used(ep_fn))
-    diagnostics += binder.diagnostics
     ex.bind_globals(binder.values)
     observers: list = []
     if config.nonfinite:   # innermost: the caller's observer sees its error as a fault
