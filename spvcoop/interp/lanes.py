@@ -11,10 +11,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-# the Input built-ins a compute shader may declare (the values Lanes.builtin computes)
-BUILTINS = ("LocalInvocationId", "WorkgroupId", "GlobalInvocationId", "LocalInvocationIndex", "NumWorkgroups",
-            "WorkgroupSize", "SubgroupSize", "SubgroupLocalInvocationId", "SubgroupId", "NumSubgroups")
-
 
 def _read_only(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False
