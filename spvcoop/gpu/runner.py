@@ -14,8 +14,8 @@ from ..interp.dataio import as_array, view_bytes
 from ..interp.fault import Fault
 from ..interp.memory import Memory
 from ..interp.program import Program
-from ..interp.runner import Binding, RunResult, add_aliases, buffer_aliases, no_data_error, norm_key, \
-    run_arg_error, takes_addresses, unmatched_buffer
+from ..interp.binder import Binding, no_data_error, takes_addresses, unmatched_buffer
+from ..interp.runner import RunResult, add_aliases, buffer_aliases, norm_key, run_arg_error
 from ..interp.types import Type
 from ..loader import load_shader
 from ..core.module import Module

@@ -165,7 +165,7 @@ class FastPaths:
         self.taken: set[str] = set()   # the paths that ran (each records itself, once per plan or compilation)
         # caches, each per run (its op table, types and settings are fixed), keyed by what they are written for:
         self.compiled_blocks: dict = {}  # block label -> its compiled body, or how often it ran so far
-        self.block_uses: dict | None = None  # id -> the instructions using it (block_compiler._uses)
+        self.block_uses: dict[int, int] = {}  # id -> how many instructions use it (block_compiler.use_counts)
         # loop header label -> straight_chain's (blocks, index of the continue target, labels) or None
         self.straight_loops: dict = {}
         self.compiled_loops: dict = {}   # loop header label -> its compiled trips (compile_loop), or False

@@ -158,8 +158,8 @@ class Recorder:
     def __init__(self, ex) -> None:
         self.ex = ex
         self.N = ex.N
-        self.wg_index = ex.wg_index
-        self.sg_global = ex.sg_global
+        self.wg_index = ex.lanes.wg_index
+        self.sg_global = ex.lanes.sg_global
         nwg = int(self.wg_index.max()) + 1 if self.N else 1
         nsg = int(self.sg_global.max()) + 1 if self.N else 1
         self.clock = 0
@@ -294,8 +294,8 @@ class Recorder:
     def _reserve(self, sh: _Shadow, g: int, units: int, inst: Instruction) -> None:
         """Shadow memory counts against the run's memory budget, checked before it is allocated."""
         per_unit = 2 * (3 * np.dtype(self.adt).itemsize + 4) + 1   # two sides: agent, wg, other, stamp; atomic
-        self.ex.reserve(units * per_unit, f"the race detector's shadow of '{sh.mem.name}' ({g}-byte units; "
-                        "--no-races or races=False: none)", inst)
+        self.ex.budget.reserve(units * per_unit, f"the race detector's shadow of '{sh.mem.name}' ({g}-byte units; "
+                               "--no-races or races=False: none)", inst)
 
     def memory_barrier(self, semantics: int, mask: np.ndarray) -> None:
         """An OpMemoryBarrier: its semantics wait for the workgroups' next control barrier."""
@@ -630,7 +630,7 @@ class Recorder:
         if a <= -3:
             return "several invocations, among them " + self._agent(-3 - a)
         lane, kind = a % self.N, a // self.N
-        info = self.ex.lane_info(lane) if self.ex.lane_info else f"#{lane}"
+        info = self.ex.lanes.info(lane) if self.ex.lanes.info else f"#{lane}"
         return ("invocation ", "the subgroup of invocation ", "the workgroup of invocation ")[kind] + info
 
     def _place(self, inst: Instruction) -> str:

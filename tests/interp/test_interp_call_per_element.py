@@ -141,6 +141,8 @@ def test_per_element_calls_see_the_first_invocation_run_once_per_element_and_nes
 
 
 def test_call_per_element_restores_the_dispatch_state():
+    from spvcoop.interp.budget import Budget
+    from spvcoop.interp.config import RunConfig
     from spvcoop.interp.executor import Executor
     calls = []
 
@@ -151,15 +153,16 @@ def test_call_per_element_restores_the_dispatch_state():
 
     ex = Probe.__new__(Probe)
     ex.N, ex.alive, ex.any_killed, ex.trace = 4, np.array([True, False, True, True]), True, 3
-    ex.steps, ex.max_steps = 10, 1000
+    ex.budget = Budget(RunConfig(max_steps=1000), lambda inst, notes: (None, "<test>"))
+    ex.budget.steps = 10
     ex.gvals = {1: np.arange(4), 2: np.zeros(1), 3: (np.arange(4), np.ones(1))}
-    before = (ex.N, ex.alive, ex.any_killed, ex.gvals, ex.trace, ex.max_steps)
+    before = (ex.N, ex.alive, ex.any_killed, ex.gvals, ex.trace, ex.budget.max_steps)
     seen = {}
 
     def fake_call(fn, args, mask, call_inst=None):
         seen["g1"], seen["g2"], seen["g3"] = ex.gvals[1], ex.gvals[2], ex.gvals[3]
         seen["state"] = (ex.N, ex.alive.copy(), ex.any_killed, ex.trace)
-        seen["max_steps"] = ex.max_steps
+        seen["max_steps"] = ex.budget.max_steps
         return np.asarray(args[0]) * 2
 
     ex.call = fake_call
@@ -170,7 +173,7 @@ def test_call_per_element_restores_the_dispatch_state():
     assert (seen["g3"][0] == [0, 0, 2, 2, 3, 3]).all() and seen["g3"][1].shape == (1,)
     assert seen["state"][0] == 6 and seen["state"][1].all() and seen["state"][2] is False and seen["state"][3] is None
     assert seen["max_steps"] == 10 + 990 * 4 // 6  # 6 virtual invocations for 4 real ones: the work limit holds
-    assert (ex.N, ex.alive, ex.any_killed, ex.gvals, ex.trace, ex.max_steps) == before  # the same objects afterwards
+    assert (ex.N, ex.alive, ex.any_killed, ex.gvals, ex.trace, ex.budget.max_steps) == before  # the same afterwards
 
 
 def test_an_endless_per_element_function_hits_the_work_limit(tmp_path):

@@ -114,6 +114,8 @@ def test_a_buffer_used_by_a_called_function_still_needs_data(shader):
     with pytest.raises(SpvError) as e:
         run(shader, buffers={"used": np.zeros(4, np.uint32)})
     assert "no data for buffer 'viacall'" in str(e.value)
+    # the binding's note made before the error comes with it (binder.Binder writes to the run's diagnostics at once)
+    assert any("are not used by the entry point" in d.message for d in e.value.diagnostics)
 
 
 def test_unused_buffer_given_data_is_still_bound(shader):

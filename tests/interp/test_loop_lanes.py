@@ -554,6 +554,7 @@ def test_generated_code_has_its_lines_in_tracebacks(int_lane, monkeypatch) -> No
     except Exception as e:  # noqa: BLE001 - any error raised inside the generated function
         frames = traceback.extract_tb(e.__traceback__)
     assert frames[-1].filename == names[0] and frames[-1].line
+    _assert_descriptive(sources)
 
 
 def test_compiled_blocks_are_registered_too(monkeypatch) -> None:
@@ -574,7 +575,26 @@ def test_compiled_blocks_are_registered_too(monkeypatch) -> None:
         assert name.startswith("<spvcoop compiled block %") and linecache.getlines(name)
         sources.append("".join(linecache.getlines(name)))
     # each instruction's code starts with its comment (a block of only a branch has none)
-    assert any(re.search(r"# %\d+ = OpLoad %\d+ %\d+\n *i = \d+\n", src) for src in sources)
+    assert any(re.search(r"# %\d+ = OpLoad %\d+ %\d+\n *current = \d+\n", src) for src in sources)
+    _assert_descriptive(sources)
+
+
+def _assert_descriptive(sources: list[str]) -> None:
+    """Every name the generated code uses (parameters, locals, its namespace's constants) says what it holds: none
+    of the one- and two-letter names it had (ex, s, ms, i, v, c, p, q12, I3, F3 ...) (issue 33 item 5)."""
+    import ast
+    short = set()
+    for src in sources:
+        for node in ast.walk(ast.parse(src)):
+            if isinstance(node, ast.Name):
+                name = node.id
+            elif isinstance(node, ast.arg):
+                name = node.arg
+            else:
+                continue
+            if len(name.rstrip("0123456789_")) < 4:
+                short.add(name)
+    assert not short, sorted(short)
 
 
 def test_linecache_keeps_only_the_latest_generated_sources(monkeypatch) -> None:

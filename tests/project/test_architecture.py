@@ -165,3 +165,61 @@ def test_runspec_sits_above_the_interpreter() -> None:
     bad = sorted(f"{m} imports {t}" for m, targets in import_graph().items() if m.startswith("spvcoop.interp")
                  for t in targets if t.startswith("spvcoop.runspec"))
     assert not bad, "\n".join(bad)
+
+
+# the names an Executor goes by outside its module: `ex`, `executor`, and `<anything>.ex` (self.ex, stop.ex)
+EXECUTOR_NAMES = {"ex", "executor"}
+
+
+def _on_executor(node: ast.expr) -> bool:
+    """Whether an attribute chain starts at an executor: ex.x, self.ex.x, ex.budget.x ..."""
+    while isinstance(node, ast.Attribute):
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "ex" or \
+                isinstance(node.value, ast.Name) and node.value.id in EXECUTOR_NAMES:
+            return True
+        node = node.value
+    return False
+
+
+def executor_assignments(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, target) of every assignment to an attribute of an Executor (or of what it holds: ex.budget.steps),
+    and every setattr on one; assigning an item (ex.gvals[i] = v) is not one."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and \
+                node.args and (isinstance(node.args[0], ast.Name) and node.args[0].id in EXECUTOR_NAMES or
+                               isinstance(node.args[0], ast.Attribute) and _on_executor(
+                                   ast.Attribute(value=node.args[0], attr="_"))):
+            found.append((node.lineno, ast.unparse(node)))
+        while targets:
+            t = targets.pop()
+            if isinstance(t, (ast.Tuple, ast.List)):
+                targets.extend(t.elts)
+            elif isinstance(t, ast.Starred):
+                targets.append(t.value)
+            elif isinstance(t, ast.Attribute) and _on_executor(t):
+                found.append((node.lineno, ast.unparse(t)))
+    return sorted(found)
+
+
+def test_executor_assignments_are_seen() -> None:
+    tree = ast.parse("ex.steps = 1\nself.ex.trace += 1\na, stop.ex.deadline = 1, 2\nex.budget.steps: int = 3\n"
+                     "ex.gvals[3] = 4\nother.steps = 5\nsetattr(ex, 'x', 6)\nexecutor.fast = None\nx = ex.steps\n")
+    assert [w for _, w in executor_assignments(tree)] == [
+        "ex.steps", "self.ex.trace", "stop.ex.deadline", "ex.budget.steps", "setattr(ex, 'x', 6)", "executor.fast"]
+
+
+@pytest.mark.slow
+def test_no_module_assigns_the_executors_attributes() -> None:
+    """Issue 33: the Executor has walls. Its state is its own (interp/executor.py); the runner builds what it is
+    handed (the Budget, the Lanes, the Binder's values, the observers) and every other module asks it through a
+    method (Executor.lay_out, bind_globals, observe, using_floats ...), never by setting an attribute."""
+    own = PACKAGE_DIR / "interp" / "executor.py"
+    bad = [f"{name}:{line}: {what}" for name, path in _modules().items() if path != own
+           for line, what in executor_assignments(ast.parse(path.read_text(encoding="utf-8")))]
+    assert not bad, "\n".join(bad)

@@ -133,7 +133,7 @@ def _prepare(ex, frame, inst, mask, info: CoopInfo, store: bool) -> _Access | No
              for k, v in view.fields.items()}
     where = _Where(ex, ex.val(frame, inst.operands[0].value), info, groups, lanes, mask)
     n = len(groups) * info.rows * info.cols  # the addressing's int64 arrays per element: checked, not kept
-    ex.reserve(n * 8 * (12 + 4 * layout.type.dims), f"tensor addressing of {n:,} elements", inst, keep=False)
+    ex.budget.reserve(n * 8 * (12 + 4 * layout.type.dims), f"tensor addressing of {n:,} elements", inst, keep=False)
     what = "store" if store else "load"
     tiles = _tiles(ex, info, layout.type, L, vt, V, where, groups, store, what) if decode_id is None else None
     if tiles is not None:
