@@ -371,18 +371,41 @@ void main() { uint i = gl_LocalInvocationID.x; buf.p[i].a *= u.scale.x; buf.p[i]
 
 
 @pytest.mark.parametrize("name, layout, stride, offsets", [
-    ("float", "std430", 4, [0]), ("float", "std140", 16, [0]), ("vec3<float>", "std430", 16, [0, 4, 8]),
-    ("vec2<int16>", "std430", 4, [0, 2]), ("vec2<float>", "std140", 16, [0, 4]),
+    ("float", "std430", 4, [0]), ("float", "std140", 4, [0]), ("vec3<float>", "std430", 16, [0, 4, 8]),
+    ("vec2<int16>", "std430", 4, [0, 2]), ("vec2<float>", "std140", 8, [0, 4]),
+    ("vec3<float>", "std140", 16, [0, 4, 8]),
+    ("float[]", "std430", 4, [0]), ("float[]", "std140", 16, [0]), ("vec2<float>[]", "std140", 16, [0, 4]),
+    ("float16[]", "std140", 8, [0]), ("mat2x2<double>", "std140", 64, [0, 8, 32, 40]),
     ("mat2x2<float>", "std430", 16, [0, 4, 8, 12]), ("mat2x2<float>", "std140", 32, [0, 4, 16, 20]),
     ("mat3x3<float>", "std430", 48, [0, 4, 8, 16, 20, 24, 32, 36, 40]), ("mat2x3<double>", "std430", 64,
                                                                           [0, 8, 16, 32, 40, 48]),
 ])
 def test_amber_type_layouts(name, layout, stride, offsets):
-    """Where Amber puts each component of an element (amber_types.py): std430 by default, std140 rounds each
-    element, and a matrix's columns, up to 16 bytes; a vec3 takes a vec4's room."""
+    """Where Amber puts each component of an element (amber_types.py, as google/amber's Format and its parser tests:
+    `uint32 STD140` is 4 bytes an element, `uint32[] STD140` 16): a vec3 takes a vec4's room; std140 pads a
+    matrix's columns and an array type's elements to four components (it padded every element to 16 bytes before,
+    so a plain `float STD140` buffer's values sat 16 bytes apart)."""
     from spvcoop.runspec.amber_types import amber_type
     t = amber_type(name)
     assert t is not None and t.stride(layout) == stride and t.offsets(layout).tolist() == offsets
+
+
+def test_std140_pads_matrices_and_array_types_only(tmp_path):
+    """As google/amber lays buffers out: `float STD140` values packed, `float[] STD140` ones 16 bytes apart (every
+    std140 element took 16 bytes before); VkScript's `uniform ubo` data is std140 (a mat2's columns 16 bytes apart;
+    it was written std430, so the shader read the second column from the wrong bytes)."""
+    text = ("#!amber\nBUFFER a DATA_TYPE float STD140 DATA 1 2 3 END\nBUFFER b DATA_TYPE float[] STD140 DATA 1 2 END\n"
+            "EXPECT a IDX 4 EQ 2 3\nEXPECT b IDX 16 EQ 2\n")
+    out = run_plan(parse(text, "l.amber"))
+    assert not out.failures and out.expects == 2
+    assert np.frombuffer(bytes(out.buffers["a"]), np.float32).tolist() == [1, 2, 3]
+    assert np.frombuffer(bytes(out.buffers["b"]), np.float32).tolist() == [1, 0, 0, 0, 2, 0, 0, 0]
+    vk = ("[compute shader]\n#version 450\nlayout(local_size_x = 1) in;\n"
+          "layout(set = 0, binding = 0) uniform U { mat2 m; };\nlayout(set = 0, binding = 1) buffer O { float o[]; };\n"
+          "void main() { o[0] = m[1][0]; o[1] = m[1][1]; }\n\n[test]\nuniform ubo 0:0 mat2 0 1 2 3 4\nssbo 0:1 8\n"
+          "compute 1 1 1\nprobe ssbo float 0:1 0 == 3 4\n")
+    out = run_plan(parse(vk, "m.vkscript"))
+    assert not out.failures, out.failures
 
 
 def test_amber_values():
