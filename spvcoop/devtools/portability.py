@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.diagnostics import SpvError
+from ..core.facts import ModuleFacts
 from ..interp.runner import run
 
 RANDOM_SEEDS = (1, 2, 3)
@@ -92,16 +93,11 @@ def candidate_models(seeds=RANDOM_SEEDS) -> list[tuple[str, object]]:
 def size_constants(module, spec_constants: dict | None = None) -> list[tuple[str, int, bool]]:
     """(name, value, is a spec constant) of the named integer constants whose name says they hold a subgroup
     size (WARP, SUBGROUP_SIZE, wave_size...) and whose value is one (4..128); spec constants as overridden."""
-    names: dict[int, str] = {}
-    spec_ids: dict[int, int] = {}
-    for inst in module.instructions:
-        if inst.opname == "OpName" and len(inst.operands) >= 2:
-            names[inst.operands[0].value] = str(inst.operands[1].value)
-        elif inst.opname == "OpDecorate" and len(inst.operands) >= 3 and inst.operands[1].value == 1:   # SpecId
-            spec_ids[inst.operands[0].value] = inst.operands[2].value
+    facts = ModuleFacts.of(module)   # names and SpecIds as the validator and the interpreter read them
+    names, spec_ids = facts.names, facts.spec_ids
     overrides = spec_constants or {}
     out = []
-    for inst in module.instructions:
+    for inst in facts.defs.values():   # in module order
         if inst.opname not in ("OpConstant", "OpSpecConstant") or inst.result_id not in names:
             continue
         name = names[inst.result_id]

@@ -191,7 +191,9 @@ class Binder:
             ex.budget.reserve(len(raw), f"buffer '{where}'", inst)
             b.memory = Memory(where, "PushConstant" if b.key == "push_constants" else "StorageBuffer",
                               len(raw), data=raw)
-            b.memory.robust = bool(ex.config.robust_buffer_access)
+            # robustBufferAccess bounds each buffer of a descriptor array on its own; here they are one memory, where
+            # an index past one element's block would reach the next buffer: every index is checked instead (an error)
+            b.memory.robust = bool(ex.config.robust_buffer_access) and t.kind != "array"
             self.addresses.setdefault(where, ex.device.add(b.memory))
             self.values[b.var_id] = Pointer(b.memory, np.zeros(1, np.int64), t, 0, align=1 << 16)
         bind_views(self.values, self.bindings, self.views)

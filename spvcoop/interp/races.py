@@ -655,13 +655,13 @@ class Recorder:
         span_note = (f" (in {mem.copies} workgroups' copies)" if mem.storage == "Workgroup" and mem.copies > 1
                      and len({b // mem.region for b in race.bytes}) > 1 else "")
         same = race.first == race.second
+        if race.benign:
+            return self._benign(race, first, second, where + span_note, n)
         what = (f"{second.opname} ({race.kinds[1]}) by {self._agent(b)} and by {self._agent(a)}" if same else
                 f"{first.opname} ({race.kinds[0]}) by {self._agent(a)} and {second.opname} ({race.kinds[1]}) by "
                 f"{self._agent(b)}")
         message = (f"data race on '{mem.name}' ({mem.storage}) at {where}: {what}, with nothing ordering them; "
                    f"{n} conflicting byte{'s' if n != 1 else ''}{span_note}")
-        if race.benign:   # on a GPU too the bytes end up holding that value, whichever write lands last
-            message = "benign " + message + "; every write stored the value the bytes already held"
         notes: list[Note] = []
         span, source = self.ex.where(second, notes)
         if not same:
@@ -677,8 +677,43 @@ class Recorder:
             glsl = "memoryBarrierBuffer(); barrier();" if race.cls == BUFFER else "barrier();"
             notes.append(Note(f"both in barrier interval {k} of workgroup {wg} ({when}): no OpControlBarrier with "
                               f"Workgroup execution scope and {sem} semantics between them (GLSL: {glsl})"))
-        return Diagnostic("warning" if race.benign else "error", message, span, rule="interp.race", notes=notes,
-                          source=source)
+        return Diagnostic("error", message, span, rule="interp.race", notes=notes, source=source)
+
+    def _ordering(self, race: _Race, agent: int) -> str:
+        """Why nothing orders the two accesses, in a few words."""
+        if race.cross:
+            return "in different workgroups"
+        return f"in barrier interval {race.interval} of workgroup {int(self._wg_of(np.array([agent]))[0])}"
+
+    def _benign(self, race: _Race, first: Instruction, second: Instruction, where: str, n: int) -> Diagnostic:
+        """A race of writes that all stored the value already there: a warning of one line (what, where, who, why
+        unordered) and one note (which stores). On a GPU too the bytes end up holding that value, whichever write
+        lands last, so the barrier advice an error carries would only be noise here."""
+        a, b = race.agents
+        mem = race.mem
+        message = (f"benign data race on '{mem.name}' ({mem.storage}) at {where}, {n} byte{'s' if n != 1 else ''}: "
+                   f"written by {self._agent(b)} and {self._agent(a)} {self._ordering(race, b)}, with nothing "
+                   "ordering them")
+        span, source = self.ex.where(second, [])
+        here = f"the {second.opname} here" + (f" (SPIR-V {second.span})" if span is not second.span and second.span
+                                              else "")
+        if race.first == race.second:
+            stores = f"both by {here}, each storing"
+        else:   # who ran which store: the message names both invocations
+            stores = (f"{self._agent(b).split(' (', 1)[0]} by {here}, {self._agent(a).split(' (', 1)[0]} by the "
+                      f"{first.opname} at {self._short_place(first)}; each stored")
+        return Diagnostic("warning", message, span, rule="interp.race", source=source,
+                          notes=[Note(f"{stores} the value the bytes already held")])
+
+    def _short_place(self, inst: Instruction) -> str:
+        """file:line of an instruction: its line in the module's text, else its GLSL line (OpLine) with its word."""
+        prog = self.ex.prog
+        if inst.span is not None and inst.span.line:
+            return f"{prog.source}:{inst.span.line}:{inst.span.col}"
+        hl = prog.lines.get(inst.index)
+        if hl:
+            return f"{hl[0]}:{hl[1]}" + (f" (SPIR-V {inst.span})" if inst.span else "")
+        return f"{prog.source}: instruction {inst.index}"
 
 
 def _unit_view(a: np.ndarray, g: int) -> np.ndarray:

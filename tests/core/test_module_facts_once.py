@@ -143,3 +143,13 @@ def test_a_type_used_before_its_declaration_is_named_so() -> None:
                                                        "%f32 = OpTypeFloat 32\n")
     with pytest.raises(SpvError, match="component type f32 is declared after its use"):
         Program(assemble(text, "forward.spvasm"))
+
+
+def test_lint_with_a_profile_reads_each_file_once(built, tmp_path, capsys) -> None:
+    """`spvcoop lint DIR --profile`: each file's rules and the profile's coverage (which configurations no kernel
+    uses) read one ModuleFacts; the coverage loaded every file a second time (two ModuleFacts a file)."""
+    for name in ("gemm.spvasm", "gemm2.spvasm"):
+        (tmp_path / name).write_bytes((GEMM / "gemm.spvasm").read_bytes())
+    assert main(["lint", str(tmp_path), "--no-spirv-val", "--profile", "nvk-ampere", "-j", "1"]) in (0, 1)
+    assert len(built) == 2
+    assert "nvk-ampere lists 17 of 18 configuration(s) no kernel uses" in capsys.readouterr().err

@@ -11,7 +11,7 @@ from spvcoop.core.diagnostics import SpvError
 from spvcoop.gpu import compute
 from spvcoop.gpu.features import module_needs, refuse_missing
 from spvcoop.loader import load_shader
-from conftest import REPO
+from conftest import DATA, REPO
 from gpu_fakes import FakeDevice, FakeVk, VkErrorDeviceLost, VkTimeout
 
 ROOT = REPO
@@ -248,3 +248,20 @@ def test_a_muladd_configuration_the_device_lacks_is_refused_before_dispatch():
     run_on_device(ROOT / "tests" / "kernels" / "cmperf_khr_tiled" / "fp16_fp32.spvasm", device=dev,
                   dispatch=(1, 1, 1), validate=False)
     assert dev.dispatched
+
+
+def test_array_lengths_from_spec_constant_expressions():
+    """A buffer's array sized by a spec-constant expression (`float16_t v[R * C]`, an OpSpecConstantOp) is sized as
+    the interpreter sizes it, spec constants applied: the runner refused it ('the length of f16[0] is not a plain
+    constant', the length shown unset) and left such lengths elsewhere at whatever they were."""
+    from spvcoop.gpu.runner import run_on_device
+    shader = DATA / "sicompat" / "peer" / "coop-matrix-arg-and-return" / "shader.comp"
+    for (r, c), spec in (((16, 16), {0: 32}), ((8, 16), {0: 32, 1: 8})):
+        dev = FakeDevice(FakeVk())
+        data = np.arange(r * c, dtype=np.float16)
+        res = run_on_device(shader, buffers={"data": data}, spec_constants=spec, device=dev)
+        (bound, _), = dev.dispatched
+        assert bound[(0, 0)][1] == r * c * 2   # the buffer's size
+        assert res.buffers[(0, 0)].tolist() == data.tolist()   # the fake device runs nothing
+    with pytest.raises(SpvError, match="no specialization constant 'K'"):   # refused as the interpreter refuses it
+        run_on_device(shader, buffers={"data": data}, spec_constants={"K": 2}, device=FakeDevice(FakeVk()))

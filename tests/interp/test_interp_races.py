@@ -3,6 +3,8 @@ race-free twins (tests/glsl/races/) not reported, on by default in run(), `spvco
 from __future__ import annotations
 
 
+import re
+
 import numpy as np
 import pytest
 
@@ -291,7 +293,9 @@ def test_same_value_writes_are_a_benign_race(spvcoop_run):
     res = _run("one_word_racy")
     (d,) = [x for x in res.diagnostics if x.rule == "interp.race"]
     assert d.severity == "warning" and d.message.startswith("benign data race on 'flag' (Workgroup)")
-    assert "the value the bytes already held" in d.message and d.span.line == 7
+    assert d.span.line == 7 and len(d.notes) == 1 and re.fullmatch(
+        r"both by the OpStore here \(SPIR-V word \d+\), each storing the value the bytes already held",
+        d.notes[0].message)
     assert res[(0, 0)].tolist() == [1] * 32 + [2] * 32
     src = """#version 450
 layout(local_size_x = 32) in;
@@ -305,6 +309,16 @@ void main() {
     races = [x for x in res.diagnostics if x.rule == "interp.race"]
     # y[0] by one instruction; y[1] by each branch's store and between the two
     assert len(races) == 4 and all(x.severity == "warning" for x in races)
+    # concise: one line (variable, bytes, both invocations, why unordered) and one note (which stores, by whom)
+    assert all(len(x.notes) == 1 and "\n" not in x.message for x in races)
+    first, across = races[0], next(x for x in races if "; each stored" in x.notes[0].message)
+    assert first.message == (
+        "benign data race on 'Out' (StorageBuffer) at byte offset 0, 4 bytes: written by invocation #1 (global (1, 0, "
+        "0), workgroup (0, 0, 0), local (1, 0, 0)) and invocation #0 (global (0, 0, 0), workgroup (0, 0, 0), local (0, "
+        "0, 0)) in barrier interval 0 of workgroup 0, with nothing ordering them")
+    assert re.fullmatch(r"invocation #0 by the OpStore here \(SPIR-V word \d+\), invocation #16 by the OpStore at "
+                        r".*:7 \(SPIR-V word \d+\); each stored the value the bytes already held",
+                        across.notes[0].message), across.notes[0].message
     with pytest.raises(SpvError, match="data race on 'Out'") as ei:
         spvcoop_run(src % "l", buffers={(0, 0): np.zeros(2, np.uint32)})
     assert [x.severity for x in ei.value.diagnostics if x.rule == "interp.race"][0] == "error"

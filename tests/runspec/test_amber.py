@@ -220,6 +220,69 @@ def test_benign_race_is_a_warning(tmp_path, capsys):
     assert rc == 0 and "warning[interp.race]: benign data race on 'block0'" in err
 
 
+_BUFFER_ARRAY = """#!amber
+SHADER compute s GLSL
+#version 450
+layout(local_size_x = 1) in;
+layout(constant_id = 0) const int N = 1;
+layout(binding = 0) buffer block0 { int data[N]; } arr[2];
+layout(binding = 1) buffer Idx { int i; int got; int one; } idx;
+void main() {
+  idx.got = arr[0].data[idx.i];
+  arr[1].data[idx.one] = arr[0].data[0] + arr[0].data[idx.one];
+}
+END
+BUFFER b0 DATA_TYPE int32 DATA 1 2 END
+BUFFER b1 DATA_TYPE int32 DATA 3 4 END
+BUFFER ix DATA_TYPE int32 DATA INDEX 0 1 END
+PIPELINE compute p
+  ATTACH s SPECIALIZE 0 AS int32 2
+  BIND BUFFER_ARRAY b0 b1 AS storage DESCRIPTOR_SET 0 BINDING 0
+  BIND BUFFER ix AS storage DESCRIPTOR_SET 0 BINDING 1
+END
+RUN p 1 1 1
+EXPECT ix IDX 4 EQ 2
+EXPECT b1 IDX 0 EQ 3 3
+"""
+
+
+def test_buffer_array_of_blocks_holding_arrays():
+    """Each buffer of a BUFFER_ARRAY sits at its element's place, the block's size counting the arrays in it (their
+    lengths from spec constants too): the shader read and wrote all-zero, empty buffers before."""
+    out = run_plan(parse(_BUFFER_ARRAY.replace("INDEX", "1"), "a.amber"))
+    assert not out.failures, out.failures
+    assert np.frombuffer(bytes(out.buffers["b1"]), np.int32).tolist() == [3, 3]
+
+
+def test_buffer_array_index_past_one_block_is_an_error():
+    """arr[0].data[2] lies past b0's block: with robustBufferAccess (on for Amber) it read and wrote b1, the next
+    buffer of the array in the interpreter's one memory; now every index into a descriptor array is checked."""
+    with pytest.raises(SpvError) as e:
+        run_plan(parse(_BUFFER_ARRAY.replace("INDEX", "2"), "a.amber"))
+    d = e.value.diagnostics[0]
+    assert "index 2 out of bounds for i32[2] in 'arr'" in d.message and d.span.line == 9
+    assert any("robustBufferAccess does not cover the buffers of a BUFFER_ARRAY" in n.message for n in d.notes)
+
+
+def test_expect_reads_vec3_components_at_their_places(tmp_path, capsys):
+    """A vec3 takes a vec4's room: EXPECT reads each element's three components and never its padding word (99
+    here); an offset inside an element is refused as Amber's verifier refuses it, in VkScript too (it compared the
+    padding as the third value before)."""
+    text = ("[compute shader]\n#version 450\nlayout(local_size_x = 1) in;\n"
+            "layout(set = 0, binding = 0) buffer A { vec3 v[]; };\nvoid main() { v[1].y += 10.0; }\n\n[test]\n"
+            "ssbo 0 subdata float 0 1 2 3 99 4 5 6 99\ncompute 1 1 1\nprobe ssbo vec3 0 0 == 1 2 3 4 15 6\n"
+            "probe ssbo vec3 0 16 == 4 15 6\n")
+    out = run_plan(parse(text, "v.vkscript"))
+    assert not out.failures and out.expects == 2
+    rc, _, err = run_cli(capsys, "run", _script(tmp_path, text + "probe ssbo vec3 0 4 == 2 3 99\n", "v.vkscript"))
+    assert rc == 1 and "v.vkscript:12:1: error: EXPECT 0:0 IDX 4: the byte offset is not a multiple of the element " \
+        "size (16 bytes of vec3)" in err
+    amber = ("#!amber\nBUFFER v DATA_TYPE vec3<float> DATA 1 2 3 4 5 6 END\nEXPECT v IDX 16 EQ 4 5 6\n"
+             "EXPECT v IDX 0 EQ 1 2 3 4 5\nEXPECT v IDX 0 EQ 1 2 3 0\n")
+    out = run_plan(parse(amber, "v.amber"))
+    assert [f.message for f in out.failures] == ["EXPECT v IDX 0 failed at value 3 (byte 16): got 4, expected == 0"]
+
+
 def test_buffer_array_needs_an_array_of_fixed_blocks(tmp_path, capsys):
     text = (DATA / "cts" / "write_ssbo_array.amber").read_text().replace("} ssbo_array[2];", "} ssbo_array[3];")
     rc, out, err = run_cli(capsys, "run", _script(tmp_path, text))
@@ -308,18 +371,41 @@ void main() { uint i = gl_LocalInvocationID.x; buf.p[i].a *= u.scale.x; buf.p[i]
 
 
 @pytest.mark.parametrize("name, layout, stride, offsets", [
-    ("float", "std430", 4, [0]), ("float", "std140", 16, [0]), ("vec3<float>", "std430", 16, [0, 4, 8]),
-    ("vec2<int16>", "std430", 4, [0, 2]), ("vec2<float>", "std140", 16, [0, 4]),
+    ("float", "std430", 4, [0]), ("float", "std140", 4, [0]), ("vec3<float>", "std430", 16, [0, 4, 8]),
+    ("vec2<int16>", "std430", 4, [0, 2]), ("vec2<float>", "std140", 8, [0, 4]),
+    ("vec3<float>", "std140", 16, [0, 4, 8]),
+    ("float[]", "std430", 4, [0]), ("float[]", "std140", 16, [0]), ("vec2<float>[]", "std140", 16, [0, 4]),
+    ("float16[]", "std140", 8, [0]), ("mat2x2<double>", "std140", 64, [0, 8, 32, 40]),
     ("mat2x2<float>", "std430", 16, [0, 4, 8, 12]), ("mat2x2<float>", "std140", 32, [0, 4, 16, 20]),
     ("mat3x3<float>", "std430", 48, [0, 4, 8, 16, 20, 24, 32, 36, 40]), ("mat2x3<double>", "std430", 64,
                                                                           [0, 8, 16, 32, 40, 48]),
 ])
 def test_amber_type_layouts(name, layout, stride, offsets):
-    """Where Amber puts each component of an element (amber_types.py): std430 by default, std140 rounds each
-    element, and a matrix's columns, up to 16 bytes; a vec3 takes a vec4's room."""
+    """Where Amber puts each component of an element (amber_types.py, as google/amber's Format and its parser tests:
+    `uint32 STD140` is 4 bytes an element, `uint32[] STD140` 16): a vec3 takes a vec4's room; std140 pads a
+    matrix's columns and an array type's elements to four components (it padded every element to 16 bytes before,
+    so a plain `float STD140` buffer's values sat 16 bytes apart)."""
     from spvcoop.runspec.amber_types import amber_type
     t = amber_type(name)
     assert t is not None and t.stride(layout) == stride and t.offsets(layout).tolist() == offsets
+
+
+def test_std140_pads_matrices_and_array_types_only(tmp_path):
+    """As google/amber lays buffers out: `float STD140` values packed, `float[] STD140` ones 16 bytes apart (every
+    std140 element took 16 bytes before); VkScript's `uniform ubo` data is std140 (a mat2's columns 16 bytes apart;
+    it was written std430, so the shader read the second column from the wrong bytes)."""
+    text = ("#!amber\nBUFFER a DATA_TYPE float STD140 DATA 1 2 3 END\nBUFFER b DATA_TYPE float[] STD140 DATA 1 2 END\n"
+            "EXPECT a IDX 4 EQ 2 3\nEXPECT b IDX 16 EQ 2\n")
+    out = run_plan(parse(text, "l.amber"))
+    assert not out.failures and out.expects == 2
+    assert np.frombuffer(bytes(out.buffers["a"]), np.float32).tolist() == [1, 2, 3]
+    assert np.frombuffer(bytes(out.buffers["b"]), np.float32).tolist() == [1, 0, 0, 0, 2, 0, 0, 0]
+    vk = ("[compute shader]\n#version 450\nlayout(local_size_x = 1) in;\n"
+          "layout(set = 0, binding = 0) uniform U { mat2 m; };\nlayout(set = 0, binding = 1) buffer O { float o[]; };\n"
+          "void main() { o[0] = m[1][0]; o[1] = m[1][1]; }\n\n[test]\nuniform ubo 0:0 mat2 0 1 2 3 4\nssbo 0:1 8\n"
+          "compute 1 1 1\nprobe ssbo float 0:1 0 == 3 4\n")
+    out = run_plan(parse(vk, "m.vkscript"))
+    assert not out.failures, out.failures
 
 
 def test_amber_values():
