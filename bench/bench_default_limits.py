@@ -1,6 +1,6 @@
 """Issue 22: the loop GEMM (bench/shaders/gemm_tiled.spvasm: one subgroup loops over every 16x16 tile of C)
 under the default run options (a 60 s time limit, no step limit), at sizes too slow for CI (the 256^3 case is
-tests/test_default_limits.py). Prints steps and wall seconds per size; checks the product against numpy.
+tests/interp/test_default_limits.py). Prints steps and wall seconds per size; checks the product against numpy.
 
     python bench/bench_default_limits.py            # 256 and 512
     python bench/bench_default_limits.py --sizes 512

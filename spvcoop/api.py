@@ -3,8 +3,8 @@
 The run options are declared once, in spvcoop/interp/options.py. This signature writes each out (name, type,
 default) so that type checkers and editors see them: its keyword-only parameters are generated from the
 declarations (their `api_type`) by `python tools/gen_docs.py`, which rewrites docs/api.md too;
-tests/test_generated_docs.py fails when they are out of date, tests/test_public_api.py when they differ from the
-declarations. The docstring takes each option's help from its declaration.
+tests/project/test_generated_docs.py fails when they are out of date, tests/project/test_public_api.py when they
+differ from the declarations. The docstring takes each option's help from its declaration.
 """
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ def _declared_commands() -> tuple[list[str], dict[str, str]]:
     """(modules in `spvcoop --help` order, command name -> module), from the `COMMANDS, HELP_ORDER = (...), n`
     line each command module writes. Read as text, not imported: a command line imports only the module of the
     command it names (the others pull in numpy, pydantic, the layouts; `spvcoop as` and `--help` start faster).
-    tests/test_cli.py checks that the text read here is what each module holds and registers."""
+    tests/cli/test_cli.py checks that the text read here is what each module holds and registers."""
     found = []
     folder = os.path.join(os.path.dirname(__file__), "commands")
     for entry in os.scandir(folder):
@@ -42,7 +42,7 @@ def _declared_commands() -> tuple[list[str], dict[str, str]]:
 COMMAND_MODULES, COMMAND_NAMES = _declared_commands()
 # Examples for the help of parsers whose module gives none ("every --help ends with an example"): keyed by the
 # command path. A module's own epilog with "Example" in it is kept (val/lint write theirs beside their flags);
-# tests/test_cli_usage.py fails for a parser that has neither.
+# tests/cli/test_cli_usage.py fails for a parser that has neither.
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "": ("spvcoop val shader.spvasm --target-env vulkan1.3", "spvcoop run samples/saxpy/run.yaml"),
     "layout": ("spvcoop layout list", "spvcoop layout show nvidia --component f16 --rows 16 --cols 16 --use a"),

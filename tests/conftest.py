@@ -12,7 +12,9 @@ import pytest
 
 from spvcoop.core.reference_tools import require_tool
 
-TESTS = Path(__file__).parent
+# the test tree's places, for tests in any of its stage folders (tests/asm/, tests/interp/coopmat2/, ...)
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
 DATA = TESTS / "data"
 PROBES = DATA / "coopmat-probes"
 GLSL = TESTS / "glsl"
@@ -79,7 +81,7 @@ def big_module(reps: int) -> str:
     """bench/gen_big_module.py's module of `reps` repetitions, as text (the benchmarks' 250k module at 50,000)."""
     import io
     import sys
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    sys.path.insert(0, str(REPO / "bench"))
     try:
         from gen_big_module import write_module
     finally:

@@ -1,6 +1,7 @@
 """Plain-Python references for the coopmat2 tests: the extension text's pseudo-code, transcribed statement by
 statement (one element at a time, Python integers), independent of the interpreter's vectorized numpy code.
-Used by tests/test_interp_coopmat2*.py; the samples' expected outputs are computed by their own make_data.py."""
+Used by tests/interp/coopmat2/test_interp_coopmat2*.py; the samples'
+expected outputs are computed by their own make_data.py."""
 from __future__ import annotations
 
 import numpy as np

@@ -18,7 +18,7 @@ def sarif_validator() -> jsonschema.Draft4Validator:
     jsonschema.Draft4Validator.check_schema(schema)
     # FormatChecker() knows every format jsonschema has, uri-reference included (the SARIF schema uses that
     # draft-06 name under draft-04); with rfc3986-validator installed uri and uri-reference are really checked,
-    # which tests/test_lint.py's test_the_official_schema_refuses_what_code_scanning_refuses makes sure of
+    # which tests/validator/test_lint.py's test_the_official_schema_refuses_what_code_scanning_refuses makes sure of
     return jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())
 
 

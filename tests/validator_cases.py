@@ -10,7 +10,7 @@ runs on an instruction it checks and reports nothing), and what spirv-val 2025.5
 "Stricter than spirv-val"), "strict" (spirv-val rejects what the spec allows: a false positive we do not copy),
 or None (not compared: the case exercises a rule outside spirv-val's checks, e.g. a device profile).
 
-tests/test_validate_rules.py requires a failing and a passing case for every registered rule; the cases run in
+tests/validator/test_validate_rules.py requires a failing and a passing case for every registered rule; the cases run in
 test_validate_rules.py (RULE_CASES), test_validate_coopmat2.py (COOPMAT2_CASES) and test_validate_floats_qcom.py
 (FLOAT_QCOM_CASES), each with its own comparisons (spirv-val, spirv-as, spirv-dis).
 """

@@ -1,4 +1,4 @@
-"""Names the dead-code gate (tests/test_gates.py: vulture over spvcoop/, tools/, bench/, samples/) must count as
+"""Names the dead-code gate (tests/project/test_gates.py: vulture over spvcoop/, tools/, bench/, samples/) must count as
 used although no Python code reads them: each line says who uses it. Not a test module; vulture reads it as
 source (`[tool.vulture]` in pyproject.toml lists it). Functions registered by decorator (@OPS.op, @rule, ...)
 and methods called by name (the debugger's cmd_*, the DAP adapter's req_*) are excepted there, by pattern.

@@ -14,7 +14,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-# imported here, not in main(): `--help` (tests/test_tools.py) then fails on a name the package no longer has
+# imported here, not in main(): `--help` (tests/project/test_tools.py) then fails on a name the package no longer has
 from spvcoop.gpu.compute import Device  # noqa: E402  (no Vulkan loaded until a Device is opened)
 from spvcoop.gpu.numerics import combinations, run_tiles, save_tiles  # noqa: E402
 from spvcoop.numerics.fit import Sample, predict  # noqa: E402

@@ -5,7 +5,7 @@
 Writes OUTDIR/info.json (device info), profile.yaml (device info --write-profile), layout.yaml (layout
 measure), compare_<sample>.txt (run --compare-interpreter of the samples), tiles.npz (MulAdd probe tiles with
 the device's results, seeds 1 and 2) and times.json (seconds each step took). `commands()` is every spvcoop
-command line it runs (tests/test_tools.py parses each with spvcoop's own parser)."""
+command line it runs (tests/project/test_tools.py parses each with spvcoop's own parser)."""
 from __future__ import annotations
 
 import argparse

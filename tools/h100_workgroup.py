@@ -7,7 +7,7 @@ Writes into OUTDIR: info.json (device info), wg-layouts.yaml (`layout measure --
 kernels/<kernel>/<variant>/<output>.npy (`run SPEC --device vulkan -o DIR/`), compare.txt (`run
 --compare-interpreter` of every build: with --coop-numerics nvidia-tensorcore, and with --layout nvidia too),
 hang.txt (`run --device vulkan --gpu-timeout 5` of a dispatch that never ends), log.txt (every command, exit
-status and seconds). `commands()` is every spvcoop command line it runs (tests/test_tools.py parses each)."""
+status and seconds). `commands()` is every spvcoop command line it runs (tests/project/test_tools.py parses each)."""
 from __future__ import annotations
 
 import argparse

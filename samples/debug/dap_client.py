@@ -1,5 +1,5 @@
 """A small scripted Debug Adapter Protocol client: what an editor does, in a few lines (the README's transcript;
-tests/test_debug.py drives `spvcoop dap` with it).
+tests/devtools/test_debug.py drives `spvcoop dap` with it).
 
     python samples/debug/dap_client.py samples/debug/vscode/launch.json --break tile.comp:19 --print w
 

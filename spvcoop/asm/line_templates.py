@@ -8,7 +8,7 @@ appends the words to the module's word list. `spvcoop as` wants only those words
 (text.assemble_binary); assemble() also makes a lazy instruction per templated line, whose Operand
 objects are decoded from the line on first use (LazyInstruction). Instructions whose encoding
 depends on other instructions (a literal's width from its type, an extended instruction's name
-from its set) never use a template. tests/test_assembler.py and tests/test_fast_text_paths.py
+from its set) never use a template. tests/asm/test_assembler.py and tests/binary/test_fast_text_paths.py
 check that both paths give the same Module and the same bytes.
 """
 from __future__ import annotations
@@ -352,20 +352,20 @@ def _compile_fill(spec, words: tuple[int, ...], slots, get, numbers, plain, exte
     body = []
     items = [str(w) for w in words]
     for text_index, word_pos in slots:
-        part = f"p[{2 * text_index + 1}]"
-        v = f"v{word_pos}"
+        part = f"parts[{2 * text_index + 1}]"
+        v = f"word_{word_pos}"
         body.append(f"    {v} = get({part})\n"
                     f"    if {v} is None:\n"
                     f"        if plain({part}) is None:\n"
                     f"            raise NotPlain\n"
                     f"        {v} = numbers[{part}] = len(numbers) + 1\n")
         items[word_pos] = v
-    if spec.has_result_type and spec.has_result:
-        body.append("    vt[v2] = v1\n")
-    src = ("def fill(p, get=get, numbers=numbers, plain=plain, NotPlain=NotPlain, extend=extend, vt=vt):\n"
-           + "".join(body) + f"    extend(({', '.join(items)},))\n")
+    if spec.has_result_type and spec.has_result:   # word 2 the result id, word 1 its type
+        body.append("    value_types[word_2] = word_1\n")
+    src = ("def fill(parts, get=get, numbers=numbers, plain=plain, NotPlain=NotPlain, extend=extend, "
+           "value_types=value_types):\n" + "".join(body) + f"    extend(({', '.join(items)},))\n")
     namespace = {"get": get, "numbers": numbers, "plain": plain, "NotPlain": _NotPlain, "extend": extend,
-                 "vt": value_types}
+                 "value_types": value_types}
     exec(src, namespace)  # noqa: S102 - source generated above from integers and fixed text only
     return namespace["fill"]
 

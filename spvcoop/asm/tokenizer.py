@@ -1,7 +1,7 @@
 """Fast tokenizer for SPIR-V assembly: the terminals of grammar/spvasm.lark, without lark.
 
 lark's lexer needs about ten times longer than spirv-as on large modules, so the
-assembler uses this one; tests/test_syntax_lark.py checks that both give the
+assembler uses this one; tests/asm/test_syntax_lark.py checks that both give the
 same tokens and the same instruction grouping on every corpus file and on
 random text. Lines without quotes, comments or the separators `,()` (nearly all
 lines) are split with str.split(); the others go through one compiled regex

@@ -13,7 +13,7 @@ Per instruction shape (its first word: opcode and word count):
   printed by the general path (binary.BinaryReader, disassembler.Disassembler).
 Whatever the general reader would refuse, an OpSwitch (its literals need the selector's type) or
 an id defined twice sends the whole binary down the general path, which then says exactly what
-spirv-dis says. tests/test_fast_text_paths.py compares both paths.
+spirv-dis says. tests/binary/test_fast_text_paths.py compares both paths.
 """
 from __future__ import annotations
 

@@ -14,8 +14,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("numerics", help="measure MulAdd numerics on a Vulkan device and fit the numeric model",
                        description="MulAdd probe tiles (normal, wide exponent range, cancellation, f16 subnormal "
                                    "inputs, overflow, inf/NaN; integers: uniform and extreme) for every type "
-                                   "combination a device reports, probes of f32 -> bf16 conversion and of "
-                                   "per-element function arithmetic (flushing, NaN patterns, contraction), and a "
+                                   "combination a device reports, probes of f32 -> bf16 conversion, of "
+                                   "per-element function arithmetic and of plain float code (flushing, NaN "
+                                   "patterns, contraction, special functions), and a "
                                    "fit of the parametric model family (docs/interpreter-coopmat.md). Use the "
                                    "result with run --coop-numerics FILE.")
     nsub = p.add_subparsers(dest="numerics_command", metavar="ACTION", required=True)
@@ -51,7 +52,7 @@ def _finish(data: dict, args, device: str, fit_seed: int, t0: float, probes: dic
     fresh_samples = [s for seed in {sd for per in data.values() for _, sd in per} - {fit_seed}
                      for s in samples_from_tiles(data, seed)]
     fresh = agreement(f.model, fresh_samples) if fresh_samples else None
-    # the compiled-code rules (bf16 conversion, per-element functions): the probes' outputs against the
+    # the compiled-code rules (bf16 conversion, per-element functions, plain code): the probes' outputs against the
     # interpreter's under each candidate value
     c = fit_compiled(probes, interpret_probe, f.model, not_measured)
     f.model = c.model
@@ -98,7 +99,7 @@ def run_measure(args: argparse.Namespace) -> int:
             data = measure_tiles(dev, info, args.tiles, seeds=(1, 2), progress=progress)
             probes, not_measured = measure_probes(
                 dev, progress=lambda p: status.show(f"measuring numerics: probe {p} (bf16 conversion, per-element "
-                                                    "functions)"))
+                                                    "functions, plain float code)"))
         finally:
             status.done()
     if args.save_tiles:

@@ -78,9 +78,9 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--coverage", metavar="FILE.info",
                    help="write the line and branch coverage of the shader's source (GLSL lines where the module has "
                         "them, else its assembly lines) as an lcov tracefile, added to FILE's counts when it exists")
-    p.add_argument("--coverage-counts", choices=("invocations", "executions"), default="invocations",
+    p.add_argument("--coverage-counts", choices=("invocations", "executions"),
                    help="what --coverage counts: 'invocations' (each time a line runs, the invocations active in it; "
-                        "the default) or 'executions' (the times it runs, as gcov counts a line)")
+                        "the default) or 'executions' (the times it runs, as gcov counts a line); needs --coverage")
     # input templates (issue 22): self-contained here, for the run-options table to fold in
     p.add_argument("--template", metavar="FILE",
                    help="do not run: write every buffer, push-constant member and specialization constant of SPEC "
@@ -128,7 +128,7 @@ def add_execution_options(p: argparse.ArgumentParser, run_only: bool = False) ->
         help = o.help + CLI_HELP.get(o.name, "") + (f" (run spec key: {o.spec_key})" if o.spec_key else "")
         if o.cli_false:
             p.add_argument(o.flag, dest=o.name, action="store_const", const=False, default=None, help=help)
-        elif o.default is False and o.metavar is None:   # a switch that turns something on (--nonfinite)
+        elif o.switch:   # a flag that turns something on (--nonfinite)
             p.add_argument(o.flag, dest=o.name, action="store_const", const=True, default=None, help=help)
         else:
             p.add_argument(o.flag, dest=o.name, metavar=o.metavar, default=None, help=help.replace("%", "%%"))
@@ -296,14 +296,16 @@ def _run(args: argparse.Namespace) -> int:
         return _write_template(args)
     if is_amber(args.spec):
         return _run_amber(args)
-    prog, inputs, opts, spec, run_spec, options = prepare(args)
     device = getattr(args, "device", None)  # `portability` builds its own namespace; '' is refused when parsed
+    if device:
+        _refuse_interpreter_only(args)
+    if getattr(args, "coverage_counts", None) and not getattr(args, "coverage", None):
+        raise InputError(Diagnostic("error", "--coverage-counts says what --coverage counts: give --coverage FILE.info "
+                                    "too", source="<command line>"))
+    prog, inputs, opts, spec, run_spec, options = prepare(args)
     if getattr(args, "coverage", None):
-        if device:
-            raise InputError(Diagnostic("error", "--coverage counts what the interpreter executes; it cannot be "
-                                        "combined with --device"))
         from ..devtools.coverage import Coverage
-        opts["observer"] = Coverage(counts=getattr(args, "coverage_counts", "invocations"))
+        opts["observer"] = Coverage(counts=getattr(args, "coverage_counts", None) or "invocations")
     if opts.get("layout") == "all":
         try:
             return _portability(prog, inputs, opts, spec, args)
@@ -315,11 +317,11 @@ def _run(args: argparse.Namespace) -> int:
     if device:
         from ..gpu import parse_device
         from ..gpu.runner import run_on_device
-        res = run_on_device(prog, **inputs, entry_point=opts.get("entry_point"), device=parse_device(device),
-                            validate=opts.get("validate", True), subgroup_size=opts.get("subgroup_size"),
-                            timeout_s=getattr(args, "gpu_timeout", None), target_env=opts.get("target_env"),
-                            spirv_val_options=opts.get("spirv_val_options") or ())
+        res = run_on_device(prog, **inputs, device=parse_device(device), timeout_s=getattr(args, "gpu_timeout", None),
+                            **{k: opts[k] for k in DEVICE_OPTIONS if k in opts})
         if args.compare_interpreter:
+            if opts.get("trace") is not None:
+                opts["trace_out"] = sys.stderr   # the interpreter's run traces, as without --device
             interp = _run_shown(run, prog, inputs, dict(opts, validate=False))
             return _compare_device(_select_outputs(interp, spec.outputs), _select_outputs(res, spec.outputs),
                                    _model_tolerance(prog.module, opts.get("coop_numerics", "ieee")),
@@ -391,6 +393,31 @@ def _run_amber(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"{args.spec}: {out.expects} EXPECT(s) passed after {out.runs} RUN(s)", file=sys.stderr)
     return 0
+
+
+# the run options the device's run takes (gpu.runner.run_on_device's keywords of these names); every other run option
+# is the interpreter's alone: its flag is refused with --device, unless --compare-interpreter runs the interpreter too
+DEVICE_OPTIONS = ("entry_point", "subgroup_size", "validate", "target_env", "spirv_val_options")
+# `run` flags besides the run options that only the interpreter's run reads, refused with --device: (dest, flag, why)
+INTERPRETER_FLAGS = (("coverage", "--coverage", "counts what the interpreter executes"),
+                     ("emit_amber", "--emit-amber", "writes the interpreter's run and the outputs it computed"))
+
+
+def _refuse_interpreter_only(args: argparse.Namespace) -> None:
+    """--device: a flag that only the interpreter's run reads would be dropped without a word, so it is a usage
+    error (exit 2) naming it and --device."""
+    from ..core.diagnostics import Diagnostic, InputError
+    from ..interp.options import OPTIONS
+    compare = getattr(args, "compare_interpreter", False)
+    given = [(flag, why) for dest, flag, why in INTERPRETER_FLAGS if getattr(args, dest, None)]
+    given += [(o.flag, "applies to the interpreter's run") for o in OPTIONS
+              if o.flag and o.name not in DEVICE_OPTIONS and getattr(args, o.name, None) is not None and not compare]
+    if given:
+        flag, why = given[0]
+        more = "" if flag in {f for _, f, _ in INTERPRETER_FLAGS} else \
+            " (with --compare-interpreter the interpreter runs too, and takes it)"
+        raise InputError(Diagnostic("error", f"{flag} {why}; it cannot be combined with --device{more}",
+                                    source="<command line>"))
 
 
 def _write_coverage(opts: dict, args: argparse.Namespace) -> None:
@@ -526,7 +553,7 @@ def _portability(prog, inputs: dict, opts: dict, spec, args: argparse.Namespace)
     """--layout all: every model's run compared, at the sizes each model's vendor uses unless -S gives one;
     each distinct warning or note shown once."""
     from ..core.diagnostics import Diagnostic, InputError
-    from ..devtools.portability import check, report, size_constants
+    from ..devtools.portability import check, report, run_options, size_constants
     out = getattr(args, "output", None)
     # refused before any model runs: what would be silently dropped otherwise
     if getattr(args, "check", None):
@@ -535,12 +562,14 @@ def _portability(prog, inputs: dict, opts: dict, spec, args: argparse.Namespace)
     if getattr(args, "device", None):
         raise InputError(Diagnostic("error", "--layout all runs the interpreter under every layout model; it cannot "
                                     "be combined with --device", source="<command line>"))
+    if opts.get("trace") is not None:
+        raise InputError(Diagnostic("error", "--trace follows one run; --layout all runs one per model: trace a "
+                                    "model's run with --layout NAME --trace", source="<command line>"))
     if out and out.endswith(".npy") and not os.path.isdir(out):
         raise InputError(Diagnostic("error", f"-o {out}: --layout all writes one set of outputs per model: give a "
                                     "directory (-o DIR/: DIR/MODEL/BUFFER.npy) or a .yaml/.json file",
                                     source="<command line>"))
-    S = opts.get("subgroup_size")
-    run_opts = {k: v for k, v in opts.items() if k not in ("layout", "trace", "subgroup_size")}
+    run_opts, S = run_options(opts)
     per_model: dict[str, dict] = {}
 
     def keep(label: str, res) -> None:   # -o: each model's outputs, chosen as a single run's are
@@ -618,7 +647,7 @@ def _model_tolerance(module, coop_numerics) -> tuple | None:
     if not used:
         return None
     return functions.within_tolerance, (f"{', '.join(used)} not reproduced: within 2^{math.log2(functions.TOLERANCE):g}"
-                                        " of max(|value|, 1)")
+                                        f" (f16 2^{math.log2(functions.TOLERANCE_F16):g}) of max(|value|, 1)")
 
 
 def _compare_device(interp: dict, gpu: dict, tolerance, args) -> int:

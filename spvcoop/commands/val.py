@@ -229,11 +229,13 @@ def check_file(path: str, target_env: str, spec: dict[int, int], profile, werror
                want_human: bool, spirv_val: bool = True,
                spirv_val_timeout: float | None = None, root: str | None = None, *,
                spirv_val_options: tuple[str, ...] = (), selection=None,
-               report_unused: bool = False) -> tuple[dict, str, int]:
+               report_unused: bool = False, muladds: set | None = None) -> tuple[dict, str, int]:
     """Validate one file: (json record, human text, exit status). Never raises for bad input.
     root: the directory `lint` found the file under (links out of it are refused, core.files.open_input).
     selection: which rules to report (validator.selection.Selection; all by default); report_unused: report
-    `; spvcoop: ignore[...]` comments that suppress nothing. A .comp/.glsl file is compiled with glslang."""
+    `; spvcoop: ignore[...]` comments that suppress nothing. A .comp/.glsl file is compiled with glslang.
+    muladds: with a profile, the MulAdd configurations the module uses are added to it (lint's profile coverage
+    takes them from here, so each file is read, compiled and indexed once)."""
     from ..core.diagnostics import SpvError
     from ..loader import load_module_bytes
     from ..validator import validate
@@ -246,7 +248,7 @@ def check_file(path: str, target_env: str, spec: dict[int, int], profile, werror
     glsl = path.endswith(GLSL_SUFFIXES)
     if glsl:
         return _check_glsl(path, data, target_env, spec, profile, werror, want_human, spirv_val,
-                           spirv_val_timeout, spirv_val_options, selection)
+                           spirv_val_timeout, spirv_val_options, selection, muladds)
     from ..validator import SpirvValMissing
     from ..validator.spirv_val import DEFAULT_TIMEOUT
     timeout = spirv_val_timeout or DEFAULT_TIMEOUT
@@ -270,9 +272,20 @@ def check_file(path: str, target_env: str, spec: dict[int, int], profile, werror
         if early is not None:
             early.cancel()  # unread input or a failure: its findings are not wanted (no-op once used)
     diags = _select(diags, path, module.text, selection, report_unused)
+    _add_muladds(module, spec, profile, muladds)
     rec = file_result(path, diags, module, werror)
     human = format_human(diags, module) if want_human else ""
     return rec, human, 0 if rec["valid"] else 1
+
+
+def _add_muladds(module, spec: dict, profile, muladds: set | None) -> None:
+    """check_file's `muladds`: the configurations of the module's MulAdds, where a profile asks for them."""
+    if muladds is None or profile is None:
+        return
+    from ..core.diagnostics import SpvError
+    from ..validator.profiles import muladd_configurations
+    with contextlib.suppress(SpvError):   # a module the rules found broken: its MulAdds count for nothing
+        muladds.update(muladd_configurations(module, spec))
 
 
 def _select(diags: list, path: str, text: str | None, selection, report_unused: bool) -> list:
@@ -286,7 +299,8 @@ def _select(diags: list, path: str, text: str | None, selection, report_unused: 
 
 
 def _check_glsl(path: str, data: bytes, target_env: str, spec, profile, werror: bool, want_human: bool,
-                spirv_val: bool, spirv_val_timeout, spirv_val_options, selection) -> tuple[dict, str, int]:
+                spirv_val: bool, spirv_val_timeout, spirv_val_options, selection,
+                muladds: set | None = None) -> tuple[dict, str, int]:
     """A GLSL compute shader: compiled with glslangValidator (-g, so findings land on GLSL lines), then
     validated like a binary; glslang's own errors are findings at their lines."""
     from ..core.diagnostics import InputError, SpvError
@@ -310,6 +324,7 @@ def _check_glsl(path: str, data: bytes, target_env: str, spec, profile, werror: 
     except SpirvValMissing as e:
         return _failed(path, e.diagnostics, None, 2)
     diags = _select(_at_glsl_lines(diags, module, text), path, text, selection, False)
+    _add_muladds(module, spec, profile, muladds)
     rec = file_result(path, diags, None, werror)
     human = format_human(diags, shown) if want_human else ""
     return rec, human, 0 if rec["valid"] else 1
@@ -515,16 +530,18 @@ def find_files(paths: list[str], max_entries: int = MAX_LINT_ENTRIES) -> tuple[l
     return files, missing
 
 
-def _worker(job: tuple) -> tuple[dict, str, int]:
+def _worker(job: tuple) -> tuple[dict, str, int, set | None]:
+    """check_file's result and, where the job asks (`profile_usage`), the MulAdd configurations the file uses."""
     args, kwargs = job
+    used: set | None = set() if kwargs.pop("profile_usage", False) else None
     try:
-        return check_file(*args, **kwargs)
+        return (*check_file(*args, **kwargs, muladds=used), used)
     except MemoryError:
         pass  # reported below, once the file's objects are freed
     from ..core.diagnostics import Diagnostic
     diag = Diagnostic("error", "not enough memory to check this file: it needs more than this process may use "
                       "(lower --max-input-size to refuse such files at once, or allow more memory)", source=args[0])
-    return _failed(args[0], [diag], None, 2)
+    return (*_failed(args[0], [diag], None, 2), None)
 
 
 class _Progress:
@@ -547,20 +564,15 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _profile_coverage(args: argparse.Namespace, files: list, settings: dict) -> None:
+def _profile_coverage(files: list, settings: dict, usage: list) -> None:
     """With --profile: the profile's combinations that no MulAdd of the whole shader set uses (the other
-    direction, kernels using what the profile lacks, is each file's profile.muladd finding)."""
-    from ..core.diagnostics import SpvError
-    from ..loader import load_shader
-    from ..validator.profiles import muladd_configurations, unused_combinations
+    direction, kernels using what the profile lacks, is each file's profile.muladd finding). `usage`: each file's
+    MulAdd configurations as its check found them (none for a file it could not read: reported by that check)."""
+    from ..validator.profiles import unused_combinations
     by_profile: dict[str, tuple] = {}
-    for f, _ in files:
-        st, profile = settings[f]
-        if profile is None:
-            continue
-        try:
-            used = muladd_configurations(load_shader(f), dict(args.spec_const))
-        except SpvError:   # an unreadable file is reported by its own check
+    for (f, _), used in zip(files, usage, strict=True):
+        profile = settings[f][1]
+        if profile is None or used is None:
             continue
         seen = by_profile.setdefault(profile.name, (profile, set()))
         seen[1].update(used)
@@ -595,7 +607,7 @@ def run_lint(args: argparse.Namespace) -> int:
         jobs.append(((f, st.target_env, dict(args.spec_const), profile, st.werror, args.format == "human",
                       args.spirv_val, args.spirv_val_timeout, root),
                      {"spirv_val_options": st.spirv_val_options, "selection": st.selection,
-                      "report_unused": st.report_unused}))
+                      "report_unused": st.report_unused, "profile_usage": not args.quiet and profile is not None}))
     workers = args.jobs or os.cpu_count() or 1
     progress = _Progress(len(jobs), not args.quiet and sys.stderr.isatty())
     if workers > 1 and len(jobs) > 4:
@@ -614,6 +626,6 @@ def run_lint(args: argparse.Namespace) -> int:
     failed = _write_report(args, _report(args, [r[0] for r in results], [r[1] for r in results]))
     bad = sum(1 for r in results if r[2] != 0)
     if not args.quiet:
-        _profile_coverage(args, files, settings)
+        _profile_coverage(files, settings, [r[3] for r in results])
         sys.stderr.write(f"spvcoop lint: {len(files)} file(s), {bad} invalid\n")
     return failed or _status(args, [r[2] for r in results], bool(missing))

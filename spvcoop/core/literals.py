@@ -151,7 +151,7 @@ def _narrow_f32(b: int, fmt) -> int:
 
 def _narrow_f32_fp8(b: int, fmt) -> int:
     """A decimal literal's f32 bits narrowed to FP8 exactly as spirv-as 2025.5 does it (measured on a
-    sweep of 8,000 literals, tests/test_as_refusals.py checks samples). Two quirks of SPIRV-Tools:
+    sweep of 8,000 literals, tests/asm/test_as_refusals.py checks samples). Two quirks of SPIRV-Tools:
     - E4M3: 256 <= |x| <= 448 (E4M3's top binade) becomes the largest finite value 448 (0x7e),
       and anything larger is refused;
     - an f32 subnormal whose exponent is below -128 has it wrapped into the FP8 format's 8-bit

@@ -182,7 +182,8 @@ class Header(Record):
 
 class Module(Record):
     """A SPIR-V module: header, instructions, where it came from."""
-    __slots__ = _fields = ("header", "instructions", "source", "text", "id_names")
+    _fields = ("header", "instructions", "source", "text", "id_names")
+    __slots__ = (*_fields, "__weakref__")   # core/facts.py memoises a module's facts while it lives
     header: Header
     instructions: list[Instruction]
     source: str                      # file name used in diagnostics

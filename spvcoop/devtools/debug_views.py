@@ -128,7 +128,7 @@ def writer(dbg: Debugger, text: str) -> str:
         ln = source_line(dbg.prog, inst)
         where = f" by {inst.opname}" + (f" at {short_path(ln[0])}:{ln[1]}" if ln else f" (instruction {inst.index})")
     cls = WORKGROUP if mem.storage == "Workgroup" else 1
-    wg = int(ex.wg_index[lane])
+    wg = int(ex.lanes.wg_index[lane])
     clock = int(rec.ev_clock[stamp])
     k = int(rec.count_wg[cls][wg])
     when = (f"in barrier interval {k} of workgroup {wg}, the current one: no barrier orders it with the other "

@@ -124,7 +124,7 @@ class Debugger:
         self._paused_at = time.monotonic()
         self._events.put(("stopped", stop))
         command = self._commands.get()
-        stop.ex.deadline += time.monotonic() - self._paused_at   # time at the prompt is not run time
+        stop.ex.budget.pause(time.monotonic() - self._paused_at)   # time at the prompt is not run time
         if command == "quit":
             raise Quit
 
@@ -503,7 +503,7 @@ class Debugger:
             else:
                 from ..interp.runner import _traced_lane
                 try:
-                    lane = int(cast(int, _traced_lane(tuple(parts), ex.wg_dims, ex.dispatch, ex.N)))
+                    lane = int(cast(int, _traced_lane(tuple(parts), ex.lanes.wg_dims, ex.lanes.dispatch, ex.N)))
                 except SpvError as e:
                     raise DebugError(e.diagnostics[0].message.replace("--trace ", "")) from None
         if not 0 <= lane < ex.N:
@@ -514,7 +514,7 @@ class Debugger:
 
     def _lane_of_local(self, local: list[int], group: list[int] | None) -> int:
         ex = self._need_stop().ex
-        wg = [int(x) for x in (list(ex.wg_dims) + [1, 1])[:3]]
+        wg = [int(x) for x in (list(ex.lanes.wg_dims) + [1, 1])[:3]]
         loc = (local + [0, 0])[:3]
         if not all(0 <= loc[k] < wg[k] for k in range(3)):
             raise DebugError(f"local id {tuple(loc)} is outside the workgroup size {tuple(wg)}")
@@ -522,7 +522,7 @@ class Debugger:
         if group is None:
             g = self.selected // W if W else 0
         else:
-            d = [int(x) for x in (list(ex.dispatch) + [1, 1])[:3]]
+            d = [int(x) for x in (list(ex.lanes.dispatch) + [1, 1])[:3]]
             gg = (group + [0, 0])[:3]
             if not all(0 <= gg[k] < d[k] for k in range(3)):
                 raise DebugError(f"workgroup {tuple(gg)} is outside the dispatch {tuple(d)}")
@@ -531,7 +531,7 @@ class Debugger:
 
     def _describe_lane(self, lane: int) -> str:
         stop = self.stop
-        info = stop.ex.lane_info(lane) if stop is not None and stop.ex.lane_info and 0 <= lane < stop.ex.N else ""
+        info = stop.ex.lanes.info(lane) if stop is not None and stop.ex.lanes.info and 0 <= lane < stop.ex.N else ""
         return f"invocation {info}" if info else f"invocation #{lane}"
 
     # ---- values ----------------------------------------------------------------------------
@@ -617,8 +617,8 @@ class Debugger:
         tree = parse_expr(bp.condition)
         hits = []
         for k, lane in enumerate(active.tolist()):   # a DebugError goes to the hook: it stops there, saying so
-            if k & 255 == 255 and time.monotonic() > ex.deadline:   # the run's time limit holds here too
-                ex.limit_reached(inst, timed_out=True)
+            if k & 255 == 255:   # the run's time limit holds here too
+                ex.budget.check_clock(inst)
             value = self._eval(tree, ex, frame, lane)
             if isinstance(value, (dict, list, str)):
                 raise DebugError("a condition must be a number or a comparison")

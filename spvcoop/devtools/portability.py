@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.diagnostics import SpvError
+from ..core.facts import ModuleFacts
 from ..interp.runner import run
 
 RANDOM_SEEDS = (1, 2, 3)
@@ -92,16 +93,11 @@ def candidate_models(seeds=RANDOM_SEEDS) -> list[tuple[str, object]]:
 def size_constants(module, spec_constants: dict | None = None) -> list[tuple[str, int, bool]]:
     """(name, value, is a spec constant) of the named integer constants whose name says they hold a subgroup
     size (WARP, SUBGROUP_SIZE, wave_size...) and whose value is one (4..128); spec constants as overridden."""
-    names: dict[int, str] = {}
-    spec_ids: dict[int, int] = {}
-    for inst in module.instructions:
-        if inst.opname == "OpName" and len(inst.operands) >= 2:
-            names[inst.operands[0].value] = str(inst.operands[1].value)
-        elif inst.opname == "OpDecorate" and len(inst.operands) >= 3 and inst.operands[1].value == 1:   # SpecId
-            spec_ids[inst.operands[0].value] = inst.operands[2].value
+    facts = ModuleFacts.of(module)   # names and SpecIds as the validator and the interpreter read them
+    names, spec_ids = facts.names, facts.spec_ids
     overrides = spec_constants or {}
     out = []
-    for inst in module.instructions:
+    for inst in facts.defs.values():   # in module order
         if inst.opname not in ("OpConstant", "OpSpecConstant") or inst.result_id not in names:
             continue
         name = names[inst.result_id]
@@ -151,19 +147,31 @@ def _runs(models, subgroup_size: int | None) -> list[tuple[str, object, int]]:
     return ref + [r for r in runs if r not in ref]
 
 
+# the run options the check sets for each run itself: the layout model and the subgroup size it varies
+PER_RUN = ("layout", "subgroup_size")
+
+
+def run_options(options: dict) -> tuple[dict, int | None]:
+    """A run's options (interp.run keywords) as the check takes them: (the options every model's run gets, the
+    subgroup size every model runs at, None: the sizes each model's vendor uses). A layout given is dropped: the
+    check runs every model. The one place that splits them (check() and the CLI's `--layout all` call it)."""
+    return {k: v for k, v in options.items() if k not in PER_RUN}, options.get("subgroup_size")
+
+
 def check(module, run_kwargs: dict, wanted=None, models=None, on_model=None, on_result=None,
           subgroup_size: int | None = None) -> list[ModelOutcome]:
-    """Run under each model (at `subgroup_size`, or at the sizes each model defines); the first run is the
-    reference the others are compared with. `on_model(k, n, label)` is called before the k-th of n runs,
-    `on_result(label, result)` with the RunResult of each run that ran (the CLI's `-o`)."""
+    """Run under each model (at `subgroup_size`, else at run_kwargs' own, else at the sizes each model defines);
+    the first run is the reference the others are compared with. `on_model(k, n, label)` is called before the
+    k-th of n runs, `on_result(label, result)` with the RunResult of each run that ran (the CLI's `-o`)."""
     outcomes: list[ModelOutcome] = []
     ref: ModelOutcome | None = None
+    run_kwargs, given_size = run_options(run_kwargs)
+    subgroup_size = subgroup_size or given_size
     runs = _runs(list(models or candidate_models()), subgroup_size)
     # one work and one time budget for the whole check, shared among the runs
     from ..interp.options import DEFAULT_MAX_TIME, DEFAULT_MAX_WORK
     run_kwargs = dict(run_kwargs, max_work=max(1, (run_kwargs.get("max_work") or DEFAULT_MAX_WORK) // len(runs)),
                       max_time=(run_kwargs.get("max_time") or DEFAULT_MAX_TIME) / len(runs))
-    run_kwargs.pop("subgroup_size", None)
     for k, (label, model, S) in enumerate(runs, 1):
         if on_model is not None:
             on_model(k, len(runs), label)

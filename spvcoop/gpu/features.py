@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.diagnostics import Diagnostic, SpvError
+from ..core.facts import ModuleFacts
 from ..core.module import Module
 
 # feature structures by the short names compute.Device records them under
@@ -86,39 +87,44 @@ class Need:
 
 
 def module_needs(module: Module) -> list[Need]:
-    """The device features and extensions `module` needs, in the order its instructions name them."""
+    """The device features and extensions `module` needs, in the order its instructions name them (capabilities,
+    extensions, execution modes, types: the module's layout), from its facts (core/facts.py)."""
     from ..interp.program import enum_name
+    facts = ModuleFacts.of(module)
     needs: dict[tuple[str, str], Need] = {}
-    constants: dict[int, int] = {}
-    for inst in module.instructions:
-        op = inst.opname
-        if op == "OpCapability":
-            value = inst.operands[0].value
-            cap = enum_name("Capability", value) if isinstance(value, int) else str(value)
-            if cap in CAPABILITY_FEATURES:
-                s, f = CAPABILITY_FEATURES[cap]
-                needs.setdefault((s, f), Need(s, f, f"capability {cap}"))
-        elif op == "OpExtension":
-            ext = str(inst.operands[0].value)
-            if ext in EXTENSION_DEVICE_EXTENSIONS:
-                name = EXTENSION_DEVICE_EXTENSIONS[ext]
-                needs.setdefault(("", name), Need("", name, f"extension {ext}"))
-        elif op == "OpExecutionModeId" and len(inst.operands) > 1:
+    # a capability's aliases map to its one instruction: each instruction once, in module order
+    caps = {id(i): i for i in facts.capabilities.values()}
+    for inst in caps.values():
+        value = inst.operands[0].value
+        cap = enum_name("Capability", value) if isinstance(value, int) else str(value)
+        if cap in CAPABILITY_FEATURES:
+            s, f = CAPABILITY_FEATURES[cap]
+            needs.setdefault((s, f), Need(s, f, f"capability {cap}"))
+    for ext in facts.extensions:
+        if ext in EXTENSION_DEVICE_EXTENSIONS:
+            name = EXTENSION_DEVICE_EXTENSIONS[ext]
+            needs.setdefault(("", name), Need("", name, f"extension {ext}"))
+    for inst in (i for modes in facts.exec_modes.values() for i in modes):
+        if inst.opname == "OpExecutionModeId" and len(inst.operands) > 1:
             value = inst.operands[1].value
             mode = enum_name("ExecutionMode", value) if isinstance(value, int) else str(value)
             if mode == "LocalSizeId":   # Vulkan: VUID-RuntimeSpirv-LocalSizeId-06434 (run's allow-localsizeid)
                 needs.setdefault((V13, "maintenance4"), Need(V13, "maintenance4", "execution mode LocalSizeId"))
-        elif op == "OpConstant" and len(inst.operands) == 1 and inst.result_id is not None:
-            value = inst.operands[0].value
-            if isinstance(value, int):
-                constants[inst.result_id] = value
-        elif op in ("OpTypeCooperativeMatrixKHR", "OpTypeCooperativeMatrixNV"):
+    constants = _int_constants(facts)
+    for inst in facts.defs.values():
+        if inst.opname in ("OpTypeCooperativeMatrixKHR", "OpTypeCooperativeMatrixNV"):
             scope_id = inst.operands[1].value   # operands: component type, scope, rows, cols (, use)
             scope = constants.get(scope_id) if isinstance(scope_id, int) else None
             if scope == WORKGROUP_SCOPE:
                 needs.setdefault((COOP2, "workgroupScope"),
                                  Need(COOP2, "workgroupScope", "a Workgroup-scope cooperative matrix"))
     return list(needs.values())
+
+
+def _int_constants(facts: ModuleFacts) -> dict[int, int]:
+    """OpConstant id -> its value, for the one-word integer (and float bit-pattern) constants."""
+    return {rid: inst.operands[0].value for rid, inst in facts.defs.items()
+            if inst.opname == "OpConstant" and len(inst.operands) == 1 and isinstance(inst.operands[0].value, int)}
 
 
 def missing(needs: list[Need], features: dict[str, dict[str, bool]], extensions: set[str] | dict) -> list[Need]:
@@ -169,10 +175,10 @@ def unsupported_muladds(module: Module, coopmat_khr: list, coopmat_nv: list) -> 
     Vulkan spec requires one: VUID-RuntimeSpirv-MSize-10164 and its kin; a driver given another may fail in its
     compiler: a 4x8x4 KHR MulAdd made an H200's driver raise SIGFPE). Integers match by width (the KHR
     operands, not the types, say which are signed)."""
-    types = {i.result_id: i for i in module.instructions if i.opname.startswith("OpType") and i.result_id}
-    consts = {i.result_id: i.operands[0].value for i in module.instructions
-              if i.opname == "OpConstant" and i.result_id and len(i.operands) == 1}
-    values = {i.result_id: i.result_type for i in module.instructions if i.result_id and i.result_type}
+    facts = ModuleFacts.of(module)
+    types = {rid: i for rid, i in facts.defs.items() if i.opname.startswith("OpType")}
+    consts = _int_constants(facts)
+    values = {rid: i.result_type for rid, i in facts.defs.items() if i.result_type}
 
     def shape(tid):
         t = types.get(tid)

@@ -53,7 +53,8 @@ def measure_tiles(device, info: DeviceInfo, tiles: int, seeds=(1, 2), progress=N
 
 def measure_probes(device, probes=None, progress=None) -> tuple[dict, dict]:
     """({probe: {"in<b>": inputs, "gpu<b>": outputs}}, {probe: why not measured}) of the compiled-code probes.
-    A probe whose features the device lacks (bf16 for cvt, coopmat2 per-element operations for perelem), or
+    A probe whose features the device lacks (bf16 for cvt, coopmat2 per-element operations for perelem, f16
+    arithmetic for perelem_f16 and scalar_f16), or
     whose dispatch fails, is not measured: its parameters keep their defaults."""
     from ..core.diagnostics import SpvError
     from ..numerics.compiled import PROBES, make_inputs, probe_module, read_outputs, run_args
@@ -144,12 +145,12 @@ def load_measurement(path, max_bytes: int | None = None) -> tuple[dict, dict]:
 
 def _check_probes(probes: dict) -> None:
     """Every probe known, with its inputs and outputs of the types and sizes the probe kernel has."""
-    from ..numerics.compiled import FUNCTIONS, PROBES, outputs, tiles_of
+    from ..numerics.compiled import PROBES, functions_of, group_size, inputs_of, outputs, tiles_of
     for name, arrs in probes.items():
         if name not in PROBES:
             raise ValueError(f"unknown probe '{name}' (known: {', '.join(PROBES)})")
-        ins = ("in0",) if name == "cvt" else ("in0", "in1", "in2")
-        want = {k: np.uint32 if name == "cvt" else outputs(name)[3] for k in ins}
+        ins = inputs_of(name)
+        want = {k: np.uint32 if name == "cvt" else next(iter(outputs(name).values())) for k in ins}
         for b, dt in outputs(name).items():
             want[f"gpu{b}"] = dt
         for k, dt in want.items():
@@ -158,11 +159,11 @@ def _check_probes(probes: dict) -> None:
             if arrs[k].dtype != np.dtype(dt) or arrs[k].ndim != 1:
                 raise ValueError(f"probe {name}/{k}: {arrs[k].dtype} {arrs[k].shape}, expected a flat "
                                  f"{np.dtype(dt)} array")
-        n = arrs["in0"].size
-        if n == 0 or n % 256 or any(arrs[k].size != n for k in ins):
-            raise ValueError(f"probe {name}: the inputs must be tiles of 256 elements, all of one length")
-        per = 1 if name == "cvt" else len(FUNCTIONS)
+        n, g = arrs["in0"].size, group_size(name)
+        if n == 0 or n % g or any(arrs[k].size != n for k in ins):
+            raise ValueError(f"probe {name}: the inputs must be groups of {g} elements, all of one length")
+        per = len(functions_of(name))
         for k in want:
-            if k.startswith("gpu") and arrs[k].size != per * tiles_of(name, arrs) * 256:
+            if k.startswith("gpu") and arrs[k].size != per * tiles_of(name, arrs) * g:
                 raise ValueError(f"probe {name}/{k}: {arrs[k].size} elements, expected {per * n}")
 

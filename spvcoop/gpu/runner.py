@@ -12,10 +12,11 @@ from ..interp.constants import _override  # the interpreter's conversion of a sp
 from ..interp.aliasing import add_views, descriptor_groups, descriptor_key
 from ..interp.dataio import as_array, view_bytes
 from ..interp.fault import Fault
+from ..interp.lengths import set_array_lengths
 from ..interp.memory import Memory
 from ..interp.program import Program
-from ..interp.runner import Binding, RunResult, add_aliases, buffer_aliases, no_data_error, norm_key, \
-    run_arg_error, takes_addresses, unmatched_buffer
+from ..interp.binder import Binding, no_data_error, takes_addresses, unmatched_buffer
+from ..interp.runner import RunResult, add_aliases, buffer_aliases, norm_key, run_arg_error
 from ..interp.types import Type
 from ..loader import load_shader
 from ..core.module import Module
@@ -41,49 +42,6 @@ def spec_entries(prog: Program, overrides: dict) -> list[tuple[int, bytes]]:
                 out.append((int(sid), data))
                 break
     return out
-
-
-def _array_lengths(prog: Program, overrides: dict) -> None:
-    """Array types get their lengths from their length constants (with specialization overrides), as the
-    interpreter's constant evaluation gives them. Only buffer contents need them here (their sizes and bytes):
-    a length from a constant expression (OpSpecConstantOp, as in arrays of accumulators `coopmat C[TM / lM]`)
-    is left to the driver, and refused only inside a buffer's type."""
-    from ..interp.constants import scalar_from_words
-    defs = {inst.result_id: inst for inst in prog.globals if inst.result_id}
-    in_buffers = _buffer_types(prog)
-    for t in prog.types.values():
-        if t.kind != "array" or "length_id" not in t.extra:
-            continue
-        inst = defs.get(t.extra["length_id"])
-        if inst is None or inst.opname not in ("OpConstant", "OpSpecConstant"):
-            if id(t) not in in_buffers:
-                continue
-            raise SpvError(Diagnostic("error", f"the length of {t.describe()} is not a plain constant: not supported "
-                                      "on a device yet", source=prog.source))
-        rid, rtype = cast(int, inst.result_id), cast(int, inst.result_type)   # a constant has both
-        ct = prog.types[rtype]
-        value = scalar_from_words(ct, inst.operands[0].words)
-        if inst.opname == "OpSpecConstant":
-            sid = prog.decorations.get(rid, {}).get("SpecId", [None])[0]
-            for key in (sid, str(sid) if sid is not None else None, prog.names.get(rid)):
-                if key is not None and key in overrides:
-                    value = _override(ct, overrides[key], key)
-                    break
-        t.count = int(np.asarray(value).reshape(-1)[0])
-
-
-def _buffer_types(prog: Program) -> set[int]:
-    """id() of every type reachable from a buffer variable's contents (push constants included)."""
-    seen: set[int] = set()
-    pointers = [prog.types[cast(int, inst.result_type)] for inst in prog.globals if inst.opname == "OpVariable"]
-    todo = [p.elem for p in pointers if p.storage in BUFFER_CLASSES]
-    while todo:
-        t = todo.pop()
-        if t is None or id(t) in seen:
-            continue
-        seen.add(id(t))
-        todo += list(t.members) + [t.elem]
-    return seen
 
 
 def _interface(prog: Program, given: dict, push_constants):
@@ -186,7 +144,9 @@ def _prepare(shader, validate: bool, spec_constants: dict | None, entry_point: s
         if errors:
             raise SpvError(errors)
     prog = given if given is not None else Program(module)
-    _array_lengths(prog, dict(spec_constants or {}))
+    # every array length as the interpreter's run sets it (spec-constant expressions too; a name the module lacks
+    # refused alike): a length left unset would size a buffer at 0 elements without a word
+    set_array_lengths(prog, dict(spec_constants or {}))
     eps = [e for e in prog.entry_points if e[2] == "GLCompute" and (entry_point is None or e[0] == entry_point)]
     if not eps:
         raise SpvError(Diagnostic("error", "no GLCompute entry point" + (f" named '{entry_point}'" if entry_point

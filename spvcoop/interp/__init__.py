@@ -20,8 +20,8 @@ holds and may hand over to `base`, the op as it was. Values of a new type kind (
 shape (subgroups, rows, cols)) are objects with `masked_select(mask, other)` (used by OpPhi, OpSelect,
 masked results); the family declares `dispatch.KindHooks` for them (null values, constant composites,
 extract/insert, access chains, Private/Function variables before allocation). Per-run state of a family
-goes in `ex.family_state`; the lane layout is on the Executor (ex.sg_global, ex.sg_local,
-ex.subgroup_size, ex.num_sg_total, ex.wg_index). Ops that call a SPIR-V function per element use
+goes in `ex.family_state`; the lane layout is the read-only record `ex.lanes` (lanes.py: ex.lanes.sg_global,
+sg_local, subgroup_size, num_sg_total, wg_index ...). Ops that call a SPIR-V function per element use
 ex.call_per_element. A new extension is a package like coopmat2/ with a family.py and, in its __init__.py,
 the CAPABILITIES whose instructions it implements, appended to families._EXTENSION_FAMILIES.
 """

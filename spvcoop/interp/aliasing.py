@@ -150,12 +150,13 @@ def key_reader(prog: Program, key: tuple[int, int], views: list[tuple[int, Type]
                               "the data under the name of the view it is for, or as raw bytes", source=prog.source))
 
 
-def bind_views(ex, prog: Program, bindings: dict, views: list[tuple[tuple[int, int], int, Type]]) -> None:
-    """Point every other variable of a bound descriptor at the memory its reader's data went into."""
+def bind_views(values: dict, bindings: dict, views: list[tuple[tuple[int, int], int, Type]]) -> None:
+    """Point every other variable of a bound descriptor at the memory its reader's data went into (in `values`,
+    variable id -> its pointer)."""
     for key, vid, t in views:
         b = bindings.get(key)
         if b is not None and b.memory is not None:
-            ex.gvals[vid] = Pointer(b.memory, np.zeros(1, np.int64), t, 0, align=1 << 16)
+            values[vid] = Pointer(b.memory, np.zeros(1, np.int64), t, 0, align=1 << 16)
 
 
 def add_views(res, prog: Program, views: list[tuple[tuple[int, int], int, Type]], make_binding, as_array,
@@ -179,20 +180,20 @@ def workgroup_blocks(prog: Program) -> list[tuple[int, Type]]:
     return [(vid, t) for vid, t in variables(prog, ("Workgroup",)) if t.block]
 
 
-def workgroup_variable(ex, prog: Program, inst, t: Type, name: str, init) -> Pointer:
-    """A Workgroup variable's pointer: its own allocation, or for an explicit-layout block a view of the one
-    allocation all the entry point's blocks share, as large as the largest of them."""
+def workgroup_variable(ex, prog: Program, inst, t: Type, name: str, init,
+                       shared: Pointer | None) -> tuple[Pointer, Pointer | None]:
+    """(A Workgroup variable's pointer, the shared allocation): its own allocation, or for an explicit-layout block
+    a view of the one allocation all the entry point's blocks share (`shared`, made by the first of them), as large
+    as the largest of them."""
     if not t.block:
-        return ex.allocate(name, "Workgroup", t, "wg", init, inst=inst)
-    shared = getattr(ex, "workgroup_blocks", None)
+        return ex.allocate(name, "Workgroup", t, "wg", init, inst=inst), shared
     if shared is None:
         blocks = workgroup_blocks(prog)
         largest = max((b for _, b in blocks), key=lambda x: x.size())
         label = " / ".join(prog.name_of(v) for v, _ in blocks)
         shared = ex.allocate(label, "Workgroup", largest, "wg", None, inst=inst)
-        ex.workgroup_blocks = shared
     ptr = Pointer(shared.mem, shared.off, t, shared.base, align=shared.align)
     if init is not None:
         from .memory import store
         store(ptr, t, init, np.ones(ex.N, bool))
-    return ptr
+    return ptr, shared

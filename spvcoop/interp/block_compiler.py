@@ -16,12 +16,13 @@ Integer scalars that are one value for every invocation ((1,) arrays: loop count
 a Python-int lane (_plan_lane, _python_int_lane): IAdd/ISub/IMul/bitwise ops and integer comparisons computed on
 Python ints and wrapped to their width, a result kept as a (1,) array in frame.vals only when something other than
 this block's lane ops and its branch reads it (use_counts). A per-invocation operand or a partial mask takes the
-ufunc, as before. tests/test_loop_lanes.py holds every op, width and signedness to the plain path.
+ufunc, as before. tests/interp/test_loop_lanes.py holds every op, width and signedness to the plain path.
 
 Exactness:
-- steps: the same count, and the step limit is raised at the same instruction (Executor.limit_reached); the
-  clock is checked and progress reported where the plain path does it (the first terminator at or past each
-  multiple of 1024 steps);
+- steps: the same count, kept in a local and handed back to the run's Budget (budget.py) wherever other code may
+  read it; the Budget's checkpoints are the plain path's (Budget.count, Budget.tick), so the step limit is raised
+  at the same instruction and the clock is checked and progress reported where the plain path does it (the first
+  terminator at or past each multiple of 1024 steps);
 - a Fault becomes the same located error (Executor.fault_error of the failing instruction);
 - --trace: a traced run always takes the plain path, so its lines are the plain path's;
 - an op missing from the table goes through exec_inst, which reports it as before.
@@ -31,8 +32,14 @@ table, its types and settings), made once a block has run COMPILE_AFTER times, a
 invocation group the dispatch runs. An op that a family extends is resolved per instruction (its
 `when` asked once; dispatch.py says predicates are properties of the instruction in a run).
 This is the fast paths `blocks` and (compile_loop) `loops` of fastpaths.py, which says how to switch them
-off; tests/test_fast_paths.py runs every sample and test shader both ways and compares bytes.
-The generated source holds only numbers and names made here: no text from the module.
+off; tests/interp/test_fast_paths.py runs every sample and test shader both ways and compares bytes.
+The generated source holds only numbers and names made here: no text from the module. Its names say what they hold
+(tracebacks and debuggers show the generated lines, with a comment per SPIR-V instruction, through linecache):
+`executor`, `frame`, `mask`, `full` (every invocation active), `values`/`global_values` (the frame's and the
+dispatch's values), `steps` and `step_limit` (the count kept in a local, the Budget's limit), `current` (the index
+in INSTRUCTIONS of the instruction executing), `result`, `condition`, `integer_<id>` (an id's value as a Python int in
+the Python-int lane), `hoisted_<id>` (compile_loop: a value fetched once), and per instruction k the constants
+INST_k, OP_FUNCTION_k, BASE_FUNCTION_k, UFUNC_k, TYPE_k, DTYPE_k, ZERO_k.
 """
 from __future__ import annotations
 
@@ -135,53 +142,55 @@ class _Emitter:
 
 
 def _fetch(emit, ind: str, name: str, id_: int) -> None:
-    """`name = ex.val(frame, id_)`, the two dictionary lookups inline: Executor.val only when both miss (it
+    """`name = executor.val(frame, id_)`, the two dictionary lookups inline: Executor.val only when both miss (it
     then finds the value or raises its Fault); a hoisted id from its local."""
     id_ = int(id_)
     local = getattr(emit, "hoisted", {}).get(id_)
     if local is not None:
         emit(f"{ind}{name} = {local}")
         emit(f"{ind}if {name} is None:")
-        emit(f"{ind}    {name} = val(frame, {id_})")
+        emit(f"{ind}    {name} = value_of(frame, {id_})")
         return
-    emit(f"{ind}{name} = vals.get({id_})")
+    emit(f"{ind}{name} = values.get({id_})")
     emit(f"{ind}if {name} is None:")
-    emit(f"{ind}    {name} = gvals.get({id_})")
+    emit(f"{ind}    {name} = global_values.get({id_})")
     emit(f"{ind}    if {name} is None:")
-    emit(f"{ind}        {name} = val(frame, {id_})")
+    emit(f"{ind}        {name} = value_of(frame, {id_})")
 
 
 def _terminator(lines: list, ns: dict, term, cond_local: bool = False) -> None:
-    """The end of a compiled block: what branch_edges does for OpBranch and OpBranchConditional, after the same
-    tick (a step; the step limit; progress where the plain path reports it: the first terminator at or past
-    each multiple of 1024 steps). Outside the body's try: a Fault here propagates as it does from branch_edges."""
+    """The end of a compiled block: the count handed back to the Budget, and what branch_edges does for OpBranch and
+    OpBranchConditional, after the same tick (a step; Budget.reached at its checkpoint tick_at: the step limit, the
+    clock and progress where the plain path checks them). Outside the body's try: a Fault here propagates as it
+    does from branch_edges."""
     if term is None or term.opname not in ("OpBranch", "OpBranchConditional") or \
             any(o.kind != "IdRef" for o in term.operands[:3]):
+        lines.append("    budget.steps = steps")
         lines.append("    return None")
         return
-    ns["TERM"] = term
+    ns["TERMINATOR"] = term
     emit = lines.append
-    emit("    if s >= ms or s + 1 >= ex.next_progress:")
-    emit("        ex.tick(frame, TERM, mask)")
-    emit("    else:")
-    emit("        ex.steps = s + 1")
+    emit("    steps += 1")   # Budget.tick, the count in the local
+    emit("    budget.steps = steps")
+    emit("    if steps >= budget.tick_at:")
+    emit("        budget.reached(steps, TERMINATOR, True)")
     ops = term.operands
     if term.opname == "OpBranch":
         emit(f"    return [({int(ops[0].value)}, mask)]")
         return
     t, f = int(ops[1].value), int(ops[2].value)
     if cond_local:   # the condition is a comparison of this block in the Python-int lane (_plan_lane)
-        emit(f"    c = q{int(ops[0].value)}")
-        emit("    if c is not None:")
-        emit(f"        return [({t} if c else {f}, mask)]")
+        emit(f"    condition = integer_{int(ops[0].value)}")
+        emit("    if condition is not None:")
+        emit(f"        return [({t} if condition else {f}, mask)]")
     if t == f:
-        _fetch(emit, "    ", "c", ops[0].value)   # branch_edges reads the condition even then
+        _fetch(emit, "    ", "condition", ops[0].value)   # branch_edges reads the condition even then
         emit(f"    return [({t}, mask)]")
         return
-    _fetch(emit, "    ", "c", ops[0].value)
-    emit("    if type(c) is ndarray and c.shape == (1,):")
-    emit(f"        return [({t} if c[0] else {f}, mask)]")
-    emit(f"    return ex.split_edges(c, {t}, {f}, mask)")
+    _fetch(emit, "    ", "condition", ops[0].value)
+    emit("    if type(condition) is ndarray and condition.shape == SHAPE_ONE:")
+    emit(f"        return [({t} if condition[0] else {f}, mask)]")
+    emit(f"    return executor.split_edges(condition, {t}, {f}, mask)")
 
 
 # Python expressions of the ops taken on Python ints (uniform integer scalars, see _python_int_lane): binary ops
@@ -198,15 +207,13 @@ def use_counts(ex) -> dict[int, int]:
     """How often each id is an operand of an instruction in a function body (phis, merges and terminators
     included), once per run: a result no other block reads need not be kept as an array (_python_int_lane)."""
     counts = ex.fast.block_uses
-    if counts is None:
-        counts = {}
+    if not counts:
         for fn in ex.prog.functions.values():
             for blk in fn.blocks.values():
                 for inst in (*blk.phis, *blk.body, blk.merge, blk.term):
                     if inst is not None:
                         for i in inst.id_operands():
                             counts[i] = counts.get(i, 0) + 1
-        ex.fast.block_uses = counts
     return counts
 
 
@@ -226,29 +233,29 @@ def _to_signedness(x: str, dt, signed: bool) -> str:
 
 def _ufunc_binary(emit, ind: str, ns: dict, k: int, inst, t) -> None:
     """int_binary's body: to_type(x, t) with t and its dtype bound (an array already of that dtype is used as it
-    is), then the ufunc; the result in `v`."""
-    ns[f"U{k}"] = ops_arith.INT_BINARY[inst.opname]
-    ns[f"T{k}"], ns[f"D{k}"] = t, t.dtype
-    for name, opnd in (("a", inst.operands[0].value), ("b", inst.operands[1].value)):
+    is), then the ufunc; the result in `result`."""
+    ns[f"UFUNC_{k}"] = ops_arith.INT_BINARY[inst.opname]
+    ns[f"TYPE_{k}"], ns[f"DTYPE_{k}"] = t, t.dtype
+    for name, opnd in (("left", inst.operands[0].value), ("right", inst.operands[1].value)):
         _fetch(emit, ind, name, opnd)
-        emit(f"{ind}if type({name}) is not ndarray or {name}.dtype != D{k}:")
-        emit(f"{ind}    {name} = to_type({name}, T{k})")
-    emit(f"{ind}v = U{k}(a, b)")
+        emit(f"{ind}if type({name}) is not ndarray or {name}.dtype != DTYPE_{k}:")
+        emit(f"{ind}    {name} = to_type({name}, TYPE_{k})")
+    emit(f"{ind}result = UFUNC_{k}(left, right)")
 
 
 def _ufunc_compare(emit, ind: str, ns: dict, k: int, inst) -> None:
-    """int_compare's body, the result in `v`."""
+    """int_compare's body, the result in `result`."""
     ufunc, signed = ops_arith.COMPARE[inst.opname]
-    ns[f"U{k}"] = ufunc
-    _fetch(emit, ind, "a", inst.operands[0].value)
-    _fetch(emit, ind, "b", inst.operands[1].value)
-    emit(f"{ind}v = U{k}(as_int(a, {signed}), as_int(b, {signed}))")
+    ns[f"UFUNC_{k}"] = ufunc
+    _fetch(emit, ind, "left", inst.operands[0].value)
+    _fetch(emit, ind, "right", inst.operands[1].value)
+    emit(f"{ind}result = UFUNC_{k}(as_int(left, {signed}), as_int(right, {signed}))")
 
 
 def _plan_lane(ex, body: list, term):
     """Which of the body's integer scalar ops take the Python-int lane: k -> (its result dtype, escapes, operands:
     [(id, dtype the value has, local)]), and whether the terminator's condition is one of them. An operand is
-    local when an earlier lane op of this block made it (a Python int in q<id>, with that op's dtype); a result
+    local when an earlier lane op of this block made it (a Python int in integer_<id>, with that op's dtype); a result
     escapes (is kept as a (1,) array in frame.vals) when anything but this block's lane ops and terminator reads
     it (use_counts)."""
     uses = use_counts(ex)
@@ -313,24 +320,25 @@ def _lane_operands(ex, inst, made: dict, want: int | None) -> list[tuple[int, np
 def _python_int_lane(emit, ind: str, ns: dict, k: int, inst, plan: tuple) -> None:
     """One integer scalar op on Python ints when every invocation is active and each operand is one value for
     all ((1,) array of its type's dtype, or a Python int an earlier lane op of the block made): the result wrapped
-    to its width (two's complement, as the ufunc on arrays wraps), in q<id>, and as a (1,) array in frame.vals
+    to its width (two's complement, as the ufunc on arrays wraps), in integer_<id>, and as a (1,) array in frame.vals
     only if it escapes. Anything else takes the ufunc exactly as before, with local operands made arrays again."""
     rdt, escapes, opnds, t = plan
     rid = int(inst.result_id)
     name = inst.opname
     xs = []
     for j, (i, dt, local) in enumerate(opnds):
-        x, arr = f"x{j}", f"a{j}"
+        x, arr = f"integer_operand_{j}", f"operand_{j}"
         if local:
-            emit(f"{ind}{x} = q{i}")
+            emit(f"{ind}{x} = integer_{i}")
             emit(f"{ind}{arr} = None")
             emit(f"{ind}if {x} is None:")
             _fetch(emit, ind + "    ", arr, i)
         else:
             emit(f"{ind}{x} = None")
             _fetch(emit, ind, arr, i)
-        ns[f"E{k}_{j}"] = dt
-        emit(f"{ind}if {x} is None and type({arr}) is ndarray and {arr}.shape == S1 and {arr}.dtype == E{k}_{j}:")
+        ns[f"DTYPE_{k}_{j}"] = dt
+        emit(f"{ind}if {x} is None and type({arr}) is ndarray and {arr}.shape == SHAPE_ONE and "
+             f"{arr}.dtype == DTYPE_{k}_{j}:")
         emit(f"{ind}    {x} = {arr}.item()")
         xs.append(x)
     emit(f"{ind}if {emit.full_and()}{xs[0]} is not None and {xs[1]} is not None:")
@@ -347,70 +355,71 @@ def _python_int_lane(emit, ind: str, ns: dict, k: int, inst, plan: tuple) -> Non
         signed = ops_arith.COMPARE[name][1]
         a, b = (_to_signedness(x, dt, signed) for x, (_, dt, _) in zip(xs, opnds, strict=True))
         expr = f"({a}) {PY_COMPARE[name]} ({b})"
-    emit(f"{sub}q{rid} = {expr}")
+    emit(f"{sub}integer_{rid} = {expr}")
     if escapes:
-        ns[f"Z{k}"] = np.zeros(1, rdt)
-        emit(f"{sub}v = Z{k}.copy()")
-        emit(f"{sub}v[0] = q{rid}")
-        emit(f"{sub}vals[{rid}] = v")
+        ns[f"ZERO_{k}"] = np.zeros(1, rdt)
+        emit(f"{sub}result = ZERO_{k}.copy()")
+        emit(f"{sub}result[0] = integer_{rid}")
+        emit(f"{sub}values[{rid}] = result")
     emit(f"{ind}else:")
-    emit(f"{sub}q{rid} = None")
+    emit(f"{sub}integer_{rid} = None")
     for j, (_, dt, local) in enumerate(opnds):
         if local:   # made by an earlier lane op that kept it as a Python int: the same value as an array
-            ns[f"Z{k}_{j}"] = np.zeros(1, dt)
-            emit(f"{sub}if a{j} is None:")
-            emit(f"{sub}    a{j} = Z{k}_{j}.copy()")
-            emit(f"{sub}    a{j}[0] = x{j}")
+            ns[f"ZERO_{k}_{j}"] = np.zeros(1, dt)
+            emit(f"{sub}if operand_{j} is None:")
+            emit(f"{sub}    operand_{j} = ZERO_{k}_{j}.copy()")
+            emit(f"{sub}    operand_{j}[0] = integer_operand_{j}")
     if name in PY_BINARY:
-        ns[f"U{k}"] = ops_arith.INT_BINARY[name]
-        ns[f"R{k}"], ns[f"RT{k}"] = rdt, t
-        emit(f"{sub}if type(a0) is not ndarray or a0.dtype != R{k}:")
-        emit(f"{sub}    a0 = to_type(a0, RT{k})")
-        emit(f"{sub}if type(a1) is not ndarray or a1.dtype != R{k}:")
-        emit(f"{sub}    a1 = to_type(a1, RT{k})")
-        emit(f"{sub}v = U{k}(a0, a1)")
+        ns[f"UFUNC_{k}"] = ops_arith.INT_BINARY[name]
+        ns[f"RESULT_DTYPE_{k}"], ns[f"RESULT_TYPE_{k}"] = rdt, t
+        for j in (0, 1):
+            emit(f"{sub}if type(operand_{j}) is not ndarray or operand_{j}.dtype != RESULT_DTYPE_{k}:")
+            emit(f"{sub}    operand_{j} = to_type(operand_{j}, RESULT_TYPE_{k})")
+        emit(f"{sub}result = UFUNC_{k}(operand_0, operand_1)")
     else:
         ufunc, signed = ops_arith.COMPARE[name]
-        ns[f"U{k}"] = ufunc
-        emit(f"{sub}v = U{k}(as_int(a0, {signed}), as_int(a1, {signed}))")
+        ns[f"UFUNC_{k}"] = ufunc
+        emit(f"{sub}result = UFUNC_{k}(as_int(operand_0, {signed}), as_int(operand_1, {signed}))")
     _store_result(emit, sub, k, rid)
 
 
 def _namespace() -> dict:
     return {"Fault": Fault, "errstate": np.errstate, "to_type": ops_arith.to_type, "as_int": ops_arith.as_int,
-            "ndarray": np.ndarray, "Register": Register, "QUIET": contextlib.nullcontext(), "S1": (1,)}
+            "ndarray": np.ndarray, "Register": Register, "NO_ERRSTATE": contextlib.nullcontext(), "SHAPE_ONE": (1,)}
 
 
-_PROLOGUE = ["    vals = frame.vals",
-             "    gvals = ex.gvals",
-             "    val = ex.val",
-             "    assign = ex.assign",
-             "    ms = ex.max_steps",
-             "    s = ex.steps",
-             "    i = 0"]
+_PROLOGUE = ["    values = frame.vals",
+             "    global_values = executor.gvals",
+             "    value_of = executor.val",
+             "    assign = executor.assign",
+             "    budget = executor.budget",
+             "    step_limit = budget.max_steps",
+             "    steps = budget.steps",
+             "    current = 0"]   # the index in INSTRUCTIONS of the instruction executing
 # the runner already ignores numpy's floating-point errors around the whole dispatch
-_ERRSTATE = "with (QUIET if ex.errors_ignored else errstate(all='ignore')):"
-# a Fault or an error of an unvalidated module, located at the instruction (INSTS[i]) that raised it, as exec_inst
+_ERRSTATE = "with (NO_ERRSTATE if executor.errors_ignored else errstate(all='ignore')):"
+# a Fault or an error of an unvalidated module, located at the instruction (INSTRUCTIONS[current]) that raised it, as
+# exec_inst
 # (and exec_block, for a terminator) locates it
-_EPILOGUE = ["    except Fault as f:",
-             "        ex.steps = s",
-             "        raise ex.fault_error(INSTS[i], f) from None",
-             "    except Exception as e:",
-             "        ex.steps = s",
-             "        raise ex.invalid_module_error(INSTS[i], e) from None"]
+_EPILOGUE = ["    except Fault as fault:",
+             "        budget.steps = steps",
+             "        raise executor.fault_error(INSTRUCTIONS[current], fault) from None",
+             "    except Exception as error:",
+             "        budget.steps = steps",
+             "        raise executor.invalid_module_error(INSTRUCTIONS[current], error) from None"]
 
 
 def compile_body(ex, body: list, term=None, label: str = "?"):
-    """One function (ex, frame, mask, full) running `body` as exec_inst runs it, one instruction at a time, then
+    """One function (executor, frame, mask, full) running `body` as exec_inst runs it, one instruction at a time, then
     an OpBranch or OpBranchConditional `term` as Executor.branch_edges does (its edges returned); any other
     terminator is left to branch_edges (None returned)."""
     ns = _namespace()
-    lines = ["def block(ex, frame, mask, full):", *_PROLOGUE, "    try:", "        " + _ERRSTATE]
+    lines = ["def block(executor, frame, mask, full):", *_PROLOGUE, "    try:", "        " + _ERRSTATE]
     cond_local = _emit_body(ex, _Emitter(lines), ns, body, term, " " * 12, 0)
     lines.append(" " * 12 + "pass")
-    lines += [*_EPILOGUE, "    ex.steps = s"]
+    lines += _EPILOGUE
     _terminator(lines, ns, term, cond_local)
-    ns["INSTS"] = list(body)
+    ns["INSTRUCTIONS"] = list(body)
     return _load(lines, ns, "block", f"block {label}")
 
 
@@ -454,36 +463,35 @@ def instruction_comment(inst) -> str:
 
 
 def _store_result(emit, ind: str, k: int, rid: int) -> None:
-    """frame.vals[rid] = v where every invocation is active, else assign's merge under the mask."""
+    """frame.vals[rid] = result where every invocation is active, else assign's merge under the mask."""
     if emit.full:
-        emit(f"{ind}vals[{rid}] = v")
+        emit(f"{ind}values[{rid}] = result")
         return
     emit(f"{ind}if full:")
-    emit(f"{ind}    vals[{rid}] = v")
+    emit(f"{ind}    values[{rid}] = result")
     emit(f"{ind}else:")
-    emit(f"{ind}    assign(frame, I{k}, v, mask, False)")
+    emit(f"{ind}    assign(frame, INST_{k}, result, mask, False)")
 
 
 def _emit_body(ex, emit: _Emitter, ns: dict, body: list, term, ind: str, base: int) -> bool:
     """The code of `body`'s instructions, instruction k of the function at index base + (its place in body) of
-    INSTS; whether the terminator's condition is a Python-int lane comparison (q<id>)."""
+    INSTRUCTIONS; whether the terminator's condition is a Python-int lane comparison (integer_<id>)."""
     lane, cond_local = _plan_lane(ex, body, term)
     for j, inst in enumerate(body):
         k = base + j
-        ns[f"I{k}"] = inst
+        ns[f"INST_{k}"] = inst
         emit(f"{ind}# {instruction_comment(inst)}")
-        emit(f"{ind}i = {k}")
-        emit(f"{ind}s += 1")
-        emit(f"{ind}if s > ms:")
-        emit(f"{ind}    ex.steps = s")
-        emit(f"{ind}    ex.limit_reached(I{k})")
+        emit(f"{ind}current = {k}")
+        emit(f"{ind}steps += 1")   # Budget.count, the count in the local
+        emit(f"{ind}if steps > step_limit:")
+        emit(f"{ind}    budget.reached(steps, INST_{k})")
         fn, base_fn = resolve(ex, inst)
         rid = inst.result_id
         if fn is None:
             # not in the table: the plain path reports it (and counts the step itself)
-            emit(f"{ind}ex.steps = s - 1")
-            emit(f"{ind}ex.exec_inst(frame, I{k}, mask, full)")
-            emit(f"{ind}s = ex.steps")
+            emit(f"{ind}budget.steps = steps - 1")
+            emit(f"{ind}executor.exec_inst(frame, INST_{k}, mask, full)")
+            emit(f"{ind}steps = budget.steps")
             continue
         if j in lane:
             # the Python-int lane, else (per-invocation values, a partial mask) the numpy ufunc as before
@@ -494,32 +502,32 @@ def _emit_body(ex, emit: _Emitter, ns: dict, body: list, term, ind: str, base: i
         elif base_fn is None and fn is ops_arith.int_compare and len(inst.operands) == 2:
             _ufunc_compare(emit, ind, ns, k, inst)
         else:
-            ns[f"F{k}"] = fn
+            ns[f"OP_FUNCTION_{k}"] = fn
             ops = inst.operands
             sub = ind
             if _register_access(fn, base_fn) and len(ops) >= (2 if inst.opname == "OpStore" else 1) and \
                     all(o.kind == "IdRef" for o in ops[:2]):
                 # a Function variable held as a value, every invocation active (and, for a load, stored by
                 # all): what load_op / store_op do then, without the call
-                _fetch(emit, ind, "p", ops[0].value)
+                _fetch(emit, ind, "pointer", ops[0].value)
                 if inst.opname == "OpLoad":
-                    emit(f"{ind}if {emit.full_and()}type(p) is Register and p.written is None:")
-                    emit(f"{ind}    v = p.value")
+                    emit(f"{ind}if {emit.full_and()}type(pointer) is Register and pointer.written is None:")
+                    emit(f"{ind}    result = pointer.value")
                 else:
-                    emit(f"{ind}if {emit.full_and()}type(p) is Register and not frame.undef:")
-                    _fetch(emit, ind + "    ", "x", ops[1].value)
-                    emit(f"{ind}    p.value = x")
-                    emit(f"{ind}    p.written = None")
+                    emit(f"{ind}if {emit.full_and()}type(pointer) is Register and not frame.undef:")
+                    _fetch(emit, ind + "    ", "stored", ops[1].value)
+                    emit(f"{ind}    pointer.value = stored")
+                    emit(f"{ind}    pointer.written = None")
                 emit(f"{ind}else:")
                 sub = ind + "    "
             # the op may run other code (a function call): the count it sees and leaves is the true one
-            emit(f"{sub}ex.steps = s")
+            emit(f"{sub}budget.steps = steps")
             if base_fn is None:
-                emit(f"{sub}v = F{k}(ex, frame, I{k}, mask)")
+                emit(f"{sub}result = OP_FUNCTION_{k}(executor, frame, INST_{k}, mask)")
             else:
-                ns[f"B{k}"] = base_fn
-                emit(f"{sub}v = F{k}(ex, frame, I{k}, mask, B{k})")
-            emit(f"{sub}s = ex.steps")
+                ns[f"BASE_FUNCTION_{k}"] = base_fn
+                emit(f"{sub}result = OP_FUNCTION_{k}(executor, frame, INST_{k}, mask, BASE_FUNCTION_{k})")
+            emit(f"{sub}steps = budget.steps")
         if rid is not None:
             _store_result(emit, ind, k, rid)
     return cond_local
@@ -532,7 +540,7 @@ def _phis(emit, ind: str, phis: list, insts: list, pred: int | None) -> None:
     for n, phi in enumerate(phis):
         ops = phi.operands
         pairs = [(int(ops[i + 1].value), int(ops[i].value)) for i in range(0, len(ops) - 1, 2)]
-        emit(f"{ind}i = {len(insts)}")
+        emit(f"{ind}current = {len(insts)}")
         insts.append(phi)
         first = True
         for label, value in pairs:
@@ -540,9 +548,9 @@ def _phis(emit, ind: str, phis: list, insts: list, pred: int | None) -> None:
                 continue
             if pred is None:
                 emit(f"{ind}{'if' if first else 'elif'} pred == {label}:")
-                _fetch(emit, ind + "    ", f"pv{n}", value)
+                _fetch(emit, ind + "    ", f"phi_value_{n}", value)
             else:
-                _fetch(emit, ind, f"pv{n}", value)
+                _fetch(emit, ind, f"phi_value_{n}", value)
             first = False
             if pred is not None:
                 break
@@ -551,9 +559,9 @@ def _phis(emit, ind: str, phis: list, insts: list, pred: int | None) -> None:
             if not first:
                 emit(f"{ind}else:")
             who = "pred" if pred is None else str(pred)
-            emit(f"{sub}raise Fault('no incoming value for predecessor ' + NAME_OF({who}))")
+            emit(f"{sub}raise Fault('no incoming value for predecessor ' + name_of({who}))")
     for n, phi in enumerate(phis):
-        emit(f"{ind}vals[{int(phi.result_id)}] = pv{n}")
+        emit(f"{ind}values[{int(phi.result_id)}] = phi_value_{n}")
 
 
 def loop_fits(chain: tuple) -> bool:
@@ -562,7 +570,7 @@ def loop_fits(chain: tuple) -> bool:
 
 
 def compile_loop(ex, chain: tuple, m_label: int):
-    """One function (ex, frame, mask, at_merge, pred) running whole trips of a straight loop
+    """One function (executor, frame, mask, at_merge, pred) running whole trips of a straight loop
     (executor.straight_chain) while every invocation is in it, arriving from block `pred`, and each branch is one
     target for all: each block's phis as exec_block takes them from the one predecessor, then its body and
     terminator as compile_body and branch_edges run them, one block after the other, without returning to the walk
@@ -571,8 +579,8 @@ def compile_loop(ex, chain: tuple, m_label: int):
     caller to go on with as run_straight_loop does."""
     ns = _namespace()
     insts: list = []
-    lines = ["def loop(ex, frame, mask, at_merge, pred):", *_PROLOGUE, "    full = True"]
-    ns["NAME_OF"] = ex.prog.name_of
+    lines = ["def loop(executor, frame, mask, at_merge, pred):", *_PROLOGUE, "    full = True"]
+    ns["name_of"] = ex.prog.name_of
     # values fixed while the function runs, fetched once: the Function variables (memory.Register, made at the
     # function's start) and global values the chain reads
     hoisted: dict[int, str] = {}
@@ -583,8 +591,8 @@ def compile_loop(ex, chain: tuple, m_label: int):
                 i = int(i)
                 if i in hoisted or not (i in variables or i in ex.gvals):
                     continue
-                hoisted[i] = f"H{i}"
-                lines.append(f"    H{i} = {'vals' if i in variables else 'gvals'}.get({i})")
+                hoisted[i] = f"hoisted_{i}"
+                lines.append(f"    hoisted_{i} = {'values' if i in variables else 'global_values'}.get({i})")
     lines += ["    try:", "        " + _ERRSTATE, "            while True:"]
     ind = " " * 16
     emit = _Emitter(lines, hoisted, full=True)
@@ -598,45 +606,43 @@ def compile_loop(ex, chain: tuple, m_label: int):
         insts.append(blk.term)
         term = blk.term
         ops = term.operands
-        # branch_edges' tick: a step, the step limit, the clock and progress where the plain path checks them
-        emit(f"{ind}i = {t_at}")
-        emit(f"{ind}if s >= ms or s + 1 >= ex.next_progress:")
-        emit(f"{ind}    ex.steps = s")
-        emit(f"{ind}    ex.tick(frame, INSTS[{t_at}], mask)")
-        emit(f"{ind}    s = ex.steps")
-        emit(f"{ind}else:")
-        emit(f"{ind}    s += 1")
+        # branch_edges' tick (Budget.tick): a step, then Budget.reached at its checkpoint
+        emit(f"{ind}current = {t_at}")
+        emit(f"{ind}steps += 1")
+        emit(f"{ind}if steps >= budget.tick_at:")
+        emit(f"{ind}    budget.reached(steps, INSTRUCTIONS[{t_at}], True)")
         nxt = h if j == len(chain) - 1 else chain[j + 1].label
         if term.opname == "OpBranch":
-            emit(f"{ind}if ex.any_killed:")
-            emit(f"{ind}    ex.steps = s")
+            emit(f"{ind}if executor.any_killed:")
+            emit(f"{ind}    budget.steps = steps")
             emit(f"{ind}    return ({j}, [({nxt}, mask)])")
             continue
         c_id, t, f = int(ops[0].value), int(ops[1].value), int(ops[2].value)
         if cond_local:
-            emit(f"{ind}c = q{c_id}")
-            emit(f"{ind}if c is None:")
-            _fetch(emit, ind + "    ", "c", c_id)
+            emit(f"{ind}condition = integer_{c_id}")
+            emit(f"{ind}if condition is None:")
+            _fetch(emit, ind + "    ", "condition", c_id)
         else:
-            _fetch(emit, ind, "c", c_id)   # branch_edges reads the condition even when both targets are one
+            _fetch(emit, ind, "condition", c_id)   # branch_edges reads the condition even when both targets are one
         if t == f:
-            emit(f"{ind}if ex.any_killed:")
-            emit(f"{ind}    ex.steps = s")
+            emit(f"{ind}if executor.any_killed:")
+            emit(f"{ind}    budget.steps = steps")
             emit(f"{ind}    return ({j}, [({t}, mask)])")
             continue
-        emit(f"{ind}if type(c) is ndarray and c.shape == S1:")
-        emit(f"{ind}    c = c[0]")
-        emit(f"{ind}elif type(c) is not bool:")
-        emit(f"{ind}    ex.steps = s")
-        emit(f"{ind}    return ({j}, ex.split_edges(c, {t}, {f}, mask))")
-        emit(f"{ind}if ex.any_killed:")
-        emit(f"{ind}    ex.steps = s")
-        emit(f"{ind}    return ({j}, [({t} if c else {f}, mask)])")
-        emit(f"{ind}if {'c' if t == m_label else 'not c'}:")   # one target is the merge (straight_chain)
-        emit(f"{ind}    ex.steps = s")
+        emit(f"{ind}if type(condition) is ndarray and condition.shape == SHAPE_ONE:")
+        emit(f"{ind}    condition = condition[0]")
+        emit(f"{ind}elif type(condition) is not bool:")
+        emit(f"{ind}    budget.steps = steps")
+        emit(f"{ind}    return ({j}, executor.split_edges(condition, {t}, {f}, mask))")
+        emit(f"{ind}if executor.any_killed:")
+        emit(f"{ind}    budget.steps = steps")
+        emit(f"{ind}    return ({j}, [({t} if condition else {f}, mask)])")
+        # one target is the merge (straight_chain)
+        emit(f"{ind}if {'condition' if t == m_label else 'not condition'}:")
+        emit(f"{ind}    budget.steps = steps")
         emit(f"{ind}    at_merge.append(({blk.label}, mask))")
         emit(f"{ind}    return None")
     emit(f"{ind}pred = {chain[-1].label}")   # the next trip arrives from the last block
     lines += _EPILOGUE
-    ns["INSTS"] = insts
+    ns["INSTRUCTIONS"] = insts
     return _load(lines, ns, "loop", f"loop {' '.join(_label(ex, b.label) for b in chain)}")

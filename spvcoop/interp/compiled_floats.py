@@ -157,22 +157,9 @@ class CodeFloats(CompiledFloats):
 
 
 def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray, dt: np.dtype) -> np.ndarray:
-    """a * b + c rounded once to dt (float32 or float16): the product is exact in float64, the sum is rounded to
-    odd in float64 (the TwoSum error decides), which rounds correctly to any format of at most 51 bits."""
-    with np.errstate(all="ignore"):
-        p = np.asarray(a, np.float64) * np.asarray(b, np.float64)
-        c64 = np.asarray(c, np.float64)
-        s = p + c64
-        bb = s - p
-        err = (p - (s - bb)) + (c64 - bb)
-        ok = np.isfinite(s) & (err != 0)
-        if ok.any():
-            bits = s.view(np.int64).copy()
-            toward_zero = ok & ((err < 0) != (s < 0))       # the exact value lies between s and zero
-            bits -= toward_zero.astype(np.int64)              # one f64 step toward zero (s is never 0 here)
-            bits |= ok.astype(np.int64)                       # round to odd
-            s = bits.view(np.float64)
-        return s.astype(dt)
+    """a * b + c rounded once to dt (float32 or float16): numerics.rounding.fma (the special functions use it too)."""
+    from ..numerics.rounding import fma as fma_once
+    return fma_once(a, b, c, dt)
 
 
 def _plan(fn: Function, decorations: dict, single_use: bool = False) -> dict[int, tuple[_Fused | None, _Fused | None]]:

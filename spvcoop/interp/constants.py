@@ -81,12 +81,12 @@ def evaluate_constant(ex, inst: Instruction, overrides: dict, used: set):
     if op in ("OpConstantComposite", "OpSpecConstantComposite"):
         return construct(t, [ex.gvals[o.value] for o in inst.operands], ex.dispatcher)
     if op in ("OpConstantCompositeReplicateEXT", "OpSpecConstantCompositeReplicateEXT"):
-        ex.reserve(value_bytes(t, 1), f"the constant {t.describe()}", inst)
+        ex.budget.reserve(value_bytes(t, 1), f"the constant {t.describe()}", inst)
         v = ex.gvals[inst.operands[0].value]
         n = t.count if t.kind in ("vector", "matrix", "array") else len(t.members)
         return construct(t, [v] * n, ex.dispatcher)
     if op in ("OpConstantNull", "OpUndef"):
-        ex.reserve(value_bytes(t, 1), f"the null value of {t.describe()}", inst)
+        ex.budget.reserve(value_bytes(t, 1), f"the null value of {t.describe()}", inst)
         return zeros(t, ex.dispatcher)
     if op == "OpSpecConstantOp":
         spec = load_grammar().by_opcode.get(inst.operands[0].as_int)

@@ -11,13 +11,18 @@ and from which predecessor (OpPhi needs it). A loop that is one straight chain o
 blocks (straight_chain: a for or do-while loop whose body has no branches of
 its own) runs in run_straight_loop: the same blocks, masks and arrivals without
 walk's stop sets and arrival tables (the fast path only).
+
+The Executor has walls (issue 33): the runner builds what it is handed (budget.Budget: the counters and the limit
+rules; lanes.Lanes: the lane layout; binder.Binder's values: the global variables; observe.Observers: the observers)
+and no other module sets its attributes: they ask through its methods (lay_out, bind_globals, observe,
+run_entry_point, float_rules). docs/architecture.md, "The Executor and its collaborators", has the table.
 """
 from __future__ import annotations
 
-import time
+import contextlib
 from collections import defaultdict
-from collections.abc import Callable
-from typing import cast
+from collections.abc import Callable, Iterator
+from typing import Any, cast
 
 import numpy as np
 
@@ -25,9 +30,11 @@ from ..core.diagnostics import Diagnostic, Note, SpvError
 from ..core.module import Instruction
 from . import fastpaths
 from .block_compiler import compile_loop, loop_fits, run_body
+from .budget import Budget
 from .config import RunConfig
 from .dispatch import Dispatcher
-from .fault import Fault, FaultError
+from .fault import Fault, FaultError, locate
+from .lanes import Lanes
 from .memory import DeviceMemory, Memory, Pointer, Register
 from .program import Block, Function, Program
 from .races import Recorder
@@ -35,7 +42,7 @@ from .types import Type
 from .values import lane, select
 
 RETURN = -1
-MAX_STEPS = 2**63 - 1  # no step limit
+RETURNS = frozenset({RETURN})
 Arrivals = dict  # block label -> list[(predecessor label, mask)]
 
 
@@ -66,54 +73,41 @@ class Executor:
     """Holds the lane layout, global values and memories of one dispatch; runs functions.
 
     `config` is the run's settings (read-only); `dispatcher` the op table (families.dispatcher_for(module));
+    `budget` what the run may spend and the limit rules (budget.py: every step is counted there); `lanes` the
+    lane layout (lanes.py: read-only; one lane until the runner lays the dispatch out, lay_out);
     `family_state` is where op families keep per-run state (keys prefixed with the family name)."""
 
     virtual_lanes: np.ndarray | None = None  # in call_per_element: virtual invocation -> the real one
-    races: Recorder | None = None  # the race detector (races.py), set by the runner unless races=False
+    # the run's observers: None, or what exec_block, branch_edges and run_frame hand over to (an
+    # observe.Observers: observe.py sits above this module)
+    observers: Any = None
+    races: Recorder | None = None  # the race detector (races.py), made by run_entry_point unless races=False
     unvalidated: bool = False  # run(validate=False): the module may break any rule, by design
-    # set by the runner as it lays the lanes out and binds the resources (runner._layout_lanes, bind)
-    sg_pos: np.ndarray
-    dispatch: tuple[int, int, int]
-    wg_dims: tuple[int, int, int]
-    builtin_values: dict[str, Callable[[], np.ndarray]]
     views: list[tuple[tuple[int, int], int, Type]]
 
-    def __init__(self, prog: Program, n: int, config: RunConfig, dispatcher: Dispatcher):
+    def __init__(self, prog: Program, config: RunConfig, dispatcher: Dispatcher, budget: Budget, lanes: Lanes,
+                 diagnostics: list[Diagnostic] | None = None):
         self.prog = prog
         self.types = prog.types
         self.config = config
         self.dispatcher = dispatcher
         self.ops = dispatcher.ops
         self.family_state: dict[str, object] = {}
-        self.N = n
+        self.lanes = lanes
+        # the invocations the values are arrays over: the dispatch's, or inside call_per_element its virtual ones
+        n = self.N = lanes.invocations
         self.gvals: dict[int, object] = {}
         self.device = DeviceMemory()
-        self.steps = 0
-        # no step limit by default (the time limit stops endless loops); lowered by set_invocations when the
-        # work limit is tighter
-        self.max_steps = config.max_steps or MAX_STEPS
-        self.deadline = time.monotonic() + config.max_time   # checked at the progress points (tick)
-        self.memory_used = 0  # bytes reserved for the whole run (dispatch state, buffers, global variables)
+        self.budget = budget
         self.trace: int | None = None  # the traced lane, once the runner has laid the lanes out
         self.trace_lines: list[str] = []   # trace output when the caller gave no trace_out
         self.trace_out = _line_sink(config.trace_out, self.trace_lines)
         # warnings and notes of the run (RunResult.diagnostics): the library never prints them
-        self.diagnostics: list[Diagnostic] = []
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
+        self.unvalidated = not config.validate
         self.alive = np.ones(n, dtype=bool)
         self.any_killed = False
-        self.progress = config.progress
-        # the time limit is checked, and progress reported, at the first tick at or past this step count
-        self.next_progress = 1024
         self.ext_names: dict[int, str] = dict(prog.ext_imports)
-        # lane layout, filled by the runner
-        self.wg_index: np.ndarray = np.zeros(n, np.int64)
-        self.local_index: np.ndarray = np.zeros(n, np.int64)
-        self.wg_size = 1
-        self.subgroup_size = config.subgroup_size
-        self.sg_global: np.ndarray = np.zeros(n, np.int64)
-        self.sg_local: np.ndarray = np.zeros(n, np.int64)
-        self.num_sg_total = 1
-        self.lane_info: Callable[[int], str] | None = None  # lane -> text, for messages
         # the fast paths on in this run, with their caches (fastpaths.py); None: none
         self.fast: fastpaths.FastPaths | None = fastpaths.for_run(config)
         # a GPU's float rules: for ordinary code under a numerics model whose code_* parameters are not IEEE
@@ -153,8 +147,9 @@ class Executor:
             # a fault inside a per-element call (decode, combine functions): its lanes are matrix elements;
             # name the real invocations they stand for
             lanes = np.unique(self.virtual_lanes[np.asarray(lanes)[np.asarray(lanes) < len(self.virtual_lanes)]])
-        if lanes is not None and len(lanes) and self.lane_info:
-            shown = ", ".join(self.lane_info(int(x)) for x in lanes[:3])
+        info = self.lanes.info
+        if lanes is not None and len(lanes) and info:
+            shown = ", ".join(info(int(x)) for x in lanes[:3])
             more = f" and {len(lanes) - 3} more" if len(lanes) > 3 else ""
             notes.append(Note(f"in invocation {shown}{more}"))
         line = self.prog.module.source_line(inst.span.line) if inst.span and inst.span.line else None
@@ -174,20 +169,9 @@ class Executor:
         return self.fault_error(inst, Fault(f"its operands do not fit it ({type(e).__name__}: {what}); the module "
                                             "was not validated (--no-validate) and breaks a rule validation checks"))
 
-    def where(self, inst: Instruction, notes: list):
+    def where(self, inst: Instruction | None, notes: list):
         """(span, file) for a diagnostic: the GLSL line (OpLine) when a binary has one, else the instruction."""
-        hl = self.prog.lines.get(inst.index)
-        if hl and (inst.span is None or not inst.span.line):
-            from ..core.module import Span
-            note = self.prog.source_note(inst)
-            if note and ": " in note:
-                notes.append(Note("  " + note.split(": ", 1)[1]))
-            notes.append(Note(f"SPIR-V instruction at {self.prog.source}:{inst.span}" if inst.span else inst.opname))
-            return Span(hl[1], 1), hl[0]
-        hln = self.prog.source_note(inst)
-        if hln:
-            notes.append(Note(hln))
-        return inst.span, self.prog.source
+        return locate(self.prog, inst, notes)
 
     # ---- functions --------------------------------------------------------------
     def call(self, fn: Function, args: list, mask: np.ndarray, call_inst: Instruction | None = None):
@@ -197,10 +181,17 @@ class Executor:
         return self.run_frame(frame, mask)
 
     def run_frame(self, frame: Frame, mask: np.ndarray):
-        """A call's body: its variables, then its blocks; the return value (observe.py wraps this)."""
+        """A call's body: its variables, then its blocks; the return value."""
+        observers = self.observers
+        if observers is not None:
+            return observers.frame(self, frame, mask)
         for v in frame.fn.variables:
             self.exec_inst(frame, v, mask, True)
-        self.walk(frame, frame.fn.entry, [(0, mask)], frozenset({RETURN}))
+        return self.run_blocks(frame, mask)
+
+    def run_blocks(self, frame: Frame, mask: np.ndarray):
+        """A call's blocks from its entry to its return; the return value."""
+        self.walk(frame, frame.fn.entry, [(0, mask)], RETURNS)
         return frame.ret
 
     def call_per_element(self, fn: Function, args: list, lanes: np.ndarray, call_inst: Instruction):
@@ -216,16 +207,15 @@ class Executor:
         invocations than the dispatch has may execute proportionally fewer instructions."""
         lanes = np.asarray(lanes, np.int64)
         n = int(lanes.shape[0])
-        saved = (self.N, self.alive, self.any_killed, self.gvals, self.trace, self.max_steps, self.virtual_lanes)
+        saved = (self.N, self.alive, self.any_killed, self.gvals, self.trace, self.virtual_lanes)
         try:
-            self.virtual_lanes = lanes if saved[6] is None else saved[6][lanes]
-            self.gvals = {k: _lanes_of(v, lanes, saved[0]) for k, v in self.gvals.items()}
-            if n > self.N:
-                self.max_steps = self.steps + max(1, (self.max_steps - self.steps) * max(self.N, 1) // n)
-            self.N, self.alive, self.any_killed, self.trace = n, np.ones(n, bool), False, None
-            return self.call(fn, args, np.ones(n, bool), call_inst)
+            with self.budget.shared_with(n, self.N):
+                self.virtual_lanes = lanes if saved[5] is None else saved[5][lanes]
+                self.gvals = {k: _lanes_of(v, lanes, saved[0]) for k, v in self.gvals.items()}
+                self.N, self.alive, self.any_killed, self.trace = n, np.ones(n, bool), False, None
+                return self.call(fn, args, np.ones(n, bool), call_inst)
         finally:
-            self.N, self.alive, self.any_killed, self.gvals, self.trace, self.max_steps, self.virtual_lanes = saved
+            self.N, self.alive, self.any_killed, self.gvals, self.trace, self.virtual_lanes = saved
 
     def walk(self, frame: Frame, label: int, incoming: list, stops: frozenset) -> Arrivals:
         out: Arrivals = defaultdict(list)
@@ -449,6 +439,13 @@ class Executor:
 
     def branch_edges(self, frame: Frame, blk: Block, mask: np.ndarray) -> list:
         """The terminator's edges (target label, lane mask); its errors located at it."""
+        observers = self.observers
+        if observers is not None:
+            return observers.edges(self, frame, blk, mask)
+        return self.terminator_edges(frame, blk, mask)
+
+    def terminator_edges(self, frame: Frame, blk: Block, mask: np.ndarray) -> list:
+        """branch_edges without the observers."""
         try:
             return self._branch_edges(frame, blk, mask)
         except Fault as f:  # its condition or selector not defined on this path, say
@@ -527,43 +524,59 @@ class Executor:
         return [(t, tm), (f, fm)]
 
     # ---- blocks and instructions ---------------------------------------------------
-    def set_invocations(self, n: int) -> None:
-        """Lay out n invocations; the work limit becomes a step limit for them (one check per step)."""
-        self.N = n
-        self.max_steps = min(self.config.max_steps or MAX_STEPS, max(1, self.config.max_work // max(1, n)))
+    def run_entry_point(self, fn: Function) -> None:
+        """Call the entry point over every invocation of the dispatch: the mask `every`, the clock started (the
+        time limit counts execution only), the race detector made (unless races=False), numpy's floating-point
+        errors ignored around the whole dispatch (errors_ignored: compiled blocks need no errstate of their
+        own)."""
+        mask = np.ones(self.N, dtype=bool)
+        mask.flags.writeable = False
+        self.every = mask
+        self.budget.start_clock()
+        if self.config.races:
+            self.races = Recorder(self)
+        with np.errstate(all="ignore"):
+            self.errors_ignored = True
+            try:
+                self.call(fn, [], mask)
+            finally:
+                self.errors_ignored = False
+
+    @contextlib.contextmanager
+    def float_rules(self, floats) -> Iterator[None]:
+        """While the block runs, float ops follow `floats` (a compiled_floats model, or None: IEEE); restored after."""
+        saved = self.float_model
+        self.float_model = floats
+        try:
+            yield
+        finally:
+            self.float_model = saved
+
+    def observe(self, observers: Any) -> None:
+        """Route the step loop through `observers` (an observe.Observers), whose observers are attached now; the
+        run's fast paths above the hooks are off (fastpaths.for_run)."""
+        self.observers = observers
+        observers.attach(self)
+
+    def bind_globals(self, values: dict[int, object]) -> None:
+        """The values of the global variables (binder.Binder's result: pointers, Registers), beside the constants."""
+        self.gvals.update(values)
+
+    def lay_out(self, lanes: Lanes, trace: int | None) -> None:
+        """The dispatch's lane layout (built by the runner once the workgroup size is known), in place of the one
+        lane the constants were evaluated over; `trace` the traced lane. The work limit becomes a step limit for
+        its invocations (Budget.for_invocations)."""
+        self.lanes = lanes
+        self.N = lanes.invocations
+        self.alive = np.ones(self.N, bool)
+        self.trace = trace
+        self.budget.for_invocations(self.N)
 
     def tick(self, frame: Frame, inst: Instruction, mask: np.ndarray) -> None:
-        self.steps += 1
-        if self.steps > self.max_steps:
-            self.limit_reached(inst)
-        if self.steps >= self.next_progress:
-            # (body instructions count steps without a tick: the first tick past each 1024 checks the clock)
-            if time.monotonic() > self.deadline:
-                self.limit_reached(inst, timed_out=True)
-            if self.progress is not None:
-                self.progress(self.steps)
-            self.next_progress = (self.steps | 1023) + 1
+        """A terminator's step (Budget.tick: the limits, the clock and progress), then its trace line."""
+        self.budget.tick(inst)
         if self.trace is not None and mask[self.trace if mask.shape[0] > 1 else 0]:
             self.trace_line(frame, inst, None)
-
-    def limit_reached(self, inst: Instruction, timed_out: bool = False) -> None:
-        """The located error of a limit reached at `inst`, naming the option that raises it."""
-        notes: list = []
-        span, source = self.where(inst, notes)
-        c = self.config
-        if timed_out:
-            message, rule = (f"time limit of {c.max_time:g} s reached at {inst.opname} after {self.steps:,} executed "
-                             "instructions (an infinite loop?); raise it with max_time= (Python API) or --max-time "
-                             "(spvcoop run)"), "interp.max-time"
-        elif c.max_steps is None or self.max_steps < c.max_steps:
-            message, rule = (f"work limit of {c.max_work} reached at {inst.opname}: {self.max_steps} instructions for "
-                             f"{self.N} invocations; raise it with max_work= (Python API) or --max-work (spvcoop run)"
-                             ), "interp.max-work"
-        else:
-            message, rule = (f"step limit of {self.max_steps} executed instructions reached at {inst.opname} (an "
-                             "infinite loop?); raise it with max_steps= (Python API) or --max-steps (spvcoop run)"
-                             ), "interp.max-steps"
-        raise SpvError(Diagnostic("error", message, span, rule=rule, notes=notes, source=source))
 
     def trace_line(self, frame: Frame, inst: Instruction, value) -> None:
         hl = self.prog.lines.get(inst.index)
@@ -571,23 +584,18 @@ class Executor:
         res = f"{self.prog.name_of(inst.result_id)} = " if inst.result_id is not None else ""
         args = " ".join(_operand_text(self.prog, o) for o in inst.operands)
         shown = "" if value is None else f"  -> {lane(value, cast(int, self.trace))}"   # set while tracing
-        self.trace_out(f"[{self.steps}] {where}: {res}{inst.opname} {args}{shown}")
+        self.trace_out(f"[{self.budget.steps}] {where}: {res}{inst.opname} {args}{shown}")
 
     def exec_block(self, frame: Frame, blk: Block, incoming: list, mask: np.ndarray) -> list | None:
         """Run the block's phis and body; the terminator's edges when the compiled block ran it too (else None:
         the caller runs branch_edges)."""
+        observers = self.observers
+        if observers is not None:   # the one check of an observed run per block (observe.py)
+            observers.block(self, frame, blk, incoming, mask)
+            return None
         full = mask is self.every or bool(mask.all())
         if blk.phis:
-            new = []
-            for phi in blk.phis:
-                try:
-                    new.append((phi, self._phi_value(frame, phi, incoming)))
-                except Fault as f:  # a value not defined on the edge taken, say
-                    raise self.fault_error(phi, f) from None
-                except Exception as e:  # noqa: BLE001 - an unvalidated module's phi; re-raised otherwise
-                    raise self.invalid_module_error(phi, e) from None
-            for phi, v in new:
-                self.assign(frame, phi, v, mask, full)
+            self.run_phis(frame, blk, incoming, mask, full)
         fp = self.fast
         if fp is not None and fp.blocks and self.trace is None:
             try:
@@ -603,10 +611,21 @@ class Executor:
             self.exec_inst(frame, inst, mask, full)
         return None
 
+    def run_phis(self, frame: Frame, blk: Block, incoming: list, mask: np.ndarray, full: bool) -> None:
+        """The block's phis, all read before any is assigned."""
+        new = []
+        for phi in blk.phis:
+            try:
+                new.append((phi, self._phi_value(frame, phi, incoming)))
+            except Fault as f:  # a value not defined on the edge taken, say
+                raise self.fault_error(phi, f) from None
+            except Exception as e:  # noqa: BLE001 - an unvalidated module's phi; re-raised otherwise
+                raise self.invalid_module_error(phi, e) from None
+        for phi, v in new:
+            self.assign(frame, phi, v, mask, full)
+
     def exec_inst(self, frame: Frame, inst: Instruction, mask: np.ndarray, full: bool) -> None:
-        self.steps += 1
-        if self.steps > self.max_steps:
-            self.limit_reached(inst)
+        self.budget.count(inst)
         fn = self.ops.get(inst.opname)
         if fn is None:
             notes: list = []
@@ -637,35 +656,22 @@ class Executor:
         frame.vals[rid] = v
 
     # ---- memory helpers ---------------------------------------------------------------
-    def reserve(self, nbytes: int, what: str, inst: Instruction | None, keep: bool = True) -> None:
-        """Check, before allocating, that `nbytes` more fit in the memory budget; `keep` counts them for the
-        rest of the run (a Function variable or a temporary value is only checked)."""
-        limit = self.config.max_memory
-        if self.memory_used + nbytes > limit:
-            notes: list = []
-            span, source = self.where(inst, notes) if inst is not None else (None, self.prog.source)
-            raise SpvError(Diagnostic(
-                "error", f"memory budget of {_size(limit)} exceeded: {what} needs {_size(nbytes)} "
-                f"({_size(self.memory_used)} already in use); raise it with max_memory= (Python API) or "
-                f"--max-memory (spvcoop run)", span, rule="interp.max-memory", notes=notes, source=source))
-        if keep:
-            self.memory_used += nbytes
-
     def allocate(self, name: str, storage: str, t, per: str, init=None, mask=None,
                  inst: Instruction | None = None) -> Pointer:
         """A variable: one copy per invocation ('lane'), per workgroup ('wg') or one ('one'); Private and
         Workgroup ones count against the memory budget for the whole run, Function ones are checked."""
         size = max(t.size(), 1)
-        copies = self.N if per == "lane" else (int(self.wg_index.max()) + 1 if self.N else 1) if per == "wg" else 1
-        self.reserve(size * copies, f"{storage} variable '{name}' ({size:,} bytes x {copies:,} copies)", inst,
-                     keep=storage != "Function")
+        wg_index = self.lanes.wg_index
+        copies = self.N if per == "lane" else (int(wg_index.max()) + 1 if self.N else 1) if per == "wg" else 1
+        self.budget.reserve(size * copies, f"{storage} variable '{name}' ({size:,} bytes x {copies:,} copies)", inst,
+                            keep=storage != "Function")
         if per == "lane":
             mem = Memory(name, storage, size, self.N)
             off = np.arange(self.N, dtype=np.int64) * size
         elif per == "wg":
-            nwg = int(self.wg_index.max()) + 1 if self.N else 1
+            nwg = int(wg_index.max()) + 1 if self.N else 1
             mem = Memory(name, storage, size, nwg)
-            off = self.wg_index * size
+            off = wg_index * size
         else:
             mem = Memory(name, storage, size, 1)
             off = np.zeros(1, np.int64)
@@ -703,13 +709,6 @@ def _line_sink(out, lines: list[str]) -> Callable[[str], None]:
     if callable(out):
         return out
     return lambda line: out.write(line + "\n")
-
-
-def _size(n: int) -> str:
-    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if n >= 1 << shift:
-            return f"{n / (1 << shift):.3g} {unit}"
-    return f"{n} bytes"
 
 
 def _operand_text(prog: Program, o) -> str:

@@ -25,16 +25,21 @@ ENV_ALL = "SPVCOOP_NO_FAST_PATHS"
 
 class FastPath(FrozenRecord):
     """One row: `name` (a Python identifier: the FastPaths attribute), `what` it does, the `general` function it
-    must equal, `where` it is implemented and `test`, the test file that compares the two."""
+    must equal, `where` it is implemented, `test`, the test file that compares the two, and `opcodes`, the
+    instructions whose op functions take it (None: every instruction of the blocks it runs; docs/opcodes.md
+    lists them per instruction, and tests/project/test_opcodes_doc.py checks that each one's op function reads the
+    row's switch)."""
     name: str
     what: str
     general: str
     where: str
     test: str
-    _fields = ("name", "what", "general", "where", "test")
+    opcodes: tuple[str, ...] | None
+    _fields = ("name", "what", "general", "where", "test", "opcodes")
 
-    def __init__(self, name: str, what: str, general: str, where: str, test: str) -> None:
-        for f, value in zip(self._fields, (name, what, general, where, test), strict=True):
+    def __init__(self, name: str, what: str, general: str, where: str, test: str,
+                 opcodes: tuple[str, ...] | None = None) -> None:
+        for f, value in zip(self._fields, (name, what, general, where, test, opcodes), strict=True):
             object.__setattr__(self, f, value)
 
     @property
@@ -48,48 +53,55 @@ PATHS: tuple[FastPath, ...] = (
                   "times; uniform integer scalars on Python ints",
              general="Executor.exec_inst, instruction by instruction, then Executor.branch_edges",
              where="interp/block_compiler.py (run_body, compile_body)",
-             test="tests/test_fast_paths.py"),
+             test="tests/interp/test_fast_paths.py"),
     FastPath(name="loops",
              what="a loop that is one straight chain of blocks runs without walk's stop sets and arrival tables; "
                   "its trips that every invocation makes run in one compiled function (with `blocks`)",
              general="Executor.run_loop (walk over the loop's blocks)",
              where="interp/executor.py (run_straight_loop), interp/block_compiler.py (compile_loop)",
-             test="tests/test_loop_lanes.py"),
+             test="tests/interp/test_loop_lanes.py"),
     FastPath(name="chains",
              what="an access chain through a per-run plan of its constant steps, or with uniform indices as Python "
                   "ints",
              general="ops_memory.chain",
              where="interp/ops_memory.py (_planned_chain, uniform_chain)",
-             test="tests/test_fast_paths.py"),
+             test="tests/interp/test_fast_paths.py",
+             opcodes=("OpAccessChain", "OpInBoundsAccessChain", "OpPtrAccessChain", "OpInBoundsPtrAccessChain")),
     FastPath(name="matrix_memory",
              what="a cooperative-matrix load through a per-run plan, one memory window for a single scope instance, "
                   "and one gather shared by every scope instance",
              general="coopmat/memory.py's _geometry, _locate and _gather",
              where="interp/coopmat/memory.py (_LoadPlan, _single_window, _gather_shared)",
-             test="tests/test_fast_paths.py"),
+             test="tests/interp/test_fast_paths.py",
+             opcodes=("OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixLoadNV", "OpCooperativeMatrixStoreKHR",
+                      "OpCooperativeMatrixStoreNV")),
     FastPath(name="muladd",
              what="a cooperative-matrix MulAdd under every invocation through a per-run plan (f16 inputs, or a "
                   "rounding model's int32 path on the tiles as they are)",
              general="coopmat/math.py's muladd below its plan",
              where="interp/coopmat/math.py (_F16Plan, _ModelPlan)",
-             test="tests/test_fast_paths.py"),
+             test="tests/interp/test_fast_paths.py",
+             opcodes=("OpCooperativeMatrixMulAddKHR", "OpCooperativeMatrixMulAddNV")),
     FastPath(name="int32_muladd",
              what="a rounding model's MulAdd (nvidia-tensorcore, fitted models) in int32 arithmetic, in C where "
                   "the kernel is built",
              general="numerics.model.muladd's float64 path",
              where="numerics/intsum.py, numerics/fewtiles.py, numerics/_intsum_kernel.c",
-             test="tests/test_numerics_intsum.py"),
+             test="tests/numerics/test_numerics_intsum.py",
+             opcodes=("OpCooperativeMatrixMulAddKHR", "OpCooperativeMatrixMulAddNV")),
     FastPath(name="int32_kernel",
              what="the int32 MulAdd's loops in C (numerics/_intsum_kernel.c), where setup.py built the kernel",
              general="the same loops in numpy (numerics/intsum.py's _NumpyLoops, numerics/fewtiles.py's "
                      "_block_numpy)",
              where="numerics/intsum.py (_CompiledLoops), numerics/fewtiles.py (KERNEL.block_fold)",
-             test="tests/test_numerics_intsum.py"),
+             test="tests/numerics/test_numerics_intsum.py",
+             opcodes=("OpCooperativeMatrixMulAddKHR", "OpCooperativeMatrixMulAddNV")),
     FastPath(name="tensor",
              what="a LoadTensorNV / StoreTensorNV as whole tiles: one strided gather per buffer",
              general="coopmat2/addressing.py, element by element",
              where="interp/coopmat2/tiles.py, interp/coopmat2/memory.py",
-             test="tests/test_interp_tensor_fast.py"),
+             test="tests/interp/coopmat2/test_interp_tensor_fast.py",
+             opcodes=("OpCooperativeMatrixLoadTensorNV", "OpCooperativeMatrixStoreTensorNV")),
     FastPath(name="shared_tiles",
              what="a load whose scope instances read the same tiles (CoopMat.shared) leaves the copies to the "
                   "instances unmade until something reads them; MulAdd of two such f16/f32 matrices multiplies the "
@@ -97,13 +109,18 @@ PATHS: tuple[FastPath, ...] = (
              general="the loads' copies to every instance (coopmat/memory.py's _gather_shared, coopmat2/memory.py's "
                      "_load_tiles) and coopmat/math.py's muladd on them",
              where="interp/coopmat/core.py (CoopMat.of_tiles), interp/coopmat/math.py (_tile_product)",
-             test="tests/test_fast_paths.py"),
+             test="tests/interp/test_fast_paths.py",
+             opcodes=("OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixLoadNV", "OpCooperativeMatrixLoadTensorNV",
+                      "OpCooperativeMatrixMulAddKHR", "OpCooperativeMatrixMulAddNV")),
     FastPath(name="race_tiles",
              what="the race detector records a matrix load or store of many scope instances whose tiles do not "
                   "meet, over memory nothing else touched, through (instances, rows, row) windows of its shadow",
              general="races.Recorder._general (an index per shadow unit)",
              where="interp/races.py (Recorder._tiles)",
-             test="tests/test_interp_races.py"),
+             test="tests/interp/test_interp_races.py",
+             opcodes=("OpCooperativeMatrixLoadKHR", "OpCooperativeMatrixLoadNV", "OpCooperativeMatrixStoreKHR",
+                      "OpCooperativeMatrixStoreNV", "OpCooperativeMatrixLoadTensorNV",
+                      "OpCooperativeMatrixStoreTensorNV")),
     FastPath(name="tensor_groups",
              what="a tensor layout sliced by offsets each workgroup shares is held one row per workgroup, not per "
                   "invocation; LoadTensorNV / StoreTensorNV take its fields per scope instance without comparing "
@@ -112,8 +129,9 @@ PATHS: tuple[FastPath, ...] = (
              general="coopmat2/tensor.py's layout_slice per invocation, then coopmat.core.uniform of every field "
                      "(coopmat2/memory.py's _prepare)",
              where="interp/coopmat2/tensor.py (_grouped_slice), interp/coopmat2/core.py (Grouped), "
-                   "interp/coopmat2/memory.py (_moved_plan), interp/coopmat2/tiles.py (Trip)",
-             test="tests/test_interp_tensor_fast.py"),
+                   "interp/coopmat2/memory.py (_trip_key), interp/coopmat2/tiles.py (Trip)",
+             test="tests/interp/coopmat2/test_interp_tensor_fast.py",
+             opcodes=("OpTensorLayoutSliceNV", "OpCooperativeMatrixLoadTensorNV", "OpCooperativeMatrixStoreTensorNV")),
 )
 NAMES: tuple[str, ...] = tuple(p.name for p in PATHS)
 BY_NAME: dict[str, FastPath] = {p.name: p for p in PATHS}
@@ -181,7 +199,7 @@ class FastPaths:
         self.taken: set[str] = set()   # the paths that ran (each records itself, once per plan or compilation)
         # caches, each per run (its op table, types and settings are fixed), keyed by what they are written for:
         self.compiled_blocks: dict = {}  # block label -> its compiled body, or how often it ran so far
-        self.block_uses: dict | None = None  # id -> the instructions using it (block_compiler._uses)
+        self.block_uses: dict[int, int] = {}  # id -> how many instructions use it (block_compiler.use_counts)
         # loop header label -> straight_chain's (blocks, index of the continue target, labels) or None
         self.straight_loops: dict = {}
         self.compiled_loops: dict = {}   # loop header label -> its compiled trips (compile_loop), or False

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.diagnostics import Diagnostic, SpvError
+from ..core.diagnostics import Diagnostic, Note, SpvError
 
 
 class Fault(Exception):
@@ -25,3 +25,22 @@ class FaultError(SpvError):
 
     def __reduce__(self):   # picklable as what it is (a process pool hands errors back)
         return type(self), (self.diagnostics, self.lanes)
+
+
+def locate(prog, inst, notes: list):
+    """(span, file) of a diagnostic at `inst` of Program `prog`: the GLSL line (OpLine) when a binary has one, else
+    the instruction (its source note appended to `notes`); (None, the module's file) for no instruction."""
+    if inst is None:
+        return None, prog.source
+    hl = prog.lines.get(inst.index)
+    if hl and (inst.span is None or not inst.span.line):
+        from ..core.module import Span
+        note = prog.source_note(inst)
+        if note and ": " in note:
+            notes.append(Note("  " + note.split(": ", 1)[1]))
+        notes.append(Note(f"SPIR-V instruction at {prog.source}:{inst.span}" if inst.span else inst.opname))
+        return Span(hl[1], 1), hl[0]
+    hln = prog.source_note(inst)
+    if hln:
+        notes.append(Note(hln))
+    return inst.span, prog.source

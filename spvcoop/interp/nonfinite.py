@@ -85,7 +85,7 @@ def first_nonfinite(ex: Executor, frame: Frame, inst: Instruction, mask: np.ndar
                 parts.append(f"{name} = {r[0]}")
             else:
                 parts.append(f"{name}: {r.shape[0]} finite values, largest magnitude {np.max(np.abs(r))}")
-    info = ex.lane_info(lane) if ex.lane_info else f"#{lane}"
+    info = ex.lanes.info(lane) if ex.lanes.info else f"#{lane}"
     return lane, (f"{inst.opname} made {what} from finite operands ({'; '.join(parts)}) in invocation {info}")
 
 

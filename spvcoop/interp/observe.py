@@ -1,10 +1,12 @@
 """The one hook into the step loop: an Observer sees every block, instruction, branch and call of a run.
 
-`run(..., observer=obs)` installs it on the run's Executor (`install`): the executor's `exec_block`,
-`exec_inst`, `branch_edges` and `run_frame` are replaced *on that instance* by versions that call the observer
-and then the originals, so a run without an observer executes exactly the code it did before (zero cost
-when off: no per-instruction test). An observed run takes the instruction-at-a-time path (the compiled
-blocks of block_compiler.py run a whole block without returning here), like --trace.
+`run(..., observer=obs)` gives it to the run's Executor (`Executor.observe`), whose slot `observers` then holds
+an `Observers`: exec_block, branch_edges and run_frame each check the slot once (one test per block and call, none
+per instruction) and hand an observed run over to it, which calls the observers around the executor's own steps
+(`run_phis`, `exec_inst`, `terminator_edges`, `run_blocks`). An observed run takes the instruction-at-a-time path
+(the compiled blocks of block_compiler.py run a whole block without returning here), like --trace. The run
+option `nonfinite` is an observer too (nonfinite.Watch), inside the caller's: the caller's sees its error as a
+fault.
 
 Used by the line coverage (devtools/coverage.py) and the debugger (devtools/debugger.py), which sit above the
 engine. Instructions inside the functions that cooperative-matrix-2 instructions call per matrix element
@@ -13,7 +15,7 @@ invocations.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -52,67 +54,94 @@ class Observer:
         still there (leave has not been called). The error is raised again when this returns."""
 
 
-def install(ex: Executor, obs: Observer) -> None:
-    """Route `ex`'s step loop through `obs` (see the module docstring). The executor was made for a run with an
-    observer: its fast paths above the step loop's hooks are off (fastpaths.for_run)."""
-    exec_block, exec_inst, branch_edges, run_frame = ex.exec_block, ex.exec_inst, ex.branch_edges, ex.run_frame
+class Observers:
+    """An observed run's hook (Executor.observers): exec_block, branch_edges and run_frame hand over to it (one
+    check each), and it calls the observers around the executor's own steps. Each observer wraps the ones inside
+    it (`observers` is innermost first, as Executor.observe was given them): it sees a step before them and its
+    branch and leave after them, and an error raised inside it (the step's, or an inner observer's callback) as a
+    fault at that step, once (level: its place, the outermost 0)."""
 
-    def virtual() -> bool:
-        return ex.virtual_lanes is not None
+    __slots__ = ("chain", "reported")
 
-    reported: list[SpvError] = []   # the error reported: once, not again in each frame it unwinds
+    def __init__(self, observers: list[Observer]) -> None:
+        self.chain = tuple(reversed(observers))   # the outermost first
+        # per observer, the error it was told of: once, not again in each frame the error unwinds
+        self.reported: list[SpvError | None] = [None] * len(self.chain)
 
-    def failed(frame, inst, mask, e: SpvError):
-        if not virtual() and not (reported and reported[0] is e):
-            reported[:] = [e]
-            obs.fault(ex, frame, inst, mask, e)
+    def attach(self, ex: Executor) -> None:
+        for obs in reversed(self.chain):   # the innermost first, as they were given
+            obs.attach(ex)
 
-    def observed_block(frame, blk, incoming, mask):
-        if not virtual():
-            obs.block(ex, frame, blk, mask)
+    def failed(self, level: int, ex: Executor, frame: Frame, inst: Instruction, mask: np.ndarray,
+               e: SpvError) -> None:
+        if ex.virtual_lanes is None and self.reported[level] is not e:
+            self.reported[level] = e
+            self.chain[level].fault(ex, frame, inst, mask, e)
+
+    def block(self, ex: Executor, frame: Frame, blk: Block, incoming: list, mask: np.ndarray, level: int = 0) -> None:
+        """exec_block observed: the block reported, then its phis and body an instruction at a time."""
+        if level == len(self.chain):
+            full = mask is ex.every or bool(mask.all())
+            if blk.phis:
+                ex.run_phis(frame, blk, incoming, mask, full)
+            for inst in blk.body:
+                self.instruction(ex, frame, inst, mask, full)
+            return
+        if ex.virtual_lanes is None:
+            self.chain[level].block(ex, frame, blk, mask)
         try:
-            return exec_block(frame, blk, incoming, mask)
-        except SpvError as e:   # a phi's fault (the body's are reported by observed_inst)
-            failed(frame, blk.phis[0] if blk.phis else blk.label_inst, mask, e)
+            self.block(ex, frame, blk, incoming, mask, level + 1)
+        except SpvError as e:   # a phi's fault (the body's are reported by instruction), or an inner callback's
+            self.failed(level, ex, frame, blk.phis[0] if blk.phis else blk.label_inst, mask, e)
             raise
 
-    def observed_inst(frame, inst, mask, full):
-        if not virtual():
-            obs.instruction(ex, frame, inst, mask)
+    def instruction(self, ex: Executor, frame: Frame, inst: Instruction, mask: np.ndarray, full: bool,
+                    level: int = 0) -> None:
+        """exec_inst observed."""
+        if level == len(self.chain):
+            ex.exec_inst(frame, inst, mask, full)
+            return
+        if ex.virtual_lanes is None:
+            self.chain[level].instruction(ex, frame, inst, mask)
         try:
-            exec_inst(frame, inst, mask, full)
+            self.instruction(ex, frame, inst, mask, full, level + 1)
         except SpvError as e:
-            failed(frame, inst, mask, e)
+            self.failed(level, ex, frame, inst, mask, e)
             raise
 
-    def observed_edges(frame, blk, mask):
+    def edges(self, ex: Executor, frame: Frame, blk: Block, mask: np.ndarray, level: int = 0) -> list:
+        """branch_edges observed: the terminator reported as an instruction, then its edges as a branch."""
+        if level == len(self.chain):
+            return ex.terminator_edges(frame, blk, mask)
+        obs = self.chain[level]
         term = blk.term
-        if term is not None and not virtual():
-            obs.instruction(ex, frame, term, mask)
+        seen = term is not None and ex.virtual_lanes is None
+        if seen:
+            obs.instruction(ex, frame, cast("Instruction", term), mask)
         try:
-            edges = branch_edges(frame, blk, mask)
+            edges = self.edges(ex, frame, blk, mask, level + 1)
         except SpvError as e:
-            failed(frame, term or blk.label_inst, mask, e)
+            self.failed(level, ex, frame, term or blk.label_inst, mask, e)
             raise
-        if term is not None and not virtual():
-            obs.branch(ex, frame, term, edges)
+        if seen:
+            obs.branch(ex, frame, cast("Instruction", term), edges)
         return edges
 
-    def observed_frame(frame, mask):
-        seen = not virtual()
+    def frame(self, ex: Executor, frame: Frame, mask: np.ndarray, level: int = 0):
+        """run_frame observed: the call entered, its variables an instruction at a time, its blocks, left."""
+        if level == len(self.chain):
+            for v in frame.fn.variables:
+                self.instruction(ex, frame, v, mask, True)
+            return ex.run_blocks(frame, mask)
+        obs = self.chain[level]
+        seen = ex.virtual_lanes is None
         if seen:
             obs.enter(ex, frame, frame.fn, mask)
         try:
-            return run_frame(frame, mask)
+            return self.frame(ex, frame, mask, level + 1)
         finally:
             if seen:
                 obs.leave(ex, frame, frame.fn)
-
-    ex.exec_block = observed_block      # type: ignore[method-assign]
-    ex.exec_inst = observed_inst        # type: ignore[method-assign]
-    ex.branch_edges = observed_edges    # type: ignore[method-assign]
-    ex.run_frame = observed_frame       # type: ignore[method-assign]
-    obs.attach(ex)
 
 
 def source_line(prog: Program, inst: Instruction) -> tuple[str, int] | None:

@@ -68,10 +68,26 @@ def int_binary(ex, frame, inst, mask):
 
 @OPS.op(*FLOAT_BINARY)
 def float_binary(ex, frame, inst, mask):
-    if ex.float_model is not None:   # inside a per-element call under a GPU's compiled-code rules
-        return ex.float_model.binary(ex, frame, inst, FLOAT_BINARY[inst.opname])
+    fm = ex.float_model
+    if fm is not None:   # a GPU's compiled-code rules (plain code, or inside a per-element call)
+        if inst.opname == "OpFMod" and fm.functions and ex.rtype(inst).dtype in (np.float32, np.float16):
+            dt = ex.rtype(inst).dtype
+            return fm.finish(_fmod_h100(fm.flush(ex.arg(frame, inst, 0)), fm.flush(ex.arg(frame, inst, 1)), dt,
+                                        fm.flush), dt)
+        return fm.binary(ex, frame, inst, FLOAT_BINARY[inst.opname])
     return FLOAT_BINARY[inst.opname](ex.arg(frame, inst, 0), ex.arg(frame, inst, 1)).astype(
         ex.rtype(inst).dtype, copy=False)
+
+
+def _fmod_h100(x: np.ndarray, y: np.ndarray, dt: np.dtype, flush) -> np.ndarray:
+    """OpFMod (GLSL mod) as the H200 computes it: fma(-y, floor(x / y), x), the quotient as OpFDiv (x * rcp(y))
+    and flushed; measured on 40,960 f32 and f16 inputs each (tests/data/h100-vulkan/float-model/funcs.comp), huge
+    quotients included."""
+    from ..numerics.functions import divide   # numpy tables, loaded when first used
+    from .compiled_floats import fma
+    with np.errstate(all="ignore"):
+        q = np.floor(flush(divide(x, y, dt)))
+        return fma(-np.asarray(y), q, x, dt)
 
 
 @OPS.op(*LOGICAL_BINARY)

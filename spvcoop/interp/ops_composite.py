@@ -135,7 +135,7 @@ def copy_object(ex, frame, inst, mask):
 @OPS.op("OpUndef")
 def undef(ex, frame, inst, mask):
     t = ex.rtype(inst)
-    ex.reserve(value_bytes(t, 1), f"the undefined value of {t.describe()}", inst, keep=False)
+    ex.budget.reserve(value_bytes(t, 1), f"the undefined value of {t.describe()}", inst, keep=False)
     return zeros(t, ex.dispatcher)
 
 

@@ -23,13 +23,17 @@ def _rt(ex, inst):
 
 
 def _unary(fn, name: str):
-    modelled = name in DEVICE_FUNCTIONS
+    raw = name in RAW_OPERAND
 
     def run(ex, inst, args, mask):
         fm = ex.float_model
-        if modelled and fm is not None:   # a GPU's float rules (compiled_floats.CodeFloats)
+        if fm is not None:   # a GPU's float rules (compiled_floats.CodeFloats): flushed operands, results
             dt = _rt(ex, inst).dtype
             x = np.asarray(args[0])
+            if raw:
+                with np.errstate(all="ignore"):
+                    r = np.asarray(fn(x) if name != "Fract" else fm.flush(x) - np.floor(x)).astype(dt, copy=False)
+                return fm.finish(r, dt)
             r = fm.glsl(name, x, dt)
             if r is None:
                 with np.errstate(all="ignore"):
@@ -48,9 +52,10 @@ UNARY_FLOAT = {
     "Atanh": np.arctanh, "Exp": np.exp, "Log": np.log, "Exp2": np.exp2, "Log2": np.log2, "Sqrt": np.sqrt,
     "InverseSqrt": lambda x: 1 / np.sqrt(x),
 }
-# the functions a GPU's float rules replace or finish (flush, NaN pattern): its special-function unit's
-DEVICE_FUNCTIONS = frozenset(("Exp", "Exp2", "Log", "Log2", "Sqrt", "InverseSqrt", "Sin", "Cos", "Tan", "Tanh",
-                              "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"))
+# under a GPU's float rules every one flushes its operand and result and gives NaN results the model's pattern, but
+# these, which read the operand unflushed (the H200: floor(-subnormal) = -1; fract(x) = x - floor(x), x flushed in
+# the subtraction, no clamp below 1)
+RAW_OPERAND = frozenset(("Floor", "Ceil", "Fract"))
 for _name, _fn in UNARY_FLOAT.items():
     OPS.ext_op(SET, _name)(_unary(_fn, _name))
 
@@ -68,7 +73,9 @@ def ssign(ex, inst, args, mask):
 BINARY = {
     "Atan2": (np.arctan2, None), "Pow": (np.power, None), "FMin": (np.fmin, None), "FMax": (np.fmax, None),
     "NMin": (np.fmin, None), "NMax": (np.fmax, None), "UMin": (np.minimum, False), "SMin": (np.minimum, True),
-    "UMax": (np.maximum, False), "SMax": (np.maximum, True), "Step": (lambda e, x: (x >= e).astype(x.dtype), None),
+    "UMax": (np.maximum, False), "SMax": (np.maximum, True),
+    # GLSL: 0.0 if x < edge, otherwise 1.0 (a NaN operand gives 1.0, as on the H200)
+    "Step": (lambda e, x: np.where(x < e, 0, 1).astype(x.dtype), None),
 }
 
 
@@ -78,6 +85,11 @@ def _binary(fn, signed):
         if ex.float_model is not None and fn in (np.fmax, np.fmin) and a.dtype.kind == "f":
             return to_type(ex.float_model.fmax_fmin(a, b, fn is np.fmax), _rt(ex, inst))
         fm = ex.float_model
+        if fm is not None and a.dtype in (np.float32, np.float16) and fn is not np.power:
+            # Step, Atan2 under a GPU's float rules: flushed operands, the result finished
+            with np.errstate(all="ignore"):
+                r = np.asarray(fn(fm.flush(a), fm.flush(b))).astype(a.dtype)
+            return fm.finish(r, a.dtype)
         if fn is np.power and fm is not None and fm.functions and a.dtype in (np.float32, np.float16):
             # exp2(y * log2(x)) through the special-function unit (f32; f16 with its f16 tables, not reproduced)
             from ..numerics.functions import pow_h100
@@ -100,6 +112,9 @@ def clamp(ex, inst, args, mask):
         s = which == "SClamp"
         x, lo, hi = as_int(x, s), as_int(lo, s), as_int(hi, s)
         return to_type(np.minimum(np.maximum(x, lo), hi), _rt(ex, inst))
+    fm = ex.float_model
+    if fm is not None and x.dtype in (np.float32, np.float16):   # min(max(x, lo), hi) with the GPU's max / min
+        return fm.fmax_fmin(fm.fmax_fmin(x, lo, True), hi, False)
     return np.fmin(np.fmax(x, lo), hi).astype(_rt(ex, inst).dtype)
 
 
@@ -156,16 +171,30 @@ def fma(ex, inst, args, mask):
     return (a.astype(wide) * b.astype(wide) + c.astype(wide)).astype(dt)
 
 
+def _flushed(ex, x: np.ndarray) -> np.ndarray:
+    """x flushed under a GPU's float rules (f32 / f16), else x."""
+    fm = ex.float_model
+    return fm.flush(x) if fm is not None and x.dtype in (np.float32, np.float16) else x
+
+
+def _finished(ex, r: np.ndarray) -> np.ndarray:
+    """A float result flushed and given the NaN pattern under a GPU's float rules, else r."""
+    fm = ex.float_model
+    return fm.finish(r, r.dtype) if fm is not None and r.dtype in (np.float32, np.float16) else r
+
+
 @OPS.ext_op(SET, "Ldexp")
 def ldexp(ex, inst, args, mask):
-    return np.ldexp(np.asarray(args[0]), as_int(args[1], True).astype(np.int32)).astype(_rt(ex, inst).dtype)
+    with np.errstate(all="ignore"):
+        r = np.ldexp(_flushed(ex, np.asarray(args[0])), as_int(args[1], True).astype(np.int32))
+    return _finished(ex, r.astype(_rt(ex, inst).dtype))
 
 
 @OPS.ext_op(SET, "FrexpStruct")
 def frexp_struct(ex, inst, args, mask):
     t = _rt(ex, inst)
-    m, e = np.frexp(np.asarray(args[0]))
-    return (m.astype(t.members[0].dtype), to_type(e.astype(np.int32), t.members[1]))
+    m, e = np.frexp(_flushed(ex, np.asarray(args[0])))
+    return (_finished(ex, m.astype(t.members[0].dtype)), to_type(e.astype(np.int32), t.members[1]))
 
 
 def _store_out(ptr, value, mask) -> None:
@@ -182,17 +211,17 @@ def _store_out(ptr, value, mask) -> None:
 
 @OPS.ext_op(SET, "Modf")
 def modf(ex, inst, args, mask):
-    f, i = np.modf(np.asarray(args[0]))
-    _store_out(args[1], i, mask)
-    return f
+    f, i = np.modf(_flushed(ex, np.asarray(args[0])))
+    _store_out(args[1], _finished(ex, i), mask)
+    return _finished(ex, f)
 
 
 @OPS.ext_op(SET, "Frexp")
 def frexp(ex, inst, args, mask):
-    m, e = np.frexp(np.asarray(args[0]))
+    m, e = np.frexp(_flushed(ex, np.asarray(args[0])))
     ptr = args[1]
     _store_out(ptr, to_type(e.astype(np.int32), ptr.type) if isinstance(ptr, Pointer) else e, mask)
-    return m.astype(_rt(ex, inst).dtype)
+    return _finished(ex, m.astype(_rt(ex, inst).dtype))
 
 
 @OPS.ext_op(SET, "IMix")
@@ -219,9 +248,28 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.sum(a * b, axis=-1, keepdims=True) if a.ndim > 1 else a * b
 
 
+def _contracting(ex, x: np.ndarray):
+    """The run's float rules when they contract (the H100's compiler) and x is an f32 / f16 vector, else None."""
+    fm = _code_model(ex, x)
+    return fm if fm is not None and getattr(fm, "contract", False) else None
+
+
+def _fms(fm, a, b, c, d, dt):
+    """a * b - c * d as the H100 compiles it: the first product fused, fma(a, b, -(c * d)) (measured: cross,
+    determinant)."""
+    with np.errstate(all="ignore"):
+        return fm.flush(exact_fma(fm.flush(a), fm.flush(b), -fm.flush((fm.flush(c) * fm.flush(d)).astype(dt)), dt))
+
+
 @OPS.ext_op(SET, "FaceForward")
 def face_forward(ex, inst, args, mask):
     n, i, nref = map(np.asarray, args)
+    fm = _contracting(ex, n)
+    if fm is not None:   # the GPU's dot; -N flips the sign bit in f32 (nothing flushed), f16 negates (NaN pattern)
+        dt = n.dtype
+        d = fm.dot(nref, i, dt)[..., None]
+        neg = fm.finish(-n, dt) if dt == np.float16 else -n
+        return np.where(d < 0, n, neg).astype(dt)
     return np.where(_dot(nref, i) < 0, n, -n).astype(_rt(ex, inst).dtype)
 
 
@@ -229,6 +277,20 @@ def face_forward(ex, inst, args, mask):
 def refract(ex, inst, args, mask):
     i, n, eta = map(np.asarray, args)
     eta = eta.reshape(-1, 1) if i.ndim > 1 else eta
+    fm = _contracting(ex, i)
+    if fm is not None:   # the closest of the forms tried (not reproduced: docs/interpreter-coopmat.md)
+        dt = i.dtype
+        i, n, eta = fm.flush(i), fm.flush(n), fm.flush(eta)
+        with np.errstate(all="ignore"):
+            d = fm.dot(n, i, dt)[..., None]
+            t = fm.flush((dt.type(1) - fm.flush((d * d).astype(dt))).astype(dt))
+            e2 = fm.flush((eta * eta).astype(dt))
+            k = fm.flush(exact_fma(-e2, t, dt.type(1), dt))
+            s = fm.glsl("Sqrt", k, dt)
+            s = fm.flush(np.sqrt(k).astype(dt) if s is None else s)
+            u = fm.flush(exact_fma(eta, d, s, dt))
+            r = exact_fma(eta, i, -fm.flush((u * n).astype(dt)), dt)
+            return fm.finish(np.where(k < 0, dt.type(0), r).astype(dt), dt)
     d = _dot(n, i)
     k = 1 - eta * eta * (1 - d * d)
     r = np.where(k < 0, 0, eta * i - (eta * d + np.sqrt(np.maximum(k, 0))) * n)
@@ -237,8 +299,8 @@ def refract(ex, inst, args, mask):
 
 @OPS.ext_op(SET, "ModfStruct")
 def modf_struct(ex, inst, args, mask):
-    f, i = np.modf(np.asarray(args[0]))
-    return (f, i)
+    f, i = np.modf(_flushed(ex, np.asarray(args[0])))
+    return (_finished(ex, f), _finished(ex, i))
 
 
 def _device_length(ex, inst, x: np.ndarray, fm) -> np.ndarray:
@@ -300,12 +362,26 @@ def normalize(ex, inst, args, mask):
 
 @OPS.ext_op(SET, "Cross")
 def cross(ex, inst, args, mask):
-    return np.cross(np.asarray(args[0]), np.asarray(args[1])).astype(_rt(ex, inst).dtype)
+    a, b = np.asarray(args[0]), np.asarray(args[1])
+    fm = _contracting(ex, a)
+    if fm is not None:   # each component a * b - c * d with the first product fused (x and z measured)
+        dt = a.dtype
+        r = np.stack([_fms(fm, a[..., j], b[..., k], a[..., k], b[..., j], dt) for j, k in ((1, 2), (2, 0), (0, 1))],
+                     axis=-1)
+        return fm.finish(r, dt)
+    return np.cross(a, b).astype(_rt(ex, inst).dtype)
 
 
 @OPS.ext_op(SET, "Reflect")
 def reflect(ex, inst, args, mask):
     i, n = map(np.asarray, args)
+    fm = _contracting(ex, i)
+    if fm is not None:   # I - 2 dot(N, I) N = fma(-(2 dot), N, I) with the GPU's dot (measured)
+        dt = i.dtype
+        i, n = fm.flush(i), fm.flush(n)
+        with np.errstate(all="ignore"):
+            t = fm.flush((dt.type(2) * fm.dot(n, i, dt)).astype(dt))[..., None]
+            return fm.finish(exact_fma(-t, n, i, dt), dt)
     d = np.sum(i * n, axis=-1, keepdims=True) if i.ndim > 1 else i * n
     return (i - 2 * d * n).astype(i.dtype)
 
@@ -337,7 +413,12 @@ def find_msb(ex, inst, args, mask):
 
 @OPS.ext_op(SET, "PackHalf2x16")
 def pack_half(ex, inst, args, mask):
-    v = np.ascontiguousarray(np.asarray(args[0]).astype(np.float16)).view(np.uint16).astype(np.uint32)
+    with np.errstate(all="ignore"):
+        h = np.asarray(args[0]).astype(np.float16)
+    fm = ex.float_model
+    if fm is not None:   # an f32 -> f16 conversion: its NaN pattern (0x7fff on the H200)
+        h = fm.finish(h, h.dtype)
+    v = np.ascontiguousarray(h).view(np.uint16).astype(np.uint32)
     return (v[:, 0] | (v[:, 1] << np.uint32(16))).astype(np.uint32)
 
 
@@ -346,16 +427,24 @@ def unpack_half(ex, inst, args, mask):
     u = as_int(np.asarray(args[0]), False).astype(np.uint32)
     lo = (u & np.uint32(0xFFFF)).astype(np.uint16).view(np.float16)
     hi = (u >> np.uint32(16)).astype(np.uint16).view(np.float16)
-    return np.stack([lo, hi], axis=1).astype(np.float32)
+    return _finished(ex, np.stack([lo, hi], axis=1).astype(np.float32))   # NaN: the f16 -> f32 pattern
 
 
 def _pack(n: int, signed: bool):
     def run(ex, inst, args, mask):
         v = np.asarray(args[0]).astype(np.float64)
-        if signed:
-            q = np.round(np.clip(v, -1, 1) * (127 if n == 4 else 32767)).astype(np.int64)
+        scale = (127 if n == 4 else 32767) if signed else (255 if n == 4 else 65535)
+        if ex.float_model is not None and getattr(ex.float_model, "functions", False):
+            # the H200: the clamp, then one f32 multiply rounded to nearest even; a NaN component is 0 (unorm:
+            # saturated) or 1 (snorm: min(NaN, 1) = 1, then max)
+            f = np.asarray(args[0]).astype(np.float32)
+            c = np.fmax(np.fmin(f, np.float32(1)), np.float32(-1)) if signed else \
+                np.where(np.isnan(f), np.float32(0), np.clip(f, 0, 1))
+            q = np.rint((c * np.float32(scale)).astype(np.float32)).astype(np.int64)
+        elif signed:
+            q = np.round(np.clip(v, -1, 1) * scale).astype(np.int64)
         else:
-            q = np.round(np.clip(v, 0, 1) * (255 if n == 4 else 65535)).astype(np.int64)
+            q = np.round(np.clip(v, 0, 1) * scale).astype(np.int64)
         bits = 32 // n
         q = q & ((1 << bits) - 1)
         r = np.zeros(q.shape[0], np.int64)
@@ -375,14 +464,16 @@ def _unpack(n: int, signed: bool):
     def run(ex, inst, args, mask):
         u = as_int(np.asarray(args[0]), False).astype(np.int64)
         bits = 32 // n
+        # the H200: q times the f32 constant 1 / scale (one f32 multiply), not q / scale
+        device = ex.float_model is not None and getattr(ex.float_model, "functions", False)
         parts = []
         for i in range(n):
             q = (u >> (bits * i)) & ((1 << bits) - 1)
+            scale = ((1 << (bits - 1)) - 1) if signed else ((1 << bits) - 1)
             if signed:
                 q = np.where(q >= 1 << (bits - 1), q - (1 << bits), q)
-                parts.append(np.clip(q / ((1 << (bits - 1)) - 1), -1, 1))
-            else:
-                parts.append(q / ((1 << bits) - 1))
+            v = (q.astype(np.float32) * np.float32(1 / scale)).astype(np.float32) if device else q / scale
+            parts.append(np.maximum(v, -1) if signed else v)
         return np.stack(parts, axis=1).astype(np.float32)
     return run
 
@@ -393,9 +484,25 @@ OPS.ext_op(SET, "UnpackUnorm2x16")(_unpack(2, False))
 OPS.ext_op(SET, "UnpackSnorm2x16")(_unpack(2, True))
 
 
+def _contracting_2x2(ex, m: np.ndarray):
+    """The run's contracting float rules for a 2x2 f32 / f16 matrix ((k, 2, 2), columns first), else None."""
+    fm = ex.float_model
+    ok = fm is not None and getattr(fm, "contract", False) and m.dtype in (np.float32, np.float16)
+    return fm if ok and m.shape[-2:] == (2, 2) else None
+
+
+def _det2(fm, m: np.ndarray) -> np.ndarray:
+    """m00 m11 - m10 m01 with the first product fused (the H200, mat2)."""
+    return _fms(fm, m[..., 0, 0], m[..., 1, 1], m[..., 1, 0], m[..., 0, 1], m.dtype)
+
+
 @OPS.ext_op(SET, "Determinant")
 def determinant(ex, inst, args, mask):
-    return np.linalg.det(np.asarray(args[0]).astype(np.float64)).astype(_rt(ex, inst).dtype)
+    m = np.asarray(args[0])
+    fm = _contracting_2x2(ex, m)
+    if fm is not None:
+        return fm.finish(_det2(fm, m), m.dtype)
+    return np.linalg.det(m.astype(np.float64)).astype(_rt(ex, inst).dtype)
 
 
 @OPS.ext_op(SET, "MatrixInverse")
@@ -403,6 +510,15 @@ def matrix_inverse(ex, inst, args, mask):
     """GLSL leaves the inverse of a singular matrix undefined: it is adjugate / determinant here (inf and NaN
     where the determinant is 0), LAPACK's inverse elsewhere."""
     m = np.asarray(args[0])
+    fm = _contracting_2x2(ex, m)
+    if fm is not None:   # the adjugate's entries divided by the determinant as OpFDiv (x * rcp(det): the H200)
+        from ..numerics.functions import divide
+        det = _det2(fm, m)[..., None, None]
+        adj = np.stack([np.stack([m[..., 1, 1], -m[..., 0, 1]], -1), np.stack([-m[..., 1, 0], m[..., 0, 0]], -1)], -2)
+        if not fm.functions:
+            with np.errstate(all="ignore"):
+                return fm.finish((fm.flush(adj) / det).astype(m.dtype), m.dtype)
+        return fm.finish(divide(fm.flush(adj), np.broadcast_to(det, adj.shape), m.dtype), m.dtype)
     a = m.astype(np.float64)
     det = np.linalg.det(a)
     ok = det != 0

@@ -361,7 +361,7 @@ def load_op(ex, frame, inst, mask):
         defined(frame, inst)
     t = ex.rtype(inst)
     if t.kind in ("array", "struct"):  # a tuple of per-invocation arrays: check its size first
-        ex.reserve(value_bytes(t, mask.shape[0]), f"the loaded {t.describe()}", inst, keep=False)
+        ex.budget.reserve(value_bytes(t, mask.shape[0]), f"the loaded {t.describe()}", inst, keep=False)
     v = load(ptr, t, mask, ex.device)   # first: an out-of-bounds load is a fault, not a race
     if ex.races is not None and watched(ptr.mem):
         pointer_access(ex.races, READ, ptr, t, mask, inst)
@@ -500,9 +500,9 @@ def control_barrier(ex, frame, inst, mask):
 
 def _check_barrier(ex, scope: str, mask) -> None:
     if scope == "Workgroup":
-        groups = ex.wg_index
+        groups = ex.lanes.wg_index
     elif scope == "Subgroup":
-        groups = ex.sg_global
+        groups = ex.lanes.sg_global
     else:
         return None
     alive = ex.alive

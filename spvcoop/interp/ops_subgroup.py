@@ -24,14 +24,14 @@ def _check_scope(ex, frame, inst) -> None:
 def to_sg(ex, x, fill) -> np.ndarray:
     x = np.asarray(x)
     x = np.broadcast_to(x, (ex.N,) + x.shape[1:])
-    S = ex.subgroup_size
-    out = np.full((ex.num_sg_total * S,) + x.shape[1:], fill, dtype=x.dtype)
-    out[ex.sg_pos] = x
-    return out.reshape((ex.num_sg_total, S) + x.shape[1:])
+    S = ex.lanes.subgroup_size
+    out = np.full((ex.lanes.num_sg_total * S,) + x.shape[1:], fill, dtype=x.dtype)
+    out[ex.lanes.sg_pos] = x
+    return out.reshape((ex.lanes.num_sg_total, S) + x.shape[1:])
 
 
 def from_sg(ex, y: np.ndarray) -> np.ndarray:
-    return y.reshape((-1,) + y.shape[2:])[ex.sg_pos]
+    return y.reshape((-1,) + y.shape[2:])[ex.lanes.sg_pos]
 
 
 def _active(ex, mask) -> np.ndarray:
@@ -43,7 +43,7 @@ def elect(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     act = _active(ex, mask)
     first = np.argmax(act, axis=1)
-    return ex.sg_local == first[ex.sg_global]
+    return ex.lanes.sg_local == first[ex.lanes.sg_global]
 
 
 @OPS.op("OpGroupNonUniformAll", "OpGroupNonUniformAny")
@@ -54,7 +54,7 @@ def all_any(ex, frame, inst, mask):
         r = np.all(to_sg(ex, p | ~mask, True), axis=1)
     else:
         r = np.any(to_sg(ex, p & mask, False), axis=1)
-    return r[ex.sg_global]
+    return r[ex.lanes.sg_global]
 
 
 @OPS.op("OpGroupNonUniformAllEqual")
@@ -65,14 +65,14 @@ def all_equal(ex, frame, inst, mask):
     eq = v == first
     if eq.ndim > 1:
         eq = eq.all(axis=tuple(range(1, eq.ndim)))
-    return np.all(to_sg(ex, eq | ~mask, True), axis=1)[ex.sg_global]
+    return np.all(to_sg(ex, eq | ~mask, True), axis=1)[ex.lanes.sg_global]
 
 
 def _first_active_value(ex, v, mask):
     act = _active(ex, mask)
     first = np.argmax(act, axis=1)
     sgv = to_sg(ex, v, 0)
-    return sgv[np.arange(sgv.shape[0]), first][ex.sg_global]
+    return sgv[np.arange(sgv.shape[0]), first][ex.lanes.sg_global]
 
 
 @OPS.op("OpGroupNonUniformBroadcastFirst")
@@ -83,12 +83,12 @@ def broadcast_first(ex, frame, inst, mask):
 
 def _gather(ex, v, src_lane: np.ndarray, mask, what: str):
     """value of invocation src_lane (in the same subgroup) for each invocation."""
-    S = ex.subgroup_size
+    S = ex.lanes.subgroup_size
     src = np.broadcast_to(np.asarray(src_lane).astype(np.int64), mask.shape)
     sgv = to_sg(ex, v, 0)
     act = _active(ex, mask).reshape(-1)
     bad = mask & ((src < 0) | (src >= S))
-    idx = ex.sg_global * S + np.clip(src, 0, S - 1)
+    idx = ex.lanes.sg_global * S + np.clip(src, 0, S - 1)
     bad |= mask & ~act[idx]
     if bad.any():
         lane = int(np.flatnonzero(bad)[0])
@@ -107,9 +107,9 @@ def broadcast(ex, frame, inst, mask):
 def shuffle_rel(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     d = np.asarray(ex.arg(frame, inst, 2)).astype(np.int64)
-    src = {"OpGroupNonUniformShuffleXor": lambda: ex.sg_local ^ d,
-           "OpGroupNonUniformShuffleUp": lambda: ex.sg_local - d,
-           "OpGroupNonUniformShuffleDown": lambda: ex.sg_local + d}[inst.opname]()
+    src = {"OpGroupNonUniformShuffleXor": lambda: ex.lanes.sg_local ^ d,
+           "OpGroupNonUniformShuffleUp": lambda: ex.lanes.sg_local - d,
+           "OpGroupNonUniformShuffleDown": lambda: ex.lanes.sg_local + d}[inst.opname]()
     return _gather(ex, ex.arg(frame, inst, 1), src, mask, inst.opname[19:])
 
 
@@ -117,7 +117,7 @@ def shuffle_rel(ex, frame, inst, mask):
 def quad_broadcast(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     i = np.asarray(ex.arg(frame, inst, 2)).astype(np.int64)
-    return _gather(ex, ex.arg(frame, inst, 1), (ex.sg_local & ~3) + i, mask, "QuadBroadcast")
+    return _gather(ex, ex.arg(frame, inst, 1), (ex.lanes.sg_local & ~3) + i, mask, "QuadBroadcast")
 
 
 @OPS.op("OpGroupNonUniformQuadSwap")
@@ -125,7 +125,7 @@ def quad_swap(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     d = int(np.asarray(ex.arg(frame, inst, 2)).reshape(-1)[0])
     x = {0: 1, 1: 2, 2: 3}[d]
-    return _gather(ex, ex.arg(frame, inst, 1), ex.sg_local ^ x, mask, "QuadSwap")
+    return _gather(ex, ex.arg(frame, inst, 1), ex.lanes.sg_local ^ x, mask, "QuadSwap")
 
 
 def _ballot_bits(ex, pred) -> np.ndarray:
@@ -141,7 +141,7 @@ def _ballot_bits(ex, pred) -> np.ndarray:
 def ballot(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     p = np.broadcast_to(ex.arg(frame, inst, 1), mask.shape) & mask
-    return to_type(_ballot_bits(ex, p)[ex.sg_global], ex.rtype(inst))
+    return to_type(_ballot_bits(ex, p)[ex.lanes.sg_global], ex.rtype(inst))
 
 
 def _bits_of(v) -> np.ndarray:
@@ -153,7 +153,7 @@ def _bits_of(v) -> np.ndarray:
 def inverse_ballot(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     bits = np.broadcast_to(_bits_of(ex.arg(frame, inst, 1)), (ex.N, 128))
-    return bits[np.arange(ex.N), ex.sg_local]
+    return bits[np.arange(ex.N), ex.lanes.sg_local]
 
 
 @OPS.op("OpGroupNonUniformBallotBitExtract")
@@ -168,11 +168,11 @@ def ballot_bit_extract(ex, frame, inst, mask):
 def ballot_bit_count(ex, frame, inst, mask):
     _check_scope(ex, frame, inst)
     gop = enum_name("GroupOperation", inst.operands[1].value)
-    bits = np.broadcast_to(_bits_of(ex.arg(frame, inst, 2)), (ex.N, 128))[:, :ex.subgroup_size]
+    bits = np.broadcast_to(_bits_of(ex.arg(frame, inst, 2)), (ex.N, 128))[:, :ex.lanes.subgroup_size]
     if gop == "Reduce":
         r = bits.sum(axis=1)
     else:
-        below = np.arange(ex.subgroup_size)[None, :] < ex.sg_local[:, None] + (gop == "InclusiveScan")
+        below = np.arange(ex.lanes.subgroup_size)[None, :] < ex.lanes.sg_local[:, None] + (gop == "InclusiveScan")
         r = (bits & below).sum(axis=1)
     return r.astype(ex.rtype(inst).dtype)
 
@@ -231,7 +231,7 @@ def group_arith(ex, frame, inst, mask):
     v = np.where(mask.reshape((-1,) + (1,) * (v.ndim - 1)), v, np.array(ident).astype(v.dtype))
     sg = to_sg(ex, v, ident)  # (G, S, ...)
     if gop == "Reduce":
-        r = ufunc.reduce(sg, axis=1)[ex.sg_global]
+        r = ufunc.reduce(sg, axis=1)[ex.lanes.sg_global]
     elif gop in ("InclusiveScan", "ExclusiveScan"):
         acc = ufunc.accumulate(sg, axis=1)
         if gop == "ExclusiveScan":

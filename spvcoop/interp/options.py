@@ -233,9 +233,11 @@ def observer(v):
 class RunOption(FrozenRecord):
     """One run option. `check` converts and bounds a value (None is always allowed: it means the default);
     `flag` is its command-line flag (None: Python API only), `spec_key` its run-spec key (None: none);
-    `cli_false`: the flag is a negation (`--no-validate` sets validate=False); `api_type`: the type of its keyword
-    in `spvcoop.run()`'s signature, as written there (spvcoop/api.py's keywords are generated from these
-    declarations by tools/gen_docs.py; a name it uses that api.py does not import yet goes in api.py's imports)."""
+    `cli_false`: the flag is a negation (`--no-validate` sets validate=False); `switch`: the flag takes no value
+    and turns the option on (`--nonfinite` sets nonfinite=True; its default is False); every other flag takes a
+    value; `api_type`: the type of its keyword in `spvcoop.run()`'s signature, as written there (spvcoop/api.py's
+    keywords are generated from these declarations by tools/gen_docs.py; a name it uses that api.py does not import
+    yet goes in api.py's imports)."""
     name: str
     default: object
     check: Callable
@@ -245,12 +247,15 @@ class RunOption(FrozenRecord):
     metavar: str | None
     cli_false: bool
     api_type: str | None
-    _fields = ("name", "default", "check", "help", "flag", "spec_key", "metavar", "cli_false", "api_type")
+    switch: bool
+    _fields = ("name", "default", "check", "help", "flag", "spec_key", "metavar", "cli_false", "api_type", "switch")
 
     def __init__(self, name: str, default: object, check: Callable, help: str, flag: str | None = None,
                  spec_key: str | None = None, metavar: str | None = None, cli_false: bool = False, *,
-                 api_type: str | None = None) -> None:
-        values = (name, default, check, help, flag, spec_key, metavar, cli_false, api_type)
+                 api_type: str | None = None, switch: bool = False) -> None:
+        if switch and (cli_false or metavar is not None or default is not False or flag is None):
+            raise ValueError(f"run option {name}: a switch has a flag, no metavar, default False and is no negation")
+        values = (name, default, check, help, flag, spec_key, metavar, cli_false, api_type, switch)
         for f, value in zip(self._fields, values, strict=True):
             object.__setattr__(self, f, value)
 
@@ -336,7 +341,8 @@ OPTIONS: tuple[RunOption, ...] = (
     RunOption("nonfinite", False, flag,
               "report the first instruction that makes an inf or NaN from finite operands (an f16 accumulator that "
               "overflows, a 0/0) as the run's error (rule interp.nonfinite), at its source line with its operands; "
-              "the run then takes the instruction-at-a-time path", "--nonfinite", "nonfinite", api_type="bool"),
+              "the run then takes the instruction-at-a-time path", "--nonfinite", "nonfinite", api_type="bool",
+              switch=True),
     RunOption("robust_buffer_access", False, on_off,
               "Vulkan's robustBufferAccess: a load outside its storage/uniform buffer or push constants reads zero "
               "and a store there is dropped, instead of an error (default: on for Amber scripts, as the CTS runs "

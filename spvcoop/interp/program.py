@@ -13,6 +13,7 @@ from functools import cache
 from typing import cast
 
 from ..core.diagnostics import Diagnostic, SpvError
+from ..core.facts import ModuleFacts
 from ..core.literals import ENCODED_FLOATS, FLOAT_FORMATS
 from ..core.module import Instruction, Module
 from ..core.records import Record
@@ -56,6 +57,9 @@ TYPE_KINDS = {
     "OpTypeTensorLayoutNV": "tensor_layout", "OpTypeTensorViewNV": "tensor_view",  # opaque (interp/coopmat2)
 }
 OPAQUE_VALUE_KINDS = ("coopmat", "tensor_layout", "tensor_view")  # held as values by their op family
+# annotations a Program takes from the module's facts (core/facts.py), not from its own walk
+_FROM_FACTS = frozenset({"OpName", "OpDecorate", "OpDecorateId", "OpMemberDecorate", "OpEntryPoint",
+                         "OpExecutionMode", "OpExecutionModeId"})
 
 
 @cache
@@ -132,7 +136,13 @@ class Program:
         self.decorations: dict[int, dict[str, list]] = defaultdict(dict)
         self.member_decorations: dict[int, dict[int, dict[str, list]]] = defaultdict(lambda: defaultdict(dict))
         self.types: dict[int, Type] = {}
-        self.defs: dict[int, Instruction] = {}
+        # the facts the validator's index reads too (core/facts.py: built once per module, shared); a Program
+        # takes the last definition of an id defined twice and the last OpName of an id named twice
+        self.facts = facts = ModuleFacts.of(module)
+        self.defs: dict[int, Instruction] = facts.defs
+        if facts.duplicates:
+            self.defs = dict(facts.defs)
+            self.defs.update((cast(int, later.result_id), later) for _, later in facts.duplicates)
         self.globals: list[Instruction] = []     # constants, spec constants, undefs, variables in order
         self.functions: dict[int, Function] = {}
         self.entry_points: list[tuple[str, int, str, list[int]]] = []
@@ -141,6 +151,7 @@ class Program:
         self.strings: dict[int, str] = {}
         self.sources: dict[str, str] = {}              # file name -> text (OpSource from glslang -g)
         self.lines: dict[int, tuple[str, int]] = {}    # instruction index -> (file, line) from OpLine
+        self._from_facts()
         self._scan()
 
     # ---- diagnostics ------------------------------------------------------
@@ -152,6 +163,27 @@ class Program:
         return self.names.get(id_) or self.module.id_names.get(id_) or f"%{id_}"
 
     # ---- scanning ---------------------------------------------------------
+    def _from_facts(self) -> None:
+        """Names, decorations (by name, the last of each), entry points and execution modes from the facts."""
+        facts = self.facts
+        self.names.update(facts.names)
+        self.names.update(facts.renames)
+        decs = sorted((inst for insts in facts.decorations.values() for inst in insts), key=lambda i: i.index)
+        for inst in decs:  # in module order, as a walk over the module sees them
+            op, ops = inst.opname, inst.operands
+            if op in ("OpDecorate", "OpDecorateId"):
+                self.decorations[ops[0].as_int][enum_name("Decoration", ops[1].as_int)] = [o.value for o in ops[2:]]
+            elif op == "OpMemberDecorate":
+                self.member_decorations[ops[0].as_int][ops[1].as_int][enum_name("Decoration", ops[2].as_int)] = \
+                    [o.value for o in ops[3:]]
+        for inst in facts.entry_points:
+            ops = inst.operands
+            self.entry_points.append((ops[2].as_str, ops[1].as_int, enum_name("ExecutionModel", ops[0].as_int),
+                                      [o.as_int for o in ops[3:]]))
+        for target, modes in facts.exec_modes.items():
+            self.exec_modes[target] = [(enum_name("ExecutionMode", inst.operands[1].as_int),
+                                        [o.value for o in inst.operands[2:]]) for inst in modes]
+
     def _scan(self) -> None:
         """One pass over the module: debug lines, then annotations and types, else the function structure."""
         fn: Function | None = None
@@ -159,8 +191,6 @@ class Program:
         line: tuple[str, int] | None = None
         for inst in self.module.instructions:
             line = self._track_line(inst, line)
-            if inst.result_id is not None:
-                self.defs[inst.result_id] = inst
             if not self._annotate(inst):
                 fn, blk = self._structure(inst, fn, blk)
         if fn is not None:  # a truncated module
@@ -195,21 +225,10 @@ class Program:
     def _annotate(self, inst: Instruction) -> bool:
         """Names, decorations, entry points, execution modes, imports and types; False for anything else."""
         op, ops = inst.opname, inst.operands
-        if op == "OpName":
-            self.names[ops[0].as_int] = ops[1].as_str
+        if op in _FROM_FACTS:
+            pass   # read from the facts (_from_facts)
         elif op == "OpMemberName":
             self.member_names[ops[0].as_int][ops[1].as_int] = ops[2].as_str
-        elif op in ("OpDecorate", "OpDecorateId"):
-            self.decorations[ops[0].as_int][enum_name("Decoration", ops[1].as_int)] = [o.value for o in ops[2:]]
-        elif op == "OpMemberDecorate":
-            self.member_decorations[ops[0].as_int][ops[1].as_int][enum_name("Decoration", ops[2].as_int)] = \
-                [o.value for o in ops[3:]]
-        elif op == "OpEntryPoint":
-            self.entry_points.append((ops[2].as_str, ops[1].as_int, enum_name("ExecutionModel", ops[0].as_int),
-                                      [o.as_int for o in ops[3:]]))
-        elif op in ("OpExecutionMode", "OpExecutionModeId"):
-            self.exec_modes[ops[0].as_int].append((enum_name("ExecutionMode", ops[1].as_int),
-                                                  [o.value for o in ops[2:]]))
         elif op == "OpExtInstImport":
             self.ext_imports[cast(int, inst.result_id)] = ops[0].as_str
         elif op in TYPE_KINDS:
@@ -320,8 +339,8 @@ class Program:
         return total
 
     def entry_inst(self, name: str) -> Instruction | None:
-        for inst in self.module.instructions:
-            if inst.opname == "OpEntryPoint" and inst.operands[2].value == name:
+        for inst in self.facts.entry_points:
+            if inst.operands[2].value == name:
                 return inst
         return None
 

@@ -163,8 +163,8 @@ class Recorder:
     def __init__(self, ex) -> None:
         self.ex = ex
         self.N = ex.N
-        self.wg_index = ex.wg_index
-        self.sg_global = ex.sg_global
+        self.wg_index = ex.lanes.wg_index
+        self.sg_global = ex.lanes.sg_global
         nwg = int(self.wg_index.max()) + 1 if self.N else 1
         nsg = int(self.sg_global.max()) + 1 if self.N else 1
         self.clock = 0
@@ -223,14 +223,15 @@ class Recorder:
         return (lanes + self.N * (1 if scope == "Subgroup" else 2)).astype(self.adt)
 
     def access(self, kind: str, mem, start: np.ndarray, agents: np.ndarray, inst: Instruction, width: int,
-               count: int = 1, step: int = 0, values: np.ndarray | None = None) -> None:
+               count: int = 1, step: int = 0, values: np.ndarray | None = None, tiles: bool = False) -> None:
         """Record one instruction's accesses to `mem`: agent agents[i] touches, from byte start[i] (an offset
         into mem.data; for a DeviceMemory an address), `count` runs of `width` bytes, `step` bytes apart.
         `start` has one entry per agent, or one for all. kind: READ, WRITE, ATOMIC (an atomic that writes),
         ATOMIC_READ. Agents: `lanes(mask)` for invocations, `scope_agents` for cooperative-matrix instances.
         `values` (a WRITE of one run each, optional): the bytes each agent wrote, shape (agents, width); where
         they are given, a write of the value the bytes already hold from a write by another invocation is a
-        benign race (a warning), not an error."""
+        benign race (a warning), not an error. `tiles`: the caller's run takes the fast path race_tiles
+        (`_tiles`: the runs of many agents through windows of the shadow)."""
         sh = self.shadows.get(id(mem))
         if sh is not None and sh.w is None and kind == READ:   # the cheap case: a memory only read so far
             self.insts[inst.index] = inst
@@ -253,7 +254,7 @@ class Recorder:
                 if 1 <= k <= len(mem.buffers):
                     sel = which == k
                     self.access(kind, mem.buffers[k - 1], start[sel] - (k << ADDRESS_SHIFT), agents[sel], inst,
-                                width, count, step, None if values is None else values[sel])
+                                width, count, step, None if values is None else values[sel], tiles)
             return
         if sh is None:
             if not watched(mem):
@@ -285,7 +286,7 @@ class Recorder:
         if g < sh.g:
             self._reserve(sh, g, sh.mem.data.nbytes // g - sh.mem.data.nbytes // sh.g, inst)
             sh.refine(g)
-        self._apply(sh, kind, start, agents, width, count, step, stamp, values)
+        self._apply(sh, kind, start, agents, width, count, step, stamp, values, tiles)
 
     def _groups(self, of: np.ndarray, n: int, mask: np.ndarray) -> np.ndarray | slice:
         """The workgroups (subgroups) with an invocation in `mask`: all of them, or a boolean mask (no sort)."""
@@ -299,8 +300,8 @@ class Recorder:
     def _reserve(self, sh: _Shadow, g: int, units: int, inst: Instruction) -> None:
         """Shadow memory counts against the run's memory budget, checked before it is allocated."""
         per_unit = 2 * (3 * np.dtype(self.adt).itemsize + 4) + 1   # two sides: agent, wg, other, stamp; atomic
-        self.ex.reserve(units * per_unit, f"the race detector's shadow of '{sh.mem.name}' ({g}-byte units; "
-                        "--no-races or races=False: none)", inst)
+        self.ex.budget.reserve(units * per_unit, f"the race detector's shadow of '{sh.mem.name}' ({g}-byte units; "
+                               "--no-races or races=False: none)", inst)
 
     def memory_barrier(self, semantics: int, mask: np.ndarray) -> None:
         """An OpMemoryBarrier: its semantics wait for the workgroups' next control barrier."""
@@ -384,15 +385,15 @@ class Recorder:
         return (q[:, None] + offs[None, :]).reshape(-1) if len(offs) > 1 else q
 
     def _apply(self, sh: _Shadow, kind: str, start, agents, width, count, step, stamp: int,
-               values: np.ndarray | None = None) -> None:
+               values: np.ndarray | None = None, tiles: bool = False) -> None:
         if kind in (READ, WRITE) and start.shape[0] == agents.shape[0]:
             if count == 1 and start.shape[0] * width >= _STRIDED_MIN * sh.g:
                 if self._strided(sh, kind, start, agents, width, stamp):
                     return
             elif step >= width and (start.shape[0] == 1 and self._one_agent(sh, kind, start, agents, width, count,
                                                                             step, stamp)
-                                    or count > 1 and self._tiles_on() and self._tiles(sh, kind, start, agents,
-                                                                                      width, count, step, stamp)):
+                                    or count > 1 and tiles and self._tiles(sh, kind, start, agents, width,
+                                                                           count, step, stamp)):
                 return
         self._general(sh, kind, start, agents, width, count, step, stamp, values)
 
@@ -402,10 +403,6 @@ class Recorder:
         g = sh.g
         q0, wu, d = int(start[0]) // g, width // g, step // g
         return self._views(sh, kind, lambda a: _rows(a, q0, count, wu, d), agents[0], stamp)
-
-    def _tiles_on(self) -> bool:
-        fp = self.ex.fast
-        return fp is not None and fp.race_tiles
 
     def _tiles(self, sh: _Shadow, kind: str, start: np.ndarray, agents: np.ndarray, width: int, count: int, step: int,
                stamp: int) -> bool:
@@ -689,7 +686,7 @@ class Recorder:
         if a <= -3:
             return "several invocations, among them " + self._agent(-3 - a)
         lane, kind = a % self.N, a // self.N
-        info = self.ex.lane_info(lane) if self.ex.lane_info else f"#{lane}"
+        info = self.ex.lanes.info(lane) if self.ex.lanes.info else f"#{lane}"
         return ("invocation ", "the subgroup of invocation ", "the workgroup of invocation ")[kind] + info
 
     def _place(self, inst: Instruction) -> str:
@@ -714,13 +711,13 @@ class Recorder:
         span_note = (f" (in {mem.copies} workgroups' copies)" if mem.storage == "Workgroup" and mem.copies > 1
                      and len({b // mem.region for b in race.bytes}) > 1 else "")
         same = race.first == race.second
+        if race.benign:
+            return self._benign(race, first, second, where + span_note, n)
         what = (f"{second.opname} ({race.kinds[1]}) by {self._agent(b)} and by {self._agent(a)}" if same else
                 f"{first.opname} ({race.kinds[0]}) by {self._agent(a)} and {second.opname} ({race.kinds[1]}) by "
                 f"{self._agent(b)}")
         message = (f"data race on '{mem.name}' ({mem.storage}) at {where}: {what}, with nothing ordering them; "
                    f"{n} conflicting byte{'s' if n != 1 else ''}{span_note}")
-        if race.benign:   # on a GPU too the bytes end up holding that value, whichever write lands last
-            message = "benign " + message + "; every write stored the value the bytes already held"
         notes: list[Note] = []
         span, source = self.ex.where(second, notes)
         if not same:
@@ -736,8 +733,43 @@ class Recorder:
             glsl = "memoryBarrierBuffer(); barrier();" if race.cls == BUFFER else "barrier();"
             notes.append(Note(f"both in barrier interval {k} of workgroup {wg} ({when}): no OpControlBarrier with "
                               f"Workgroup execution scope and {sem} semantics between them (GLSL: {glsl})"))
-        return Diagnostic("warning" if race.benign else "error", message, span, rule="interp.race", notes=notes,
-                          source=source)
+        return Diagnostic("error", message, span, rule="interp.race", notes=notes, source=source)
+
+    def _ordering(self, race: _Race, agent: int) -> str:
+        """Why nothing orders the two accesses, in a few words."""
+        if race.cross:
+            return "in different workgroups"
+        return f"in barrier interval {race.interval} of workgroup {int(self._wg_of(np.array([agent]))[0])}"
+
+    def _benign(self, race: _Race, first: Instruction, second: Instruction, where: str, n: int) -> Diagnostic:
+        """A race of writes that all stored the value already there: a warning of one line (what, where, who, why
+        unordered) and one note (which stores). On a GPU too the bytes end up holding that value, whichever write
+        lands last, so the barrier advice an error carries would only be noise here."""
+        a, b = race.agents
+        mem = race.mem
+        message = (f"benign data race on '{mem.name}' ({mem.storage}) at {where}, {n} byte{'s' if n != 1 else ''}: "
+                   f"written by {self._agent(b)} and {self._agent(a)} {self._ordering(race, b)}, with nothing "
+                   "ordering them")
+        span, source = self.ex.where(second, [])
+        here = f"the {second.opname} here" + (f" (SPIR-V {second.span})" if span is not second.span and second.span
+                                              else "")
+        if race.first == race.second:
+            stores = f"both by {here}, each storing"
+        else:   # who ran which store: the message names both invocations
+            stores = (f"{self._agent(b).split(' (', 1)[0]} by {here}, {self._agent(a).split(' (', 1)[0]} by the "
+                      f"{first.opname} at {self._short_place(first)}; each stored")
+        return Diagnostic("warning", message, span, rule="interp.race", source=source,
+                          notes=[Note(f"{stores} the value the bytes already held")])
+
+    def _short_place(self, inst: Instruction) -> str:
+        """file:line of an instruction: its line in the module's text, else its GLSL line (OpLine) with its word."""
+        prog = self.ex.prog
+        if inst.span is not None and inst.span.line:
+            return f"{prog.source}:{inst.span.line}:{inst.span.col}"
+        hl = prog.lines.get(inst.index)
+        if hl:
+            return f"{hl[0]}:{hl[1]}" + (f" (SPIR-V {inst.span})" if inst.span else "")
+        return f"{prog.source}: instruction {inst.index}"
 
 
 # Agents of one access up to which _apart compares every pair (beyond, only tiles on a lattice of their size)

@@ -1,8 +1,10 @@
-"""`run()`: load a shader, bind buffers, lay out the dispatch, execute the entry point, collect outputs."""
+"""`run()`: load a shader, lay out the dispatch, bind buffers, execute the entry point, collect outputs.
+
+The runner builds what the Executor is handed: the Budget (budget.py), the Lanes once the workgroup size is known
+(lanes.py), the Binder's values (binder.py) and the observers (observe.py)."""
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -11,44 +13,24 @@ import numpy as np
 from ..core.diagnostics import Diagnostic, SpvError, UnmatchedName, did_you_mean
 from ..core.module import Instruction, Module
 from ..core.records import Record
-from .races import Recorder, race_report
-from .aliasing import add_views, bind_views, descriptor_groups, descriptor_key, workgroup_variable
+from .races import race_report
+from .aliasing import add_views, descriptor_key
+from .binder import Binder, Binding
 from .config import RunConfig
 from .constants import CONSTANT_OPS, evaluate_constant
-from .dataio import as_array, decode, exact, view_bytes
-from .encodings import is_encoded
+from .dataio import as_array, decode, exact
 from .executor import Executor
 from .families import dispatcher_for
-from .fault import Fault
-from .memory import Memory, Pointer
+from .budget import Budget
+from .fault import Fault, locate
+from .lanes import Lanes
+from .memory import Memory
 from .options import describe
 from .program import Program
 from .types import Type
 from ..loader import compile_glsl, load_shader  # noqa: F401  (re-exported by interp)
 
-BUFFER_CLASSES = ("StorageBuffer", "Uniform", "PushConstant")
-LANE_STATE_BYTES = 64  # per invocation: workgroup/subgroup indices, masks (executor._layout_lanes)
-
-
-# Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
-class Binding(Record):
-    """One buffer the shader sees: a descriptor binding, the push constants or a device-address-only buffer."""
-    name: str
-    key: tuple[int, int] | str
-    type: Type | None              # None: a buffer only its device address reaches (its bytes)
-    memory: Memory | None          # None until bind() makes it
-    like: np.ndarray | None
-    var_id: int
-    _fields = ("name", "key", "type", "memory", "like", "var_id")
-
-    def __init__(self, name: str, key: tuple[int, int] | str, type: Type | None, memory: Memory | None,
-                 like: np.ndarray | None = None, var_id: int = 0) -> None:
-        self.name = name
-        self.key = key
-        self.type = type
-        self.memory = memory
-        self.like = like
-        self.var_id = var_id
+LANE_STATE_BYTES = 64  # per invocation: workgroup/subgroup indices, masks (lanes.Lanes)
 
 
 class RunResult(Record):
@@ -185,33 +167,30 @@ def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dic
         diagnostics += _validate(module, config.target_env, config.spirv_val_options)
     if prog is None:
         prog = Program(module)   # after validation: a module's first error is the validator's
-    ep_name, ep_fn, interface = _entry_point(prog, config.entry_point)
+    ep_name, ep_fn, _ = _entry_point(prog, config.entry_point)
     dispatch = _dispatch_size(dispatch, prog.source)
-    ex = Executor(prog, 1, config, ops)  # one lane until the workgroup size is known (constants first)
-    ex.unvalidated = not config.validate
-    ex.diagnostics = diagnostics
+    budget = Budget(config, lambda inst, notes: locate(prog, inst, notes))
+    # one lane until the workgroup size is known (the constants first)
+    ex = Executor(prog, config, ops, budget, Lanes.before_layout(config.subgroup_size), diagnostics)
     _evaluate_constants(ex, prog, dict(spec_constants or {}))
     wg, N = _lay_out_dispatch(ex, prog, ep_name, ep_fn, dispatch)
-    bindings: dict = {}
-    addresses: dict[str, int] = {}
-    given = {norm_key(k): v for k, v in (buffers or {}).items()}
-    consumed: set = set()
-    _bind_variables(ex, prog, given, consumed, bindings, push_constants, addresses, interface,
-                    prog.statically_used(ep_fn))
-    _bind_device_only(ex, prog, given, consumed, bindings, addresses)
-    _write_pending(ex, prog, bindings, addresses)
-    if config.nonfinite:   # first: the observer installed after it wraps it, and sees its error as a fault
+    binder = Binder(ex, prog, {norm_key(k): v for k, v in (buffers or {}).items()}, push_constants, diagnostics)
+    binder.bind(prog.statically_used(ep_fn))
+    ex.bind_globals(binder.values)
+    observers: list = []
+    if config.nonfinite:   # innermost: the caller's observer sees its error as a fault
         from .nonfinite import Watch
-        from .observe import install
-        install(ex, Watch())
+        observers.append(Watch())
     if config.observer is not None:
-        from .observe import install
-        install(ex, config.observer)
-    _execute(ex, prog, ep_fn, N)
-    res = RunResult(steps=ex.steps, invocations=N, workgroup_size=wg, addresses=addresses,
+        observers.append(config.observer)
+    if observers:
+        from .observe import Observers
+        ex.observe(Observers(observers))
+    _execute(ex, prog, ep_fn)
+    res = RunResult(steps=budget.steps, invocations=N, workgroup_size=wg, addresses=binder.addresses,
                     diagnostics=diagnostics, trace=ex.trace_lines)
-    _collect(res, prog, bindings)
-    add_views(res, prog, ex.views, Binding, as_array, buffer_aliases)
+    _collect(res, prog, binder.bindings)
+    add_views(res, prog, binder.views, Binding, as_array, buffer_aliases)
     return res
 
 
@@ -291,11 +270,10 @@ def _lay_out_dispatch(ex: Executor, prog: Program, ep_name: str, ep_fn: int,
     W = wg[0] * wg[1] * wg[2]
     N = W * dispatch[0] * dispatch[1] * dispatch[2]
     per = LANE_STATE_BYTES + prog.value_bytes_per_invocation()
-    ex.reserve(N * per, f"the dispatch ({N:,} invocations x {per:,} bytes of lane state and values)",
-               prog.entry_inst(ep_name))
-    _layout_lanes(ex, N, wg, dispatch, ex.config.subgroup_size)
+    ex.budget.reserve(N * per, f"the dispatch ({N:,} invocations x {per:,} bytes of lane state and values)",
+                      prog.entry_inst(ep_name))
+    ex.lay_out(Lanes.lay_out(wg, dispatch, ex.config.subgroup_size), _traced_lane(ex.config.trace, wg, dispatch, N))
     ex.diagnostics.extend(_partial_subgroups(ex, prog))
-    ex.trace = _traced_lane(ex.config.trace, wg, dispatch, N)
     return wg, N
 
 
@@ -315,50 +293,20 @@ def _traced_lane(trace, wg, dispatch, N: int) -> int | None:
     return trace
 
 
-def _bind_device_only(ex: Executor, prog: Program, given: dict, consumed: set, bindings: dict,
-                      addresses: dict) -> None:
-    """Given buffers no variable took: device-address-only buffers (by name), else an error."""
-    src = prog.source
-    for k, v in given.items():
-        if k in consumed:
-            continue
-        if isinstance(k, str) and takes_addresses(prog):  # a device-address-only buffer
-            try:
-                arr = np.ascontiguousarray(v) if not isinstance(v, (bytes, bytearray)) else None
-            except (ValueError, TypeError, OverflowError) as e:  # ragged or mixed data with no type to guide it
-                raise SpvError(Diagnostic("error", f"buffer '{k}' matches no variable of the shader, and its data "
-                                          f"is not a regular array ({str(e).split('.')[0]})", source=src)) from None
-            if arr is not None and arr.dtype.kind not in "biufc" and not is_encoded(arr.dtype):   # bf16, FP8: numbers
-                raise SpvError(Diagnostic("error", f"buffer '{k}' matches no variable of the shader, and its data "
-                                          f"is not numbers (dtype {arr.dtype})", source=src))
-            data = bytes(v) if arr is None else arr.tobytes()
-            ex.reserve(len(data), f"buffer '{k}'", None)
-            mem = Memory(k, "PhysicalStorageBuffer", len(data), data=data)
-            addresses[k] = ex.device.add(mem)
-            bindings[k] = Binding(k, k, None, mem, arr)
-            continue
-        raise unmatched_buffer(prog, k)
-
-def _execute(ex: Executor, prog: Program, ep_fn: int, N: int) -> None:
-    mask = np.ones(N, dtype=bool)
-    mask.flags.writeable = False
-    ex.every = mask
-    ex.deadline = time.monotonic() + ex.config.max_time   # the time limit counts execution only
-    if ex.config.races:
-        ex.races = Recorder(ex)
-    with np.errstate(all="ignore"):
-        ex.errors_ignored = True
-        try:
-            ex.call(prog.functions[ep_fn], [], mask)
-        except SpvError as e:
-            # an error (an undefined value, a fault, a limit) ends the dispatch; the races that happened
-            # before it are real all the same: reported after it, not lost (issue 32)
-            if ex.races is not None and ex.races.races:   # as reported at a dispatch's end (level, suppressions)
+def _execute(ex: Executor, prog: Program, ep_fn: int) -> None:
+    """Run the entry point (Executor.run_entry_point); the dispatch's races reported after it, or after the error
+    that ended it."""
+    try:
+        with np.errstate(all="ignore"):
+            ex.run_entry_point(prog.functions[ep_fn])
+    except SpvError as e:
+        # an error (an undefined value, a fault, a limit) ends the dispatch; the races that happened
+        # before it are real all the same: reported after it, not lost (issue 32)
+        if ex.races is not None and ex.races.races:   # as reported at a dispatch's end (level, suppressions)
+            with np.errstate(all="ignore"):
                 errors, notes = race_report(ex.races, ex.config.races_report, ex.config.races_suppress)
-                e.diagnostics[1:1] = errors + notes
-            raise
-        finally:
-            ex.errors_ignored = False
+            e.diagnostics[1:1] = errors + notes
+        raise
     if ex.races is not None and ex.races.races:   # all races of the dispatch at once, after it
         errors, notes = race_report(ex.races, ex.config.races_report, ex.config.races_suppress)
         ex.diagnostics.extend(notes)
@@ -457,199 +405,16 @@ def _workgroup_size(prog: Program, ex: Executor, ep_fn: int) -> tuple[int, int, 
     return size  # type: ignore[return-value]
 
 
-def _layout_lanes(ex: Executor, N: int, wg, dispatch, S: int) -> None:
-    W = wg[0] * wg[1] * wg[2]
-    ex.set_invocations(N)
-    ex.alive = np.ones(N, bool)
-    lane = np.arange(N, dtype=np.int64)
-    ex.wg_index = lane // W
-    ex.local_index = lane % W
-    ex.wg_size = W
-    ex.subgroup_size = S
-    nsg = -(-W // S)
-    ex.sg_local = ex.local_index % S
-    ex.sg_global = ex.wg_index * nsg + ex.local_index // S
-    ex.num_sg_total = int(N // W * nsg)
-    ex.sg_pos = ex.sg_global * S + ex.sg_local
-    ex.dispatch = dispatch
-    ex.wg_dims = wg
-    li = ex.local_index
-    wi = ex.wg_index
-    wg_arr = np.array(wg, np.uint32)
-
-    def split(x, dims):
-        x = x.astype(np.uint32)
-        out = np.empty((N, 3), np.uint32)
-        out[:, 0] = x % np.uint32(dims[0]) if dims[0] > 1 else 0
-        out[:, 1] = (x // np.uint32(dims[0])) % np.uint32(dims[1]) if dims[1] > 1 else 0
-        out[:, 2] = x // np.uint32(dims[0] * dims[1]) if dims[2] > 1 else 0
-        return out
-
-    def local():
-        return split(li, wg)
-
-    def group():
-        return split(wi, dispatch)
-    # computed only for the built-ins a shader declares
-    ex.builtin_values = {
-        "LocalInvocationId": lambda: local().astype(np.uint32),
-        "WorkgroupId": lambda: group().astype(np.uint32),
-        "GlobalInvocationId": lambda: (group() * wg_arr + local()).astype(np.uint32),
-        "LocalInvocationIndex": lambda: li.astype(np.uint32),
-        "NumWorkgroups": lambda: np.broadcast_to(np.array(dispatch, np.uint32), (N, 3)),
-        "WorkgroupSize": lambda: np.broadcast_to(np.array(wg, np.uint32), (N, 3)),
-        "SubgroupSize": lambda: np.full(N, S, np.uint32),
-        "SubgroupLocalInvocationId": lambda: ex.sg_local.astype(np.uint32),
-        "SubgroupId": lambda: (li // S).astype(np.uint32),
-        "NumSubgroups": lambda: np.full(N, nsg, np.uint32),
-    }
-
-    def info(i: int) -> str:
-        w = int(wi[i])
-        g = np.array([w % dispatch[0], (w // dispatch[0]) % dispatch[1], w // (dispatch[0] * dispatch[1])])
-        j = int(li[i])
-        loc = np.array([j % wg[0], (j // wg[0]) % wg[1], j // (wg[0] * wg[1])])
-        return (f"#{i} (global {tuple(int(x) for x in g * wg_arr + loc)}, workgroup "
-                f"{tuple(int(x) for x in g)}, local {tuple(int(x) for x in loc)})")
-    ex.lane_info = info
-
-
 def _is_spec_id(k) -> bool:
     return isinstance(k, int) or (isinstance(k, str) and k.isdigit())
 
 
-def _bind_variables(ex, prog, given, consumed, bindings, push_constants, addresses, interface, used) -> None:
-    ex.pending = []
-    ex.views = []
-    groups = descriptor_groups(prog, given, consumed)
-    ex.given_names = {k: g.named or f"{k[0]}:{k[1]}" for k, g in groups.items()}
-    unused: list[str] = []
-    for inst in prog.globals:
-        if inst.opname != "OpVariable":
-            continue
-        ptype = prog.types[inst.result_type]
-        t = ptype.elem
-        storage = ptype.storage
-        vid = inst.result_id
-        name = prog.name_of(vid)
-        init = ex.gvals.get(inst.operands[1].value) if len(inst.operands) > 1 else None
-        if storage == "Input":
-            b = prog.builtin_of(vid)
-            if b not in ex.builtin_values:
-                raise SpvError(Diagnostic("error", f"input variable {name} (BuiltIn {b}) is not supported "
-                                          f"in compute shaders", inst.span, source=prog.source))
-            from .memory import Register
-            ex.gvals[vid] = Register(name, ex.builtin_values[b](), None)
-        elif storage in ("Private", "Function") and vid in prog.registers:
-            from .memory import Register
-            ex.gvals[vid] = Register(name, init, None if init is not None else np.zeros(ex.N, bool))
-        elif storage in ("Private", "Function"):
-            for prepare in ex.dispatcher.prepare_variable:  # e.g. cooperative matrices: sizes follow the layout
-                prepare(ex, t)
-            ptr = ex.allocate(name, storage, t, "lane", init, inst=inst)
-            if init is None:
-                ptr.mem.written = np.zeros(ex.N, bool)
-            ex.gvals[vid] = ptr
-        elif storage == "Workgroup":
-            ex.gvals[vid] = workgroup_variable(ex, prog, inst, t, name, init)
-        elif storage in BUFFER_CLASSES:
-            if storage == "PushConstant":
-                key: tuple[int, int] | str = "push_constants"
-                data = push_constants
-                found = data is not None
-            else:
-                key = dkey = descriptor_key(prog, vid)
-                group = groups[dkey]
-                if vid != group.reader:  # another view of the descriptor's one buffer (aliasing.py)
-                    ex.views.append((dkey, vid, t))
-                    continue
-                data, found = group.data, group.found
-            shown = prog.names.get(vid) or t.name or name
-            if not found and not (used & set(group.vids) if storage != "PushConstant" else vid in used):
-                # e.g. the StorageBuffer variable glslang emits for every buffer_reference block: Vulkan
-                # needs no descriptor for a variable no function of the entry point uses
-                unused.append(shown)
-                continue
-            bindings[key] = Binding(shown, key, t, None, None, vid)
-            ex.pending.append((bindings[key], data, found, inst))
-        elif storage == "PhysicalStorageBuffer":
-            pass
-        else:
-            raise SpvError(Diagnostic("error", f"variables in {storage} storage are not supported",
-                                      inst.span, source=prog.source))
-    if unused:
-        names = ", ".join(f"'{n}'" for n in unused)
-        ex.diagnostics.append(Diagnostic(
-            "note", f"buffer{'s' if len(unused) > 1 else ''} {names} {'are' if len(unused) > 1 else 'is'} not used "
-                    "by the entry point; no data needed", source=prog.source))
-
-
-def _write_pending(ex, prog, bindings, addresses) -> None:
-    """Encode buffer data now that every device-only buffer has its address."""
-    for b, data, found, inst in ex.pending:
-        t = b.type
-        where = b.name
-        if not found:
-            err = no_data_error(prog, where, b.key, t, inst)
-            if err is not None:
-                raise err
-            ex.reserve(t.size(), f"buffer '{where}'", inst, keep=False)
-            raw = bytes(t.size())
-        else:
-            try:
-                raw, b.like = view_bytes(t, data, where, prog.source, addresses)
-            except UnmatchedName as e:  # a member name: where it sits in a run spec
-                e.section = "push_constants" if b.key == "push_constants" else "buffers"
-                e.path = e.path if b.key == "push_constants" else (ex.given_names.get(b.key, where),) + e.path
-                raise
-        ex.reserve(len(raw), f"buffer '{where}'", inst)
-        b.memory = Memory(where, "PushConstant" if b.key == "push_constants" else "StorageBuffer",
-                          len(raw), data=raw)
-        b.memory.robust = bool(ex.config.robust_buffer_access)
-        addresses.setdefault(where, ex.device.add(b.memory))
-        ex.gvals[b.var_id] = Pointer(b.memory, np.zeros(1, np.int64), t, 0, align=1 << 16)
-    bind_views(ex, prog, bindings, ex.views)
-
-
-def no_data_error(prog: Program, name: str, key, t: Type, inst) -> SpvError | None:
-    """The error for a buffer the entry point uses that was given no data, where zeros cannot stand in: a block
-    with a runtime array (its size comes from the data); None otherwise. Both backends refuse it alike."""
-    if not (t.kind == "struct" and t.members and t.members[-1].kind == "runtime_array"):
-        return None
-    alias = f", or '{t.member_names[0]}'" if len(t.members) == 1 else ""
-    return SpvError(Diagnostic("error", f"no data for buffer '{name}' (set {key[0]}, binding {key[1]}{alias}): it "
-                               "has a runtime array, so its size must be given" if isinstance(key, tuple) else
-                               f"no data for '{name}'", inst.span, source=prog.source))
-
-
 def _partial_subgroups(ex: Executor, prog: Program) -> list[Diagnostic]:
     """Warnings for cooperative matrices in a workgroup smaller than the subgroup (coopmat/partial.py)."""
-    if ex.wg_size >= ex.subgroup_size or not any(t.kind == "coopmat" for t in prog.types.values()):
+    if ex.lanes.wg_size >= ex.lanes.subgroup_size or not any(t.kind == "coopmat" for t in prog.types.values()):
         return []
     from .coopmat.partial import partial_subgroup_warnings
     return partial_subgroup_warnings(ex, prog)
-
-
-def takes_addresses(prog: Program) -> bool:
-    """Whether the shader can reach a buffer by its device address (a PhysicalStorageBuffer pointer type)."""
-    return any(t.kind == "pointer" and t.storage == "PhysicalStorageBuffer" for t in prog.types.values())
-
-
-def unmatched_buffer(prog: Program, k) -> UnmatchedName:
-    """A buffer name or key that no variable of the shader answers to, with the nearest one the shader has."""
-    names: list[str] = []
-    for inst in prog.globals:
-        vid, rt = cast(int, inst.result_id), cast(int, inst.result_type)   # an OpVariable has both
-        if inst.opname == "OpVariable" and prog.types[rt].storage in ("StorageBuffer", "Uniform"):
-            key = descriptor_key(prog, vid)
-            t = cast(Type, prog.types[rt].elem)
-            own = [prog.names.get(vid), t.name] + ([t.member_names[0]] if len(t.members) == 1 else [])
-            names += [n for n in own if n] + [f"{key[0]}:{key[1]}"]
-    names = list(dict.fromkeys(names))
-    shown = f"{k[0]}:{k[1]}" if isinstance(k, tuple) else str(k)
-    return UnmatchedName(Diagnostic("error", f"buffer '{shown}' matches no variable of the shader"
-                                    f"{did_you_mean(shown, names)} (buffers: {', '.join(names) or 'none'})",
-                                    source=prog.source), "buffers", (shown,))
 
 
 def element_dtypes(prog: Program) -> dict:

@@ -3,7 +3,7 @@
  * numpy needs several passes over a (M, k, N, tiles) work array for each of them; here each product is one
  * multiply, one scale, one cast and one add in registers. The arithmetic is the numpy path's, operation for
  * operation (float32 product, float32 scale, cast truncating toward zero, int32 sum; int8 exponent sums and
- * their maximum), so the results are bit-identical: tests/test_numerics_intsum.py compares the two.
+ * their maximum), so the results are bit-identical: tests/numerics/test_numerics_intsum.py compares the two.
  *
  * Layout: the tiles' own, contiguous: a (G, M, K), b (G, K, N), scale and out (G, M, N). The vector lanes run
  * along a row of N: out[g, i, :] += a[g, i, k] * b[g, k, :], so no transposed copies are needed.

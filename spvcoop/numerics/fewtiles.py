@@ -13,7 +13,7 @@ _block_numpy and intsum._f32_toward_zero. An f16 result (rounded to nearest even
 direct`) is a float16 cast of the sum: the sum is finite and never -0 (an int32 sum plus C's term), so
 finish_block's NaN step has nothing to do and its zero-sign step ('positive') is every zero made +0 (the kernel
 zeroes the sums that round to zero; in numpy, adding +0). Other roundings go to rounding.finish_block.
-tests/test_numerics_fewtiles.py compares it with the general path byte for byte.
+tests/numerics/test_numerics_fewtiles.py compares it with the general path byte for byte.
 """
 from __future__ import annotations
 

@@ -16,9 +16,13 @@ Tables (tables/h100_functions.npz, made by tests/data/h100-vulkan/float-model/ma
   as x * 0.15915494 rounded toward zero, then k = the fraction of |t| in steps of 2^-25 (cos: k + 2^23); of
   quadrant q = k div 2^23 and r = k mod 2^23 the value is S[r] (q even) or S[2^23 - 1 - r] (q odd), negated
   for q >= 2, and sin takes t's sign (checked over [4, 8), [-2, -1), [2, 4) and [2^63, 2^64) exhaustively);
-- f16: every one of the 65,536 inputs of 1/x, inversesqrt, sqrt, exp2, log2, exp, log, sin, cos and tanh.
+- f16: every one of the 65,536 inputs of 1/x, inversesqrt, sqrt, exp2, log2, exp, log, sin, cos and tanh (H100),
+  and of asin, acos, atan, asinh, acosh and atanh (H200, the same chip: tests/data/h100-vulkan/float-model).
 Built from them (measured on 16,384 scalar inputs each): f32 `x / y` = x * rcp(y) (one f32 multiply); f16
-`x / y` = x * rcp16(y) in f16; f32 `exp(x)` = exp2(x * log2(e)) with the product rounded to f32.
+`x / y` = x * rcp16(y) in f16; f32 `exp(x)` = exp2(x * log2(e)) with the product rounded to f32. Measured on the
+H200 (funcs.comp, 40,960 inputs each; f16 over every input): `tan` = sin * rcp(cos) (f32; f16 with the f16 tables
+in f16), `sinh` / `cosh` = (exp(x) -/+ exp(-x)) * 0.5 in f32 (f16: the f32 rule, converted), `round` = roundEven,
+`sign(NaN)` = 0, `degrees` / `radians` one multiply by the constant rounded to the type.
 Every function takes operands already flushed by the caller and returns values before the caller's flush and NaN
 pattern (compiled_floats.CodeFloats finishes them)."""
 from __future__ import annotations
@@ -28,13 +32,17 @@ from pathlib import Path
 
 import numpy as np
 
+from .rounding import fma
+
 TABLES = Path(__file__).resolve().parent / "tables" / "h100_functions.npz"
 # the f16 functions measured over every input (GLSL.std.450 names, and 1/x as "rcp")
 F16_TABLES = {"rcp": "rcp", "InverseSqrt": "rsqrt", "Sqrt": "sqrt", "Exp2": "exp2", "Log2": "log2", "Exp": "exp",
               "Log": "log", "Sin": "sin", "Cos": "cos", "Tanh": "tanh"}
-# the f32 functions reproduced: Exp2, Exp, Sqrt, InverseSqrt, Log2, Log, Sin, Cos (others keep the IEEE result:
-# see F32_NOT_REPRODUCED)
-F32_NOT_REPRODUCED = ("Tan", "Tanh", "Asin", "Acos", "Atan", "Atan2", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh")
+F16_TABLES.update({"Asin": "asin", "Acos": "acos", "Atan": "atan", "Asinh": "asinh", "Acosh": "acosh",
+                   "Atanh": "atanh"})
+# the f32 functions not reproduced (the IEEE result stands); measured on the H200:
+# polynomials whose coefficients were not identified (all within 4 ulp)
+F32_NOT_REPRODUCED = ("Asin", "Acos", "Atan", "Atan2", "Asinh", "Acosh", "Atanh")
 _LOG2E = np.float32(1.4426950408889634)
 _LN2 = np.float32(0.6931471805599453)
 _TINY = np.float32(np.finfo(np.float32).tiny)
@@ -172,10 +180,26 @@ def cos_f32(x: np.ndarray) -> np.ndarray:
     return _sincos(x, True)
 
 
+# tanh below 0.6: x + x^3 P(x^2), P of degree 3 by Horner in f32 fma steps; the coefficients are the f32 patterns
+# that reproduce the H200's tanh of every f32 in [2^-4, 0.6) and 2^20 patterns from 2^-8 and 2^-12 (28,940,698
+# inputs, tests/data/h100-vulkan/float-model/ranges_more.npz): fitted by least squares, then searched ulp by ulp
+_TANH_P = np.array([0xBEAAA9ED, 0x3E085941, 0xBD563CAE, 0x3C80F082], np.uint32).view(np.float32)
+
+
+def _tanh_small(ax: np.ndarray) -> np.ndarray:
+    """|x| < 0.6: s = x * x; t = fma(fma(fma(c3, s, c2), s, c1), s, c0) * s; fma(t, x, x) (x >= 0 here)."""
+    s = _flush32((ax * ax).astype(np.float32))
+    t = np.full(ax.shape, _TANH_P[3], np.float32)
+    for c in _TANH_P[2::-1]:
+        t = _flush32(fma(t, s, np.full(ax.shape, c, np.float32), np.float32))
+    t = _flush32((t * s).astype(np.float32))
+    return fma(t, ax, ax, np.float32)
+
+
 def tanh_f32(x: np.ndarray) -> np.ndarray:
     """GLSL tanh: for |x| >= 0.6, 1 - 2 / (exp(2 |x|) + 1) with the unit's exp2 and rcp (fma(-2, rcp(e + 1), 1)),
-    x's sign (measured: every such input of the probe); below 0.6 a polynomial not identified: the IEEE tanh
-    rounded (not reproduced, within 2 ulp)."""
+    x's sign (measured: every such input of the probe); below 0.6 a polynomial (_tanh_small: every input of
+    [2^-4, 0.6) measured)."""
     x = np.asarray(x, np.float32)
     ax = np.abs(x)
     with np.errstate(all="ignore"):
@@ -183,8 +207,7 @@ def tanh_f32(x: np.ndarray) -> np.ndarray:
         e = _flush32((e + np.float32(1)).astype(np.float32))
         # fma(-2, r, 1): -2 r + 1 is exact in float64 (r has 24 bits, |r| <= 1), so one rounding to f32
         big = (np.float64(-2) * _flush32(rcp_f32(e)).astype(np.float64) + 1.0).astype(np.float32)
-        small = np.tanh(ax.astype(np.float64)).astype(np.float32)
-        r = np.where((ax >= np.float32(0.6)) | np.isnan(x), big, small)
+        r = np.where((ax >= np.float32(0.6)) | np.isnan(x), big, _tanh_small(ax))
     return np.copysign(r, x).astype(np.float32)
 
 
@@ -198,13 +221,26 @@ def log_f32(x: np.ndarray) -> np.ndarray:
         return (lg2_f32(x) * _LN2).astype(np.float32)
 
 
+def _f16_toward_zero(v: np.ndarray) -> np.ndarray:
+    """f32 values to f16 rounded toward zero (infinities and NaN kept; finite values beyond the range give 65504)."""
+    v = np.asarray(v, np.float32)
+    with np.errstate(all="ignore"):
+        h = v.astype(np.float16)
+        over = np.isfinite(v) & (np.abs(h.astype(np.float32)) > np.abs(v))
+        return np.where(over, np.nextafter(h, np.float16(0)), h).astype(np.float16)
+
+
 def pow_h100(x: np.ndarray, y: np.ndarray, flush) -> np.ndarray:
-    """GLSL pow as the H100 computes it: exp2(y * log2(x)), the product rounded (and flushed: `flush`) in the
-    operands' type (f32 measured: exact where log2 is; f16 with the f16 tables: 88% of the probe)."""
+    """GLSL pow as the H100 computes it: exp2(y * log2(x)). f32: the product rounded (and flushed: `flush`) in f32
+    (measured: exact where log2 is). f16: the unit's f32 log2 of x converted to f16 toward zero, times y in f16
+    (rounded to nearest), then the f16 exp2 (the unit's f32 exp2 converted toward zero: the f16 table); every f16
+    x of 9 runs at fixed y or x and the 16,384 of the scalar probe (the H200: tests/data/h100-vulkan/float-model
+    f16_more.npz, pow16.npz)."""
     dt = np.asarray(x).dtype
     with np.errstate(all="ignore"):
         if dt == np.float16:
-            return f16_function("exp2", (y * f16_function("log2", x)).astype(np.float16))
+            lg = _f16_toward_zero(_flush32(lg2_f32(np.asarray(x).astype(np.float32))))
+            return f16_function("exp2", (np.asarray(y, np.float16) * lg).astype(np.float16))
         return ex2_f32(flush((np.asarray(y, np.float32) * flush(lg2_f32(x))).astype(np.float32)))
 
 
@@ -214,53 +250,131 @@ def f16_function(name: str, x: np.ndarray) -> np.ndarray:
     return _table(f"h_{name}")[x.view(np.uint16)]
 
 
+def tan_f32(x: np.ndarray) -> np.ndarray:
+    """GLSL tan: sin(x) * rcp(cos(x)), each step flushed."""
+    with np.errstate(all="ignore"):
+        return (_flush32(sin_f32(x)) * _flush32(rcp_f32(_flush32(cos_f32(x))))).astype(np.float32)
+
+
+def _sinh_cosh(x: np.ndarray, sign: float) -> np.ndarray:
+    """GLSL sinh / cosh: (exp(x) - / + exp(-x)) * 0.5, each step rounded to f32 and flushed."""
+    x = np.asarray(x, np.float32)
+    with np.errstate(all="ignore"):
+        e = _flush32(exp_f32(x))
+        en = _flush32(exp_f32(-x))
+        return (_flush32((e + np.float32(sign) * en).astype(np.float32)) * np.float32(0.5)).astype(np.float32)
+
+
+def sinh_f32(x: np.ndarray) -> np.ndarray:
+    return _sinh_cosh(x, -1.0)
+
+
+def cosh_f32(x: np.ndarray) -> np.ndarray:
+    return _sinh_cosh(x, 1.0)
+
+
+def _sign(x: np.ndarray) -> np.ndarray:
+    return np.where(np.isnan(x), x.dtype.type(0), np.sign(x)).astype(x.dtype)
+
+
+def _by_constant(c: float):
+    """degrees, radians: one multiply by the constant rounded to the operand's type."""
+    def run(x: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return (x * x.dtype.type(c)).astype(x.dtype)
+    return run
+
+
 F32 = {"Exp2": ex2_f32, "Exp": exp_f32, "Sqrt": sqrt_f32, "InverseSqrt": rsqrt_f32, "Log2": lg2_f32, "Log": log_f32,
-       "Sin": sin_f32, "Cos": cos_f32, "Tanh": tanh_f32}
+       "Sin": sin_f32, "Cos": cos_f32, "Tanh": tanh_f32, "Tan": tan_f32, "Sinh": sinh_f32, "Cosh": cosh_f32}
+# the same in f32 and f16 (plain arithmetic or exact)
+BOTH = {"Round": np.rint, "FSign": _sign, "Degrees": _by_constant(180 / np.pi), "Radians": _by_constant(np.pi / 180)}
+
+
+def _tan_f16(x: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return (f16_function("sin", x) * f16_function("rcp", f16_function("cos", x))).astype(np.float16)
+
+
+# f16 ones built from others: tan with the f16 tables in f16, sinh / cosh the f32 rule converted (every input)
+F16 = {"Tan": _tan_f16, "Sinh": lambda x: sinh_f32(x.astype(np.float32)).astype(np.float16),
+       "Cosh": lambda x: cosh_f32(x.astype(np.float32)).astype(np.float16)}
 
 
 def glsl_function(name: str, x: np.ndarray) -> np.ndarray | None:
     """A GLSL.std.450 function of one float operand as the H100 computes it, or None where not reproduced."""
     dt = np.asarray(x).dtype
+    if name in BOTH and dt in (np.float32, np.float16):
+        return BOTH[name](np.asarray(x))
     if dt == np.float16 and name in F16_TABLES:
         return f16_function(F16_TABLES[name], x)
+    if dt == np.float16 and name in F16:
+        return F16[name](x)
     if dt == np.float32 and name in F32:
         return F32[name](x)
     return None
 
 
 # ---- what the model does not reproduce -----------------------------------------------------------------------
-# GLSL.std.450 instructions whose H100 results the model does not reproduce (f32; f16 ones are tables but Pow and
-# SmoothStep), measured on tests/data/h100-vulkan/float-model/scalar.npz: tanh of |x| < 0.6 within 2 ulp; the
-# others not measured
-NOT_REPRODUCED = frozenset(F32_NOT_REPRODUCED) | {"SmoothStep", "Pow"}   # f16 smoothstep and pow
+# GLSL.std.450 instructions whose H100 results the model does not reproduce, per float width, measured on
+# tests/data/h100-vulkan/float-model (scalar.npz, funcs.npz; sizes in docs/interpreter-coopmat.md): f32 inverse
+# trigonometric and hyperbolic functions; f16 smoothstep and atan2 (within 1 ulp);
+# refract (1 ulp) and faceforward of a NaN dot product in both; 3x3 and 4x4 determinant and inverse (not measured)
+NOT_REPRODUCED_BY_WIDTH = {32: frozenset(F32_NOT_REPRODUCED) | {"Refract", "FaceForward"},
+                           16: frozenset({"SmoothStep", "Atan2", "Refract", "FaceForward"})}
+NOT_REPRODUCED = NOT_REPRODUCED_BY_WIDTH[32] | NOT_REPRODUCED_BY_WIDTH[16]
+MATRIX_FUNCTIONS = frozenset({"Determinant", "MatrixInverse"})   # reproduced for 2x2 matrices
 # --compare-interpreter's documented model tolerance for outputs of modules that use them: |interpreter - device|
-# <= TOLERANCE * max(|device|, 1), both finite or the same non-finite value (docs/interpreter-coopmat.md)
+# <= TOLERANCE * max(|device|, 1), both finite or the same non-finite value (docs/interpreter-coopmat.md); f16
+# outputs TOLERANCE_F16 (f16 smoothstep is up to 1.5e-3 off, f16 atan2 one f16 ulp)
 TOLERANCE = 2.0 ** -16
+TOLERANCE_F16 = 2.0 ** -9
 
 
 def not_reproduced(module) -> list[str]:
-    """The GLSL.std.450 instructions of a module (spvcoop.core Module) that the H100 model does not reproduce."""
+    """The GLSL.std.450 instructions of a module (spvcoop.core Module) that the H100 model does not reproduce (for
+    the float width they compute in)."""
     from ..core.spirv_grammar import load
     sets = {i.result_id for i in module.instructions if i.opname == "OpExtInstImport"
             and i.operands and i.operands[0].value == "GLSL.std.450"}
     if not sets:
         return []
     ext = load().ext_set("GLSL.std.450")
+    types = {i.result_id: i for i in module.instructions if i.opname.startswith("OpType")}
+    defs = {i.result_id: i for i in module.instructions if i.result_id is not None}
     used = set()
     for i in module.instructions:
         if i.opname == "OpExtInst" and i.operands[0].value in sets:
             inst = ext.by_opcode.get(i.operands[1].value)   # type: ignore[union-attr]
-            if inst is not None and inst.opname in NOT_REPRODUCED:
+            if inst is None:
+                continue
+            if inst.opname in MATRIX_FUNCTIONS:
+                arg = defs.get(i.operands[2].value) if len(i.operands) > 2 else None
+                t = types.get(arg.result_type) if arg is not None else None
+                if t is not None and t.opname == "OpTypeMatrix" and t.operands[1].value != 2:
+                    used.add(inst.opname)
+                continue
+            width = _float_width(types, i.result_type)
+            if inst.opname in (NOT_REPRODUCED_BY_WIDTH.get(width, NOT_REPRODUCED) if width else NOT_REPRODUCED):
                 used.add(inst.opname)
     return sorted(used)
 
 
+def _float_width(types: dict, type_id) -> int | None:
+    """The component width of a float scalar, vector or matrix type (None for others)."""
+    t = types.get(type_id)
+    while t is not None and t.opname in ("OpTypeVector", "OpTypeMatrix"):
+        t = types.get(t.operands[0].value)
+    return t.operands[0].value if t is not None and t.opname == "OpTypeFloat" else None
+
+
 def within_tolerance(interp: np.ndarray, device: np.ndarray) -> bool:
     """Whether every element of two float arrays agrees within TOLERANCE (non-finite values bit for bit)."""
+    tol = TOLERANCE_F16 if np.float16 in (np.asarray(interp).dtype, np.asarray(device).dtype) else TOLERANCE
     a = np.asarray(interp, np.float64).ravel()
     b = np.asarray(device, np.float64).ravel()
     fin = np.isfinite(a) & np.isfinite(b)
     if not np.array_equal(np.isnan(a[~fin]), np.isnan(b[~fin])) or \
             not np.array_equal(np.nan_to_num(a[~fin], nan=0.0), np.nan_to_num(b[~fin], nan=0.0)):
         return False
-    return bool((np.abs(a[fin] - b[fin]) <= TOLERANCE * np.maximum(np.abs(b[fin]), 1.0)).all())
+    return bool((np.abs(a[fin] - b[fin]) <= tol * np.maximum(np.abs(b[fin]), 1.0)).all())

@@ -5,7 +5,7 @@ the data: the tiles moved last so every step runs over contiguous rows, exponent
 bits (inputs whose every value is a normal float32: f16 and the FP8 formats, not bf16), the block's largest
 exponent by an int8 max, and per block one broadcast multiply, one scale and one add.reduce with dtype int32
 (each term cast, so truncated toward zero, then summed). Chunks of integer-like data whose terms all lie on the
-kept grid take one float64 matmul instead (on_grid). tests/test_numerics_intsum.py compares all of it with the
+kept grid take one float64 matmul instead (on_grid). tests/numerics/test_numerics_intsum.py compares all of it with the
 general path and with an exact reference.
 """
 from __future__ import annotations

@@ -59,3 +59,24 @@ def finish_block(model, s: np.ndarray, rdt: np.dtype, last: bool) -> tuple[np.nd
     if rdt == np.float16:
         return None, nan_bits(zero_sign(r.astype(np.float16), c, model), model.nan_f16)
     return None, nan_bits(r, model.nan_f32)
+
+
+def fma(a: np.ndarray, b: np.ndarray, c: np.ndarray, dt) -> np.ndarray:
+    """a * b + c rounded once to dt (float32 or float16): the product is exact in float64, the sum is rounded to
+    odd in float64 (the TwoSum error decides), which rounds correctly to any format of at most 51 bits."""
+    with np.errstate(all="ignore"):
+        p = np.asarray(a, np.float64) * np.asarray(b, np.float64)
+        c64 = np.asarray(c, np.float64)
+        s = p + c64
+        bb = s - p
+        err = (p - (s - bb)) + (c64 - bb)
+        ok = np.isfinite(s) & (err != 0)
+        if ok.any():
+            bits = s.view(np.int64).copy()
+            toward_zero = ok & ((err < 0) != (s < 0))       # the exact value lies between s and zero
+            bits -= toward_zero.astype(np.int64)              # one f64 step toward zero (s is never 0 here)
+            bits |= ok.astype(np.int64)                       # round to odd
+            s = bits.view(np.float64)
+        return s.astype(dt)
+
+

@@ -177,7 +177,7 @@ class _AmberScript:
             typ = amber_type(tt.text) or format_type(tt.text)   # a DATA_TYPE may be an image format's name
             if typ is None:
                 raise self.error(f"unknown data type '{tt.text}' (int8..uint64, float16, float, double, "
-                                 "vecN<type>, matCxR<type>)", tt)
+                                 "vecN<type>, matCxR<type>, any of them as an array type[])", tt)
         elif how.text == "FORMAT":
             tt = self.take("a format")
             typ = format_type(tt.text)
@@ -357,7 +357,7 @@ class _AmberScript:
                 self.keyword("AS")
                 tt = self.take("a type")
                 typ = amber_type(tt.text)
-                if typ is None or typ.rows * typ.cols != 1 or typ.bits != 32:
+                if typ is None or typ.rows * typ.cols != 1 or typ.bits != 32 or typ.array:
                     raise self.error(f"SPECIALIZE takes uint32, int32 or float, found '{tt.text}'", tt)
                 v = self.value(self.take("a value"), typ)
                 p.specs[sid] = to_array([v], typ)[0].item()

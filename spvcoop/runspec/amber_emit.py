@@ -135,7 +135,7 @@ def _storage(prog, key) -> str:
 
 def _initial_bytes(prog, inputs: dict, result) -> dict:
     """key -> (name, bytes before the run, element dtype or None) of every buffer the run bound, encoded as the
-    interpreter encodes the data (runner._write_pending), by the types of the run (array lengths resolved)."""
+    interpreter encodes the data (binder.Binder), by the types of the run (array lengths resolved)."""
     from ..interp.aliasing import descriptor_groups
     from ..interp.dataio import by_value, element_type, encode
     from ..interp.runner import norm_key

@@ -97,7 +97,7 @@ class _State:
         self.plan, self.options, self.out = plan, options, out
         self.modules: dict[str, Module] = {}
         self.entry: dict[str, str] = {}
-        self.descriptors: dict[int, dict] = {}   # id(module) -> {(set, binding): the variable's type}
+        self.descriptors: dict[tuple, dict] = {}   # (id(module), specs) -> {(set, binding): the variable's type}
         self.validated: set[int] = set()   # id(module) of the modules a RUN validated
 
     def execute(self, commands: list[Command]) -> None:
@@ -143,7 +143,7 @@ class _State:
         if p.shader is None:
             raise self.error(c, f"pipeline '{p.name}' has no shader (ATTACH)")
         module = self.module(self.plan.shaders[p.shader])
-        keys = self.keys(module)
+        keys = self.keys(module, p.specs)
         buffers: dict = {}
         for b in p.bindings:
             if b.array is not None and (b.set, b.binding) in keys:
@@ -172,6 +172,11 @@ class _State:
             errs = [d for d in e.diagnostics if d.severity == "error"]
             if errs:
                 errs[0].notes.append(Note(f"in RUN {p.name} at {self.plan.source}:{c.line}"))
+                if opts["robust_buffer_access"] and any(b.array is not None for b in p.bindings) \
+                        and "out of bounds" in errs[0].message:
+                    errs[0].notes.append(Note("robustBufferAccess does not cover the buffers of a BUFFER_ARRAY "
+                                              "here: an index past one buffer's block is an error, never a "
+                                              "read of the next buffer"))
             e.diagnostics = errs or e.diagnostics
             raise
         self.out.runs += 1
@@ -199,7 +204,7 @@ class _State:
         buf = self.out.buffers[c.buffer]
         t: AmberType = c.type
         stride = t.stride(c.layout)
-        if c.offset % stride and self.plan.syntax == "amberscript":
+        if c.offset % stride:   # Amber checks it for both syntaxes (else a vec3's padding would read as a value)
             raise self.error(c, f"EXPECT {c.buffer} IDX {c.offset}: the byte offset is not a multiple of the element "
                                 f"size ({stride} bytes of {t.name})")
         n = len(c.values)
@@ -243,10 +248,11 @@ class _State:
             self.fail(c, f"EXPECT {c.buffer} RMSE_BUFFER {c.other} failed: the root mean square error {rmse:g} is "
                          f"greater than the tolerance {c.tolerance:g}")
 
-    def keys(self, module: Module) -> dict:
-        k = self.descriptors.get(id(module))
+    def keys(self, module: Module, specs: dict) -> dict:
+        memo = (id(module), tuple(sorted(specs.items())))
+        k = self.descriptors.get(memo)
         if k is None:
-            k = self.descriptors[id(module)] = _descriptor_keys(module)
+            k = self.descriptors[memo] = _descriptor_keys(module, specs)
         return k
 
     def array_bytes(self, c: Command, b, t) -> bytes:
@@ -363,18 +369,17 @@ def _refuse_aliasing(p, keys: dict, source: str) -> None:
         seen.setdefault(b.buffer, []).append(b)
 
 
-def _descriptor_keys(module: Module) -> dict:
+def _descriptor_keys(module: Module, specs: dict) -> dict:
     """(set, binding) -> pointee type of the module's buffer variables (Amber may bind buffers a shader does not
-    use; BUFFER_ARRAY needs the array's element size)."""
+    use; BUFFER_ARRAY needs the array's element size: every array length in it set, with the pipeline's spec
+    constants, else a block holding an array would be 0 bytes and the shader would see empty buffers)."""
     from ..interp.aliasing import DESCRIPTOR_CLASSES, descriptor_key, variables
+    from ..interp.lengths import set_array_lengths
     from ..interp.program import Program
     prog = Program(module)
+    set_array_lengths(prog, specs)
     keys: dict = {}
     for vid, t in variables(prog, DESCRIPTOR_CLASSES):
-        if t.kind == "array" and not t.count:   # a descriptor array: its length, an OpConstant (run() resolves
-            length = prog.defs.get(t.extra.get("length_id", -1))   # lengths later, with the spec constants)
-            if length is not None and length.opname == "OpConstant":
-                t.count = length.operands[-1].as_int
         keys.setdefault(descriptor_key(prog, vid), t)
     return keys
 

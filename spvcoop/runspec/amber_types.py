@@ -1,8 +1,10 @@
 """Amber's buffer data types (`DATA_TYPE vec3<float>`, `FORMAT R32G32_SFLOAT`, VkScript's `uvec4`) and their
 layouts: where each component of each element sits in a buffer's bytes, values as text to bytes and back.
 
-Amber lays a buffer out as an array of its data type: std430 by default, std140 on request (each element then
-starts on 16 bytes). A vec3 takes the space of a vec4; a matCxR is C columns of vecR, column-major.
+Amber lays a buffer out as its data type's elements one after the other: a vec3 takes the space of a vec4 and a
+matCxR is C columns of vecR, column-major (google/amber's Format). STD140 pads only matrices (each column to four
+components) and array types (`float[]`: each element to four components); a plain `float` or `vec2<float>` buffer
+is as packed in std140 as in std430.
 """
 from __future__ import annotations
 
@@ -31,16 +33,19 @@ _FORMAT = re.compile(r"^((?:[RGBA]\d+)+)_(SFLOAT|SINT|UINT)$")
 
 
 class AmberType(FrozenRecord):
-    """One element of a buffer: `cols` columns of `rows` components of a scalar (kind 'i', 'u' or 'f', `bits`)."""
+    """One element of a buffer: `cols` columns of `rows` components of a scalar (kind 'i', 'u' or 'f', `bits`);
+    `array`: an array type (`int32[]`), which std140 pads."""
     kind: str
     bits: int
     rows: int
     cols: int
     name: str
-    _fields = ("kind", "bits", "rows", "cols", "name")
+    array: bool
+    _fields = ("kind", "bits", "rows", "cols", "name", "array")
 
-    def __init__(self, kind: str, bits: int, rows: int = 1, cols: int = 1, name: str = "") -> None:
-        for f, v in zip(self._fields, (kind, bits, rows, cols, name), strict=True):
+    def __init__(self, kind: str, bits: int, rows: int = 1, cols: int = 1, name: str = "",
+                 array: bool = False) -> None:
+        for f, v in zip(self._fields, (kind, bits, rows, cols, name, array), strict=True):
             object.__setattr__(self, f, v)
 
     @property
@@ -56,16 +61,14 @@ class AmberType(FrozenRecord):
         return self.kind == "f"
 
     def column_stride(self, layout: str) -> int:
-        s = self.bits // 8
-        align = (4 if self.rows == 3 else self.rows) * s
-        if layout == "std140" and self.cols > 1:
-            align = -(-align // 16) * 16
-        return align
+        """Bytes of one column: its components, padded to four for a vec3 and, in std140, for a matrix or an array
+        type (Amber pads with components, so an f16 column takes 8 bytes, a double one 32)."""
+        pad = self.rows == 3 or (layout == "std140" and (self.cols > 1 or self.array))
+        return (4 if pad else self.rows) * (self.bits // 8)
 
     def stride(self, layout: str) -> int:
         """Bytes from one element to the next."""
-        size = self.cols * self.column_stride(layout)
-        return -(-size // 16) * 16 if layout == "std140" else size
+        return self.cols * self.column_stride(layout)
 
     def offsets(self, layout: str) -> np.ndarray:
         """Byte offsets of one element's components, in the order values are written (column by column)."""
@@ -74,7 +77,10 @@ class AmberType(FrozenRecord):
 
 
 def amber_type(name: str) -> AmberType | None:
-    """An AmberScript DATA_TYPE (`int32`, `vec4<float>`, `mat2x3<float>`) or None."""
+    """An AmberScript DATA_TYPE (`int32`, `vec4<float>`, `mat2x3<float>`, an array type `float[]`) or None."""
+    if name.endswith("[]"):
+        base = amber_type(name[:-2])
+        return AmberType(base.kind, base.bits, base.rows, base.cols, name, True) if base and not base.array else None
     if name in _SCALARS:
         k, b = _SCALARS[name]
         return AmberType(k, b, name=name)

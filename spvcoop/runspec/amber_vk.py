@@ -211,7 +211,8 @@ class _VkScript:
             if len(toks) < 6:
                 raise self.error("uniform ubo takes a binding, a type, an offset and values", toks[1])
             key = self.binding(toks[2])
-            self.set(self.buffer(key, "uniform", toks[2]), toks[3:], toks[0])
+            # Amber writes a ubo's data std140 (a matrix's columns 16 bytes apart), the rest std430
+            self.set(self.buffer(key, "uniform", toks[2]), toks[3:], toks[0], "std140")
             return
         if len(toks) < 4:
             raise self.error("uniform takes a type, an offset and values", toks[0])
@@ -222,11 +223,11 @@ class _VkScript:
             self.pipe.push = "push_constants"
         self.set(buf, toks[1:], toks[0])
 
-    def set(self, buf: Buffer, toks: list[Tok], at: Tok) -> None:
+    def set(self, buf: Buffer, toks: list[Tok], at: Tok, layout: str = "std430") -> None:
         typ = self.typ(toks[0])
         offset = self.int_of(toks[1], "a byte offset")
         values = self.values(toks[2:], typ)
-        self.plan.commands.append(Command("SET", at.line, at.col, buffer=buf.name, type=typ, layout="std430",
+        self.plan.commands.append(Command("SET", at.line, at.col, buffer=buf.name, type=typ, layout=layout,
                                           offset=offset, values=to_array(values, typ)))
 
     def probe(self, toks: list[Tok]) -> None:

@@ -104,7 +104,7 @@ def _none_is_empty(v):
 
 # ---- plain forms: what the pydantic schema would accept unchanged, checked without it (start-up) -------
 # Conservative by design: anything unusual (other types, random entries, tolerances) answers None/False and
-# goes to the schema, which also reports every violation; tests/test_runspec_plain.py compares both.
+# goes to the schema, which also reports every violation; tests/runspec/test_runspec_plain.py compares both.
 _MAX_INT64 = 2**63 - 1
 
 

@@ -375,25 +375,9 @@ def _tangled(opname: str) -> bool:
             or (opname.startswith("OpImage") and "ImplicitLod" in opname))
 
 
-def function_bodies(ix) -> dict[int, list]:
-    """OpFunction result id -> its instructions (built once per index)."""
-    bodies = getattr(ix, "_cm2_bodies", None)
-    if bodies is None:
-        bodies, cur = {}, None
-        for inst in ix.module.instructions:
-            if inst.opname == "OpFunction":
-                cur = bodies.setdefault(inst.result_id, [])
-            elif inst.opname == "OpFunctionEnd":
-                cur = None
-            elif cur is not None:
-                cur.append(inst)
-        ix._cm2_bodies = bodies
-    return bodies
-
-
 def tangled_in(ix, func_id: int):
     """(the first tangled instruction in `func_id` or a function it calls, the function holding it)."""
-    bodies = function_bodies(ix)
+    bodies = ix.module_facts.bodies
     stack, seen = [func_id], set()
     while stack:
         fid = stack.pop()

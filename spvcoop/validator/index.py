@@ -6,6 +6,7 @@ or the value given with --spec-const) and OpSpecConstantOp where it folds.
 """
 from __future__ import annotations
 
+from ..core.facts import ModuleFacts
 from ..core.literals import ENCODED_FLOATS
 from ..core.module import Instruction, Module
 from ..core.records import FrozenRecord, Record
@@ -19,13 +20,6 @@ CONSTANT_OPS = frozenset({
     "OpSpecConstant", "OpSpecConstantTrue", "OpSpecConstantFalse", "OpSpecConstantComposite",
     "OpSpecConstantOp", "OpConstantCompositeReplicateEXT", "OpSpecConstantCompositeReplicateEXT",
     "OpConstantSampler", "OpConstantFunctionPointerINTEL", "OpConstantSizeOfEXT",
-})
-
-
-# Instructions the index records beyond definitions.
-_MODULE_LEVEL = frozenset({
-    "OpCapability", "OpExtension", "OpDecorate", "OpDecorateId", "OpMemberDecorate", "OpDecorateString",
-    "OpEntryPoint", "OpExecutionMode", "OpExecutionModeId", "OpMemoryModel", "OpName", "OpTypeForwardPointer",
 })
 
 
@@ -119,79 +113,33 @@ class ModuleIndex:
         self.target_env = target_env
         self.vulkan = target_env.startswith("vulkan")
         self.spec_overrides = dict(spec_constants or {})
-        self.defs: dict[int, Instruction] = {}
-        self.duplicates: list[tuple[Instruction, Instruction]] = []
-        self.capabilities: dict[str, Instruction] = {}
-        self.extensions: dict[str, Instruction] = {}
-        self.decorations: dict[int, list[Instruction]] = {}
-        self.spec_ids: dict[int, int] = {}          # result id -> SpecId
-        self.entry_points: list[Instruction] = []
-        self.exec_modes: dict[int, list[Instruction]] = {}
-        self.addressing = "Logical"
-        self.memory_model = None
-        self.forward_pointers: set[int] = set()
+        # the facts the interpreter's Program reads too (core/facts.py: built once per module, shared)
+        facts = ModuleFacts.of(module)
+        self.defs: dict[int, Instruction] = facts.defs
+        self.duplicates: list[tuple[Instruction, Instruction]] = facts.duplicates
+        self.capabilities: dict[str, Instruction] = facts.capabilities
+        self.extensions: dict[str, Instruction] = facts.extensions
+        self.decorations: dict[int, list[Instruction]] = facts.decorations
+        self.spec_ids: dict[int, int] = facts.spec_ids          # result id -> SpecId
+        self.entry_points: list[Instruction] = facts.entry_points
+        self.exec_modes: dict[int, list[Instruction]] = facts.exec_modes
+        self.addressing = facts.addressing
+        self.memory_model = facts.memory_model
+        self.forward_pointers: set[int] = facts.forward_pointers
+        self.declared_caps: set[str] = facts.declared_caps   # with the ones declared capabilities imply
+        self.functions = facts.functions
+        self.module_facts = facts
         self._values: dict[int, Value | None] = {}
         self._coopmats: dict[int, CoopMat | None] = {}
         self._tensors: dict[int, Tensor | None] = {}
+        # names as written in the text win over OpName; of several OpNames of one id, the first
         self._names: dict[int, str] = dict(module.id_names)
+        for id_, name in facts.names.items():
+            self._names.setdefault(id_, name)
         self._friendly_names: dict[int, str] | None = None
         self.version = module.header.version_tuple
-        cap_kind = self.grammar.operand_kinds["Capability"]
-        am_kind = self.grammar.operand_kinds["AddressingModel"]
-        mm_kind = self.grammar.operand_kinds["MemoryModel"]
-        defs = self.defs
-        for inst in module.instructions:
-            rid = inst.result_id
-            if rid is not None:
-                if rid in defs:
-                    self.duplicates.append((defs[rid], inst))
-                else:
-                    defs[rid] = inst
-            op = inst.opname
-            if op not in _MODULE_LEVEL:
-                continue
-            if op == "OpCapability" and inst.operands:
-                e = cap_kind.by_value.get(inst.operands[0].as_int)
-                if e is not None:
-                    self.capabilities.setdefault(e.name, inst)
-                    for alias in e.aliases:
-                        self.capabilities.setdefault(alias, inst)
-            elif op == "OpExtension" and inst.operands:
-                self.extensions.setdefault(str(inst.operands[0].value), inst)
-            elif op in ("OpDecorate", "OpDecorateId", "OpMemberDecorate", "OpDecorateString") and inst.operands:
-                self.decorations.setdefault(inst.operands[0].as_int, []).append(inst)
-                if op == "OpDecorate" and len(inst.operands) > 2 and inst.operands[1].value == 1:  # SpecId
-                    self.spec_ids[inst.operands[0].as_int] = inst.operands[2].as_int
-            elif op == "OpEntryPoint":
-                self.entry_points.append(inst)
-            elif op in ("OpExecutionMode", "OpExecutionModeId") and inst.operands:
-                self.exec_modes.setdefault(inst.operands[0].as_int, []).append(inst)
-            elif op == "OpMemoryModel" and len(inst.operands) >= 2:
-                e = am_kind.by_value.get(inst.operands[0].as_int)
-                self.addressing = e.name if e else "Logical"
-                m = mm_kind.by_value.get(inst.operands[1].as_int)
-                self.memory_model = m.name if m else None
-            elif op == "OpName" and inst.operands:
-                self._names.setdefault(inst.operands[0].as_int, str(inst.operands[1].value))
-            elif op == "OpTypeForwardPointer" and inst.operands:
-                self.forward_pointers.add(inst.operands[0].as_int)
-        self._implicit_caps()
 
     # ---- capabilities -------------------------------------------------------------------------
-    def _implicit_caps(self) -> None:
-        """Declaring a capability implicitly declares the ones it depends on (grammar data)."""
-        kind = self.grammar.operand_kinds["Capability"]
-        self.declared_caps = set(self.capabilities)
-        stack = list(self.declared_caps)
-        while stack:
-            e = kind.by_name.get(stack.pop())
-            if e is None:
-                continue
-            for dep in e.capabilities:
-                if dep not in self.declared_caps:
-                    self.declared_caps.add(dep)
-                    stack.append(dep)
-
     def has_cap(self, name: str) -> bool:
         return name in self.declared_caps
 

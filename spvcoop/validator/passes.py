@@ -6,7 +6,7 @@ adds its rules to the registry in this order, so the order of findings on one in
 the list, not the order in which Python happened to import the modules (a pass importing a helper
 from another pass does not move that pass forward). A rule declared in a module missing from this
 list is refused (registry.seal raises, and so does registry.rule once the passes are registered), and
-tests/test_validate_passes.py checks that every module of the package that declares rules is listed and
+tests/validator/test_validate_passes.py checks that every module of the package that declares rules is listed and
 that every listed module exists.
 
 How a pass runs (validator/__init__.py, `_coopmat_findings`):

@@ -27,7 +27,7 @@ What a rule author must know (the validator's written rules; the order is passes
   constant-valued local it is, its uses, its block or function, neighbouring instructions), nor keep
   state across instructions: two instructions of the same key must get the same verdict. Module rules
   are never cached. SPVCOOP_NO_SHAPE_CACHE=1 (or `validate(..., shape_cache=False)`) turns the cache off;
-  tests/test_validate_passes.py requires identical reports with and without it on every test module.
+  tests/validator/test_validate_passes.py requires identical reports with and without it on every test module.
 """
 from __future__ import annotations
 

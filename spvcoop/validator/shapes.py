@@ -36,12 +36,8 @@ def id_values(inst: Instruction) -> list[int]:
 class ShapeKeys:
     def __init__(self, ix: ModuleIndex) -> None:
         self.ix = ix
-        start = None
-        for inst in ix.module.instructions:
-            if inst.opname == "OpFunction":
-                start = inst.index
-                break
-        self.first_function = start if start is not None else len(ix.module.instructions)
+        fns = ix.functions
+        self.first_function = fns[0].inst.index if fns else len(ix.module.instructions)
         self._shape: dict[int, object] = {}
 
     def shape(self, id_: int, depth: int = 0) -> object:

@@ -120,7 +120,7 @@ class _Analysis:
         if not any(i.opname == "OpControlBarrier" for i in ix.module.instructions) and \
                 not any(t in ix.defs and ix.coopmat(t) is not None for t in _coopmat_type_ids(ix)):
             return
-        fns = functions(ix.module)
+        fns = functions(ix.module_facts)
         tangled = _tangled(ix, fns)
         if not any(tangled.values()):
             return

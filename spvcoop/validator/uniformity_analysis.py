@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.module import Instruction, Module
+from ..core.facts import ModuleFacts
+from ..core.module import Instruction
 
 SUBGROUP, WORKGROUP = 3, 2   # Scope values
 SUBGROUP_SAMPLE = 8          # invocations of subgroup 0 the witness computes (lavapipe, Intel: 8; the rest more)
@@ -252,19 +253,12 @@ def _idoms(rpo: list[int], preds) -> dict[int, int | None]:
     return idom
 
 
-def functions(module: Module) -> dict[int, Function]:
+def functions(facts: ModuleFacts) -> dict[int, Function]:
+    """The module's functions that end with OpFunctionEnd (of one id defined twice, the last)."""
     out: dict[int, Function] = {}
-    cur: Instruction | None = None
-    body: list[Instruction] = []
-    for inst in module.instructions:
-        if inst.opname == "OpFunction":
-            cur, body = inst, []
-        elif inst.opname == "OpFunctionEnd":
-            if cur is not None and cur.result_id is not None:
-                out[cur.result_id] = Function(cur, body)
-            cur = None
-        elif cur is not None:
-            body.append(inst)
+    for span in facts.functions:
+        if span.ended and span.inst.result_id is not None:
+            out[span.inst.result_id] = Function(span.inst, facts.body(span))
     return out
 
 

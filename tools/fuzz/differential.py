@@ -29,7 +29,7 @@ class _Everything(dict):
 
 
 def fake_device():
-    """A compute.Device without Vulkan (as tests/test_gpu_backend.py fakes it): buffers are bytearrays with
+    """A compute.Device without Vulkan (as tests/gpu/test_gpu_backend.py fakes it): buffers are bytearrays with
     made-up addresses and the dispatch does nothing, so what the runner wrote into each binding is read back."""
     from spvcoop.gpu import compute
 

@@ -8,6 +8,7 @@ family.py    FAMILY: the op sets and kind hooks above, as spvcoop.interp.familie
 """
 
 # The SPIR-V capabilities whose instructions this family implements (its ops; the types are its kinds): a module
-# using one of those instructions is run with the family (families.dispatcher_for), and tests/test_interp_structure.py
-# checks that the family's op sets define exactly them. Here, not in family.py: reading it imports no op module.
+# using one of those instructions is run with the family (families.dispatcher_for), and
+# tests/interp/test_interp_structure.py checks that the family's op sets define exactly them. Here, not in
+# family.py: reading it imports no op module.
 CAPABILITIES = ("CooperativeMatrixNV", "CooperativeMatrixKHR", "CooperativeMatrixConversionQCOM")

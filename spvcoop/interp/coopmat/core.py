@@ -106,13 +106,13 @@ class CoopInfo:
     def group(self) -> np.ndarray:
         """Scope instance of every invocation, shape (N,)."""
         ex = self.ex
-        return ex.sg_global if self.scope != "Workgroup" else ex.wg_index
+        return ex.lanes.sg_global if self.scope != "Workgroup" else ex.lanes.wg_index
 
     @property
     def position(self) -> np.ndarray:
         """Index of every invocation inside its scope instance (the p of the layout's row[p, i])."""
         ex = self.ex
-        return ex.sg_local if self.scope != "Workgroup" else ex.local_index
+        return ex.lanes.sg_local if self.scope != "Workgroup" else ex.lanes.local_index
 
     @functools.cached_property
     def run_length(self) -> int:
@@ -124,12 +124,12 @@ class CoopInfo:
     @property
     def num_groups(self) -> int:
         ex = self.ex
-        return ex.num_sg_total if self.scope != "Workgroup" else int(ex.wg_index.max()) + 1
+        return ex.lanes.num_sg_total if self.scope != "Workgroup" else int(ex.lanes.wg_index.max()) + 1
 
     @property
     def scope_size(self) -> int:
         ex = self.ex
-        return ex.subgroup_size if self.scope != "Workgroup" else ex.wg_size
+        return ex.lanes.subgroup_size if self.scope != "Workgroup" else ex.lanes.wg_size
 
     # ---- layout -------------------------------------------------------------------
     def layout(self):
@@ -223,8 +223,9 @@ def _reserve_matrix(ex, t, info: CoopInfo) -> None:
         raise Fault(f"cooperative matrix type {ex.prog.name_of(t.id)} has {info.rows} rows and {info.cols} columns "
                     "(both must be at least 1)")
     nbytes = info.num_groups * info.rows * info.cols * MATRIX_BYTES_PER_ELEMENT
-    ex.reserve(nbytes, f"a value of {info.describe()} ({info.num_groups:,} x {info.rows:,} x {info.cols:,} elements "
-               f"x {MATRIX_BYTES_PER_ELEMENT} bytes while it is built)", ex.prog.defs.get(t.id), keep=False)
+    ex.budget.reserve(nbytes, f"a value of {info.describe()} ({info.num_groups:,} x {info.rows:,} x {info.cols:,} "
+                      f"elements x {MATRIX_BYTES_PER_ELEMENT} bytes while it is built)", ex.prog.defs.get(t.id),
+                      keep=False)
 
 
 def ensure_sizes(ex) -> None:
@@ -374,7 +375,7 @@ def absent_lanes(ex, info: CoopInfo | None = None) -> Absent | None:
     if info is not None and info.scope == "Workgroup":
         return None
     if "coopmat.absent" not in ex.family_state:
-        S, W = ex.subgroup_size, ex.wg_size
+        S, W = ex.lanes.subgroup_size, ex.lanes.wg_size
         a = None
         if W % S and ex.N:
             nsg = -(-W // S)

@@ -266,8 +266,8 @@ def muladd(ex, frame, inst, mask):
     numerics = ex.config.coop_numerics
     model = None if numerics == "ieee" else muladd_model(numerics)
     if rdt.kind == "f" and half_inputs and model is not None:
-        # measured for bf16 inputs too (tests/test_interp_coopmat_bf16.py, test_interp_bf16_gpu.py); FP8: a model
-        # only (the H100's Vulkan driver has no FP8)
+        # measured for bf16 inputs too (tests/interp/coopmat/test_interp_coopmat_bf16.py, test_interp_bf16_gpu.py);
+        # FP8: a model only (the H100's Vulkan driver has no FP8)
         return CoopMat(info, info.rounded(model_muladd(ex, model, a.data, b.data, c.data, rdt, _input_format(a.info),
                                                        _input_format(b.info)), truncate=True))
     if rdt.kind == "f" or adt.kind == "f":

@@ -470,11 +470,13 @@ def _races(ex, inst, info: CoopInfo, ptr: Pointer, geo: Geometry, mask, kind: st
                    kind)
         return
     agents = rec.scope_agents(lanes, info.scope)
+    fp = ex.fast
+    tiles = fp is not None and fp.race_tiles
     for pitch in np.unique(geo.pitch):
         for cm in np.unique(geo.col_major):
             sel = (geo.pitch == pitch) & (geo.col_major == cm)
             width, count = (info.rows * E, info.cols) if cm else (info.cols * E, info.rows)
-            rec.access(kind, ptr.mem, geo.off[sel], agents[sel], inst, width, count, int(pitch))
+            rec.access(kind, ptr.mem, geo.off[sel], agents[sel], inst, width, count, int(pitch), tiles=tiles)
 
 
 def _single_races(ex, frame, inst, info: CoopInfo, win: np.ndarray, kind: str) -> None:

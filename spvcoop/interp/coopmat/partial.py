@@ -16,7 +16,7 @@ from .core import coop_info
 
 def partial_subgroup_warnings(ex, prog) -> list[Diagnostic]:
     """One warning per Subgroup-scope cooperative-matrix type when the workgroup is smaller than the subgroup."""
-    S, W = ex.subgroup_size, ex.wg_size
+    S, W = ex.lanes.subgroup_size, ex.lanes.wg_size
     if W >= S:
         return []
     out = []

@@ -94,7 +94,7 @@ def tensor_addresses(lt: LayoutType, L: dict, vt: ViewType | None, V: dict | Non
         bad_coord = np.where(first, x, bad_coord)
         if mode == "RepeatMirrored":
             # the extension's c smod (2D-2) divides by zero for D = 1; the H100 then reads 0 for every element,
-            # inside the tensor or not (tests/test_interp_coopmat2_gpu.py, tensor2)
+            # inside the tensor or not (tests/interp/coopmat2/test_interp_coopmat2_gpu.py, tensor2)
             zero |= (np.broadcast_to(n, x.shape) == 1) & inside
         if out.any():
             if mode == "Undefined":

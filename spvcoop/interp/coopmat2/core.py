@@ -230,8 +230,8 @@ def call_elements(ex, inst, fn, args: list, lanes: np.ndarray) -> np.ndarray:
     if len(lanes) == 0:
         return np.zeros(0)
     # the calls' arguments and the values inside: checked (not kept) against the memory budget
-    ex.reserve(len(lanes) * 16 * (len(args) + len(fn.params) + 4), f"calls of {ex.prog.name_of(fn.id)} for "
-               f"{len(lanes):,} elements", inst, keep=False)
+    ex.budget.reserve(len(lanes) * 16 * (len(args) + len(fn.params) + 4), f"calls of {ex.prog.name_of(fn.id)} for "
+                      f"{len(lanes):,} elements", inst, keep=False)
     v = ex.call_per_element(fn, args, lanes, inst)
     if v is None:
         raise Fault(f"{ex.prog.name_of(fn.id)} returned no value")

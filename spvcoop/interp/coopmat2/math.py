@@ -4,7 +4,7 @@ The combine and per-element functions are real SPIR-V function calls (Executor.c
 function per step for all elements at once. The extension leaves Reduce's order to the implementation
 ("implementation-dependent elements ... or combinations thereof"), so a non-associative combine (floating-point
 addition) gives order-dependent results; the order here is the one measured on an H100 (_reduce_line, below;
-tests/test_interp_coopmat2_gpu.py, docs/interpreter-coopmat.md).
+tests/interp/coopmat2/test_interp_coopmat2_gpu.py, docs/interpreter-coopmat.md).
 """
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def _warp_grid(info: CoopInfo, ex) -> tuple[int, int]:
     rows and columns (a model, not measured)."""
     if info.scope != "Workgroup":
         return 1, 1
-    w = max(1, ex.wg_size // max(1, ex.subgroup_size))
+    w = max(1, ex.lanes.wg_size // max(1, ex.lanes.subgroup_size))
     wr = wc = 1
     while wr * wc * 2 <= w:
         if wr <= wc:
@@ -265,17 +265,15 @@ def per_element(ex, frame, inst, mask):
     args = [row, col, m.full()[groups][cells]]
     args += [_extra_operand(ex, frame, o.value, info, groups, lanes, mask, elem_group, cells)
              for o in inst.operands[2:]]
-    saved = ex.float_model
+    floats = ex.float_model
     model = muladd_model(ex.config.coop_numerics)
     if model is not None and not model.per_element_ieee:
         # compiled, not interpreted: the GPU's rules for float code in the function (compiled_floats.py); on
         # NVIDIA a matrix extra operand stops x * s + c from fusing (measured)
         matrix_operand = any(_is_matrix(ex, o.value) for o in inst.operands[2:])
-        ex.float_model = CompiledFloats(fn, ex.prog.decorations, model, matrix_operand)
-    try:
+        floats = CompiledFloats(fn, ex.prog.decorations, model, matrix_operand)
+    with ex.float_rules(floats):
         v = call_elements(ex, inst, fn, args, lanes[elem_group])
-    finally:
-        ex.float_model = saved
     out[groups] = info.rounded(np.asarray(v).astype(info.dtype)).reshape(g, R, C)
     return CoopMat(info, out)
 

@@ -139,7 +139,7 @@ def _prepare(ex, frame, inst, mask, info: CoopInfo, store: bool) -> _Access | No
              for k, v in view.fields.items()}
     where = _Where(ex, ex.val(frame, inst.operands[0].value), info, groups, lanes, mask)
     n = len(groups) * info.rows * info.cols  # the addressing's int64 arrays per element: checked, not kept
-    ex.reserve(n * 8 * (12 + 4 * layout.type.dims), f"tensor addressing of {n:,} elements", inst, keep=False)
+    ex.budget.reserve(n * 8 * (12 + 4 * layout.type.dims), f"tensor addressing of {n:,} elements", inst, keep=False)
     what = "store" if store else "load"
     key = None
     if g is not None:
@@ -412,10 +412,12 @@ def _races(ex, inst, info: CoopInfo, acc: _Access, kind: str) -> None:
         R, C = info.rows, info.cols
         rs, cs = t.affine if t.affine is not None and t.inside is None else (0, 0)
         first = (t.base + int(t.template[0, 0])) * E
+        fp = ex.fast
+        tiles = fp is not None and fp.race_tiles
         if len(t.interior) and cs == 1 and rs >= C:     # interior tiles: runs of rows (columns), one call
-            rec.access(kind, mem, first, agents[t.interior], inst, C * E, R, rs * E)
+            rec.access(kind, mem, first, agents[t.interior], inst, C * E, R, rs * E, tiles=tiles)
         elif len(t.interior) and rs == 1 and cs >= R:
-            rec.access(kind, mem, first, agents[t.interior], inst, R * E, C, cs * E)
+            rec.access(kind, mem, first, agents[t.interior], inst, R * E, C, cs * E, tiles=tiles)
         elif len(t.interior):
             ix = t.base[:, None, None] + t.template[None]
             sel = np.broadcast_to(t.inside if t.inside is not None else True, ix.shape)

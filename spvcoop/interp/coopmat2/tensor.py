@@ -86,7 +86,7 @@ def _grouped_slice(ex, fp, frame, inst, t, ids) -> TensorLayout | None:
     """The fast path `tensor_groups` (interp/fastpaths.py): the slice of a layout whose fields and operands are
     each the same for every invocation of a workgroup, as one row per workgroup (core.Grouped); None when one
     differs within a workgroup or nothing is per workgroup (the plain path: per invocation)."""
-    N, S = ex.N, ex.wg_size
+    N, S = ex.N, ex.lanes.wg_size
     if ex.virtual_lanes is not None or N < 2 * S or N % S:
         return None
     W = N // S

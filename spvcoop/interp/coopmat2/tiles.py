@@ -13,7 +13,7 @@ Anything unusual (decode functions, scope instances reaching different buffers, 
 instances, unaligned pointers, RepeatMirrored over a dimension of one) takes the plain path whole, and so does
 any instruction that would fault: the plain path then reports the fault, so the located errors are exactly
 the plain path's. This is the fast path `tensor` of interp/fastpaths.py, which says how to switch it off
-(SPVCOOP_NO_FAST_TENSOR=1, say); tests/test_interp_tensor_fast.py compares the two.
+(SPVCOOP_NO_FAST_TENSOR=1, say); tests/interp/coopmat2/test_interp_tensor_fast.py compares the two.
 """
 from __future__ import annotations
 

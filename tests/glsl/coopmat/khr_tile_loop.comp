@@ -1,5 +1,5 @@
 // KHR cooperative-matrix loads and stores inside a loop run by one subgroup (the interpreter's single-subgroup
-// load/store path, tests/test_fast_paths.py): per trip t < TILES, A_t column-major with a padded stride,
+// load/store path, tests/interp/test_fast_paths.py): per trip t < TILES, A_t column-major with a padded stride,
 // B_t row-major, acc += A_t * B_t, acc staged through shared memory row-major and read back column-major
 // (its transpose), which is stored column-major with a padded stride:
 //   binding 0: { float16_t a[]; }: A_t(r, k) = a[t*320 + k*20 + r]          (column-major, stride 20)

@@ -1,5 +1,5 @@
 // Loops left early, uniformly and per invocation (the interpreter's compiled blocks and uniform-branch paths,
-// tests/test_fast_paths.py): nested loops with a uniform continue, a divergent break and continue, a uniform
+// tests/interp/test_fast_paths.py): nested loops with a uniform continue, a divergent break and continue, a uniform
 // switch, one invocation returning early, a break on a data-dependent value and a while(true) loop left at
 // different trips. Bindings: 0 { uint o[]; } (out: one value per invocation), 1 { uint v[]; } (in: 64 values).
 // Dispatch: local_size 8, any number of workgroups (o needs one element per invocation).

@@ -1,6 +1,6 @@
 // Uniform integer arithmetic in loops (the compiled blocks' Python-int lane, interp/block_compiler.py) next to
 // per-invocation values and partial masks: wrapping at 8, 16, 32 and 64 bits, signed and unsigned compares,
-// a loop counter compared with a per-invocation bound (tests/test_loop_lanes.py).
+// a loop counter compared with a per-invocation bound (tests/interp/test_loop_lanes.py).
 #version 450
 #extension GL_EXT_shader_explicit_arithmetic_types : require
 layout(local_size_x = 8) in;
