@@ -11,11 +11,15 @@ import pytest
 from conftest import REPO
 
 ROOT = REPO
-TOOLS = sorted(p.name for p in (ROOT / "tools").glob("*.py") if p.name != "__init__.py")
+_FILES = sorted(p for p in (ROOT / "tools").glob("*.py") if p.name != "__init__.py")
+# the scripts (each runs as `python tools/X.py`), and the modules a script imports (no command line of their own)
+TOOLS = [p.name for p in _FILES if 'if __name__ == "__main__"' in p.read_text()]
+MODULES = [p.name for p in _FILES if p.name not in TOOLS]
 
 
 def test_every_tool_is_listed() -> None:
     assert TOOLS == ["gen_docs.py", "h100_numerics_hunt.py", "h100_record.py", "h100_workgroup.py"]
+    assert MODULES == ["opcodes_doc.py"]   # gen_docs.py's docs/opcodes.md
 
 
 @pytest.mark.parametrize("argv", [[str(ROOT / "tools" / t)] for t in TOOLS] + [["-m", "tools.fuzz"]],
