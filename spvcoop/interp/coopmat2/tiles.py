@@ -248,12 +248,33 @@ def gather(t: Tiles, flat: np.ndarray) -> np.ndarray:
     """(gi, R, C) the interior tiles' elements from `flat` (the buffer as elements)."""
     if t.inside is not None and not t.inside.any():
         return np.zeros((len(t.base),) + t.template.shape, flat.dtype)   # nothing is read
+    lattice = _lattice(t, flat) if t.inside is None else None
+    if lattice is not None:
+        return lattice.copy()
     how = _plan_rows(t, False)
     if how is None:
         return flat[t.base[:, None, None] + t.template[None]]
     (length, step), idx, transposed = how
     out = _window(flat, length, step)[idx]
     return out.transpose(0, 2, 1) if transposed else out
+
+
+def _lattice(t: Tiles, flat: np.ndarray) -> np.ndarray | None:
+    """Every interior tile as one strided view of `flat` when the template is affine and the tiles' bases are
+    evenly spaced (the distinct tiles of a GEMM's row or column of workgroups), strides not negative; else None."""
+    if t.affine is None or not len(t.base) or not flat.flags.c_contiguous:
+        return None
+    rs, cs = t.affine
+    b = t.base
+    d = int(b[1] - b[0]) if len(b) > 1 else 0
+    if rs < 0 or cs < 0 or d < 0 or (len(b) > 2 and bool((np.diff(b) != d).any())):
+        return None
+    R, C = t.template.shape
+    first = int(b[0]) + int(t.template[0, 0])
+    if first < 0 or first + (len(b) - 1) * d + (R - 1) * rs + (C - 1) * cs >= flat.shape[0]:
+        return None
+    s = flat.itemsize
+    return np.ndarray((len(b), R, C), flat.dtype, flat, first * s, (d * s, rs * s, cs * s))
 
 
 # Interior instances from which a load looks for repeated tiles (the workgroups of a GEMM's row or column read
