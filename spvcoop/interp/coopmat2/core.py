@@ -107,7 +107,7 @@ class Grouped:
         every invocation's fields)."""
         W, n = self.N // self.S, len(lanes)
         # every workgroup in order (Workgroup-scope instances, all active): the rows themselves
-        whole = n == W and bool(lanes[0] == 0) and bool(lanes[-1] == self.N - self.S)
+        whole = n == W and bool(lanes[0] == 0) and (n == 1 or bool((np.diff(lanes) == self.S).all()))
         wg = None if whole else lanes // self.S
         rows = self.rows if keys is None else {k: self.rows[k] for k in keys}
         return {k: (v if wg is None else v[wg]) if v.shape[0] > 1 else np.broadcast_to(v[0], (n,) + v.shape[1:])

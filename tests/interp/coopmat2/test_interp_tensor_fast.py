@@ -477,3 +477,15 @@ def test_moved_plans_are_new_plans(monkeypatch, shader, M, N, K, buf):
     elif shader != "rotating":
         want = A.astype(np.float32) @ B.astype(np.float32)
         np.testing.assert_allclose(np.frombuffer(fast, np.float32).reshape(M, N), want, rtol=1e-5, atol=1e-3)
+
+
+def test_rows_per_workgroup_of_any_instances():
+    """Grouped.per gives each scope instance its workgroup's row, whichever instances are active: three subgroups
+    of 32 in three workgroups of 64 (lanes 0, 32, 128: two of workgroup 0) are not the three workgroups in order."""
+    from spvcoop.interp.coopmat2.core import Grouped
+    rows = {"offset": np.array([[0, 1], [10, 11], [20, 21]], np.int64), "dim": np.array([[7, 8]], np.int64)}
+    g = Grouped(rows, 64, 192)
+    for lanes in ([0, 32, 128], [0, 64, 128], [32, 64], [0]):
+        got = g.per(np.array(lanes, np.int64))
+        assert got["offset"].tolist() == rows["offset"][np.array(lanes) // 64].tolist()
+        assert got["dim"].tolist() == [[7, 8]] * len(lanes)
