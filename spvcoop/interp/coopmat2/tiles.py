@@ -51,7 +51,7 @@ class Tiles:
 
 @dataclass
 class Trip:
-    """A plan of whole interior tiles kept for the instruction's next execution (memory.py's _moved_plan, the fast
+    """A plan of whole interior tiles kept for the instruction's next execution (memory.py's _prepare, the fast
     path `tensor_groups`): the same layout but for offsets moved by one row for all (a loop's next trip) is the
     same plan with every base moved, if every tile stays inside the tensor and its buffer."""
     key: tuple
