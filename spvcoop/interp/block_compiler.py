@@ -427,6 +427,9 @@ _serial = itertools.count(1)
 # the generated sources kept in linecache, oldest first: the functions of earlier runs are long gone
 MAX_REGISTERED = 512
 _registered: collections.deque[str] = collections.deque()
+# source -> (its code object, its file name): a later run of the same module generates the same sources (each run
+# execs the code in its own namespace), and compile() was ~1 ms a block of a run's ~10 ms start (issue 33)
+_compiled: collections.OrderedDict[str, tuple] = collections.OrderedDict()
 
 
 def _label(ex, label: int) -> str:
@@ -439,12 +442,20 @@ def _load(lines: list[str], ns: dict, name: str, what: str):
     """Compile and load the generated function `name`, its source registered with linecache under a file name
     of its own, so that tracebacks, pdb and profilers show the generated lines (with a comment per SPIR-V
     instruction) instead of `<spvcoop compiled block>` without a line."""
-    filename = f"<spvcoop compiled {what[:80]} #{next(_serial)}>"
     source = "\n".join(lines) + "\n"
-    code = compile(source, filename, "exec")
+    hit = _compiled.get(source)
+    if hit is None:
+        filename = f"<spvcoop compiled {what[:80]} #{next(_serial)}>"
+        hit = (compile(source, filename, "exec"), filename)
+        if len(_compiled) >= MAX_REGISTERED:
+            _compiled.popitem(last=False)
+    _compiled[source] = hit
+    _compiled.move_to_end(source)
+    code, filename = hit
     exec(code, ns)  # noqa: S102 - source generated above from numbers and fixed templates only
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    _registered.append(filename)
+    if filename not in linecache.cache:
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        _registered.append(filename)
     while len(_registered) > MAX_REGISTERED:   # a long process (a test session, a fuzz campaign) keeps the latest
         linecache.cache.pop(_registered.popleft(), None)
     return ns[name]

@@ -50,7 +50,7 @@ class FastPath(FrozenRecord):
 PATHS: tuple[FastPath, ...] = (
     FastPath(name="blocks",
              what="a block's body (and its branch) compiled into one Python function once it has run COMPILE_AFTER "
-                  "times; uniform integer scalars on Python ints",
+                  "times (each generated source compiled once per process); uniform integer scalars on Python ints",
              general="Executor.exec_inst, instruction by instruction, then Executor.branch_edges",
              where="interp/block_compiler.py (run_body, compile_body)",
              test="tests/interp/test_fast_paths.py"),

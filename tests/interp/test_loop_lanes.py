@@ -605,3 +605,29 @@ def test_linecache_keeps_only_the_latest_generated_sources(monkeypatch) -> None:
     fns = [block_compiler._load([f"def f{i}():", f"    return {i}"], {}, f"f{i}", f"test {i}") for i in range(5)]
     kept = [bool(linecache.getlines(fn.__code__.co_filename)) for fn in fns]
     assert kept == [False, False, True, True, True] and [fn() for fn in fns] == [0, 1, 2, 3, 4]
+
+
+def test_a_later_run_reuses_the_compiled_code(int_lane, monkeypatch) -> None:
+    """Generated sources are compiled once per process (block_compiler._compiled): a second run of the same module
+    compiles nothing, gives the same outcome, and its functions show their lines in tracebacks, also after
+    linecache let go of them (issue 33: compile() was ~6 ms of each run of the tensor GEMM)."""
+    import builtins
+    import collections
+    import linecache
+    monkeypatch.setattr(block_compiler, "_compiled", collections.OrderedDict())
+    monkeypatch.setattr(block_compiler, "COMPILE_AFTER", 0)
+    compiled: list = []
+    monkeypatch.setattr(block_compiler, "compile", lambda *a: compiled.append(a[1]) or builtins.compile(*a),
+                        raising=False)
+    made: list = []
+    load = block_compiler._load
+    monkeypatch.setattr(block_compiler, "_load", lambda *a: made.append(load(*a)) or made[-1])
+    first = _outcome(int_lane, dispatch=(1, 1, 1), **_case(1))
+    assert compiled and len(set(compiled)) == len(compiled)
+    names = [fn.__code__.co_filename for fn in made]
+    for n in names:
+        linecache.cache.pop(n, None)   # (as when MAX_REGISTERED newer sources pushed them out)
+    again, made[:] = len(compiled), []
+    assert _outcome(int_lane, dispatch=(1, 1, 1), **_case(1)) == first
+    assert len(compiled) == again and [fn.__code__.co_filename for fn in made] == names
+    assert all(linecache.getlines(n) for n in names)
