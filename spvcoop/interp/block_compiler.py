@@ -443,14 +443,16 @@ def _load(lines: list[str], ns: dict, name: str, what: str):
     of its own, so that tracebacks, pdb and profilers show the generated lines (with a comment per SPIR-V
     instruction) instead of `<spvcoop compiled block>` without a line."""
     source = "\n".join(lines) + "\n"
-    hit = _compiled.get(source)
+    hit = _compiled.pop(source, None)   # (each step one dict operation: runs in other threads share the cache)
     if hit is None:
         filename = f"<spvcoop compiled {what[:80]} #{next(_serial)}>"
         hit = (compile(source, filename, "exec"), filename)
-        if len(_compiled) >= MAX_REGISTERED:
+    _compiled[source] = hit   # the latest last
+    while len(_compiled) > MAX_REGISTERED:
+        try:
             _compiled.popitem(last=False)
-    _compiled[source] = hit
-    _compiled.move_to_end(source)
+        except KeyError:
+            break
     code, filename = hit
     exec(code, ns)  # noqa: S102 - source generated above from numbers and fixed templates only
     if filename not in linecache.cache:
