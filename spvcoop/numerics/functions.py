@@ -319,11 +319,13 @@ def glsl_function(name: str, x: np.ndarray) -> np.ndarray | None:
 # GLSL.std.450 instructions whose H100 results the model does not reproduce, per float width, measured on
 # tests/data/h100-vulkan/float-model (scalar.npz, funcs.npz; sizes in docs/interpreter-coopmat.md): f32 inverse
 # trigonometric and hyperbolic functions; f16 smoothstep and atan2 (within 1 ulp);
-# refract (1 ulp) and faceforward of a NaN dot product in both; 3x3 and 4x4 determinant and inverse (not measured)
+# refract (1 ulp) and faceforward of a NaN dot product in both; f16 4x4 determinant and inverse (MATRIX_REPRODUCED)
 NOT_REPRODUCED_BY_WIDTH = {32: frozenset(F32_NOT_REPRODUCED) | {"Refract", "FaceForward"},
                            16: frozenset({"SmoothStep", "Atan2", "Refract", "FaceForward"})}
 NOT_REPRODUCED = NOT_REPRODUCED_BY_WIDTH[32] | NOT_REPRODUCED_BY_WIDTH[16]
-MATRIX_FUNCTIONS = frozenset({"Determinant", "MatrixInverse"})   # reproduced for 2x2 matrices
+MATRIX_FUNCTIONS = frozenset({"Determinant", "MatrixInverse"})
+# the matrix sizes (columns) whose MATRIX_FUNCTIONS the model reproduces, per float width (measured: det.npz)
+MATRIX_REPRODUCED = {32: frozenset({2, 3, 4}), 16: frozenset({2, 3})}
 # --compare-interpreter's documented model tolerance for outputs of modules that use them: |interpreter - device|
 # <= TOLERANCE * max(|device|, 1), both finite or the same non-finite value (docs/interpreter-coopmat.md); f16
 # outputs TOLERANCE_F16 (f16 smoothstep is up to 1.5e-3 off, f16 atan2 one f16 ulp)
@@ -351,7 +353,9 @@ def not_reproduced(module) -> list[str]:
             if inst.opname in MATRIX_FUNCTIONS:
                 arg = defs.get(i.operands[2].value) if len(i.operands) > 2 else None
                 t = types.get(arg.result_type) if arg is not None else None
-                if t is not None and t.opname == "OpTypeMatrix" and t.operands[1].value != 2:
+                width = _float_width(types, t.result_id) if t is not None else None
+                if t is not None and t.opname == "OpTypeMatrix" and t.operands[1].value not in \
+                        MATRIX_REPRODUCED.get(width or 0, frozenset()):
                     used.add(inst.opname)
                 continue
             width = _float_width(types, i.result_type)
