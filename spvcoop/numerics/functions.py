@@ -42,7 +42,7 @@ F16_TABLES.update({"Asin": "asin", "Acos": "acos", "Atan": "atan", "Asinh": "asi
                    "Atanh": "atanh"})
 # the f32 functions not reproduced (the IEEE result stands); measured on the H200:
 # polynomials whose coefficients were not identified (all within 4 ulp)
-F32_NOT_REPRODUCED = ("Asin", "Acos", "Atan", "Atan2", "Asinh", "Acosh", "Atanh")
+F32_NOT_REPRODUCED = ("Asin", "Acos", "Atan", "Atan2", "Asinh", "Acosh")
 _LOG2E = np.float32(1.4426950408889634)
 _LN2 = np.float32(0.6931471805599453)
 _TINY = np.float32(np.finfo(np.float32).tiny)
@@ -211,6 +211,56 @@ def tanh_f32(x: np.ndarray) -> np.ndarray:
     return np.copysign(r, x).astype(np.float32)
 
 
+# log1p(u) = k ln 2 + f + f^2 Q(f) (Q by Horner in f32 fma steps, its constant -0.5), f the reduced argument: the
+# coefficients of the H200's f32 atanh, which match CUDA's atanhf (sm_90, nvcc -ftz=true) bit for bit on every f32 of
+# [2^-6, 1) (tests/data/h100-vulkan/float-model README, "Sixth run"); the first is the f32 pattern, the others exact
+_LOG1P_Q = np.array([-0.04534861445426941, 0.10546888411045074463, -0.13229703903198242188, 0.14491446316242218018,
+                     -0.16641564667224884033, 0.19988867640495300293, -0.25000196695327758789,
+                     0.33333510160446166992, -0.5], np.float32)
+_LN2_F32 = np.float32(0.69314718246459960938)
+
+
+def _fma32(a, b, c) -> np.ndarray:
+    return _flush32(fma(np.asarray(a, np.float32), np.asarray(b, np.float32), np.asarray(c, np.float32), np.float32))
+
+
+def _log1p_f32(u: np.ndarray) -> np.ndarray:
+    """log(1 + u) of f32 u >= -1 as the H200 computes it inside atanh: k from the exponent of u + 1 rounded toward
+    zero (3/4 subtracted first), the integer scaling of u's bits by 2^-k, f = u 2^-k + 2^-k - 1,
+    then fma(k, ln 2, fma(f, f Q(f), f)); +inf, NaN and u < -1 give u * inf + inf (inf, NaN, NaN), -0 gives -0."""
+    u = np.asarray(u, np.float32)
+    bits = u.view(np.uint32).astype(np.int64)
+    with np.errstate(all="ignore"):
+        t = _toward_zero(u.astype(np.float64) + 1.0).astype(np.float32)
+        e = (t.view(np.uint32).astype(np.int64) - 0x3F400000) & 0xFF800000
+        e = np.where(e >= 1 << 31, e - (1 << 32), e)                      # the exponent step, signed, in bits
+        m = ((bits - e) & 0xFFFFFFFF).astype(np.uint32).view(np.float32)  # u 2^-k
+        s = _fma32(((0x40800000 - e) & 0xFFFFFFFF).astype(np.uint32).view(np.float32), 0.25, -1.0)   # 2^-k - 1
+        f = _flush32((m + s).astype(np.float32))
+        k = _flush32((e.astype(np.float32) * np.float32(2.0 ** -23)).astype(np.float32))
+        q = np.full(u.shape, _LOG1P_Q[0], np.float32)
+        for c in _LOG1P_Q[1:]:
+            q = _fma32(f, q, c)
+        r = _fma32(k, _LN2_F32, _fma32(f, _flush32((f * q).astype(np.float32)), f))
+        special = bits >= 0x7F800000                         # +inf, NaN, and every negative u (sign bit set)
+        beyond = bits.astype(np.uint32).view(np.int32) >= -0x407FFFFF   # +inf, NaN and u < -1 (not -1 <= u <= -0)
+        r = np.where(special & beyond, u * np.float32(np.inf) + np.float32(np.inf), r)   # inf, NaN, NaN
+        r = np.where(special & (u == 0), np.float32(-0.0), r)
+    return r.astype(np.float32)
+
+
+def atanh_f32(x: np.ndarray) -> np.ndarray:
+    """GLSL atanh: 0.5 log1p(2 |x| / (1 - |x|)) with x's sign, the quotient |x| * (2 rcp(1 - |x|)) (the unit's
+    rcp), _log1p_f32; |x| > 2^126 takes log1p(-2) (NaN)."""
+    x = np.asarray(x, np.float32)
+    a = np.abs(x)
+    with np.errstate(all="ignore"):
+        r = _flush32(rcp_f32(_flush32((np.float32(1) - a).astype(np.float32))))
+        u = _flush32((a * _flush32((r + r).astype(np.float32))).astype(np.float32))
+        u = np.where(a > np.float32(8.50705917302346158658e+37), np.float32(-2), u)
+        return _flush32((np.copysign(np.float32(0.5), x) * _log1p_f32(u)).astype(np.float32))
+
+
 def _flush32(v: np.ndarray) -> np.ndarray:
     return np.where(np.abs(v) < _TINY, np.copysign(np.float32(0), v), v).astype(np.float32)
 
@@ -286,7 +336,8 @@ def _by_constant(c: float):
 
 
 F32 = {"Exp2": ex2_f32, "Exp": exp_f32, "Sqrt": sqrt_f32, "InverseSqrt": rsqrt_f32, "Log2": lg2_f32, "Log": log_f32,
-       "Sin": sin_f32, "Cos": cos_f32, "Tanh": tanh_f32, "Tan": tan_f32, "Sinh": sinh_f32, "Cosh": cosh_f32}
+       "Sin": sin_f32, "Cos": cos_f32, "Tanh": tanh_f32, "Tan": tan_f32, "Sinh": sinh_f32, "Cosh": cosh_f32,
+       "Atanh": atanh_f32}
 # the same in f32 and f16 (plain arithmetic or exact)
 BOTH = {"Round": np.rint, "FSign": _sign, "Degrees": _by_constant(180 / np.pi), "Radians": _by_constant(np.pi / 180)}
 
