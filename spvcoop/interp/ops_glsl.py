@@ -541,13 +541,23 @@ def _det3(fm, m: np.ndarray, middle: int | None = 0) -> np.ndarray:
 def _det(fm, m: np.ndarray) -> np.ndarray:
     """GLSL determinant as the H200 computes it (measured bit for bit: tests/data/h100-vulkan/float-model det.npz,
     funcs.npz): 2x2 _det2; 3x3 _det3 (the middle minor's second product fused in f32, none in f16); 4x4 expanded
-    along column 0 with 3x3 cofactors _det3 (every minor's first product fused)."""
+    along column 0 with 3x3 cofactors _det3 (every minor's first product fused), summed as _expand in f32 and as
+    two fused pairs added in f16."""
     n = m.shape[-1]
     if n == 2:
         return _det2(fm, m)
     if n == 3:
         return _det3(fm, m, _DET3_MIDDLE[m.dtype])
-    return _expand(fm, m, [(-1) ** j * _det3(fm, _minor(m, 0, j)) for j in range(4)])
+    cof = [(-1) ** j * _det3(fm, _minor(m, 0, j)) for j in range(4)]
+    if m.dtype != np.float16:
+        return _expand(fm, m, cof)
+    # f16: two halves added, fma(m03, c3, m00 c0) + fma(m02, c2, m01 c1) (packed f16 pairs, it seems)
+    dt = m.dtype
+    col = fm.flush(m[..., 0, :])
+    with np.errstate(all="ignore"):
+        a = fm.flush(exact_fma(col[..., 3], cof[3], fm.flush((col[..., 0] * cof[0]).astype(dt)), dt))
+        b = fm.flush(exact_fma(col[..., 2], cof[2], fm.flush((col[..., 1] * cof[1]).astype(dt)), dt))
+        return fm.flush((a + b).astype(dt))
 
 
 def _adjugate_device(fm, m: np.ndarray) -> np.ndarray:

@@ -370,13 +370,12 @@ def glsl_function(name: str, x: np.ndarray) -> np.ndarray | None:
 # GLSL.std.450 instructions whose H100 results the model does not reproduce, per float width, measured on
 # tests/data/h100-vulkan/float-model (scalar.npz, funcs.npz; sizes in docs/interpreter-coopmat.md): f32 inverse
 # trigonometric and hyperbolic functions; f16 smoothstep and atan2 (within 1 ulp);
-# refract (1 ulp) and faceforward of a NaN dot product in both; f16 4x4 determinant and inverse (MATRIX_REPRODUCED)
+# refract (1 ulp) and faceforward of a NaN dot product in both
 NOT_REPRODUCED_BY_WIDTH = {32: frozenset(F32_NOT_REPRODUCED) | {"Refract", "FaceForward"},
                            16: frozenset({"SmoothStep", "Atan2", "Refract", "FaceForward"})}
 NOT_REPRODUCED = NOT_REPRODUCED_BY_WIDTH[32] | NOT_REPRODUCED_BY_WIDTH[16]
+# reproduced for 2x2, 3x3 and 4x4 matrices, f32 and f16 (measured: funcs.npz, det.npz)
 MATRIX_FUNCTIONS = frozenset({"Determinant", "MatrixInverse"})
-# the matrix sizes (columns) whose MATRIX_FUNCTIONS the model reproduces, per float width (measured: det.npz)
-MATRIX_REPRODUCED = {32: frozenset({2, 3, 4}), 16: frozenset({2, 3})}
 # --compare-interpreter's documented model tolerance for outputs of modules that use them: |interpreter - device|
 # <= TOLERANCE * max(|device|, 1), both finite or the same non-finite value (docs/interpreter-coopmat.md); f16
 # outputs TOLERANCE_F16 (f16 smoothstep is up to 1.5e-3 off, f16 atan2 one f16 ulp)
@@ -394,20 +393,11 @@ def not_reproduced(module) -> list[str]:
         return []
     ext = load().ext_set("GLSL.std.450")
     types = {i.result_id: i for i in module.instructions if i.opname.startswith("OpType")}
-    defs = {i.result_id: i for i in module.instructions if i.result_id is not None}
     used = set()
     for i in module.instructions:
         if i.opname == "OpExtInst" and i.operands[0].value in sets:
             inst = ext.by_opcode.get(i.operands[1].value)   # type: ignore[union-attr]
             if inst is None:
-                continue
-            if inst.opname in MATRIX_FUNCTIONS:
-                arg = defs.get(i.operands[2].value) if len(i.operands) > 2 else None
-                t = types.get(arg.result_type) if arg is not None else None
-                width = _float_width(types, t.result_id) if t is not None else None
-                if t is not None and t.opname == "OpTypeMatrix" and t.operands[1].value not in \
-                        MATRIX_REPRODUCED.get(width or 0, frozenset()):
-                    used.add(inst.opname)
                 continue
             width = _float_width(types, i.result_type)
             if inst.opname in (NOT_REPRODUCED_BY_WIDTH.get(width, NOT_REPRODUCED) if width else NOT_REPRODUCED):
