@@ -21,7 +21,8 @@ Tables (tables/h100_functions.npz, made by tests/data/h100-vulkan/float-model/ma
 Built from them (measured on 16,384 scalar inputs each): f32 `x / y` = x * rcp(y) (one f32 multiply); f16
 `x / y` = x * rcp16(y) in f16; f32 `exp(x)` = exp2(x * log2(e)) with the product rounded to f32. Measured on the
 H200 (funcs.comp, 40,960 inputs each; f16 over every input): `tan` = sin * rcp(cos) (f32; f16 with the f16 tables
-in f16), `sinh` / `cosh` = (exp(x) -/+ exp(-x)) * 0.5 in f32 (f16: the f32 rule, converted), `round` = roundEven,
+in f16), `sinh` / `cosh` = (exp(x) -/+ exp(-x)) * 0.5 in f32 (f16: the f32 rule, converted), f32 `atanh` =
+0.5 log1p(2 |x| rcp(1 - |x|)) with a log1p of its own (atanh_f32: every f32 of [2^-6, 1)), `round` = roundEven,
 `sign(NaN)` = 0, `degrees` / `radians` one multiply by the constant rounded to the type.
 Every function takes operands already flushed by the caller and returns values before the caller's flush and NaN
 pattern (compiled_floats.CodeFloats finishes them)."""
