@@ -85,6 +85,9 @@ def _binary(fn, signed):
         if ex.float_model is not None and fn in (np.fmax, np.fmin) and a.dtype.kind == "f":
             return to_type(ex.float_model.fmax_fmin(a, b, fn is np.fmax), _rt(ex, inst))
         fm = ex.float_model
+        if fn is np.arctan2 and fm is not None and fm.functions and a.dtype == np.float32:
+            from ..numerics.functions import atan2_f32   # the driver's own atan2 (numpy tables: loaded when used)
+            return fm.finish(atan2_f32(fm.flush(a), fm.flush(b)), a.dtype)
         if fm is not None and a.dtype in (np.float32, np.float16) and fn is not np.power:
             # Step, Atan2 under a GPU's float rules: flushed operands, the result finished
             with np.errstate(all="ignore"):
@@ -145,13 +148,17 @@ def smoothstep(ex, inst, args, mask):
     fm = ex.float_model
     if fm is not None and fm.functions and dt in (np.float32, np.float16):
         # the H100: t = saturate((x - e0) * rcp(e1 - e0)) (a NaN saturates to 0), then (t * t) * (3 - 2 t), each
-        # step rounded (f32 measured bit for bit; f16 not reproduced: docs/interpreter-coopmat.md)
+        # step rounded (f32 measured bit for bit); f16 computes 3 - 2 t as (3 - t) - t (the driver's code, read:
+        # tests/data/h100-vulkan/float-model README, "Seventh run")
         from ..numerics.functions import divide
         e0, e1, x = fm.flush(e0), fm.flush(e1), fm.flush(x)
         with np.errstate(all="ignore"):
             q = fm.flush(divide(fm.flush((x - e0).astype(dt)), fm.flush((e1 - e0).astype(dt)), dt))
             t = np.where(np.isnan(q), dt.type(0), np.clip(q, 0, 1)).astype(dt)
-            u = fm.flush((dt.type(3) - fm.flush((dt.type(2) * t).astype(dt))).astype(dt))
+            if dt == np.float16:
+                u = ((dt.type(3) - t).astype(dt) - t).astype(dt)
+            else:
+                u = fm.flush((dt.type(3) - fm.flush((dt.type(2) * t).astype(dt))).astype(dt))
             return fm.finish((fm.flush((t * t).astype(dt)) * u).astype(dt), dt)
     t = np.clip((x - e0) / (e1 - e0), 0, 1)
     return (t * t * (3 - 2 * t)).astype(_rt(ex, inst).dtype)
