@@ -285,14 +285,14 @@ def refract(ex, inst, args, mask):
     i, n, eta = map(np.asarray, args)
     eta = eta.reshape(-1, 1) if i.ndim > 1 else eta
     fm = _contracting(ex, i)
-    if fm is not None:   # the closest of the forms tried (not reproduced: docs/interpreter-coopmat.md)
+    if fm is not None:   # the driver's code for a constant eta (read: docs/interpreter-coopmat.md)
         dt = i.dtype
         i, n, eta = fm.flush(i), fm.flush(n), fm.flush(eta)
         with np.errstate(all="ignore"):
             d = fm.dot(n, i, dt)[..., None]
-            t = fm.flush((dt.type(1) - fm.flush((d * d).astype(dt))).astype(dt))
+            # k = 1 - eta^2 (1 - d^2) as fma(d * d, eta^2, 1 - eta^2), the two constants folded
             e2 = fm.flush((eta * eta).astype(dt))
-            k = fm.flush(exact_fma(-e2, t, dt.type(1), dt))
+            k = fm.flush(exact_fma(fm.flush((d * d).astype(dt)), e2, fm.flush((dt.type(1) - e2).astype(dt)), dt))
             s = fm.glsl("Sqrt", k, dt)
             s = fm.flush(np.sqrt(k).astype(dt) if s is None else s)
             u = fm.flush(exact_fma(eta, d, s, dt))
