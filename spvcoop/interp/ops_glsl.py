@@ -85,9 +85,9 @@ def _binary(fn, signed):
         if ex.float_model is not None and fn in (np.fmax, np.fmin) and a.dtype.kind == "f":
             return to_type(ex.float_model.fmax_fmin(a, b, fn is np.fmax), _rt(ex, inst))
         fm = ex.float_model
-        if fn is np.arctan2 and fm is not None and fm.functions and a.dtype == np.float32:
-            from ..numerics.functions import atan2_f32   # the driver's own atan2 (numpy tables: loaded when used)
-            return fm.finish(atan2_f32(fm.flush(a), fm.flush(b)), a.dtype)
+        if fn is np.arctan2 and fm is not None and fm.functions and a.dtype in (np.float32, np.float16):
+            from ..numerics.functions import atan2_f16, atan2_f32   # the driver's own (numpy tables: loaded when used)
+            return fm.finish((atan2_f32 if a.dtype == np.float32 else atan2_f16)(fm.flush(a), fm.flush(b)), a.dtype)
         if fm is not None and a.dtype in (np.float32, np.float16) and fn is not np.power:
             # Step, Atan2 under a GPU's float rules: flushed operands, the result finished
             with np.errstate(all="ignore"):
