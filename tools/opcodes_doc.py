@@ -273,7 +273,7 @@ def opcodes_md() -> str:
                 elif name in h100.F16:
                     device.append("f16: `F16`")
                 if name in h100.MATRIX_FUNCTIONS:
-                    device.append("2x2 matrices (`MATRIX_FUNCTIONS`)")
+                    device.append("2x2, 3x3 and 4x4 matrices (`MATRIX_FUNCTIONS`)")
                 for width, names in sorted(h100.NOT_REPRODUCED_BY_WIDTH.items(), reverse=True):
                     if name in names:
                         device.append(f"f{width}: not reproduced (`NOT_REPRODUCED_BY_WIDTH`: compared within the "

@@ -85,6 +85,9 @@ def _binary(fn, signed):
         if ex.float_model is not None and fn in (np.fmax, np.fmin) and a.dtype.kind == "f":
             return to_type(ex.float_model.fmax_fmin(a, b, fn is np.fmax), _rt(ex, inst))
         fm = ex.float_model
+        if fn is np.arctan2 and fm is not None and fm.functions and a.dtype in (np.float32, np.float16):
+            from ..numerics.functions import atan2_f16, atan2_f32   # the driver's own (numpy tables: loaded when used)
+            return fm.finish((atan2_f32 if a.dtype == np.float32 else atan2_f16)(fm.flush(a), fm.flush(b)), a.dtype)
         if fm is not None and a.dtype in (np.float32, np.float16) and fn is not np.power:
             # Step, Atan2 under a GPU's float rules: flushed operands, the result finished
             with np.errstate(all="ignore"):
@@ -145,13 +148,17 @@ def smoothstep(ex, inst, args, mask):
     fm = ex.float_model
     if fm is not None and fm.functions and dt in (np.float32, np.float16):
         # the H100: t = saturate((x - e0) * rcp(e1 - e0)) (a NaN saturates to 0), then (t * t) * (3 - 2 t), each
-        # step rounded (f32 measured bit for bit; f16 not reproduced: docs/interpreter-coopmat.md)
+        # step rounded (f32 measured bit for bit); f16 computes 3 - 2 t as (3 - t) - t (the driver's code, read:
+        # tests/data/h100-vulkan/float-model README, "Seventh run")
         from ..numerics.functions import divide
         e0, e1, x = fm.flush(e0), fm.flush(e1), fm.flush(x)
         with np.errstate(all="ignore"):
             q = fm.flush(divide(fm.flush((x - e0).astype(dt)), fm.flush((e1 - e0).astype(dt)), dt))
             t = np.where(np.isnan(q), dt.type(0), np.clip(q, 0, 1)).astype(dt)
-            u = fm.flush((dt.type(3) - fm.flush((dt.type(2) * t).astype(dt))).astype(dt))
+            if dt == np.float16:
+                u = ((dt.type(3) - t).astype(dt) - t).astype(dt)
+            else:
+                u = fm.flush((dt.type(3) - fm.flush((dt.type(2) * t).astype(dt))).astype(dt))
             return fm.finish((fm.flush((t * t).astype(dt)) * u).astype(dt), dt)
     t = np.clip((x - e0) / (e1 - e0), 0, 1)
     return (t * t * (3 - 2 * t)).astype(_rt(ex, inst).dtype)
@@ -278,14 +285,14 @@ def refract(ex, inst, args, mask):
     i, n, eta = map(np.asarray, args)
     eta = eta.reshape(-1, 1) if i.ndim > 1 else eta
     fm = _contracting(ex, i)
-    if fm is not None:   # the closest of the forms tried (not reproduced: docs/interpreter-coopmat.md)
+    if fm is not None:   # the driver's code for a constant eta (read: docs/interpreter-coopmat.md)
         dt = i.dtype
         i, n, eta = fm.flush(i), fm.flush(n), fm.flush(eta)
         with np.errstate(all="ignore"):
             d = fm.dot(n, i, dt)[..., None]
-            t = fm.flush((dt.type(1) - fm.flush((d * d).astype(dt))).astype(dt))
+            # k = 1 - eta^2 (1 - d^2) as fma(d * d, eta^2, 1 - eta^2), the two constants folded
             e2 = fm.flush((eta * eta).astype(dt))
-            k = fm.flush(exact_fma(-e2, t, dt.type(1), dt))
+            k = fm.flush(exact_fma(fm.flush((d * d).astype(dt)), e2, fm.flush((dt.type(1) - e2).astype(dt)), dt))
             s = fm.glsl("Sqrt", k, dt)
             s = fm.flush(np.sqrt(k).astype(dt) if s is None else s)
             u = fm.flush(exact_fma(eta, d, s, dt))
@@ -484,11 +491,12 @@ OPS.ext_op(SET, "UnpackUnorm2x16")(_unpack(2, False))
 OPS.ext_op(SET, "UnpackSnorm2x16")(_unpack(2, True))
 
 
-def _contracting_2x2(ex, m: np.ndarray):
-    """The run's contracting float rules for a 2x2 f32 / f16 matrix ((k, 2, 2), columns first), else None."""
+def _contracting_matrix(ex, m: np.ndarray):
+    """The run's contracting float rules for a 2x2, 3x3 or 4x4 f32 / f16 matrix ((k, n, n), columns first), else
+    None."""
     fm = ex.float_model
     ok = fm is not None and getattr(fm, "contract", False) and m.dtype in (np.float32, np.float16)
-    return fm if ok and m.shape[-2:] == (2, 2) else None
+    return fm if ok and m.shape[-1] in (2, 3, 4) and m.shape[-1] == m.shape[-2] else None
 
 
 def _det2(fm, m: np.ndarray) -> np.ndarray:
@@ -496,12 +504,96 @@ def _det2(fm, m: np.ndarray) -> np.ndarray:
     return _fms(fm, m[..., 0, 0], m[..., 1, 1], m[..., 1, 0], m[..., 0, 1], m.dtype)
 
 
+def _minor(m: np.ndarray, c: int, r: int) -> np.ndarray:
+    """m without column c and row r."""
+    keep_c = [k for k in range(m.shape[-1]) if k != c]
+    keep_r = [k for k in range(m.shape[-1]) if k != r]
+    return m[..., keep_c, :][..., keep_r]
+
+
+def _minor2(fm, m: np.ndarray, fuse: int | None) -> np.ndarray:
+    """A 2x2 determinant m00 m11 - m10 m01 with the first product fused (0), the second (1) or none (None)."""
+    dt = m.dtype
+    p, q, r, s = (fm.flush(v) for v in (m[..., 0, 0], m[..., 1, 1], m[..., 1, 0], m[..., 0, 1]))
+    with np.errstate(all="ignore"):
+        if fuse == 0:
+            return _fms(fm, p, q, r, s, dt)
+        if fuse == 1:
+            return fm.flush(exact_fma(-r, s, fm.flush((p * q).astype(dt)), dt))
+        return fm.flush((fm.flush((p * q).astype(dt)) - fm.flush((r * s).astype(dt))).astype(dt))
+
+
+def _expand(fm, m: np.ndarray, cofactors: list[np.ndarray]) -> np.ndarray:
+    """sum_j m[0][j] * cofactor_j as the GPU's dot: the second product rounded, then fma of the first, then of the
+    others in order (the H200's 3x3 and 4x4 determinants)."""
+    dt = m.dtype
+    col = fm.flush(m[..., 0, :])
+    with np.errstate(all="ignore"):
+        r = fm.flush((col[..., 1] * cofactors[1]).astype(dt))
+        for j in (0, *range(2, len(cofactors))):
+            r = fm.flush(exact_fma(col[..., j], cofactors[j], r, dt))
+    return r
+
+
+# which product of the middle 2x2 minor of a Determinant of a 3x3 fuses (the first and last: the first)
+_DET3_MIDDLE = {np.dtype(np.float32): 1, np.dtype(np.float16): None}
+
+
+def _det3(fm, m: np.ndarray, middle: int | None = 0) -> np.ndarray:
+    """A 3x3 determinant expanded along column 0: cofactor j the 2x2 minor (first product fused; the middle one's
+    fusion `middle`), negated for odd j, summed as _expand."""
+    return _expand(fm, m, [(-1) ** j * _minor2(fm, _minor(m, 0, j), 0 if j != 1 else middle) for j in range(3)])
+
+
+def _det(fm, m: np.ndarray) -> np.ndarray:
+    """GLSL determinant as the H200 computes it (measured bit for bit: tests/data/h100-vulkan/float-model det.npz,
+    funcs.npz): 2x2 _det2; 3x3 _det3 (the middle minor's second product fused in f32, none in f16); 4x4 expanded
+    along column 0 with 3x3 cofactors _det3 (every minor's first product fused), summed as _expand in f32 and as
+    two fused pairs added in f16."""
+    n = m.shape[-1]
+    if n == 2:
+        return _det2(fm, m)
+    if n == 3:
+        return _det3(fm, m, _DET3_MIDDLE[m.dtype])
+    cof = [(-1) ** j * _det3(fm, _minor(m, 0, j)) for j in range(4)]
+    if m.dtype != np.float16:
+        return _expand(fm, m, cof)
+    # f16: two halves added, fma(m03, c3, m00 c0) + fma(m02, c2, m01 c1) (packed f16 pairs, it seems)
+    dt = m.dtype
+    col = fm.flush(m[..., 0, :])
+    with np.errstate(all="ignore"):
+        a = fm.flush(exact_fma(col[..., 3], cof[3], fm.flush((col[..., 0] * cof[0]).astype(dt)), dt))
+        b = fm.flush(exact_fma(col[..., 2], cof[2], fm.flush((col[..., 1] * cof[1]).astype(dt)), dt))
+        return fm.flush((a + b).astype(dt))
+
+
+def _adjugate_device(fm, m: np.ndarray) -> np.ndarray:
+    """The adjugate (entry [c][r] the cofactor of column r, row c) as the H200's inverse computes it: 2x2 the
+    entries; 3x3 the 2x2 minors with the first product fused, the odd ones' second (negated); 4x4 the 3x3
+    cofactors as in the determinant."""
+    n = m.shape[-1]
+    if n == 2:
+        return np.stack([np.stack([m[..., 1, 1], -m[..., 0, 1]], -1), np.stack([-m[..., 1, 0], m[..., 0, 0]], -1)], -2)
+    out = np.empty_like(m)
+    for c in range(n):
+        for r in range(n):
+            sub = _minor(m, r, c)
+            odd = (r + c) % 2
+            if n == 3 and odd:   # r s - p q with the first product fused: +0 where they cancel
+                v = _minor2(fm, sub[..., ::-1, :], 0)
+            else:
+                v = _minor2(fm, sub, 0) if n == 3 else _det3(fm, sub)
+                v = -v if odd else v
+            out[..., c, r] = v
+    return out
+
+
 @OPS.ext_op(SET, "Determinant")
 def determinant(ex, inst, args, mask):
     m = np.asarray(args[0])
-    fm = _contracting_2x2(ex, m)
+    fm = _contracting_matrix(ex, m)
     if fm is not None:
-        return fm.finish(_det2(fm, m), m.dtype)
+        return fm.finish(_det(fm, m), m.dtype)
     return np.linalg.det(m.astype(np.float64)).astype(_rt(ex, inst).dtype)
 
 
@@ -510,11 +602,11 @@ def matrix_inverse(ex, inst, args, mask):
     """GLSL leaves the inverse of a singular matrix undefined: it is adjugate / determinant here (inf and NaN
     where the determinant is 0), LAPACK's inverse elsewhere."""
     m = np.asarray(args[0])
-    fm = _contracting_2x2(ex, m)
+    fm = _contracting_matrix(ex, m)
     if fm is not None:   # the adjugate's entries divided by the determinant as OpFDiv (x * rcp(det): the H200)
         from ..numerics.functions import divide
-        det = _det2(fm, m)[..., None, None]
-        adj = np.stack([np.stack([m[..., 1, 1], -m[..., 0, 1]], -1), np.stack([-m[..., 1, 0], m[..., 0, 0]], -1)], -2)
+        det = _det(fm, m)[..., None, None]
+        adj = _adjugate_device(fm, m)
         if not fm.functions:
             with np.errstate(all="ignore"):
                 return fm.finish((fm.flush(adj) / det).astype(m.dtype), m.dtype)
