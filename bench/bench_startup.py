@@ -9,7 +9,8 @@ ratio is taken pair by pair (its median is printed with the medians of each). Ca
             file: the issue's "1 invocation" row)
   run-spec  the same through a run spec (its pydantic schema is part of the cost)
 Wall time and CPU time (user + system of the process and what it waited for: spirv-val runs as a
-child during validation) from os.wait4.
+child during validation) from os.wait4. Python caches the compiled modules (in a temporary PYTHONPYCACHEPREFIX,
+PYTHONDONTWRITEBYTECODE unset) as an installed package has them; the first run of each case is a warm-up.
 
 Then the parser's own start (issue 33: under 80 ms on an idle machine): `spvcoop --version`, `--help`,
 `run --help` and a usage error, each in turn with `python -c pass` (Python's own start), medians in ms.
@@ -48,6 +49,10 @@ def main(argv=None) -> int:
     numpy = [sys.executable, "-c", "import numpy"]
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
+        # compiled modules cached as an installed package has them (pip compiles on install): without this, an
+        # environment with PYTHONDONTWRITEBYTECODE=1 times Python compiling spvcoop's sources at every start
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(d / "pycache")
         (d / "in.yaml").write_text("pc: {a: 2.0, n: 1}\nx: [1.0]\ny: [1.0]\n")
         (d / "saxpy.spvasm").write_bytes(SAXPY.read_bytes())
         (d / "spec.yaml").write_text("shader: saxpy.spvasm\ndispatch: [1, 1, 1]\npush_constants: {a: 2.0, n: 1}\n"

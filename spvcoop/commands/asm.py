@@ -8,7 +8,7 @@ COMMANDS, HELP_ORDER = ("as",), 10  # its commands, its place in --help (cli.py)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from ..asm.assembler import TARGET_ENVS
+    from ..asm.target_envs import TARGET_ENVS
     p = sub.add_parser(
         "as", help="assemble SPIR-V text (.spvasm) into a binary (.spv)",
         description="Assemble SPIR-V assembly text into a binary module. The output is byte-identical "

@@ -527,12 +527,10 @@ def run_measure(args: argparse.Namespace) -> int:
                                    f"{info.api_version}) by spvcoop layout measure", entries, linear=True)
         # checked before writing, with the limits `layout diff`/`show`/`run --layout` read it with by default
         # (linear bases keep Workgroup-scope types small; tables that no bases give may still pass the size)
-        from dataclasses import replace
-
         from ..layouts.limits import DEFAULT_LIMITS
         over = len(text) > DEFAULT_LIMITS.max_model_bytes
         parse_model(text, args.output or "<measure>",
-                    limits=replace(DEFAULT_LIMITS, max_model_bytes=len(text)) if over else DEFAULT_LIMITS)
+                    limits=DEFAULT_LIMITS.replace(max_model_bytes=len(text)) if over else DEFAULT_LIMITS)
         _write_all([(args.output, text)])
         if over:
             print(f"warning: the model takes {len(text)} bytes, more than the default limit of "

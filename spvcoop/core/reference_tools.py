@@ -7,14 +7,16 @@ This is the one place that finds them: the library, the tests and the benchmarks
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
 from collections.abc import Callable
 from functools import cache
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 from .records import FrozenRecord
+
+if TYPE_CHECKING:
+    import subprocess
 
 
 # Plain records, not dataclasses: generating dataclass code costs ~1 ms a class at every start (records.py).
@@ -49,6 +51,7 @@ class Tool(FrozenRecord):
             preexec_fn: Callable[[], None] | None = None) -> subprocess.CompletedProcess:
         """Run the tool; preexec_fn runs in the child before exec (resource limits: loader.compile_glsl)."""
         # the tools echo their input's bytes in messages: never fail on decoding them
+        import subprocess   # here: `val`'s parser reads this module's option lists, and starts at once
         return subprocess.run([self.path, *args], input=input, capture_output=True, timeout=timeout,
                               text=text, errors="replace" if text else None, env=self.env(), cwd=cwd,
                               check=check, preexec_fn=preexec_fn)
@@ -74,6 +77,7 @@ def find_tool(name: str) -> Tool | None:
         if exe.is_file() and os.access(exe, os.X_OK) and not _is_script(exe):
             lib = exe.parent.parent / "lib"
             return Tool(name, str(exe), str(lib) if lib.is_dir() else None)
+    import shutil
     for cand in (Path(sys.prefix) / "bin" / name, shutil.which(name)):
         if cand and Path(cand).is_file() and os.access(cand, os.X_OK):
             return Tool(name, str(cand), None, native=not _is_script(Path(cand)))

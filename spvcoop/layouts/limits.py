@@ -11,7 +11,7 @@ integers in descriptors, the nesting of formulas and CuTe layouts, and text leng
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..core.records import FrozenRecord
 
 MAX_INT = (1 << 32) - 1      # any integer in a descriptor (strides, bases, shapes, table cells)
 MAX_EXPR_CHARS = 1000        # one formula expression (the shipped ones are under 80)
@@ -26,14 +26,23 @@ MAX_LIST = 64                # values in an entry's rows / cols / subgroup_size 
 MAX_ENUMERATED_TYPES = 4096  # concrete types a model's entries may list (layout list / diff), and examples
 
 
-@dataclass(frozen=True)
-class LayoutLimits:
+# A plain record, not a dataclass: every command's parser reads the defaults, and `spvcoop --help` should not pay
+# for generating a dataclass (records.py)
+class LayoutLimits(FrozenRecord):
     """Budgets for one model; raise them with the options named in each field's comment."""
-    max_dim: int = 4096            # rows and cols of a matrix (--max-dim)
-    max_elements: int = 1 << 16    # rows * cols; a layout's S * L slots may be twice that (--max-elements)
-    max_subgroup: int = 1024       # invocations per subgroup (--max-subgroup)
-    max_output: int = 64 << 20     # bytes of a rendered table / JSON / SVG / HTML (--max-output)
-    max_model_bytes: int = 256 << 10  # a model file (--max-model-bytes); the shipped ones are under 20 KB
+    __slots__ = ("max_dim", "max_elements", "max_subgroup", "max_output", "max_model_bytes")
+    _fields = __slots__
+    max_dim: int              # rows and cols of a matrix (--max-dim)
+    max_elements: int         # rows * cols; a layout's S * L slots may be twice that (--max-elements)
+    max_subgroup: int         # invocations per subgroup (--max-subgroup)
+    max_output: int           # bytes of a rendered table / JSON / SVG / HTML (--max-output)
+    max_model_bytes: int      # a model file (--max-model-bytes); the shipped ones are under 20 KB
+
+    def __init__(self, max_dim: int = 4096, max_elements: int = 1 << 16, max_subgroup: int = 1024,
+                 max_output: int = 64 << 20, max_model_bytes: int = 256 << 10) -> None:
+        values = (max_dim, max_elements, max_subgroup, max_output, max_model_bytes)
+        for name, value in zip(self._fields, values, strict=True):
+            object.__setattr__(self, name, value)
 
     @property
     def max_slots(self) -> int:
