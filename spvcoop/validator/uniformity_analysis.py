@@ -22,6 +22,8 @@ is taken as reached by the whole instance (its call sites are checked) and param
 """
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ..core.facts import ModuleFacts
@@ -354,12 +356,15 @@ def root_of(defs: dict[int, Instruction], pointer_id: int) -> tuple[Instruction 
     d = defs.get(pointer_id)
     guard = 0
     while d is not None and guard < 64:
-        if d.opname in _CHAINS and d.operands:
+        if d.opname in _CHAINS:
+            ops = cast("list[int]", d.operand_values())   # all ids: no Operand records made
+            if not ops:
+                break
             first = 2 if d.opname in ("OpPtrAccessChain", "OpInBoundsPtrAccessChain") else 1
-            if first == 2 and len(d.operands) > 1:
-                indices[:0] = [d.operands[1].as_int]
-            indices[:0] = [o.as_int for o in d.operands[first:]]
-            d = defs.get(d.operands[0].as_int)
+            if first == 2 and len(ops) > 1:
+                indices[:0] = [ops[1]]
+            indices[:0] = ops[first:]
+            d = defs.get(ops[0])
         elif d.opname == "OpCopyObject" and d.operands:
             d = defs.get(d.operands[0].as_int)
         else:
@@ -706,17 +711,17 @@ class Witness:
             self._single_store = found
         return self._single_store.get(var)
 
-    # ---- pointers -----------------------------------------------------------------------------------------
-    def pointer_parts(self, ptr: int):
-        """The values that select what a pointer addresses: chain indices (and a converted address); constant
-        indices are left out (the same for every invocation)."""
-        root, idx = root_of(self.ix.defs, ptr)
-        parts = [self.value(k) for k in idx if not self.ix.is_constant_inst(k)]
-        if root is not None and root.opname == "OpConvertUToPtr" and root.operands:
-            parts.append(self.value(root.operands[0].as_int))
-        elif root is not None and root.opname != "OpVariable" and root.result_id is not None:
-            parts.append(self.value(root.result_id))
-        return parts
+
+def pointer_part_ids(ix, ptr: int) -> list[int]:
+    """The ids whose values select what a pointer addresses: chain indices (and a converted address); constant
+    indices are left out (the same for every invocation)."""
+    root, idx = root_of(ix.defs, ptr)
+    parts = [k for k in idx if not ix.is_constant_inst(k)]
+    if root is not None and root.opname == "OpConvertUToPtr" and root.operands:
+        parts.append(root.operands[0].as_int)
+    elif root is not None and root.opname != "OpVariable" and root.result_id is not None:
+        parts.append(root.result_id)
+    return parts
 
 
 _FLOAT = {16: np.float16, 32: np.float32, 64: np.float64}
