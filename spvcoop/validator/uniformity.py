@@ -128,7 +128,6 @@ class _Analysis:
         # function asks for the same few blocks once per instruction)
         self._branch_memo: dict[tuple[int | None, int], list[tuple[int, set[int]]]] = {}
         self._reach_memo: dict[tuple[Witness, int], np.ndarray] = {}
-        self._parts_memo: dict[int, list[int]] = {}   # pointer -> pointer_part_ids
         self._run()
 
     def _run(self) -> None:
@@ -191,7 +190,7 @@ class _Analysis:
         label = fn.label_of_index.get(inst.index)
         if label is None:
             return True
-        if self._branches(fn, label):
+        if fn.cd.get(label):   # depends on a branch (cd_closure is empty exactly where this is)
             return False
         if kind != "coopmat":
             return True
@@ -205,14 +204,8 @@ class _Analysis:
             for k in (stride, layout):
                 if k is not None and ((d := defs.get(k)) is None or d.opname not in CONSTANT_OPS):
                     return False
-            return not self._part_ids(ptr)
+            return not pointer_part_ids(self.ix, ptr)
         return op not in ("OpCompositeConstruct", "OpMatrixTimesScalar")
-
-    def _part_ids(self, ptr: int) -> list[int]:
-        got = self._parts_memo.get(ptr)
-        if got is None:
-            got = self._parts_memo[ptr] = pointer_part_ids(self.ix, ptr)
-        return got
 
     def _check(self, fn: Function, ws: list[Witness], inst: Instruction, kind: str, scope: int, spec: bool):
         label = fn.label_of_index.get(inst.index)
@@ -349,7 +342,7 @@ class _Analysis:
             if got is None:
                 return
             flavour, ptr, stride, layout = got
-            for part in [w.value(k) for k in self._part_ids(ptr)]:
+            for part in [w.value(k) for k in pointer_part_ids(ix, ptr)]:
                 if varies(part, reach) is not None:
                     checks.append(("uniformity.coopmat.operand", "pointer", "Pointer", part))
                     break

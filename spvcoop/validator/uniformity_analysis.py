@@ -28,6 +28,7 @@ import numpy as np
 
 from ..core.facts import ModuleFacts
 from ..core.module import Instruction
+from .index import CONSTANT_OPS
 
 SUBGROUP, WORKGROUP = 3, 2   # Scope values
 SUBGROUP_SAMPLE = 8          # invocations of subgroup 0 the witness computes (lavapipe, Intel: 8; the rest more)
@@ -715,8 +716,9 @@ class Witness:
 def pointer_part_ids(ix, ptr: int) -> list[int]:
     """The ids whose values select what a pointer addresses: chain indices (and a converted address); constant
     indices are left out (the same for every invocation)."""
-    root, idx = root_of(ix.defs, ptr)
-    parts = [k for k in idx if not ix.is_constant_inst(k)]
+    defs = ix.defs
+    root, idx = root_of(defs, ptr)
+    parts = [k for k in idx if (d := defs.get(k)) is None or d.opname not in CONSTANT_OPS]   # is_constant_inst
     if root is not None and root.opname == "OpConvertUToPtr" and root.operands:
         parts.append(root.operands[0].as_int)
     elif root is not None and root.opname != "OpVariable" and root.result_id is not None:
