@@ -7,17 +7,22 @@ the interpreter checks the same at run time with the actual values (coopmat/core
 """
 from __future__ import annotations
 
-from typing import cast
-
-import numpy as np
+from typing import TYPE_CHECKING, cast
 
 from ..core.diagnostics import Note
 from ..core.module import Instruction, Operand
 from .index import CONSTANT_OPS
 from .coopmat_memory import LOADS, LOAD_STORE, parse_access
 from .registry import MODULE, Context, rule
-from .uniformity_analysis import (SUBGROUP, UNIFORM, VARYING, WORKGROUP, Divergence, Facts, Function, Witness,
-                                  functions, pointer_part_ids, varies)
+from .uniformity_facts import SUBGROUP, WORKGROUP, Facts, Function, functions, pointer_part_ids
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .uniformity_analysis import Witness
+
+# numpy and uniformity_analysis (values, divergence) are imported where a witness is needed: a module whose every
+# instruction _quiet decides (a large straight-line kernel) is validated without loading numpy (issue 33)
 
 KHR = "SPV_KHR_cooperative_matrix"
 NV = "SPV_NV_cooperative_matrix"
@@ -101,6 +106,7 @@ def _may_take_matrix(opname: str) -> bool:
 
 def _witness(per: dict, facts: Facts, fn: Function, size, scope: int) -> Witness:
     """The function's witness at `scope`, made once (per entry point)."""
+    from .uniformity_analysis import Divergence, Witness
     if scope not in per:
         per[scope] = Witness(facts, fn, size, scope, Divergence(facts, fn, size, scope))
     return per[scope]
@@ -242,6 +248,7 @@ class _Analysis:
         k = (w, label)
         r = self._reach_memo.get(k)
         if r is None:
+            import numpy as np
             r = np.ones(w.n, bool)
             for x, edges in self._branches(fn, label):
                 takes = self._takes(fn, w, x, edges)
@@ -252,6 +259,7 @@ class _Analysis:
 
     def _takes(self, fn: Function, w: Witness, x: int, edges: set[int]) -> np.ndarray | None:
         """Per invocation of the sample: does it leave branch block x by one of `edges`? None: unknown."""
+        import numpy as np
         term = fn.blocks[x].term
         if term is None or not term.operands:
             return None
@@ -286,6 +294,9 @@ class _Analysis:
 
     def _control(self, fn: Function, w: Witness, inst: Instruction, label: int, kind: str, scope: int,
                  spec: bool) -> _Finding | None:
+        import numpy as np
+
+        from .uniformity_analysis import VARYING
         for x, edges in self._branches(fn, label):
             term = fn.blocks[x].term
             if term is None or not term.operands:
@@ -333,6 +344,9 @@ class _Analysis:
         return _Finding(rule_id, inst, None, msg, notes, spec, severity, ("branch", term.index, scope))
 
     def _operands(self, w: Witness, inst: Instruction, reach, scope: int, spec: bool):
+        import numpy as np
+
+        from .uniformity_analysis import UNIFORM, varies
         ix = self.ix
         sname = _SCOPE_NAMES[scope]
         # (rule, which operand (made only for a finding), what, witness)
@@ -402,6 +416,7 @@ def _access_ids(inst: Instruction) -> tuple[str, int, int | None, int | None] | 
 
 
 def _show(v) -> str:
+    import numpy as np
     a = np.asarray(v)
     return str(a.tolist())
 
