@@ -419,6 +419,17 @@ class IdsOnlyInstruction(LazyInstruction):
         pending = self._pending
         return pending[1] if pending is not None else None
 
+    def operand_values(self) -> list:
+        pending = self._pending
+        return pending[1] if pending is not None else Instruction.operand_values(self)
+
+    def ref_ids(self) -> list[int]:
+        pending = self._pending
+        if pending is None:
+            return Instruction.ref_ids(self)
+        kinds, ids = pending   # kinds may be longer than ids (a variable id list's kind is repeated)
+        return [v for k, v in zip(kinds, ids, strict=False) if k == "IdRef"]
+
 
 def words_from_bytes(data: bytes, source: str = "<input>") -> list[int]:
     """The words of a binary in either byte order; the checks and messages are spirv-dis's."""

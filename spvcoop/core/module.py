@@ -123,6 +123,16 @@ class Instruction(Record):
     def operand(self, i: int) -> Operand | None:
         return self.operands[i] if i < len(self.operands) else None
 
+    # Reads for analyses that visit every instruction of a large module: a binary's ids-only instructions
+    # (binary/reader.py) answer from their words without making Operand records.
+    def operand_values(self) -> list[OperandValue]:
+        """The operands' values in order (operand i's value at position i); read it, never change it."""
+        return [o.value for o in self.operands]
+
+    def ref_ids(self) -> list[int]:
+        """The ids of the IdRef operands, in order."""
+        return [o.value for o in self.operands if o.kind == "IdRef"]  # type: ignore[misc]
+
 
 _OPERANDS_SLOT = Instruction.__dict__["operands"]
 

@@ -7,14 +7,22 @@ the interpreter checks the same at run time with the actual values (coopmat/core
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING, cast
 
 from ..core.diagnostics import Note
-from ..core.module import Instruction
-from .coopmat_memory import LOAD_STORE, parse_access
+from ..core.module import Instruction, Operand
+from .index import CONSTANT_OPS
+from .coopmat_memory import LOADS, LOAD_STORE, parse_access
 from .registry import MODULE, Context, rule
-from .uniformity_analysis import (SUBGROUP, UNIFORM, VARYING, WORKGROUP, Divergence, Facts, Function, Witness,
-                                  functions, varies)
+from .uniformity_facts import SUBGROUP, WORKGROUP, Facts, Function, functions, pointer_part_ids
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .uniformity_analysis import Witness
+
+# numpy and uniformity_analysis (values, divergence) are imported where a witness is needed: a module whose every
+# instruction _quiet decides (a large straight-line kernel) is validated without loading numpy (issue 33)
 
 KHR = "SPV_KHR_cooperative_matrix"
 NV = "SPV_NV_cooperative_matrix"
@@ -40,22 +48,30 @@ def _tangled(ix, fns: dict[int, Function]) -> dict[int, dict[int, list[tuple[Ins
     them included."""
     own: dict[int, dict[int, list[tuple[Instruction, str, int, bool]]]] = {}
     calls: dict[int, list[tuple[Instruction, int]]] = {}
+    coopmat, coopmat_of = ix.coopmat, ix.coopmat_of
+    takes: dict[str, bool] = {}   # opname -> _may_take_matrix (this loop visits every instruction of the module)
     for fid, fn in fns.items():
         found: dict[int, list[tuple[Instruction, str, int, bool]]] = {}
         for inst in fn.instructions():
-            if inst.opname == "OpFunctionCall" and inst.operands:
+            op = inst.opname
+            if op == "OpFunctionCall" and inst.operands:
                 calls.setdefault(fid, []).append((inst, inst.operands[0].as_int))
                 continue
-            if inst.opname == "OpControlBarrier" and inst.operands:
+            if op == "OpControlBarrier" and inst.operands:
                 v = ix.int_value(inst.operands[0].value)
                 if v is not None and v.value in (SUBGROUP, WORKGROUP):
                     found[inst.index] = [(inst, "barrier", v.value, v.spec)]
                 continue
-            cm = ix.coopmat(inst.result_type) if inst.result_type is not None else None
-            if cm is None and _may_take_matrix(inst.opname):
-                for o in inst.operands:
-                    if o.kind == "IdRef" and (cm := ix.coopmat_of(o.value)) is not None:
-                        break
+            rt = inst.result_type
+            cm = coopmat(rt) if rt is not None else None
+            if cm is None:
+                t = takes.get(op)
+                if t is None:
+                    t = takes[op] = _may_take_matrix(op)
+                if t:
+                    for v in inst.ref_ids():
+                        if (cm := coopmat_of(v)) is not None:
+                            break
             if cm is not None and cm.scope is not None and cm.scope.value in (SUBGROUP, WORKGROUP):
                 found[inst.index] = [(inst, "coopmat", cm.scope.value, cm.scope.spec)]
         own[fid] = found
@@ -90,6 +106,7 @@ def _may_take_matrix(opname: str) -> bool:
 
 def _witness(per: dict, facts: Facts, fn: Function, size, scope: int) -> Witness:
     """The function's witness at `scope`, made once (per entry point)."""
+    from .uniformity_analysis import Divergence, Witness
     if scope not in per:
         per[scope] = Witness(facts, fn, size, scope, Divergence(facts, fn, size, scope))
     return per[scope]
@@ -113,6 +130,10 @@ class _Analysis:
         self.ctx = ctx
         self.ix = ctx.ix
         self.findings: list[_Finding] = []
+        # per (function, block): the branches it depends on; per (witness, block): who reaches it (a large
+        # function asks for the same few blocks once per instruction)
+        self._branch_memo: dict[tuple[int | None, int], list[tuple[int, set[int]]]] = {}
+        self._reach_memo: dict[tuple[Witness, int], np.ndarray] = {}
         self._run()
 
     def _run(self) -> None:
@@ -137,6 +158,8 @@ class _Analysis:
                 per: dict[int, Witness] = {}
                 for items in tangled.get(fid, {}).values():
                     for inst, kind, scope, spec in items:
+                        if self._quiet(fn, inst, kind):
+                            continue
                         # the first subgroup lies in workgroup 0: what differs in it differs in the workgroup too
                         ws = [_witness(per, facts, fn, size, s) for s in
                               ((scope, SUBGROUP) if scope == WORKGROUP else (scope,))]
@@ -165,6 +188,31 @@ class _Analysis:
         self.findings = kept
 
     # ---- one instruction -----------------------------------------------------------------------------------
+    def _quiet(self, fn: Function, inst: Instruction, kind: str) -> bool:
+        """Can _check find nothing here, whatever the values? True where the block depends on no branch (no
+        control-flow finding) and no operand the operand rules read can differ between invocations (none, or
+        constants and the fixed addresses of variables). A large straight-line function is mostly such
+        instructions; this decides them without a witness."""
+        label = fn.label_of_index.get(inst.index)
+        if label is None:
+            return True
+        if fn.cd.get(label):   # depends on a branch (cd_closure is empty exactly where this is)
+            return False
+        if kind != "coopmat":
+            return True
+        op = inst.opname
+        if op in LOAD_STORE:
+            got = _access_ids(inst)
+            if got is None:
+                return True
+            _flavour, ptr, stride, layout = got
+            defs = self.ix.defs
+            for k in (stride, layout):
+                if k is not None and ((d := defs.get(k)) is None or d.opname not in CONSTANT_OPS):
+                    return False
+            return not pointer_part_ids(self.ix, ptr)
+        return op not in ("OpCompositeConstruct", "OpMatrixTimesScalar")
+
     def _check(self, fn: Function, ws: list[Witness], inst: Instruction, kind: str, scope: int, spec: bool):
         label = fn.label_of_index.get(inst.index)
         if label is None:
@@ -185,17 +233,33 @@ class _Analysis:
                 yield from found
                 return
 
+    def _branches(self, fn: Function, label: int) -> list[tuple[int, set[int]]]:
+        """The branch blocks `label` depends on, in block order, each with the edges that lead towards it."""
+        k = (fn.id, label)
+        got = self._branch_memo.get(k)
+        if got is None:
+            got = self._branch_memo[k] = sorted(_by_branch(fn.cd_closure(label)).items(),
+                                                key=lambda e: fn.blocks[e[0]].index)
+        return got
+
     def _reach(self, fn: Function, w: Witness, label: int) -> np.ndarray:
-        """Which invocations of the sample reach block `label`, from the branches whose conditions are known."""
-        r = np.ones(w.n, bool)
-        for x, edges in _by_branch(fn.cd_closure(label)).items():
-            takes = self._takes(fn, w, x, edges)
-            if takes is not None:
-                r &= takes
+        """Which invocations of the sample reach block `label`, from the branches whose conditions are known
+        (shared between callers: read it, never change it)."""
+        k = (w, label)
+        r = self._reach_memo.get(k)
+        if r is None:
+            import numpy as np
+            r = np.ones(w.n, bool)
+            for x, edges in self._branches(fn, label):
+                takes = self._takes(fn, w, x, edges)
+                if takes is not None:
+                    r &= takes
+            self._reach_memo[k] = r
         return r
 
     def _takes(self, fn: Function, w: Witness, x: int, edges: set[int]) -> np.ndarray | None:
         """Per invocation of the sample: does it leave branch block x by one of `edges`? None: unknown."""
+        import numpy as np
         term = fn.blocks[x].term
         if term is None or not term.operands:
             return None
@@ -230,7 +294,10 @@ class _Analysis:
 
     def _control(self, fn: Function, w: Witness, inst: Instruction, label: int, kind: str, scope: int,
                  spec: bool) -> _Finding | None:
-        for x, edges in sorted(_by_branch(fn.cd_closure(label)).items(), key=lambda e: fn.blocks[e[0]].index):
+        import numpy as np
+
+        from .uniformity_analysis import VARYING
+        for x, edges in self._branches(fn, label):
             term = fn.blocks[x].term
             if term is None or not term.operands:
                 continue
@@ -277,50 +344,79 @@ class _Analysis:
         return _Finding(rule_id, inst, None, msg, notes, spec, severity, ("branch", term.index, scope))
 
     def _operands(self, w: Witness, inst: Instruction, reach, scope: int, spec: bool):
+        import numpy as np
+
+        from .uniformity_analysis import UNIFORM, varies
         ix = self.ix
         sname = _SCOPE_NAMES[scope]
-        checks: list[tuple[str, object, str, object]] = []   # (rule, operand, what, witness)
+        # (rule, which operand (made only for a finding), what, witness)
+        checks: list[tuple[str, int | str, str, object]] = []
         if inst.opname in LOAD_STORE:
-            a = parse_access(inst)
-            if a is None:
+            got = _access_ids(inst)
+            if got is None:
                 return
-            for part in w.pointer_parts(a.pointer.as_int):
+            flavour, ptr, stride, layout = got
+            for part in [w.value(k) for k in pointer_part_ids(ix, ptr)]:
                 if varies(part, reach) is not None:
-                    checks.append(("uniformity.coopmat.operand", a.pointer, "Pointer", part))
+                    checks.append(("uniformity.coopmat.operand", "pointer", "Pointer", part))
                     break
-            if a.stride is not None and not ix.is_constant_inst(a.stride.as_int):
-                checks.append(("uniformity.coopmat.operand", a.stride, "Stride", w.value(a.stride.as_int)))
-            if a.layout is not None and not ix.is_constant_inst(a.layout.as_int):
-                checks.append(("uniformity.coopmat.operand", a.layout,
-                               "ColumnMajor" if a.flavour == "NV" else "MemoryLayout", w.value(a.layout.as_int)))
+            if stride is not None and not ix.is_constant_inst(stride):
+                checks.append(("uniformity.coopmat.operand", "stride", "Stride", w.value(stride)))
+            if layout is not None and not ix.is_constant_inst(layout):
+                checks.append(("uniformity.coopmat.operand", "layout",
+                               "ColumnMajor" if flavour == "NV" else "MemoryLayout", w.value(layout)))
         elif inst.opname == "OpCompositeConstruct" and len(inst.operands) == 1 and ix.coopmat(inst.result_type):
-            checks.append(("uniformity.coopmat.construct", inst.operands[0], "the constituent",
+            checks.append(("uniformity.coopmat.construct", 0, "the constituent",
                            w.value(inst.operands[0].as_int)))
         elif inst.opname == "OpMatrixTimesScalar" and len(inst.operands) == 2:
-            checks.append(("uniformity.coopmat.operand", inst.operands[1], "the Scalar",
+            checks.append(("uniformity.coopmat.operand", 1, "the Scalar",
                            w.value(inst.operands[1].as_int)))
-        for rule_id, operand, what, val in checks:
+        for rule_id, which, what, val in checks:
             if val is UNIFORM or val is None:
                 continue
             pair = varies(val, reach)
             if pair is None:
                 continue
+            operand: Operand = inst.operands[which] if isinstance(which, int) else \
+                getattr(parse_access(inst), which)
+            oid = cast(int, operand.value)   # an id operand
             if isinstance(val, np.ndarray):
                 seen = f"{_show(val[pair[0]])} in local invocation {pair[0]} and {_show(val[pair[1]])} in {pair[1]}"
                 seen = f"it has {seen}" if what != "Pointer" else f"it addresses by a value that has {seen}"
-            elif _is_element(ix, operand.value):  # type: ignore[attr-defined]
+            elif _is_element(ix, oid):
                 seen = ("it is an element of the invocation's own part of a cooperative matrix (each invocation of "
                         "the scope holds different elements)")
             else:
                 seen = f"it has different values in local invocations {pair[0]} and {pair[1]}"
-            name = ix.name(operand.value)  # type: ignore[attr-defined]
+            name = ix.name(oid)
             msg = (f"{what} {name} of {inst.opname} is not uniform in {sname} 0: {seen}"
                    + (" (both in the first subgroup)" if w.scope == SUBGROUP else ""))
-            notes = [self.ctx.note_def(operand.value, "computed here")]  # type: ignore[attr-defined]
+            notes = [self.ctx.note_def(oid, "computed here")]
             yield _Finding(rule_id, inst, operand, msg, notes, spec)
 
 
+def _access_ids(inst: Instruction) -> tuple[str, int, int | None, int | None] | None:
+    """(flavour, Pointer, Stride, MemoryLayout/ColumnMajor ids) of a load or store, as parse_access reads them;
+    from the words where the binary reader kept only ids (then there is no MemoryAccess operand)."""
+    pending = getattr(inst, "pending_ids", None)
+    ids = pending() if pending is not None else None
+    if ids is None:
+        a = parse_access(inst)
+        if a is None:
+            return None
+        return (a.flavour, a.pointer.as_int, a.stride.as_int if a.stride is not None else None,
+                a.layout.as_int if a.layout is not None else None)
+    i = 1 if inst.opname in LOADS else 2
+    n = len(ids)
+    if n < i:
+        return None
+    first = ids[i] if n > i else None
+    second = ids[i + 1] if n > i + 1 else None
+    return ("NV", ids[0], first, second) if inst.opname.endswith("NV") else ("KHR", ids[0], second, first)
+
+
 def _show(v) -> str:
+    import numpy as np
     a = np.asarray(v)
     return str(a.tolist())
 

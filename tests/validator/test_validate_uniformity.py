@@ -148,3 +148,64 @@ def test_an_element_extracted_by_part_of_a_subgroup_stops_the_run():
     with pytest.raises(SpvError) as e:
         spvcoop.run(module, buffers={0: bytes(4 * 1024)})
     assert "OpCompositeExtract: reached by only part of subgroup 0 (1 of 32 invocations" in str(e.value)
+
+
+# One block (no branch: nothing can diverge), yet two operands differ per invocation: a straight-line function
+# is still analysed for its operands (uniformity.py _quiet), from text and from a binary's ids-only instructions.
+STRAIGHT_LINE = """\
+OpCapability Shader
+OpCapability VulkanMemoryModel
+OpCapability CooperativeMatrixKHR
+OpExtension "SPV_KHR_cooperative_matrix"
+OpMemoryModel Logical Vulkan
+OpEntryPoint GLCompute %main "main" %buf %lid
+OpExecutionMode %main LocalSize 32 1 1
+OpDecorate %lid BuiltIn LocalInvocationIndex
+OpDecorate %rt ArrayStride 4
+OpDecorate %Buf Block
+OpMemberDecorate %Buf 0 Offset 0
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 0
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%float = OpTypeFloat 32
+%uint = OpTypeInt 32 0
+%uint_0 = OpConstant %uint 0
+%uint_2 = OpConstant %uint 2
+%uint_3 = OpConstant %uint 3
+%uint_16 = OpConstant %uint 16
+%uint_256 = OpConstant %uint 256
+%mat = OpTypeCooperativeMatrixKHR %float %uint_3 %uint_16 %uint_16 %uint_2
+%rt = OpTypeRuntimeArray %float
+%Buf = OpTypeStruct %rt
+%pBuf = OpTypePointer StorageBuffer %Buf
+%pf = OpTypePointer StorageBuffer %float
+%pin = OpTypePointer Input %uint
+%buf = OpVariable %pBuf StorageBuffer
+%lid = OpVariable %pin Input
+%main = OpFunction %void None %fn
+%entry = OpLabel
+%t = OpLoad %uint %lid
+%off = OpIMul %uint %t %uint_256
+%p = OpAccessChain %pf %buf %uint_0 %off
+%m = OpCooperativeMatrixLoadKHR %mat %p %uint_0 %uint_16
+%q = OpAccessChain %pf %buf %uint_0 %uint_256
+OpCooperativeMatrixStoreKHR %q %m %uint_0 %uint_16
+OpCooperativeMatrixStoreKHR %q %m %uint_0 %t
+OpReturn
+OpFunctionEnd
+"""
+
+
+@pytest.mark.parametrize("form", ["text", "binary"])
+def test_a_function_without_branches_still_has_its_operands_checked(form):
+    from spvcoop import assemble, read_binary
+    m = assemble(STRAIGHT_LINE, "straight.spvasm")
+    if form == "binary":
+        m = read_binary(m.to_bytes(), "straight.spv")
+    got = [d for d in validate(m, spirv_val=False) if (d.rule or "").startswith(UNIFORMITY)]
+    assert [(d.rule, d.instruction_index) for d in got] == [
+        ("uniformity.coopmat.operand", 35), ("uniformity.coopmat.operand", 38)], [d.headline() for d in got]
+    assert got[0].message.startswith("Pointer %") and "of OpCooperativeMatrixLoadKHR" in got[0].message
+    assert "0 in local invocation 0 and 256 in 1" in got[0].message
+    assert got[1].message.startswith("Stride %") and "of OpCooperativeMatrixStoreKHR" in got[1].message
