@@ -62,9 +62,9 @@ def _limit_args(p: argparse.ArgumentParser, output: bool = False) -> None:
 
 
 def _limits(args: argparse.Namespace):
-    from ..layouts.limits import LayoutLimits
+    from ..layouts.limits import DEFAULT_LIMITS, LayoutLimits
     return LayoutLimits(max_dim=args.max_dim, max_elements=args.max_elements, max_subgroup=args.max_subgroup,
-                        max_output=getattr(args, "max_output", LayoutLimits.max_output),
+                        max_output=getattr(args, "max_output", DEFAULT_LIMITS.max_output),
                         max_model_bytes=args.max_model_bytes)
 
 
