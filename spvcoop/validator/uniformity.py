@@ -50,6 +50,7 @@ def _tangled(ix, fns: dict[int, Function], calls: dict[int, list[tuple[Instructi
     own: dict[int, dict[int, list[tuple[Instruction, str, int, bool]]]] = {}
     coopmat, coopmat_of = ix.coopmat, ix.coopmat_of
     takes: dict[str, bool] = {}   # opname -> _may_take_matrix (this loop visits every instruction of the module)
+    cm_of_type: dict = {None: None}   # result type -> ix.coopmat(it), without a method call per instruction
     for fid, fn in fns.items():
         found: dict[int, list[tuple[Instruction, str, int, bool]]] = {}
         for inst in fn.instructions():
@@ -63,7 +64,9 @@ def _tangled(ix, fns: dict[int, Function], calls: dict[int, list[tuple[Instructi
                     found[inst.index] = [(inst, "barrier", v.value, v.spec)]
                 continue
             rt = inst.result_type
-            cm = coopmat(rt) if rt is not None else None
+            cm = cm_of_type.get(rt, cm_of_type)
+            if cm is cm_of_type:
+                cm = cm_of_type[rt] = coopmat(rt)
             if cm is None:
                 t = takes.get(op)
                 if t is None:
