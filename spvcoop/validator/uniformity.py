@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .uniformity_analysis import Witness
 
 # numpy and uniformity_analysis (values, divergence) are imported where a witness is needed: a module whose every
-# instruction _quiet decides (a large straight-line kernel) is validated without loading numpy (issue 33)
+# instruction _run finds quiet (a large straight-line kernel) is validated without loading numpy (issue 33)
 
 KHR = "SPV_KHR_cooperative_matrix"
 NV = "SPV_NV_cooperative_matrix"
@@ -42,14 +42,15 @@ class _Finding:
         self.notes, self.spec, self.severity, self.key = notes, spec, severity, key
 
 
-def _tangled(ix, fns: dict[int, Function]) -> dict[int, dict[int, list[tuple[Instruction, str, int, bool]]]]:
+def _tangled(ix, fns: dict[int, Function], calls: dict[int, list[tuple[Instruction, int]]]) \
+        -> dict[int, dict[int, list[tuple[Instruction, str, int, bool]]]]:
     """Function -> instruction index -> [(instruction, 'coopmat'/'barrier', scope, spec-dependent)]: the
     instructions that every invocation of a scope instance must execute together, calls to functions holding
-    them included."""
+    them included. Fills `calls` (function -> its OpFunctionCalls and their callees, in order) on the way."""
     own: dict[int, dict[int, list[tuple[Instruction, str, int, bool]]]] = {}
-    calls: dict[int, list[tuple[Instruction, int]]] = {}
     coopmat, coopmat_of = ix.coopmat, ix.coopmat_of
     takes: dict[str, bool] = {}   # opname -> _may_take_matrix (this loop visits every instruction of the module)
+    cm_of_type: dict = {None: None}   # result type -> ix.coopmat(it), without a method call per instruction
     for fid, fn in fns.items():
         found: dict[int, list[tuple[Instruction, str, int, bool]]] = {}
         for inst in fn.instructions():
@@ -63,7 +64,9 @@ def _tangled(ix, fns: dict[int, Function]) -> dict[int, dict[int, list[tuple[Ins
                     found[inst.index] = [(inst, "barrier", v.value, v.spec)]
                 continue
             rt = inst.result_type
-            cm = coopmat(rt) if rt is not None else None
+            cm = cm_of_type.get(rt, cm_of_type)
+            if cm is cm_of_type:
+                cm = cm_of_type[rt] = coopmat(rt)
             if cm is None:
                 t = takes.get(op)
                 if t is None:
@@ -112,16 +115,15 @@ def _witness(per: dict, facts: Facts, fn: Function, size, scope: int) -> Witness
     return per[scope]
 
 
-def _reachable(fns: dict[int, Function], entry: int) -> list[int]:
+def _reachable(fns: dict[int, Function], calls: dict[int, list[tuple[Instruction, int]]], entry: int) -> list[int]:
+    """The functions `entry` reaches; calls: each function's OpFunctionCalls and callees, in order (_tangled's)."""
     seen, todo = [], [entry]
     while todo:
         f = todo.pop()
         if f in seen or f not in fns:
             continue
         seen.append(f)
-        for inst in fns[f].instructions():
-            if inst.opname == "OpFunctionCall" and inst.operands:
-                todo.append(inst.operands[0].as_int)
+        todo.extend(callee for _inst, callee in calls.get(f, ()))
     return seen
 
 
@@ -134,6 +136,7 @@ class _Analysis:
         # function asks for the same few blocks once per instruction)
         self._branch_memo: dict[tuple[int | None, int], list[tuple[int, set[int]]]] = {}
         self._reach_memo: dict[tuple[Witness, int], np.ndarray] = {}
+        self._constant: dict[int, bool] = {}   # id -> ix.is_constant_inst(id), for _quiet_operands
         self._run()
 
     def _run(self) -> None:
@@ -142,7 +145,8 @@ class _Analysis:
                 not any(t in ix.defs and ix.coopmat(t) is not None for t in _coopmat_type_ids(ix)):
             return
         fns = functions(ix.module_facts)
-        tangled = _tangled(ix, fns)
+        calls: dict[int, list[tuple[Instruction, int]]] = {}
+        tangled = _tangled(ix, fns, calls)
         if not any(tangled.values()):
             return
         facts = Facts(ix)
@@ -153,12 +157,16 @@ class _Analysis:
             size, size_spec = facts.local_size(ep)
             if size is None or min(size) < 1:
                 continue
-            for fid in _reachable(fns, ep.operands[1].as_int):
+            for fid in _reachable(fns, calls, ep.operands[1].as_int):
                 fn = fns[fid]
+                label_of, cd = fn.label_of_index, fn.cd
                 per: dict[int, Witness] = {}
                 for items in tangled.get(fid, {}).values():
                     for inst, kind, scope, spec in items:
-                        if self._quiet(fn, inst, kind):
+                        # quiet (nothing _check could find): outside a block, or in a block that depends on no
+                        # branch (cd_closure is empty exactly where cd is) with no operand that can differ
+                        label = label_of.get(inst.index)
+                        if label is None or (not cd.get(label) and (kind != "coopmat" or self._quiet_operands(inst))):
                             continue
                         # the first subgroup lies in workgroup 0: what differs in it differs in the workgroup too
                         ws = [_witness(per, facts, fn, size, s) for s in
@@ -188,20 +196,15 @@ class _Analysis:
         self.findings = kept
 
     # ---- one instruction -----------------------------------------------------------------------------------
-    def _quiet(self, fn: Function, inst: Instruction, kind: str) -> bool:
-        """Can _check find nothing here, whatever the values? True where the block depends on no branch (no
-        control-flow finding) and no operand the operand rules read can differ between invocations (none, or
-        constants and the fixed addresses of variables). A large straight-line function is mostly such
-        instructions; this decides them without a witness."""
-        label = fn.label_of_index.get(inst.index)
-        if label is None:
-            return True
-        if fn.cd.get(label):   # depends on a branch (cd_closure is empty exactly where this is)
-            return False
-        if kind != "coopmat":
-            return True
+    def _quiet_operands(self, inst: Instruction) -> bool:
+        """For a cooperative-matrix instruction whose block depends on no branch: can no operand the operand rules
+        read differ between invocations (none, or constants and the fixed addresses of variables)? With the block
+        test in _run, this is _quiet: _check can find nothing there, whatever the values. A large straight-line
+        function is mostly such instructions; they are decided without a witness."""
         op = inst.opname
         if op in LOAD_STORE:
+            if self._fixed_access(inst, op):
+                return True
             got = _access_ids(inst)
             if got is None:
                 return True
@@ -212,6 +215,36 @@ class _Analysis:
                     return False
             return not pointer_part_ids(self.ix, ptr)
         return op not in ("OpCompositeConstruct", "OpMatrixTimesScalar")
+
+    def _fixed_access(self, inst: Instruction, op: str) -> bool:
+        """The common quiet load/store, decided from the words: Stride and layout constants, the pointer a variable
+        or one access chain into a variable with constant indices (pointer_part_ids is then empty). False where
+        that is not seen (_quiet_operands then asks the general way)."""
+        pending = getattr(inst, "pending_ids", None)
+        ids = pending() if pending is not None else None
+        if not ids:
+            return False
+        defs = self.ix.defs
+        d = defs.get(ids[0])
+        if d is None:
+            return False
+        if d.opname in ("OpAccessChain", "OpInBoundsAccessChain"):
+            ops = cast("list[int]", d.operand_values())
+            if not ops or (base := defs.get(ops[0])) is None or base.opname != "OpVariable":
+                return False
+            checked = [*ids[1 if op in LOADS else 2:][:2], *ops[1:]]
+        elif d.opname == "OpVariable":
+            checked = ids[1 if op in LOADS else 2:][:2]
+        else:
+            return False
+        known = self._constant
+        for k in checked:
+            c = known.get(k)
+            if c is None:
+                c = known[k] = self.ix.is_constant_inst(k)
+            if not c:
+                return False
+        return True
 
     def _check(self, fn: Function, ws: list[Witness], inst: Instruction, kind: str, scope: int, spec: bool):
         label = fn.label_of_index.get(inst.index)

@@ -1,6 +1,6 @@
 """What the uniformity analysis reads of a module, without numpy: each function's control flow (blocks,
 dominators, post-dominators, control dependence), where pointers come from, the built-in variables and the
-local size (issue 33: `val` of a module whose every instruction _quiet decides never imports numpy).
+local size (issue 33: `val` of a module whose every instruction uniformity.py decides quiet never imports numpy).
 
 uniformity_analysis.py computes values and divergence on these; uniformity.py reports.
 """

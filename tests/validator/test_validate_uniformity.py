@@ -151,7 +151,7 @@ def test_an_element_extracted_by_part_of_a_subgroup_stops_the_run():
 
 
 # One block (no branch: nothing can diverge), yet two operands differ per invocation: a straight-line function
-# is still analysed for its operands (uniformity.py _quiet), from text and from a binary's ids-only instructions.
+# is still analysed for its operands (uniformity.py, _quiet_operands), from text and from a binary.
 STRAIGHT_LINE = """\
 OpCapability Shader
 OpCapability VulkanMemoryModel
