@@ -1,18 +1,14 @@
 """Array lengths without a run: every OpTypeArray's length from its constant, specialization constants applied,
-exactly as a run evaluates them (runner._evaluate_constants: OpSpecConstantOp expressions too). For the code that
+exactly as a run evaluates them (runner.executor_with_constants: OpSpecConstantOp expressions too). For the code that
 sizes buffers without running the interpreter: the Vulkan runner (gpu/runner.py) and Amber's BUFFER_ARRAY
 (runspec/amber_run.py). A length left unset would read as 0: a buffer sized wrong without a word."""
 from __future__ import annotations
 
 from ..core.diagnostics import Diagnostic
-from .budget import Budget
 from .config import RunConfig
-from .executor import Executor
 from .families import dispatcher_for
-from .fault import locate
-from .lanes import Lanes
 from .program import Program
-from .runner import _evaluate_constants
+from .runner import executor_with_constants
 
 
 def set_array_lengths(prog: Program, spec_constants: dict | None = None,
@@ -21,8 +17,5 @@ def set_array_lengths(prog: Program, spec_constants: dict | None = None,
     Refused as a run refuses it: a spec constant name the module lacks, a length that is not an integer."""
     config = RunConfig(subgroup_size=subgroup_size) if subgroup_size else RunConfig()
     diagnostics: list[Diagnostic] = []
-    budget = Budget(config, lambda inst, notes: locate(prog, inst, notes))
-    ex = Executor(prog, config, dispatcher_for(prog.module), budget, Lanes.before_layout(config.subgroup_size),
-                  diagnostics)
-    _evaluate_constants(ex, prog, dict(spec_constants or {}))
+    executor_with_constants(prog, config, dispatcher_for(prog.module), spec_constants, diagnostics)
     return diagnostics

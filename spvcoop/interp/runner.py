@@ -169,10 +169,7 @@ def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dic
         prog = Program(module)   # after validation: a module's first error is the validator's
     ep_name, ep_fn, _ = _entry_point(prog, config.entry_point)
     dispatch = _dispatch_size(dispatch, prog.source)
-    budget = Budget(config, lambda inst, notes: locate(prog, inst, notes))
-    # one lane until the workgroup size is known (the constants first)
-    ex = Executor(prog, config, ops, budget, Lanes.before_layout(config.subgroup_size), diagnostics)
-    _evaluate_constants(ex, prog, dict(spec_constants or {}))
+    ex = executor_with_constants(prog, config, ops, spec_constants, diagnostics)
     wg, N = _lay_out_dispatch(ex, prog, ep_name, ep_fn, dispatch)
     binder = Binder(ex, prog, {norm_key(k): v for k, v in (buffers or {}).items()}, push_constants, diagnostics)
     binder.bind(prog.statically_used(ep_fn))
@@ -187,7 +184,7 @@ def _run(shader, dispatch, buffers, spec_constants, push_constants, options: dic
         from .observe import Observers
         ex.observe(Observers(observers))
     _execute(ex, prog, ep_fn)
-    res = RunResult(steps=budget.steps, invocations=N, workgroup_size=wg, addresses=binder.addresses,
+    res = RunResult(steps=ex.budget.steps, invocations=N, workgroup_size=wg, addresses=binder.addresses,
                     diagnostics=diagnostics, trace=ex.trace_lines)
     _collect(res, prog, binder.bindings)
     add_views(res, prog, binder.views, Binding, as_array, buffer_aliases)
@@ -221,6 +218,16 @@ def _dispatch_size(dispatch, source: str) -> tuple[int, int, int]:
         raise SpvError(Diagnostic("error", f"dispatch size {d} must be at least 1 in every dimension",
                                   source=source))
     return d  # type: ignore[return-value]
+
+
+def executor_with_constants(prog: Program, config: RunConfig, ops, spec_constants: dict | None,
+                            diagnostics: list[Diagnostic]) -> Executor:
+    """A run's Executor, of one lane until the workgroup size is known, with the module's constants evaluated
+    (specialization constants applied): what a run starts from, and all that array lengths need (lengths.py)."""
+    budget = Budget(config, lambda inst, notes: locate(prog, inst, notes))
+    ex = Executor(prog, config, ops, budget, Lanes.before_layout(config.subgroup_size), diagnostics)
+    _evaluate_constants(ex, prog, dict(spec_constants or {}))
+    return ex
 
 
 def _evaluate_constants(ex: Executor, prog: Program, overrides: dict) -> None:
